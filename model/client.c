@@ -1,0 +1,228 @@
+/*
+ * The client side: operations a worker issues on its node, and the tickets
+ * that track the ones that travel.
+ *
+ * A ticket counts the keys still outstanding plus one guard held while the
+ * operation is being issued, so a reply racing in on the receiver thread can
+ * never complete a ticket the worker has not finished issuing. An operation
+ * whose every key was served from local memory completes before it returns
+ * and never shows its ticket.
+ */
+#include "model/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* -------------------------------------------------------------- tickets */
+
+static ticket_slot *ticket_find(ps_worker *w, ps_ticket id) {
+  for (size_t i = 0; i < w->n_tickets; i++)
+    if (w->tickets[i].id == id) return &w->tickets[i];
+  return NULL;
+}
+
+int ticket_open(ps_worker *w, uint64_t keys, float *out, size_t out_len,
+                ps_ticket *id) {
+  pthread_mutex_lock(&w->lock);
+  if (w->n_tickets == w->cap_tickets) {
+    size_t cap = w->cap_tickets ? w->cap_tickets * 2 : 8;
+    ticket_slot *t = realloc(w->tickets, cap * sizeof *t);
+    if (!t) {
+      pthread_mutex_unlock(&w->lock);
+      return PS_ERR_NOMEM;
+    }
+    w->tickets = t;
+    w->cap_tickets = cap;
+  }
+  *id = w->next_ticket++;
+  w->tickets[w->n_tickets++] = (ticket_slot){*id, keys + 1, out, out_len};
+  pthread_mutex_unlock(&w->lock);
+  return PS_OK;
+}
+
+static bool span_ok(const ticket_slot *t, uint32_t pos, uint32_t len) {
+  return t->out && (uint64_t)pos + len <= t->out_len;
+}
+
+int ticket_fill(ps_worker *w, ps_ticket id, uint32_t pos, const float *vals,
+                uint32_t len) {
+  pthread_mutex_lock(&w->lock);
+  ticket_slot *t = ticket_find(w, id);
+  int rc = t && span_ok(t, pos, len) ? PS_OK : PS_ERR_PROTOCOL;
+  if (rc == PS_OK) memcpy(t->out + pos, vals, (size_t)len * sizeof *vals);
+  pthread_mutex_unlock(&w->lock);
+  return rc;
+}
+
+int ticket_progress(ps_worker *w, call_ctx *c, ps_ticket id, uint64_t n,
+                    const float *copy, uint32_t pos, uint32_t len, bool silent) {
+  pthread_mutex_lock(&w->lock);
+  ticket_slot *t = ticket_find(w, id);
+  if (!t || n > t->pending || (copy && !span_ok(t, pos, len))) {
+    pthread_mutex_unlock(&w->lock);
+    return PS_ERR_PROTOCOL;
+  }
+  if (copy) memcpy(t->out + pos, copy, (size_t)len * sizeof *copy);
+  t->pending -= n;
+  bool done = t->pending == 0;
+  if (done) *t = w->tickets[--w->n_tickets];
+  pthread_mutex_unlock(&w->lock);
+  if (done && !silent) ctx_wake(c, w->index, id);
+  return PS_OK;
+}
+
+bool ps_worker_done(ps_worker *w, ps_ticket t) {
+  pthread_mutex_lock(&w->lock);
+  bool done = t < w->next_ticket && !ticket_find(w, t);
+  pthread_mutex_unlock(&w->lock);
+  return done;
+}
+
+size_t ps_worker_pending(ps_worker *w) {
+  pthread_mutex_lock(&w->lock);
+  size_t n = w->n_tickets;
+  pthread_mutex_unlock(&w->lock);
+  return n;
+}
+
+ps_node *ps_worker_node(ps_worker *w) { return w->node; }
+uint32_t ps_worker_index(const ps_worker *w) { return w->index; }
+int64_t ps_worker_clock(const ps_worker *w) { return atomic_load(&w->clock); }
+int64_t ps_advance_clock(ps_worker *w) { return atomic_fetch_add(&w->clock, 1) + 1; }
+
+/* ----------------------------------------------------------- arguments */
+
+/* Checks keys and computes each key's float offset into the caller's buffer
+ * (in w's scratch); the total goes to *floats. */
+static int plan_offsets(ps_worker *w, const ps_key *keys, size_t n, uint64_t *floats) {
+  if (n > PS_MAX_OP_KEYS || (n && !keys)) return n > PS_MAX_OP_KEYS ? PS_ERR_LIMIT : PS_ERR_INVAL;
+  if (n > w->scratch_cap) {
+    uint32_t *p = realloc(w->scratch_pos, n * sizeof *p);
+    if (!p) return PS_ERR_NOMEM;
+    w->scratch_pos = p;
+    w->scratch_cap = n;
+  }
+  uint64_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t len = ps_layout_value_len(&w->node->layout, keys[i]);
+    if (!len) return PS_ERR_KEY_RANGE;
+    if (total > UINT32_MAX - len) return PS_ERR_LIMIT;
+    w->scratch_pos[i] = (uint32_t)total;
+    total += len;
+  }
+  *floats = total;
+  return PS_OK;
+}
+
+/* ----------------------------------------------------- reads and writes */
+
+/* Issues a pull, push or set of keys[n]; buf is the output (pull) or input. */
+static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n,
+                        float *buf, size_t buf_len, ps_ticket *ticket, double now) {
+  ps_node *node = w->node;
+  uint64_t floats;
+  int rc = plan_offsets(w, keys, n, &floats);
+  if (rc != PS_OK) return rc;
+  if (buf_len < floats || (floats && !buf) || !ticket) return PS_ERR_INVAL;
+  if (type != PS_MSG_PULL && buf_len != floats) return PS_ERR_VALUE_LEN;
+  ps_ticket id;
+  if ((rc = ticket_open(w, n, type == PS_MSG_PULL ? buf : NULL, buf_len, &id)) != PS_OK)
+    return rc;
+  call_ctx c;
+  ctx_init(&c, node, now);
+  uint64_t local = 0, remote = 0;
+  bool fast = node->settings.fast_local_access;
+  for (size_t i = 0; i < n; i++) {
+    ps_key k = keys[i];
+    uint32_t len = ps_layout_value_len(&node->layout, k), pos = w->scratch_pos[i];
+    const float *vals = type == PS_MSG_PULL ? NULL : buf + pos;
+    pending_op op = {.type = type, .origin = node->id, .worker = w->index,
+                     .request = id, .pos = pos, .len = vals ? len : 0};
+    store_stripe *st;
+    key_entry *e = node_lock_entry(node, k, &st);
+    if (!e) {
+      c.error = PS_ERR_NOMEM;
+      break;
+    }
+    if (e->state == KEY_OWNED && !fast) {
+      /* As PS-Lite: even a local key goes through this node's server. */
+      ctx_add(&c, node->id, type, node->id, w->index, id, 0, k, pos, vals, op.len);
+      remote++;
+    } else {
+      if (e->state == KEY_OWNED) local++;
+      else remote++;
+      serve_op(&c, e, k, &op, vals);
+    }
+    pthread_mutex_unlock(&st->lock);
+  }
+  stat_add(&node->stats.local_accesses, local);
+  stat_add(&node->stats.remote_accesses, remote);
+  ctx_finish(&c);
+  /* Drop the issuing guard: silent, since the caller learns it from rc. */
+  ticket_progress(w, &c, id, 1, NULL, 0, 0, true);
+  if (c.error) return c.error;
+  if (ps_worker_done(w, id)) return PS_OK;
+  *ticket = id;
+  return PS_PENDING;
+}
+
+int ps_pull(ps_worker *w, const ps_key *keys, size_t n, float *out, size_t out_len,
+            ps_ticket *ticket, double now) {
+  return issue_access(w, PS_MSG_PULL, keys, n, out, out_len, ticket, now);
+}
+
+int ps_push(ps_worker *w, const ps_key *keys, size_t n, const float *vals,
+            size_t vals_len, ps_ticket *ticket, double now) {
+  return issue_access(w, PS_MSG_PUSH, keys, n, (float *)vals, vals_len, ticket, now);
+}
+
+int ps_set(ps_worker *w, const ps_key *keys, size_t n, const float *vals,
+           size_t vals_len, ps_ticket *ticket, double now) {
+  return issue_access(w, PS_MSG_SET, keys, n, (float *)vals, vals_len, ticket, now);
+}
+
+/* ----------------------------------------------------- localize, intent */
+
+int ps_localize(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket,
+                double now) {
+  ps_node *node = w->node;
+  uint64_t floats;
+  int rc = plan_offsets(w, keys, n, &floats);
+  if (rc != PS_OK) return rc;
+  ps_ticket id = 0;
+  if (ticket && (rc = ticket_open(w, n, NULL, 0, &id)) != PS_OK) return rc;
+  call_ctx c;
+  ctx_init(&c, node, now);
+  uint64_t here = 0;
+  for (size_t i = 0; i < n; i++) {
+    pending_op waiter = {.type = PS_MSG_LOCALIZE, .origin = node->id,
+                         .worker = w->index, .request = id};
+    store_stripe *st;
+    key_entry *e = node_lock_entry(node, keys[i], &st);
+    if (!e) {
+      c.error = PS_ERR_NOMEM;
+      break;
+    }
+    if (e->state == KEY_OWNED) here++;
+    else localize_key(&c, e, keys[i], &waiter);
+    pthread_mutex_unlock(&st->lock);
+  }
+  ctx_finish(&c);
+  if (!ticket) return c.error ? c.error : PS_OK;
+  ticket_progress(w, &c, id, here + 1, NULL, 0, 0, true);
+  if (c.error) return c.error;
+  if (ps_worker_done(w, id)) return PS_OK;
+  *ticket = id;
+  return PS_PENDING;
+}
+
+int ps_intent(ps_worker *w, const ps_key *keys, size_t n, int64_t clock_start,
+              int64_t clock_end, double now) {
+  if (n > PS_MAX_OP_KEYS || (n && !keys) || clock_end < clock_start) return PS_ERR_INVAL;
+  for (size_t i = 0; i < n; i++)
+    if (!ps_layout_value_len(&w->node->layout, keys[i])) return PS_ERR_KEY_RANGE;
+  ps_node *node = w->node;
+  if (node->policy && node->policy->on_intent)
+    node->policy->on_intent(node->policy_state, w, keys, n, clock_start, clock_end, now);
+  return PS_OK;
+}

@@ -1,0 +1,136 @@
+/*
+ * The wire format, one for both backends: a fixed little-endian header and a
+ * body of keys, positions and values. The decoder trusts nothing: every count
+ * is checked against the buffer before anything is read, so truncated,
+ * oversized, foreign or corrupt messages come back as an error code.
+ *
+ * Header (PS_WIRE_HEADER_LEN = 44 bytes, little-endian):
+ *   0 magic u32 | 4 version u8 | 5 type u8 | 6 flags u16 | 8 src u32 |
+ *   12 origin u32 | 16 worker u32 | 20 aux u32 | 24 request u64 |
+ *   32 key_count u32 | 36 value_floats u32 | 40 body_len u32
+ */
+#include "model/ps.h"
+
+#include <string.h>
+
+/* Bodies are copied as host arrays: the wire is little-endian. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "pslab's wire format assumes a little-endian host");
+
+/* ------------------------------------------------ little-endian helpers */
+
+static void put_u16(uint8_t *p, uint16_t v) {
+  p[0] = (uint8_t)v;
+  p[1] = (uint8_t)(v >> 8);
+}
+static void put_u32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static void put_u64(uint8_t *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static uint16_t get_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static uint32_t get_u32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
+}
+static uint64_t get_u64(const uint8_t *p) {
+  return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
+/* ------------------------------------------------------------ types */
+
+static const char *const type_names[PS_MSG_TYPE_END] = {
+    [PS_MSG_PULL] = "PULL",           [PS_MSG_PULL_REPLY] = "PULL_REPLY",
+    [PS_MSG_PUSH] = "PUSH",           [PS_MSG_SET] = "SET",
+    [PS_MSG_WRITE_ACK] = "WRITE_ACK", [PS_MSG_LOCALIZE] = "LOCALIZE",
+    [PS_MSG_HANDOVER] = "HANDOVER",   [PS_MSG_TRANSFER] = "TRANSFER",
+};
+
+const char *ps_msg_type_name(int type) {
+  if (type <= 0 || type >= PS_MSG_TYPE_END) return "?";
+  return type_names[type];
+}
+
+/* Whether messages of this type carry values (exactly those do). */
+static bool type_has_values(int type) {
+  return type == PS_MSG_PULL_REPLY || type == PS_MSG_PUSH || type == PS_MSG_SET ||
+         type == PS_MSG_TRANSFER;
+}
+
+/* --------------------------------------------------------- encoding */
+
+size_t ps_msg_encoded_len(uint32_t key_count, uint32_t value_floats) {
+  return PS_WIRE_HEADER_LEN + (size_t)key_count * 12 + (size_t)value_floats * 4;
+}
+
+long ps_msg_encode(const ps_msg *m, uint8_t *buf, size_t len) {
+  if (!m || !buf || m->type == 0 || m->type >= PS_MSG_TYPE_END) return PS_ERR_INVAL;
+  if (m->key_count > PS_MAX_OP_KEYS) return PS_ERR_LIMIT;
+  if (!type_has_values(m->type) && m->value_floats != 0) return PS_ERR_INVAL;
+  if (type_has_values(m->type) && m->key_count > 0 && m->value_floats == 0)
+    return PS_ERR_INVAL;
+  size_t need = ps_msg_encoded_len(m->key_count, m->value_floats);
+  if (need > len || need - PS_WIRE_HEADER_LEN > UINT32_MAX) return PS_ERR_INVAL;
+  put_u32(buf + 0, PS_WIRE_MAGIC);
+  buf[4] = PS_WIRE_VERSION;
+  buf[5] = m->type;
+  put_u16(buf + 6, m->flags);
+  put_u32(buf + 8, m->src);
+  put_u32(buf + 12, m->origin);
+  put_u32(buf + 16, m->worker);
+  put_u32(buf + 20, m->aux);
+  put_u64(buf + 24, m->request);
+  put_u32(buf + 32, m->key_count);
+  put_u32(buf + 36, m->value_floats);
+  put_u32(buf + 40, (uint32_t)(need - PS_WIRE_HEADER_LEN));
+  uint8_t *p = buf + PS_WIRE_HEADER_LEN;
+  if (m->key_count) {
+    memcpy(p, m->keys, (size_t)m->key_count * 8);
+    memcpy(p + (size_t)m->key_count * 8, m->pos, (size_t)m->key_count * 4);
+  }
+  if (m->value_floats)
+    memcpy(p + (size_t)m->key_count * 12, m->values, (size_t)m->value_floats * 4);
+  return (long)need;
+}
+
+/* --------------------------------------------------------- decoding */
+
+int ps_msg_decode(const uint8_t *buf, size_t len, ps_msg *m) {
+  if (!buf || !m) return PS_ERR_INVAL;
+  if (len < PS_WIRE_HEADER_LEN) return PS_ERR_TRUNCATED;
+  if (get_u32(buf) != PS_WIRE_MAGIC) return PS_ERR_MAGIC;
+  if (buf[4] != PS_WIRE_VERSION) return PS_ERR_VERSION;
+  uint8_t type = buf[5];
+  if (type == 0 || type >= PS_MSG_TYPE_END) return PS_ERR_TYPE;
+  uint32_t keys = get_u32(buf + 32), floats = get_u32(buf + 36);
+  uint32_t body = get_u32(buf + 40);
+  if (keys > PS_MAX_OP_KEYS || floats > PS_MAX_OP_KEYS * 64u) return PS_ERR_LIMIT;
+  if ((uint64_t)keys * 12 + (uint64_t)floats * 4 != body) return PS_ERR_MALFORMED;
+  if (len - PS_WIRE_HEADER_LEN < body) return PS_ERR_TRUNCATED;
+  if (len - PS_WIRE_HEADER_LEN > body) return PS_ERR_OVERSIZED;
+  if (!type_has_values(type) && floats != 0) return PS_ERR_MALFORMED;
+  if (type_has_values(type) && keys > 0 && floats == 0) return PS_ERR_MALFORMED;
+  m->type = type;
+  m->flags = get_u16(buf + 6);
+  m->src = get_u32(buf + 8);
+  m->origin = get_u32(buf + 12);
+  m->worker = get_u32(buf + 16);
+  m->aux = get_u32(buf + 20);
+  m->request = get_u64(buf + 24);
+  m->key_count = keys;
+  m->value_floats = floats;
+  m->keys = buf + PS_WIRE_HEADER_LEN;
+  m->pos = m->keys + (size_t)keys * 8;
+  m->values = floats ? m->pos + (size_t)keys * 4 : NULL;
+  return PS_OK;
+}
+
+ps_key ps_msg_key(const ps_msg *m, uint32_t i) { return get_u64(m->keys + (size_t)i * 8); }
+uint32_t ps_msg_pos(const ps_msg *m, uint32_t i) { return get_u32(m->pos + (size_t)i * 4); }
+
+void ps_msg_values(const ps_msg *m, uint32_t from, float *out, uint32_t n) {
+  /* Floats travel in the host's IEEE-754 layout, little-endian; every
+   * supported host (x86-64, aarch64) is little-endian, so a copy suffices. */
+  memcpy(out, m->values + (size_t)from * 4, (size_t)n * 4);
+}

@@ -1,0 +1,220 @@
+/*
+ * model/ internals: the structures the core's files share. Nothing outside
+ * model/ includes this (tests of the core's internals excepted).
+ *
+ * Per key, a node keeps at most one entry in its striped key store. The entry
+ * holds what this node knows of the key:
+ *   - its local state: OWNED (value here), INCOMING (a transfer to this node
+ *     is under way; operations queue until it lands) or ABSENT;
+ *   - on the key's home node only, the directory: the current owner.
+ * A home key without an entry is owned by its home with an all-zero value
+ * (entries are created lazily, so memory grows with the keys touched).
+ */
+#ifndef PSLAB_MODEL_INTERNAL_H
+#define PSLAB_MODEL_INTERNAL_H
+
+#include "model/ps.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+/* A 64-bit mixer (splitmix64's finalizer): hashing and hash partitioning. */
+static inline uint64_t ps_mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+
+/* ------------------------------------------------------------ key store */
+
+enum { KEY_ABSENT = 0, KEY_OWNED = 1, KEY_INCOMING = 2 };
+
+/* An operation waiting for a key in transfer, applied in order on arrival. */
+typedef struct pending_op {
+  struct pending_op *next;
+  uint8_t type;        /* PS_MSG_PULL, PUSH, SET, or LOCALIZE (a waiter) */
+  bool via_message;    /* arrived as a message: answer with one */
+  uint32_t origin;     /* node of the issuing worker */
+  uint32_t worker;
+  uint64_t request;    /* ticket on origin (0: nobody waits) */
+  uint32_t pos;        /* float offset in the requester's buffer */
+  uint32_t len;        /* value floats in vals (PUSH, SET) */
+  float vals[];
+} pending_op;
+
+typedef struct {
+  ps_key key;
+  uint8_t used;
+  uint8_t state;        /* KEY_* at this node */
+  uint8_t forward;      /* INCOMING: hand on to forward_to once landed */
+  uint8_t rerequested;  /* forward set, and this node asked for it again */
+  uint32_t owner;       /* directory, on the home node only */
+  uint32_t forward_to;
+  float *value;         /* OWNED: value_len floats; NULL means all zero */
+  pending_op *queue_head, *queue_tail;
+} key_entry;
+
+/* One stripe: an open-addressing table under its own mutex. */
+typedef struct {
+  pthread_mutex_t lock;
+  key_entry *slots;
+  size_t cap;   /* power of two, or 0 */
+  size_t used;
+} store_stripe;
+
+typedef struct {
+  store_stripe *stripes;
+  uint32_t num_stripes; /* power of two */
+} key_store;
+
+int store_init(key_store *s, uint32_t stripes);
+void store_destroy(key_store *s);
+static inline store_stripe *store_stripe_of(key_store *s, ps_key k) {
+  return &s->stripes[(ps_mix64(k) >> 40) & (s->num_stripes - 1)];
+}
+/* With the stripe's lock held: the entry of k, or NULL. */
+key_entry *stripe_find(store_stripe *st, ps_key k);
+/* With the lock held: the entry of k, created (zeroed but for key) if absent;
+ * NULL on no memory. Pointers to entries die at the next insert or delete. */
+key_entry *stripe_get(store_stripe *st, ps_key k, bool *created);
+/* With the lock held: removes k's entry (frees nothing it points to). */
+void stripe_remove(store_stripe *st, ps_key k);
+
+/* --------------------------------------------------------------- outbox */
+
+/* Messages being built during one call into the core, grouped by destination
+ * and header; sent when the call has released every lock. */
+typedef struct {
+  ps_msg head;           /* type, origin, worker, aux, request; counts */
+  uint32_t dst;
+  ps_key *keys;
+  uint32_t *pos;
+  float *values;
+  uint32_t key_cap, value_cap;
+} out_msg;
+
+typedef struct {
+  uint32_t worker;
+  ps_ticket ticket;
+} wakeup;
+
+typedef struct {
+  ps_node *node;
+  double now;
+  out_msg *msgs;
+  size_t n_msgs, cap_msgs;
+  wakeup *wakes;
+  size_t n_wakes, cap_wakes;
+  int error;             /* first allocation failure */
+} call_ctx;
+
+void ctx_init(call_ctx *c, ps_node *node, double now);
+/* Sends every built message and fires the wake-ups; frees the context. */
+void ctx_finish(call_ctx *c);
+/* Appends one key (and its value floats, if any) to the message to dst with
+ * this header, starting a new message when none matches. */
+void ctx_add(call_ctx *c, uint32_t dst, uint8_t type, uint32_t origin,
+             uint32_t worker, uint64_t request, uint32_t aux, ps_key k,
+             uint32_t pos, const float *vals, uint32_t len);
+void ctx_wake(call_ctx *c, uint32_t worker, ps_ticket t);
+
+/* -------------------------------------------------------------- workers */
+
+typedef struct {
+  ps_ticket id;
+  uint64_t pending;  /* keys still outstanding, plus one while being issued */
+  float *out;        /* pull: the caller's buffer */
+  size_t out_len;
+} ticket_slot;
+
+struct ps_worker {
+  ps_node *node;
+  uint32_t index;
+  _Atomic int64_t clock;
+  pthread_mutex_t lock;   /* guards the ticket table */
+  ticket_slot *tickets;
+  size_t n_tickets, cap_tickets;
+  ps_ticket next_ticket;  /* ids start at 1 */
+  /* Scratch of the issuing thread (a handle is used by one thread). */
+  uint32_t *scratch_pos;
+  size_t scratch_cap;
+};
+
+/* Opens a ticket with `keys` outstanding plus the issuing guard. */
+int ticket_open(ps_worker *w, uint64_t keys, float *out, size_t out_len,
+                ps_ticket *id);
+/* Drops `n` outstanding keys; when the count reaches 0 the ticket completes
+ * and, unless `silent`, a wake-up is queued on c. Returns true if it did.
+ * With `copy`, first copies len floats to the ticket's out + pos (a pull
+ * result); PS_ERR_PROTOCOL if the ticket is unknown or the span is outside
+ * its buffer (nothing is changed then). */
+int ticket_progress(ps_worker *w, call_ctx *c, ps_ticket id, uint64_t n,
+                    const float *copy, uint32_t pos, uint32_t len, bool silent);
+/* Copies a pull result into the ticket's buffer without progress. */
+int ticket_fill(ps_worker *w, ps_ticket id, uint32_t pos, const float *vals,
+                uint32_t len);
+
+/* ----------------------------------------------------------------- node */
+
+typedef struct {
+  _Atomic uint64_t local_accesses, remote_accesses, messages_sent, bytes_sent,
+      messages_received, forwards, relocations, queued, bad_messages;
+} node_counters;
+
+struct ps_node {
+  uint32_t id;
+  ps_layout layout;
+  ps_env env;
+  ps_policy_settings settings;
+  const ps_policy_ops *policy;
+  void *policy_state;
+  double policy_next_timer;
+  key_store store;
+  ps_worker *workers;
+  uint32_t num_workers;
+  node_counters stats;
+};
+
+static inline void stat_add(_Atomic uint64_t *c, uint64_t n) {
+  atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+}
+
+/* Where to send an operation on key k that is not here: the home, or, on the
+ * home itself, the owner its directory names. */
+static inline uint32_t route_of(const ps_node *n, const key_entry *e, ps_key k) {
+  uint32_t home = ps_layout_home(&n->layout, k);
+  return home == n->id ? e->owner : home;
+}
+
+/* Looks up (creating lazily) k's entry with its stripe locked; a new entry on
+ * the home is OWNED by it. NULL on no memory (then nothing stays locked). */
+key_entry *node_lock_entry(ps_node *n, ps_key k, store_stripe **st);
+
+/* Serves one read or write of key k at this node, with the entry locked:
+ * applies it if owned, queues it if in transfer, forwards it otherwise.
+ * Results go to the ticket (local) or into a reply (remote). */
+void serve_op(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
+              const float *vals);
+/* Delivers the result of one applied operation to whoever issued it. */
+void deliver_result(call_ctx *c, const pending_op *op, ps_key k,
+                    const float *value, uint32_t len);
+
+/* Relocation (relocation.c). With the entry locked: */
+/* Move k's directory entry to new_owner (this node is k's home). */
+void directory_move(call_ctx *c, key_entry *e, ps_key k, uint32_t new_owner);
+/* Give k, which this node owns or is receiving, to new_owner. */
+void handover(call_ctx *c, key_entry **e, store_stripe *st, ps_key k,
+              uint32_t new_owner);
+/* Start receiving k here for a local localize; queues a waiter. */
+void localize_key(call_ctx *c, key_entry *e, ps_key k, const pending_op *waiter);
+int handle_localize(call_ctx *c, const ps_msg *m);
+int handle_handover(call_ctx *c, const ps_msg *m);
+int handle_transfer(call_ctx *c, const ps_msg *m);
+
+/* Queues op (and its values) on a key in transfer. */
+void queue_op(call_ctx *c, key_entry *e, const pending_op *op, const float *vals);
+
+#endif

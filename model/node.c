@@ -1,0 +1,350 @@
+/*
+ * A node of the parameter server: its lifecycle, the dispatch of incoming
+ * messages, and the server side of reads and writes.
+ *
+ * Every read or write of a key, whether a local worker issued it or it came in
+ * a message, goes through serve_op: applied if the key is here, queued if it is
+ * on its way here, forwarded otherwise (by the home to the owner its directory
+ * names, by anyone else to the home). Routing through the home keeps each
+ * origin's operations on a key in issue order: channels are FIFO per pair of
+ * nodes, and the home sends a key's HANDOVER after every operation it
+ * forwarded to the old owner before.
+ */
+#include "model/internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ settings */
+
+void ps_policy_settings_default(ps_policy_settings *s) {
+  s->partition = PS_PARTITION_HASH;
+  s->fast_local_access = true;
+  s->lookahead = 0;
+}
+
+void ps_node_config_default(ps_node_config *c) {
+  memset(c, 0, sizeof *c);
+  c->workers = 1;
+  c->stripes = 64;
+  c->layout.partition = PS_PARTITION_HASH;
+  ps_policy_settings_default(&c->settings);
+}
+
+/* ----------------------------------------------------------- lifecycle */
+
+static int workers_init(ps_node *n, uint32_t count) {
+  n->workers = calloc(count, sizeof *n->workers);
+  if (!n->workers) return PS_ERR_NOMEM;
+  n->num_workers = count;
+  for (uint32_t i = 0; i < count; i++) {
+    ps_worker *w = &n->workers[i];
+    w->node = n;
+    w->index = i;
+    w->next_ticket = 1;
+    atomic_init(&w->clock, 0);
+    pthread_mutex_init(&w->lock, NULL);
+  }
+  return PS_OK;
+}
+
+ps_node *ps_node_new(const ps_node_config *c) {
+  if (!c || ps_layout_check(&c->layout) != PS_OK || c->id >= c->layout.num_nodes ||
+      c->workers == 0 || !c->env.send)
+    return NULL;
+  ps_node *n = calloc(1, sizeof *n);
+  if (!n) return NULL;
+  n->id = c->id;
+  n->layout = c->layout;
+  n->env = c->env;
+  n->settings = c->settings;
+  n->policy = c->policy;
+  n->policy_next_timer = INFINITY;
+  if (store_init(&n->store, c->stripes ? c->stripes : 64) != PS_OK ||
+      workers_init(n, c->workers) != PS_OK)
+    goto fail;
+  if (n->policy && n->policy->init &&
+      n->policy->init(n, c->policy_json, &n->policy_state) != PS_OK)
+    goto fail;
+  if (n->policy && n->policy->on_timer) n->policy_next_timer = 0;
+  return n;
+fail:
+  n->policy = NULL; /* init failed: nothing to free */
+  ps_node_free(n);
+  return NULL;
+}
+
+void ps_node_free(ps_node *n) {
+  if (!n) return;
+  if (n->policy && n->policy->free) n->policy->free(n->policy_state);
+  store_destroy(&n->store);
+  for (uint32_t i = 0; n->workers && i < n->num_workers; i++) {
+    pthread_mutex_destroy(&n->workers[i].lock);
+    free(n->workers[i].tickets);
+    free(n->workers[i].scratch_pos);
+  }
+  free(n->workers);
+  free(n);
+}
+
+uint32_t ps_node_id(const ps_node *n) { return n->id; }
+const ps_layout *ps_node_layout(const ps_node *n) { return &n->layout; }
+const ps_policy_settings *ps_node_settings(const ps_node *n) { return &n->settings; }
+
+ps_worker *ps_node_worker(ps_node *n, uint32_t i) {
+  return i < n->num_workers ? &n->workers[i] : NULL;
+}
+
+void ps_node_get_stats(const ps_node *n, ps_node_stats *o) {
+  const node_counters *s = &n->stats;
+  o->local_accesses = atomic_load(&s->local_accesses);
+  o->remote_accesses = atomic_load(&s->remote_accesses);
+  o->messages_sent = atomic_load(&s->messages_sent);
+  o->bytes_sent = atomic_load(&s->bytes_sent);
+  o->messages_received = atomic_load(&s->messages_received);
+  o->forwards = atomic_load(&s->forwards);
+  o->relocations = atomic_load(&s->relocations);
+  o->queued = atomic_load(&s->queued);
+  o->bad_messages = atomic_load(&s->bad_messages);
+}
+
+/* --------------------------------------------------------------- timers */
+
+double ps_node_next_timer(const ps_node *n) { return n->policy_next_timer; }
+
+void ps_node_on_timer(ps_node *n, double now) {
+  if (!n->policy || !n->policy->on_timer || now < n->policy_next_timer) return;
+  n->policy_next_timer = n->policy->on_timer(n->policy_state, now);
+}
+
+/* ---------------------------------------------------------- key entries */
+
+key_entry *node_lock_entry(ps_node *n, ps_key k, store_stripe **st) {
+  *st = store_stripe_of(&n->store, k);
+  pthread_mutex_lock(&(*st)->lock);
+  bool created;
+  key_entry *e = stripe_get(*st, k, &created);
+  if (!e) {
+    pthread_mutex_unlock(&(*st)->lock);
+    return NULL;
+  }
+  if (created && ps_layout_home(&n->layout, k) == n->id) {
+    e->state = KEY_OWNED;
+    e->owner = n->id;
+  }
+  return e;
+}
+
+int ps_node_read_owned(ps_node *n, ps_key k, float *out) {
+  uint32_t len = ps_layout_value_len(&n->layout, k);
+  if (!len) return PS_ERR_KEY_RANGE;
+  store_stripe *st = store_stripe_of(&n->store, k);
+  pthread_mutex_lock(&st->lock);
+  key_entry *e = stripe_find(st, k);
+  int rc = PS_OK;
+  if (!e) {
+    if (ps_layout_home(&n->layout, k) == n->id) memset(out, 0, len * sizeof *out);
+    else rc = PS_ERR_NOT_OWNER;
+  } else if (e->state != KEY_OWNED) {
+    rc = PS_ERR_NOT_OWNER;
+  } else if (e->value) {
+    memcpy(out, e->value, len * sizeof *out);
+  } else {
+    memset(out, 0, len * sizeof *out);
+  }
+  pthread_mutex_unlock(&st->lock);
+  return rc;
+}
+
+int64_t ps_node_directory_owner(ps_node *n, ps_key k) {
+  if (!ps_layout_value_len(&n->layout, k) || ps_layout_home(&n->layout, k) != n->id)
+    return -1;
+  store_stripe *st = store_stripe_of(&n->store, k);
+  pthread_mutex_lock(&st->lock);
+  key_entry *e = stripe_find(st, k);
+  int64_t owner = e ? (int64_t)e->owner : (int64_t)n->id;
+  pthread_mutex_unlock(&st->lock);
+  return owner;
+}
+
+/* ------------------------------------------------------ serving an op */
+
+void deliver_result(call_ctx *c, const pending_op *op, ps_key k, const float *value,
+                    uint32_t len) {
+  ps_node *n = c->node;
+  bool is_pull = op->type == PS_MSG_PULL;
+  if (op->origin == n->id && !op->via_message) {
+    if (!op->request) return;
+    ticket_progress(&n->workers[op->worker], c, op->request, 1, is_pull ? value : NULL,
+                    op->pos, len, false);
+    return;
+  }
+  uint8_t type = is_pull ? PS_MSG_PULL_REPLY : PS_MSG_WRITE_ACK;
+  ctx_add(c, op->origin, type, op->origin, op->worker, op->request, 0, k, op->pos,
+          is_pull ? value : NULL, is_pull ? len : 0);
+}
+
+/* Applies op to an owned key's value and answers it. */
+static void apply_op(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
+                     const float *vals) {
+  uint32_t len = ps_layout_value_len(&c->node->layout, k);
+  if (op->type == PS_MSG_PULL) {
+    if (!e->value) {
+      e->value = calloc(len, sizeof *e->value);
+      if (!e->value) {
+        c->error = PS_ERR_NOMEM;
+        return;
+      }
+    }
+    deliver_result(c, op, k, e->value, len);
+    return;
+  }
+  if (!e->value) {
+    e->value = calloc(len, sizeof *e->value);
+    if (!e->value) {
+      c->error = PS_ERR_NOMEM;
+      return;
+    }
+  }
+  if (op->type == PS_MSG_PUSH)
+    for (uint32_t i = 0; i < len; i++) e->value[i] += vals[i];
+  else
+    memcpy(e->value, vals, len * sizeof *vals);
+  deliver_result(c, op, k, NULL, 0);
+}
+
+void queue_op(call_ctx *c, key_entry *e, const pending_op *op, const float *vals) {
+  uint32_t len = (op->type == PS_MSG_PUSH || op->type == PS_MSG_SET) ? op->len : 0;
+  pending_op *q = malloc(sizeof *q + (size_t)len * sizeof(float));
+  if (!q) {
+    c->error = PS_ERR_NOMEM;
+    return;
+  }
+  *q = *op;
+  q->next = NULL;
+  q->len = len;
+  if (len) memcpy(q->vals, vals, (size_t)len * sizeof(float));
+  if (e->queue_tail) e->queue_tail->next = q;
+  else e->queue_head = q;
+  e->queue_tail = q;
+  stat_add(&c->node->stats.queued, 1);
+}
+
+void serve_op(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
+              const float *vals) {
+  ps_node *n = c->node;
+  if (e->state == KEY_OWNED) {
+    apply_op(c, e, k, op, vals);
+  } else if (e->state == KEY_INCOMING) {
+    queue_op(c, e, op, vals);
+  } else {
+    /* Not here: pass it on, keeping the original requester. */
+    uint32_t dst = route_of(n, e, k);
+    ctx_add(c, dst, op->type, op->origin, op->worker, op->request, 0, k, op->pos, vals,
+            vals ? op->len : 0);
+    if (op->via_message) stat_add(&n->stats.forwards, 1);
+  }
+}
+
+/* ------------------------------------------------------ message handlers */
+
+/* Checks the keys of m are valid and, for types with values, that the values
+ * add up to the keys' value lengths. */
+static int check_keys(const ps_node *n, const ps_msg *m) {
+  uint64_t floats = 0;
+  for (uint32_t i = 0; i < m->key_count; i++) {
+    uint32_t len = ps_layout_value_len(&n->layout, ps_msg_key(m, i));
+    if (!len) return PS_ERR_KEY_RANGE;
+    floats += len;
+  }
+  if (m->values && floats != m->value_floats) return PS_ERR_VALUE_LEN;
+  return PS_OK;
+}
+
+/* PULL, PUSH, SET arriving at this node (at the owner, home, or in transit). */
+static int handle_request(call_ctx *c, const ps_msg *m) {
+  ps_node *n = c->node;
+  uint32_t offset = 0, max_len = 0;
+  for (uint32_t i = 0; i < m->key_count; i++) {
+    uint32_t len = ps_layout_value_len(&n->layout, ps_msg_key(m, i));
+    if (len > max_len) max_len = len;
+  }
+  float *vals = m->values ? malloc((size_t)max_len * sizeof *vals + 1) : NULL;
+  if (m->values && !vals) return PS_ERR_NOMEM;
+  for (uint32_t i = 0; i < m->key_count; i++) {
+    ps_key k = ps_msg_key(m, i);
+    uint32_t len = ps_layout_value_len(&n->layout, k);
+    pending_op op = {.type = m->type, .via_message = true, .origin = m->origin,
+                     .worker = m->worker, .request = m->request,
+                     .pos = ps_msg_pos(m, i), .len = m->values ? len : 0};
+    if (vals) {
+      ps_msg_values(m, offset, vals, len);
+      offset += len;
+    }
+    store_stripe *st;
+    key_entry *e = node_lock_entry(n, k, &st);
+    if (!e) {
+      free(vals);
+      return PS_ERR_NOMEM;
+    }
+    serve_op(c, e, k, &op, vals);
+    pthread_mutex_unlock(&st->lock);
+  }
+  free(vals);
+  return PS_OK;
+}
+
+/* PULL_REPLY and WRITE_ACK, for a ticket of one of this node's workers. */
+static int handle_reply(call_ctx *c, const ps_msg *m) {
+  ps_node *n = c->node;
+  if (m->origin != n->id || m->worker >= n->num_workers) return PS_ERR_PEER;
+  ps_worker *w = &n->workers[m->worker];
+  if (m->type == PS_MSG_PULL_REPLY) {
+    /* Copy every value first; the ticket completes only after all landed. */
+    uint32_t offset = 0;
+    for (uint32_t i = 0; i < m->key_count; i++) {
+      uint32_t len = ps_layout_value_len(&n->layout, ps_msg_key(m, i));
+      float tmp[256];
+      float *vals = len <= 256 ? tmp : malloc((size_t)len * sizeof *vals);
+      if (!vals) return PS_ERR_NOMEM;
+      ps_msg_values(m, offset, vals, len);
+      int rc = ticket_fill(w, m->request, ps_msg_pos(m, i), vals, len);
+      if (vals != tmp) free(vals);
+      if (rc != PS_OK) return rc;
+      offset += len;
+    }
+  }
+  return ticket_progress(w, c, m->request, m->key_count, NULL, 0, 0, false);
+}
+
+int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, double now) {
+  ps_msg m;
+  int rc = ps_msg_decode(buf, len, &m);
+  if (rc == PS_OK && (src >= n->layout.num_nodes || m.src != src ||
+                      m.origin >= n->layout.num_nodes))
+    rc = PS_ERR_PEER;
+  if (rc == PS_OK) rc = check_keys(n, &m);
+  if (rc != PS_OK) {
+    stat_add(&n->stats.bad_messages, 1);
+    return rc;
+  }
+  stat_add(&n->stats.messages_received, 1);
+  call_ctx c;
+  ctx_init(&c, n, now);
+  switch (m.type) {
+  case PS_MSG_PULL:
+  case PS_MSG_PUSH:
+  case PS_MSG_SET: rc = handle_request(&c, &m); break;
+  case PS_MSG_PULL_REPLY:
+  case PS_MSG_WRITE_ACK: rc = handle_reply(&c, &m); break;
+  case PS_MSG_LOCALIZE: rc = handle_localize(&c, &m); break;
+  case PS_MSG_HANDOVER: rc = handle_handover(&c, &m); break;
+  case PS_MSG_TRANSFER: rc = handle_transfer(&c, &m); break;
+  default: rc = PS_ERR_TYPE;
+  }
+  ctx_finish(&c);
+  if (rc == PS_OK && c.error) rc = c.error;
+  if (rc != PS_OK) stat_add(&n->stats.bad_messages, 1);
+  return rc;
+}

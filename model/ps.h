@@ -1,0 +1,303 @@
+/*
+ * pslab core: the one door of model/.
+ *
+ * A sans-I/O parameter-server core. It holds parameters (float vectors keyed by
+ * uint64_t) and runs the management protocols, but never opens a socket, reads
+ * a clock, starts a thread or seeds a random source. A backend drives it:
+ *
+ *   bytes in       ps_node_recv(node, src, buf, len)
+ *   bytes out      env.send(ctx, dst, buf, len): the core hands over a malloc'd
+ *                  buffer; the backend owns it and frees it with free()
+ *   time in        every call that can start a timer takes `now` (seconds)
+ *   completions    an operation that cannot finish locally returns PS_PENDING
+ *                  and a ticket; env.wake(ctx, worker, ticket) fires when it
+ *                  completes, and ps_worker_done() tells whether it has
+ *
+ * One ps_node per node, no globals: a simulator holds hundreds in one process.
+ * Worker threads and receiver threads of one node may call in concurrently; the
+ * core guards its state with striped mutexes and never calls env.send or
+ * env.wake while holding one. env.send must not call back into the core.
+ *
+ * Includes nothing of the project. Policies plug in through ps_policy_ops.
+ */
+#ifndef PSLAB_MODEL_PS_H
+#define PSLAB_MODEL_PS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- errors */
+
+/* One list gives codes and texts (as libuv's UV_ERRNO_MAP). */
+#define PS_ERRNO_MAP(X)                                                     \
+  X(PS_ERR_NOMEM, -1, "out of memory")                                      \
+  X(PS_ERR_INVAL, -2, "invalid argument")                                   \
+  X(PS_ERR_TRUNCATED, -3, "message truncated")                              \
+  X(PS_ERR_OVERSIZED, -4, "message longer than its header says")            \
+  X(PS_ERR_MAGIC, -5, "not a pslab message (bad magic)")                    \
+  X(PS_ERR_VERSION, -6, "unsupported wire version")                         \
+  X(PS_ERR_TYPE, -7, "unknown message type")                                \
+  X(PS_ERR_KEY_RANGE, -8, "key outside every table")                        \
+  X(PS_ERR_VALUE_LEN, -9, "value length does not match the key's table")   \
+  X(PS_ERR_PEER, -10, "message names a node or worker that does not exist") \
+  X(PS_ERR_PROTOCOL, -11, "message not valid in the key's current state")   \
+  X(PS_ERR_NOT_OWNER, -12, "key is not owned by this node")                 \
+  X(PS_ERR_UNKNOWN_POLICY, -13, "unknown policy")                           \
+  X(PS_ERR_LIMIT, -14, "too many keys in one operation")                   \
+  X(PS_ERR_MALFORMED, -15, "message header inconsistent with its body")
+
+typedef enum {
+  PS_OK = 0,
+  PS_PENDING = 1, /* not an error: the operation completes later (ticket) */
+#define PS_ERRNO_ENUM(name, code, text) name = code,
+  PS_ERRNO_MAP(PS_ERRNO_ENUM)
+#undef PS_ERRNO_ENUM
+} ps_status;
+
+/* Text for a status code; never NULL. */
+const char *ps_strerror(int status);
+
+/* ------------------------------------------------------- keys and tables */
+
+typedef uint64_t ps_key;
+typedef uint64_t ps_ticket;
+
+/* A contiguous key range whose values all have `value_len` floats. */
+typedef struct {
+  ps_key first;
+  uint64_t count;
+  uint32_t value_len;
+} ps_table;
+
+#define PS_MAX_TABLES 16
+#define PS_MAX_OP_KEYS (1u << 24) /* keys in one operation or message */
+
+typedef enum { PS_PARTITION_HASH = 0, PS_PARTITION_RANGE = 1 } ps_partition;
+
+/* The key space and how it is homed on nodes. Copied by value everywhere. */
+typedef struct {
+  uint32_t num_tables;
+  ps_table tables[PS_MAX_TABLES]; /* sorted by first, disjoint */
+  uint32_t num_nodes;
+  ps_partition partition;
+} ps_layout;
+
+/* Checks tables are non-empty, sorted, disjoint; PS_OK or PS_ERR_INVAL. */
+int ps_layout_check(const ps_layout *l);
+/* Total keys over all tables. */
+uint64_t ps_layout_num_keys(const ps_layout *l);
+/* Value length of key k, or 0 if k is in no table. */
+uint32_t ps_layout_value_len(const ps_layout *l, ps_key k);
+/* Home node of key k (keeps k's owner in its directory). k must be valid. */
+uint32_t ps_layout_home(const ps_layout *l, ps_key k);
+/* The i-th key of the key space (0 <= i < num_keys), in table order. */
+ps_key ps_layout_key_at(const ps_layout *l, uint64_t i);
+
+/* ---------------------------------------------------------- wire format */
+
+/* Little-endian fixed header followed by a body:
+ *   keys[key_count] (u64), pos[key_count] (u32), values[value_floats] (f32).
+ * `pos` is the requester's float offset of each key in its buffer, echoed
+ * back in replies. Messages without values have value_floats == 0. */
+#define PS_WIRE_MAGIC 0x424c5350u /* "PSLB" */
+#define PS_WIRE_VERSION 1
+#define PS_WIRE_HEADER_LEN 44
+
+typedef enum {
+  PS_MSG_PULL = 1,      /* origin -> home/owner: read keys */
+  PS_MSG_PULL_REPLY,    /* owner -> origin: values */
+  PS_MSG_PUSH,          /* origin -> home/owner: add values */
+  PS_MSG_SET,           /* origin -> home/owner: overwrite values */
+  PS_MSG_WRITE_ACK,     /* owner -> origin: push/set applied */
+  PS_MSG_LOCALIZE,      /* requester -> home: move keys to me */
+  PS_MSG_HANDOVER,      /* home -> owner: give keys to `aux` */
+  PS_MSG_TRANSFER,      /* old owner -> new owner: keys and values */
+  PS_MSG_TYPE_END
+} ps_msg_type;
+
+/* A decoded message: header fields, and the body as views into the buffer it
+ * was decoded from (unaligned: read them with the accessors below). */
+typedef struct {
+  uint8_t type;
+  uint16_t flags;
+  uint32_t src;        /* sender of this hop */
+  uint32_t origin;     /* node whose worker issued the request */
+  uint32_t worker;     /* that worker, on origin */
+  uint32_t aux;        /* per type: HANDOVER's new owner */
+  uint64_t request;    /* the origin worker's ticket */
+  uint32_t key_count;
+  uint32_t value_floats;
+  const uint8_t *keys; /* key_count * 8 bytes */
+  const uint8_t *pos;  /* key_count * 4 bytes */
+  const uint8_t *values; /* value_floats * 4 bytes, or NULL */
+} ps_msg;
+
+/* Body length for a message with these counts. */
+size_t ps_msg_encoded_len(uint32_t key_count, uint32_t value_floats);
+/* Encodes `m` (body from m->keys/pos/values, which may be NULL when counts are
+ * 0) into buf of len bytes; returns bytes written or a negative ps_status. */
+long ps_msg_encode(const ps_msg *m, uint8_t *buf, size_t len);
+/* Decodes buf[0..len) into *m. Checks magic, version, type, every length and
+ * that values are present exactly for types that carry them. Never reads
+ * outside buf. Returns PS_OK or PS_ERR_{TRUNCATED,OVERSIZED,MAGIC,VERSION,
+ * TYPE,LIMIT,MALFORMED}. *m views buf: keep buf alive while using it. */
+int ps_msg_decode(const uint8_t *buf, size_t len, ps_msg *m);
+ps_key ps_msg_key(const ps_msg *m, uint32_t i);
+uint32_t ps_msg_pos(const ps_msg *m, uint32_t i);
+/* Copies n floats starting at float index `from` of the body's values. */
+void ps_msg_values(const ps_msg *m, uint32_t from, float *out, uint32_t n);
+/* Name of a message type ("PULL", ...), "?" when unknown. */
+const char *ps_msg_type_name(int type);
+
+/* ----------------------------------------------------- backend callbacks */
+
+typedef struct {
+  void *ctx;
+  /* Takes ownership of buf (malloc'd; free() it). Must not re-enter the core. */
+  void (*send)(void *ctx, uint32_t dst, uint8_t *buf, size_t len);
+  /* A ticket of `worker` on this node completed. May be called from any thread
+   * that is inside the core (the receiver, or a worker). */
+  void (*wake)(void *ctx, uint32_t worker, ps_ticket ticket);
+} ps_env;
+
+/* -------------------------------------------------------------- policies */
+
+typedef struct ps_node ps_node;
+typedef struct ps_worker ps_worker;
+struct cJSON;
+
+/* Core-level knobs a policy sets from its JSON object. */
+typedef struct {
+  ps_partition partition;   /* where keys are homed (default hash) */
+  bool fast_local_access;   /* local keys read from memory (default true) */
+  uint32_t lookahead;       /* steps ahead the driver signals intents (0: off) */
+} ps_policy_settings;
+
+void ps_policy_settings_default(ps_policy_settings *s);
+
+/* A management policy: a table of hooks the core calls at its decision points.
+ * One instance (state) per node. Every hook but name and init may be NULL. */
+typedef struct ps_policy_ops {
+  const char *name;
+  /* Parses the policy's JSON object (may be NULL: defaults) into *settings and
+   * checks it. On error returns PS_ERR_INVAL with a message in err naming the
+   * field, what was expected and what was found. */
+  int (*configure)(const struct cJSON *json, ps_policy_settings *settings,
+                   char *err, size_t errlen);
+  /* Creates this node's instance; *state is passed to every later hook. */
+  int (*init)(ps_node *node, const struct cJSON *json, void **state);
+  /* A worker said it will use keys in clocks [clock_start, clock_end). */
+  void (*on_intent)(void *state, ps_worker *w, const ps_key *keys, size_t n,
+                    int64_t clock_start, int64_t clock_end, double now);
+  /* Periodic work; returns the next time it wants to run (INFINITY: none). */
+  double (*on_timer)(void *state, double now);
+  void (*free)(void *state);
+} ps_policy_ops;
+
+/* ------------------------------------------------------------------ node */
+
+typedef struct {
+  uint32_t id;              /* this node, 0 <= id < layout.num_nodes */
+  uint32_t workers;         /* worker handles on this node */
+  ps_layout layout;
+  ps_env env;
+  const ps_policy_ops *policy; /* NULL: no hooks (static behaviour) */
+  const struct cJSON *policy_json;
+  ps_policy_settings settings;
+  uint32_t stripes;         /* lock stripes, power of two (default 64) */
+} ps_node_config;
+
+/* Fills defaults: 1 worker, 64 stripes, no policy, default settings. */
+void ps_node_config_default(ps_node_config *c);
+
+/* Creates a node; the config is copied (policy_json is only read by the
+ * policy's init, during this call). NULL on bad config or no memory. */
+ps_node *ps_node_new(const ps_node_config *c);
+void ps_node_free(ps_node *node);
+
+/* Handles one message from node src. buf stays the caller's. Returns PS_OK or
+ * the decode / validation error (the message is then dropped and counted). */
+int ps_node_recv(ps_node *node, uint32_t src, const uint8_t *buf, size_t len,
+                 double now);
+
+/* Earliest time periodic work is due (INFINITY: none). */
+double ps_node_next_timer(const ps_node *node);
+/* Runs the periodic work due at `now`. */
+void ps_node_on_timer(ps_node *node, double now);
+
+uint32_t ps_node_id(const ps_node *node);
+const ps_layout *ps_node_layout(const ps_node *node);
+const ps_policy_settings *ps_node_settings(const ps_node *node);
+
+/* Counters of one node since creation. */
+typedef struct {
+  uint64_t local_accesses;   /* key accesses served from this node's memory */
+  uint64_t remote_accesses;  /* key accesses that needed a message */
+  uint64_t messages_sent;
+  uint64_t bytes_sent;
+  uint64_t messages_received;
+  uint64_t forwards;         /* keys passed on by a home or former owner */
+  uint64_t relocations;      /* keys that arrived here by TRANSFER */
+  uint64_t queued;           /* operations queued on a key in transfer */
+  uint64_t bad_messages;     /* dropped: failed to decode or validate */
+} ps_node_stats;
+
+void ps_node_get_stats(const ps_node *node, ps_node_stats *out);
+
+/* Test and inspection helpers. Copy key k's value into out (value_len floats)
+ * if this node owns it: PS_OK; PS_ERR_NOT_OWNER otherwise (also while the key
+ * is in transfer to this node). */
+int ps_node_read_owned(ps_node *node, ps_key k, float *out);
+/* The owner of k in the home's directory (call on k's home), or -1. */
+int64_t ps_node_directory_owner(ps_node *node, ps_key k);
+
+/* --------------------------------------------------------------- workers */
+
+/* Worker handle i (0 <= i < config.workers), owned by the node. A handle is
+ * used by one thread at a time. */
+ps_worker *ps_node_worker(ps_node *node, uint32_t i);
+ps_node *ps_worker_node(ps_worker *w);
+uint32_t ps_worker_index(const ps_worker *w);
+
+/* All operations: keys[n] (n <= PS_MAX_OP_KEYS, valid keys, duplicates
+ * allowed), `now` for timers. Return PS_OK when complete on return,
+ * PS_PENDING with *ticket set when parts travel, or a negative ps_status.
+ * Operations of one worker on one key take effect in issue order, and a
+ * worker reads its own writes, also while the key moves. */
+
+/* Reads values into out (keys' value lengths, concatenated in key order,
+ * out_len floats at least). out must stay valid until the ticket completes. */
+int ps_pull(ps_worker *w, const ps_key *keys, size_t n, float *out,
+            size_t out_len, ps_ticket *ticket, double now);
+/* Adds vals (concatenated as for pull) to the keys. vals is copied. */
+int ps_push(ps_worker *w, const ps_key *keys, size_t n, const float *vals,
+            size_t vals_len, ps_ticket *ticket, double now);
+/* Overwrites the keys' values with vals. vals is copied. */
+int ps_set(ps_worker *w, const ps_key *keys, size_t n, const float *vals,
+           size_t vals_len, ps_ticket *ticket, double now);
+/* Moves ownership of the keys to this node (Lapse). ticket may be NULL: then
+ * nobody is told when they arrive. */
+int ps_localize(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket,
+                double now);
+/* Signals that this worker will use keys in clocks [clock_start, clock_end);
+ * the policy decides what that means. Never pending. */
+int ps_intent(ps_worker *w, const ps_key *keys, size_t n, int64_t clock_start,
+              int64_t clock_end, double now);
+/* Moves the worker's clock on by one; returns the new clock. */
+int64_t ps_advance_clock(ps_worker *w);
+int64_t ps_worker_clock(const ps_worker *w);
+
+/* Whether ticket t of this worker has completed. Thread-safe. */
+bool ps_worker_done(ps_worker *w, ps_ticket t);
+/* Tickets of this worker not yet completed. Thread-safe. */
+size_t ps_worker_pending(ps_worker *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
