@@ -1,0 +1,59 @@
+/*
+ * relocate: Lapse's dynamic parameter allocation. The driver signals each
+ * step's keys as an intent `lookahead` steps ahead; this policy answers an
+ * intent by localizing the keys, so they are (ideally) local when the step
+ * runs. Correctness never depends on it: an access to a key that has not
+ * arrived yet waits for it, one to a key that moved on is forwarded.
+ */
+#include "policies/policy.h"
+#include "policies/common.h"
+
+#include <stdio.h>
+
+#define RELOCATE_DEFAULT_LOOKAHEAD 10
+
+static int relocate_configure(const struct cJSON *json, ps_policy_settings *s, char *err,
+                              size_t errlen) {
+  static const char *const known[] = {"type", "partition", "fast_local_access", "lookahead",
+                                      NULL};
+  s->lookahead = RELOCATE_DEFAULT_LOOKAHEAD;
+  int rc;
+  if ((rc = policy_check_fields(json, known, err, errlen)) ||
+      (rc = policy_get_partition(json, &s->partition, err, errlen)) ||
+      (rc = policy_get_bool(json, "fast_local_access", &s->fast_local_access, err, errlen)) ||
+      (rc = policy_get_uint(json, "lookahead", 1, 4000, &s->lookahead, err, errlen)))
+    return rc;
+  if (!s->fast_local_access) {
+    /* Without it a worker's own node is reached by messages to itself; one in
+     * flight when the key moves away takes another route than the next
+     * operation, and per-key order is lost. PS-Lite, the one system without
+     * fast local access, never relocates. */
+    snprintf(err, errlen, "fast_local_access: expected true (relocation keeps a worker's "
+                          "operations in order only with direct local access), found false");
+    return PS_ERR_INVAL;
+  }
+  return PS_OK;
+}
+
+static int relocate_init(ps_node *node, const struct cJSON *json, void **state) {
+  (void)node;
+  (void)json;
+  *state = NULL;
+  return PS_OK;
+}
+
+static void relocate_on_intent(void *state, ps_worker *w, const ps_key *keys, size_t n,
+                               int64_t clock_start, int64_t clock_end, double now) {
+  (void)state;
+  (void)clock_start;
+  (void)clock_end;
+  /* Nobody waits on this localize: the step's own pull will, if it must. */
+  ps_localize(w, keys, n, NULL, now);
+}
+
+const ps_policy_ops ps_policy_relocate = {
+    .name = "relocate",
+    .configure = relocate_configure,
+    .init = relocate_init,
+    .on_intent = relocate_on_intent,
+};
