@@ -1,0 +1,51 @@
+/*
+ * An in-memory cluster for testing the core without a network: several
+ * ps_nodes whose encoded messages wait in one FIFO queue per ordered pair of
+ * nodes, delivered in a seeded random order across pairs.
+ */
+#ifndef PSLAB_TESTS_HARNESS_H
+#define PSLAB_TESTS_HARNESS_H
+
+#include "model/ps.h"
+
+typedef struct harness harness;
+
+typedef struct {
+  uint32_t nodes;
+  uint32_t workers;            /* per node */
+  ps_layout layout;            /* tables and partition; num_nodes is set */
+  const ps_policy_ops *policy; /* may be NULL */
+  ps_policy_settings settings;
+  uint64_t seed;
+} harness_config;
+
+/* Defaults: 2 nodes, 1 worker, one table of 64 keys of length 4, hash. */
+void harness_config_default(harness_config *c);
+harness *harness_new(const harness_config *c);
+void harness_free(harness *h);
+
+ps_node *harness_node(harness *h, uint32_t node);
+ps_worker *harness_worker(harness *h, uint32_t node, uint32_t worker);
+
+/* Delivers one message from a random non-empty channel; false if none. */
+bool harness_deliver_one(harness *h);
+/* Delivers the head of the (src, dst) channel; false if it is empty. */
+bool harness_deliver_from(harness *h, uint32_t src, uint32_t dst);
+/* Delivers until no message is in flight; returns how many were delivered. */
+uint64_t harness_drain(harness *h);
+/* Delivers messages until ticket t of w completes; false if it cannot. */
+bool harness_wait(harness *h, ps_worker *w, ps_ticket t);
+
+uint64_t harness_in_flight(const harness *h);
+/* Messages delivered so far, in all and of one type. */
+uint64_t harness_delivered(const harness *h);
+uint64_t harness_delivered_type(const harness *h, int type);
+/* Decoding or handling errors seen by ps_node_recv. */
+uint64_t harness_recv_errors(const harness *h);
+/* A number from the harness's seeded generator. */
+uint64_t harness_rand(harness *h);
+
+/* The node that owns k according to its home's directory. */
+uint32_t harness_owner(harness *h, ps_key k);
+
+#endif

@@ -1,0 +1,164 @@
+/* The wire format: round trips, and a decoder that rejects every bad buffer. */
+#include "model/ps.h"
+#include "tests/unit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng_state;
+static uint64_t rnd(void) {
+  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+static bool has_values(int type) {
+  return type == PS_MSG_PULL_REPLY || type == PS_MSG_PUSH || type == PS_MSG_SET ||
+         type == PS_MSG_TRANSFER;
+}
+
+/* Encodes a message of `type` with 3 keys into a fresh buffer. */
+static uint8_t *make(int type, size_t *len) {
+  static const uint64_t keys[3] = {7, 1ull << 40, 3};
+  static const uint32_t pos[3] = {0, 4, 8};
+  static const float vals[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  ps_msg m = {.type = (uint8_t)type, .flags = 0x1234, .src = 2, .origin = 5, .worker = 3,
+              .aux = 9, .request = 0x0102030405060708ull, .key_count = 3,
+              .value_floats = has_values(type) ? 12 : 0, .keys = (const uint8_t *)keys,
+              .pos = (const uint8_t *)pos, .values = (const uint8_t *)vals};
+  *len = ps_msg_encoded_len(m.key_count, m.value_floats);
+  uint8_t *buf = malloc(*len);
+  CU_ASSERT_EQUAL_FATAL(ps_msg_encode(&m, buf, *len), (long)*len);
+  return buf;
+}
+
+static void test_round_trip_every_type(void) {
+  for (int type = 1; type < PS_MSG_TYPE_END; type++) {
+    size_t len;
+    uint8_t *buf = make(type, &len);
+    ps_msg m;
+    CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_OK);
+    CU_ASSERT_EQUAL(m.type, type);
+    CU_ASSERT_EQUAL(m.flags, 0x1234);
+    CU_ASSERT_EQUAL(m.src, 2);
+    CU_ASSERT_EQUAL(m.origin, 5);
+    CU_ASSERT_EQUAL(m.worker, 3);
+    CU_ASSERT_EQUAL(m.aux, 9);
+    CU_ASSERT_EQUAL(m.request, 0x0102030405060708ull);
+    CU_ASSERT_EQUAL(m.key_count, 3);
+    CU_ASSERT_EQUAL(ps_msg_key(&m, 1), 1ull << 40);
+    CU_ASSERT_EQUAL(ps_msg_pos(&m, 2), 8);
+    if (has_values(type)) {
+      float v[12];
+      ps_msg_values(&m, 0, v, 12);
+      CU_ASSERT_EQUAL(v[11], 12.0f);
+    } else {
+      CU_ASSERT_PTR_NULL(m.values);
+    }
+    CU_ASSERT_STRING_NOT_EQUAL(ps_msg_type_name(type), "?");
+    free(buf);
+  }
+}
+
+static void test_every_truncation_rejected(void) {
+  for (int type = 1; type < PS_MSG_TYPE_END; type++) {
+    size_t len;
+    uint8_t *buf = make(type, &len);
+    for (size_t cut = 0; cut < len; cut++) {
+      /* A copy of exactly `cut` bytes, so ASan sees any over-read. */
+      uint8_t *part = malloc(cut ? cut : 1);
+      memcpy(part, buf, cut);
+      ps_msg m;
+      CU_ASSERT_EQUAL(ps_msg_decode(part, cut, &m), PS_ERR_TRUNCATED);
+      free(part);
+    }
+    free(buf);
+  }
+}
+
+static void test_oversized_and_foreign_rejected(void) {
+  size_t len;
+  uint8_t *buf = make(PS_MSG_PUSH, &len);
+  uint8_t *big = calloc(1, len + 5);
+  memcpy(big, buf, len);
+  ps_msg m;
+  CU_ASSERT_EQUAL(ps_msg_decode(big, len + 5, &m), PS_ERR_OVERSIZED);
+  buf[0] ^= 0xff;
+  CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_ERR_MAGIC);
+  buf[0] ^= 0xff;
+  buf[4] = 2;
+  CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_ERR_VERSION);
+  buf[4] = PS_WIRE_VERSION;
+  buf[5] = 0;
+  CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_ERR_TYPE);
+  buf[5] = PS_MSG_TYPE_END;
+  CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_ERR_TYPE);
+  buf[5] = PS_MSG_PUSH;
+  buf[32] = 4; /* key count no longer matches the body length */
+  CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_ERR_MALFORMED);
+  buf[32] = 3;
+  buf[5] = PS_MSG_PULL; /* a PULL carrying values */
+  CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_ERR_MALFORMED);
+  buf[5] = PS_MSG_PUSH;
+  buf[35] = 0x7f; /* absurd key count */
+  CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_ERR_LIMIT);
+  free(big);
+  free(buf);
+}
+
+static void test_encode_refuses_bad_input(void) {
+  uint8_t buf[64];
+  ps_msg m = {.type = PS_MSG_PULL, .value_floats = 1};
+  CU_ASSERT_EQUAL(ps_msg_encode(&m, buf, sizeof buf), PS_ERR_INVAL);
+  m = (ps_msg){.type = 0};
+  CU_ASSERT_EQUAL(ps_msg_encode(&m, buf, sizeof buf), PS_ERR_INVAL);
+  m = (ps_msg){.type = PS_MSG_PULL, .key_count = 10};
+  CU_ASSERT_EQUAL(ps_msg_encode(&m, buf, sizeof buf), PS_ERR_INVAL); /* too small */
+}
+
+/* Random buffers, and valid messages with random bytes flipped: the decoder
+ * returns (ASan and UBSan watch every read), and whatever it accepts has
+ * counts consistent with the length. */
+static void test_random_bytes_never_crash(void) {
+  for (uint64_t seed = 1; seed <= 2000; seed++) {
+    rng_state = seed;
+    size_t len = rnd() % 200;
+    uint8_t *buf = malloc(len ? len : 1);
+    for (size_t i = 0; i < len; i++) buf[i] = (uint8_t)rnd();
+    if (len >= 6 && rnd() % 2) { /* valid-looking header more often */
+      buf[0] = 0x50, buf[1] = 0x53, buf[2] = 0x4c, buf[3] = 0x42;
+      buf[4] = PS_WIRE_VERSION;
+      buf[5] = (uint8_t)(1 + rnd() % (PS_MSG_TYPE_END - 1));
+    }
+    ps_msg m;
+    if (ps_msg_decode(buf, len, &m) == PS_OK)
+      CU_ASSERT_EQUAL(len, ps_msg_encoded_len(m.key_count, m.value_floats));
+    free(buf);
+  }
+  for (uint64_t seed = 1; seed <= 2000; seed++) {
+    rng_state = seed;
+    size_t len;
+    uint8_t *buf = make((int)(1 + rnd() % (PS_MSG_TYPE_END - 1)), &len);
+    for (int flips = 0; flips < 3; flips++) buf[rnd() % len] ^= (uint8_t)(1 + rnd() % 255);
+    ps_msg m;
+    if (ps_msg_decode(buf, len, &m) == PS_OK)
+      CU_ASSERT_EQUAL(len, ps_msg_encoded_len(m.key_count, m.value_floats));
+    free(buf);
+  }
+}
+
+static void test_strerror_covers_codes(void) {
+  CU_ASSERT_STRING_EQUAL(ps_strerror(PS_OK), "ok");
+  CU_ASSERT_STRING_EQUAL(ps_strerror(PS_ERR_TRUNCATED), "message truncated");
+  for (int code = -1; code >= PS_ERR_MALFORMED; code--)
+    CU_ASSERT_STRING_NOT_EQUAL(ps_strerror(code), "unknown status");
+  CU_ASSERT_STRING_EQUAL(ps_strerror(-999), "unknown status");
+}
+
+PSLAB_SUITE("codec", {"round trip of every type", test_round_trip_every_type},
+            {"every truncation is rejected", test_every_truncation_rejected},
+            {"oversized and foreign messages are rejected", test_oversized_and_foreign_rejected},
+            {"encode refuses bad input", test_encode_refuses_bad_input},
+            {"random bytes never crash the decoder", test_random_bytes_never_crash},
+            {"strerror covers every code", test_strerror_covers_codes})

@@ -1,0 +1,378 @@
+/*
+ * The core's guarantees, on in-memory clusters (tests/harness.h): local and
+ * remote access, conservation of pushes while keys relocate, read-your-writes,
+ * Lapse's message bound, hand-on chains and forwarding, robustness to bad
+ * bytes.
+ */
+#include "policies/policy.h"
+#include "tests/harness.h"
+#include "tests/unit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Sets up a harness with `nodes` nodes of `workers` workers, keys of len 4. */
+static harness *make(uint32_t nodes, uint32_t workers, uint64_t keys, uint32_t len,
+                     const ps_policy_ops *policy, bool fast, uint64_t seed) {
+  harness_config c;
+  harness_config_default(&c);
+  c.nodes = nodes;
+  c.workers = workers;
+  c.layout.tables[0] = (ps_table){100, keys, len};
+  c.policy = policy;
+  c.settings.fast_local_access = fast;
+  c.seed = seed;
+  return harness_new(&c);
+}
+
+/* A key of the table (keys 100..) whose home is `home`. */
+static ps_key key_homed_at(harness *h, uint32_t home, int skip) {
+  const ps_layout *l = ps_node_layout(harness_node(h, 0));
+  for (ps_key k = 100;; k++)
+    if (ps_layout_home(l, k) == home && skip-- == 0) return k;
+}
+
+/* ------------------------------------------------------------- access */
+
+static void test_local_access_sends_nothing(void) {
+  harness *h = make(2, 1, 64, 4, NULL, true, 1);
+  ps_key k = key_homed_at(h, 0, 0);
+  ps_worker *w = harness_worker(h, 0, 0);
+  float one[4] = {1, 1, 1, 1}, out[4] = {0};
+  ps_ticket t = 0;
+  CU_ASSERT_EQUAL(ps_push(w, &k, 1, one, 4, &t, 0), PS_OK);
+  CU_ASSERT_EQUAL(ps_push(w, &k, 1, one, 4, &t, 0), PS_OK);
+  CU_ASSERT_EQUAL(ps_pull(w, &k, 1, out, 4, &t, 0), PS_OK);
+  CU_ASSERT_EQUAL(out[3], 2.0f);
+  CU_ASSERT_EQUAL(harness_in_flight(h), 0);
+  ps_node_stats s;
+  ps_node_get_stats(harness_node(h, 0), &s);
+  CU_ASSERT_EQUAL(s.local_accesses, 3);
+  CU_ASSERT_EQUAL(s.messages_sent, 0);
+  CU_ASSERT_EQUAL(ps_worker_pending(w), 0);
+  harness_free(h);
+}
+
+static void test_without_fast_local_access_local_keys_use_messages(void) {
+  harness *h = make(2, 1, 64, 4, NULL, false, 1);
+  ps_key k = key_homed_at(h, 0, 0);
+  ps_worker *w = harness_worker(h, 0, 0);
+  float one[4] = {1, 1, 1, 1}, out[4] = {0};
+  ps_ticket t = 0;
+  CU_ASSERT_EQUAL(ps_push(w, &k, 1, one, 4, &t, 0), PS_PENDING);
+  CU_ASSERT_EQUAL(ps_pull(w, &k, 1, out, 4, &t, 0), PS_PENDING);
+  CU_ASSERT_TRUE(harness_wait(h, w, t));
+  CU_ASSERT_EQUAL(out[0], 1.0f);
+  CU_ASSERT_EQUAL(harness_delivered_type(h, PS_MSG_PUSH), 1);
+  CU_ASSERT_EQUAL(harness_delivered_type(h, PS_MSG_PULL), 1);
+  harness_free(h);
+}
+
+static void test_remote_pull_and_push(void) {
+  harness *h = make(3, 1, 64, 4, NULL, true, 2);
+  ps_key keys[3] = {key_homed_at(h, 1, 0), key_homed_at(h, 2, 0), key_homed_at(h, 0, 0)};
+  ps_worker *w = harness_worker(h, 0, 0);
+  float vals[12], out[12] = {0};
+  for (int i = 0; i < 12; i++) vals[i] = (float)i;
+  ps_ticket t;
+  CU_ASSERT_EQUAL(ps_push(w, keys, 3, vals, 12, &t, 0), PS_PENDING);
+  CU_ASSERT_FALSE(ps_worker_done(w, t));
+  CU_ASSERT_TRUE(harness_wait(h, w, t));
+  CU_ASSERT_EQUAL(ps_pull(w, keys, 3, out, 12, &t, 0), PS_PENDING);
+  CU_ASSERT_TRUE(harness_wait(h, w, t));
+  CU_ASSERT_EQUAL(memcmp(out, vals, sizeof vals), 0);
+  CU_ASSERT_EQUAL(harness_recv_errors(h), 0);
+  harness_free(h);
+}
+
+static void test_bad_arguments_rejected(void) {
+  harness *h = make(2, 1, 64, 4, NULL, true, 1);
+  ps_worker *w = harness_worker(h, 0, 0);
+  ps_key bad = 5, good = 100;
+  float buf[8];
+  ps_ticket t;
+  CU_ASSERT_EQUAL(ps_pull(w, &bad, 1, buf, 4, &t, 0), PS_ERR_KEY_RANGE);
+  CU_ASSERT_EQUAL(ps_pull(w, &good, 1, buf, 3, &t, 0), PS_ERR_INVAL);
+  CU_ASSERT_EQUAL(ps_push(w, &good, 1, buf, 8, &t, 0), PS_ERR_VALUE_LEN);
+  CU_ASSERT_EQUAL(ps_localize(w, &bad, 1, NULL, 0), PS_ERR_KEY_RANGE);
+  CU_ASSERT_EQUAL(ps_intent(w, &good, 1, 5, 4, 0), PS_ERR_INVAL);
+  CU_ASSERT_EQUAL(harness_in_flight(h), 0);
+  harness_free(h);
+}
+
+/* --------------------------------------------------------- relocation */
+
+static void test_localize_moves_ownership_in_two_or_three_messages(void) {
+  harness *h = make(3, 1, 64, 4, NULL, true, 3);
+  ps_key k = key_homed_at(h, 0, 0);
+  float one[4] = {1, 1, 1, 1}, out[4];
+  ps_ticket t;
+  /* Owner is the home: requester -> home, home -> requester. */
+  CU_ASSERT_EQUAL(ps_push(harness_worker(h, 0, 0), &k, 1, one, 4, &t, 0), PS_OK);
+  CU_ASSERT_EQUAL(ps_localize(harness_worker(h, 1, 0), &k, 1, &t, 0), PS_PENDING);
+  uint64_t before = harness_delivered(h);
+  CU_ASSERT_TRUE(harness_wait(h, harness_worker(h, 1, 0), t));
+  CU_ASSERT_EQUAL(harness_delivered(h) - before, 2);
+  CU_ASSERT_EQUAL(harness_owner(h, k), 1);
+  CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 1), k, out), PS_OK);
+  CU_ASSERT_EQUAL(out[0], 1.0f);
+  CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 0), k, out), PS_ERR_NOT_OWNER);
+  /* Owner elsewhere: requester -> home -> owner -> requester. */
+  before = harness_delivered(h);
+  CU_ASSERT_EQUAL(ps_localize(harness_worker(h, 2, 0), &k, 1, &t, 0), PS_PENDING);
+  CU_ASSERT_TRUE(harness_wait(h, harness_worker(h, 2, 0), t));
+  CU_ASSERT_EQUAL(harness_delivered(h) - before, 3);
+  CU_ASSERT_EQUAL(harness_owner(h, k), 2);
+  /* Now local: reads from memory, no message. */
+  before = harness_delivered(h);
+  CU_ASSERT_EQUAL(ps_pull(harness_worker(h, 2, 0), &k, 1, out, 4, &t, 0), PS_OK);
+  CU_ASSERT_EQUAL(out[2], 1.0f);
+  CU_ASSERT_EQUAL(harness_in_flight(h), 0);
+  /* The home takes it back: home -> owner -> home. */
+  CU_ASSERT_EQUAL(ps_localize(harness_worker(h, 0, 0), &k, 1, &t, 0), PS_PENDING);
+  CU_ASSERT_TRUE(harness_wait(h, harness_worker(h, 0, 0), t));
+  CU_ASSERT_EQUAL(harness_delivered(h) - before, 2);
+  CU_ASSERT_EQUAL(harness_owner(h, k), 0);
+  CU_ASSERT_EQUAL(harness_recv_errors(h), 0);
+  harness_free(h);
+}
+
+/* Two requesters; the HANDOVER to the second reaches the first before its
+ * TRANSFER does. The key must end at the second, with the first's queued
+ * push applied on the way. */
+static void test_localize_chain_ends_at_last_requester(void) {
+  harness *h = make(4, 1, 64, 4, NULL, true, 4);
+  ps_key k = key_homed_at(h, 0, 0);
+  ps_ticket t;
+  float one[4] = {1, 1, 1, 1}, out[4];
+  /* Move k to node 3 first, so the home is not the owner. */
+  CU_ASSERT_EQUAL(ps_localize(harness_worker(h, 3, 0), &k, 1, &t, 0), PS_PENDING);
+  CU_ASSERT_TRUE(harness_wait(h, harness_worker(h, 3, 0), t));
+  ps_ticket t1, t2, tp;
+  CU_ASSERT_EQUAL(ps_localize(harness_worker(h, 1, 0), &k, 1, &t1, 0), PS_PENDING);
+  CU_ASSERT_TRUE(harness_deliver_from(h, 1, 0)); /* LOCALIZE from 1 at home */
+  CU_ASSERT_EQUAL(ps_localize(harness_worker(h, 2, 0), &k, 1, &t2, 0), PS_PENDING);
+  CU_ASSERT_TRUE(harness_deliver_from(h, 2, 0)); /* LOCALIZE from 2 at home */
+  /* Node 1, still waiting for k, pushes to it: the push queues. */
+  CU_ASSERT_EQUAL(ps_push(harness_worker(h, 1, 0), &k, 1, one, 4, &tp, 0), PS_PENDING);
+  CU_ASSERT_TRUE(harness_deliver_from(h, 0, 1)); /* HANDOVER(to 2) reaches 1 early */
+  CU_ASSERT_EQUAL(harness_owner(h, k), 2);
+  harness_drain(h);
+  CU_ASSERT_TRUE(ps_worker_done(harness_worker(h, 1, 0), t1));
+  CU_ASSERT_TRUE(ps_worker_done(harness_worker(h, 1, 0), tp));
+  CU_ASSERT_TRUE(ps_worker_done(harness_worker(h, 2, 0), t2));
+  CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 2), k, out), PS_OK);
+  CU_ASSERT_EQUAL(out[0], 1.0f);
+  for (uint32_t n = 0; n < 4; n++)
+    if (n != 2) CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, n), k, out), PS_ERR_NOT_OWNER);
+  CU_ASSERT_EQUAL(harness_recv_errors(h), 0);
+  harness_free(h);
+}
+
+/* After several moves, an access from a node that never held the key is
+ * forwarded by the home to wherever it is now. */
+static void test_forwarding_after_several_moves(void) {
+  harness *h = make(5, 1, 64, 4, NULL, true, 5);
+  ps_key k = key_homed_at(h, 0, 0);
+  float one[4] = {1, 1, 1, 1}, out[4];
+  ps_ticket t;
+  for (uint32_t n = 1; n <= 3; n++) {
+    CU_ASSERT_EQUAL(ps_push(harness_worker(h, n, 0), &k, 1, one, 4, &t, 0), PS_PENDING);
+    CU_ASSERT_EQUAL(ps_localize(harness_worker(h, n, 0), &k, 1, &t, 0), PS_PENDING);
+    CU_ASSERT_TRUE(harness_wait(h, harness_worker(h, n, 0), t));
+  }
+  CU_ASSERT_EQUAL(harness_owner(h, k), 3);
+  CU_ASSERT_EQUAL(ps_pull(harness_worker(h, 4, 0), &k, 1, out, 4, &t, 0), PS_PENDING);
+  CU_ASSERT_TRUE(harness_wait(h, harness_worker(h, 4, 0), t));
+  CU_ASSERT_EQUAL(out[1], 3.0f);
+  ps_node_stats s;
+  ps_node_get_stats(harness_node(h, 0), &s);
+  CU_ASSERT(s.forwards >= 1);
+  harness_free(h);
+}
+
+/* ------------------------------------------------- randomized guarantees */
+
+typedef struct {
+  uint32_t nodes, workers, keys;
+  const ps_policy_ops *policy;
+  bool fast;
+  uint64_t seed;
+  uint32_t ops;
+} scenario;
+
+/* Many workers push +1 to random keys (with pulls, localizes and intents mixed
+ * in, messages delivered in random order meanwhile). Value length is the
+ * number of workers; worker g pushes only to component g, so a pull checks
+ * read-your-writes exactly: component g equals the pushes g issued before.
+ * At the end every key's value equals its pushes, held by exactly one node. */
+static void run_scenario(const scenario *sc) {
+  uint32_t total_workers = sc->nodes * sc->workers, len = total_workers;
+  harness *h = make(sc->nodes, sc->workers, sc->keys, len, sc->policy, sc->fast, sc->seed);
+  uint64_t *pushed = calloc((size_t)sc->keys * total_workers, sizeof *pushed);
+  float *vals = calloc(len * 4, sizeof *vals), *outs = calloc((size_t)total_workers * len * 4, sizeof *outs);
+  /* One outstanding pull per worker, with what it must see. */
+  ps_ticket *pull_t = calloc(total_workers, sizeof *pull_t);
+  ps_key *pull_k = calloc((size_t)total_workers * 4, sizeof *pull_k);
+  uint64_t *expect = calloc((size_t)total_workers * 4, sizeof *expect);
+  size_t *pull_n = calloc(total_workers, sizeof *pull_n);
+  uint64_t ryw_checks = 0;
+  for (uint32_t step = 0; step < sc->ops; step++) {
+    uint32_t g = (uint32_t)(harness_rand(h) % total_workers);
+    ps_worker *w = harness_worker(h, g / sc->workers, g % sc->workers);
+    /* Check a finished pull. */
+    if (pull_n[g] && ps_worker_done(w, pull_t[g])) {
+      for (size_t i = 0; i < pull_n[g]; i++)
+        CU_ASSERT_EQUAL(outs[((size_t)g * 4 + i) * len + g], (float)expect[g * 4 + i]);
+      ryw_checks += pull_n[g];
+      pull_n[g] = 0;
+    }
+    size_t n = 1 + harness_rand(h) % 4;
+    ps_key keys[4];
+    for (size_t i = 0; i < n; i++) keys[i] = 100 + harness_rand(h) % sc->keys;
+    uint64_t r = harness_rand(h) % 10;
+    ps_ticket t;
+    if (r < 5) {
+      memset(vals, 0, len * 4 * sizeof *vals);
+      for (size_t i = 0; i < n; i++) {
+        vals[i * len + g] = 1;
+        pushed[(keys[i] - 100) * total_workers + g]++;
+      }
+      int rc = ps_push(w, keys, n, vals, n * len, &t, 0);
+      CU_ASSERT(rc == PS_OK || rc == PS_PENDING);
+    } else if (r < 8 && !pull_n[g]) {
+      for (size_t i = 0; i < n; i++) {
+        pull_k[g * 4 + i] = keys[i];
+        expect[g * 4 + i] = pushed[(keys[i] - 100) * total_workers + g];
+      }
+      int rc = ps_pull(w, keys, n, outs + (size_t)g * 4 * len, n * len, &t, 0);
+      CU_ASSERT(rc == PS_OK || rc == PS_PENDING);
+      pull_t[g] = t;
+      pull_n[g] = n;
+      if (rc == PS_OK) {
+        for (size_t i = 0; i < n; i++)
+          CU_ASSERT_EQUAL(outs[((size_t)g * 4 + i) * len + g], (float)expect[g * 4 + i]);
+        ryw_checks += n;
+        pull_n[g] = 0;
+      }
+    } else if (r < 9) {
+      CU_ASSERT_EQUAL(ps_intent(w, keys, n, 0, 1, 0), PS_OK);
+    } else if (sc->policy == &ps_policy_relocate) {
+      int rc = ps_localize(w, keys, n, NULL, 0);
+      CU_ASSERT_EQUAL(rc, PS_OK);
+    }
+    for (uint64_t d = harness_rand(h) % 4; d > 0; d--) harness_deliver_one(h);
+  }
+  harness_drain(h);
+  for (uint32_t g = 0; g < total_workers; g++) {
+    ps_worker *w = harness_worker(h, g / sc->workers, g % sc->workers);
+    CU_ASSERT_EQUAL(ps_worker_pending(w), 0);
+    if (pull_n[g])
+      for (size_t i = 0; i < pull_n[g]; i++)
+        CU_ASSERT_EQUAL(outs[((size_t)g * 4 + i) * len + g], (float)expect[g * 4 + i]);
+  }
+  CU_ASSERT(ryw_checks > sc->ops / 50);
+  /* Conservation, and exactly one owner per key. */
+  float *v = calloc(len, sizeof *v);
+  for (uint32_t i = 0; i < sc->keys; i++) {
+    ps_key k = 100 + i;
+    uint32_t owner = harness_owner(h, k);
+    int owners = 0;
+    for (uint32_t nd = 0; nd < sc->nodes; nd++)
+      owners += ps_node_read_owned(harness_node(h, nd), k, v) == PS_OK;
+    CU_ASSERT_EQUAL(owners, 1);
+    CU_ASSERT_EQUAL_FATAL(ps_node_read_owned(harness_node(h, owner), k, v), PS_OK);
+    for (uint32_t g = 0; g < total_workers; g++)
+      CU_ASSERT_EQUAL(v[g], (float)pushed[(size_t)i * total_workers + g]);
+  }
+  CU_ASSERT_EQUAL(harness_recv_errors(h), 0);
+  if (sc->policy == &ps_policy_relocate) {
+    uint64_t moved = 0;
+    for (uint32_t nd = 0; nd < sc->nodes; nd++) {
+      ps_node_stats s;
+      ps_node_get_stats(harness_node(h, nd), &s);
+      moved += s.relocations;
+    }
+    CU_ASSERT(moved > 0);
+  }
+  free(v);
+  free(pushed);
+  free(vals);
+  free(outs);
+  free(pull_t);
+  free(pull_k);
+  free(expect);
+  free(pull_n);
+  harness_free(h);
+}
+
+static void test_conservation_and_ryw_static(void) {
+  for (uint64_t seed = 1; seed <= 20; seed++) {
+    scenario sc = {.nodes = 2 + (uint32_t)(seed % 7), .workers = 1 + (uint32_t)(seed % 3),
+                   .keys = 16, .policy = &ps_policy_static, .fast = seed % 2,
+                   .seed = seed, .ops = 1500};
+    run_scenario(&sc);
+  }
+}
+
+static void test_conservation_and_ryw_relocate(void) {
+  for (uint64_t seed = 1; seed <= 40; seed++) {
+    scenario sc = {.nodes = 2 + (uint32_t)(seed % 7), .workers = 1 + (uint32_t)(seed % 3),
+                   .keys = 4 + (uint32_t)(seed % 13), .policy = &ps_policy_relocate,
+                   .fast = true, .seed = seed, .ops = 2000};
+    run_scenario(&sc);
+  }
+}
+
+/* --------------------------------------------------------- bad bytes */
+
+/* Random bytes and corrupted valid messages into live nodes: errors are
+ * returned, nothing crashes, and state stays consistent enough that a normal
+ * run afterwards still conserves. */
+static void test_bad_bytes_into_nodes(void) {
+  harness *h = make(3, 1, 32, 4, &ps_policy_relocate, true, 9);
+  ps_node *n = harness_node(h, 1);
+  for (int i = 0; i < 3000; i++) {
+    uint8_t buf[128];
+    size_t len = harness_rand(h) % sizeof buf;
+    for (size_t j = 0; j < len; j++) buf[j] = (uint8_t)harness_rand(h);
+    if (len >= PS_WIRE_HEADER_LEN && i % 2) {
+      ps_msg m = {.type = (uint8_t)(1 + harness_rand(h) % (PS_MSG_TYPE_END - 1)),
+                  .src = (uint32_t)(harness_rand(h) % 4), .origin = (uint32_t)(harness_rand(h) % 4)};
+      m.key_count = 1;
+      uint64_t key = 90 + harness_rand(h) % 50;
+      uint32_t pos = (uint32_t)(harness_rand(h) % 8);
+      float vals[4] = {1, 2, 3, 4};
+      bool values = m.type == PS_MSG_PULL_REPLY || m.type == PS_MSG_PUSH ||
+                    m.type == PS_MSG_SET || m.type == PS_MSG_TRANSFER;
+      m.value_floats = values ? 4 : 0;
+      m.keys = (const uint8_t *)&key;
+      m.pos = (const uint8_t *)&pos;
+      m.values = (const uint8_t *)vals;
+      long l = ps_msg_encode(&m, buf, sizeof buf);
+      CU_ASSERT_FATAL(l > 0);
+      len = (size_t)l;
+    }
+    int rc = ps_node_recv(n, (uint32_t)(harness_rand(h) % 4), buf, len, 0);
+    CU_ASSERT(rc <= PS_OK);
+  }
+  ps_node_stats s;
+  ps_node_get_stats(n, &s);
+  CU_ASSERT(s.bad_messages > 0);
+  harness_free(h);
+}
+
+PSLAB_SUITE("core", {"local access sends nothing", test_local_access_sends_nothing},
+            {"without fast local access, local keys use messages",
+             test_without_fast_local_access_local_keys_use_messages},
+            {"remote pull and push", test_remote_pull_and_push},
+            {"bad arguments are rejected", test_bad_arguments_rejected},
+            {"localize takes at most 3 messages",
+             test_localize_moves_ownership_in_two_or_three_messages},
+            {"a localize chain ends at the last requester",
+             test_localize_chain_ends_at_last_requester},
+            {"forwarding after several moves", test_forwarding_after_several_moves},
+            {"conservation and read-your-writes, static", test_conservation_and_ryw_static},
+            {"conservation and read-your-writes, relocate",
+             test_conservation_and_ryw_relocate},
+            {"bad bytes into live nodes", test_bad_bytes_into_nodes})

@@ -1,0 +1,30 @@
+/*
+ * Shared bits of the CUnit programs: each tests/test_<module>.c defines its
+ * suite with PSLAB_SUITE and gets a main() that runs it and exits non-zero on
+ * any failure.
+ */
+#ifndef PSLAB_TESTS_UNIT_H
+#define PSLAB_TESTS_UNIT_H
+
+#include <CUnit/CUnit.h>
+#include <stddef.h>
+
+typedef struct {
+  const char *name;
+  void (*fn)(void);
+} unit_test;
+
+/* Runs the tests as one CUnit suite; returns the process exit status. */
+int unit_run_suite(const char *suite, const unit_test *tests, size_t n);
+
+#define PSLAB_SUITE(suite_name, ...)                                       \
+  int main(void) {                                                         \
+    static const unit_test tests_[] = {__VA_ARGS__};                       \
+    return unit_run_suite(suite_name, tests_,                              \
+                          sizeof tests_ / sizeof tests_[0]);               \
+  }
+
+/* Directory of the source tree (PSLAB_SOURCE_DIR, set by CTest), or ".". */
+const char *unit_source_dir(void);
+
+#endif
