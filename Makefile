@@ -1,0 +1,38 @@
+# pslab: a thin wrapper over CMake.
+#   make demo   a small simulated comparison of policies: a table and a plot
+#   make test   install what is missing, configure, build, run every test
+# Variables: BUILD (build dir, default build), SANITIZE=1 (ASan+UBSan build
+# in build-asan), JOBS (parallel build jobs).
+
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+ifeq ($(SANITIZE),1)
+BUILD := build-asan
+CMAKE_FLAGS += -DPSLAB_SANITIZE=ON
+endif
+
+.PHONY: all deps configure build test demo bench clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DPSLAB_WERROR=ON $(CMAKE_FLAGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+demo: build
+	@$(BUILD)/pslab run experiments/specs/quickstart.json
+
+bench: build
+	@for b in $(BUILD)/bench/*; do echo "== $$b"; $$b || exit 1; done
+
+clean:
+	@rm -rf build build-asan
