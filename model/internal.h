@@ -198,6 +198,10 @@ key_entry *node_lock_entry(ps_node *n, ps_key k, store_stripe **st);
  * Results go to the ticket (local) or into a reply (remote). */
 void serve_op(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
               const float *vals);
+/* Applies a read (into out; out NULL: only makes sure a value exists) or a
+ * write (from in) of type PULL, PUSH or SET to an owned entry's value of len
+ * floats. PS_OK or PS_ERR_NOMEM. */
+int value_apply(key_entry *e, uint32_t len, uint8_t type, const float *in, float *out);
 /* Delivers the result of one applied operation to whoever issued it. */
 void deliver_result(call_ctx *c, const pending_op *op, ps_key k,
                     const float *value, uint32_t len);

@@ -185,33 +185,35 @@ void deliver_result(call_ctx *c, const pending_op *op, ps_key k, const float *va
           is_pull ? value : NULL, is_pull ? len : 0);
 }
 
+int value_apply(key_entry *e, uint32_t len, uint8_t type, const float *in, float *out) {
+  if (!e->value) {
+    if (type == PS_MSG_PULL && out) { /* never written: zeros, no allocation */
+      memset(out, 0, len * sizeof *out);
+      return PS_OK;
+    }
+    e->value = calloc(len, sizeof *e->value);
+    if (!e->value) return PS_ERR_NOMEM;
+  }
+  if (type == PS_MSG_PULL) {
+    if (out) memcpy(out, e->value, len * sizeof *out);
+  } else if (type == PS_MSG_PUSH) {
+    for (uint32_t i = 0; i < len; i++) e->value[i] += in[i];
+  } else {
+    memcpy(e->value, in, len * sizeof *in);
+  }
+  return PS_OK;
+}
+
 /* Applies op to an owned key's value and answers it. */
 static void apply_op(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
                      const float *vals) {
   uint32_t len = ps_layout_value_len(&c->node->layout, k);
-  if (op->type == PS_MSG_PULL) {
-    if (!e->value) {
-      e->value = calloc(len, sizeof *e->value);
-      if (!e->value) {
-        c->error = PS_ERR_NOMEM;
-        return;
-      }
-    }
-    deliver_result(c, op, k, e->value, len);
+  int rc = value_apply(e, len, op->type, vals, NULL);
+  if (rc != PS_OK) {
+    c->error = rc;
     return;
   }
-  if (!e->value) {
-    e->value = calloc(len, sizeof *e->value);
-    if (!e->value) {
-      c->error = PS_ERR_NOMEM;
-      return;
-    }
-  }
-  if (op->type == PS_MSG_PUSH)
-    for (uint32_t i = 0; i < len; i++) e->value[i] += vals[i];
-  else
-    memcpy(e->value, vals, len * sizeof *vals);
-  deliver_result(c, op, k, NULL, 0);
+  deliver_result(c, op, k, op->type == PS_MSG_PULL ? e->value : NULL, len);
 }
 
 void queue_op(call_ctx *c, key_entry *e, const pending_op *op, const float *vals) {
