@@ -267,6 +267,7 @@ uint32_t ps_worker_index(const ps_worker *w);
 /* All operations: keys[n] (n <= PS_MAX_OP_KEYS, valid keys, duplicates
  * allowed), `now` for timers. Return PS_OK when complete on return,
  * PS_PENDING with *ticket set when parts travel, or a negative ps_status.
+ * keys (and vals) are read during the call only; the core never keeps them. 
  * Operations of one worker on one key take effect in issue order, and a
  * worker reads its own writes, also while the key moves. */
 
