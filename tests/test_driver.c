@@ -1,0 +1,404 @@
+/*
+ * The worker loop (wl_drive) against real ps_nodes, with no network: a
+ * 1-node cluster where every key is local (a send fails the test), and a
+ * 2-node cluster whose messages wait in a FIFO that the driver's wait
+ * callback delivers with ps_node_recv until the ticket completes. A policy
+ * table of the test's own logs every intent. The same stream replayed on the
+ * side says what the driver must have done: the steps, the keys of each
+ * intent and how often each key was pushed, hence every value afterwards.
+ */
+#include "tests/unit.h"
+#include "workloads/internal.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_NODES 2
+#define MAX_INTENTS 4096
+
+/* ------------------------------------------------------- intent logging */
+
+typedef struct {
+  uint64_t calls;
+  int64_t clock_start[MAX_INTENTS];
+  int64_t ahead[MAX_INTENTS];    /* clock_start - the worker's clock */
+  uint64_t key_sum[MAX_INTENTS]; /* sum of keys, to compare with the steps */
+  size_t n_keys[MAX_INTENTS];
+  bool bad_window;
+} intent_log;
+
+static intent_log logs[MAX_NODES];
+
+static int log_init(ps_node *node, const cJSON *json, void **state) {
+  (void)json;
+  intent_log *log = &logs[ps_node_id(node)];
+  memset(log, 0, sizeof *log);
+  *state = log;
+  return PS_OK;
+}
+
+static void log_intent(void *state, ps_worker *w, const ps_key *keys, size_t n,
+                       int64_t clock_start, int64_t clock_end, double now) {
+  (void)now;
+  intent_log *log = state;
+  if (clock_end != clock_start + 1) log->bad_window = true;
+  if (log->calls < MAX_INTENTS) {
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) sum += keys[i];
+    log->clock_start[log->calls] = clock_start;
+    log->ahead[log->calls] = clock_start - ps_worker_clock(w);
+    log->key_sum[log->calls] = sum;
+    log->n_keys[log->calls] = n;
+  }
+  log->calls++;
+}
+
+static const ps_policy_ops intent_logger = {
+    .name = "intent-logger", .init = log_init, .on_intent = log_intent};
+
+/* --------------------------------------------------------- the cluster */
+
+typedef struct message {
+  struct message *next;
+  uint32_t src, dst;
+  uint8_t *buf;
+  size_t len;
+} message;
+
+typedef struct cluster cluster;
+typedef struct {
+  cluster *c;
+  uint32_t id;
+} endpoint;
+
+struct cluster {
+  uint32_t num_nodes;
+  ps_node *nodes[MAX_NODES];
+  endpoint ends[MAX_NODES];
+  message *head, *tail;
+  double clock;    /* seconds: compute and each delivery advance it */
+  ps_worker *running; /* the worker whose driver runs */
+  uint64_t waits;  /* calls of env->wait */
+  uint64_t delivered;
+  uint64_t computes;
+};
+
+static void send_forbidden(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
+  (void)ctx, (void)dst, (void)len;
+  CU_FAIL("a 1-node cluster sent a message");
+  free(buf);
+}
+
+static void send_queued(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
+  endpoint *e = ctx;
+  message *m = calloc(1, sizeof *m);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  *m = (message){NULL, e->id, dst, buf, len};
+  if (e->c->tail)
+    e->c->tail->next = m;
+  else
+    e->c->head = m;
+  e->c->tail = m;
+}
+
+static void wake_ignored(void *ctx, uint32_t worker, ps_ticket t) {
+  (void)ctx, (void)worker, (void)t;
+}
+
+static bool deliver_one(cluster *c) {
+  message *m = c->head;
+  if (!m) return false;
+  c->head = m->next;
+  if (!c->head) c->tail = NULL;
+  CU_ASSERT_EQUAL(ps_node_recv(c->nodes[m->dst], m->src, m->buf, m->len,
+                               c->clock), PS_OK);
+  c->delivered++;
+  c->clock += 1e-6;
+  free(m->buf);
+  free(m);
+  return true;
+}
+
+static void cluster_init(cluster *c, uint32_t nodes, const ps_layout *tables,
+                         ps_partition partition) {
+  memset(c, 0, sizeof *c);
+  c->num_nodes = nodes;
+  for (uint32_t i = 0; i < nodes; i++) {
+    ps_node_config cfg;
+    ps_node_config_default(&cfg);
+    cfg.id = i;
+    cfg.layout = *tables;
+    cfg.layout.num_nodes = nodes;
+    cfg.layout.partition = partition;
+    c->ends[i] = (endpoint){c, i};
+    cfg.env = (ps_env){&c->ends[i], nodes == 1 ? send_forbidden : send_queued,
+                       wake_ignored};
+    cfg.policy = &intent_logger;
+    c->nodes[i] = ps_node_new(&cfg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c->nodes[i]);
+  }
+}
+
+static void cluster_free(cluster *c) {
+  while (deliver_one(c)) {
+  }
+  for (uint32_t i = 0; i < c->num_nodes; i++) ps_node_free(c->nodes[i]);
+}
+
+/* ---------------------------------------------------------- driver env */
+
+static void env_wait(void *ctx, ps_worker *w, ps_ticket t) {
+  cluster *c = ctx;
+  c->waits++;
+  while (!ps_worker_done(w, t))
+    if (!deliver_one(c)) {
+      CU_FAIL("waiting for a ticket with no message in flight");
+      return;
+    }
+}
+
+static void env_compute(void *ctx, double flops) {
+  cluster *c = ctx;
+  c->computes++;
+  /* The step's pull is complete; only the last push may be in flight. */
+  CU_ASSERT(ps_worker_pending(c->running) <= 1);
+  c->clock += flops / 1e9; /* a 1 Gflop/s worker */
+}
+
+static double env_now(void *ctx) { return ((cluster *)ctx)->clock; }
+
+/* ------------------------------------------------------------- helpers */
+
+static wl_workload *make(const char *json, uint32_t nodes) {
+  cJSON *j = cJSON_Parse(json);
+  char err[256] = "";
+  wl_workload *wl = wl_create(j, nodes, err, sizeof err);
+  cJSON_Delete(j);
+  if (!wl) fprintf(stderr, "workload: %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(wl);
+  return wl;
+}
+
+/* What a stream's steps add up to, replayed on the side. */
+typedef struct {
+  uint64_t steps, accesses, pushes;
+  uint64_t *pushed;     /* per key: pushes */
+  uint64_t key_sum[MAX_INTENTS];
+  size_t n_keys[MAX_INTENTS];
+} replay;
+
+static void replay_stream(const wl_workload *wl, uint32_t node, uint32_t rank,
+                          uint64_t seed, replay *r) {
+  wl_stream *s = wl_stream_new(wl, node, rank, seed);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  wl_step st;
+  while (wl_next_step(s, &st)) {
+    uint64_t sum = 0; /* zipf writes are a prefix or extension of reads */
+    size_t n = st.n_reads > st.n_writes ? st.n_reads : st.n_writes;
+    for (size_t i = 0; i < n; i++) sum += st.reads[i];
+    if (r->steps < MAX_INTENTS) {
+      r->key_sum[r->steps] = sum;
+      r->n_keys[r->steps] = n;
+    }
+    for (size_t i = 0; i < st.n_writes; i++) r->pushed[st.writes[i]]++;
+    r->steps++;
+    r->accesses += st.n_reads + st.n_writes;
+    r->pushes += st.n_writes;
+  }
+  wl_stream_free(s);
+}
+
+/* Every key's value is its push count in every float, wherever it lives. */
+static void check_values(cluster *c, uint64_t keys, uint32_t value_len,
+                         const uint64_t *pushed) {
+  float v[64];
+  CU_ASSERT_FATAL(value_len <= 64);
+  for (ps_key k = 0; k < keys; k++) {
+    int owners = 0;
+    for (uint32_t n = 0; n < c->num_nodes; n++) {
+      if (ps_node_read_owned(c->nodes[n], k, v) != PS_OK) continue;
+      owners++;
+      for (uint32_t i = 0; i < value_len; i++)
+        CU_ASSERT_EQUAL(v[i], (float)pushed[k]);
+    }
+    CU_ASSERT_EQUAL(owners, 1);
+  }
+}
+
+/* The intents: one per step, in step order, `lookahead` clocks ahead once
+ * the loop runs, with exactly the step's keys. */
+static void check_intents(const intent_log *log, const replay *r,
+                          uint32_t lookahead) {
+  CU_ASSERT_FALSE(log->bad_window);
+  CU_ASSERT_EQUAL_FATAL(log->calls, lookahead ? r->steps : 0);
+  for (uint64_t j = 0; j < log->calls && j < MAX_INTENTS; j++) {
+    CU_ASSERT_EQUAL(log->clock_start[j], (int64_t)j);
+    int64_t want = j < lookahead ? (int64_t)j : (int64_t)lookahead;
+    CU_ASSERT_EQUAL(log->ahead[j], want);
+    CU_ASSERT_EQUAL(log->n_keys[j], r->n_keys[j]);
+    CU_ASSERT_EQUAL(log->key_sum[j], r->key_sum[j]);
+  }
+}
+
+/* --------------------------------------------------------------- tests */
+
+#define ONE_NODE_SPEC                                                      \
+  "{\"type\":\"zipf\",\"keys\":500,\"skew\":1.1,\"value_length\":8,"       \
+  "\"reads_per_step\":10,\"writes_per_step\":6,\"steps_per_worker\":200,"  \
+  "\"epochs\":4,\"flops_per_step\":1e6}"
+
+static void run_one_node(uint32_t lookahead) {
+  wl_workload *wl = make(ONE_NODE_SPEC, 1);
+  ps_layout tables;
+  memset(&tables, 0, sizeof tables);
+  wl_tables(wl, &tables);
+  cluster c;
+  cluster_init(&c, 1, &tables, PS_PARTITION_HASH);
+  wl_stream *s = wl_stream_new(wl, 0, 0, 99);
+  wl_driver_env env = {&c, env_wait, env_compute, env_now};
+  wl_driver_stats stats;
+  c.running = ps_node_worker(c.nodes[0], 0);
+  CU_ASSERT_EQUAL(wl_drive(c.running, s, &env, lookahead, &stats), PS_OK);
+
+  replay r = {.pushed = calloc(500, sizeof(uint64_t))};
+  replay_stream(wl, 0, 0, 99, &r);
+  CU_ASSERT_EQUAL(stats.steps, 200);
+  CU_ASSERT_EQUAL(stats.accesses, r.accesses);
+  CU_ASSERT_EQUAL(stats.pushes, r.pushes);
+  CU_ASSERT_EQUAL(c.computes, 200);
+  CU_ASSERT_EQUAL(c.waits, 0); /* all local: nothing pending */
+  CU_ASSERT_EQUAL(ps_worker_clock(ps_node_worker(c.nodes[0], 0)), 200);
+  /* Epochs end every 50 steps of 1 ms each. */
+  CU_ASSERT_EQUAL_FATAL(stats.epochs, 4);
+  for (size_t e = 0; e < 4; e++)
+    CU_ASSERT_DOUBLE_EQUAL(stats.epoch_end_s[e], 0.05 * (double)(e + 1), 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(stats.start_s, 0.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(stats.end_s, 0.2, 1e-9);
+  check_values(&c, 500, 8, r.pushed);
+  check_intents(&logs[0], &r, lookahead);
+
+  free(r.pushed);
+  free(stats.epoch_end_s);
+  wl_stream_free(s);
+  cluster_free(&c);
+  wl_free(wl);
+}
+
+static void test_one_node_lookahead(void) { run_one_node(5); }
+static void test_one_node_no_lookahead(void) { run_one_node(0); }
+static void test_one_node_lookahead_beyond_steps(void) { run_one_node(300); }
+
+static void run_two_nodes(ps_partition partition) {
+  wl_workload *wl = make("{\"type\":\"zipf\",\"keys\":300,\"skew\":0.8,"
+                         "\"value_length\":4,\"reads_per_step\":6,"
+                         "\"writes_per_step\":9,\"steps_per_worker\":150,"
+                         "\"epochs\":3,\"flops_per_step\":2e6,"
+                         "\"locality\":0.5}", 2);
+  ps_layout tables;
+  memset(&tables, 0, sizeof tables);
+  wl_tables(wl, &tables);
+  cluster c;
+  cluster_init(&c, 2, &tables, partition);
+  wl_driver_env env = {&c, env_wait, env_compute, env_now};
+  replay r = {.pushed = calloc(300, sizeof(uint64_t))};
+  uint64_t pushes = 0;
+  for (uint32_t n = 0; n < 2; n++) { /* one worker after the other */
+    wl_stream *s = wl_stream_new(wl, n, n, 5);
+    wl_driver_stats stats;
+    uint64_t waits = c.waits;
+    c.running = ps_node_worker(c.nodes[n], 0);
+    CU_ASSERT_EQUAL(wl_drive(c.running, s, &env, 3, &stats), PS_OK);
+    CU_ASSERT_EQUAL(stats.steps, 150);
+    CU_ASSERT_EQUAL_FATAL(stats.epochs, 3);
+    /* An epoch ends once its pushes are applied: the last one at the end. */
+    CU_ASSERT_EQUAL(stats.epoch_end_s[2], stats.end_s);
+    CU_ASSERT(stats.epoch_end_s[0] < stats.epoch_end_s[1]);
+    CU_ASSERT(c.waits - waits > 100); /* remote keys made tickets pend */
+    CU_ASSERT_EQUAL(ps_worker_pending(ps_node_worker(c.nodes[n], 0)), 0);
+    pushes += stats.pushes;
+    replay one = {.pushed = r.pushed};
+    replay_stream(wl, n, n, 5, &one);
+    CU_ASSERT_EQUAL(stats.pushes, one.pushes);
+    check_intents(&logs[n], &one, 3);
+    free(stats.epoch_end_s);
+    wl_stream_free(s);
+  }
+  CU_ASSERT_PTR_NULL(c.head); /* the last push was waited for */
+  uint64_t total = 0;
+  for (ps_key k = 0; k < 300; k++) total += r.pushed[k];
+  CU_ASSERT_EQUAL(total, pushes);
+  check_values(&c, 300, 4, r.pushed);
+  free(r.pushed);
+  cluster_free(&c);
+  wl_free(wl);
+}
+
+static void test_lookahead_limit(void) {
+  wl_workload *wl = make("{\"type\":\"zipf\",\"keys\":50,\"value_length\":2,"
+                         "\"steps_per_worker\":20}", 1);
+  ps_layout tables;
+  memset(&tables, 0, sizeof tables);
+  wl_tables(wl, &tables);
+  cluster c;
+  cluster_init(&c, 1, &tables, PS_PARTITION_HASH);
+  wl_driver_env env = {&c, env_wait, env_compute, env_now};
+  wl_driver_stats stats;
+  wl_stream *s = wl_stream_new(wl, 0, 0, 1);
+  c.running = ps_node_worker(c.nodes[0], 0);
+  CU_ASSERT_EQUAL(wl_drive(c.running, s, &env, WL_STEP_KEEP - 1, &stats),
+                  PS_ERR_INVAL);
+  CU_ASSERT_EQUAL(stats.steps, 0);
+  CU_ASSERT_PTR_NULL(stats.epoch_end_s);
+  CU_ASSERT_EQUAL(wl_drive(c.running, s, &env, WL_STEP_KEEP - 2, &stats),
+                  PS_OK);
+  CU_ASSERT_EQUAL(stats.steps, 20);
+  free(stats.epoch_end_s);
+  wl_stream_free(s);
+  cluster_free(&c);
+  wl_free(wl);
+}
+
+static void test_core_error_is_returned(void) {
+  /* The nodes know 10 keys; the workload uses 1000: with lookahead the
+   * core's ps_intent refuses, without it the driver's own check does. */
+  wl_workload *wl = make("{\"type\":\"zipf\",\"keys\":1000,\"skew\":0,"
+                         "\"value_length\":2,\"steps_per_worker\":20}", 1);
+  ps_layout tables;
+  memset(&tables, 0, sizeof tables);
+  wl_tables(wl, &tables);
+  tables.tables[0].count = 10;
+  for (uint32_t lookahead = 0; lookahead <= 2; lookahead += 2) {
+    cluster c;
+    cluster_init(&c, 1, &tables, PS_PARTITION_HASH);
+    wl_driver_env env = {&c, env_wait, env_compute, env_now};
+    wl_driver_stats stats;
+    wl_stream *s = wl_stream_new(wl, 0, 0, 1);
+    c.running = ps_node_worker(c.nodes[0], 0);
+    CU_ASSERT_EQUAL(wl_drive(c.running, s, &env, lookahead, &stats),
+                    PS_ERR_KEY_RANGE);
+    CU_ASSERT(stats.steps < 20);
+    free(stats.epoch_end_s);
+    wl_stream_free(s);
+    cluster_free(&c);
+  }
+  wl_free(wl);
+}
+
+/* Hash partitioning: almost every step has remote keys. */
+static void test_two_nodes_hash(void) { run_two_nodes(PS_PARTITION_HASH); }
+
+/* Range partitioning: a step in the node's block is all local, so a push
+ * may still be in flight when the next one is due. */
+static void test_two_nodes_range(void) { run_two_nodes(PS_PARTITION_RANGE); }
+
+PSLAB_SUITE("driver",
+            {"one node, lookahead 5", test_one_node_lookahead},
+            {"one node, no lookahead", test_one_node_no_lookahead},
+            {"one node, lookahead beyond the steps",
+             test_one_node_lookahead_beyond_steps},
+            {"two nodes, hash partitioning", test_two_nodes_hash},
+            {"two nodes, range partitioning", test_two_nodes_range},
+            {"lookahead limit", test_lookahead_limit},
+            {"core error is returned", test_core_error_is_returned})

@@ -1,0 +1,137 @@
+/*
+ * JSON validation for workload objects: every bad field gets one message of
+ * the form "<field>: expected <what>, found <what>", relative to the workload
+ * object (the experiments layer prefixes "workload."). Generators read their
+ * fields through these helpers so all of them speak the same way; unknown
+ * and repeated fields are errors, since a typo must not silently become a
+ * default.
+ */
+#include "workloads/internal.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---------------------------------------------------------- messages */
+
+void wlj_describe(const cJSON *v, char *buf, size_t len) {
+  if (!v)
+    snprintf(buf, len, "nothing");
+  else if (cJSON_IsNumber(v))
+    snprintf(buf, len, "%.15g", v->valuedouble);
+  else if (cJSON_IsString(v))
+    snprintf(buf, len, "\"%.40s%s\"", v->valuestring,
+             strlen(v->valuestring) > 40 ? "..." : "");
+  else if (cJSON_IsBool(v))
+    snprintf(buf, len, "%s", cJSON_IsTrue(v) ? "true" : "false");
+  else if (cJSON_IsNull(v))
+    snprintf(buf, len, "null");
+  else if (cJSON_IsArray(v))
+    snprintf(buf, len, "an array");
+  else if (cJSON_IsObject(v))
+    snprintf(buf, len, "an object");
+  else
+    snprintf(buf, len, "an invalid value");
+}
+
+void wlj_error(char *err, size_t errlen, const char *field,
+               const char *expected, const cJSON *found) {
+  char what[64];
+  wlj_describe(found, what, sizeof what);
+  if (err && errlen)
+    snprintf(err, errlen, "%s: expected %s, found %s", field, expected, what);
+}
+
+/* ------------------------------------------------------------- fields */
+
+static bool is_known(const char *name, const char *const *known) {
+  for (size_t i = 0; known[i]; i++)
+    if (strcmp(name, known[i]) == 0) return true;
+  return false;
+}
+
+static void list_fields(const char *const *known, char *buf, size_t len) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; known[i] && used < len; i++) {
+    int n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", known[i]);
+    if (n < 0) break;
+    used += (size_t)n; /* past len on truncation: the loop stops */
+  }
+}
+
+bool wlj_check_fields(const cJSON *json, const char *const *known, char *err,
+                      size_t errlen) {
+  if (!cJSON_IsObject(json)) {
+    char what[64];
+    wlj_describe(json, what, sizeof what);
+    snprintf(err, errlen, "expected an object, found %s", what);
+    return false;
+  }
+  for (const cJSON *f = json->child; f; f = f->next) {
+    if (!is_known(f->string, known)) {
+      char fields[512];
+      list_fields(known, fields, sizeof fields);
+      snprintf(err, errlen,
+               "%s: expected one of the fields %s, found an unknown field",
+               f->string, fields);
+      return false;
+    }
+    for (const cJSON *g = f->next; g; g = g->next)
+      if (strcmp(f->string, g->string) == 0) {
+        snprintf(err, errlen, "%s: expected one value, found the field twice",
+                 f->string);
+        return false;
+      }
+  }
+  return true;
+}
+
+/* ------------------------------------------------------------- values */
+
+bool wlj_uint(const cJSON *json, const char *field, uint64_t min,
+              uint64_t max, const uint64_t *def, uint64_t *out, char *err,
+              size_t errlen) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(json, field);
+  char expected[96];
+  if ((double)max >= WLJ_INT_MAX)
+    snprintf(expected, sizeof expected, "an integer >= %llu",
+             (unsigned long long)min);
+  else
+    snprintf(expected, sizeof expected, "an integer in [%llu, %llu]",
+             (unsigned long long)min, (unsigned long long)max);
+  if (!v && def) {
+    *out = *def;
+    return true;
+  }
+  double d = v && cJSON_IsNumber(v) ? v->valuedouble : NAN;
+  double hi = (double)max < WLJ_INT_MAX ? (double)max : WLJ_INT_MAX;
+  if (!isfinite(d) || d != floor(d) || d < (double)min || d > hi) {
+    wlj_error(err, errlen, field, expected, v);
+    return false;
+  }
+  *out = (uint64_t)d;
+  return true;
+}
+
+bool wlj_number(const cJSON *json, const char *field, double min, double max,
+                double def, double *out, char *err, size_t errlen) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(json, field);
+  if (!v) {
+    *out = def;
+    return true;
+  }
+  double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+  if (!isfinite(d) || d < min || d > max) {
+    char expected[96];
+    if (isinf(max))
+      snprintf(expected, sizeof expected, "a number >= %g", min);
+    else
+      snprintf(expected, sizeof expected, "a number in [%g, %g]", min, max);
+    wlj_error(err, errlen, field, expected, v);
+    return false;
+  }
+  *out = d;
+  return true;
+}

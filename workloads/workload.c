@@ -1,0 +1,143 @@
+/*
+ * The workload door: wl_create finds the type named by the JSON "type" and
+ * dispatches to its table; streams share one implementation of step storage.
+ *
+ * Step storage is a ring of `keep` slots, each big enough for the type's
+ * largest step. Slot i % keep holds step i, so a step's arrays stay valid
+ * until `keep` more steps are drawn. keep defaults to WL_STEP_KEEP; the driver
+ * asks for only what its lookahead needs (wl_stream_keep), which keeps the
+ * memory of a simulation with thousands of workers small. The ring is
+ * allocated once, before the first step; drawing a step allocates nothing.
+ */
+#include "workloads/internal.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* -------------------------------------------------------------- registry */
+
+static const wl_type *const wl_types[] = {&wl_type_zipf, NULL};
+
+static const wl_type *find_type(const char *name) {
+  for (size_t i = 0; wl_types[i]; i++)
+    if (strcmp(wl_types[i]->name, name) == 0) return wl_types[i];
+  return NULL;
+}
+
+static void type_error(const cJSON *type, char *err, size_t errlen) {
+  char expected[256] = "one of";
+  size_t used = strlen(expected);
+  for (size_t i = 0; wl_types[i] && used < sizeof expected; i++) {
+    int n = snprintf(expected + used, sizeof expected - used, "%s \"%s\"",
+                     i ? "," : "", wl_types[i]->name);
+    if (n < 0) break;
+    used += (size_t)n;
+  }
+  wlj_error(err, errlen, "type", expected, type);
+}
+
+/* ------------------------------------------------------------- workloads */
+
+wl_workload *wl_create(const cJSON *json, uint32_t num_nodes, char *err,
+                       size_t errlen) {
+  char scratch[1];
+  if (!err || !errlen) { /* callers may not care for the message */
+    err = scratch;
+    errlen = sizeof scratch;
+  }
+  if (!cJSON_IsObject(json)) {
+    char what[64];
+    wlj_describe(json, what, sizeof what);
+    snprintf(err, errlen, "expected an object, found %s", what);
+    return NULL;
+  }
+  if (num_nodes == 0) {
+    snprintf(err, errlen, "expected a cluster of at least one node, found 0");
+    return NULL;
+  }
+  const cJSON *type = cJSON_GetObjectItemCaseSensitive(json, "type");
+  const wl_type *t = cJSON_IsString(type) ? find_type(type->valuestring) : NULL;
+  if (!t) {
+    type_error(type, err, errlen);
+    return NULL;
+  }
+  wl_workload *wl = calloc(1, sizeof *wl);
+  if (!wl) {
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  wl->type = t;
+  wl->impl = t->create(json, num_nodes, &wl->info, err, errlen);
+  if (!wl->impl) {
+    free(wl);
+    return NULL;
+  }
+  return wl;
+}
+
+void wl_free(wl_workload *wl) {
+  if (!wl) return;
+  wl->type->free(wl->impl);
+  free(wl);
+}
+
+void wl_tables(const wl_workload *wl, ps_layout *layout) {
+  wl->type->tables(wl->impl, layout);
+}
+
+uint64_t wl_steps_per_worker(const wl_workload *wl) {
+  return wl->info.steps_per_worker;
+}
+
+uint64_t wl_steps_per_epoch(const wl_workload *wl) {
+  return wl->info.steps_per_epoch;
+}
+
+/* --------------------------------------------------------------- streams */
+
+wl_stream *wl_stream_new(const wl_workload *wl, uint32_t node,
+                         uint32_t worker_rank, uint64_t seed) {
+  wl_stream *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->type = wl->type;
+  s->wl = wl;
+  s->keep = WL_STEP_KEEP;
+  s->slot_keys = wl->info.max_step_keys ? wl->info.max_step_keys : 1;
+  s->impl = wl->type->stream_new(wl->impl, node, worker_rank, seed);
+  if (!s->impl) {
+    free(s);
+    return NULL;
+  }
+  return s;
+}
+
+void wl_stream_free(wl_stream *s) {
+  if (!s) return;
+  s->type->stream_free(s->impl);
+  free(s->ring);
+  free(s);
+}
+
+int wl_stream_keep(wl_stream *s, size_t steps) {
+  if (steps < 1 || steps > WL_STEP_KEEP) return PS_ERR_INVAL;
+  if (s->ring) /* steps were drawn: only a guarantee already given stands */
+    return steps <= s->keep ? PS_OK : PS_ERR_INVAL;
+  uint64_t total = s->wl->info.steps_per_worker;
+  size_t slots = total < steps ? (size_t)(total ? total : 1) : steps;
+  if (s->slot_keys > SIZE_MAX / sizeof(ps_key) / slots) return PS_ERR_NOMEM;
+  s->ring = malloc(slots * s->slot_keys * sizeof(ps_key));
+  if (!s->ring) return PS_ERR_NOMEM;
+  s->keep = steps;
+  s->slots = slots;
+  return PS_OK;
+}
+
+bool wl_next_step(wl_stream *s, wl_step *out) {
+  if (!s->ring && wl_stream_keep(s, s->keep) != PS_OK) return false;
+  ps_key *slot = s->ring + (size_t)(s->drawn % s->slots) * s->slot_keys;
+  if (!s->type->next_step(s->impl, slot, out)) return false;
+  s->drawn++;
+  return true;
+}

@@ -1,0 +1,95 @@
+/*
+ * workloads/: streams of steps for workers, and the one worker loop (driver).
+ *
+ * A workload is created once from its JSON object and is read-only afterwards
+ * (shared by all workers of a run, also across threads). Each worker draws its
+ * steps from its own stream, seeded by the caller. The driver runs one
+ * worker's steps against its ps_worker: it signals each step's keys as an
+ * intent `lookahead` steps ahead, pulls the reads, waits, charges compute,
+ * pushes the writes and advances the clock. A backend supplies only how to
+ * wait for a ticket, how to charge compute, and what time it is.
+ */
+#ifndef PSLAB_WORKLOADS_WORKLOAD_H
+#define PSLAB_WORKLOADS_WORKLOAD_H
+
+#include "model/ps.h"
+
+struct cJSON;
+
+typedef struct wl_workload wl_workload;
+typedef struct wl_stream wl_stream;
+
+/* One step of one worker. The arrays belong to the stream and stay valid
+ * until the stream draws WL_STEP_KEEP more steps (or `keep` more, see
+ * wl_stream_keep). */
+#define WL_STEP_KEEP 4096
+typedef struct {
+  const ps_key *reads;
+  size_t n_reads;
+  const ps_key *writes;
+  size_t n_writes;
+  double flops;   /* compute cost of the step */
+} wl_step;
+
+/* Creates a workload from its JSON object ("type": "zipf", ...) for a cluster
+ * of num_nodes nodes. NULL on error, with a message in err naming the field
+ * (relative to the workload object), what was expected and what was found. */
+wl_workload *wl_create(const struct cJSON *json, uint32_t num_nodes, char *err,
+                       size_t errlen);
+void wl_free(wl_workload *wl);
+/* The key space the workload uses: tables and their value lengths (fills
+ * num_tables and tables; the caller sets nodes and partition). */
+void wl_tables(const wl_workload *wl, ps_layout *layout);
+/* Steps each worker runs, and how many make an epoch. */
+uint64_t wl_steps_per_worker(const wl_workload *wl);
+uint64_t wl_steps_per_epoch(const wl_workload *wl);
+
+/* A stream for one worker on `node` (worker_rank is global over the cluster).
+ * Its generator is seeded from (seed, worker_rank), so the run's seed may be
+ * passed to every worker. NULL on no memory or node >= num_nodes. */
+wl_stream *wl_stream_new(const wl_workload *wl, uint32_t node,
+                         uint32_t worker_rank, uint64_t seed);
+void wl_stream_free(wl_stream *s);
+/* Keeps only the last `steps` steps' arrays valid (1 <= steps <= WL_STEP_KEEP)
+ * instead of WL_STEP_KEEP, so the stream holds `steps` steps' keys, not 4096
+ * (wl_drive asks for lookahead + 2). Allocates the step storage: call before
+ * the first wl_next_step. PS_OK, PS_ERR_INVAL (steps out of range, or steps
+ * were drawn under a smaller guarantee) or PS_ERR_NOMEM. */
+int wl_stream_keep(wl_stream *s, size_t steps);
+/* Draws the next step; false when the worker has no more steps (or when the
+ * step storage cannot be allocated: call wl_stream_keep first to tell). */
+bool wl_next_step(wl_stream *s, wl_step *out);
+
+/* ----------------------------------------------------------------- driver */
+
+typedef struct {
+  void *ctx;
+  /* Block until ticket t of worker w completes (ps_worker_done). */
+  void (*wait)(void *ctx, ps_worker *w, ps_ticket t);
+  /* Charge `flops` of computation to this worker. */
+  void (*compute)(void *ctx, double flops);
+  /* Current time in seconds (simulated or wall). */
+  double (*now)(void *ctx);
+} wl_driver_env;
+
+typedef struct {
+  uint64_t steps;
+  uint64_t accesses;       /* keys read plus keys written */
+  uint64_t pushes;         /* keys pushed (each adds 1.0 to every float) */
+  double start_s, end_s;
+  double *epoch_end_s;     /* malloc'd, one per finished epoch; caller frees */
+  size_t epochs;
+} wl_driver_stats;
+
+/* Runs all of the stream's steps on w. Every push adds 1.0 to each float of
+ * each written key, so after a run the sum over all values equals the sum of
+ * value lengths of all pushed keys. lookahead <= WL_STEP_KEEP - 2 (a step's
+ * keys must outlive its intent and its push, which completes during the next
+ * step). Returns PS_OK, PS_ERR_INVAL (lookahead too large, or the stream
+ * already drew steps under a smaller wl_stream_keep), PS_ERR_NOMEM, or the
+ * first error of a core operation. Fills *stats, also on error (the caller
+ * frees stats->epoch_end_s). */
+int wl_drive(ps_worker *w, wl_stream *s, const wl_driver_env *env,
+             uint32_t lookahead, wl_driver_stats *stats);
+
+#endif
