@@ -1,0 +1,189 @@
+/*
+ * How messages travel between simulated nodes.
+ *
+ * env.send wraps the core's encoded buffer in a pooled envelope (buffer,
+ * length, sender) and puts it on the destination node's inbox with the
+ * buffer's exact length as the simulated size, asynchronously: the sender
+ * never blocks. A message to the sender's own node takes the same path, over
+ * its loopback. Each server is its inbox's permanent receiver (server.c), so
+ * a transfer starts when it is sent and the server takes messages in send
+ * order.
+ *
+ * Why the sender keeps its sends instead of detaching them. A detached comm
+ * in SimGrid 3.32 sits in one engine-wide std::list until its transfer ends,
+ * and ending it runs list::remove over that whole list: with a few thousand
+ * messages in flight (64 nodes pulling 100 keys each) that scan was two
+ * thirds of the run time, and it grows with the square of the cluster. A
+ * comm the sender keeps sits in the sender's own list instead, and leaves it
+ * when the sender waits for it. So each actor has an outbox: the receiver
+ * hands each envelope it took back to its sender's outbox ("delivered"); the
+ * sender, at its next convenient point (sim_outbox_reap), waits for those
+ * comms, which are over and return at once, and recycles the envelopes. An
+ * actor about to exit first waits for all its sends (sim_outbox_drain), since
+ * SimGrid cancels the unfinished comms of an actor that ends.
+ */
+#include "sim/sim_internal.h"
+
+#include <stdlib.h>
+
+#include <simgrid/actor.h>
+#include <simgrid/comm.h>
+#include <simgrid/cond.h>
+#include <simgrid/mailbox.h>
+
+enum {
+  ENVELOPE_SENT = 1,  /* in flight, or received and not yet handed back */
+  ENVELOPE_DELIVERED, /* on its outbox's delivered stack */
+  ENVELOPE_ABANDONED, /* its sender waited and left: the receiver recycles it */
+};
+
+/* ----------------------------------------------------------------- pool */
+
+#define ENVELOPES_PER_CHUNK 1024
+
+struct sim_envelope_chunk {
+  sim_envelope_chunk *next;
+  sim_envelope envelopes[ENVELOPES_PER_CHUNK];
+};
+
+static sim_envelope *envelope_take(sim_state *run) {
+  if (!run->free_envelopes) {
+    sim_envelope_chunk *c = malloc(sizeof *c);
+    if (!c) return NULL;
+    c->next = run->chunks;
+    run->chunks = c;
+    for (size_t i = 0; i < ENVELOPES_PER_CHUNK; i++) {
+      c->envelopes[i].next = run->free_envelopes;
+      run->free_envelopes = &c->envelopes[i];
+    }
+  }
+  sim_envelope *e = run->free_envelopes;
+  run->free_envelopes = e->next;
+  return e;
+}
+
+static void envelope_give(sim_state *run, sim_envelope *e) {
+  e->next = run->free_envelopes;
+  run->free_envelopes = e;
+}
+
+/* -------------------------------------------------------------- outboxes */
+
+void sim_outbox_init(sim_outbox *out, sim_state *run, void *owner) {
+  *out = (sim_outbox){.run = run, .owner = owner};
+}
+
+static void outstanding_link(sim_outbox *out, sim_envelope *e) {
+  e->prev = NULL;
+  e->next = out->outstanding;
+  if (e->next) e->next->prev = e;
+  out->outstanding = e;
+}
+
+static void outstanding_unlink(sim_outbox *out, sim_envelope *e) {
+  if (e->prev) e->prev->next = e->next;
+  else out->outstanding = e->next;
+  if (e->next) e->next->prev = e->prev;
+}
+
+void sim_outbox_reap(sim_outbox *out) {
+  sim_envelope *e;
+  while ((e = out->delivered)) {
+    out->delivered = e->next_delivered;
+    outstanding_unlink(out, e);
+    if (e->comm) sg_comm_wait(e->comm); /* over: returns at once */
+    envelope_give(out->run, e);
+  }
+}
+
+void sim_outbox_drain(sim_outbox *out) {
+  for (;;) {
+    sim_outbox_reap(out);
+    sim_envelope *e = out->outstanding;
+    if (!e) return;
+    sg_comm_t comm = e->comm;
+    e->comm = NULL;
+    sg_comm_wait(comm); /* until its transfer ends */
+    if (e->state == ENVELOPE_SENT) {
+      e->state = ENVELOPE_ABANDONED;
+      outstanding_unlink(out, e);
+    } /* else it was received meanwhile: the next reap recycles it */
+  }
+}
+
+/* After the run. Normally only delivered sends of daemons remain; after a
+ * deadlock, also sends nobody received, whose buffers are still ours. */
+static void outbox_drop(sim_outbox *out) {
+  for (sim_envelope *e = out->outstanding; e; e = e->next) {
+    if (e->comm) sg_comm_unref(e->comm);
+    if (e->state == ENVELOPE_SENT) free(e->buf);
+  }
+  out->outstanding = out->delivered = NULL;
+}
+
+void sim_messages_free(sim_state *run) {
+  for (uint32_t i = 0; run->nodes && i < run->num_nodes; i++) {
+    outbox_drop(&run->nodes[i].server_out);
+    outbox_drop(&run->nodes[i].timer_out);
+  }
+  for (uint32_t i = 0; run->workers && i < run->num_workers; i++)
+    outbox_drop(&run->workers[i].out);
+  while (run->chunks) {
+    sim_envelope_chunk *c = run->chunks;
+    run->chunks = c->next;
+    free(c);
+  }
+  run->free_envelopes = NULL;
+}
+
+/* --------------------------------------------------- sending, receiving */
+
+static void env_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
+  sim_node *n = ctx;
+  sim_state *run = n->run;
+  sim_envelope *e = dst < run->num_nodes ? envelope_take(run) : NULL;
+  if (!e) {
+    /* A message we cannot deliver makes the run invalid; sim_run reports it. */
+    free(buf);
+    run->send_failed = true;
+    return;
+  }
+  sim_outbox *out = sg_actor_self_get_data();
+  *e = (sim_envelope){.outbox = out, .buf = buf, .len = len, .src = n->id,
+                      .state = ENVELOPE_SENT};
+  outstanding_link(out, e);
+  run->in_flight++;
+  e->comm = sg_mailbox_put_async(run->nodes[dst].inbox, e, (long)len);
+}
+
+sim_envelope *sim_receive(sim_node *n) { return sg_mailbox_get(n->inbox); }
+
+void sim_received(sim_envelope *e) {
+  sim_outbox *out = e->outbox;
+  if (e->state == ENVELOPE_ABANDONED) {
+    envelope_give(out->run, e);
+    return;
+  }
+  e->state = ENVELOPE_DELIVERED;
+  e->next_delivered = out->delivered;
+  out->delivered = e;
+}
+
+/* -------------------------------------------------------------- waking */
+
+static void env_wake(void *ctx, uint32_t worker, ps_ticket ticket) {
+  (void)ticket; /* the worker re-checks ps_worker_done itself */
+  sim_node *n = ctx;
+  if (worker >= n->run->workers_per_node) return;
+  sim_worker *w = &n->workers[worker];
+  if (w->waiting) {
+    w->waiting = false; /* one notify is enough until it waits again */
+    sg_cond_notify_one(w->done_cond);
+  }
+}
+
+void sim_node_env(sim_node *n, ps_env *env) {
+  env->ctx = n;
+  env->send = env_send;
+  env->wake = env_wake;
+}

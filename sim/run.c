@@ -1,0 +1,311 @@
+/*
+ * sim_run: one experiment run on a simulated cluster, from configuration to
+ * metrics.
+ *
+ * Order of events: configure the policy and create the workload (so a bad
+ * spec fails before SimGrid starts); start SimGrid with its configuration;
+ * load the platform (written from the cluster, or the user's file); create a
+ * ps_node per node and a stream per worker; spawn a server actor per node,
+ * then a worker actor per worker (servers first, so every inbox has its
+ * receiver before anything is sent); run; check that every worker finished
+ * and nothing was lost; collect metrics; free everything.
+ *
+ * SimGrid configuration (all through simgrid_init's command line):
+ *   network/model          CM02 or LV08, as the cluster says.
+ *   With CM02, the plain textbook model: a lone message of S bytes on a route
+ *   of latency L and bottleneck bandwidth B takes L + S/B, and flows share a
+ *   link max-min fairly:
+ *     network/crosstraffic:0   no 5% reverse-direction traffic per flow
+ *                              (SimGrid's compound host model turns it on);
+ *     network/TCP-gamma:0      no TCP window bound gamma/(2L) on a flow's
+ *                              rate (4 MiB by default, which caps a 10 ms
+ *                              route at 210 MB/s); SimGrid's solver ignores
+ *                              bounds <= 0, so 0 removes it;
+ *     network/weight-S:0       CM02's own default, said explicitly: a flow's
+ *                              share is weighted by its route latency only.
+ *   LV08 keeps SimGrid's calibrated defaults (latency factor 13.01, bandwidth
+ *   factor 0.97, weight-S 20537, cross-traffic): that is what LV08 means.
+ *   --log=root.thresh:critical keeps SimGrid quiet (stdout stays clean;
+ *   a deadlock report, which is critical, still reaches stderr).
+ */
+#include "sim/platform.h"
+#include "sim/sim_internal.h"
+
+#include "policies/policy.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <simgrid/actor.h>
+#include <simgrid/cond.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/mailbox.h>
+#include <simgrid/mutex.h>
+
+/* What sim_run sets up before the simulation and tears down after. */
+typedef struct {
+  const sim_run_args *args;
+  const ps_policy_ops *policy;
+  ps_policy_settings settings;
+  wl_workload *wl;
+  ps_layout layout;
+  sim_state run;
+  char *err;
+  size_t errlen;
+} sim_setup;
+
+static int fail(sim_setup *s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->err, s->errlen, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+/* --------------------------------------------------------------- engine */
+
+static int engine_start(sim_setup *s) {
+  static bool started; /* SimGrid allows one engine per process */
+  if (started) return fail(s, "sim_run: SimGrid runs once per process (fork a child per run)");
+  started = true;
+  const bool cm02 = strcmp(s->args->cluster->network_model, "CM02") == 0;
+  static char model[64]; /* SimGrid may keep pointers into argv */
+  snprintf(model, sizeof model, "--cfg=network/model:%s", s->args->cluster->network_model);
+  char *argv[] = {"pslab-sim", "--log=root.thresh:critical", model,
+                  "--cfg=network/crosstraffic:0", "--cfg=network/TCP-gamma:0",
+                  "--cfg=network/weight-S:0", NULL};
+  int argc = cm02 ? 6 : 3;
+  argv[argc] = NULL;
+  simgrid_init(&argc, argv);
+  return 0;
+}
+
+static int platform_load(sim_setup *s) {
+  const sim_cluster *c = s->args->cluster;
+  if (c->platform_file) {
+    if (access(c->platform_file, R_OK) != 0)
+      return fail(s, "cluster.platform_file: cannot read %s", c->platform_file);
+    simgrid_load_platform(c->platform_file);
+    return 0;
+  }
+  char path[512];
+  if (sim_platform_write_temp(c, path, sizeof path, s->err, s->errlen) != 0) return -1;
+  simgrid_load_platform(path);
+  unlink(path);
+  return 0;
+}
+
+static sg_host_t node_host(sim_setup *s, uint32_t i) {
+  const sim_cluster *c = s->args->cluster;
+  char name[24];
+  if (!c->platform_file) sim_host_name(i, name, sizeof name);
+  const char *host = c->platform_file ? c->hosts[i] : name;
+  sg_host_t h = sg_host_by_name(host);
+  if (!h) fail(s, "cluster.hosts[%u]: no host \"%s\" in the platform", (unsigned)i, host);
+  return h;
+}
+
+void sim_actor_spawn(const char *name, sg_host_t host, void (*entry)(int, char **),
+                     sim_outbox *out) {
+  sg_actor_t a = sg_actor_init(name, host);
+  sg_actor_set_data(a, out);
+  sg_actor_start(a, entry, 0, NULL);
+}
+
+static void server_entry(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  sim_outbox *out = sg_actor_self_get_data();
+  sim_server_main(out->owner);
+}
+
+static void worker_entry(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  sim_outbox *out = sg_actor_self_get_data();
+  sim_worker_main(out->owner);
+}
+
+/* ---------------------------------------------------------------- setup */
+
+static int check_args(sim_setup *s) {
+  const sim_run_args *a = s->args;
+  if (!a || !a->cluster) return fail(s, "sim_run: no cluster");
+  const sim_cluster *c = a->cluster;
+  if (sim_cluster_check(c, s->err, s->errlen) != 0) return -1;
+  if (!c->platform_file) return 0;
+  if (c->n_stragglers)
+    return fail(s, "cluster.stragglers: expected none with platform_file (slow its hosts and "
+                   "links in the platform itself), found %zu", c->n_stragglers);
+  if (!c->hosts || c->n_hosts != c->nodes)
+    return fail(s, "cluster.hosts: expected %u host names with platform_file, found %zu",
+                (unsigned)c->nodes, c->hosts ? c->n_hosts : (size_t)0);
+  for (size_t i = 0; i < c->n_hosts; i++)
+    if (!c->hosts[i]) return fail(s, "cluster.hosts[%zu]: expected a host name", i);
+  return 0;
+}
+
+static int configure(sim_setup *s) {
+  char why[256];
+  const sim_cluster *c = s->args->cluster;
+  if (ps_policy_configure(s->args->policy, &s->policy, &s->settings, why, sizeof why) != PS_OK)
+    return fail(s, "policy.%s", why);
+  s->wl = wl_create(s->args->workload, c->nodes, why, sizeof why);
+  if (!s->wl) return fail(s, "workload.%s", why);
+  memset(&s->layout, 0, sizeof s->layout);
+  wl_tables(s->wl, &s->layout);
+  s->layout.num_nodes = c->nodes;
+  s->layout.partition = s->settings.partition;
+  if (ps_layout_check(&s->layout) != PS_OK) return fail(s, "workload: invalid key tables");
+  return 0;
+}
+
+static int node_init(sim_setup *s, sim_node *n, uint32_t id) {
+  sim_state *run = &s->run;
+  char name[32];
+  n->run = run;
+  n->id = id;
+  n->timer_armed = INFINITY;
+  n->workers = &run->workers[(size_t)id * run->workers_per_node];
+  sim_outbox_init(&n->server_out, run, n);
+  sim_outbox_init(&n->timer_out, run, n);
+  if (!(n->host = node_host(s, id))) return -1;
+  snprintf(name, sizeof name, "inbox-%u", (unsigned)id);
+  n->inbox = sg_mailbox_by_name(name);
+  ps_node_config cfg;
+  ps_node_config_default(&cfg);
+  cfg.id = id;
+  cfg.workers = run->workers_per_node;
+  cfg.layout = s->layout;
+  sim_node_env(n, &cfg.env);
+  cfg.policy = s->policy;
+  cfg.policy_json = s->args->policy;
+  cfg.settings = s->settings;
+  n->core = ps_node_new(&cfg);
+  return n->core ? 0 : fail(s, "node %u: the core refused its configuration", (unsigned)id);
+}
+
+static int worker_init(sim_setup *s, sim_worker *w, sim_node *n, uint32_t index) {
+  w->node = n;
+  w->index = index;
+  w->rank = n->id * s->run.workers_per_node + index;
+  sim_outbox_init(&w->out, &s->run, w);
+  w->handle = ps_node_worker(n->core, index);
+  w->stream = wl_stream_new(s->wl, n->id, w->rank, s->args->seed);
+  if (!w->handle || !w->stream) return fail(s, "worker %u: out of memory", (unsigned)w->rank);
+  w->done_cond = sg_cond_init();
+  w->mutex = sg_mutex_init();
+  return 0;
+}
+
+static int run_init(sim_setup *s) {
+  const sim_cluster *c = s->args->cluster;
+  sim_state *run = &s->run;
+  run->cost = c->cost;
+  run->lookahead = s->settings.lookahead;
+  run->workers_per_node = c->workers_per_node;
+  run->num_nodes = c->nodes;
+  run->num_workers = c->nodes * c->workers_per_node;
+  run->nodes = calloc(run->num_nodes, sizeof *run->nodes);
+  run->workers = calloc(run->num_workers, sizeof *run->workers);
+  if (!run->nodes || !run->workers) return fail(s, "sim_run: out of memory");
+  run->workers_running = run->num_workers;
+  run->steps_total = wl_steps_per_worker(s->wl) * run->num_workers;
+  run->next_report = (run->steps_total + SIM_PROGRESS_STEPS - 1) / SIM_PROGRESS_STEPS;
+  run->progress = s->args->progress;
+  run->progress_ctx = s->args->progress_ctx;
+  run->quiet_cond = sg_cond_init();
+  run->quiet_mutex = sg_mutex_init();
+  for (uint32_t i = 0; i < run->num_nodes; i++)
+    if (node_init(s, &run->nodes[i], i) != 0) return -1;
+  for (uint32_t i = 0; i < run->num_nodes; i++)
+    for (uint32_t k = 0; k < run->workers_per_node; k++)
+      if (worker_init(s, &run->nodes[i].workers[k], &run->nodes[i], k) != 0) return -1;
+  return 0;
+}
+
+static void spawn_actors(sim_state *run) {
+  char name[48];
+  for (uint32_t i = 0; i < run->num_nodes; i++) {
+    snprintf(name, sizeof name, "server-%u", (unsigned)i);
+    sim_actor_spawn(name, run->nodes[i].host, server_entry, &run->nodes[i].server_out);
+  }
+  for (uint32_t i = 0; i < run->num_nodes; i++) sim_node_poke_timer(&run->nodes[i]);
+  for (uint32_t i = 0; i < run->num_workers; i++) {
+    sim_worker *w = &run->workers[i];
+    snprintf(name, sizeof name, "worker-%u.%u", (unsigned)w->node->id, (unsigned)w->index);
+    sim_actor_spawn(name, w->node->host, worker_entry, &w->out);
+  }
+}
+
+/* ------------------------------------------------------------- outcome */
+
+static int check_outcome(sim_setup *s) {
+  sim_state *run = &s->run;
+  for (uint32_t i = 0; i < run->num_workers; i++) {
+    const sim_worker *w = &run->workers[i];
+    if (!w->finished)
+      return fail(s, "simulation deadlocked at %g s: worker %u.%u never finished (%lld steps "
+                     "done)", simgrid_get_clock(), (unsigned)w->node->id, (unsigned)w->index,
+                  (long long)ps_worker_clock(w->handle));
+    if (w->status != PS_OK)
+      return fail(s, "worker %u.%u failed: %s", (unsigned)w->node->id, (unsigned)w->index,
+                  ps_strerror(w->status));
+  }
+  if (run->send_failed) return fail(s, "a message could not be sent (out of memory or bad node)");
+  uint64_t bad = 0;
+  for (uint32_t i = 0; i < run->num_nodes; i++) {
+    ps_node_stats st;
+    ps_node_get_stats(run->nodes[i].core, &st);
+    bad += st.bad_messages;
+  }
+  if (bad) return fail(s, "%llu messages were rejected by the core", (unsigned long long)bad);
+  return 0;
+}
+
+static void teardown(sim_setup *s) {
+  sim_state *run = &s->run;
+  for (uint32_t i = 0; run->workers && i < run->num_workers; i++) {
+    sim_worker *w = &run->workers[i];
+    wl_stream_free(w->stream);
+    free(w->stats.epoch_end_s);
+    if (w->done_cond) sg_cond_destroy(w->done_cond);
+    if (w->mutex) sg_mutex_destroy(w->mutex);
+  }
+  for (uint32_t i = 0; run->nodes && i < run->num_nodes; i++) {
+    sim_node *n = &run->nodes[i];
+    ps_node_free(n->core);
+    if (n->timer_started) {
+      sg_cond_destroy(n->timer_cond);
+      sg_mutex_destroy(n->timer_mutex);
+    }
+  }
+  if (run->quiet_cond) sg_cond_destroy(run->quiet_cond);
+  if (run->quiet_mutex) sg_mutex_destroy(run->quiet_mutex);
+  sim_messages_free(run);
+  free(run->workers);
+  free(run->nodes);
+  wl_free(s->wl);
+}
+
+cJSON *sim_run(const sim_run_args *args, char *err, size_t errlen) {
+  sim_setup s = {.args = args, .err = err, .errlen = errlen};
+  cJSON *metrics = NULL;
+  if (check_args(&s) == 0 && configure(&s) == 0 && engine_start(&s) == 0 &&
+      platform_load(&s) == 0 && run_init(&s) == 0) {
+    spawn_actors(&s.run);
+    simgrid_run();
+    if (check_outcome(&s) == 0) {
+      metrics = sim_metrics(&s.run, &s.layout);
+      if (!metrics) fail(&s, "sim_run: out of memory building metrics");
+    }
+  }
+  teardown(&s);
+  return metrics;
+}

@@ -1,0 +1,134 @@
+/*
+ * The node side of a simulated run: the server actor that feeds messages to
+ * the core, the timer actor, and the check that ends the run.
+ *
+ * The server is its inbox's permanent receiver (sg_mailbox_set_receiver):
+ * transfers start when sent, not when the server gets around to receiving,
+ * as bytes reach a real node's socket buffer while its server is busy; the
+ * server then takes them in send order (FIFO per inbox, hence per pair of
+ * nodes). It sets that up as its very first action: actors first run in
+ * creation order and their calls are served in that order, and servers are
+ * created before workers, so no message can reach an inbox before it has
+ * its receiver (one that did would be taken out of order).
+ *
+ * Cost model. Before handling a message the server sleeps per_message_s +
+ * per_key_s x keys + per_byte_s x bytes. A sleep, not an execution on the
+ * host: the server thread has its own core, so handling neither slows the
+ * workers' flops nor is slowed by them, and the figures mean what they say.
+ *
+ * Timers. The server never waits with a timeout: in SimGrid a receive that
+ * times out while its message is being transferred fails that transfer, and
+ * the message would be lost. Instead a timer actor per node (started when the
+ * core first has a timer) waits on a condition until the core's next timer is
+ * due; whoever calls into the core afterwards pokes it if the due time moved
+ * earlier.
+ */
+#include "sim/sim_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <simgrid/actor.h>
+#include <simgrid/cond.h>
+#include <simgrid/engine.h>
+#include <simgrid/mailbox.h>
+#include <simgrid/mutex.h>
+
+/* Timers due within this much of now run now: absorbs the rounding of
+ * now + (due - now) so a timer actor never spins toward its due time. */
+#define SIM_TIMER_SLACK 1e-9
+
+/* ----------------------------------------------------------- the server */
+
+static void charge_handling(const sim_node *n, const uint8_t *buf, size_t len) {
+  const sim_cost *c = &n->run->cost;
+  double s = c->per_message_s + c->per_byte_s * (double)len;
+  if (c->per_key_s > 0) {
+    ps_msg m;
+    if (ps_msg_decode(buf, len, &m) == PS_OK) s += c->per_key_s * m.key_count;
+  }
+  if (s > 0) sg_actor_sleep_for(s);
+}
+
+void sim_server_main(sim_node *n) {
+  sim_state *run = n->run;
+  sg_mailbox_set_receiver(sg_mailbox_get_name(n->inbox)); /* first: see above */
+  sg_actor_daemonize(sg_actor_self());
+  for (;;) {
+    sim_envelope *e = sim_receive(n);
+    uint8_t *buf = e->buf;
+    size_t len = e->len;
+    uint32_t src = e->src;
+    sim_received(e);
+    charge_handling(n, buf, len);
+    ps_node_recv(n->core, src, buf, len, simgrid_get_clock());
+    free(buf);
+    run->in_flight--;
+    sim_outbox_reap(&n->server_out);
+    sim_node_poke_timer(n);
+    sim_check_quiet(run);
+  }
+}
+
+/* ------------------------------------------------------------ the timer */
+
+/* Runs the core's timer when due; returns whether it did. */
+static bool timer_fire(sim_node *n, double due) {
+  double now = simgrid_get_clock();
+  if (due > now + SIM_TIMER_SLACK) return false;
+  n->timer_busy = true;
+  n->run->timers_busy++;
+  ps_node_on_timer(n->core, fmax(now, due));
+  n->timer_busy = false;
+  n->run->timers_busy--;
+  sim_check_quiet(n->run);
+  return true;
+}
+
+static void timer_main(sim_node *n) {
+  sg_actor_daemonize(sg_actor_self());
+  sg_mutex_lock(n->timer_mutex); /* held for life; only waits release it */
+  for (;;) {
+    sim_outbox_reap(&n->timer_out);
+    double due = n->run->stopping ? INFINITY : ps_node_next_timer(n->core);
+    n->timer_armed = due;
+    if (isinf(due))
+      sg_cond_wait(n->timer_cond, n->timer_mutex);
+    else if (!timer_fire(n, due))
+      sg_cond_wait_for(n->timer_cond, n->timer_mutex, due - simgrid_get_clock());
+  }
+}
+
+static void timer_entry(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  sim_outbox *out = sg_actor_self_get_data();
+  timer_main(out->owner);
+}
+
+void sim_node_poke_timer(sim_node *n) {
+  if (n->run->stopping) return;
+  double due = ps_node_next_timer(n->core);
+  if (!(due < n->timer_armed)) return;
+  n->timer_armed = due;
+  if (!n->timer_started) {
+    char name[32];
+    snprintf(name, sizeof name, "timer-%u", (unsigned)n->id);
+    n->timer_cond = sg_cond_init();
+    n->timer_mutex = sg_mutex_init();
+    n->timer_started = true;
+    sim_actor_spawn(name, n->host, timer_entry, &n->timer_out);
+  } else if (!n->timer_busy) {
+    sg_cond_notify_one(n->timer_cond);
+  }
+}
+
+/* ---------------------------------------------------------- termination */
+
+void sim_check_quiet(sim_state *run) {
+  if (run->stopping || run->workers_running || run->in_flight || run->timers_busy) return;
+  run->stopping = true;
+  run->quiet_time = simgrid_get_clock();
+  sg_cond_notify_all(run->quiet_cond);
+}

@@ -1,0 +1,79 @@
+/*
+ * sim/: the SimGrid backend. Runs one experiment run on a simulated cluster
+ * and reports its metrics.
+ *
+ * The cluster arrives typed (experiments/ parses and validates the spec's
+ * "cluster" object, units included); workload and policy arrive as their JSON
+ * objects, which workloads/ and policies/ interpret. SimGrid keeps one engine
+ * per process, so sim_run runs at most once per process: the experiments
+ * runner forks a child per run.
+ */
+#ifndef PSLAB_SIM_SIM_H
+#define PSLAB_SIM_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cJSON;
+
+typedef struct {
+  uint32_t node;
+  double speed_factor;     /* host speed multiplied by this (0 < f) */
+  double bandwidth_factor; /* the node's link bandwidth multiplied by this */
+} sim_straggler;
+
+/* What the simulated servers and workers pay besides the network and flops. */
+typedef struct {
+  double per_message_s;    /* a server handling one message */
+  double per_key_s;        /* ... plus per key in it */
+  double per_byte_s;       /* ... plus per byte of it */
+  double local_per_key_s;  /* a worker accessing one key in local memory */
+} sim_cost;
+
+typedef enum { SIM_TOPOLOGY_STAR = 0, SIM_TOPOLOGY_BACKBONE = 1 } sim_topology;
+
+typedef struct {
+  uint32_t nodes;
+  uint32_t workers_per_node;
+  double host_speed;         /* flop/s */
+  double bandwidth;          /* bytes/s of each node's link */
+  double latency;            /* seconds of each node's link */
+  char network_model[16];    /* SimGrid network/model: "CM02" or "LV08" */
+  sim_topology topology;
+  double backbone_bandwidth; /* bytes/s, with SIM_TOPOLOGY_BACKBONE */
+  double backbone_latency;   /* seconds, with SIM_TOPOLOGY_BACKBONE */
+  sim_straggler *stragglers; /* borrowed; n_stragglers entries */
+  size_t n_stragglers;
+  const char *platform_file; /* the user's SimGrid XML, or NULL */
+  const char *const *hosts;  /* with platform_file: host names, one per node */
+  size_t n_hosts;
+  sim_cost cost;
+} sim_cluster;
+
+/* Defaults: 1 node, 1 worker, 10 Gf, 10 Gbps, 50 us, CM02, star (backbone,
+ * when chosen: 40 Gbps, 0 s), and the cost model: a server pays 1 us per
+ * message, 50 ns per key and 0.1 ns per byte; a worker pays 20 ns per key it
+ * accesses in local memory. host_speed is per core: a host has
+ * workers_per_node cores. */
+void sim_cluster_default(sim_cluster *c);
+
+typedef struct {
+  const sim_cluster *cluster;
+  const struct cJSON *workload; /* the spec's "workload" object */
+  const struct cJSON *policy;   /* the spec's "policy" object */
+  uint64_t seed;
+  /* Called now and then with simulated time and progress in [0,1]; may be NULL. */
+  void (*progress)(void *ctx, double sim_time_s, double fraction);
+  void *progress_ctx;
+} sim_run_args;
+
+/* Runs one simulation and returns its metrics as a new JSON object (caller
+ * frees): time_s (simulated time when every worker was done and no message
+ * was in flight), epoch_time_s, steps, steps_per_s, accesses, local_ratio,
+ * messages, bytes, relocations, replica_syncs, pushed_floats (when all tables
+ * share one value length) and value_sum (key spaces up to 2M keys; instead
+ * value_sum_unreadable, a count, if some key's owner could not show it).
+ * NULL with a message in err on error. */
+struct cJSON *sim_run(const sim_run_args *args, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * sim/ internal: the state of one simulated run, shared by its actors.
+ *
+ * A run holds one sim_node per simulated node (its ps_node, host, inbox and
+ * timer) and one sim_worker per worker. Actors are SimGrid coroutines in one
+ * OS thread: code between two SimGrid calls runs without interruption, which
+ * is what makes the unlocked counters and lists here safe. Three kinds of
+ * actor:
+ *
+ *   server (daemon)  receives on its node's inbox, charges the cost model,
+ *                    calls ps_node_recv;
+ *   timer  (daemon)  sleeps until ps_node_next_timer, runs ps_node_on_timer;
+ *   worker           runs wl_drive with a SimGrid-backed driver env.
+ *
+ * Every actor's SimGrid data is its sim_outbox (the sends it has started),
+ * whose owner is the sim_node or sim_worker it works for.
+ *
+ * The run ends when every worker is done and no message is in flight (the
+ * last worker waits for that); SimGrid then kills the daemons, which are all
+ * blocked on their inbox or condition at that point.
+ */
+#ifndef PSLAB_SIM_SIM_INTERNAL_H
+#define PSLAB_SIM_SIM_INTERNAL_H
+
+#include "sim/sim.h"
+#include "model/ps.h"
+#include "workloads/workload.h"
+
+#include <simgrid/forward.h>
+#include <stdbool.h>
+
+typedef struct sim_state sim_state;
+typedef struct sim_worker sim_worker;
+typedef struct sim_outbox sim_outbox;
+typedef struct sim_envelope sim_envelope;
+typedef struct sim_envelope_chunk sim_envelope_chunk;
+
+/* Progress is reported every 1/SIM_PROGRESS_STEPS of all steps. */
+#define SIM_PROGRESS_STEPS 50
+
+/* ------------------------------------------------------------- messages */
+
+/* A message in flight: the core's encoded buffer, its length and sender,
+ * and the SimGrid send that carries it (messages.c says why the sender keeps
+ * it). Envelopes come from a pool, so a message allocates nothing but the
+ * buffer the core already made. */
+struct sim_envelope {
+  sim_envelope *prev, *next; /* in the outbox's outstanding list, or free */
+  sim_envelope *next_delivered;
+  sim_outbox *outbox;        /* the sending actor's */
+  sg_comm_t comm;            /* NULL once the sender has waited for it */
+  uint8_t *buf;
+  size_t len;
+  uint32_t src;
+  uint8_t state;             /* ENVELOPE_* in messages.c */
+};
+
+/* The sends one actor has started and not yet waited for. */
+struct sim_outbox {
+  sim_state *run;
+  void *owner;               /* the sim_node or sim_worker this actor serves */
+  sim_envelope *outstanding; /* doubly linked */
+  sim_envelope *delivered;   /* received at their destination: wait for them */
+};
+
+/* ---------------------------------------------------------------- nodes */
+
+typedef struct {
+  sim_state *run;
+  uint32_t id;
+  ps_node *core;
+  sg_host_t host;
+  sg_mailbox_t inbox;
+  sim_worker *workers;    /* this node's workers_per_node workers */
+  sim_outbox server_out, timer_out;
+  /* The timer actor (started when a timer is first due). */
+  bool timer_started;
+  bool timer_busy;        /* inside ps_node_on_timer */
+  double timer_armed;     /* the due time it sleeps toward (INFINITY: none) */
+  sg_cond_t timer_cond;
+  sg_mutex_t timer_mutex;
+  uint64_t local_charged; /* local accesses already charged to a worker */
+} sim_node;
+
+struct sim_worker {
+  sim_node *node;
+  uint32_t index;         /* on its node */
+  uint32_t rank;          /* over the cluster */
+  ps_worker *handle;
+  wl_stream *stream;
+  sim_outbox out;
+  sg_cond_t done_cond;    /* signalled by wake */
+  sg_mutex_t mutex;       /* held by the worker for its whole life */
+  bool waiting;           /* blocked in wait: wake must notify */
+  bool finished;
+  int status;             /* wl_drive's result */
+  int64_t clock_seen;     /* steps already counted for progress */
+  wl_driver_stats stats;
+};
+
+struct sim_state {
+  sim_cost cost;
+  uint32_t lookahead;
+  uint32_t workers_per_node;
+  sim_node *nodes;
+  uint32_t num_nodes;
+  sim_worker *workers;
+  uint32_t num_workers;
+  /* Envelope pool. */
+  sim_envelope *free_envelopes;
+  sim_envelope_chunk *chunks;
+  bool send_failed;          /* a message could not be sent: run invalid */
+  /* Termination. */
+  uint64_t in_flight;        /* messages sent and not yet handled */
+  uint32_t workers_running;
+  uint32_t timers_busy;
+  bool stopping;             /* quiescent: nothing will happen any more */
+  double quiet_time;         /* simulated time it became so */
+  sg_cond_t quiet_cond;
+  sg_mutex_t quiet_mutex;
+  /* Progress. */
+  uint64_t steps_total, steps_done, next_report;
+  void (*progress)(void *ctx, double sim_time_s, double fraction);
+  void *progress_ctx;
+};
+
+/* run.c: starts an actor on host running entry(0, NULL), with `out` as its
+ * data. */
+void sim_actor_spawn(const char *name, sg_host_t host, void (*entry)(int, char **),
+                     sim_outbox *out);
+
+/* messages.c */
+void sim_outbox_init(sim_outbox *out, sim_state *run, void *owner);
+/* The env a node's core sends and wakes through. */
+void sim_node_env(sim_node *n, ps_env *env);
+/* Receives the next message on n's inbox (blocking). */
+sim_envelope *sim_receive(sim_node *n);
+/* Done with a received envelope (its buffer was taken). */
+void sim_received(sim_envelope *e);
+/* Waits for the sends of the calling actor that have been delivered. */
+void sim_outbox_reap(sim_outbox *out);
+/* Waits for every send of the calling actor (before it exits). */
+void sim_outbox_drain(sim_outbox *out);
+/* After the run: drops what daemons never waited for; frees the pool. */
+void sim_messages_free(sim_state *run);
+
+/* server.c: the server and timer actors, the end of the run. */
+void sim_server_main(sim_node *n);
+/* Re-arms n's timer actor if the core's next timer moved earlier. */
+void sim_node_poke_timer(sim_node *n);
+/* Marks the run stopping if every worker is done and nothing is in flight. */
+void sim_check_quiet(sim_state *run);
+
+/* worker.c: the worker actor and its driver env. */
+void sim_worker_main(sim_worker *w);
+
+/* metrics.c: the metrics of a finished run (see sim_run); NULL on no memory. */
+struct cJSON *sim_metrics(const sim_state *run, const ps_layout *layout);
+
+#endif

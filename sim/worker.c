@@ -1,0 +1,111 @@
+/*
+ * The worker side of a simulated run: one actor per worker runs the shared
+ * worker loop (wl_drive, in workloads/) with a driver env backed by SimGrid.
+ *
+ *   wait     blocks on the worker's SimGrid condition until ps_worker_done;
+ *            the node's env.wake (called by whichever actor completes the
+ *            ticket inside the core) notifies it. The worker holds its mutex
+ *            for life, so a wait is one simcall; between the done check and
+ *            the wait nothing yields, so no wake-up can slip in between.
+ *   compute  sg_actor_execute(flops) on the node's host (one core each).
+ *   now      the simulated clock.
+ *
+ * Local accesses (keys a worker reads or writes in its node's memory, counted
+ * by the core per node) cost cost.local_per_key_s each. The driver does not
+ * say which worker made them, so at each wait and compute the worker charges,
+ * as a sleep, the node's local accesses not yet charged to anyone: exact with
+ * one worker per node; with several, a worker may pay for a neighbour's keys
+ * issued while it yielded, which moves cost between workers of a node, not in
+ * total.
+ */
+#include "sim/sim_internal.h"
+
+#include <simgrid/actor.h>
+#include <simgrid/cond.h>
+#include <simgrid/engine.h>
+#include <simgrid/mutex.h>
+
+/* (The last report, 1.0, comes when the run goes quiet: wait_quiet.) */
+static void report_progress(sim_state *run) {
+  if (!run->progress || run->steps_done < run->next_report) return;
+  uint64_t total = run->steps_total;
+  if (run->steps_done >= total) return;
+  run->progress(run->progress_ctx, simgrid_get_clock(), (double)run->steps_done / (double)total);
+  uint64_t slice = run->steps_done * SIM_PROGRESS_STEPS / total + 1;
+  run->next_report = (slice * total + SIM_PROGRESS_STEPS - 1) / SIM_PROGRESS_STEPS;
+}
+
+/* Steps count as done when the driver advances the worker's clock. */
+static void count_steps(sim_worker *w) {
+  int64_t clock = ps_worker_clock(w->handle);
+  if (clock <= w->clock_seen) return;
+  w->node->run->steps_done += (uint64_t)(clock - w->clock_seen);
+  w->clock_seen = clock;
+  report_progress(w->node->run);
+}
+
+static void charge_local(sim_worker *w) {
+  sim_node *n = w->node;
+  double per_key = n->run->cost.local_per_key_s;
+  if (per_key <= 0) return;
+  ps_node_stats st;
+  ps_node_get_stats(n->core, &st);
+  uint64_t fresh = st.local_accesses - n->local_charged;
+  n->local_charged = st.local_accesses;
+  if (fresh) sg_actor_sleep_for(per_key * (double)fresh);
+}
+
+/* What every callback does first: pay for local accesses, count steps, and
+ * let the node's timer know if the worker's operations set an earlier one. */
+static void worker_settle(sim_worker *w) {
+  sim_outbox_reap(&w->out);
+  charge_local(w);
+  count_steps(w);
+  sim_node_poke_timer(w->node);
+}
+
+/* ----------------------------------------------------------- driver env */
+
+static void drv_wait(void *ctx, ps_worker *handle, ps_ticket t) {
+  sim_worker *w = ctx;
+  worker_settle(w);
+  while (!ps_worker_done(handle, t)) {
+    w->waiting = true;
+    sg_cond_wait(w->done_cond, w->mutex);
+  }
+  w->waiting = false;
+}
+
+static void drv_compute(void *ctx, double flops) {
+  sim_worker *w = ctx;
+  worker_settle(w);
+  if (flops > 0) sg_actor_execute(flops);
+}
+
+static double drv_now(void *ctx) {
+  (void)ctx;
+  return simgrid_get_clock();
+}
+
+/* ---------------------------------------------------------------- actor */
+
+/* The last worker keeps the simulation alive until nothing is in flight. */
+static void wait_quiet(sim_state *run) {
+  sim_check_quiet(run);
+  sg_mutex_lock(run->quiet_mutex);
+  while (!run->stopping) sg_cond_wait(run->quiet_cond, run->quiet_mutex);
+  sg_mutex_unlock(run->quiet_mutex);
+  if (run->progress) run->progress(run->progress_ctx, run->quiet_time, 1.0);
+}
+
+void sim_worker_main(sim_worker *w) {
+  sim_state *run = w->node->run;
+  wl_driver_env env = {.ctx = w, .wait = drv_wait, .compute = drv_compute, .now = drv_now};
+  sg_mutex_lock(w->mutex);
+  w->status = wl_drive(w->handle, w->stream, &env, run->lookahead, &w->stats);
+  worker_settle(w);
+  sim_outbox_drain(&w->out);
+  sg_mutex_unlock(w->mutex);
+  w->finished = true;
+  if (--run->workers_running == 0) wait_quiet(run);
+}

@@ -1,0 +1,442 @@
+/*
+ * sim/: the platform written from a cluster, and small simulated runs.
+ *
+ * SimGrid allows one engine per process, so everything that starts SimGrid
+ * (loading a platform, sim_run) runs in a forked child that writes its
+ * outcome, as JSON, to a pipe; assertions run in the parent. No test looks at
+ * wall-clock time; the timing test checks simulated time against arithmetic.
+ */
+#include "sim/platform.h"
+#include "sim/sim.h"
+#include "tests/unit.h"
+
+#include "model/ps.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+
+/* -------------------------------------------------------- child runner */
+
+/* Runs fn(ctx) in a child; what it returns (a JSON text, malloc'd) comes back
+ * parsed. NULL if the child failed, with its message in err. */
+static cJSON *in_child(char *(*fn)(void *ctx), void *ctx, char *err, size_t errlen) {
+  int fds[2];
+  if (pipe(fds) != 0) return NULL;
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    char *text = fn(ctx);
+    size_t len = text ? strlen(text) : 0, off = 0;
+    while (off < len) {
+      ssize_t n = write(fds[1], text + off, len - off);
+      if (n <= 0) break;
+      off += (size_t)n;
+    }
+    _exit(text ? 0 : 1);
+  }
+  close(fds[1]);
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  ssize_t n;
+  while (buf && (n = read(fds[0], buf + len, cap - len - 1)) > 0) {
+    len += (size_t)n;
+    if (len + 1 == cap) buf = realloc(buf, cap *= 2);
+  }
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!buf) return NULL;
+  buf[len] = 0;
+  cJSON *out = NULL;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && buf[0] == '{') out = cJSON_Parse(buf);
+  else snprintf(err, errlen, "child failed (status %d): %s", status, buf);
+  free(buf);
+  return out;
+}
+
+static double num(const cJSON *obj, const char *name) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* ------------------------------------------------------ the platform XML */
+
+static sim_straggler stragglers[] = {{.node = 1, .speed_factor = 0.5, .bandwidth_factor = 0.25},
+                                     {.node = 1, .speed_factor = 0.5, .bandwidth_factor = 1}};
+
+static void small_cluster(sim_cluster *c, sim_topology topology) {
+  sim_cluster_default(c);
+  c->nodes = 3;
+  c->workers_per_node = 2;
+  c->host_speed = 2e9;
+  c->bandwidth = 1e9;
+  c->latency = 1e-5;
+  c->topology = topology;
+  c->backbone_bandwidth = 4e9;
+  c->backbone_latency = 3e-5;
+  c->stragglers = stragglers;
+  c->n_stragglers = 2;
+}
+
+static char *platform_text(const sim_cluster *c) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  CU_ASSERT_EQUAL_FATAL(sim_platform_write(c, f), 0);
+  fclose(f);
+  return text;
+}
+
+static size_t count(const char *text, const char *what) {
+  size_t n = 0;
+  for (const char *p = text; (p = strstr(p, what)); p += strlen(what)) n++;
+  return n;
+}
+
+/* The attribute `attr` of the element whose opening text is `open`. */
+static double attribute(const char *text, const char *open, const char *attr) {
+  const char *p = strstr(text, open);
+  char key[64];
+  snprintf(key, sizeof key, " %s=\"", attr);
+  const char *end = p ? strchr(p, '>') : NULL;
+  const char *a = p ? strstr(p, key) : NULL;
+  return a && a < end ? strtod(a + strlen(key), NULL) : NAN;
+}
+
+static void test_platform_xml(void) {
+  sim_cluster c;
+  small_cluster(&c, SIM_TOPOLOGY_BACKBONE);
+  char *x = platform_text(&c);
+  CU_ASSERT_PTR_NOT_NULL(strstr(x, "<platform version=\"4.1\">"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(x, "routing=\"Cluster\""));
+  CU_ASSERT_EQUAL(count(x, "<host "), 3);
+  CU_ASSERT_EQUAL(count(x, "<host_link "), 3);
+  CU_ASSERT_EQUAL(count(x, "<backbone "), 1);
+  CU_ASSERT_EQUAL(count(x, "<route "), 3); /* loopbacks */
+  CU_ASSERT_EQUAL(count(x, "core=\"2\""), 3);
+  CU_ASSERT_DOUBLE_EQUAL(attribute(x, "<host id=\"node-0\"", "speed"), 2e9, 0);
+  CU_ASSERT_DOUBLE_EQUAL(attribute(x, "<host id=\"node-1\"", "speed"), 0.5e9, 0);
+  CU_ASSERT_DOUBLE_EQUAL(attribute(x, "<link id=\"link-0\"", "bandwidth"), 1e9, 0);
+  CU_ASSERT_DOUBLE_EQUAL(attribute(x, "<link id=\"link-1\"", "bandwidth"), 0.25e9, 0);
+  CU_ASSERT_DOUBLE_EQUAL(attribute(x, "<link id=\"link-2\"", "latency"), 1e-5, 0);
+  CU_ASSERT_DOUBLE_EQUAL(attribute(x, "<backbone ", "bandwidth"), 4e9, 0);
+  free(x);
+  c.topology = SIM_TOPOLOGY_STAR;
+  x = platform_text(&c);
+  CU_ASSERT_EQUAL(count(x, "<backbone "), 0);
+  free(x);
+}
+
+static void test_cluster_check(void) {
+  sim_cluster c;
+  char err[256];
+  sim_cluster_default(&c);
+  CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(c.nodes, 1);
+  CU_ASSERT_STRING_EQUAL(c.network_model, "CM02");
+  small_cluster(&c, SIM_TOPOLOGY_STAR);
+  CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), 0);
+  sim_straggler bad = {.node = 3, .speed_factor = 1, .bandwidth_factor = 1};
+  c.stragglers = &bad;
+  c.n_stragglers = 1;
+  CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "stragglers[0]"));
+  small_cluster(&c, SIM_TOPOLOGY_STAR);
+  strcpy(c.network_model, "NS3");
+  CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), -1);
+}
+
+/* In SimGrid: hosts, speeds and per-route latency and bandwidth. */
+static char *load_platform_child(void *ctx) {
+  const sim_cluster *c = ctx;
+  char path[512], err[256];
+  int argc = 2;
+  char *argv[] = {"test_sim", "--log=root.thresh:critical", NULL};
+  simgrid_init(&argc, argv);
+  if (sim_platform_write_temp(c, path, sizeof path, err, sizeof err) != 0) return NULL;
+  simgrid_load_platform(path);
+  unlink(path);
+  sg_host_t h0 = sg_host_by_name("node-0"), h1 = sg_host_by_name("node-1");
+  char *out = malloc(512);
+  snprintf(out, 512,
+           "{\"hosts\":%zu,\"speed1\":%.17g,\"cores\":%d,\"lat01\":%.17g,\"bw01\":%.17g,"
+           "\"lat00\":%.17g}",
+           sg_host_count(), sg_host_get_speed(h1), sg_host_core_count(h0),
+           sg_host_get_route_latency(h0, h1), sg_host_get_route_bandwidth(h0, h1),
+           sg_host_get_route_latency(h0, h0));
+  return out;
+}
+
+static void test_platform_loads(void) {
+  sim_cluster c;
+  small_cluster(&c, SIM_TOPOLOGY_BACKBONE);
+  char err[1024] = "";
+  cJSON *r = in_child(load_platform_child, &c, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  CU_ASSERT_EQUAL(num(r, "hosts"), 3);
+  CU_ASSERT_DOUBLE_EQUAL(num(r, "speed1"), 0.5e9, 0);
+  CU_ASSERT_EQUAL(num(r, "cores"), 2);
+  /* node-0 up + backbone + node-1 down; the bottleneck is node-1's link. */
+  CU_ASSERT_DOUBLE_EQUAL(num(r, "lat01"), 1e-5 + 3e-5 + 1e-5, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(num(r, "bw01"), 0.25e9, 0);
+  CU_ASSERT_DOUBLE_EQUAL(num(r, "lat00"), SIM_LOOPBACK_LATENCY, 0);
+  cJSON_Delete(r);
+}
+
+/* ------------------------------------------------------------- sim_run */
+
+typedef struct {
+  sim_cluster cluster;
+  const char *workload, *policy;
+  uint64_t seed;
+} run_spec;
+
+static char *sim_run_child(void *ctx) {
+  run_spec *r = ctx;
+  cJSON *wl = cJSON_Parse(r->workload), *pol = cJSON_Parse(r->policy);
+  sim_run_args a = {.cluster = &r->cluster, .workload = wl, .policy = pol, .seed = r->seed};
+  char err[512];
+  cJSON *m = sim_run(&a, err, sizeof err);
+  char *text = m ? cJSON_PrintUnformatted(m) : NULL;
+  if (!m) fprintf(stderr, "sim_run: %s\n", err);
+  cJSON_Delete(m);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  return text;
+}
+
+static cJSON *run(run_spec *r) {
+  char err[1024] = "";
+  cJSON *m = in_child(sim_run_child, r, err, sizeof err);
+  if (!m) fprintf(stderr, "%s\n", err);
+  return m;
+}
+
+static const char *tiny_workload =
+    "{\"type\":\"zipf\",\"keys\":2000,\"skew\":1.1,\"value_length\":8,\"reads_per_step\":10,"
+    "\"writes_per_step\":10,\"steps_per_worker\":300,\"epochs\":3,\"locality\":0.5,"
+    "\"flops_per_step\":1e5}";
+
+static void tiny(run_spec *r, const char *policy) {
+  sim_cluster_default(&r->cluster);
+  r->cluster.nodes = 2;
+  r->cluster.workers_per_node = 2;
+  r->workload = tiny_workload;
+  r->policy = policy;
+  r->seed = 7;
+}
+
+static void test_metrics_and_conservation(void) {
+  static const char *const names[] = {"time_s", "steps", "steps_per_s", "accesses",
+                                      "local_ratio", "messages", "bytes", "relocations",
+                                      "replica_syncs", "pushed_floats", "value_sum"};
+  run_spec r;
+  tiny(&r, "{\"type\":\"static\"}");
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    CU_ASSERT_FALSE(isnan(num(m, names[i])));
+  const cJSON *epochs = cJSON_GetObjectItemCaseSensitive(m, "epoch_time_s");
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(epochs), 3);
+  CU_ASSERT_EQUAL(num(m, "steps"), 4 * 300);
+  CU_ASSERT(num(m, "time_s") > 0);
+  CU_ASSERT(num(m, "pushed_floats") > 0);
+  CU_ASSERT_EQUAL(num(m, "value_sum"), num(m, "pushed_floats"));
+  double sum = 0;
+  for (int e = 0; e < 3; e++) sum += cJSON_GetArrayItem(epochs, e)->valuedouble;
+  CU_ASSERT(sum <= num(m, "time_s") * (1 + 1e-12));
+  cJSON_Delete(m);
+}
+
+static void test_relocate_conserves(void) {
+  run_spec r;
+  tiny(&r, "{\"type\":\"relocate\",\"lookahead\":5}");
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT(num(m, "relocations") > 0);
+  CU_ASSERT_EQUAL(num(m, "value_sum"), num(m, "pushed_floats"));
+  cJSON_Delete(m);
+}
+
+static void test_deterministic(void) {
+  run_spec r;
+  tiny(&r, "{\"type\":\"relocate\",\"lookahead\":5}");
+  cJSON *a = run(&r), *b = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  char *ta = cJSON_PrintUnformatted(a), *tb = cJSON_PrintUnformatted(b);
+  CU_ASSERT_STRING_EQUAL(ta, tb);
+  /* cJSON prints 17 significant digits only when needed: compare bits too. */
+  CU_ASSERT_EQUAL(memcmp(&(double){num(a, "time_s")}, &(double){num(b, "time_s")},
+                         sizeof(double)), 0);
+  free(ta);
+  free(tb);
+  cJSON_Delete(a);
+  cJSON_Delete(b);
+}
+
+static void test_fast_local_access_saves_messages(void) {
+  run_spec r;
+  tiny(&r, "{\"type\":\"static\",\"fast_local_access\":true}");
+  cJSON *fast = run(&r);
+  tiny(&r, "{\"type\":\"static\",\"fast_local_access\":false}");
+  cJSON *slow = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(fast);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(slow);
+  CU_ASSERT(num(slow, "messages") > num(fast, "messages"));
+  CU_ASSERT_EQUAL(num(slow, "local_ratio"), 0);
+  CU_ASSERT(num(fast, "local_ratio") > 0);
+  CU_ASSERT_EQUAL(num(slow, "value_sum"), num(slow, "pushed_floats"));
+  cJSON_Delete(fast);
+  cJSON_Delete(slow);
+}
+
+/*
+ * A hand-computable run. 2 nodes, 1 worker each, one key (key 0, homed on
+ * node 0 by range partition), each step reads it and writes nothing, no
+ * flops, no local cost. Node 0's worker reads from memory and takes no
+ * simulated time; node 1's worker makes S remote pulls, one after another,
+ * alone on the network. A route crosses the source's up link and the
+ * destination's down link (latency L each, bandwidth B), plus the backbone
+ * (Lbb, Bbb) with that topology: route latency R = 2L (+ Lbb), bottleneck
+ * W = B (or min(B, Bbb)). One pull:
+ *   request  node 1 -> node 0: R + REQ/W, then node 0's server pays
+ *            m + k + b*REQ;
+ *   reply    node 0 -> node 1: R + REP/W, then node 1's server (which hands
+ *            the values to the worker) pays m + k + b*REP;
+ * with REQ = ps_msg_encoded_len(1, 0), REP = ps_msg_encoded_len(1, V) bytes
+ * and m, k, b the per-message, per-key and per-byte costs. time_s = S x that;
+ * the run sends 2S messages of S x (REQ + REP) bytes.
+ */
+typedef struct {
+  double bandwidth, latency;
+  sim_topology topology;
+  double bb_bandwidth, bb_latency;
+  int steps, len;
+} hand_spec;
+
+static void hand_case(run_spec *r, const hand_spec *h) {
+  static char workload[256];
+  sim_cluster_default(&r->cluster);
+  r->cluster.nodes = 2;
+  r->cluster.workers_per_node = 1;
+  r->cluster.bandwidth = h->bandwidth;
+  r->cluster.latency = h->latency;
+  r->cluster.topology = h->topology;
+  r->cluster.backbone_bandwidth = h->bb_bandwidth;
+  r->cluster.backbone_latency = h->bb_latency;
+  r->cluster.cost = (sim_cost){.per_message_s = 2e-6, .per_key_s = 1e-7, .per_byte_s = 1e-9};
+  snprintf(workload, sizeof workload,
+           "{\"type\":\"zipf\",\"keys\":1,\"value_length\":%d,\"reads_per_step\":1,"
+           "\"writes_per_step\":0,\"steps_per_worker\":%d,\"locality\":0}",
+           h->len, h->steps);
+  r->workload = workload;
+  r->policy = "{\"type\":\"static\",\"partition\":\"range\"}";
+  r->seed = 1;
+}
+
+static void check_hand_case(const hand_spec *h) {
+  run_spec r;
+  hand_case(&r, h);
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  const sim_cost *c = &r.cluster.cost;
+  bool bb = h->topology == SIM_TOPOLOGY_BACKBONE;
+  double route = 2 * h->latency + (bb ? h->bb_latency : 0);
+  double width = bb ? fmin(h->bandwidth, h->bb_bandwidth) : h->bandwidth;
+  double req = (double)ps_msg_encoded_len(1, 0);
+  double rep = (double)ps_msg_encoded_len(1, (uint32_t)h->len);
+  double pull = 2 * route + (req + rep) / width + 2 * (c->per_message_s + c->per_key_s) +
+                c->per_byte_s * (req + rep);
+  CU_ASSERT_DOUBLE_EQUAL(num(m, "time_s"), h->steps * pull, h->steps * pull * 1e-9);
+  CU_ASSERT_EQUAL(num(m, "messages"), 2 * h->steps);
+  CU_ASSERT_EQUAL(num(m, "bytes"), h->steps * (req + rep));
+  CU_ASSERT_DOUBLE_EQUAL(num(m, "local_ratio"), 0.5, 0);
+  cJSON_Delete(m);
+}
+
+static void test_time_matches_arithmetic(void) {
+  /* 800 Mbps, 100 us: latency and bandwidth both matter. */
+  check_hand_case(&(hand_spec){.bandwidth = 1e8, .latency = 1e-4, .steps = 100, .len = 1000});
+  /* 10 Gbps over 5 ms links, 4 MB replies: TCP-gamma:0 means no window cap
+   * (SimGrid's default 4 MiB window would hold this route to 210 MB/s). */
+  check_hand_case(&(hand_spec){.bandwidth = 1.25e9, .latency = 5e-3, .steps = 5,
+                               .len = 1000000});
+  /* A backbone slower than the links is the bottleneck, and adds latency. */
+  check_hand_case(&(hand_spec){.bandwidth = 1e9, .latency = 1e-5,
+                               .topology = SIM_TOPOLOGY_BACKBONE, .bb_bandwidth = 2e8,
+                               .bb_latency = 3e-4, .steps = 50, .len = 5000});
+}
+
+/* The user's own platform: our XML in a file, nodes mapped to hosts in
+ * reverse; and LV08. Both must run and conserve. */
+static void test_platform_file_and_lv08(void) {
+  run_spec r;
+  tiny(&r, "{\"type\":\"static\"}");
+  char path[512], err[256];
+  CU_ASSERT_EQUAL_FATAL(sim_platform_write_temp(&r.cluster, path, sizeof path, err, sizeof err), 0);
+  static const char *const hosts[] = {"node-1", "node-0"};
+  r.cluster.platform_file = path;
+  r.cluster.hosts = hosts;
+  r.cluster.n_hosts = 2;
+  cJSON *m = run(&r);
+  unlink(path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(num(m, "value_sum"), num(m, "pushed_floats"));
+  cJSON_Delete(m);
+  tiny(&r, "{\"type\":\"static\"}");
+  strcpy(r.cluster.network_model, "LV08");
+  m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(num(m, "value_sum"), num(m, "pushed_floats"));
+  cJSON_Delete(m);
+}
+
+static char *bad_policy_child(void *ctx) {
+  run_spec *r = ctx;
+  cJSON *wl = cJSON_Parse(r->workload), *pol = cJSON_Parse(r->policy);
+  sim_run_args a = {.cluster = &r->cluster, .workload = wl, .policy = pol, .seed = 1};
+  char err[512] = "";
+  cJSON *m = sim_run(&a, err, sizeof err);
+  cJSON *out = cJSON_CreateObject();
+  cJSON_AddBoolToObject(out, "failed", m == NULL);
+  cJSON_AddStringToObject(out, "err", err);
+  char *text = cJSON_PrintUnformatted(out);
+  cJSON_Delete(out);
+  cJSON_Delete(m);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  return text;
+}
+
+static void test_bad_spec_is_an_error(void) {
+  run_spec r;
+  tiny(&r, "{\"type\":\"no-such-policy\"}");
+  char err[1024] = "";
+  cJSON *out = in_child(bad_policy_child, &r, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+  CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "failed")));
+  const cJSON *msg = cJSON_GetObjectItemCaseSensitive(out, "err");
+  CU_ASSERT(cJSON_IsString(msg) && strstr(msg->valuestring, "policy.type"));
+  cJSON_Delete(out);
+}
+
+PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_cluster_check},
+            {"platform_loads", test_platform_loads},
+            {"metrics_and_conservation", test_metrics_and_conservation},
+            {"relocate_conserves", test_relocate_conserves},
+            {"deterministic", test_deterministic},
+            {"fast_local_access_saves_messages", test_fast_local_access_saves_messages},
+            {"time_matches_arithmetic", test_time_matches_arithmetic},
+            {"platform_file_and_lv08", test_platform_file_and_lv08},
+            {"bad_spec_is_an_error", test_bad_spec_is_an_error})
