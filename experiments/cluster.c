@@ -1,0 +1,203 @@
+/*
+ * The spec's "cluster" object, parsed into the sim_cluster sim/ consumes.
+ *
+ * Units are resolved here ("10Gbps" becomes bytes/s), stragglers are
+ * checked against the node count, and a user's SimGrid platform file is
+ * looked up relative to the spec's directory, so sim/ receives only typed,
+ * valid values. Every problem adds one message; the parse goes on, so that
+ * one bad field does not hide the next.
+ */
+#include "experiments/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_NODES 1000000.0
+#define MAX_WORKERS_PER_NODE 1024.0
+
+static const char *const cluster_keys[] = {
+    "nodes", "workers_per_node", "host_speed", "network", "stragglers",
+    "platform_file", "hosts", "cost", NULL};
+static const char *const network_keys[] = {
+    "bandwidth", "latency", "model", "topology", "backbone_bandwidth",
+    "backbone_latency", NULL};
+static const char *const straggler_keys[] = {"node", "speed_factor",
+                                             "bandwidth_factor", NULL};
+static const char *const cost_keys[] = {"per_message_s", "per_key_s",
+                                        "per_byte_s", "local_per_key_s", NULL};
+
+static void parse_network(exp_errors *e, const cJSON *net, sim_cluster *c) {
+  static const char *const models[] = {"CM02", "LV08", NULL};
+  static const char *const topologies[] = {"star", "backbone", NULL};
+  const char *p = "cluster.network";
+  exp_check_keys(e, net, p, network_keys);
+  exp_get_quantity(e, net, p, "bandwidth", EXP_QTY_BANDWIDTH, &c->bandwidth);
+  exp_get_quantity(e, net, p, "latency", EXP_QTY_DURATION, &c->latency);
+  const char *model = NULL, *topo = NULL;
+  if (exp_get_choice(e, net, p, "model", models, &model) && model)
+    snprintf(c->network_model, sizeof c->network_model, "%s", model);
+  if (exp_get_choice(e, net, p, "topology", topologies, &topo) && topo)
+    c->topology = strcmp(topo, "backbone") == 0 ? SIM_TOPOLOGY_BACKBONE
+                                                : SIM_TOPOLOGY_STAR;
+  exp_get_quantity(e, net, p, "backbone_bandwidth", EXP_QTY_BANDWIDTH,
+                   &c->backbone_bandwidth);
+  exp_get_quantity(e, net, p, "backbone_latency", EXP_QTY_DURATION,
+                   &c->backbone_latency);
+}
+
+/* One straggler; nodes is 0 when the node count itself is invalid. */
+static void parse_straggler(exp_errors *e, const cJSON *s, const char *p,
+                            uint32_t nodes, sim_straggler *out) {
+  if (!cJSON_IsObject(s)) {
+    exp_expect(e, p, "an object {\"node\", \"speed_factor\", \"bandwidth_factor\"}", s);
+    return;
+  }
+  exp_check_keys(e, s, p, straggler_keys);
+  double node = 0;
+  double max = nodes ? nodes - 1.0 : EXP_INT_MAX;
+  if (exp_get_int(e, s, p, "node", 0, max, true, &node)) out->node = (uint32_t)node;
+  exp_get_number(e, s, p, "speed_factor", 0, true, false, &out->speed_factor);
+  exp_get_number(e, s, p, "bandwidth_factor", 0, true, false,
+                 &out->bandwidth_factor);
+}
+
+static void parse_stragglers(exp_errors *e, const cJSON *list, uint32_t nodes,
+                             exp_cluster *out) {
+  const char *p = "cluster.stragglers";
+  if (!cJSON_IsArray(list)) {
+    exp_expect(e, p, "a list of stragglers", list);
+    return;
+  }
+  size_t n = (size_t)cJSON_GetArraySize(list);
+  if (n == 0) return;
+  out->stragglers = calloc(n, sizeof *out->stragglers);
+  if (!out->stragglers) {
+    exp_errors_addf(e, "%s: out of memory", p);
+    return;
+  }
+  size_t i = 0;
+  for (const cJSON *s = list->child; s; s = s->next, i++) {
+    char ip[EXP_PATH_MAX];
+    exp_index_path(ip, sizeof ip, p, i);
+    sim_straggler *st = &out->stragglers[i];
+    *st = (sim_straggler){.node = UINT32_MAX, .speed_factor = 1,
+                          .bandwidth_factor = 1};
+    parse_straggler(e, s, ip, nodes, st);
+    for (size_t j = 0; j < i && st->node != UINT32_MAX; j++)
+      if (out->stragglers[j].node == st->node)
+        exp_errors_addf(e, "%s.node: expected each node once in %s, found node %u again",
+                        ip, p, st->node);
+  }
+  out->sim.stragglers = out->stragglers;
+  out->sim.n_stragglers = n;
+}
+
+static char *resolve_file(const char *base_dir, const char *file) {
+  if (file[0] == '/' || !base_dir || !*base_dir || strcmp(base_dir, ".") == 0)
+    return strdup(file);
+  return exp_join_path(base_dir, file);
+}
+
+static void parse_hosts(exp_errors *e, const cJSON *hosts, uint32_t nodes,
+                        exp_cluster *out) {
+  const char *p = "cluster.hosts";
+  char what[96];
+  if (nodes)
+    snprintf(what, sizeof what, "a list of %u host names (one per node)", nodes);
+  else
+    snprintf(what, sizeof what, "a list of host names (one per node)");
+  if (!cJSON_IsArray(hosts) || (nodes && cJSON_GetArraySize(hosts) != (int)nodes)) {
+    exp_expect(e, p, what, hosts);
+    return;
+  }
+  size_t n = (size_t)cJSON_GetArraySize(hosts), i = 0;
+  out->hosts = calloc(n + 1, sizeof *out->hosts);
+  if (!out->hosts) return;
+  for (const cJSON *h = hosts->child; h; h = h->next, i++) {
+    char ip[EXP_PATH_MAX];
+    exp_index_path(ip, sizeof ip, p, i);
+    if (!cJSON_IsString(h) || !*h->valuestring) {
+      exp_expect(e, ip, "a host name of the platform file", h);
+      continue;
+    }
+    out->hosts[i] = strdup(h->valuestring);
+  }
+  out->sim.hosts = (const char *const *)out->hosts;
+  out->sim.n_hosts = n;
+}
+
+static void parse_platform(exp_errors *e, const cJSON *json,
+                           const char *base_dir, uint32_t nodes,
+                           exp_cluster *out) {
+  const char *file = NULL;
+  const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(json, "hosts");
+  bool has = cJSON_GetObjectItemCaseSensitive(json, "platform_file") != NULL;
+  if (!has) {
+    if (hosts) exp_expect(e, "cluster.hosts", "nothing without cluster.platform_file", hosts);
+    return;
+  }
+  if (exp_get_string(e, json, "cluster", "platform_file", true, &file)) {
+    out->platform_file = resolve_file(base_dir, file);
+    if (out->platform_file && access(out->platform_file, R_OK) != 0) {
+      char what[EXP_PATH_MAX + 64];
+      snprintf(what, sizeof what, "a readable SimGrid platform file (looked for %s)",
+               out->platform_file);
+      exp_expect(e, "cluster.platform_file", what,
+                 cJSON_GetObjectItemCaseSensitive(json, "platform_file"));
+    }
+    out->sim.platform_file = out->platform_file;
+  }
+  if (!hosts)
+    exp_errors_addf(e, "cluster.hosts: expected a list of host names (one per "
+                       "node) with platform_file, found nothing (the key is missing)");
+  else
+    parse_hosts(e, hosts, nodes, out);
+}
+
+static void parse_cost(exp_errors *e, const cJSON *cost, sim_cost *c) {
+  const char *p = "cluster.cost";
+  exp_check_keys(e, cost, p, cost_keys);
+  exp_get_quantity(e, cost, p, "per_message_s", EXP_QTY_DURATION, &c->per_message_s);
+  exp_get_quantity(e, cost, p, "per_key_s", EXP_QTY_DURATION, &c->per_key_s);
+  exp_get_quantity(e, cost, p, "per_byte_s", EXP_QTY_DURATION, &c->per_byte_s);
+  exp_get_quantity(e, cost, p, "local_per_key_s", EXP_QTY_DURATION,
+                   &c->local_per_key_s);
+}
+
+bool exp_cluster_parse(const cJSON *json, const char *base_dir,
+                       exp_cluster *out, exp_errors *errs) {
+  size_t before = errs->count;
+  *out = (exp_cluster){0};
+  sim_cluster_default(&out->sim);
+  if (!cJSON_IsObject(json)) {
+    exp_expect(errs, "cluster", "an object", json);
+    return false;
+  }
+  const char *p = "cluster";
+  exp_check_keys(errs, json, p, cluster_keys);
+  double nodes = 0, wpn = 0;
+  if (exp_get_int(errs, json, p, "nodes", 1, MAX_NODES, true, &nodes))
+    out->sim.nodes = (uint32_t)nodes;
+  if (exp_get_int(errs, json, p, "workers_per_node", 1, MAX_WORKERS_PER_NODE,
+                  false, &wpn) && wpn > 0)
+    out->sim.workers_per_node = (uint32_t)wpn;
+  exp_get_quantity(errs, json, p, "host_speed", EXP_QTY_FLOPS, &out->sim.host_speed);
+  const cJSON *net = NULL, *cost = NULL;
+  if (exp_get_object(errs, json, p, "network", false, &net) && net)
+    parse_network(errs, net, &out->sim);
+  if (exp_get_object(errs, json, p, "cost", false, &cost) && cost)
+    parse_cost(errs, cost, &out->sim.cost);
+  const cJSON *stragglers = cJSON_GetObjectItemCaseSensitive(json, "stragglers");
+  if (stragglers) parse_stragglers(errs, stragglers, (uint32_t)nodes, out);
+  parse_platform(errs, json, base_dir, (uint32_t)nodes, out);
+  return errs->count == before;
+}
+
+void exp_cluster_free(exp_cluster *c) {
+  free(c->stragglers);
+  free(c->platform_file);
+  for (size_t i = 0; c->hosts && i < c->sim.n_hosts; i++) free(c->hosts[i]);
+  free(c->hosts);
+  *c = (exp_cluster){0};
+}

@@ -1,0 +1,256 @@
+/*
+ * experiments/: the one door of the experiments room, behind the `pslab`
+ * command.
+ *
+ * An experiment is a JSON spec (experiments/SPEC.md is its reference). This
+ * room loads it, applies `--set` overrides, validates it whole (every error at
+ * once, one line each: `<file>: <json.path>: expected <what>, found <what>`),
+ * expands its sweep into runs, runs each in a child process through sim_run
+ * (SimGrid holds one simulation per process), and writes runs.jsonl,
+ * summary.csv, a table and gnuplot plots.
+ *
+ * Ownership: every pointer a function returns is the caller's unless its
+ * comment says "borrowed"; structs filled by *_parse / *_expand are released
+ * by the matching *_free. Nothing here keeps global state.
+ */
+#ifndef PSLAB_EXPERIMENTS_EXPERIMENT_H
+#define PSLAB_EXPERIMENTS_EXPERIMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/sim.h"
+
+struct cJSON;
+
+#if defined(__GNUC__)
+#define EXP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define EXP_PRINTF(f, a)
+#endif
+
+/* Exit statuses of the runner and of the `pslab` command. */
+enum {
+  EXP_EXIT_OK = 0,
+  EXP_EXIT_FAILED = 1, /* invalid spec, I/O error, or a run failed */
+  EXP_EXIT_USAGE = 2,  /* bad command line */
+  EXP_EXIT_PLOTS = 3   /* every run succeeded but a plot was not drawn */
+};
+
+/* ------------------------------------------------------------- errors */
+
+/* One-line messages, collected so that a bad spec is reported whole. */
+typedef struct {
+  char **lines;
+  size_t count;
+  size_t cap;
+} exp_errors;
+
+void exp_errors_init(exp_errors *e);
+void exp_errors_free(exp_errors *e);
+/* Appends one formatted line (copied). False when out of memory. */
+bool exp_errors_addf(exp_errors *e, const char *fmt, ...) EXP_PRINTF(2, 3);
+/* Writes each line followed by a newline. */
+void exp_errors_print(const exp_errors *e, FILE *f);
+/* Whether some line contains `needle`. */
+bool exp_errors_contain(const exp_errors *e, const char *needle);
+
+/* -------------------------------------------------------------- units */
+
+/* Quantities written with units, as SimGrid writes them. Each returns 0 and
+ * sets *out, or -1 when s is not a non-negative number followed by a known
+ * unit (a bare number in a string is refused: say which unit).
+ *   flops:     "100f", "1.5Mf", "10Gf" (also "Gflops"); prefixes k M G T P E
+ *   bandwidth: "10Gbps" (bits/s, divided by 8), "125MBps" (bytes/s); prefixes
+ *              k M G T P E and Ki Mi Gi Ti
+ *   duration:  "100ns", "50us", "1ms", "0.5s" (also ps, min, h) */
+int exp_parse_flops(const char *s, double *out);
+int exp_parse_bandwidth(const char *s, double *out);
+int exp_parse_duration(const char *s, double *out);
+
+/* --------------------------------------------------------- JSON paths */
+
+/* Dotted paths into JSON: "cluster.network.latency"; a segment made of
+ * digits indexes a list ("cluster.stragglers.0.node"). Keys with dots in
+ * them cannot be named. */
+
+/* The value at path, or NULL. Borrowed from root. */
+struct cJSON *exp_path_get(const struct cJSON *root, const char *path);
+/* Puts value at path, replacing what is there. The parent must exist (an
+ * object, or a list the index falls in); the leaf may be absent from an
+ * object and is then added. Takes value in every case (freed on error).
+ * Returns 0, or -1 with a message in err. */
+int exp_path_set(struct cJSON *root, const char *path, struct cJSON *value,
+                 char *err, size_t errlen);
+
+/* ------------------------------------------------------------ cluster */
+
+/* The spec's "cluster" object, typed for sim/. sim's pointers point into
+ * the owned fields below. */
+typedef struct {
+  sim_cluster sim;
+  sim_straggler *stragglers;
+  char *platform_file; /* resolved against the spec's directory */
+  char **hosts;
+} exp_cluster;
+
+/* Parses json (the "cluster" object) over sim_cluster_default(). A relative
+ * platform_file is taken from base_dir. Adds one message per problem to errs
+ * (paths start with "cluster."); returns true when it added none. out is
+ * always filled and must be released with exp_cluster_free. */
+bool exp_cluster_parse(const struct cJSON *json, const char *base_dir,
+                       exp_cluster *out, exp_errors *errs);
+void exp_cluster_free(exp_cluster *c);
+
+/* -------------------------------------------------------------- sweep */
+
+/* One run of an experiment. */
+typedef struct {
+  uint32_t run;          /* 1-based: the order runs go in */
+  uint32_t repeat;       /* 0-based */
+  size_t point;          /* sweep point, 0-based */
+  uint64_t seed;         /* exp_run_seed(config seed, repeat) */
+  struct cJSON *sweep;   /* {"path": value, ...} this run took, in spec order */
+  struct cJSON *config;  /* the spec without sweep and plots, values set */
+} exp_run;
+
+typedef struct {
+  exp_run *runs;  /* repeat-major: all points of repeat 0, then repeat 1 ... */
+  size_t count;
+  size_t points;  /* sweep points (count = points * repeats) */
+} exp_run_list;
+
+/* Expands a spec object: the cartesian product of its sweep lists (first key
+ * outermost) times its repeats. Checks the sweep's shape and paths, adding
+ * messages to errs (unprefixed); invalid axes are left out. Returns true when
+ * it added no message. out must be released with exp_run_list_free. Does not
+ * validate the run configs: exp_spec_parse does. */
+bool exp_sweep_expand(const struct cJSON *spec, exp_run_list *out,
+                      exp_errors *errs);
+void exp_run_list_free(exp_run_list *l);
+/* The seed of a run: the same for every sweep point of one repeat. */
+uint64_t exp_run_seed(uint64_t spec_seed, uint32_t repeat);
+/* "cluster.nodes=8, policy={type=static}" for a run's sweep object; "" when
+ * nothing is swept. Caller frees. */
+char *exp_sweep_label(const struct cJSON *sweep);
+
+/* -------------------------------------------------------------- plots */
+
+typedef struct {
+  char *name;    /* file name stem: DIR/<name>.gp, DIR/<name>.svg */
+  char *x;       /* a metric name, or a dotted path into the run config */
+  char *y;       /* a metric name */
+  char *series;  /* dotted path into the run config, or NULL */
+  char *title;   /* or NULL */
+  bool logx, logy;
+} exp_plot;
+
+typedef struct {
+  exp_plot *items;
+  size_t count;
+} exp_plot_list;
+
+/* Parses a spec's "plots" list (NULL: no plots). Adds messages (unprefixed)
+ * and returns true when it added none. Release out with exp_plot_list_free. */
+bool exp_plots_parse(const struct cJSON *plots, exp_plot_list *out,
+                     exp_errors *errs);
+void exp_plot_list_free(exp_plot_list *l);
+/* The gnuplot script drawing plot p (output "<name>.svg", relative to the
+ * script's directory) from run records (exp_record_new); y is averaged over
+ * runs with the same x and series. NULL with a message when no record gives
+ * a value for x and y. Caller frees. */
+char *exp_plot_script(const exp_plot *p, const char *experiment,
+                      const struct cJSON *records, char *err, size_t errlen);
+/* Writes DIR/<name>.gp for every plot and runs `gnuplot` (the program to
+ * run; NULL: "gnuplot" from PATH) in dir to draw DIR/<name>.svg. Reports
+ * problems on log. Returns EXP_EXIT_OK, or EXP_EXIT_PLOTS when some plot
+ * was not drawn (gnuplot missing or failing, no data). */
+int exp_plots_draw(const exp_plot_list *plots, const char *experiment,
+                   const struct cJSON *records, const char *dir,
+                   const char *gnuplot, FILE *log);
+/* `pslab plot DIR`: redraws the plots of DIR/spec.json from DIR/runs.jsonl.
+ * Returns an EXP_EXIT_* status. */
+int exp_plot_dir(const char *dir, const char *gnuplot, FILE *log);
+
+/* ------------------------------------------------------------ results */
+
+/* Metrics summary.csv and the table show first, in this order
+ * (NULL-terminated): time_s, steps, steps_per_s, accesses, local_ratio,
+ * messages, bytes, relocations, replica_syncs, wall_s. */
+const char *const *exp_summary_metrics(void);
+/* Whether name is a metric sim_run reports (or wall_s). */
+bool exp_is_metric(const char *name);
+
+/* A run record for runs.jsonl: experiment, run, repeat, seed, backend,
+ * sweep, config, metrics (taken; may be NULL for a failed run, then
+ * "error" says why). NULL on no memory (metrics is freed). */
+struct cJSON *exp_record_new(const char *experiment, const exp_run *run,
+                             struct cJSON *metrics, const char *error);
+/* Appends record as one line and flushes. 0, or -1 on a write error. */
+int exp_jsonl_append(FILE *f, const struct cJSON *record);
+/* Reads runs.jsonl into a list of records; NULL with messages in errs
+ * ("<path>:<line>: ..."). */
+struct cJSON *exp_jsonl_load(const char *path, exp_errors *errs);
+/* summary.csv: header run, repeat, seed, the sweep paths, the summary
+ * metrics, other scalar metrics, error; one row per record. */
+void exp_summary_csv(FILE *f, const struct cJSON *records);
+/* Writes the CSV to path through a temporary file renamed over it, so the
+ * file is never seen half-written. 0, or -1 with a message. */
+int exp_summary_write(const char *path, const struct cJSON *records,
+                      char *err, size_t errlen);
+/* The table: one row per sweep point (means over its successful repeats),
+ * aligned columns. */
+void exp_table_print(FILE *f, const struct cJSON *records);
+
+/* --------------------------------------------------------------- spec */
+
+typedef struct exp_spec exp_spec;
+
+/* Reads, overrides, validates and expands the spec in file `path`. sets are
+ * "path=value" overrides (--set), applied before validation. Returns NULL
+ * with every problem in errs (each "<path>: ..."). */
+exp_spec *exp_spec_load(const char *path, const char *const *sets,
+                        size_t n_sets, exp_errors *errs);
+/* The same from text; `file` names it in messages and base_dir is where a
+ * relative platform_file is looked for. */
+exp_spec *exp_spec_parse(const char *text, size_t len, const char *file,
+                         const char *base_dir, const char *const *sets,
+                         size_t n_sets, exp_errors *errs);
+void exp_spec_free(exp_spec *s);
+
+/* Borrowed views of a valid spec. */
+const char *exp_spec_name(const exp_spec *s);
+const char *exp_spec_file(const exp_spec *s);
+const char *exp_spec_dir(const exp_spec *s);
+/* The spec after overrides (what DIR/spec.json holds). */
+const struct cJSON *exp_spec_json(const exp_spec *s);
+const exp_run_list *exp_spec_runs(const exp_spec *s);
+const exp_plot_list *exp_spec_plots(const exp_spec *s);
+
+/* ------------------------------------------------------------- runner */
+
+/* Runs one simulation; sim_run is the one the command uses. */
+typedef struct cJSON *(*exp_simulate_fn)(const sim_run_args *args, char *err,
+                                         size_t errlen);
+
+typedef struct {
+  const char *out_dir;   /* NULL: results/<name> */
+  bool quiet;            /* no progress lines (failures are still reported) */
+  int progress_tty;      /* -1: ask isatty(log); 0: a line per start and end;
+                            1: one updating line */
+  const char *gnuplot;   /* NULL: "gnuplot" */
+  FILE *out;             /* the table; NULL: stdout */
+  FILE *log;             /* progress and errors; NULL: stderr */
+  exp_simulate_fn simulate; /* NULL: sim_run */
+} exp_runner_options;
+
+void exp_runner_options_default(exp_runner_options *o);
+/* Runs every run of spec, each in a forked child, writing the results in
+ * the output directory (created with its parents). A failing run does not
+ * stop the others. Returns EXP_EXIT_OK, EXP_EXIT_FAILED (a run failed, or
+ * the results could not be written) or EXP_EXIT_PLOTS. */
+int exp_run_experiment(const exp_spec *spec, const exp_runner_options *o);
+
+#endif

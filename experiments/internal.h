@@ -1,0 +1,138 @@
+/*
+ * experiments/internal.h: helpers shared by the files of this room (string
+ * buffers, number formatting, files, the wording of validation messages).
+ * Not a door: nothing outside experiments/ includes it.
+ */
+#ifndef PSLAB_EXPERIMENTS_INTERNAL_H
+#define PSLAB_EXPERIMENTS_INTERNAL_H
+
+#include "experiments/experiment.h"
+
+#include <cjson/cJSON.h>
+
+/* Keys in a JSON path are rendered into buffers of this size (longer paths
+ * are cut in messages, never overflow). */
+#define EXP_PATH_MAX 512
+/* Integers in specs stay exact as JSON numbers (doubles). */
+#define EXP_INT_MAX 9007199254740991.0 /* 2^53 - 1 */
+
+/* ------------------------------------------------------ string buffer */
+
+/* A growing string. After an allocation failure it stays failed and
+ * exp_buf_take returns NULL. */
+typedef struct {
+  char *data;
+  size_t len, cap;
+  bool failed;
+} exp_buf;
+
+void exp_buf_printf(exp_buf *b, const char *fmt, ...) EXP_PRINTF(2, 3);
+void exp_buf_puts(exp_buf *b, const char *s);
+/* The string (caller frees), or NULL if an allocation failed. */
+char *exp_buf_take(exp_buf *b);
+void exp_buf_free(exp_buf *b);
+
+/* ------------------------------------------------------------ values */
+
+/* Shortest text that reads back as v ("3", "0.1", "1e+20"). */
+void exp_format_number(double v, char *buf, size_t n);
+/* A short human label: strings bare, numbers formatted, objects as
+ * {k=v,...}, lists as [a,b]. Caller frees; NULL on no memory. */
+char *exp_value_label(const cJSON *v);
+/* Members (key and value) that every one of values[0..n) has, as a new
+ * object; NULL when there are fewer than 2 values, one is not an object, or
+ * they share nothing. */
+cJSON *exp_shared_members(const cJSON *const *values, size_t n);
+/* exp_value_label without v's members that are in `shared` (NULL: none),
+ * so that swept objects are told apart by what differs: {type=relocate}
+ * rather than {type=relocate,partition=range}. Caller frees. */
+char *exp_value_label_except(const cJSON *v, const cJSON *shared);
+/* What was found, for "found ..." in messages: -3, "abc", an object,
+ * nothing (the key is missing). */
+void exp_describe(const cJSON *v, char *buf, size_t n);
+/* The mean of a numeric list, the last value for "loss", or the number
+ * itself; false when v holds no number. */
+bool exp_metric_value(const char *name, const cJSON *v, double *out);
+
+/* ----------------------------------------------------------- paths */
+
+void exp_child_path(char *buf, size_t n, const char *parent, const char *key);
+void exp_index_path(char *buf, size_t n, const char *parent, size_t i);
+
+/* ------------------------------------------------------- validation */
+
+/* Adds "<path>: expected <what>, found <found described>". */
+void exp_expect(exp_errors *e, const char *path, const char *what,
+                const cJSON *found);
+/* Each key of obj must be in known (NULL-terminated) and appear once. */
+void exp_check_keys(exp_errors *e, const cJSON *obj, const char *path,
+                    const char *const *known);
+
+/* Member checks: key of obj (at path). Each returns true when the member is
+ * valid, or absent and not required; otherwise adds a message and returns
+ * false. *out is written only when the member is present and valid. */
+bool exp_get_int(exp_errors *e, const cJSON *obj, const char *path,
+                 const char *key, double min, double max, bool required,
+                 double *out);
+bool exp_get_number(exp_errors *e, const cJSON *obj, const char *path,
+                    const char *key, double min, bool min_exclusive,
+                    bool required, double *out);
+bool exp_get_string(exp_errors *e, const cJSON *obj, const char *path,
+                    const char *key, bool required, const char **out);
+bool exp_get_bool(exp_errors *e, const cJSON *obj, const char *path,
+                  const char *key, bool *out);
+bool exp_get_choice(exp_errors *e, const cJSON *obj, const char *path,
+                    const char *key, const char *const *choices,
+                    const char **out);
+bool exp_get_object(exp_errors *e, const cJSON *obj, const char *path,
+                    const char *key, bool required, const cJSON **out);
+
+typedef enum {
+  EXP_QTY_FLOPS,     /* flop/s, > 0 */
+  EXP_QTY_BANDWIDTH, /* bytes/s, > 0 */
+  EXP_QTY_DURATION   /* seconds, >= 0 */
+} exp_quantity;
+/* A number, or a string with a unit (units.c). */
+bool exp_get_quantity(exp_errors *e, const cJSON *obj, const char *path,
+                      const char *key, exp_quantity q, double *out);
+
+/* Whether s is a non-empty [A-Za-z0-9_.-]+ other than "." and "..". */
+bool exp_is_file_stem(const char *s);
+
+/* -------------------------------------------------------- plot data */
+
+/* Mean y of one line (series) at one x: x is a number, or the index of a
+ * category in exp_plot_data.cats. */
+typedef struct {
+  size_t series;
+  double x;
+  double sum;
+  size_t n;
+} exp_plot_cell;
+
+typedef struct {
+  char **series, **cats; /* labels, in first-appearance order */
+  size_t n_series, n_cats;
+  exp_plot_cell *cells;
+  size_t n_cells;
+  bool numeric; /* every x is a number */
+} exp_plot_data;
+
+/* Reduces run records to plot p's points (plotdata.c). */
+void exp_plot_data_collect(exp_plot_data *d, const exp_plot *p,
+                           const cJSON *records);
+void exp_plot_data_free(exp_plot_data *d);
+
+/* ------------------------------------------------------------ files */
+
+/* The whole file, NUL-terminated; NULL with "<path>: <reason>" in err. */
+char *exp_read_file(const char *path, size_t *len, char *err, size_t errlen);
+/* mkdir -p. 0, or -1 with a message. */
+int exp_mkdir_p(const char *dir, char *err, size_t errlen);
+/* Writes through "<path>.tmp" renamed over path. 0, or -1 with a message. */
+int exp_write_file_atomic(const char *path, const char *data, size_t len,
+                          char *err, size_t errlen);
+/* dir + "/" + name; caller frees. */
+char *exp_join_path(const char *dir, const char *name);
+
+#endif

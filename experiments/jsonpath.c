@@ -1,0 +1,94 @@
+/*
+ * Dotted paths into JSON, the one way sweeps, --set overrides and plots name
+ * a setting: "cluster.network.latency", "policy", "cluster.stragglers.0.node".
+ *
+ * A path is a list of segments separated by dots. In an object a segment is
+ * a key (matched case-sensitively); in a list a segment of digits is an
+ * index. Setting a value requires its parent to exist, so that a typo in the
+ * middle of a path is an error rather than a new, silently ignored subtree.
+ */
+#include "experiments/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The child of cur named by seg[0..len), or NULL. */
+static cJSON *step(const cJSON *cur, const char *seg, size_t len) {
+  if (!cur) return NULL;
+  if (cJSON_IsObject(cur)) {
+    for (cJSON *c = cur->child; c; c = c->next)
+      if (strlen(c->string) == len && memcmp(c->string, seg, len) == 0) return c;
+    return NULL;
+  }
+  if (!cJSON_IsArray(cur) || len == 0 || len > 9) return NULL;
+  int index = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (seg[i] < '0' || seg[i] > '9') return NULL;
+    index = index * 10 + (seg[i] - '0');
+  }
+  return cJSON_GetArrayItem(cur, index);
+}
+
+static bool valid_path(const char *path) {
+  if (!*path || path[0] == '.') return false;
+  size_t n = strlen(path);
+  return path[n - 1] != '.' && !strstr(path, "..");
+}
+
+cJSON *exp_path_get(const cJSON *root, const char *path) {
+  if (!valid_path(path)) return NULL;
+  const cJSON *cur = root;
+  const char *seg = path;
+  while (cur) {
+    const char *dot = strchr(seg, '.');
+    size_t len = dot ? (size_t)(dot - seg) : strlen(seg);
+    cur = step(cur, seg, len);
+    if (!dot) break;
+    seg = dot + 1;
+  }
+  return (cJSON *)cur;
+}
+
+/* Puts value as the child `leaf` of parent (an object or a list). */
+static int set_child(cJSON *parent, const char *leaf, cJSON *value,
+                     const char *path, char *err, size_t errlen) {
+  if (cJSON_IsObject(parent)) {
+    bool ok = cJSON_GetObjectItemCaseSensitive(parent, leaf)
+                  ? cJSON_ReplaceItemInObjectCaseSensitive(parent, leaf, value)
+                  : cJSON_AddItemToObject(parent, leaf, value);
+    if (ok) return 0;
+    snprintf(err, errlen, "%s: out of memory", path);
+  } else {
+    cJSON *old = step(parent, leaf, strlen(leaf));
+    if (old && cJSON_ReplaceItemViaPointer(parent, old, value)) return 0;
+    snprintf(err, errlen, "%s: no element %s in that list (it has %d)", path,
+             leaf, cJSON_GetArraySize(parent));
+  }
+  cJSON_Delete(value);
+  return -1;
+}
+
+int exp_path_set(cJSON *root, const char *path, cJSON *value, char *err,
+                 size_t errlen) {
+  if (!valid_path(path)) {
+    snprintf(err, errlen, "\"%s\" is not a dotted path such as cluster.nodes", path);
+    cJSON_Delete(value);
+    return -1;
+  }
+  const char *dot = strrchr(path, '.');
+  cJSON *parent = root;
+  if (dot) {
+    char *parent_path = strndup(path, (size_t)(dot - path));
+    parent = parent_path ? exp_path_get(root, parent_path) : NULL;
+    if (!cJSON_IsObject(parent) && !cJSON_IsArray(parent)) {
+      snprintf(err, errlen, "%s: %s %s", path, parent_path ? parent_path : path,
+               parent ? "is neither an object nor a list"
+                      : "does not exist (the parent of a path must exist)");
+      free(parent_path);
+      cJSON_Delete(value);
+      return -1;
+    }
+    free(parent_path);
+  }
+  return set_child(parent, dot ? dot + 1 : path, value, path, err, errlen);
+}

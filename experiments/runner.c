@@ -1,0 +1,412 @@
+/*
+ * The runner: runs each run of a valid spec in a child process and writes
+ * the results as they come.
+ *
+ * SimGrid holds one simulation per process, and a simulation that crashes
+ * must not take the experiment with it, so every run is a fork: the child
+ * builds the typed cluster, calls sim_run and sends its metrics back through
+ * a pipe; the parent times it, records it and goes on to the next run. The
+ * child's stdout and stderr (SimGrid's log, a sanitizer report) go to
+ * DIR/logs/run-<n>.log, kept only when not empty, so a failure can be read
+ * afterwards and the progress line stays clean.
+ *
+ * Child to parent, one line each:
+ *   P <simulated seconds> <fraction done>     progress
+ *   M <metrics as one-line JSON>              the result
+ *   E <message>                               sim_run's error
+ */
+#include "experiments/internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <stdnoreturn.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+void exp_runner_options_default(exp_runner_options *o) {
+  *o = (exp_runner_options){.progress_tty = -1};
+}
+
+/* --------------------------------------------------------- progress */
+
+typedef struct {
+  FILE *log;
+  bool quiet, tty;
+  size_t total;
+  uint32_t run;
+  char label[72];
+  double drawn; /* when the line was last redrawn (monotonic seconds) */
+} progress;
+
+static void progress_begin(progress *pg, const exp_run *run, const char *name) {
+  char *label = exp_sweep_label(run->sweep);
+  const char *l = label && *label ? label : name;
+  size_t len = strlen(l);
+  snprintf(pg->label, sizeof pg->label, "%.*s%s", 64, l, len > 64 ? "..." : "");
+  free(label);
+  pg->run = run->run;
+  if (pg->quiet) return;
+  if (pg->tty)
+    fprintf(pg->log, "\r\033[K[run %u/%zu] %s starting", pg->run, pg->total, pg->label);
+  else
+    fprintf(pg->log, "[run %u/%zu] %s: started\n", pg->run, pg->total, pg->label);
+  fflush(pg->log);
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void progress_update(progress *pg, double sim_t, double fraction) {
+  if (pg->quiet || !pg->tty) return;
+  double now = now_s();
+  if (now < pg->drawn + 0.1 && fraction < 1) return; /* a terminal needs no more */
+  pg->drawn = now;
+  fprintf(pg->log, "\r\033[K[run %u/%zu] %s sim t=%.4gs %.0f%%", pg->run, pg->total,
+          pg->label, sim_t, 100 * fraction);
+  fflush(pg->log);
+}
+
+static void progress_end(progress *pg, const cJSON *metrics, const char *error,
+                         double wall) {
+  if (pg->tty && (!pg->quiet || error)) fputs("\r\033[K", pg->log);
+  if (error) {
+    fprintf(pg->log, "[run %u/%zu] %s: FAILED: %s\n", pg->run, pg->total,
+            pg->label, error);
+  } else if (!pg->quiet && !pg->tty) {
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(metrics, "time_s");
+    fprintf(pg->log, "[run %u/%zu] %s: done, time %.6g s, wall %.3f s\n", pg->run,
+            pg->total, pg->label, cJSON_IsNumber(t) ? t->valuedouble : NAN, wall);
+  }
+  fflush(pg->log);
+}
+
+/* ------------------------------------------------------------ child */
+
+static void write_all(int fd, const char *buf, size_t len) {
+  while (len > 0) {
+    ssize_t n = write(fd, buf, len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    buf += n;
+    len -= (size_t)n;
+  }
+}
+
+static void send_line(int fd, char tag, const char *text) {
+  char head[2] = {tag, ' '};
+  write_all(fd, head, 2);
+  for (const char *s = text; *s;) {
+    size_t n = strcspn(s, "\r\n");
+    write_all(fd, s, n);
+    s += n;
+    if (*s) {
+      write_all(fd, " ", 1); /* a message stays one line */
+      s++;
+    }
+  }
+  write_all(fd, "\n", 1);
+}
+
+typedef struct {
+  int fd;
+  double last;
+} child_progress;
+
+static void child_on_progress(void *ctx, double sim_t, double fraction) {
+  child_progress *cp = ctx;
+  /* About 200 updates per run are plenty for a progress line. */
+  if (fraction < cp->last + 0.005 && fraction < 1.0) return;
+  cp->last = fraction;
+  char line[96];
+  int n = snprintf(line, sizeof line, "P %.17g %.17g\n", sim_t, fraction);
+  if (n > 0) write_all(cp->fd, line, (size_t)n);
+}
+
+static noreturn void child_main(const exp_spec *spec, const exp_run *run,
+                                exp_simulate_fn simulate, bool want_progress,
+                                int fd, const char *log_path) {
+  int log = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (log >= 0) {
+    dup2(log, STDOUT_FILENO);
+    dup2(log, STDERR_FILENO);
+    close(log);
+  }
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_cluster cluster;
+  const cJSON *config = run->config;
+  if (!exp_cluster_parse(cJSON_GetObjectItemCaseSensitive(config, "cluster"),
+                         exp_spec_dir(spec), &cluster, &e)) {
+    send_line(fd, 'E', e.count ? e.lines[0] : "invalid cluster");
+    _exit(1);
+  }
+  child_progress cp = {fd, -1};
+  sim_run_args args = {
+      .cluster = &cluster.sim,
+      .workload = cJSON_GetObjectItemCaseSensitive(config, "workload"),
+      .policy = cJSON_GetObjectItemCaseSensitive(config, "policy"),
+      .seed = run->seed,
+      .progress = want_progress ? child_on_progress : NULL,
+      .progress_ctx = &cp,
+  };
+  char err[2048] = "";
+  cJSON *metrics = simulate(&args, err, sizeof err);
+  char *text = metrics ? cJSON_PrintUnformatted(metrics) : NULL;
+  if (!text) {
+    send_line(fd, 'E', *err ? err : "the simulation failed without saying why");
+    _exit(1);
+  }
+  send_line(fd, 'M', text);
+  _exit(0);
+}
+
+/* ----------------------------------------------------------- parent */
+
+typedef struct {
+  cJSON *metrics;
+  char *error;
+} outcome;
+
+static void read_child(FILE *in, progress *pg, outcome *out) {
+  char *line = NULL;
+  size_t cap = 0;
+  while (getline(&line, &cap, in) > 0) {
+    line[strcspn(line, "\n")] = '\0';
+    double t, f;
+    if (line[0] == 'P' && sscanf(line, "P %lf %lf", &t, &f) == 2) {
+      progress_update(pg, t, f);
+    } else if (line[0] == 'M' && !out->metrics) {
+      out->metrics = cJSON_Parse(line + 1);
+      if (!cJSON_IsObject(out->metrics) && !out->error)
+        out->error = strdup("the simulation sent metrics that are not a JSON object");
+    } else if (line[0] == 'E' && !out->error) {
+      out->error = strdup(line[1] ? line + 2 : "");
+    }
+  }
+  free(line);
+}
+
+/* The last non-empty line of a log, to show with a crash. */
+static void last_log_line(const char *path, char *buf, size_t n) {
+  buf[0] = '\0';
+  FILE *f = fopen(path, "r");
+  char *line = NULL;
+  size_t cap = 0;
+  while (f && getline(&line, &cap, f) > 0) {
+    line[strcspn(line, "\r\n")] = '\0';
+    if (*line) snprintf(buf, n, "%s", line);
+  }
+  free(line);
+  if (f) fclose(f);
+}
+
+/* Why a child that sent no metrics ended. */
+static char *explain_exit(int status, const char *log_path) {
+  char why[128], last[256];
+  if (WIFSIGNALED(status))
+    snprintf(why, sizeof why, "the simulation crashed (signal %d, %s)",
+             WTERMSIG(status), strsignal(WTERMSIG(status)));
+  else
+    snprintf(why, sizeof why, "the simulation exited with status %d without "
+             "sending metrics", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  last_log_line(log_path, last, sizeof last);
+  exp_buf b = {0};
+  exp_buf_puts(&b, why);
+  if (*last) exp_buf_printf(&b, "; its log ends with: %s", last);
+  return exp_buf_take(&b);
+}
+
+static outcome run_in_child(const exp_spec *spec, const exp_run *run,
+                            exp_simulate_fn simulate, progress *pg,
+                            const char *log_path) {
+  outcome out = {0};
+  int fds[2];
+  if (pipe(fds) != 0) {
+    out.error = strdup("cannot create a pipe for the run");
+    return out;
+  }
+  fflush(NULL); /* or the child's copies of stdio buffers may be written twice */
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    child_main(spec, run, simulate, pg->tty && !pg->quiet, fds[1], log_path);
+  }
+  close(fds[1]);
+  if (pid < 0) {
+    close(fds[0]);
+    out.error = strdup("cannot fork a process for the run");
+    return out;
+  }
+  FILE *in = fdopen(fds[0], "r");
+  if (in) {
+    read_child(in, pg, &out);
+    fclose(in);
+  } else {
+    close(fds[0]);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
+  if (!out.metrics && !out.error) out.error = explain_exit(status, log_path);
+  if (out.error) {
+    cJSON_Delete(out.metrics);
+    out.metrics = NULL;
+  }
+  return out;
+}
+
+/* ----------------------------------------------------------- runner */
+
+typedef struct {
+  const exp_spec *spec;
+  exp_runner_options o;
+  char *dir;
+  FILE *jsonl;
+  cJSON *records;
+  size_t failed;   /* runs that failed */
+  bool io_failed;  /* a result could not be written */
+  progress pg;
+} runner;
+
+static char *log_path_of(const runner *r, uint32_t run) {
+  char name[64];
+  snprintf(name, sizeof name, "logs/run-%u.log", run);
+  return exp_join_path(r->dir, name);
+}
+
+static outcome simulate_run(runner *r, const exp_run *run, const char *log_path) {
+  const cJSON *b = cJSON_GetObjectItemCaseSensitive(run->config, "backend");
+  if (cJSON_IsString(b) && strcmp(b->valuestring, "sim") != 0)
+    return (outcome){NULL, strdup("not implemented yet: the real backend (issue 4)")};
+  return run_in_child(r->spec, run, r->o.simulate, &r->pg, log_path);
+}
+
+static void record_run(runner *r, const exp_run *run, outcome *out) {
+  char err[EXP_PATH_MAX + 128];
+  cJSON *rec = exp_record_new(exp_spec_name(r->spec), run, out->metrics, out->error);
+  out->metrics = NULL;
+  if (!rec || exp_jsonl_append(r->jsonl, rec) != 0) {
+    fprintf(r->o.log, "pslab: run %u: cannot write its record to runs.jsonl\n", run->run);
+    r->io_failed = true;
+  }
+  if (rec) cJSON_AddItemToArray(r->records, rec);
+  char *csv = exp_join_path(r->dir, "summary.csv");
+  if (!csv || exp_summary_write(csv, r->records, err, sizeof err) != 0) {
+    fprintf(r->o.log, "pslab: %s\n", csv ? err : "out of memory");
+    r->io_failed = true;
+  }
+  free(csv);
+}
+
+static void do_run(runner *r, const exp_run *run) {
+  char *log_path = log_path_of(r, run->run);
+  progress_begin(&r->pg, run, exp_spec_name(r->spec));
+  double start = now_s();
+  outcome out = log_path ? simulate_run(r, run, log_path)
+                         : (outcome){NULL, strdup("out of memory")};
+  double wall = now_s() - start;
+  if (out.metrics) {
+    cJSON_DeleteItemFromObjectCaseSensitive(out.metrics, "wall_s");
+    cJSON_AddNumberToObject(out.metrics, "wall_s", wall);
+  } else {
+    r->failed++;
+  }
+  progress_end(&r->pg, out.metrics, out.error, wall);
+  struct stat st;
+  if (log_path && stat(log_path, &st) == 0 && st.st_size == 0) remove(log_path);
+  record_run(r, run, &out);
+  free(out.error);
+  free(log_path);
+}
+
+/* Removes the run logs an earlier experiment left in logs/, so that every
+ * log there is this experiment's. */
+static void clear_logs(const char *logs) {
+  DIR *d = opendir(logs);
+  struct dirent *ent;
+  while (d && (ent = readdir(d))) {
+    size_t len = strlen(ent->d_name);
+    if (strncmp(ent->d_name, "run-", 4) != 0 || len < 8 ||
+        strcmp(ent->d_name + len - 4, ".log") != 0)
+      continue;
+    char *path = exp_join_path(logs, ent->d_name);
+    if (path) remove(path);
+    free(path);
+  }
+  if (d) closedir(d);
+}
+
+/* Creates DIR and DIR/logs, saves the spec, opens runs.jsonl. */
+static int prepare(runner *r) {
+  char err[EXP_PATH_MAX + 128];
+  char *logs = exp_join_path(r->dir, "logs");
+  char *spec = exp_join_path(r->dir, "spec.json");
+  char *jsonl = exp_join_path(r->dir, "runs.jsonl");
+  char *text = cJSON_Print(exp_spec_json(r->spec));
+  int rc = logs && spec && jsonl && text ? 0 : -1;
+  if (rc != 0) snprintf(err, sizeof err, "out of memory");
+  if (rc == 0) rc = exp_mkdir_p(logs, err, sizeof err);
+  if (rc == 0) clear_logs(logs);
+  if (rc == 0) rc = exp_write_file_atomic(spec, text, strlen(text), err, sizeof err);
+  if (rc == 0 && !(r->jsonl = fopen(jsonl, "w"))) {
+    snprintf(err, sizeof err, "%s: cannot write: %s", jsonl, strerror(errno));
+    rc = -1;
+  }
+  if (rc != 0) fprintf(r->o.log, "pslab: %s\n", err);
+  free(logs);
+  free(spec);
+  free(jsonl);
+  free(text);
+  return rc;
+}
+
+static int finish(runner *r, size_t total) {
+  char *logs = exp_join_path(r->dir, "logs");
+  if (logs) rmdir(logs); /* only goes when no run left a log */
+  free(logs);
+  if (r->records->child) exp_table_print(r->o.out, r->records);
+  fflush(r->o.out);
+  int plots = exp_plots_draw(exp_spec_plots(r->spec), exp_spec_name(r->spec),
+                             r->records, r->dir, r->o.gnuplot, r->o.log);
+  if (r->failed)
+    fprintf(r->o.log, "pslab: %zu of %zu runs failed; results in %s/\n", r->failed,
+            total, r->dir);
+  else if (!r->o.quiet)
+    fprintf(r->o.log, "pslab: %zu runs done; results in %s/\n", total, r->dir);
+  return r->failed || r->io_failed ? EXP_EXIT_FAILED : plots;
+}
+
+int exp_run_experiment(const exp_spec *spec, const exp_runner_options *opts) {
+  runner r = {.spec = spec};
+  exp_runner_options_default(&r.o);
+  if (opts) r.o = *opts;
+  if (!r.o.out) r.o.out = stdout;
+  if (!r.o.log) r.o.log = stderr;
+  if (!r.o.simulate) r.o.simulate = sim_run;
+  const exp_run_list *runs = exp_spec_runs(spec);
+  r.pg = (progress){.log = r.o.log, .quiet = r.o.quiet, .total = runs->count,
+                    .tty = r.o.progress_tty < 0 ? isatty(fileno(r.o.log))
+                                                : r.o.progress_tty != 0};
+  r.dir = r.o.out_dir ? strdup(r.o.out_dir)
+                      : exp_join_path("results", exp_spec_name(spec));
+  r.records = cJSON_CreateArray();
+  int rc = EXP_EXIT_FAILED;
+  if (r.dir && r.records && prepare(&r) == 0) {
+    for (size_t i = 0; i < runs->count; i++) do_run(&r, &runs->runs[i]);
+    fclose(r.jsonl);
+    rc = finish(&r, runs->count);
+  } else if (!r.dir || !r.records) {
+    fprintf(r.o.log, "pslab: out of memory\n");
+  }
+  cJSON_Delete(r.records);
+  free(r.dir);
+  return rc;
+}

@@ -1,0 +1,323 @@
+/*
+ * Small tools of the experiments room: a growing string buffer, numbers
+ * written so they read back exactly, short labels for JSON values (table
+ * cells, plot legends, progress lines), and the file operations the runner
+ * and the plotter share (read whole, mkdir -p, write-and-rename).
+ */
+#include "experiments/internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ------------------------------------------------------ string buffer */
+
+static bool buf_reserve(exp_buf *b, size_t extra) {
+  if (b->failed) return false;
+  if (b->len + extra + 1 <= b->cap) return true;
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap < b->len + extra + 1) cap *= 2;
+  char *p = realloc(b->data, cap);
+  if (!p) {
+    b->failed = true;
+    return false;
+  }
+  b->data = p;
+  b->cap = cap;
+  return true;
+}
+
+void exp_buf_printf(exp_buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0 || !buf_reserve(b, (size_t)n)) {
+    b->failed = true;
+    return;
+  }
+  va_start(ap, fmt);
+  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+}
+
+void exp_buf_puts(exp_buf *b, const char *s) {
+  size_t n = strlen(s);
+  if (!buf_reserve(b, n)) return;
+  memcpy(b->data + b->len, s, n + 1);
+  b->len += n;
+}
+
+char *exp_buf_take(exp_buf *b) {
+  if (!buf_reserve(b, 0)) {
+    exp_buf_free(b);
+    return NULL;
+  }
+  b->data[b->len] = '\0';
+  char *s = b->data;
+  *b = (exp_buf){0};
+  return s;
+}
+
+void exp_buf_free(exp_buf *b) {
+  free(b->data);
+  *b = (exp_buf){0};
+}
+
+/* ------------------------------------------------------------ values */
+
+void exp_format_number(double v, char *buf, size_t n) {
+  if (isnan(v)) {
+    snprintf(buf, n, "nan");
+  } else if (isinf(v)) {
+    snprintf(buf, n, v > 0 ? "inf" : "-inf");
+  } else if (v == rint(v) && fabs(v) < 1e15) {
+    snprintf(buf, n, "%.0f", v);
+  } else {
+    snprintf(buf, n, "%.15g", v);
+    if (strtod(buf, NULL) != v) snprintf(buf, n, "%.17g", v);
+  }
+}
+
+static void label_into(exp_buf *b, const cJSON *v) {
+  char num[40];
+  if (cJSON_IsString(v)) {
+    exp_buf_puts(b, v->valuestring);
+  } else if (cJSON_IsNumber(v)) {
+    exp_format_number(v->valuedouble, num, sizeof num);
+    exp_buf_puts(b, num);
+  } else if (cJSON_IsBool(v)) {
+    exp_buf_puts(b, cJSON_IsTrue(v) ? "true" : "false");
+  } else if (cJSON_IsObject(v) || cJSON_IsArray(v)) {
+    bool obj = cJSON_IsObject(v);
+    exp_buf_puts(b, obj ? "{" : "[");
+    for (const cJSON *c = v->child; c; c = c->next) {
+      if (c != v->child) exp_buf_puts(b, ",");
+      if (obj) exp_buf_printf(b, "%s=", c->string);
+      label_into(b, c);
+    }
+    exp_buf_puts(b, obj ? "}" : "]");
+  } else {
+    exp_buf_puts(b, "null");
+  }
+}
+
+char *exp_value_label(const cJSON *v) {
+  exp_buf b = {0};
+  label_into(&b, v);
+  return exp_buf_take(&b);
+}
+
+cJSON *exp_shared_members(const cJSON *const *values, size_t n) {
+  if (n < 2) return NULL;
+  for (size_t i = 0; i < n; i++)
+    if (!cJSON_IsObject(values[i])) return NULL;
+  cJSON *shared = cJSON_CreateObject();
+  for (const cJSON *m = shared ? values[0]->child : NULL; m; m = m->next) {
+    bool all = true;
+    for (size_t i = 1; i < n && all; i++) {
+      const cJSON *o = cJSON_GetObjectItemCaseSensitive(values[i], m->string);
+      all = o && cJSON_Compare(o, m, true);
+    }
+    if (all) cJSON_AddItemToObject(shared, m->string, cJSON_Duplicate(m, true));
+  }
+  if (shared && !shared->child) {
+    cJSON_Delete(shared);
+    shared = NULL;
+  }
+  return shared;
+}
+
+char *exp_value_label_except(const cJSON *v, const cJSON *shared) {
+  if (!shared || !cJSON_IsObject(v)) return exp_value_label(v);
+  exp_buf b = {0};
+  size_t kept = 0;
+  exp_buf_puts(&b, "{");
+  for (const cJSON *c = v->child; c; c = c->next) {
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(shared, c->string);
+    if (s && cJSON_Compare(s, c, true)) continue;
+    exp_buf_printf(&b, "%s%s=", kept++ ? "," : "", c->string);
+    label_into(&b, c);
+  }
+  exp_buf_puts(&b, "}");
+  if (kept == 0) { /* nothing differs: the whole value says more than {} */
+    exp_buf_free(&b);
+    return exp_value_label(v);
+  }
+  return exp_buf_take(&b);
+}
+
+void exp_describe(const cJSON *v, char *buf, size_t n) {
+  enum { SHOWN = 60 };
+  if (!v) {
+    snprintf(buf, n, "nothing (the key is missing)");
+  } else if (cJSON_IsString(v)) {
+    size_t len = strlen(v->valuestring);
+    snprintf(buf, n, "\"%.*s%s\"", SHOWN, v->valuestring,
+             len > SHOWN ? "..." : "");
+  } else if (cJSON_IsNumber(v)) {
+    exp_format_number(v->valuedouble, buf, n);
+  } else if (cJSON_IsBool(v)) {
+    snprintf(buf, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
+  } else if (cJSON_IsArray(v)) {
+    int size = cJSON_GetArraySize(v);
+    if (size == 0)
+      snprintf(buf, n, "an empty list");
+    else
+      snprintf(buf, n, "a list of %d", size);
+  } else if (cJSON_IsObject(v)) {
+    snprintf(buf, n, v->child ? "an object" : "an empty object");
+  } else {
+    snprintf(buf, n, "null");
+  }
+}
+
+bool exp_metric_value(const char *name, const cJSON *v, double *out) {
+  if (cJSON_IsNumber(v)) {
+    *out = v->valuedouble;
+    return true;
+  }
+  if (!cJSON_IsArray(v) || !v->child) return false;
+  /* A loss curve is summed up by where it ends; per-epoch times by their
+   * mean. */
+  if (strcmp(name, "loss") == 0) {
+    const cJSON *last = v->child;
+    while (last->next) last = last->next;
+    if (!cJSON_IsNumber(last)) return false;
+    *out = last->valuedouble;
+    return true;
+  }
+  double sum = 0;
+  int n = 0;
+  for (const cJSON *c = v->child; c; c = c->next) {
+    if (!cJSON_IsNumber(c)) return false;
+    sum += c->valuedouble;
+    n++;
+  }
+  *out = sum / n;
+  return true;
+}
+
+/* ----------------------------------------------------------- paths */
+
+void exp_child_path(char *buf, size_t n, const char *parent, const char *key) {
+  if (parent && *parent)
+    snprintf(buf, n, "%s.%s", parent, key);
+  else
+    snprintf(buf, n, "%s", key);
+}
+
+void exp_index_path(char *buf, size_t n, const char *parent, size_t i) {
+  snprintf(buf, n, "%s[%zu]", parent, i);
+}
+
+bool exp_is_file_stem(const char *s) {
+  if (!*s || strcmp(s, ".") == 0 || strcmp(s, "..") == 0) return false;
+  for (; *s; s++) {
+    char c = *s;
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/* ------------------------------------------------------------ files */
+
+char *exp_read_file(const char *path, size_t *len, char *err, size_t errlen) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    return NULL;
+  }
+  exp_buf b = {0};
+  char chunk[8192];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    if (!buf_reserve(&b, n)) break;
+    memcpy(b.data + b.len, chunk, n);
+    b.len += n;
+  }
+  bool bad = ferror(f) != 0;
+  int saved = errno;
+  fclose(f);
+  if (bad) {
+    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(saved));
+    exp_buf_free(&b);
+    return NULL;
+  }
+  size_t total = b.len;
+  char *s = exp_buf_take(&b);
+  if (!s) snprintf(err, errlen, "%s: out of memory", path);
+  if (len) *len = total;
+  return s;
+}
+
+/* Creates one directory; fine if it is already there as a directory. */
+static int make_dir(const char *p) {
+  struct stat st;
+  if (mkdir(p, 0777) == 0) return 0;
+  if (errno != EEXIST) return -1;
+  if (stat(p, &st) != 0) return -1;
+  if (!S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return -1;
+  }
+  return 0;
+}
+
+int exp_mkdir_p(const char *dir, char *err, size_t errlen) {
+  char *p = *dir ? strdup(dir) : NULL;
+  if (!p) {
+    snprintf(err, errlen, "cannot create directory \"%s\"", dir);
+    return -1;
+  }
+  int rc = 0;
+  /* Each prefix ending at a slash, then the whole path. */
+  for (char *s = p + 1; rc == 0; s++) {
+    bool end = *s == '\0';
+    if (*s != '/' && !end) continue;
+    *s = '\0';
+    rc = make_dir(p);
+    if (rc != 0) snprintf(err, errlen, "%s: cannot create: %s", p, strerror(errno));
+    if (end) break;
+    *s = '/';
+  }
+  free(p);
+  return rc;
+}
+
+int exp_write_file_atomic(const char *path, const char *data, size_t len,
+                          char *err, size_t errlen) {
+  size_t n = strlen(path) + 5;
+  char *tmp = malloc(n);
+  if (!tmp) {
+    snprintf(err, errlen, "%s: out of memory", path);
+    return -1;
+  }
+  snprintf(tmp, n, "%s.tmp", path);
+  FILE *f = fopen(tmp, "wb");
+  bool ok = f && fwrite(data, 1, len, f) == len;
+  if (f && fclose(f) != 0) ok = false;
+  if (ok && rename(tmp, path) != 0) ok = false;
+  if (!ok) {
+    snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+    remove(tmp);
+  }
+  free(tmp);
+  return ok ? 0 : -1;
+}
+
+char *exp_join_path(const char *dir, const char *name) {
+  size_t n = strlen(dir) + strlen(name) + 2;
+  char *p = malloc(n);
+  if (!p) return NULL;
+  size_t dl = strlen(dir);
+  bool slash = dl > 0 && dir[dl - 1] == '/';
+  snprintf(p, n, "%s%s%s", dir, slash || dl == 0 ? "" : "/", name);
+  return p;
+}

@@ -1,0 +1,624 @@
+/*
+ * Results (experiments/results.c, table.c, plot.c, plotdata.c, draw.c,
+ * runner.c): run records and runs.jsonl, summary.csv and its quoting, the
+ * table, the gnuplot scripts (their text; the svg when gnuplot is
+ * installed), `pslab plot DIR`, and the runner itself, driven by a stand-in
+ * for sim_run that succeeds, fails or crashes, each in its forked child.
+ */
+#include "tests/unit.h"
+
+#include "experiments/experiment.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------- helpers */
+
+static cJSON *json_of(const char *single_quoted) {
+  char *t = strdup(single_quoted);
+  for (char *p = t; *p; p++)
+    if (*p == '\'') *p = '"';
+  cJSON *j = cJSON_Parse(t);
+  free(t);
+  CU_ASSERT_PTR_NOT_NULL(j);
+  return j;
+}
+
+/* A record as the runner makes it; metrics NULL for a failed run. */
+static cJSON *record(uint32_t run, uint32_t repeat, const char *sweep,
+                     const char *config, const char *metrics, const char *error) {
+  exp_run r = {.run = run, .repeat = repeat, .seed = 5 + repeat,
+               .sweep = json_of(sweep), .config = json_of(config)};
+  cJSON *rec = exp_record_new("exp", &r, metrics ? json_of(metrics) : NULL, error);
+  cJSON_Delete(r.sweep);
+  cJSON_Delete(r.config);
+  CU_ASSERT_PTR_NOT_NULL(rec);
+  return rec;
+}
+
+static char *make_temp_dir(void) {
+  char *dir = strdup("/tmp/pslab-results-XXXXXX");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+  return dir;
+}
+
+static void remove_tree(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *ent;
+  while (d && (ent = readdir(d))) {
+    if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, "..")) continue;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+      remove_tree(path);
+    else
+      remove(path);
+  }
+  if (d) closedir(d);
+  rmdir(dir);
+}
+
+static char *slurp(const char *dir, const char *name) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  int c;
+  while ((c = fgetc(f)) != EOF) fputc(c, mem);
+  fclose(f);
+  fclose(mem);
+  return buf;
+}
+
+static bool exists(const char *dir, const char *name) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return access(path, F_OK) == 0;
+}
+
+/* Whether text (which may be NULL) contains needle. */
+static bool contains(const char *text, const char *needle) {
+  return text && strstr(text, needle);
+}
+
+static bool has_gnuplot(void) { return system("command -v gnuplot >/dev/null 2>&1") == 0; }
+
+/* ----------------------------------------------------------- records */
+
+static void test_record_fields(void) {
+  cJSON *r = record(3, 1, "{'cluster.nodes': 4}",
+                    "{'name': 'exp', 'backend': 'sim', 'cluster': {'nodes': 4}}",
+                    "{'time_s': 2}", NULL);
+  CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(r, "experiment")->valuestring, "exp");
+  CU_ASSERT_EQUAL(cJSON_GetObjectItem(r, "run")->valuedouble, 3);
+  CU_ASSERT_EQUAL(cJSON_GetObjectItem(r, "repeat")->valuedouble, 1);
+  CU_ASSERT_EQUAL(cJSON_GetObjectItem(r, "seed")->valuedouble, 6);
+  CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(r, "backend")->valuestring, "sim");
+  CU_ASSERT_TRUE(cJSON_IsObject(cJSON_GetObjectItem(r, "sweep")));
+  CU_ASSERT_EQUAL(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "sweep"), "cluster.nodes")->valuedouble, 4);
+  CU_ASSERT_EQUAL(exp_path_get(r, "config.cluster.nodes")->valuedouble, 4);
+  CU_ASSERT_EQUAL(exp_path_get(r, "metrics.time_s")->valuedouble, 2);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(r, "error"));
+  cJSON_Delete(r);
+  r = record(1, 0, "{}", "{'name': 'exp'}", NULL, "it broke");
+  CU_ASSERT_TRUE(cJSON_IsNull(cJSON_GetObjectItem(r, "metrics")));
+  CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(r, "error")->valuestring, "it broke");
+  CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(r, "backend")->valuestring, "sim");
+  cJSON_Delete(r);
+}
+
+static void test_jsonl_round_trip(void) {
+  char *dir = make_temp_dir();
+  char path[1024];
+  snprintf(path, sizeof path, "%s/runs.jsonl", dir);
+  FILE *f = fopen(path, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  cJSON *a = record(1, 0, "{'x': 'a\\nb'}", "{'name': 'exp'}", "{'time_s': 1}", NULL);
+  cJSON *b = record(2, 0, "{'x': 2}", "{'name': 'exp'}", NULL, "line one\nline two");
+  CU_ASSERT_EQUAL(exp_jsonl_append(f, a), 0);
+  CU_ASSERT_EQUAL(exp_jsonl_append(f, b), 0);
+  fclose(f);
+  char *text = slurp(dir, "runs.jsonl");
+  size_t lines = 0;
+  for (char *p = text; p && *p; p++) lines += *p == '\n';
+  CU_ASSERT_EQUAL(lines, 2); /* one line per record, newlines escaped */
+  free(text);
+  exp_errors e;
+  exp_errors_init(&e);
+  cJSON *loaded = exp_jsonl_load(path, &e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(loaded);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(loaded), 2);
+  CU_ASSERT_TRUE(cJSON_Compare(cJSON_GetArrayItem(loaded, 0), a, true));
+  CU_ASSERT_TRUE(cJSON_Compare(cJSON_GetArrayItem(loaded, 1), b, true));
+  cJSON_Delete(loaded);
+  /* A broken line is reported with its number. */
+  f = fopen(path, "a");
+  fputs("{\"run\": 3, oops\n", f);
+  fclose(f);
+  CU_ASSERT_PTR_NULL(exp_jsonl_load(path, &e));
+  CU_ASSERT_TRUE(exp_errors_contain(&e, "runs.jsonl:3: expected a run record (a JSON object), found invalid JSON"));
+  exp_errors_free(&e);
+  cJSON_Delete(a);
+  cJSON_Delete(b);
+  remove_tree(dir);
+  free(dir);
+}
+
+/* --------------------------------------------------------------- CSV */
+
+static cJSON *csv_records(void) {
+  cJSON *records = cJSON_CreateArray();
+  cJSON_AddItemToArray(records, record(1, 0, "{'policy': 'a,\\'b\\'', 'cluster.nodes': 2}",
+                                       "{'name': 'exp'}",
+                                       "{'time_s': 1.5, 'steps': 10, 'epoch_time_s': [1, 2], "
+                                       "'extra': 7, 'local_ratio': 0.1}", NULL));
+  cJSON_AddItemToArray(records, record(2, 0, "{'policy': {'type': 'static'}, 'cluster.nodes': 4}",
+                                       "{'name': 'exp'}", NULL, "it broke, \"badly\""));
+  return records;
+}
+
+static void test_summary_csv_columns_and_quoting(void) {
+  cJSON *records = csv_records();
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  exp_summary_csv(mem, records);
+  fclose(mem);
+  const char *want =
+      "run,repeat,seed,policy,cluster.nodes,time_s,steps,steps_per_s,accesses,"
+      "local_ratio,messages,bytes,relocations,replica_syncs,wall_s,extra,error\n"
+      "1,0,5,\"a,\"\"b\"\"\",2,1.5,10,,,0.1,,,,,,7,\n"
+      "2,0,5,\"{\"\"type\"\":\"\"static\"\"}\",4,,,,,,,,,,,,\"it broke, \"\"badly\"\"\"\n";
+  if (strcmp(buf, want) != 0) fprintf(stderr, "\n--- got:\n%s--- want:\n%s", buf, want);
+  CU_ASSERT_STRING_EQUAL(buf, want);
+  free(buf);
+  cJSON_Delete(records);
+}
+
+static void test_summary_written_whole(void) {
+  char *dir = make_temp_dir();
+  char path[1024], err[256];
+  snprintf(path, sizeof path, "%s/summary.csv", dir);
+  cJSON *records = csv_records();
+  CU_ASSERT_EQUAL(exp_summary_write(path, records, err, sizeof err), 0);
+  CU_ASSERT_TRUE(exists(dir, "summary.csv"));
+  CU_ASSERT_FALSE(exists(dir, "summary.csv.tmp"));
+  char *text = slurp(dir, "summary.csv");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  CU_ASSERT_EQUAL(strncmp(text, "run,repeat,seed,", 16), 0);
+  free(text);
+  /* A directory that does not exist: an error, not a crash. */
+  CU_ASSERT_EQUAL(exp_summary_write("/nonexistent/dir/summary.csv", records, err, sizeof err), -1);
+  CU_ASSERT_TRUE(contains(err, "/nonexistent/dir/summary.csv: cannot write"));
+  cJSON_Delete(records);
+  remove_tree(dir);
+  free(dir);
+}
+
+/* ------------------------------------------------------------- table */
+
+static void test_table_means_over_repeats(void) {
+  cJSON *records = cJSON_CreateArray();
+  cJSON_AddItemToArray(records, record(1, 0, "{'cluster.nodes': 2}", "{}", "{'time_s': 1, 'messages': 10}", NULL));
+  cJSON_AddItemToArray(records, record(2, 0, "{'cluster.nodes': 16}", "{}", NULL, "boom"));
+  cJSON_AddItemToArray(records, record(3, 1, "{'cluster.nodes': 2}", "{}", "{'time_s': 3, 'messages': 30}", NULL));
+  cJSON_AddItemToArray(records, record(4, 1, "{'cluster.nodes': 16}", "{}", NULL, "boom"));
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  exp_table_print(mem, records);
+  fclose(mem);
+  /* Header, rule, one row per sweep point. */
+  char *lines[8] = {0};
+  size_t n = 0;
+  for (char *s = strtok(buf, "\n"); s && n < 8; s = strtok(NULL, "\n")) lines[n++] = s;
+  CU_ASSERT_EQUAL_FATAL(n, 4);
+  CU_ASSERT_PTR_NOT_NULL(strstr(lines[0], "cluster.nodes"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(lines[0], "runs ok"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(lines[0], "time_s"));
+  CU_ASSERT_EQUAL(lines[1][0], '-');
+  CU_ASSERT_EQUAL(strncmp(lines[2], "2 ", 2), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(lines[2], " 2/2 "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(lines[2], " 2 "));  /* mean time_s */
+  CU_ASSERT_PTR_NOT_NULL(strstr(lines[2], " 20 ")); /* mean messages */
+  CU_ASSERT_EQUAL(strncmp(lines[3], "16 ", 3), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(lines[3], " 0/2 "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(lines[3], "failed"));
+  for (size_t i = 1; i < n; i++) CU_ASSERT_EQUAL(strlen(lines[i]), strlen(lines[0])); /* aligned */
+  free(buf);
+  cJSON_Delete(records);
+}
+
+/* ----------------------------------------------------------- scripts */
+
+static char *script_for(const char *plot, const cJSON *records, char *err, size_t errlen) {
+  cJSON *j = json_of(plot);
+  exp_plot_list l;
+  exp_errors e;
+  exp_errors_init(&e);
+  CU_ASSERT_TRUE(exp_plots_parse(j, &l, &e));
+  char *s = l.count ? exp_plot_script(&l.items[0], "exp", records, err, errlen) : NULL;
+  exp_plot_list_free(&l);
+  exp_errors_free(&e);
+  cJSON_Delete(j);
+  return s;
+}
+
+static cJSON *scaling_records(void) {
+  cJSON *records = cJSON_CreateArray();
+  static const struct { int nodes; const char *type; double t; int repeat; } rows[] = {
+      {4, "static", 4, 0}, {4, "relocate", 3, 0}, {2, "static", 1, 0}, {2, "relocate", 2, 0},
+      {4, "static", 6, 1}, {4, "relocate", 5, 1}, {2, "static", 3, 1}, {2, "relocate", 2, 1},
+  };
+  for (size_t i = 0; i < 8; i++) {
+    char sweep[128], config[160], metrics[128];
+    snprintf(sweep, sizeof sweep, "{'cluster.nodes': %d, 'policy.type': '%s'}", rows[i].nodes, rows[i].type);
+    snprintf(config, sizeof config, "{'cluster': {'nodes': %d}, 'policy': {'type': '%s'}}",
+             rows[i].nodes, rows[i].type);
+    snprintf(metrics, sizeof metrics, "{'time_s': %g, 'epoch_time_s': [%g, %g], 'loss': [9, %g]}",
+             rows[i].t, rows[i].t, rows[i].t + 2, rows[i].t / 10);
+    cJSON_AddItemToArray(records, record((uint32_t)i + 1, (uint32_t)rows[i].repeat, sweep,
+                                         config, metrics, NULL));
+  }
+  cJSON_AddItemToArray(records, record(9, 1, "{'cluster.nodes': 8, 'policy.type': 'static'}",
+                                       "{'cluster': {'nodes': 8}, 'policy': {'type': 'static'}}",
+                                       NULL, "failed runs are left out"));
+  return records;
+}
+
+static void test_script_lines_for_numeric_x(void) {
+  cJSON *records = scaling_records();
+  char err[256];
+  char *s = script_for("[{'name': 'scale', 'x': 'cluster.nodes', 'y': 'time_s', "
+                       "'series': 'policy.type', 'logx': true}]", records, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_TRUE(contains(s, "set terminal svg"));
+  CU_ASSERT_TRUE(contains(s, "set output \"scale.svg\""));
+  CU_ASSERT_TRUE(contains(s, "set title \"exp: time_s by cluster.nodes\""));
+  CU_ASSERT_TRUE(contains(s, "set xlabel \"cluster.nodes\""));
+  CU_ASSERT_TRUE(contains(s, "set key outside right top title \"policy.type\""));
+  CU_ASSERT_TRUE(contains(s, "set logscale x\n"));
+  CU_ASSERT_FALSE(contains(s, "set logscale y"));
+  /* One block per series in order met, x sorted, y the mean of repeats. */
+  CU_ASSERT_TRUE(contains(s, "$s0 << EOD\n2 2\n4 5\nEOD\n"));
+  CU_ASSERT_TRUE(contains(s, "$s1 << EOD\n2 2\n4 4\nEOD\n"));
+  CU_ASSERT_FALSE(contains(s, "\n8 "));
+  CU_ASSERT_TRUE(contains(s, "plot $s0 using 1:2 with linespoints pointtype 7 title \"static\", \\\n"
+                                   "     $s1 using 1:2 with linespoints pointtype 7 title \"relocate\"\n"));
+  free(s);
+  /* List metrics: epoch times by their mean, loss by its last value. */
+  s = script_for("[{'name': 'e', 'x': 'cluster.nodes', 'y': 'epoch_time_s', 'series': 'policy.type'}]",
+                 records, err, sizeof err);
+  CU_ASSERT_TRUE(contains(s, "$s0 << EOD\n2 3\n4 6\nEOD\n"));
+  free(s);
+  s = script_for("[{'name': 'l', 'x': 'cluster.nodes', 'y': 'loss', 'series': 'policy.type', "
+                 "'logy': true}]", records, err, sizeof err);
+  CU_ASSERT_TRUE(contains(s, "$s0 << EOD\n2 0.2\n4 0.5\nEOD\n"));
+  CU_ASSERT_TRUE(contains(s, "set logscale y\n"));
+  free(s);
+  cJSON_Delete(records);
+}
+
+static void test_script_bars_for_string_x(void) {
+  cJSON *records = scaling_records();
+  char err[256];
+  char *s = script_for("[{'name': 'bars', 'x': 'policy.type', 'y': 'time_s', "
+                       "'series': 'cluster.nodes', 'title': 'say \\'hi\\' \\\\o/'}]",
+                       records, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_TRUE(contains(s, "set title \"say \\\"hi\\\" \\\\o/\"\n"));
+  CU_ASSERT_TRUE(contains(s, "set style histogram clustered"));
+  CU_ASSERT_TRUE(contains(s, "set yrange [0:*]"));
+  /* Rows: categories in order met; columns: series (4 nodes, then 2). */
+  CU_ASSERT_TRUE(contains(s, "$data << EOD\n\"static\" 5 2\n\"relocate\" 4 2\nEOD\n"));
+  CU_ASSERT_TRUE(contains(s, "plot $data using 2:xtic(1) title \"4\", \\\n"
+                                   "     $data using 3 title \"2\"\n"));
+  free(s);
+  /* A missing combination is an empty bar, not a zero. */
+  cJSON *more = scaling_records();
+  cJSON_AddItemToArray(more, record(10, 0, "{'cluster.nodes': 8, 'policy.type': 'relocate'}",
+                                    "{'cluster': {'nodes': 8}, 'policy': {'type': 'relocate'}}",
+                                    "{'time_s': 7}", NULL));
+  s = script_for("[{'name': 'bars', 'x': 'policy.type', 'y': 'time_s', 'series': 'cluster.nodes'}]",
+                 more, err, sizeof err);
+  CU_ASSERT_TRUE(contains(s, "\"static\" 5 2 NaN\n\"relocate\" 4 2 7\n"));
+  free(s);
+  cJSON_Delete(more);
+  cJSON_Delete(records);
+}
+
+static void test_script_keeps_distinct_sweep_points_apart(void) {
+  /* x = policy.type while whole policies are swept: two different static
+   * policies must not be averaged into one bar. */
+  cJSON *records = cJSON_CreateArray();
+  const char *policies[] = {"{'type': 'static', 'partition': 'range', 'fast_local_access': false}",
+                            "{'type': 'static', 'partition': 'range'}",
+                            "{'type': 'relocate', 'partition': 'range'}"};
+  for (size_t i = 0; i < 3; i++) {
+    char sweep[128], config[128], metrics[64];
+    snprintf(sweep, sizeof sweep, "{'policy': %s}", policies[i]);
+    snprintf(config, sizeof config, "{'policy': %s}", policies[i]);
+    snprintf(metrics, sizeof metrics, "{'time_s': %zu}", i + 1);
+    cJSON_AddItemToArray(records, record((uint32_t)i + 1, 0, sweep, config, metrics, NULL));
+  }
+  char err[256];
+  char *s = script_for("[{'name': 't', 'x': 'policy.type', 'y': 'time_s'}]", records, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  /* Labelled by what differs: partition=range, common to all, is left out. */
+  CU_ASSERT_TRUE(contains(s, "\"{type=static,fast_local_access=false}\" 1\n"
+                                   "\"{type=static}\" 2\n\"{type=relocate}\" 3\n"));
+  free(s);
+  /* The table labels its rows the same way. */
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  exp_table_print(mem, records);
+  fclose(mem);
+  CU_ASSERT_TRUE(contains(buf, "\n{type=static,fast_local_access=false} "));
+  CU_ASSERT_TRUE(contains(buf, "\n{type=relocate} "));
+  CU_ASSERT_FALSE(contains(buf, "partition"));
+  free(buf);
+  cJSON_Delete(records);
+}
+
+static void test_script_without_data_is_an_error(void) {
+  cJSON *records = scaling_records();
+  char err[256] = "";
+  char *s = script_for("[{'name': 'n', 'x': 'cluster.racks', 'y': 'time_s'}]", records, err, sizeof err);
+  CU_ASSERT_PTR_NULL(s);
+  CU_ASSERT_TRUE(contains(err, "no successful run has a value for both x (\"cluster.racks\") and y (\"time_s\")"));
+  cJSON_Delete(records);
+}
+
+/* ------------------------------------------------------------ drawing */
+
+static void test_draw_svg_and_missing_gnuplot(void) {
+  char *dir = make_temp_dir();
+  cJSON *records = scaling_records();
+  cJSON *pj = json_of("[{'name': 'lines', 'x': 'cluster.nodes', 'y': 'time_s', 'series': 'policy.type'},"
+                      " {'name': 'bars', 'x': 'policy.type', 'y': 'time_s'}]");
+  exp_plot_list plots;
+  exp_errors e;
+  exp_errors_init(&e);
+  CU_ASSERT_TRUE(exp_plots_parse(pj, &plots, &e));
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *log = open_memstream(&buf, &len);
+  int rc = exp_plots_draw(&plots, "exp", records, dir, "/nonexistent/gnuplot", log);
+  fclose(log);
+  CU_ASSERT_EQUAL(rc, EXP_EXIT_PLOTS);
+  CU_ASSERT_TRUE(exists(dir, "lines.gp")); /* the scripts are still written */
+  CU_ASSERT_TRUE(exists(dir, "bars.gp"));
+  CU_ASSERT_FALSE(exists(dir, "lines.svg"));
+  CU_ASSERT_TRUE(contains(buf, "/nonexistent/gnuplot is not installed"));
+  free(buf);
+  if (has_gnuplot()) {
+    CU_ASSERT_EQUAL(exp_plots_draw(&plots, "exp", records, dir, NULL, stderr), EXP_EXIT_OK);
+    char *svg = slurp(dir, "lines.svg");
+    CU_ASSERT_PTR_NOT_NULL(svg);
+    CU_ASSERT_TRUE(contains(svg, "<svg"));
+    free(svg);
+    CU_ASSERT_TRUE(exists(dir, "bars.svg"));
+  } else {
+    fprintf(stderr, "(gnuplot not installed: svg drawing not checked) ");
+  }
+  exp_plot_list_free(&plots);
+  exp_errors_free(&e);
+  cJSON_Delete(pj);
+  cJSON_Delete(records);
+  remove_tree(dir);
+  free(dir);
+}
+
+static void test_plot_dir_redraws_from_files(void) {
+  char *dir = make_temp_dir();
+  char path[1024];
+  snprintf(path, sizeof path, "%s/spec.json", dir);
+  FILE *f = fopen(path, "w");
+  fputs("{\"name\": \"exp\", \"plots\": [{\"name\": \"again\", \"x\": \"cluster.nodes\", "
+        "\"y\": \"time_s\"}]}", f);
+  fclose(f);
+  snprintf(path, sizeof path, "%s/runs.jsonl", dir);
+  f = fopen(path, "w");
+  cJSON *records = scaling_records();
+  for (cJSON *r = records->child; r; r = r->next) exp_jsonl_append(f, r);
+  fclose(f);
+  int want = has_gnuplot() ? EXP_EXIT_OK : EXP_EXIT_PLOTS;
+  CU_ASSERT_EQUAL(exp_plot_dir(dir, NULL, stderr), want);
+  CU_ASSERT_TRUE(exists(dir, "again.gp"));
+  if (want == EXP_EXIT_OK) CU_ASSERT_TRUE(exists(dir, "again.svg"));
+  /* Without runs.jsonl: a failure that says so. */
+  remove(path);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *log = open_memstream(&buf, &len);
+  CU_ASSERT_EQUAL(exp_plot_dir(dir, NULL, log), EXP_EXIT_FAILED);
+  fclose(log);
+  CU_ASSERT_TRUE(contains(buf, "runs.jsonl: cannot read"));
+  free(buf);
+  cJSON_Delete(records);
+  remove_tree(dir);
+  free(dir);
+}
+
+/* ------------------------------------------------------------ runner */
+
+/* Stands in for sim_run in each forked child: 2 nodes fail, 3 nodes crash. */
+static cJSON *fake_simulate(const sim_run_args *a, char *err, size_t errlen) {
+  uint32_t nodes = a->cluster->nodes;
+  if (a->progress) a->progress(a->progress_ctx, 0.5, 0.5);
+  if (nodes == 2) {
+    fprintf(stderr, "fake: failing on purpose\n");
+    snprintf(err, errlen, "boom on %u nodes", nodes);
+    return NULL;
+  }
+  if (nodes == 3) {
+    fprintf(stderr, "fake: about to crash\n");
+    fflush(stderr);
+    raise(SIGKILL);
+  }
+  cJSON *m = cJSON_CreateObject();
+  cJSON_AddNumberToObject(m, "time_s", 1.0 / nodes);
+  cJSON_AddNumberToObject(m, "steps", 100.0 * nodes);
+  cJSON_AddNumberToObject(m, "seed_seen", (double)a->seed);
+  const cJSON *keys = cJSON_GetObjectItem(a->workload, "keys");
+  cJSON_AddNumberToObject(m, "keys_seen", keys ? keys->valuedouble : -1);
+  cJSON_AddNumberToObject(m, "bandwidth_seen", a->cluster->bandwidth);
+  return m;
+}
+
+static exp_spec *runner_spec(const char *nodes) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "{\"name\": \"fake\", \"seed\": 9, \"cluster\": {\"nodes\": 1, "
+           "\"network\": {\"bandwidth\": \"8Mbps\"}}, "
+           "\"workload\": {\"type\": \"zipf\", \"keys\": 100, \"steps_per_worker\": 10}, "
+           "\"policy\": {\"type\": \"static\"}, \"sweep\": {\"cluster.nodes\": %s}, "
+           "\"plots\": [{\"name\": \"t\", \"x\": \"cluster.nodes\", \"y\": \"time_s\"}]}",
+           nodes);
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = exp_spec_parse(text, strlen(text), "fake.json", ".", NULL, 0, &e);
+  exp_errors_print(&e, stderr);
+  exp_errors_free(&e);
+  CU_ASSERT_PTR_NOT_NULL(s);
+  return s;
+}
+
+static void test_runner_goes_on_after_failures(void) {
+  exp_spec *spec = runner_spec("[1, 2, 3, 4]");
+  if (!spec) return;
+  char *dir = make_temp_dir();
+  char *log_text = NULL, *table = NULL;
+  size_t log_len = 0, table_len = 0;
+  exp_runner_options o;
+  exp_runner_options_default(&o);
+  o.out_dir = dir;
+  o.progress_tty = 0;
+  o.simulate = fake_simulate;
+  o.log = open_memstream(&log_text, &log_len);
+  o.out = open_memstream(&table, &table_len);
+  int rc = exp_run_experiment(spec, &o);
+  fclose(o.log);
+  fclose(o.out);
+  CU_ASSERT_EQUAL(rc, EXP_EXIT_FAILED);
+
+  exp_errors e;
+  exp_errors_init(&e);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/runs.jsonl", dir);
+  cJSON *records = exp_jsonl_load(path, &e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(records);
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(records), 4);
+  cJSON *r1 = cJSON_GetArrayItem(records, 0), *r2 = cJSON_GetArrayItem(records, 1);
+  cJSON *r3 = cJSON_GetArrayItem(records, 2), *r4 = cJSON_GetArrayItem(records, 3);
+  /* What the child received: the typed cluster, the workload, the seed. */
+  CU_ASSERT_EQUAL(exp_path_get(r1, "metrics.time_s")->valuedouble, 1);
+  CU_ASSERT_EQUAL(exp_path_get(r1, "metrics.seed_seen")->valuedouble, 9);
+  CU_ASSERT_EQUAL(exp_path_get(r1, "metrics.keys_seen")->valuedouble, 100);
+  CU_ASSERT_EQUAL(exp_path_get(r1, "metrics.bandwidth_seen")->valuedouble, 1e6);
+  CU_ASSERT_TRUE(cJSON_IsNumber(exp_path_get(r1, "metrics.wall_s")));
+  CU_ASSERT_TRUE(exp_path_get(r1, "metrics.wall_s")->valuedouble >= 0);
+  /* The failure and the crash, each said, and the run after them done. */
+  CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(r2, "error")->valuestring, "boom on 2 nodes");
+  CU_ASSERT_TRUE(cJSON_IsNull(cJSON_GetObjectItem(r2, "metrics")));
+  const char *crash = cJSON_GetObjectItem(r3, "error")->valuestring;
+  CU_ASSERT_TRUE(contains(crash, "the simulation crashed (signal 9"));
+  CU_ASSERT_TRUE(contains(crash, "its log ends with: fake: about to crash"));
+  CU_ASSERT_EQUAL(exp_path_get(r4, "metrics.time_s")->valuedouble, 0.25);
+  CU_ASSERT_EQUAL(cJSON_GetObjectItem(cJSON_GetObjectItem(r4, "sweep"), "cluster.nodes")->valuedouble, 4);
+
+  CU_ASSERT_TRUE(contains(log_text, "[run 1/4] cluster.nodes=1: started\n"));
+  CU_ASSERT_TRUE(contains(log_text, "[run 1/4] cluster.nodes=1: done, time 1 s, wall "));
+  CU_ASSERT_TRUE(contains(log_text, "[run 2/4] cluster.nodes=2: FAILED: boom on 2 nodes\n"));
+  CU_ASSERT_TRUE(contains(log_text, "[run 3/4] cluster.nodes=3: FAILED: the simulation crashed"));
+  CU_ASSERT_TRUE(contains(log_text, "pslab: 2 of 4 runs failed"));
+  CU_ASSERT_TRUE(contains(table, "cluster.nodes"));
+  CU_ASSERT_TRUE(contains(table, "failed"));
+
+  char *csv = slurp(dir, "summary.csv");
+  size_t lines = 0;
+  for (char *p = csv; p && *p; p++) lines += *p == '\n';
+  CU_ASSERT_EQUAL(lines, 5);
+  free(csv);
+  char *saved = slurp(dir, "spec.json");
+  cJSON *saved_json = saved ? cJSON_Parse(saved) : NULL;
+  CU_ASSERT_TRUE(cJSON_Compare(saved_json, exp_spec_json(spec), true));
+  cJSON_Delete(saved_json);
+  free(saved);
+  /* Logs are kept only for runs that printed something. */
+  CU_ASSERT_FALSE(exists(dir, "logs/run-1.log"));
+  CU_ASSERT_TRUE(exists(dir, "logs/run-2.log"));
+  CU_ASSERT_TRUE(exists(dir, "logs/run-3.log"));
+  CU_ASSERT_TRUE(exists(dir, "t.gp"));
+
+  cJSON_Delete(records);
+  exp_errors_free(&e);
+  remove_tree(dir);
+  free(dir);
+  free(log_text);
+  free(table);
+  exp_spec_free(spec);
+}
+
+static void test_runner_progress_on_a_terminal(void) {
+  exp_spec *spec = runner_spec("[1]");
+  if (!spec) return;
+  char *dir = make_temp_dir();
+  /* A log an earlier experiment left there goes. */
+  char old_log[1024];
+  snprintf(old_log, sizeof old_log, "%s/logs", dir);
+  mkdir(old_log, 0777);
+  snprintf(old_log, sizeof old_log, "%s/logs/run-7.log", dir);
+  FILE *f = fopen(old_log, "w");
+  fputs("old\n", f);
+  fclose(f);
+  char *log_text = NULL, *table = NULL;
+  size_t log_len = 0, table_len = 0;
+  exp_runner_options o;
+  exp_runner_options_default(&o);
+  o.out_dir = dir;
+  o.progress_tty = 1;
+  o.simulate = fake_simulate;
+  o.gnuplot = "/nonexistent/gnuplot";
+  o.log = open_memstream(&log_text, &log_len);
+  o.out = open_memstream(&table, &table_len);
+  int rc = exp_run_experiment(spec, &o);
+  fclose(o.log);
+  fclose(o.out);
+  CU_ASSERT_EQUAL(rc, EXP_EXIT_PLOTS); /* runs fine, plot not drawn */
+  CU_ASSERT_TRUE(contains(log_text, "\r\033[K[run 1/1] cluster.nodes=1 sim t=0.5s 50%"));
+  CU_ASSERT_FALSE(contains(log_text, "started\n")); /* no per-run lines */
+  CU_ASSERT_TRUE(contains(log_text, "is not installed"));
+  CU_ASSERT_FALSE(exists(dir, "logs")); /* no run printed anything */
+  remove_tree(dir);
+  free(dir);
+  free(log_text);
+  free(table);
+  exp_spec_free(spec);
+}
+
+PSLAB_SUITE("results",
+            {"record fields", test_record_fields},
+            {"runs.jsonl round trip", test_jsonl_round_trip},
+            {"summary.csv columns and quoting", test_summary_csv_columns_and_quoting},
+            {"summary.csv written whole", test_summary_written_whole},
+            {"table: means over repeats, aligned", test_table_means_over_repeats},
+            {"script: lines for numeric x", test_script_lines_for_numeric_x},
+            {"script: bars for string x", test_script_bars_for_string_x},
+            {"script: distinct sweep points kept apart", test_script_keeps_distinct_sweep_points_apart},
+            {"script: no data is an error", test_script_without_data_is_an_error},
+            {"draw: svg, and gnuplot missing", test_draw_svg_and_missing_gnuplot},
+            {"plot DIR redraws from files", test_plot_dir_redraws_from_files},
+            {"runner goes on after a failure and a crash", test_runner_goes_on_after_failures},
+            {"runner progress on a terminal", test_runner_progress_on_a_terminal})

@@ -1,0 +1,521 @@
+/*
+ * Spec loading and validation (experiments/spec.c, cluster.c, units.c,
+ * check.c): a table of bad specs, each with the message it must produce;
+ * several problems reported at once; syntax errors located by line and
+ * column; units; --set overrides; the typed cluster sim/ receives.
+ *
+ * Specs are written with single quotes, turned into double quotes before
+ * parsing, so that the table stays readable.
+ */
+#include "tests/unit.h"
+
+#include "experiments/experiment.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------- helpers */
+
+static char *dq(const char *s) {
+  char *t = strdup(s);
+  for (char *p = t; *p; p++)
+    if (*p == '\'') *p = '"';
+  return t;
+}
+
+#define GOOD_WORKLOAD "'workload': {'type': 'zipf', 'keys': 100, 'steps_per_worker': 10}"
+#define GOOD_POLICY "'policy': {'type': 'static'}"
+#define GOOD_REST GOOD_WORKLOAD ", " GOOD_POLICY
+
+static exp_spec *parse_sets(const char *spec, const char *const *sets, size_t n,
+                            exp_errors *e) {
+  char *text = dq(spec);
+  exp_spec *s = exp_spec_parse(text, strlen(text), "spec.json", ".", sets, n, e);
+  free(text);
+  return s;
+}
+
+static exp_spec *parse(const char *spec, exp_errors *e) {
+  return parse_sets(spec, NULL, 0, e);
+}
+
+static void print_errors(const exp_errors *e) {
+  for (size_t i = 0; i < e->count; i++) fprintf(stderr, "    | %s\n", e->lines[i]);
+}
+
+/* The spec is rejected and some message contains `want`. */
+static void expect_error(const char *spec, const char *want) {
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = parse(spec, &e);
+  CU_ASSERT_PTR_NULL(s);
+  bool found = exp_errors_contain(&e, want);
+  if (!found) {
+    fprintf(stderr, "\n  expected a message containing: %s\n  got:\n", want);
+    print_errors(&e);
+  }
+  CU_ASSERT_TRUE(found);
+  exp_spec_free(s);
+  exp_errors_free(&e);
+}
+
+/* -------------------------------------------------------- good specs */
+
+static void test_minimal_spec_is_valid_with_defaults(void) {
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = parse("{'name': 'min', 'cluster': {'nodes': 2}, " GOOD_REST "}", &e);
+  print_errors(&e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_EQUAL(e.count, 0);
+  CU_ASSERT_STRING_EQUAL(exp_spec_name(s), "min");
+  const exp_run_list *runs = exp_spec_runs(s);
+  CU_ASSERT_EQUAL(runs->count, 1);
+  CU_ASSERT_EQUAL(runs->points, 1);
+  CU_ASSERT_EQUAL(runs->runs[0].run, 1);
+  CU_ASSERT_EQUAL(runs->runs[0].seed, 1); /* the default seed */
+  CU_ASSERT_EQUAL(exp_spec_plots(s)->count, 0);
+  exp_spec_free(s);
+  exp_errors_free(&e);
+}
+
+/* Every spec shipped in experiments/specs/ is valid, with its run count. */
+static void test_shipped_specs_are_valid(void) {
+  static const struct {
+    const char *file;
+    size_t runs, plots;
+  } shipped[] = {{"quickstart.json", 4, 1}, {"scaling.json", 12, 2}};
+  for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/experiments/specs/%s", unit_source_dir(), shipped[i].file);
+    exp_errors e;
+    exp_errors_init(&e);
+    exp_spec *s = exp_spec_load(path, NULL, 0, &e);
+    print_errors(&e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL(exp_spec_runs(s)->count, shipped[i].runs);
+    CU_ASSERT_EQUAL(exp_spec_plots(s)->count, shipped[i].plots);
+    exp_spec_free(s);
+    exp_errors_free(&e);
+  }
+}
+
+/* --------------------------------------------------------- bad specs */
+
+#define C2 "'cluster': {'nodes': 2}"
+
+static const struct {
+  const char *spec;
+  const char *message;
+} bad_specs[] = {
+    /* top level */
+    {"[1, 2]", "spec.json: (top level): expected an object, found a list of 2"},
+    {"{" C2 ", " GOOD_REST "}", "spec.json: name: expected a string, found nothing (the key is missing)"},
+    {"{'name': 5, " C2 ", " GOOD_REST "}", "spec.json: name: expected a string, found 5"},
+    {"{'name': 'a b', " C2 ", " GOOD_REST "}", "spec.json: name: expected a name of letters, digits, '_', '.' and '-', found \"a b\""},
+    {"{'name': 't', 'nmae': 1, " C2 ", " GOOD_REST "}", "spec.json: nmae: expected one of the keys of the spec (name, backend,"},
+    {"{'name': 't', 'nmae': 1, " C2 ", " GOOD_REST "}", "found an unknown key (did you mean \"name\"?)"},
+    {"{'name': 't', 'name': 'u', " C2 ", " GOOD_REST "}", "spec.json: name: expected the key once, found it 2 times"},
+    {"{'name': 't', 'backend': 'gpu', " C2 ", " GOOD_REST "}", "spec.json: backend: expected one of \"sim\", \"real\", found \"gpu\""},
+    {"{'name': 't', 'backend': 'real', " C2 ", " GOOD_REST "}", "spec.json: backend: not implemented yet: the real backend (issue 4)"},
+    {"{'name': 't', 'seed': -1, " C2 ", " GOOD_REST "}", "spec.json: seed: expected an integer >= 0, found -1"},
+    {"{'name': 't', 'seed': 1.5, " C2 ", " GOOD_REST "}", "spec.json: seed: expected an integer >= 0, found 1.5"},
+    {"{'name': 't', 'repeats': 0, " C2 ", " GOOD_REST "}", "spec.json: repeats: expected an integer >= 1, found 0"},
+    {"{'name': 't', 'repeats': '2', " C2 ", " GOOD_REST "}", "spec.json: repeats: expected an integer >= 1, found \"2\""},
+    {"{'name': 't', 'description': 3, " C2 ", " GOOD_REST "}", "spec.json: description: expected a string, found 3"},
+    {"{'name': 't', " GOOD_REST "}", "spec.json: cluster: expected an object, found nothing (the key is missing)"},
+    {"{'name': 't', " C2 ", " GOOD_POLICY "}", "spec.json: workload: expected an object, found nothing (the key is missing)"},
+    {"{'name': 't', " C2 ", " GOOD_WORKLOAD "}", "spec.json: policy: expected an object, found nothing (the key is missing)"},
+    {"{'name': 't', 'cluster': [], " GOOD_REST "}", "spec.json: cluster: expected an object, found an empty list"},
+    /* cluster */
+    {"{'name': 't', 'cluster': {'nodes': -3}, " GOOD_REST "}", "spec.json: cluster.nodes: expected an integer >= 1, found -3"},
+    {"{'name': 't', 'cluster': {}, " GOOD_REST "}", "spec.json: cluster.nodes: expected an integer >= 1, found nothing (the key is missing)"},
+    {"{'name': 't', 'cluster': {'nodes': 2000000}, " GOOD_REST "}", "cluster.nodes: expected an integer <= 1000000, found 2000000"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'nodez': 3}, " GOOD_REST "}", "spec.json: cluster.nodez: expected one of the keys of cluster (nodes, workers_per_node,"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'workers_per_node': 0}, " GOOD_REST "}", "cluster.workers_per_node: expected an integer >= 1, found 0"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'host_speed': '10GHz'}, " GOOD_REST "}", "cluster.host_speed: expected a speed such as \"10Gf\", \"1.5Mf\", \"100f\" or a number of flop/s > 0, found \"10GHz\""},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'host_speed': 0}, " GOOD_REST "}", "cluster.host_speed: expected a speed such as"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'bandwidth': '10Gbs'}}, " GOOD_REST "}", "cluster.network.bandwidth: expected a bandwidth such as \"10Gbps\", \"100Mbps\", \"125MBps\" or a number of bytes/s > 0, found \"10Gbs\""},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'latency': '5 parsecs'}}, " GOOD_REST "}", "cluster.network.latency: expected a duration such as \"50us\""},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'latency': -1}}, " GOOD_REST "}", "cluster.network.latency: expected a duration such as \"50us\", \"1ms\", \"0.5s\", \"100ns\" or a number of seconds >= 0, found -1"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'model': 'XX'}}, " GOOD_REST "}", "cluster.network.model: expected one of \"CM02\", \"LV08\", found \"XX\""},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'topology': 'ring'}}, " GOOD_REST "}", "cluster.network.topology: expected one of \"star\", \"backbone\", found \"ring\""},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'speed': 1}}, " GOOD_REST "}", "cluster.network.speed: expected one of the keys of cluster.network"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'network': 5}, " GOOD_REST "}", "cluster.network: expected an object, found 5"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 5}]}, " GOOD_REST "}", "cluster.stragglers[0].node: expected an integer <= 1, found 5"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 0, 'speed_factor': 0}]}, " GOOD_REST "}", "cluster.stragglers[0].speed_factor: expected a number > 0, found 0"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'speed_factor': 2}]}, " GOOD_REST "}", "cluster.stragglers[0].node: expected an integer >= 0, found nothing"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 1}, {'node': 1}]}, " GOOD_REST "}", "cluster.stragglers[1].node: expected each node once in cluster.stragglers, found node 1 again"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': {'node': 1}}, " GOOD_REST "}", "cluster.stragglers: expected a list of stragglers, found an object"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'platform_file': 'no-such-platform.xml', 'hosts': ['a', 'b']}, " GOOD_REST "}", "spec.json: cluster.platform_file: expected a readable SimGrid platform file (looked for no-such-platform.xml), found \"no-such-platform.xml\""},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'hosts': ['a', 'b']}, " GOOD_REST "}", "cluster.hosts: expected nothing without cluster.platform_file, found a list of 2"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'per_key_s': -1}}, " GOOD_REST "}", "cluster.cost.per_key_s: expected a duration such as"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'per_msg_s': 1}}, " GOOD_REST "}", "cluster.cost.per_msg_s: expected one of the keys of cluster.cost (per_message_s, per_key_s, per_byte_s, local_per_key_s), found an unknown key"},
+    /* the rooms' own validation, under their prefixes */
+    {"{'name': 't', " C2 ", 'workload': {'type': 'zipf', 'keys': 0, 'steps_per_worker': 10}, " GOOD_POLICY "}", "spec.json: workload.keys: expected"},
+    {"{'name': 't', " C2 ", 'workload': {'type': 'nope'}, " GOOD_POLICY "}", "spec.json: workload.type: expected one of"},
+    {"{'name': 't', " C2 ", " GOOD_WORKLOAD ", 'policy': {'type': 'nope'}}", "spec.json: policy.type: expected one of"},
+    /* sweep */
+    {"{'name': 't', " C2 ", " GOOD_REST ", 'sweep': {'cluster.nodes': []}}", "spec.json: sweep[\"cluster.nodes\"]: expected a non-empty list of values, found an empty list"},
+    {"{'name': 't', " C2 ", " GOOD_REST ", 'sweep': {'cluster.nodes': 4}}", "sweep[\"cluster.nodes\"]: expected a non-empty list of values, found 4"},
+    {"{'name': 't', " C2 ", " GOOD_REST ", 'sweep': [1]}", "spec.json: sweep: expected an object of dotted paths to lists of values, found a list of 1"},
+    {"{'name': 't', " C2 ", " GOOD_REST ", 'sweep': {'cluster.net.latency': [1]}}", "sweep[\"cluster.net.latency\"]: expected a path whose parent exists in the spec, found no cluster.net"},
+    {"{'name': 't', " C2 ", " GOOD_REST ", 'sweep': {'name': ['a', 'b']}}", "sweep[\"name\"]: expected a setting that may differ between runs"},
+    {"{'name': 't', " C2 ", " GOOD_REST ", 'sweep': {'cluster..nodes': [1]}}", "sweep[\"cluster..nodes\"]: expected a dotted path such as \"cluster.nodes\""},
+    {"{'name': 't', " C2 ", " GOOD_REST ", 'sweep': {'cluster.nodes': [2, 0]}}", "spec.json: cluster.nodes: expected an integer >= 1, found 0 (in sweep point cluster.nodes=0)"},
+    {"{'name': 't', " C2 ", " GOOD_REST ", 'sweep': {'colour': [1, 2]}}", "spec.json: colour: expected one of the keys of the spec"},
+    /* plots */
+    {"{'name': 't', " C2 ", " GOOD_REST ", 'plots': {}}", "spec.json: plots: expected a list of plots"},
+    {"{'name': 't', " C2 ", " GOOD_REST ", 'plots': [{'name': 'p', 'x': 'cluster.nodes'}]}", "spec.json: plots[0].y: expected a string, found nothing"},
+    {"{'name': 't', " C2 ", " GOOD_REST ", 'plots': [{'name': 'p', 'x': 'cluster.nodes', 'y': 'speed'}]}", "spec.json: plots[0].y: expected a metric name (time_s, steps,"},
+    {"{'name': 't', " C2 ", " GOOD_REST ", 'plots': [{'name': 'p', 'x': 'cluster.nodez', 'y': 'time_s'}]}", "spec.json: plots[0].x: expected a metric name"},
+    {"{'name': 't', " C2 ", " GOOD_REST ", 'plots': [{'name': 'p', 'x': 'cluster.nodes', 'y': 'time_s', 'series': 'policy.kind'}]}", "spec.json: plots[0].series: expected a dotted path into the run config, found \"policy.kind\""},
+    {"{'name': 't', " C2 ", " GOOD_REST ", 'plots': [{'name': 'a/b', 'x': 'cluster.nodes', 'y': 'time_s'}]}", "spec.json: plots[0].name: expected a file name stem"},
+    {"{'name': 't', " C2 ", " GOOD_REST ", 'plots': [{'name': 'p', 'x': 'time_s', 'y': 'steps'}, {'name': 'p', 'x': 'time_s', 'y': 'bytes'}]}", "spec.json: plots[1].name: expected a name no other plot has, found \"p\""},
+    {"{'name': 't', " C2 ", " GOOD_REST ", 'plots': [{'name': 'p', 'x': 'time_s', 'y': 'steps', 'logy': 'yes'}]}", "spec.json: plots[0].logy: expected true or false, found \"yes\""},
+    {"{'name': 't', " C2 ", " GOOD_REST ", 'plots': [{'name': 'p', 'x': 'time_s', 'y': 'steps', 'colour': 'red'}]}", "spec.json: plots[0].colour: expected one of the keys of plots[0]"},
+};
+
+static void test_bad_specs_table(void) {
+  for (size_t i = 0; i < sizeof bad_specs / sizeof bad_specs[0]; i++)
+    expect_error(bad_specs[i].spec, bad_specs[i].message);
+}
+
+static void test_every_error_reported_at_once(void) {
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = parse("{'name': 'x y', 'seed': -2, 'cluster': {'nodes': -3, "
+                      "'network': {'bandwidth': 'fast'}}, "
+                      "'workload': {'type': 'zipf', 'keys': 0, 'steps_per_worker': 1}, "
+                      "'policy': {'type': 'nope'}, 'sweep': {'policy.x.y': [1]}, "
+                      "'plots': [{'name': 'p', 'x': 'time_s', 'y': 'nothing'}]}",
+                      &e);
+  CU_ASSERT_PTR_NULL(s);
+  const char *wanted[] = {"name: expected a name", "seed: expected an integer >= 0",
+                          "cluster.nodes: expected an integer >= 1, found -3",
+                          "cluster.network.bandwidth: expected a bandwidth",
+                          "workload.keys: expected", "policy.type: expected",
+                          "sweep[\"policy.x.y\"]: expected a path whose parent exists",
+                          "plots[0].y: expected a metric name"};
+  for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; i++) {
+    if (!exp_errors_contain(&e, wanted[i])) fprintf(stderr, "\n  missing: %s\n", wanted[i]);
+    CU_ASSERT_TRUE(exp_errors_contain(&e, wanted[i]));
+  }
+  CU_ASSERT_EQUAL(e.count, sizeof wanted / sizeof wanted[0]);
+  for (size_t i = 0; i < e.count; i++) { /* one line each, all named by file */
+    CU_ASSERT_PTR_NULL(strchr(e.lines[i], '\n'));
+    CU_ASSERT_EQUAL(strncmp(e.lines[i], "spec.json: ", 11), 0);
+  }
+  exp_spec_free(s);
+  exp_errors_free(&e);
+}
+
+static void test_error_in_every_sweep_point_reported_once(void) {
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = parse("{'name': 't', 'cluster': {'nodes': 2, 'host_speed': 'x'}, " GOOD_REST
+                      ", 'sweep': {'cluster.workers_per_node': [1, 2, 3]}}", &e);
+  CU_ASSERT_PTR_NULL(s);
+  CU_ASSERT_EQUAL(e.count, 1);
+  CU_ASSERT_TRUE(exp_errors_contain(&e, "cluster.host_speed: expected a speed"));
+  CU_ASSERT_FALSE(exp_errors_contain(&e, "in sweep point"));
+  exp_errors_free(&e);
+  /* A problem of some points names the first and counts the others. */
+  exp_errors_init(&e);
+  s = parse("{'name': 't', " C2 ", " GOOD_REST
+            ", 'sweep': {'cluster.nodes': [0, 2, -1, -5]}}", &e);
+  CU_ASSERT_PTR_NULL(s);
+  CU_ASSERT_TRUE(exp_errors_contain(&e, "found 0 (in sweep point cluster.nodes=0)"));
+  CU_ASSERT_TRUE(exp_errors_contain(&e, "found -1 (in sweep point cluster.nodes=-1)"));
+  exp_errors_free(&e);
+}
+
+/* ------------------------------------------------------ syntax errors */
+
+static void test_syntax_error_has_line_and_column(void) {
+  exp_errors e;
+  exp_errors_init(&e);
+  const char *text = "{\n  \"name\": \"t\",\n  \"cluster\": {\"nodes\": 2,,}\n}\n";
+  exp_spec *s = exp_spec_parse(text, strlen(text), "bad.json", ".", NULL, 0, &e);
+  CU_ASSERT_PTR_NULL(s);
+  CU_ASSERT_EQUAL(e.count, 1);
+  CU_ASSERT_TRUE(exp_errors_contain(&e, "bad.json:3:"));
+  CU_ASSERT_TRUE(exp_errors_contain(&e, "invalid JSON near"));
+  exp_errors_free(&e);
+
+  exp_errors_init(&e);
+  text = "{\"name\": \"t\"} trailing";
+  s = exp_spec_parse(text, strlen(text), "t.json", ".", NULL, 0, &e);
+  CU_ASSERT_PTR_NULL(s);
+  CU_ASSERT_TRUE(exp_errors_contain(&e, "t.json:1:15: invalid JSON near \"trailing\""));
+  exp_errors_free(&e);
+
+  exp_errors_init(&e);
+  text = "{\"name\":\n \"t\"";
+  s = exp_spec_parse(text, strlen(text), "cut.json", ".", NULL, 0, &e);
+  CU_ASSERT_PTR_NULL(s);
+  CU_ASSERT_TRUE(exp_errors_contain(&e, "cut.json:2:5: invalid JSON: unexpected end of file"));
+  exp_errors_free(&e);
+
+  exp_errors_init(&e);
+  s = exp_spec_parse("", 0, "empty.json", ".", NULL, 0, &e);
+  CU_ASSERT_PTR_NULL(s);
+  CU_ASSERT_TRUE(exp_errors_contain(&e, "empty.json:1:1: invalid JSON"));
+  exp_errors_free(&e);
+}
+
+static void test_unreadable_file_is_named(void) {
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = exp_spec_load("/nonexistent/dir/spec.json", NULL, 0, &e);
+  CU_ASSERT_PTR_NULL(s);
+  CU_ASSERT_EQUAL(e.count, 1);
+  CU_ASSERT_TRUE(exp_errors_contain(&e, "/nonexistent/dir/spec.json: cannot read: "));
+  exp_errors_free(&e);
+}
+
+/* ------------------------------------------------------------- units */
+
+static void test_units_table(void) {
+  static const struct {
+    char kind; /* f: flops, b: bandwidth, d: duration */
+    const char *text;
+    int rc;
+    double value;
+  } cases[] = {
+      {'f', "10Gf", 0, 1e10},        {'f', "1.5Mf", 0, 1.5e6},
+      {'f', "100f", 0, 100},         {'f', "2kf", 0, 2e3},
+      {'f', "3Tf", 0, 3e12},         {'f', "1Pf", 0, 1e15},
+      {'f', "2Gflops", 0, 2e9},      {'f', "1e3f", 0, 1e3},
+      {'f', "10 Gf", 0, 1e10},       {'f', ".5Gf", 0, 5e8},
+      {'f', "10", -1, 0},            {'f', "10G", -1, 0},
+      {'f', "Gf", -1, 0},            {'f', "-1Gf", -1, 0},
+      {'f', "10GHz", -1, 0},         {'f', "0x10f", -1, 0},
+      {'f', "inff", -1, 0},          {'f', "10Gf ", -1, 0},
+      {'f', "10gf", -1, 0},          {'f', "", -1, 0},
+      {'b', "10Gbps", 0, 1.25e9},    {'b', "1Gbps", 0, 1.25e8},
+      {'b', "100Mbps", 0, 1.25e7},   {'b', "125MBps", 0, 1.25e8},
+      {'b', "8bps", 0, 1},           {'b', "1KiBps", 0, 1024},
+      {'b', "1MiBps", 0, 1048576},   {'b', "10Gbs", -1, 0},
+      {'b', "10Gb", -1, 0},          {'b', "10", -1, 0},
+      {'b', "fast", -1, 0},          {'b', "10mbps", -1, 0},
+      {'d', "50us", 0, 5e-5},        {'d', "1ms", 0, 1e-3},
+      {'d', "0.5s", 0, 0.5},         {'d', "100ns", 0, 1e-7},
+      {'d', "2ps", 0, 2e-12},        {'d', "1min", 0, 60},
+      {'d', "1h", 0, 3600},          {'d', "0s", 0, 0},
+      {'d', "5", -1, 0},             {'d', "5m", -1, 0},
+      {'d', "5 parsecs", -1, 0},     {'d', "1.2.3s", -1, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    double v = -42;
+    int rc = cases[i].kind == 'f'   ? exp_parse_flops(cases[i].text, &v)
+             : cases[i].kind == 'b' ? exp_parse_bandwidth(cases[i].text, &v)
+                                    : exp_parse_duration(cases[i].text, &v);
+    if (rc != cases[i].rc) fprintf(stderr, "\n  unit case \"%s\": rc %d\n", cases[i].text, rc);
+    CU_ASSERT_EQUAL(rc, cases[i].rc);
+    if (rc == 0 && cases[i].rc == 0)
+      CU_ASSERT_DOUBLE_EQUAL(v, cases[i].value, cases[i].value * 1e-12);
+  }
+}
+
+/* ------------------------------------------------------ the cluster */
+
+static void test_cluster_parses_units_into_sim_cluster(void) {
+  char *text = dq("{'nodes': 4, 'workers_per_node': 3, 'host_speed': '2Gf', "
+                  "'network': {'bandwidth': '1Gbps', 'latency': '1ms', 'model': 'LV08', "
+                  "'topology': 'backbone', 'backbone_bandwidth': '125MBps', "
+                  "'backbone_latency': 0.002}, "
+                  "'stragglers': [{'node': 3, 'speed_factor': 0.5}], "
+                  "'cost': {'per_message_s': '2us', 'per_key_s': 1e-8, 'per_byte_s': '1ns', "
+                  "'local_per_key_s': 0}}");
+  cJSON *json = cJSON_Parse(text);
+  free(text);
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_cluster c;
+  CU_ASSERT_TRUE(exp_cluster_parse(json, ".", &c, &e));
+  print_errors(&e);
+  CU_ASSERT_EQUAL(c.sim.nodes, 4);
+  CU_ASSERT_EQUAL(c.sim.workers_per_node, 3);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.host_speed, 2e9, 1);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.bandwidth, 1.25e8, 1e-3);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.latency, 1e-3, 1e-15);
+  CU_ASSERT_STRING_EQUAL(c.sim.network_model, "LV08");
+  CU_ASSERT_EQUAL(c.sim.topology, SIM_TOPOLOGY_BACKBONE);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.backbone_bandwidth, 1.25e8, 1e-3);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.backbone_latency, 2e-3, 1e-15);
+  CU_ASSERT_EQUAL_FATAL(c.sim.n_stragglers, 1);
+  CU_ASSERT_EQUAL(c.sim.stragglers[0].node, 3);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.stragglers[0].speed_factor, 0.5, 0);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.stragglers[0].bandwidth_factor, 1, 0);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.cost.per_message_s, 2e-6, 1e-18);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.cost.per_byte_s, 1e-9, 1e-21);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.cost.local_per_key_s, 0, 0);
+  CU_ASSERT_PTR_NULL(c.sim.platform_file);
+  exp_cluster_free(&c);
+  cJSON_Delete(json);
+  exp_errors_free(&e);
+}
+
+static void test_cluster_defaults_come_from_sim(void) {
+  sim_cluster d;
+  sim_cluster_default(&d);
+  cJSON *json = cJSON_Parse("{\"nodes\": 5}");
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_cluster c;
+  CU_ASSERT_TRUE(exp_cluster_parse(json, ".", &c, &e));
+  CU_ASSERT_EQUAL(c.sim.nodes, 5);
+  CU_ASSERT_EQUAL(c.sim.workers_per_node, d.workers_per_node);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.host_speed, d.host_speed, 0);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.bandwidth, d.bandwidth, 0);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.cost.per_key_s, d.cost.per_key_s, 0);
+  CU_ASSERT_STRING_EQUAL(c.sim.network_model, d.network_model);
+  exp_cluster_free(&c);
+  cJSON_Delete(json);
+  exp_errors_free(&e);
+}
+
+static void test_platform_file_is_found_next_to_the_spec(void) {
+  char dir[] = "/tmp/pslab-spec-XXXXXX";
+  CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+  char xml[256], spec[256];
+  snprintf(xml, sizeof xml, "%s/platform.xml", dir);
+  snprintf(spec, sizeof spec, "%s/spec.json", dir);
+  FILE *f = fopen(xml, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fputs("<?xml version='1.0'?>\n", f);
+  fclose(f);
+  char *text = dq("{'name': 'p', 'cluster': {'nodes': 2, 'platform_file': 'platform.xml', "
+                  "'hosts': ['h0', 'h1']}, " GOOD_REST "}");
+  f = fopen(spec, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fputs(text, f);
+  fclose(f);
+  free(text);
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = exp_spec_load(spec, NULL, 0, &e);
+  print_errors(&e);
+  CU_ASSERT_PTR_NOT_NULL(s);
+  exp_cluster c;
+  if (s) {
+    const cJSON *cl = cJSON_GetObjectItem(exp_spec_runs(s)->runs[0].config, "cluster");
+    CU_ASSERT_TRUE(exp_cluster_parse(cl, exp_spec_dir(s), &c, &e));
+    CU_ASSERT_STRING_EQUAL(c.sim.platform_file, xml);
+    CU_ASSERT_EQUAL(c.sim.n_hosts, 2);
+    CU_ASSERT_STRING_EQUAL(c.sim.hosts[1], "h1");
+    exp_cluster_free(&c);
+  }
+  exp_spec_free(s);
+  /* With hosts of the wrong count. */
+  exp_errors_free(&e);
+  exp_errors_init(&e);
+  const char *sets[] = {"cluster.hosts=[\"h0\"]"};
+  s = exp_spec_load(spec, sets, 1, &e);
+  CU_ASSERT_PTR_NULL(s);
+  CU_ASSERT_TRUE(exp_errors_contain(&e, "cluster.hosts: expected a list of 2 host names (one per node), found a list of 1"));
+  exp_errors_free(&e);
+  remove(xml);
+  remove(spec);
+  rmdir(dir);
+}
+
+/* --------------------------------------------------------- overrides */
+
+static const cJSON *config_at(const exp_spec *s, size_t run, const char *path) {
+  return exp_path_get(exp_spec_runs(s)->runs[run].config, path);
+}
+
+static void test_set_overrides_before_validation(void) {
+  const char *sets[] = {
+      "cluster.nodes=16",                     /* number (the spec's -1 is never seen) */
+      "cluster.network.bandwidth=1Gbps",      /* not JSON: a plain string */
+      "policy={\"type\":\"relocate\",\"lookahead\":5}", /* an object */
+      "description=\"quoted\"",               /* a JSON string */
+      "name=renamed",
+      "cluster.stragglers.0.speed_factor=0.25", /* a list index */
+  };
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = parse_sets("{'name': 't', 'cluster': {'nodes': -1, 'network': {}, "
+                           "'stragglers': [{'node': 1}]}, " GOOD_REST "}",
+                           sets, sizeof sets / sizeof sets[0], &e);
+  print_errors(&e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_EQUAL(config_at(s, 0, "cluster.nodes")->valuedouble, 16);
+  CU_ASSERT_STRING_EQUAL(config_at(s, 0, "cluster.network.bandwidth")->valuestring, "1Gbps");
+  CU_ASSERT_STRING_EQUAL(config_at(s, 0, "policy.type")->valuestring, "relocate");
+  CU_ASSERT_EQUAL(config_at(s, 0, "policy.lookahead")->valuedouble, 5);
+  CU_ASSERT_STRING_EQUAL(config_at(s, 0, "description")->valuestring, "quoted");
+  CU_ASSERT_STRING_EQUAL(exp_spec_name(s), "renamed");
+  CU_ASSERT_EQUAL(config_at(s, 0, "cluster.stragglers.0.speed_factor")->valuedouble, 0.25);
+  /* The effective spec (what DIR/spec.json holds) has them too. */
+  CU_ASSERT_EQUAL(exp_path_get(exp_spec_json(s), "cluster.nodes")->valuedouble, 16);
+  exp_spec_free(s);
+  exp_errors_free(&e);
+}
+
+static void test_set_errors(void) {
+  static const struct {
+    const char *set;
+    const char *message;
+  } cases[] = {
+      {"cluster.foo.bar=1", "--set cluster.foo.bar=1: cluster.foo.bar: cluster.foo does not exist (the parent of a path must exist)"},
+      {"name.x=1", "--set name.x=1: name.x: name is neither an object nor a list"},
+      {"noequals", "--set noequals: expected path=value, such as cluster.nodes=16"},
+      {"=3", "--set =3: expected path=value"},
+      {"cluster..nodes=3", "--set cluster..nodes=3: \"cluster..nodes\" is not a dotted path"},
+      {"cluster.stragglers.7.node=1", "--set cluster.stragglers.7.node=1: cluster.stragglers.7.node: cluster.stragglers.7 does not exist"},
+      {"cluster.nodes=many", "spec.json: cluster.nodes: expected an integer >= 1, found \"many\""},
+      {"backend=real", "spec.json: backend: not implemented yet: the real backend (issue 4)"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    exp_errors e;
+    exp_errors_init(&e);
+    exp_spec *s = parse_sets("{'name': 't', 'cluster': {'nodes': 2, 'stragglers': []}, "
+                             GOOD_REST "}", &cases[i].set, 1, &e);
+    CU_ASSERT_PTR_NULL(s);
+    bool found = exp_errors_contain(&e, cases[i].message);
+    if (!found) {
+      fprintf(stderr, "\n  --set %s: expected %s, got:\n", cases[i].set, cases[i].message);
+      print_errors(&e);
+    }
+    CU_ASSERT_TRUE(found);
+    exp_spec_free(s);
+    exp_errors_free(&e);
+  }
+}
+
+static void test_set_can_add_a_sweep(void) {
+  const char *sets[] = {"sweep.cluster.nodes=[1,2,3]", "sweep.policy.type=[\"static\",\"relocate\"]"};
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = parse_sets("{'name': 't', " C2 ", " GOOD_REST "}", sets, 2, &e);
+  print_errors(&e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_EQUAL(exp_spec_runs(s)->count, 6);
+  CU_ASSERT_EQUAL(config_at(s, 5, "cluster.nodes")->valuedouble, 3);
+  CU_ASSERT_STRING_EQUAL(config_at(s, 5, "policy.type")->valuestring, "relocate");
+  exp_spec_free(s);
+  exp_errors_free(&e);
+}
+
+PSLAB_SUITE("spec",
+            {"minimal spec is valid, with defaults", test_minimal_spec_is_valid_with_defaults},
+            {"shipped specs are valid", test_shipped_specs_are_valid},
+            {"table of bad specs and their messages", test_bad_specs_table},
+            {"every error reported at once", test_every_error_reported_at_once},
+            {"error of every sweep point reported once", test_error_in_every_sweep_point_reported_once},
+            {"syntax error has line and column", test_syntax_error_has_line_and_column},
+            {"unreadable file is named", test_unreadable_file_is_named},
+            {"units table", test_units_table},
+            {"cluster units into sim_cluster", test_cluster_parses_units_into_sim_cluster},
+            {"cluster defaults come from sim", test_cluster_defaults_come_from_sim},
+            {"platform file next to the spec", test_platform_file_is_found_next_to_the_spec},
+            {"--set overrides before validation", test_set_overrides_before_validation},
+            {"--set errors", test_set_errors},
+            {"--set can add a sweep", test_set_can_add_a_sweep})
