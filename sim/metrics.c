@@ -10,10 +10,8 @@
  *   local_ratio, messages, bytes, relocations   summed over the nodes' core
  *                  counters (local_ratio = local / (local + remote) accesses)
  *   replica_syncs  0 until the core replicates
- *   pushed_floats  keys pushed x their value length: what every value summed
- *                  must come to, since each push adds 1.0 per float (present
- *                  when all tables share one value length: the driver counts
- *                  keys, not floats)
+ *   pushed_floats  floats pushed (the driver's count): what every value summed
+ *                  must come to, since each push adds 1.0 per float
  *   value_sum      every value summed, each read on the owner its home's
  *                  directory names (key spaces up to SIM_VALUE_SUM_MAX_KEYS);
  *                  value_sum_unreadable counts keys whose owner could not
@@ -31,7 +29,7 @@
 #define SIM_VALUE_SUM_MAX_KEYS (2u * 1000 * 1000)
 
 typedef struct {
-  uint64_t steps, accesses, pushes;
+  uint64_t steps, accesses, pushed_floats;
   ps_node_stats nodes; /* summed */
 } sim_totals;
 
@@ -41,7 +39,7 @@ static void totals(const sim_state *run, sim_totals *t) {
     const wl_driver_stats *st = &run->workers[i].stats;
     t->steps += st->steps;
     t->accesses += st->accesses;
-    t->pushes += st->pushes;
+    t->pushed_floats += st->pushed_floats;
   }
   for (uint32_t i = 0; i < run->num_nodes; i++) {
     ps_node_stats s;
@@ -73,13 +71,6 @@ static cJSON *epoch_times(const sim_state *run) {
     prev = end;
   }
   return list;
-}
-
-/* The one value length of all tables, or 0 if they differ. */
-static uint32_t common_value_len(const ps_layout *l) {
-  for (uint32_t t = 1; t < l->num_tables; t++)
-    if (l->tables[t].value_len != l->tables[0].value_len) return 0;
-  return l->num_tables ? l->tables[0].value_len : 0;
 }
 
 static uint32_t max_value_len(const ps_layout *l) {
@@ -114,9 +105,7 @@ static uint64_t value_sum(const sim_state *run, const ps_layout *l, double *sum)
 
 static bool add_conservation(cJSON *m, const sim_state *run, const ps_layout *l,
                              const sim_totals *t) {
-  uint32_t len = common_value_len(l);
-  if (len && !cJSON_AddNumberToObject(m, "pushed_floats", (double)t->pushes * len))
-    return false;
+  if (!cJSON_AddNumberToObject(m, "pushed_floats", (double)t->pushed_floats)) return false;
   if (ps_layout_num_keys(l) > SIM_VALUE_SUM_MAX_KEYS) return true;
   double sum;
   uint64_t unreadable = value_sum(run, l, &sum);

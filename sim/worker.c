@@ -66,7 +66,7 @@ static void worker_settle(sim_worker *w) {
 
 /* ----------------------------------------------------------- driver env */
 
-static void drv_wait(void *ctx, ps_worker *handle, ps_ticket t) {
+static int drv_wait(void *ctx, ps_worker *handle, ps_ticket t) {
   sim_worker *w = ctx;
   worker_settle(w);
   while (!ps_worker_done(handle, t)) {
@@ -74,6 +74,7 @@ static void drv_wait(void *ctx, ps_worker *handle, ps_ticket t) {
     sg_cond_wait(w->done_cond, w->mutex);
   }
   w->waiting = false;
+  return PS_OK;
 }
 
 static void drv_compute(void *ctx, double flops) {

@@ -149,14 +149,15 @@ static void cluster_free(cluster *c) {
 
 /* ---------------------------------------------------------- driver env */
 
-static void env_wait(void *ctx, ps_worker *w, ps_ticket t) {
+static int env_wait(void *ctx, ps_worker *w, ps_ticket t) {
   cluster *c = ctx;
   c->waits++;
   while (!ps_worker_done(w, t))
     if (!deliver_one(c)) {
       CU_FAIL("waiting for a ticket with no message in flight");
-      return;
+      return PS_ERR_PROTOCOL;
     }
+  return PS_OK;
 }
 
 static void env_compute(void *ctx, double flops) {

@@ -36,6 +36,7 @@ typedef struct {
   ps_key *union_buf; /* reads then writes, when they are separate arrays */
   size_t union_cap;
   bool push_pending;
+  size_t last_push_floats; /* floats of the step's push */
   ps_ticket push_ticket;
   uint64_t steps_per_epoch;
   size_t epochs_cap;
@@ -89,14 +90,15 @@ static size_t value_floats(const drive_state *d, const ps_key *keys, size_t n,
 
 static double now(const drive_state *d) { return d->env->now(d->env->ctx); }
 
-static void wait_ticket(drive_state *d, ps_ticket t) {
-  if (!ps_worker_done(d->w, t)) d->env->wait(d->env->ctx, d->w, t);
+static int wait_ticket(drive_state *d, ps_ticket t) {
+  if (ps_worker_done(d->w, t)) return PS_OK;
+  return d->env->wait(d->env->ctx, d->w, t);
 }
 
-static void wait_push(drive_state *d) {
-  if (!d->push_pending) return;
-  wait_ticket(d, d->push_ticket);
+static int wait_push(drive_state *d) {
+  if (!d->push_pending) return PS_OK;
   d->push_pending = false;
+  return wait_ticket(d, d->push_ticket);
 }
 
 /* ------------------------------------------------------------ look-ahead */
@@ -151,7 +153,7 @@ static int pull_reads(drive_state *d, const wl_step *st) {
   if (rc != PS_OK) return rc;
   ps_ticket t;
   rc = ps_pull(d->w, st->reads, st->n_reads, d->pull_buf, floats, &t, now(d));
-  if (rc == PS_PENDING) wait_ticket(d, t);
+  if (rc == PS_PENDING) rc = wait_ticket(d, t);
   return rc < 0 ? rc : PS_OK;
 }
 
@@ -161,7 +163,8 @@ static int push_writes(drive_state *d, const wl_step *st) {
   size_t floats = value_floats(d, st->writes, st->n_writes, &rc);
   if (rc == PS_OK) rc = grow_ones(d, floats);
   if (rc != PS_OK) return rc;
-  wait_push(d); /* at most one push in flight */
+  if ((rc = wait_push(d)) != PS_OK) return rc; /* at most one push in flight */
+  d->last_push_floats = floats;
   ps_ticket t;
   rc = ps_push(d->w, st->writes, st->n_writes, d->ones, floats, &t, now(d));
   if (rc == PS_PENDING) {
@@ -172,7 +175,8 @@ static int push_writes(drive_state *d, const wl_step *st) {
 }
 
 static int record_epoch(drive_state *d, wl_driver_stats *stats) {
-  wait_push(d);
+  int rc = wait_push(d);
+  if (rc != PS_OK) return rc;
   double *ends = grow(stats->epoch_end_s, &d->epochs_cap, stats->epochs + 1,
                       sizeof *ends);
   if (!ends) return PS_ERR_NOMEM;
@@ -192,6 +196,7 @@ static int run_step(drive_state *d, const wl_step *st,
   stats->steps++;
   stats->accesses += st->n_reads + st->n_writes;
   stats->pushes += st->n_writes;
+  stats->pushed_floats += st->n_writes ? d->last_push_floats : 0;
   if (d->steps_per_epoch && stats->steps % d->steps_per_epoch == 0)
     return record_epoch(d, stats);
   return PS_OK;
@@ -238,8 +243,7 @@ static int drive_loop(drive_state *d, wl_driver_stats *stats) {
     rc = run_step(d, st, stats);
     if (rc != PS_OK) return rc;
   }
-  wait_push(d);
-  return PS_OK;
+  return wait_push(d);
 }
 
 int wl_drive(ps_worker *w, wl_stream *s, const wl_driver_env *env,

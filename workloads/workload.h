@@ -64,8 +64,10 @@ bool wl_next_step(wl_stream *s, wl_step *out);
 
 typedef struct {
   void *ctx;
-  /* Block until ticket t of worker w completes (ps_worker_done). */
-  void (*wait)(void *ctx, ps_worker *w, ps_ticket t);
+  /* Block until ticket t of worker w completes (ps_worker_done): PS_OK; or
+   * a negative ps_status when it never will (a peer died): the driver then
+   * stops and returns it. */
+  int (*wait)(void *ctx, ps_worker *w, ps_ticket t);
   /* Charge `flops` of computation to this worker. */
   void (*compute)(void *ctx, double flops);
   /* Current time in seconds (simulated or wall). */
@@ -76,6 +78,7 @@ typedef struct {
   uint64_t steps;
   uint64_t accesses;       /* keys read plus keys written */
   uint64_t pushes;         /* keys pushed (each adds 1.0 to every float) */
+  uint64_t pushed_floats;  /* floats pushed: the sum of the pushed keys' lengths */
   double start_s, end_s;
   double *epoch_end_s;     /* malloc'd, one per finished epoch; caller frees */
   size_t epochs;
@@ -87,7 +90,7 @@ typedef struct {
  * keys must outlive its intent and its push, which completes during the next
  * step). Returns PS_OK, PS_ERR_INVAL (lookahead too large, or the stream
  * already drew steps under a smaller wl_stream_keep), PS_ERR_NOMEM, or the
- * first error of a core operation. Fills *stats, also on error (the caller
+ * first error of a core operation or of env->wait. Fills *stats, also on error (the caller
  * frees stats->epoch_end_s). */
 int wl_drive(ps_worker *w, wl_stream *s, const wl_driver_env *env,
              uint32_t lookahead, wl_driver_stats *stats);
