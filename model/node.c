@@ -157,6 +157,26 @@ int ps_node_read_owned(ps_node *n, ps_key k, float *out) {
   return rc;
 }
 
+void ps_node_owned_sum(ps_node *n, double *sum, uint64_t *in_transfer) {
+  double total = 0;
+  uint64_t moving = 0;
+  for (uint32_t s = 0; s < n->store.num_stripes; s++) {
+    store_stripe *st = &n->store.stripes[s];
+    pthread_mutex_lock(&st->lock);
+    for (size_t i = 0; i < st->cap; i++) {
+      const key_entry *e = &st->slots[i];
+      if (!e->used) continue;
+      moving += e->state == KEY_INCOMING;
+      if (e->state != KEY_OWNED || !e->value) continue;
+      uint32_t len = ps_layout_value_len(&n->layout, e->key);
+      for (uint32_t j = 0; j < len; j++) total += e->value[j];
+    }
+    pthread_mutex_unlock(&st->lock);
+  }
+  *sum = total;
+  *in_transfer = moving;
+}
+
 int64_t ps_node_directory_owner(ps_node *n, ps_key k) {
   if (!ps_layout_value_len(&n->layout, k) || ps_layout_home(&n->layout, k) != n->id)
     return -1;

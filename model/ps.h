@@ -253,6 +253,10 @@ void ps_node_get_stats(const ps_node *node, ps_node_stats *out);
  * if this node owns it: PS_OK; PS_ERR_NOT_OWNER otherwise (also while the key
  * is in transfer to this node). */
 int ps_node_read_owned(ps_node *node, ps_key k, float *out);
+/* Sums every float of every value this node owns (keys never written count
+ * as zero) in one pass over its store; *in_transfer counts keys still on
+ * their way here. For conservation checks once a run is quiet. */
+void ps_node_owned_sum(ps_node *node, double *sum, uint64_t *in_transfer);
 /* The owner of k in the home's directory (call on k's home), or -1. */
 int64_t ps_node_directory_owner(ps_node *node, ps_key k);
 

@@ -12,10 +12,9 @@
  *   replica_syncs  0 until the core replicates
  *   pushed_floats  floats pushed (the driver's count): what every value summed
  *                  must come to, since each push adds 1.0 per float
- *   value_sum      every value summed, each read on the owner its home's
- *                  directory names (key spaces up to SIM_VALUE_SUM_MAX_KEYS);
- *                  value_sum_unreadable counts keys whose owner could not
- *                  show them, when any
+ *   value_sum      every value summed over the nodes that own it;
+ *                  value_sum_unreadable instead when keys were still in
+ *                  transfer (never, once a run is quiet)
  *
  * Workers and keys are visited in index order, so the same run gives the
  * same figures bit for bit.
@@ -26,7 +25,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define SIM_VALUE_SUM_MAX_KEYS (2u * 1000 * 1000)
 
 typedef struct {
   uint64_t steps, accesses, pushed_floats;
@@ -73,43 +71,28 @@ static cJSON *epoch_times(const sim_state *run) {
   return list;
 }
 
-static uint32_t max_value_len(const ps_layout *l) {
-  uint32_t m = 0;
-  for (uint32_t t = 0; t < l->num_tables; t++)
-    if (l->tables[t].value_len > m) m = l->tables[t].value_len;
-  return m;
-}
-
-/* Sums every value on its owner; returns keys that could not be read, or
- * UINT64_MAX on no memory. */
-static uint64_t value_sum(const sim_state *run, const ps_layout *l, double *sum) {
-  float *buf = malloc((size_t)max_value_len(l) * sizeof *buf);
-  if (!buf) return UINT64_MAX;
-  uint64_t keys = ps_layout_num_keys(l), unreadable = 0;
+/* Sums every value on its owner; returns keys still in transfer (none,
+ * once a run is quiet). */
+static uint64_t value_sum(const sim_state *run, double *sum) {
   double total = 0;
-  for (uint64_t i = 0; i < keys; i++) {
-    ps_key k = ps_layout_key_at(l, i);
-    int64_t owner = ps_node_directory_owner(run->nodes[ps_layout_home(l, k)].core, k);
-    if (owner < 0 || owner >= run->num_nodes ||
-        ps_node_read_owned(run->nodes[owner].core, k, buf) != PS_OK) {
-      unreadable++;
-      continue;
-    }
-    uint32_t len = ps_layout_value_len(l, k);
-    for (uint32_t j = 0; j < len; j++) total += buf[j];
+  uint64_t moving = 0;
+  for (uint32_t i = 0; i < run->num_nodes; i++) {
+    double s;
+    uint64_t m;
+    ps_node_owned_sum(run->nodes[i].core, &s, &m);
+    total += s;
+    moving += m;
   }
-  free(buf);
   *sum = total;
-  return unreadable;
+  return moving;
 }
 
 static bool add_conservation(cJSON *m, const sim_state *run, const ps_layout *l,
                              const sim_totals *t) {
   if (!cJSON_AddNumberToObject(m, "pushed_floats", (double)t->pushed_floats)) return false;
-  if (ps_layout_num_keys(l) > SIM_VALUE_SUM_MAX_KEYS) return true;
+  (void)l;
   double sum;
-  uint64_t unreadable = value_sum(run, l, &sum);
-  if (unreadable == UINT64_MAX) return false;
+  uint64_t unreadable = value_sum(run, &sum);
   if (unreadable) return cJSON_AddNumberToObject(m, "value_sum_unreadable", (double)unreadable);
   return cJSON_AddNumberToObject(m, "value_sum", sum) != NULL;
 }

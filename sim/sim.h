@@ -70,9 +70,8 @@ typedef struct {
 /* Runs one simulation and returns its metrics as a new JSON object (caller
  * frees): time_s (simulated time when every worker was done and no message
  * was in flight), epoch_time_s, steps, steps_per_s, accesses, local_ratio,
- * messages, bytes, relocations, replica_syncs, pushed_floats (when all tables
- * share one value length) and value_sum (key spaces up to 2M keys; instead
- * value_sum_unreadable, a count, if some key's owner could not show it).
+ * messages, bytes, relocations, replica_syncs, pushed_floats and value_sum
+ * (instead value_sum_unreadable, a count, if keys were still in transfer).
  * NULL with a message in err on error. */
 struct cJSON *sim_run(const sim_run_args *args, char *err, size_t errlen);
 
