@@ -11,6 +11,7 @@
  * put there.
  */
 #include "experiments/internal.h"
+#include "model/ps.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +37,7 @@ uint64_t exp_run_seed(uint64_t spec_seed, uint32_t repeat) {
    * seed its record shows. Later repeats mix (seed, repeat) with SplitMix64
    * and keep 53 bits, so that the seed is exact as a JSON number. */
   if (repeat == 0) return spec_seed;
-  uint64_t z = spec_seed + (uint64_t)repeat * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
+  uint64_t z = ps_mix64(spec_seed + (uint64_t)repeat * 0x9E3779B97F4A7C15ull);
   return z & ((1ull << 53) - 1);
 }
 

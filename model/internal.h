@@ -18,16 +18,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-/* A 64-bit mixer (splitmix64's finalizer): hashing and hash partitioning. */
-static inline uint64_t ps_mix64(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-
 /* ------------------------------------------------------------ key store */
 
 enum { KEY_ABSENT = 0, KEY_OWNED = 1, KEY_INCOMING = 2 };

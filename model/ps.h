@@ -62,6 +62,24 @@ typedef enum {
 /* Text for a status code; never NULL. */
 const char *ps_strerror(int status);
 
+/* ------------------------------------------------------------- hashing */
+
+/* A 64-bit mixer (splitmix64's finalizer): hashing keys, deriving seeds. */
+static inline uint64_t ps_mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+
+/* One step of splitmix64: a small seeded generator for callers (the core
+ * itself draws nothing). */
+static inline uint64_t ps_splitmix64(uint64_t *state) {
+  return ps_mix64(*state += 0x9e3779b97f4a7c15ULL);
+}
+
 /* ------------------------------------------------------- keys and tables */
 
 typedef uint64_t ps_key;

@@ -107,14 +107,19 @@ int handle_localize(call_ctx *c, const ps_msg *m) {
   return rc;
 }
 
-/* Whether this node may be told to hand k on: it owns k, or receives it and
- * has not been told already. Creates no entry. */
+/* Whether a node may be told to hand a key on: it owns the key, or receives
+ * it and has not been told already. */
+static bool entry_can_hand_on(const key_entry *e) {
+  return e->state == KEY_OWNED || (e->state == KEY_INCOMING && !e->forward);
+}
+
+/* The same for k, before any entry changes; creates no entry (a home key
+ * without one is owned by its home). */
 static bool may_hand_on(ps_node *n, ps_key k) {
   store_stripe *st = store_stripe_of(&n->store, k);
   pthread_mutex_lock(&st->lock);
   key_entry *e = stripe_find(st, k);
-  bool ok = e ? e->state == KEY_OWNED || (e->state == KEY_INCOMING && !e->forward)
-              : ps_layout_home(&n->layout, k) == n->id;
+  bool ok = e ? entry_can_hand_on(e) : ps_layout_home(&n->layout, k) == n->id;
   pthread_mutex_unlock(&st->lock);
   return ok;
 }
@@ -134,7 +139,7 @@ int handle_handover(call_ctx *c, const ps_msg *m) {
     store_stripe *st;
     key_entry *e = node_lock_entry(n, k, &st);
     if (!e) return PS_ERR_NOMEM;
-    if (e->state == KEY_OWNED || (e->state == KEY_INCOMING && !e->forward))
+    if (entry_can_hand_on(e))
       handover(c, &e, st, k, new_owner);
     else /* the same key twice in one message */
       rc = PS_ERR_PROTOCOL;

@@ -46,12 +46,7 @@ void harness_config_default(harness_config *c) {
   c->seed = 1;
 }
 
-uint64_t harness_rand(harness *h) {
-  uint64_t z = (h->rng += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+uint64_t harness_rand(harness *h) { return ps_splitmix64(&h->rng); }
 
 static void on_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
   endpoint *e = ctx;

@@ -61,16 +61,6 @@ struct wl_stream {
   uint64_t drawn;   /* steps drawn so far */
 };
 
-/* A 64-bit mixer (splitmix64's finalizer). */
-static inline uint64_t wl_mix64(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-
 /* The generator of one worker's stream: mt19937 seeded from (seed,
  * worker_rank), so callers may pass the run's seed to every worker. NULL on
  * no memory. Touches no global state (no gsl_rng_env_setup). */

@@ -202,7 +202,7 @@ static void *zipf_stream_new(const void *impl, uint32_t node,
 
 /* Adds k to the current step's set; false if it is there already. */
 static bool seen_insert(zipf_stream *s, ps_key k) {
-  size_t i = (size_t)wl_mix64(k) & s->seen_mask;
+  size_t i = (size_t)ps_mix64(k) & s->seen_mask;
   while (s->seen_stamp[i] == s->stamp) {
     if (s->seen[i] == k) return false;
     i = (i + 1) & s->seen_mask;

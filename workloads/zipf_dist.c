@@ -31,7 +31,7 @@ void wl_perm_init(wl_perm *p, uint64_t n) {
   p->left_bits = (bits + 1) / 2;
   p->right_bits = bits / 2;
   for (unsigned i = 0; i < WL_PERM_ROUNDS; i++)
-    p->round_key[i] = wl_mix64(WL_PERM_CONSTANT + i);
+    p->round_key[i] = ps_mix64(WL_PERM_CONSTANT + i);
 }
 
 /* One pass of the network: a bijection on [0, 2^bits). Round i maps the
@@ -41,7 +41,7 @@ static uint64_t feistel(const wl_perm *p, uint64_t x) {
   unsigned lb = p->left_bits, rb = p->right_bits;
   uint64_t l = x >> rb, r = x & low_mask(rb);
   for (unsigned i = 0; i < WL_PERM_ROUNDS; i++) {
-    uint64_t f = wl_mix64(r ^ p->round_key[i]) & low_mask(lb);
+    uint64_t f = ps_mix64(r ^ p->round_key[i]) & low_mask(lb);
     uint64_t new_r = l ^ f;
     l = r;
     r = new_r;
@@ -96,7 +96,7 @@ gsl_rng *wl_rng_new(uint64_t seed, uint32_t worker_rank) {
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
   if (!rng) return NULL;
   /* mt19937 takes 32 bits of seed: fold a mix of both inputs into them. */
-  uint64_t s = wl_mix64(seed ^ wl_mix64(0x776f726b6572ULL + worker_rank));
+  uint64_t s = ps_mix64(seed ^ ps_mix64(0x776f726b6572ULL + worker_rank));
   gsl_rng_set(rng, (unsigned long)((s ^ (s >> 32)) & 0xffffffffUL));
   return rng;
 }
