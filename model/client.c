@@ -221,6 +221,20 @@ int ps_localize(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket,
   return PS_PENDING;
 }
 
+int ps_worker_key_locality(ps_worker *w, ps_key k) {
+  ps_node *n = w->node;
+  if (!ps_layout_value_len(&n->layout, k)) return PS_ERR_KEY_RANGE;
+  store_stripe *st = store_stripe_of(&n->store, k);
+  pthread_mutex_lock(&st->lock);
+  key_entry *e = stripe_find(st, k);
+  int where = !e ? (ps_layout_home(&n->layout, k) == n->id ? PS_KEY_LOCAL : PS_KEY_REMOTE)
+              : e->state == KEY_OWNED    ? PS_KEY_LOCAL
+              : e->state == KEY_INCOMING ? PS_KEY_ARRIVING
+                                         : PS_KEY_REMOTE;
+  pthread_mutex_unlock(&st->lock);
+  return where;
+}
+
 int ps_intent(ps_worker *w, const ps_key *keys, size_t n, int64_t clock_start,
               int64_t clock_end, double now) {
   if (n > PS_MAX_OP_KEYS || (n && !keys) || clock_end < clock_start) return PS_ERR_INVAL;

@@ -315,6 +315,12 @@ int ps_intent(ps_worker *w, const ps_key *keys, size_t n, int64_t clock_start,
 int64_t ps_advance_clock(ps_worker *w);
 int64_t ps_worker_clock(const ps_worker *w);
 
+/* Where key k is, seen from w's node: served from local memory (owned, or a
+ * replica), on its way here, or elsewhere. A snapshot: it may change at any
+ * time. PS_ERR_KEY_RANGE for a key in no table. */
+typedef enum { PS_KEY_REMOTE = 0, PS_KEY_LOCAL = 1, PS_KEY_ARRIVING = 2 } ps_key_locality;
+int ps_worker_key_locality(ps_worker *w, ps_key k);
+
 /* Whether ticket t of this worker has completed. Thread-safe. */
 bool ps_worker_done(ps_worker *w, ps_ticket t);
 /* Tickets of this worker not yet completed. Thread-safe. */

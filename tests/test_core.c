@@ -45,6 +45,9 @@ static void test_local_access_sends_nothing(void) {
   CU_ASSERT_EQUAL(ps_pull(w, &k, 1, out, 4, &t, 0), PS_OK);
   CU_ASSERT_EQUAL(out[3], 2.0f);
   CU_ASSERT_EQUAL(harness_in_flight(h), 0);
+  CU_ASSERT_EQUAL(ps_worker_key_locality(w, k), PS_KEY_LOCAL);
+  CU_ASSERT_EQUAL(ps_worker_key_locality(harness_worker(h, 1, 0), k), PS_KEY_REMOTE);
+  CU_ASSERT_EQUAL(ps_worker_key_locality(w, 5), PS_ERR_KEY_RANGE);
   ps_node_stats s;
   ps_node_get_stats(harness_node(h, 0), &s);
   CU_ASSERT_EQUAL(s.local_accesses, 3);
@@ -110,6 +113,7 @@ static void test_localize_moves_ownership_in_two_or_three_messages(void) {
   /* Owner is the home: requester -> home, home -> requester. */
   CU_ASSERT_EQUAL(ps_push(harness_worker(h, 0, 0), &k, 1, one, 4, &t, 0), PS_OK);
   CU_ASSERT_EQUAL(ps_localize(harness_worker(h, 1, 0), &k, 1, &t, 0), PS_PENDING);
+  CU_ASSERT_EQUAL(ps_worker_key_locality(harness_worker(h, 1, 0), k), PS_KEY_ARRIVING);
   uint64_t before = harness_delivered(h);
   CU_ASSERT_TRUE(harness_wait(h, harness_worker(h, 1, 0), t));
   CU_ASSERT_EQUAL(harness_delivered(h) - before, 2);
