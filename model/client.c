@@ -88,7 +88,14 @@ size_t ps_worker_pending(ps_worker *w) {
 ps_node *ps_worker_node(ps_worker *w) { return w->node; }
 uint32_t ps_worker_index(const ps_worker *w) { return w->index; }
 int64_t ps_worker_clock(const ps_worker *w) { return atomic_load(&w->clock); }
-int64_t ps_advance_clock(ps_worker *w) { return atomic_fetch_add(&w->clock, 1) + 1; }
+int64_t ps_advance_clock(ps_worker *w) {
+  int64_t c = atomic_fetch_add(&w->clock, 1) + 1;
+  _Atomic int64_t *node_clock = &w->node->clock;
+  int64_t old = atomic_load_explicit(node_clock, memory_order_relaxed);
+  while (c > old && !atomic_compare_exchange_weak(node_clock, &old, c)) {
+  }
+  return c;
+}
 
 /* ----------------------------------------------------------- arguments */
 
@@ -148,6 +155,9 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
       /* Fast local access: straight from memory, no ticket traffic. */
       int arc = value_apply(e, len, type, vals, type == PS_MSG_PULL ? buf + pos : NULL);
       if (arc != PS_OK) c.error = arc;
+      local++;
+    } else if (e->state == KEY_REPLICA && fast) {
+      replica_serve(&c, e, k, &op, vals, type == PS_MSG_PULL ? buf + pos : NULL, true);
       local++;
     } else if (e->state == KEY_OWNED) {
       /* As PS-Lite: even a local key goes through this node's server. */
@@ -228,9 +238,10 @@ int ps_worker_key_locality(ps_worker *w, ps_key k) {
   pthread_mutex_lock(&st->lock);
   key_entry *e = stripe_find(st, k);
   int where = !e ? (ps_layout_home(&n->layout, k) == n->id ? PS_KEY_LOCAL : PS_KEY_REMOTE)
-              : e->state == KEY_OWNED    ? PS_KEY_LOCAL
-              : e->state == KEY_INCOMING ? PS_KEY_ARRIVING
-                                         : PS_KEY_REMOTE;
+              : e->state == KEY_OWNED || e->state == KEY_REPLICA ? PS_KEY_LOCAL
+              : e->state == KEY_INCOMING || e->state == KEY_REPLICA_ARRIVING
+                  ? PS_KEY_ARRIVING
+                  : PS_KEY_REMOTE;
   pthread_mutex_unlock(&st->lock);
   return where;
 }

@@ -45,6 +45,8 @@ static const char *const type_names[PS_MSG_TYPE_END] = {
     [PS_MSG_PUSH] = "PUSH",           [PS_MSG_SET] = "SET",
     [PS_MSG_WRITE_ACK] = "WRITE_ACK", [PS_MSG_LOCALIZE] = "LOCALIZE",
     [PS_MSG_HANDOVER] = "HANDOVER",   [PS_MSG_TRANSFER] = "TRANSFER",
+    [PS_MSG_SYNC] = "SYNC",           [PS_MSG_SYNC_REPLY] = "SYNC_REPLY",
+    [PS_MSG_DELTA] = "DELTA",
 };
 
 const char *ps_msg_type_name(int type) {
@@ -52,10 +54,10 @@ const char *ps_msg_type_name(int type) {
   return type_names[type];
 }
 
-/* Whether messages of this type carry values (exactly those do). */
-static bool type_has_values(int type) {
+bool ps_msg_type_has_values(int type) {
   return type == PS_MSG_PULL_REPLY || type == PS_MSG_PUSH || type == PS_MSG_SET ||
-         type == PS_MSG_TRANSFER;
+         type == PS_MSG_TRANSFER || type == PS_MSG_SYNC || type == PS_MSG_SYNC_REPLY ||
+         type == PS_MSG_DELTA;
 }
 
 /* --------------------------------------------------------- encoding */
@@ -67,8 +69,8 @@ size_t ps_msg_encoded_len(uint32_t key_count, uint32_t value_floats) {
 long ps_msg_encode(const ps_msg *m, uint8_t *buf, size_t len) {
   if (!m || !buf || m->type == 0 || m->type >= PS_MSG_TYPE_END) return PS_ERR_INVAL;
   if (m->key_count > PS_MAX_OP_KEYS) return PS_ERR_LIMIT;
-  if (!type_has_values(m->type) && m->value_floats != 0) return PS_ERR_INVAL;
-  if (type_has_values(m->type) && m->key_count > 0 && m->value_floats == 0)
+  if (!ps_msg_type_has_values(m->type) && m->value_floats != 0) return PS_ERR_INVAL;
+  if (ps_msg_type_has_values(m->type) && m->key_count > 0 && m->value_floats == 0)
     return PS_ERR_INVAL;
   size_t need = ps_msg_encoded_len(m->key_count, m->value_floats);
   if (need > len || need - PS_WIRE_HEADER_LEN > UINT32_MAX) return PS_ERR_INVAL;
@@ -109,8 +111,8 @@ int ps_msg_decode(const uint8_t *buf, size_t len, ps_msg *m) {
   if ((uint64_t)keys * 12 + (uint64_t)floats * 4 != body) return PS_ERR_MALFORMED;
   if (len - PS_WIRE_HEADER_LEN < body) return PS_ERR_TRUNCATED;
   if (len - PS_WIRE_HEADER_LEN > body) return PS_ERR_OVERSIZED;
-  if (!type_has_values(type) && floats != 0) return PS_ERR_MALFORMED;
-  if (type_has_values(type) && keys > 0 && floats == 0) return PS_ERR_MALFORMED;
+  if (!ps_msg_type_has_values(type) && floats != 0) return PS_ERR_MALFORMED;
+  if (ps_msg_type_has_values(type) && keys > 0 && floats == 0) return PS_ERR_MALFORMED;
   m->type = type;
   m->flags = get_u16(buf + 6);
   m->src = get_u32(buf + 8);

@@ -5,7 +5,8 @@
  * Per key, a node keeps at most one entry in its striped key store. The entry
  * holds what this node knows of the key:
  *   - its local state: OWNED (value here), INCOMING (a transfer to this node
- *     is under way; operations queue until it lands) or ABSENT;
+ *     is under way; operations queue until it lands), REPLICA (a copy kept in
+ *     sync with the owner's; see replica.c), REPLICA_ARRIVING, or ABSENT;
  *   - on the key's home node only, the directory: the current owner.
  * A home key without an entry is owned by its home with an all-zero value
  * (entries are created lazily, so memory grows with the keys touched).
@@ -20,12 +21,18 @@
 
 /* ------------------------------------------------------------ key store */
 
-enum { KEY_ABSENT = 0, KEY_OWNED = 1, KEY_INCOMING = 2 };
+enum {
+  KEY_ABSENT = 0,
+  KEY_OWNED = 1,
+  KEY_INCOMING = 2,         /* a transfer to this node is under way */
+  KEY_REPLICA = 3,          /* a copy; pushes also accumulate in delta */
+  KEY_REPLICA_ARRIVING = 4, /* a copy whose first value is on its way */
+};
 
 /* An operation waiting for a key in transfer, applied in order on arrival. */
 typedef struct pending_op {
   struct pending_op *next;
-  uint8_t type;        /* PS_MSG_PULL, PUSH, SET, or LOCALIZE (a waiter) */
+  uint8_t type;        /* PS_MSG_PULL, PUSH, SET, SYNC, or LOCALIZE (a waiter) */
   bool via_message;    /* arrived as a message: answer with one */
   uint32_t origin;     /* node of the issuing worker */
   uint32_t worker;
@@ -43,7 +50,12 @@ typedef struct {
   uint8_t rerequested;  /* forward set, and this node asked for it again */
   uint32_t owner;       /* directory, on the home node only */
   uint32_t forward_to;
-  float *value;         /* OWNED: value_len floats; NULL means all zero */
+  uint8_t sync_pending; /* REPLICA: a SYNC is unanswered */
+  uint8_t mirror;       /* OWNED, all-reduce: pushes also gather in delta */
+  float *value;         /* OWNED, REPLICA: value_len floats; NULL means all zero */
+  float *delta;         /* REPLICA: pushes since the last sync; NULL means zero */
+  double synced_at;     /* REPLICA: when it last took part in a sync */
+  int64_t synced_clock; /* ... and the node's clock then */
   pending_op *queue_head, *queue_tail;
 } key_entry;
 
@@ -151,8 +163,14 @@ int ticket_fill(ps_worker *w, ps_ticket id, uint32_t pos, const float *vals,
 
 typedef struct {
   _Atomic uint64_t local_accesses, remote_accesses, messages_sent, bytes_sent,
-      messages_received, forwards, relocations, queued, bad_messages;
+      messages_received, forwards, relocations, queued, bad_messages, replica_syncs;
 } node_counters;
+
+/* Ages of replica reads. */
+typedef struct {
+  _Atomic uint64_t reads, sum_ns, max_ns, sum_clocks, max_clocks;
+  _Atomic uint64_t hist[PS_STALENESS_BUCKETS];
+} staleness_counters;
 
 struct ps_node {
   uint32_t id;
@@ -166,6 +184,14 @@ struct ps_node {
   ps_worker *workers;
   uint32_t num_workers;
   node_counters stats;
+  _Atomic int64_t clock; /* the highest clock of its workers */
+  /* Keys replicated here, for sync rounds; under replica_lock, which is taken
+   * after a stripe lock, never before one. */
+  pthread_mutex_t replica_lock;
+  ps_key *replica_keys;  /* replicas, and with all-reduce mirrored owned keys */
+  size_t n_replicas, cap_replicas;
+  ps_sync_mode replica_mode;
+  staleness_counters staleness;
 };
 
 static inline void stat_add(_Atomic uint64_t *c, uint64_t n) {
@@ -207,6 +233,24 @@ void localize_key(call_ctx *c, key_entry *e, ps_key k, const pending_op *waiter)
 int handle_localize(call_ctx *c, const ps_msg *m);
 int handle_handover(call_ctx *c, const ps_msg *m);
 int handle_transfer(call_ctx *c, const ps_msg *m);
+
+/* Replicas (replica.c). With the entry locked: */
+/* Serves a read or write of this node's worker on a replica, from local
+ * memory. Inline (the client call counts completion itself): a pull copies
+ * into out. Otherwise (a queued operation) the result goes to its ticket. */
+void replica_serve(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
+                   const float *vals, float *out, bool inline_call);
+/* Drops a replica: its delta goes to the owner as a push; e becomes ABSENT. */
+void replica_drop(call_ctx *c, key_entry *e, ps_key k);
+int handle_sync_reply(call_ctx *c, const ps_msg *m);
+int handle_delta(call_ctx *c, const ps_msg *m);
+void replica_list_remove(ps_node *n, ps_key k);
+
+/* Applies the operations queued on e, now that its value is here. */
+void entry_drain_queue(call_ctx *c, key_entry *e, ps_key k);
+/* Drops an entry that no longer says anything (not owned, not in transfer,
+ * not a directory entry). With the stripe locked; e dies here. */
+void entry_release(ps_node *n, store_stripe *st, key_entry *e, ps_key k);
 
 /* Queues op (and its values) on a key in transfer. */
 void queue_op(call_ctx *c, key_entry *e, const pending_op *op, const float *vals);

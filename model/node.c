@@ -61,6 +61,8 @@ ps_node *ps_node_new(const ps_node_config *c) {
   n->settings = c->settings;
   n->policy = c->policy;
   n->policy_next_timer = INFINITY;
+  pthread_mutex_init(&n->replica_lock, NULL);
+  atomic_init(&n->clock, 0);
   if (store_init(&n->store, c->stripes ? c->stripes : 64) != PS_OK ||
       workers_init(n, c->workers) != PS_OK)
     goto fail;
@@ -85,6 +87,8 @@ void ps_node_free(ps_node *n) {
     free(n->workers[i].scratch_pos);
   }
   free(n->workers);
+  free(n->replica_keys);
+  pthread_mutex_destroy(&n->replica_lock);
   free(n);
 }
 
@@ -107,6 +111,14 @@ void ps_node_get_stats(const ps_node *n, ps_node_stats *o) {
   o->relocations = atomic_load(&s->relocations);
   o->queued = atomic_load(&s->queued);
   o->bad_messages = atomic_load(&s->bad_messages);
+  o->replica_syncs = atomic_load(&s->replica_syncs);
+  const staleness_counters *a = &n->staleness;
+  o->replica_reads = atomic_load(&a->reads);
+  o->staleness_sum_s = (double)atomic_load(&a->sum_ns) * 1e-9;
+  o->staleness_max_s = (double)atomic_load(&a->max_ns) * 1e-9;
+  o->staleness_sum_clocks = atomic_load(&a->sum_clocks);
+  o->staleness_max_clocks = atomic_load(&a->max_clocks);
+  for (unsigned i = 0; i < PS_STALENESS_BUCKETS; i++) o->staleness_hist[i] = atomic_load(&a->hist[i]);
 }
 
 /* --------------------------------------------------------------- timers */
@@ -194,8 +206,12 @@ void deliver_result(call_ctx *c, const pending_op *op, ps_key k, const float *va
                     uint32_t len) {
   ps_node *n = c->node;
   bool is_pull = op->type == PS_MSG_PULL;
+  if (op->type == PS_MSG_SYNC) { /* a replica always wants its fresh value */
+    ctx_add(c, op->origin, PS_MSG_SYNC_REPLY, op->origin, 0, 0, 0, k, 0, value, len);
+    return;
+  }
+  if (!op->request) return; /* nobody waits (a replica's flushed delta) */
   if (op->origin == n->id && !op->via_message) {
-    if (!op->request) return;
     ticket_progress(&n->workers[op->worker], c, op->request, 1, is_pull ? value : NULL,
                     op->pos, len, false);
     return;
@@ -206,6 +222,11 @@ void deliver_result(call_ctx *c, const pending_op *op, ps_key k, const float *va
 }
 
 int value_apply(key_entry *e, uint32_t len, uint8_t type, const float *in, float *out) {
+  if (e->mirror && type != PS_MSG_PULL) { /* all-reduce: replicas need it too */
+    if (type == PS_MSG_SET) return PS_ERR_INVAL;
+    if (!e->delta && !(e->delta = calloc(len, sizeof *e->delta))) return PS_ERR_NOMEM;
+    for (uint32_t i = 0; i < len; i++) e->delta[i] += in[i];
+  }
   if (!e->value) {
     if (type == PS_MSG_PULL && out) { /* never written: zeros, no allocation */
       memset(out, 0, len * sizeof *out);
@@ -216,7 +237,7 @@ int value_apply(key_entry *e, uint32_t len, uint8_t type, const float *in, float
   }
   if (type == PS_MSG_PULL) {
     if (out) memcpy(out, e->value, len * sizeof *out);
-  } else if (type == PS_MSG_PUSH) {
+  } else if (type == PS_MSG_PUSH || type == PS_MSG_SYNC) {
     for (uint32_t i = 0; i < len; i++) e->value[i] += in[i];
   } else {
     memcpy(e->value, in, len * sizeof *in);
@@ -233,7 +254,23 @@ static void apply_op(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
     c->error = rc;
     return;
   }
-  deliver_result(c, op, k, op->type == PS_MSG_PULL ? e->value : NULL, len);
+  bool with_value = op->type == PS_MSG_PULL || op->type == PS_MSG_SYNC;
+  deliver_result(c, op, k, with_value ? e->value : NULL, len);
+}
+
+void entry_drain_queue(call_ctx *c, key_entry *e, ps_key k) {
+  ps_node *n = c->node;
+  pending_op *q = e->queue_head;
+  e->queue_head = e->queue_tail = NULL;
+  while (q) {
+    pending_op *next = q->next;
+    if (q->type == PS_MSG_LOCALIZE)
+      ticket_progress(&n->workers[q->worker], c, q->request, 1, NULL, 0, 0, false);
+    else
+      serve_op(c, e, k, q, q->len ? q->vals : NULL);
+    free(q);
+    q = next;
+  }
 }
 
 void queue_op(call_ctx *c, key_entry *e, const pending_op *op, const float *vals) {
@@ -256,11 +293,14 @@ void queue_op(call_ctx *c, key_entry *e, const pending_op *op, const float *vals
 void serve_op(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
               const float *vals) {
   ps_node *n = c->node;
+  bool own_worker = !op->via_message;
   if (e->state == KEY_OWNED) {
     apply_op(c, e, k, op, vals);
-  } else if (e->state == KEY_INCOMING) {
+  } else if (e->state == KEY_INCOMING || (e->state == KEY_REPLICA_ARRIVING && own_worker)) {
     queue_op(c, e, op, vals);
-  } else {
+  } else if (e->state == KEY_REPLICA && own_worker) {
+    replica_serve(c, e, k, op, vals, NULL, false);
+  } else { /* a replica serves only its own node: the rest goes to the owner */
     /* Not here: pass it on, keeping the original requester. */
     uint32_t dst = route_of(n, e, k);
     ctx_add(c, dst, op->type, op->origin, op->worker, op->request, 0, k, op->pos, vals,
@@ -357,7 +397,10 @@ int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, doubl
   switch (m.type) {
   case PS_MSG_PULL:
   case PS_MSG_PUSH:
-  case PS_MSG_SET: rc = handle_request(&c, &m); break;
+  case PS_MSG_SET:
+  case PS_MSG_SYNC: rc = handle_request(&c, &m); break;
+  case PS_MSG_SYNC_REPLY: rc = handle_sync_reply(&c, &m); break;
+  case PS_MSG_DELTA: rc = handle_delta(&c, &m); break;
   case PS_MSG_PULL_REPLY:
   case PS_MSG_WRITE_ACK: rc = handle_reply(&c, &m); break;
   case PS_MSG_LOCALIZE: rc = handle_localize(&c, &m); break;

@@ -135,6 +135,9 @@ typedef enum {
   PS_MSG_LOCALIZE,      /* requester -> home: move keys to me */
   PS_MSG_HANDOVER,      /* home -> owner: give keys to `aux` */
   PS_MSG_TRANSFER,      /* old owner -> new owner: keys and values */
+  PS_MSG_SYNC,          /* replica -> home/owner: deltas in, fresh values back */
+  PS_MSG_SYNC_REPLY,    /* owner -> replica: fresh values */
+  PS_MSG_DELTA,         /* replica -> every other node: deltas (all-reduce) */
   PS_MSG_TYPE_END
 } ps_msg_type;
 
@@ -169,6 +172,8 @@ ps_key ps_msg_key(const ps_msg *m, uint32_t i);
 uint32_t ps_msg_pos(const ps_msg *m, uint32_t i);
 /* Copies n floats starting at float index `from` of the body's values. */
 void ps_msg_values(const ps_msg *m, uint32_t from, float *out, uint32_t n);
+/* Whether messages of this type carry values (exactly those do). */
+bool ps_msg_type_has_values(int type);
 /* Name of a message type ("PULL", ...), "?" when unknown. */
 const char *ps_msg_type_name(int type);
 
@@ -252,6 +257,8 @@ uint32_t ps_node_id(const ps_node *node);
 const ps_layout *ps_node_layout(const ps_node *node);
 const ps_policy_settings *ps_node_settings(const ps_node *node);
 
+#define PS_STALENESS_BUCKETS 48
+
 /* Counters of one node since creation. */
 typedef struct {
   uint64_t local_accesses;   /* key accesses served from this node's memory */
@@ -263,9 +270,60 @@ typedef struct {
   uint64_t relocations;      /* keys that arrived here by TRANSFER */
   uint64_t queued;           /* operations queued on a key in transfer */
   uint64_t bad_messages;     /* dropped: failed to decode or validate */
+  uint64_t replica_syncs;    /* replica keys sent in sync rounds (SYNC, DELTA) */
+  /* Staleness of reads served by replicas: how long ago, and how many of
+   * the reading worker's clocks ago, the replica last took part in a sync.
+   * hist[i] counts reads aged in [2^(i-1), 2^i) microseconds (hist[0]: < 1). */
+  uint64_t replica_reads;
+  double staleness_sum_s, staleness_max_s;
+  uint64_t staleness_sum_clocks, staleness_max_clocks;
+  uint64_t staleness_hist[PS_STALENESS_BUCKETS];
 } ps_node_stats;
 
+/* The q-quantile (0..1) of read ages in seconds, from a histogram as above
+ * (upper bucket bounds; 0 when empty). */
+double ps_staleness_quantile(const uint64_t hist[PS_STALENESS_BUCKETS], double q);
+
 void ps_node_get_stats(const ps_node *node, ps_node_stats *out);
+
+/* ------------------------------------------------------------- replicas */
+
+/* How replica deltas reach the other copies in a sync round. */
+typedef enum {
+  PS_SYNC_OWNER = 0,     /* delta to the owner, fresh value back (any placement) */
+  PS_SYNC_ALLREDUCE = 1, /* delta to every other node; for keys that do not
+                            move and are replicated on every node but the owner */
+} ps_sync_mode;
+
+/* Makes this node hold replicas of keys[n] from the start: their values are
+ * zero, as every value is before the first operation, so no message is
+ * needed. Call before any operation (a policy's init). Keys this node owns
+ * stay owned (with all-reduce, their pushes are then also sent to the
+ * replicas; a `set` on such keys is refused with PS_ERR_INVAL, since
+ * all-reduce merges additive updates only). PS_OK, PS_ERR_KEY_RANGE or
+ * PS_ERR_NOMEM. */
+int ps_node_add_initial_replicas(ps_node *node, const ps_key *keys, size_t n,
+                                 ps_sync_mode mode);
+/* One sync round: every replica on this node sends its accumulated delta
+ * (skipping, in all-reduce, deltas whose L2 norm is below threshold; they
+ * keep accumulating), and with PS_SYNC_OWNER asks for the fresh value. A
+ * replica whose previous SYNC is still unanswered waits for the next round.
+ * Returns the number of replica keys synced. */
+uint64_t ps_node_sync_replicas(ps_node *node, ps_sync_mode mode, double threshold,
+                               double now);
+/* Creates replicas of keys[n] on w's node at run time (keys owned here or
+ * already replicated are left alone); their value arrives from the owner,
+ * and operations on them wait for it. Returns as ps_pull. */
+int ps_replicate(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket, double now);
+/* Drops this node's replicas of keys[n]; their unsent deltas go to the
+ * owner as pushes. Keys without a replica here (or whose value has not
+ * arrived yet) are left alone. Never pending. */
+int ps_drop_replicas(ps_worker *w, const ps_key *keys, size_t n, double now);
+/* Keys this node holds replicas of (arrived or arriving). */
+size_t ps_node_replica_count(ps_node *node);
+/* A replica's current value (value_len floats): PS_OK, or PS_ERR_NOT_OWNER
+ * when this node holds no arrived replica of k. For tests. */
+int ps_node_read_replica(ps_node *node, ps_key k, float *out);
 
 /* Test and inspection helpers. Copy key k's value into out (value_len floats)
  * if this node owns it: PS_OK; PS_ERR_NOT_OWNER otherwise (also while the key

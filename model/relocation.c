@@ -20,9 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Drops an entry that no longer says anything (not owned, not in transfer,
- * not a directory entry). With the stripe locked; e dies here. */
-static void entry_release(ps_node *n, store_stripe *st, key_entry *e, ps_key k) {
+void entry_release(ps_node *n, store_stripe *st, key_entry *e, ps_key k) {
   if (e->state == KEY_ABSENT && !e->queue_head && ps_layout_home(&n->layout, k) != n->id)
     stripe_remove(st, k);
 }
@@ -74,6 +72,7 @@ void directory_move(call_ctx *c, key_entry *e, ps_key k, uint32_t new_owner) {
 
 void localize_key(call_ctx *c, key_entry *e, ps_key k, const pending_op *waiter) {
   ps_node *n = c->node;
+  if (e->state == KEY_REPLICA) replica_drop(c, e, k); /* its delta goes first */
   if (e->state == KEY_ABSENT) {
     e->state = KEY_INCOMING;
     uint32_t home = ps_layout_home(&n->layout, k);
@@ -82,7 +81,7 @@ void localize_key(call_ctx *c, key_entry *e, ps_key k, const pending_op *waiter)
     else
       ctx_add(c, home, PS_MSG_LOCALIZE, n->id, 0, 0, 0, k, 0, NULL, 0);
   }
-  /* INCOMING: already on its way (or passing through); just wait for it. */
+  /* INCOMING (or a replica's first value): on its way; just wait for it. */
   if (waiter->request) queue_op(c, e, waiter, NULL);
 }
 
@@ -156,17 +155,7 @@ static void land(call_ctx *c, store_stripe *st, key_entry *e, ps_key k, float *v
   e->value = value;
   e->state = KEY_OWNED;
   stat_add(&n->stats.relocations, 1);
-  pending_op *q = e->queue_head;
-  e->queue_head = e->queue_tail = NULL;
-  while (q) {
-    pending_op *next = q->next;
-    if (q->type == PS_MSG_LOCALIZE)
-      ticket_progress(&n->workers[q->worker], c, q->request, 1, NULL, 0, 0, false);
-    else
-      serve_op(c, e, k, q, q->len ? q->vals : NULL);
-    free(q);
-    q = next;
-  }
+  entry_drain_queue(c, e, k);
   if (e->forward) {
     e->forward = 0;
     send_value(c, e, k, e->forward_to);

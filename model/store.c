@@ -33,6 +33,7 @@ void store_destroy(key_store *s) {
     for (size_t j = 0; j < st->cap; j++) {
       if (!st->slots[j].used) continue;
       free(st->slots[j].value);
+      free(st->slots[j].delta);
       free_queue(st->slots[j].queue_head);
     }
     free(st->slots);

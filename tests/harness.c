@@ -31,6 +31,7 @@ struct harness {
   endpoint *ends;
   channel *chans; /* n * n, index src * n + dst */
   uint64_t rng;
+  double now;
   uint64_t in_flight, delivered, errors;
   uint64_t by_type[PS_MSG_TYPE_END];
 };
@@ -121,7 +122,7 @@ static void deliver_channel(harness *h, size_t i) {
   ps_msg decoded;
   if (ps_msg_decode(m->buf, m->len, &decoded) == PS_OK) h->by_type[decoded.type]++;
   uint32_t src = (uint32_t)(i / h->n), dst = (uint32_t)(i % h->n);
-  if (ps_node_recv(h->nodes[dst], src, m->buf, m->len, 0.0) != PS_OK) h->errors++;
+  if (ps_node_recv(h->nodes[dst], src, m->buf, m->len, h->now) != PS_OK) h->errors++;
   free(m->buf);
   free(m);
 }
@@ -157,6 +158,8 @@ bool harness_wait(harness *h, ps_worker *w, ps_ticket t) {
     if (!harness_deliver_one(h)) return false;
   return true;
 }
+
+void harness_set_now(harness *h, double now) { h->now = now; }
 
 uint64_t harness_in_flight(const harness *h) { return h->in_flight; }
 uint64_t harness_delivered(const harness *h) { return h->delivered; }

@@ -42,6 +42,8 @@ uint64_t harness_delivered(const harness *h);
 uint64_t harness_delivered_type(const harness *h, int type);
 /* Decoding or handling errors seen by ps_node_recv. */
 uint64_t harness_recv_errors(const harness *h);
+/* The time messages are delivered at from now on (default 0). */
+void harness_set_now(harness *h, double now);
 /* A number from the harness's seeded generator. */
 uint64_t harness_rand(harness *h);
 

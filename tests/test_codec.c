@@ -8,11 +8,6 @@
 static uint64_t rng_state;
 static uint64_t rnd(void) { return ps_splitmix64(&rng_state); }
 
-static bool has_values(int type) {
-  return type == PS_MSG_PULL_REPLY || type == PS_MSG_PUSH || type == PS_MSG_SET ||
-         type == PS_MSG_TRANSFER;
-}
-
 /* Encodes a message of `type` with 3 keys into a fresh buffer. */
 static uint8_t *make(int type, size_t *len) {
   static const uint64_t keys[3] = {7, 1ull << 40, 3};
@@ -20,7 +15,7 @@ static uint8_t *make(int type, size_t *len) {
   static const float vals[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
   ps_msg m = {.type = (uint8_t)type, .flags = 0x1234, .src = 2, .origin = 5, .worker = 3,
               .aux = 9, .request = 0x0102030405060708ull, .key_count = 3,
-              .value_floats = has_values(type) ? 12 : 0, .keys = (const uint8_t *)keys,
+              .value_floats = ps_msg_type_has_values(type) ? 12 : 0, .keys = (const uint8_t *)keys,
               .pos = (const uint8_t *)pos, .values = (const uint8_t *)vals};
   *len = ps_msg_encoded_len(m.key_count, m.value_floats);
   uint8_t *buf = malloc(*len);
@@ -44,7 +39,7 @@ static void test_round_trip_every_type(void) {
     CU_ASSERT_EQUAL(m.key_count, 3);
     CU_ASSERT_EQUAL(ps_msg_key(&m, 1), 1ull << 40);
     CU_ASSERT_EQUAL(ps_msg_pos(&m, 2), 8);
-    if (has_values(type)) {
+    if (ps_msg_type_has_values(type)) {
       float v[12];
       ps_msg_values(&m, 0, v, 12);
       CU_ASSERT_EQUAL(v[11], 12.0f);

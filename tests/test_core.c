@@ -347,8 +347,7 @@ static void test_bad_bytes_into_nodes(void) {
       uint64_t key = 90 + harness_rand(h) % 50;
       uint32_t pos = (uint32_t)(harness_rand(h) % 8);
       float vals[4] = {1, 2, 3, 4};
-      bool values = m.type == PS_MSG_PULL_REPLY || m.type == PS_MSG_PUSH ||
-                    m.type == PS_MSG_SET || m.type == PS_MSG_TRANSFER;
+      bool values = ps_msg_type_has_values(m.type);
       m.value_floats = values ? 4 : 0;
       m.keys = (const uint8_t *)&key;
       m.pos = (const uint8_t *)&pos;

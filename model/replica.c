@@ -1,0 +1,406 @@
+/*
+ * Replicas: copies of a key on nodes other than its owner, for keys so hot
+ * that relocating them would only bounce them between nodes (NuPS).
+ *
+ * A replica serves its node's reads and pushes from local memory; pushes also
+ * accumulate in a delta. Sync rounds (ps_node_sync_replicas, run by a
+ * policy's timer) bring the copies together, in one of two ways:
+ *
+ *   owner      the replica sends SYNC(delta) towards the owner, routed like
+ *              any operation (home, forwarding, queueing while the owner's
+ *              copy is in transfer); the owner adds the delta and answers
+ *              SYNC_REPLY(fresh value); the replica becomes fresh + the delta
+ *              it gathered meanwhile. Works for any placement.
+ *   all-reduce the replica sends DELTA(delta) to every other node, which adds
+ *              it to its replica or, on the owner, to the value. Meant for
+ *              keys that stay put and are replicated on every node.
+ *
+ * Either way every push is applied once to the owner's value and once to
+ * every replica, so once pushes stop and rounds quiesce, all copies are equal
+ * to the sum of all pushes. A worker reads its own pushes at once (they are
+ * in its node's replica); a `set` on a replica sends the pending delta and
+ * then the set to the owner, in that order, so the owner ends with the set.
+ *
+ * Reads served by replicas record their staleness: how long ago (seconds) and
+ * how many of the reader's clocks ago the replica last took part in a sync.
+ */
+#include "model/internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------- the list */
+
+static int replica_list_add(ps_node *n, ps_key k) {
+  pthread_mutex_lock(&n->replica_lock);
+  int rc = PS_OK;
+  if (n->n_replicas == n->cap_replicas) {
+    size_t cap = n->cap_replicas ? n->cap_replicas * 2 : 64;
+    ps_key *keys = realloc(n->replica_keys, cap * sizeof *keys);
+    if (keys) {
+      n->replica_keys = keys;
+      n->cap_replicas = cap;
+    } else {
+      rc = PS_ERR_NOMEM;
+    }
+  }
+  if (rc == PS_OK) n->replica_keys[n->n_replicas++] = k;
+  pthread_mutex_unlock(&n->replica_lock);
+  return rc;
+}
+
+void replica_list_remove(ps_node *n, ps_key k) {
+  pthread_mutex_lock(&n->replica_lock);
+  for (size_t i = 0; i < n->n_replicas; i++) {
+    if (n->replica_keys[i] != k) continue;
+    n->replica_keys[i] = n->replica_keys[--n->n_replicas];
+    break;
+  }
+  pthread_mutex_unlock(&n->replica_lock);
+}
+
+size_t ps_node_replica_count(ps_node *n) {
+  pthread_mutex_lock(&n->replica_lock);
+  size_t count = n->n_replicas;
+  pthread_mutex_unlock(&n->replica_lock);
+  return count;
+}
+
+/* ---------------------------------------------------------- staleness */
+
+static void atomic_max_u64(_Atomic uint64_t *a, uint64_t v) {
+  uint64_t old = atomic_load_explicit(a, memory_order_relaxed);
+  while (v > old && !atomic_compare_exchange_weak(a, &old, v)) {
+  }
+}
+
+static unsigned age_bucket(double age_s) {
+  double us = age_s * 1e6;
+  if (us < 1) return 0;
+  unsigned b = (unsigned)floor(log2(us)) + 1;
+  return b < PS_STALENESS_BUCKETS ? b : PS_STALENESS_BUCKETS - 1;
+}
+
+static void record_read(ps_node *n, const key_entry *e, int64_t clock, double now) {
+  staleness_counters *s = &n->staleness;
+  double age = now > e->synced_at ? now - e->synced_at : 0;
+  uint64_t clocks = clock > e->synced_clock ? (uint64_t)(clock - e->synced_clock) : 0;
+  uint64_t ns = (uint64_t)llround(age * 1e9);
+  atomic_fetch_add_explicit(&s->reads, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&s->sum_ns, ns, memory_order_relaxed);
+  atomic_fetch_add_explicit(&s->sum_clocks, clocks, memory_order_relaxed);
+  atomic_fetch_add_explicit(&s->hist[age_bucket(age)], 1, memory_order_relaxed);
+  atomic_max_u64(&s->max_ns, ns);
+  atomic_max_u64(&s->max_clocks, clocks);
+}
+
+double ps_staleness_quantile(const uint64_t hist[PS_STALENESS_BUCKETS], double q) {
+  uint64_t total = 0;
+  for (unsigned i = 0; i < PS_STALENESS_BUCKETS; i++) total += hist[i];
+  if (!total) return 0;
+  double want = q * (double)total, seen = 0;
+  for (unsigned i = 0; i < PS_STALENESS_BUCKETS; i++) {
+    seen += (double)hist[i];
+    if (seen >= want && hist[i]) return ldexp(1e-6, (int)i); /* bucket's upper bound */
+  }
+  return ldexp(1e-6, PS_STALENESS_BUCKETS - 1);
+}
+
+/* ------------------------------------------------------------ serving */
+
+static bool add_into(float **dst, uint32_t len, const float *vals) {
+  if (!*dst && !(*dst = calloc(len, sizeof **dst))) return false;
+  for (uint32_t i = 0; i < len; i++) (*dst)[i] += vals[i];
+  return true;
+}
+
+/* Sends a replica's delta to the owner as a push nobody waits for. */
+static void flush_delta(call_ctx *c, key_entry *e, ps_key k, uint32_t len) {
+  if (!e->delta) return;
+  ctx_add(c, route_of(c->node, e, k), PS_MSG_PUSH, c->node->id, 0, 0, 0, k, 0, e->delta, len);
+  free(e->delta);
+  e->delta = NULL;
+}
+
+void replica_serve(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
+                   const float *vals, float *out, bool inline_call) {
+  ps_node *n = c->node;
+  uint32_t len = ps_layout_value_len(&n->layout, k);
+  if (op->type == PS_MSG_PULL) {
+    record_read(n, e, ps_worker_clock(&n->workers[op->worker]), c->now);
+    if (inline_call) {
+      if (e->value) memcpy(out, e->value, len * sizeof *out);
+      else memset(out, 0, len * sizeof *out);
+      return;
+    }
+    if (!e->value && !(e->value = calloc(len, sizeof *e->value))) goto oom;
+    deliver_result(c, op, k, e->value, len);
+    return;
+  }
+  if (op->type == PS_MSG_PUSH) {
+    if (!add_into(&e->value, len, vals) || !add_into(&e->delta, len, vals)) goto oom;
+  } else { /* SET: what was pushed before goes first, then the set */
+    if (n->replica_mode == PS_SYNC_ALLREDUCE) {
+      c->error = PS_ERR_INVAL; /* all-reduce merges additive updates only */
+      return;
+    }
+    flush_delta(c, e, k, len);
+    ctx_add(c, route_of(n, e, k), PS_MSG_SET, n->id, 0, 0, 0, k, 0, vals, len);
+    if (!e->value && !(e->value = malloc(len * sizeof *e->value))) goto oom;
+    memcpy(e->value, vals, len * sizeof *vals);
+  }
+  if (!inline_call) deliver_result(c, op, k, NULL, 0);
+  return;
+oom:
+  c->error = PS_ERR_NOMEM;
+}
+
+void replica_drop(call_ctx *c, key_entry *e, ps_key k) {
+  flush_delta(c, e, k, ps_layout_value_len(&c->node->layout, k));
+  free(e->value);
+  e->value = NULL;
+  e->state = KEY_ABSENT;
+  e->sync_pending = 0;
+  replica_list_remove(c->node, k);
+}
+
+/* ------------------------------------------------------ creating them */
+
+int ps_node_add_initial_replicas(ps_node *n, const ps_key *keys, size_t n_keys,
+                                 ps_sync_mode mode) {
+  n->replica_mode = mode;
+  for (size_t i = 0; i < n_keys; i++)
+    if (!ps_layout_value_len(&n->layout, keys[i])) return PS_ERR_KEY_RANGE;
+  for (size_t i = 0; i < n_keys; i++) {
+    store_stripe *st;
+    key_entry *e = node_lock_entry(n, keys[i], &st);
+    if (!e) return PS_ERR_NOMEM;
+    int rc = PS_OK;
+    if (e->state == KEY_ABSENT) {
+      e->state = KEY_REPLICA;
+      rc = replica_list_add(n, keys[i]);
+    } else if (e->state == KEY_OWNED && mode == PS_SYNC_ALLREDUCE && !e->mirror) {
+      e->mirror = 1; /* the owner's own pushes must reach the replicas too */
+      rc = replica_list_add(n, keys[i]);
+    }
+    pthread_mutex_unlock(&st->lock);
+    if (rc != PS_OK) return rc;
+  }
+  return PS_OK;
+}
+
+/* Asks the owner for k's value (a SYNC with a zero delta). */
+static void request_value(call_ctx *c, key_entry *e, ps_key k) {
+  uint32_t len = ps_layout_value_len(&c->node->layout, k);
+  float zeros[64] = {0};
+  float *z = len <= 64 ? zeros : calloc(len, sizeof *z);
+  if (!z) {
+    c->error = PS_ERR_NOMEM;
+    return;
+  }
+  ctx_add(c, route_of(c->node, e, k), PS_MSG_SYNC, c->node->id, 0, 0, 0, k, 0, z, len);
+  if (z != zeros) free(z);
+  e->sync_pending = 1;
+}
+
+int ps_replicate(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket, double now) {
+  ps_node *node = w->node;
+  for (size_t i = 0; i < n; i++)
+    if (!ps_layout_value_len(&node->layout, keys[i])) return PS_ERR_KEY_RANGE;
+  ps_ticket id = 0;
+  int rc;
+  if (ticket && (rc = ticket_open(w, n, NULL, 0, &id)) != PS_OK) return rc;
+  call_ctx c;
+  ctx_init(&c, node, now);
+  uint64_t here = 0;
+  for (size_t i = 0; i < n; i++) {
+    store_stripe *st;
+    key_entry *e = node_lock_entry(node, keys[i], &st);
+    if (!e) {
+      c.error = PS_ERR_NOMEM;
+      break;
+    }
+    if (e->state == KEY_ABSENT) {
+      e->state = KEY_REPLICA_ARRIVING;
+      if (replica_list_add(node, keys[i]) != PS_OK) c.error = PS_ERR_NOMEM;
+      request_value(&c, e, keys[i]);
+    }
+    if (e->state == KEY_REPLICA_ARRIVING && id) {
+      pending_op waiter = {.type = PS_MSG_LOCALIZE, .origin = node->id, .worker = w->index,
+                           .request = id};
+      queue_op(&c, e, &waiter, NULL);
+    } else if (e->state != KEY_REPLICA_ARRIVING) {
+      here++;
+    }
+    pthread_mutex_unlock(&st->lock);
+  }
+  ctx_finish(&c);
+  if (!ticket) return c.error ? c.error : PS_OK;
+  ticket_progress(w, &c, id, here + 1, NULL, 0, 0, true);
+  if (c.error) return c.error;
+  if (ps_worker_done(w, id)) return PS_OK;
+  *ticket = id;
+  return PS_PENDING;
+}
+
+int ps_drop_replicas(ps_worker *w, const ps_key *keys, size_t n, double now) {
+  ps_node *node = w->node;
+  for (size_t i = 0; i < n; i++)
+    if (!ps_layout_value_len(&node->layout, keys[i])) return PS_ERR_KEY_RANGE;
+  call_ctx c;
+  ctx_init(&c, node, now);
+  for (size_t i = 0; i < n; i++) {
+    store_stripe *st = store_stripe_of(&node->store, keys[i]);
+    pthread_mutex_lock(&st->lock);
+    key_entry *e = stripe_find(st, keys[i]);
+    if (e && e->state == KEY_REPLICA) {
+      replica_drop(&c, e, keys[i]);
+      entry_release(node, st, e, keys[i]);
+    }
+    pthread_mutex_unlock(&st->lock);
+  }
+  ctx_finish(&c);
+  return c.error ? c.error : PS_OK;
+}
+
+/* ---------------------------------------------------------- sync rounds */
+
+static double l2_norm(const float *v, uint32_t len) {
+  double s = 0;
+  for (uint32_t i = 0; v && i < len; i++) s += (double)v[i] * v[i];
+  return sqrt(s);
+}
+
+/* One replica's part of a round; returns whether it synced. */
+static bool sync_one(call_ctx *c, key_entry *e, ps_key k, ps_sync_mode mode, double threshold,
+                     const float *zeros) {
+  ps_node *n = c->node;
+  uint32_t len = ps_layout_value_len(&n->layout, k);
+  bool send_delta = e->delta && l2_norm(e->delta, len) >= threshold;
+  e->synced_at = c->now;
+  e->synced_clock = atomic_load(&n->clock);
+  if (mode == PS_SYNC_OWNER) {
+    if (e->sync_pending || e->state != KEY_REPLICA) return false;
+    ctx_add(c, route_of(n, e, k), PS_MSG_SYNC, n->id, 0, 0, 0, k, 0,
+            send_delta ? e->delta : zeros, len);
+    e->sync_pending = 1;
+  } else {
+    if (!send_delta) return false;
+    for (uint32_t j = 0; j < n->layout.num_nodes; j++)
+      if (j != n->id) ctx_add(c, j, PS_MSG_DELTA, n->id, 0, 0, 0, k, 0, e->delta, len);
+  }
+  if (send_delta) {
+    free(e->delta);
+    e->delta = NULL;
+  }
+  return true;
+}
+
+uint64_t ps_node_sync_replicas(ps_node *n, ps_sync_mode mode, double threshold, double now) {
+  pthread_mutex_lock(&n->replica_lock);
+  size_t count = n->n_replicas;
+  ps_key *keys = count ? malloc(count * sizeof *keys) : NULL;
+  if (keys) memcpy(keys, n->replica_keys, count * sizeof *keys);
+  pthread_mutex_unlock(&n->replica_lock);
+  if (!keys) return 0;
+  uint32_t max_len = 0;
+  for (uint32_t t = 0; t < n->layout.num_tables; t++)
+    if (n->layout.tables[t].value_len > max_len) max_len = n->layout.tables[t].value_len;
+  float *zeros = calloc(max_len, sizeof *zeros);
+  call_ctx c;
+  ctx_init(&c, n, now);
+  uint64_t synced = 0;
+  for (size_t i = 0; zeros && i < count; i++) {
+    store_stripe *st = store_stripe_of(&n->store, keys[i]);
+    pthread_mutex_lock(&st->lock);
+    key_entry *e = stripe_find(st, keys[i]);
+    if (e && (e->state == KEY_REPLICA || (e->state == KEY_OWNED && e->mirror)))
+      synced += sync_one(&c, e, keys[i], mode, threshold, zeros);
+    pthread_mutex_unlock(&st->lock);
+  }
+  ctx_finish(&c);
+  stat_add(&n->stats.replica_syncs, synced);
+  free(zeros);
+  free(keys);
+  return synced;
+}
+
+/* ------------------------------------------------------------ handlers */
+
+int handle_sync_reply(call_ctx *c, const ps_msg *m) {
+  ps_node *n = c->node;
+  if (m->origin != n->id) return PS_ERR_PEER;
+  uint32_t offset = 0;
+  for (uint32_t i = 0; i < m->key_count; i++) {
+    ps_key k = ps_msg_key(m, i);
+    uint32_t len = ps_layout_value_len(&n->layout, k);
+    store_stripe *st = store_stripe_of(&n->store, k);
+    pthread_mutex_lock(&st->lock);
+    key_entry *e = stripe_find(st, k);
+    bool live = e && (e->state == KEY_REPLICA || e->state == KEY_REPLICA_ARRIVING);
+    if (live && !e->value && !(e->value = malloc(len * sizeof *e->value))) {
+      pthread_mutex_unlock(&st->lock);
+      return PS_ERR_NOMEM;
+    }
+    if (live) { /* fresh value, plus what was pushed here since the SYNC left */
+      ps_msg_values(m, offset, e->value, len);
+      for (uint32_t j = 0; e->delta && j < len; j++) e->value[j] += e->delta[j];
+      e->sync_pending = 0;
+      e->synced_at = c->now;
+      e->synced_clock = atomic_load(&n->clock);
+      if (e->state == KEY_REPLICA_ARRIVING) {
+        e->state = KEY_REPLICA;
+        entry_drain_queue(c, e, k);
+      }
+    } /* else dropped meanwhile: its delta reached the owner already */
+    pthread_mutex_unlock(&st->lock);
+    offset += len;
+  }
+  return PS_OK;
+}
+
+int handle_delta(call_ctx *c, const ps_msg *m) {
+  ps_node *n = c->node;
+  uint32_t offset = 0, max_len = 0;
+  for (uint32_t t = 0; t < n->layout.num_tables; t++)
+    if (n->layout.tables[t].value_len > max_len) max_len = n->layout.tables[t].value_len;
+  float *vals = malloc((size_t)max_len * sizeof *vals);
+  if (!vals) return PS_ERR_NOMEM;
+  int rc = PS_OK;
+  for (uint32_t i = 0; i < m->key_count && rc == PS_OK; i++) {
+    ps_key k = ps_msg_key(m, i);
+    uint32_t len = ps_layout_value_len(&n->layout, k);
+    ps_msg_values(m, offset, vals, len);
+    offset += len;
+    store_stripe *st;
+    key_entry *e = node_lock_entry(n, k, &st);
+    if (!e) {
+      rc = PS_ERR_NOMEM;
+      break;
+    }
+    if (e->state == KEY_REPLICA || e->state == KEY_OWNED) {
+      if (!add_into(&e->value, len, vals)) rc = PS_ERR_NOMEM;
+    } else { /* no copy here: it is a push for the owner */
+      pending_op op = {.type = PS_MSG_PUSH, .via_message = true, .origin = m->origin,
+                       .len = len};
+      serve_op(c, e, k, &op, vals);
+    }
+    pthread_mutex_unlock(&st->lock);
+  }
+  free(vals);
+  return rc;
+}
+
+int ps_node_read_replica(ps_node *n, ps_key k, float *out) {
+  uint32_t len = ps_layout_value_len(&n->layout, k);
+  if (!len) return PS_ERR_KEY_RANGE;
+  store_stripe *st = store_stripe_of(&n->store, k);
+  pthread_mutex_lock(&st->lock);
+  key_entry *e = stripe_find(st, k);
+  int rc = e && e->state == KEY_REPLICA ? PS_OK : PS_ERR_NOT_OWNER;
+  if (rc == PS_OK && e->value) memcpy(out, e->value, len * sizeof *out);
+  else if (rc == PS_OK) memset(out, 0, len * sizeof *out);
+  pthread_mutex_unlock(&st->lock);
+  return rc;
+}

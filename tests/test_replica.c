@@ -1,0 +1,212 @@
+/*
+ * Replicas (model/replica.c) on in-memory clusters: convergence of every copy
+ * to the exact sum of pushes for both sync modes, with relocations of the
+ * other keys interleaved; read-your-writes on a replica; replicas made and
+ * dropped at run time; staleness accounting.
+ */
+#include "tests/harness.h"
+#include "tests/unit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { FIRST = 100 };
+
+static harness *make(uint32_t nodes, uint32_t workers, uint32_t keys, uint32_t len,
+                     uint64_t seed) {
+  harness_config c;
+  harness_config_default(&c);
+  c.nodes = nodes;
+  c.workers = workers;
+  c.layout.tables[0] = (ps_table){FIRST, keys, len};
+  c.seed = seed;
+  return harness_new(&c);
+}
+
+/* Runs sync rounds on every node, delivering everything between them, until
+ * a round leaves nothing to do: deltas first, then fresh values. */
+static void quiesce(harness *h, uint32_t nodes, ps_sync_mode mode) {
+  harness_drain(h);
+  for (int round = 0; round < 3; round++) {
+    harness_set_now(h, 1.0 + round);
+    for (uint32_t n = 0; n < nodes; n++) ps_node_sync_replicas(harness_node(h, n), mode, 0, 1.0 + round);
+    harness_drain(h);
+  }
+}
+
+typedef struct {
+  uint32_t nodes, workers, keys, hot;
+  ps_sync_mode mode;
+  uint64_t seed;
+} scenario;
+
+/* Workers push +1 to component g (their global index) of random keys; the
+ * first `hot` keys are replicated on every node, the rest relocate now and
+ * then; sync rounds run at random moments. At the end every copy of every key
+ * equals the pushes made to it, component by component. */
+static void run(const scenario *sc) {
+  uint32_t total = sc->nodes * sc->workers, len = total;
+  harness *h = make(sc->nodes, sc->workers, sc->keys, len, sc->seed);
+  ps_key *hot = malloc(sc->hot * sizeof *hot);
+  for (uint32_t i = 0; i < sc->hot; i++) hot[i] = FIRST + i;
+  for (uint32_t n = 0; n < sc->nodes; n++)
+    CU_ASSERT_EQUAL(ps_node_add_initial_replicas(harness_node(h, n), hot, sc->hot, sc->mode), PS_OK);
+  uint64_t *pushed = calloc((size_t)sc->keys * total, sizeof *pushed);
+  float *vals = calloc(len * 3, sizeof *vals), *out = calloc(len * 3, sizeof *out);
+  for (int step = 0; step < 3000; step++) {
+    uint32_t g = (uint32_t)(harness_rand(h) % total);
+    ps_worker *w = harness_worker(h, g / sc->workers, g % sc->workers);
+    size_t n = 1 + harness_rand(h) % 3;
+    ps_key keys[3];
+    for (size_t i = 0; i < n; i++) keys[i] = FIRST + harness_rand(h) % sc->keys;
+    uint64_t r = harness_rand(h) % 20;
+    ps_ticket t;
+    if (r < 12) {
+      memset(vals, 0, len * 3 * sizeof *vals);
+      for (size_t i = 0; i < n; i++) {
+        vals[i * len + g] = 1;
+        pushed[(keys[i] - FIRST) * total + g]++;
+      }
+      int rc = ps_push(w, keys, n, vals, n * len, &t, 0);
+      CU_ASSERT(rc == PS_OK || rc == PS_PENDING);
+    } else if (r < 16) {
+      int rc = ps_pull(w, keys, n, out, n * len, &t, 0);
+      CU_ASSERT(rc == PS_OK || rc == PS_PENDING);
+      if (rc == PS_PENDING) CU_ASSERT_TRUE(harness_wait(h, w, t));
+      for (size_t i = 0; i < n; i++) /* read-your-writes, replicas included */
+        CU_ASSERT(out[i * len + g] == (float)pushed[(keys[i] - FIRST) * total + g]);
+    } else if (r < 18) {
+      if (keys[0] >= FIRST + sc->hot) CU_ASSERT_EQUAL(ps_localize(w, keys, 1, NULL, 0), PS_OK);
+    } else {
+      uint32_t node = (uint32_t)(harness_rand(h) % sc->nodes);
+      ps_node_sync_replicas(harness_node(h, node), sc->mode, 0, step);
+    }
+    for (uint64_t d = harness_rand(h) % 4; d > 0; d--) harness_deliver_one(h);
+  }
+  quiesce(h, sc->nodes, sc->mode);
+  float *v = calloc(len, sizeof *v);
+  for (uint32_t i = 0; i < sc->keys; i++) {
+    ps_key k = FIRST + i;
+    uint32_t owner = harness_owner(h, k);
+    CU_ASSERT_EQUAL_FATAL(ps_node_read_owned(harness_node(h, owner), k, v), PS_OK);
+    for (uint32_t g = 0; g < total; g++) CU_ASSERT_EQUAL(v[g], (float)pushed[(size_t)i * total + g]);
+    for (uint32_t n = 0; i < sc->hot && n < sc->nodes; n++) {
+      if (n == owner) continue;
+      CU_ASSERT_EQUAL_FATAL(ps_node_read_replica(harness_node(h, n), k, v), PS_OK);
+      for (uint32_t g = 0; g < total; g++)
+        CU_ASSERT_EQUAL(v[g], (float)pushed[(size_t)i * total + g]);
+    }
+  }
+  uint64_t syncs = 0, reads = 0;
+  for (uint32_t n = 0; n < sc->nodes; n++) {
+    ps_node_stats s;
+    ps_node_get_stats(harness_node(h, n), &s);
+    syncs += s.replica_syncs;
+    reads += s.replica_reads;
+  }
+  CU_ASSERT(syncs > 0);
+  CU_ASSERT(reads > 0);
+  CU_ASSERT_EQUAL(harness_recv_errors(h), 0);
+  free(v);
+  free(vals);
+  free(out);
+  free(pushed);
+  free(hot);
+  harness_free(h);
+}
+
+static void test_converge_through_owner(void) {
+  for (uint64_t seed = 1; seed <= 24; seed++) {
+    scenario sc = {.nodes = 2 + (uint32_t)(seed % 7), .workers = 1 + (uint32_t)(seed % 2),
+                   .keys = 12, .hot = 4, .mode = PS_SYNC_OWNER, .seed = seed};
+    run(&sc);
+  }
+}
+
+static void test_converge_by_allreduce(void) {
+  for (uint64_t seed = 1; seed <= 24; seed++) {
+    scenario sc = {.nodes = 2 + (uint32_t)(seed % 7), .workers = 1 + (uint32_t)(seed % 2),
+                   .keys = 12, .hot = 4, .mode = PS_SYNC_ALLREDUCE, .seed = seed};
+    run(&sc);
+  }
+}
+
+/* A replica answers its node from memory, with the node's own pushes, before
+ * any sync; another node's push shows after a round. */
+static void test_replica_reads_locally(void) {
+  harness *h = make(3, 1, 16, 2, 3);
+  ps_key k = FIRST;
+  while (ps_layout_home(ps_node_layout(harness_node(h, 0)), k) != 0) k++;
+  for (uint32_t n = 0; n < 3; n++)
+    ps_node_add_initial_replicas(harness_node(h, n), &k, 1, PS_SYNC_OWNER);
+  float one[2] = {1, 1}, out[2];
+  ps_ticket t;
+  CU_ASSERT_EQUAL(ps_push(harness_worker(h, 1, 0), &k, 1, one, 2, &t, 0), PS_OK);
+  CU_ASSERT_EQUAL(ps_pull(harness_worker(h, 1, 0), &k, 1, out, 2, &t, 0), PS_OK);
+  CU_ASSERT_EQUAL(out[0], 1.0f);
+  CU_ASSERT_EQUAL(harness_in_flight(h), 0); /* no message so far */
+  CU_ASSERT_EQUAL(ps_pull(harness_worker(h, 2, 0), &k, 1, out, 2, &t, 0), PS_OK);
+  CU_ASSERT_EQUAL(out[0], 0.0f); /* not synced yet */
+  quiesce(h, 3, PS_SYNC_OWNER);
+  CU_ASSERT_EQUAL(ps_pull(harness_worker(h, 2, 0), &k, 1, out, 2, &t, 5.0), PS_OK);
+  CU_ASSERT_EQUAL(out[1], 1.0f);
+  CU_ASSERT_EQUAL(ps_worker_key_locality(harness_worker(h, 2, 0), k), PS_KEY_LOCAL);
+  /* A set on a replica: the pushes before it are overwritten at the owner. */
+  float five[2] = {5, 5};
+  CU_ASSERT_EQUAL(ps_push(harness_worker(h, 2, 0), &k, 1, one, 2, &t, 5.0), PS_OK);
+  CU_ASSERT_EQUAL(ps_set(harness_worker(h, 2, 0), &k, 1, five, 2, &t, 5.0), PS_OK);
+  quiesce(h, 3, PS_SYNC_OWNER);
+  CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 0), k, out), PS_OK);
+  CU_ASSERT_EQUAL(out[0], 5.0f);
+  CU_ASSERT_EQUAL(ps_node_read_replica(harness_node(h, 1), k, out), PS_OK);
+  CU_ASSERT_EQUAL(out[0], 5.0f);
+  ps_node_stats s;
+  ps_node_get_stats(harness_node(h, 2), &s);
+  CU_ASSERT_EQUAL(s.replica_reads, 2);
+  CU_ASSERT_EQUAL(s.staleness_max_s, 5.0 - 3.0); /* read at 5, last round at 3 */
+  harness_free(h);
+}
+
+/* Replicas made at run time wait for their value; dropping one hands its
+ * delta to the owner. */
+static void test_replicate_and_drop_at_run_time(void) {
+  harness *h = make(3, 1, 16, 2, 4);
+  ps_key k = FIRST;
+  while (ps_layout_home(ps_node_layout(harness_node(h, 0)), k) != 0) k++;
+  float two[2] = {2, 2}, out[2];
+  ps_ticket t;
+  CU_ASSERT_EQUAL(ps_push(harness_worker(h, 0, 0), &k, 1, two, 2, &t, 0), PS_OK);
+  ps_worker *w = harness_worker(h, 1, 0);
+  CU_ASSERT_EQUAL(ps_replicate(w, &k, 1, &t, 0), PS_PENDING);
+  CU_ASSERT_EQUAL(ps_worker_key_locality(w, k), PS_KEY_ARRIVING);
+  CU_ASSERT_EQUAL(ps_push(w, &k, 1, two, 2, &t, 0), PS_PENDING); /* queues */
+  harness_drain(h);
+  CU_ASSERT_TRUE(ps_worker_done(w, t));
+  CU_ASSERT_EQUAL(ps_node_replica_count(harness_node(h, 1)), 1);
+  CU_ASSERT_EQUAL(ps_pull(w, &k, 1, out, 2, &t, 0), PS_OK);
+  CU_ASSERT_EQUAL(out[0], 4.0f);
+  CU_ASSERT_EQUAL(ps_drop_replicas(w, &k, 1, 0), PS_OK);
+  CU_ASSERT_EQUAL(ps_node_replica_count(harness_node(h, 1)), 0);
+  harness_drain(h);
+  CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 0), k, out), PS_OK);
+  CU_ASSERT_EQUAL(out[0], 4.0f);
+  CU_ASSERT_EQUAL(ps_worker_key_locality(w, k), PS_KEY_REMOTE);
+  CU_ASSERT_EQUAL(harness_recv_errors(h), 0);
+  harness_free(h);
+}
+
+static void test_staleness_quantile(void) {
+  uint64_t hist[PS_STALENESS_BUCKETS] = {0};
+  CU_ASSERT_EQUAL(ps_staleness_quantile(hist, 0.99), 0);
+  hist[3] = 99; /* [4, 8) us */
+  hist[10] = 1; /* [512, 1024) us */
+  CU_ASSERT_DOUBLE_EQUAL(ps_staleness_quantile(hist, 0.5), 8e-6, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(ps_staleness_quantile(hist, 0.99), 8e-6, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(ps_staleness_quantile(hist, 1.0), 1024e-6, 1e-12);
+}
+
+PSLAB_SUITE("replica", {"copies converge through the owner", test_converge_through_owner},
+            {"copies converge by all-reduce", test_converge_by_allreduce},
+            {"a replica reads locally", test_replica_reads_locally},
+            {"replicate and drop at run time", test_replicate_and_drop_at_run_time},
+            {"staleness quantile", test_staleness_quantile})
