@@ -48,6 +48,7 @@ struct wl_workload {
   const wl_type *type;
   void *impl;
   wl_info info;
+  uint32_t num_nodes;
 };
 
 struct wl_stream {

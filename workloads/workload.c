@@ -69,6 +69,7 @@ wl_workload *wl_create(const cJSON *json, uint32_t num_nodes, char *err,
     return NULL;
   }
   wl->type = t;
+  wl->num_nodes = num_nodes;
   wl->impl = t->create(json, num_nodes, &wl->info, err, errlen);
   if (!wl->impl) {
     free(wl);

@@ -44,6 +44,12 @@ void wl_tables(const wl_workload *wl, ps_layout *layout);
 uint64_t wl_steps_per_worker(const wl_workload *wl);
 uint64_t wl_steps_per_epoch(const wl_workload *wl);
 
+/* The n keys the workload accesses most, hottest first, into out (room for
+ * n); returns how many it found (fewer when fewer keys are ever accessed), or
+ * 0 on no memory. An estimate from sample streams of every node with a fixed
+ * seed: the same workload gives the same keys. */
+size_t wl_hot_keys(const wl_workload *wl, size_t n, ps_key *out);
+
 /* A stream for one worker on `node` (worker_rank is global over the cluster).
  * Its generator is seeded from (seed, worker_rank), so the run's seed may be
  * passed to every worker. NULL on no memory or node >= num_nodes. */
