@@ -191,6 +191,8 @@ struct ps_node {
   ps_key *replica_keys;  /* replicas, and with all-reduce mirrored owned keys */
   size_t n_replicas, cap_replicas;
   ps_sync_mode replica_mode;
+  const ps_key *init_hot_keys; /* the config's, during the policy's init */
+  size_t init_num_hot_keys;
   staleness_counters staleness;
 };
 

@@ -22,6 +22,7 @@ void ps_policy_settings_default(ps_policy_settings *s) {
   s->partition = PS_PARTITION_HASH;
   s->fast_local_access = true;
   s->lookahead = 0;
+  s->hot_keys = 0;
 }
 
 void ps_node_config_default(ps_node_config *c) {
@@ -66,9 +67,14 @@ ps_node *ps_node_new(const ps_node_config *c) {
   if (store_init(&n->store, c->stripes ? c->stripes : 64) != PS_OK ||
       workers_init(n, c->workers) != PS_OK)
     goto fail;
-  if (n->policy && n->policy->init &&
-      n->policy->init(n, c->policy_json, &n->policy_state) != PS_OK)
-    goto fail;
+  n->init_hot_keys = c->hot_keys;
+  n->init_num_hot_keys = c->hot_keys ? c->num_hot_keys : 0;
+  int init_rc = n->policy && n->policy->init
+                    ? n->policy->init(n, c->policy_json, &n->policy_state)
+                    : PS_OK;
+  n->init_hot_keys = NULL;
+  n->init_num_hot_keys = 0;
+  if (init_rc != PS_OK) goto fail;
   if (n->policy && n->policy->on_timer) n->policy_next_timer = 0;
   return n;
 fail:
@@ -90,6 +96,11 @@ void ps_node_free(ps_node *n) {
   free(n->replica_keys);
   pthread_mutex_destroy(&n->replica_lock);
   free(n);
+}
+
+const ps_key *ps_node_hot_keys(const ps_node *n, size_t *count) {
+  *count = n->init_num_hot_keys;
+  return n->init_hot_keys;
 }
 
 uint32_t ps_node_id(const ps_node *n) { return n->id; }
@@ -119,6 +130,26 @@ void ps_node_get_stats(const ps_node *n, ps_node_stats *o) {
   o->staleness_sum_clocks = atomic_load(&a->sum_clocks);
   o->staleness_max_clocks = atomic_load(&a->max_clocks);
   for (unsigned i = 0; i < PS_STALENESS_BUCKETS; i++) o->staleness_hist[i] = atomic_load(&a->hist[i]);
+}
+
+void ps_node_stats_add(ps_node_stats *sum, const ps_node_stats *s) {
+  sum->local_accesses += s->local_accesses;
+  sum->remote_accesses += s->remote_accesses;
+  sum->messages_sent += s->messages_sent;
+  sum->bytes_sent += s->bytes_sent;
+  sum->messages_received += s->messages_received;
+  sum->forwards += s->forwards;
+  sum->relocations += s->relocations;
+  sum->queued += s->queued;
+  sum->bad_messages += s->bad_messages;
+  sum->replica_syncs += s->replica_syncs;
+  sum->replica_reads += s->replica_reads;
+  sum->staleness_sum_s += s->staleness_sum_s;
+  if (s->staleness_max_s > sum->staleness_max_s) sum->staleness_max_s = s->staleness_max_s;
+  sum->staleness_sum_clocks += s->staleness_sum_clocks;
+  if (s->staleness_max_clocks > sum->staleness_max_clocks)
+    sum->staleness_max_clocks = s->staleness_max_clocks;
+  for (unsigned i = 0; i < PS_STALENESS_BUCKETS; i++) sum->staleness_hist[i] += s->staleness_hist[i];
 }
 
 /* --------------------------------------------------------------- timers */

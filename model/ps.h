@@ -199,6 +199,8 @@ typedef struct {
   ps_partition partition;   /* where keys are homed (default hash) */
   bool fast_local_access;   /* local keys read from memory (default true) */
   uint32_t lookahead;       /* steps ahead the driver signals intents (0: off) */
+  uint32_t hot_keys;        /* how many of the workload's hottest keys the
+                               policy wants in ps_node_config (0: none) */
 } ps_policy_settings;
 
 void ps_policy_settings_default(ps_policy_settings *s);
@@ -233,13 +235,16 @@ typedef struct {
   const struct cJSON *policy_json;
   ps_policy_settings settings;
   uint32_t stripes;         /* lock stripes, power of two (default 64) */
+  const ps_key *hot_keys;   /* the workload's hottest keys, hottest first */
+  size_t num_hot_keys;      /* (settings.hot_keys of them, or fewer) */
 } ps_node_config;
 
 /* Fills defaults: 1 worker, 64 stripes, no policy, default settings. */
 void ps_node_config_default(ps_node_config *c);
 
-/* Creates a node; the config is copied (policy_json is only read by the
- * policy's init, during this call). NULL on bad config or no memory. */
+/* Creates a node; the config is copied (policy_json and hot_keys are only
+ * read by the policy's init, during this call). NULL on bad config or no
+ * memory. */
 ps_node *ps_node_new(const ps_node_config *c);
 void ps_node_free(ps_node *node);
 
@@ -253,6 +258,8 @@ double ps_node_next_timer(const ps_node *node);
 /* Runs the periodic work due at `now`. */
 void ps_node_on_timer(ps_node *node, double now);
 
+/* During a policy's init: the config's hot keys (*n of them); NULL after. */
+const ps_key *ps_node_hot_keys(const ps_node *node, size_t *n);
 uint32_t ps_node_id(const ps_node *node);
 const ps_layout *ps_node_layout(const ps_node *node);
 const ps_policy_settings *ps_node_settings(const ps_node *node);
@@ -285,6 +292,8 @@ typedef struct {
 double ps_staleness_quantile(const uint64_t hist[PS_STALENESS_BUCKETS], double q);
 
 void ps_node_get_stats(const ps_node *node, ps_node_stats *out);
+/* Adds s into sum, field by field (maxima as maxima): a cluster's totals. */
+void ps_node_stats_add(ps_node_stats *sum, const ps_node_stats *s);
 
 /* ------------------------------------------------------------- replicas */
 
@@ -311,6 +320,11 @@ int ps_node_add_initial_replicas(ps_node *node, const ps_key *keys, size_t n,
  * Returns the number of replica keys synced. */
 uint64_t ps_node_sync_replicas(ps_node *node, ps_sync_mode mode, double threshold,
                                double now);
+/* Call when every worker of this node is done: replicas hand on their pending
+ * deltas (to the owner as pushes; with all-reduce, mirrored owned keys to
+ * every node), so that once messages quiesce the owners' values hold every
+ * push. Replicas stay. */
+void ps_node_finish(ps_node *node, double now);
 /* Creates replicas of keys[n] on w's node at run time (keys owned here or
  * already replicated are left alone); their value arrives from the owner,
  * and operations on them wait for it. Returns as ps_pull. */

@@ -326,6 +326,34 @@ uint64_t ps_node_sync_replicas(ps_node *n, ps_sync_mode mode, double threshold, 
   return synced;
 }
 
+void ps_node_finish(ps_node *n, double now) {
+  pthread_mutex_lock(&n->replica_lock);
+  size_t count = n->n_replicas;
+  ps_key *keys = count ? malloc(count * sizeof *keys) : NULL;
+  if (keys) memcpy(keys, n->replica_keys, count * sizeof *keys);
+  pthread_mutex_unlock(&n->replica_lock);
+  if (!keys) return;
+  call_ctx c;
+  ctx_init(&c, n, now);
+  for (size_t i = 0; i < count; i++) {
+    store_stripe *st = store_stripe_of(&n->store, keys[i]);
+    pthread_mutex_lock(&st->lock);
+    key_entry *e = stripe_find(st, keys[i]);
+    uint32_t len = ps_layout_value_len(&n->layout, keys[i]);
+    if (e && e->state == KEY_REPLICA) {
+      flush_delta(&c, e, keys[i], len);
+    } else if (e && e->state == KEY_OWNED && e->mirror && e->delta) {
+      for (uint32_t j = 0; j < n->layout.num_nodes; j++)
+        if (j != n->id) ctx_add(&c, j, PS_MSG_DELTA, n->id, 0, 0, 0, keys[i], 0, e->delta, len);
+      free(e->delta);
+      e->delta = NULL;
+    }
+    pthread_mutex_unlock(&st->lock);
+  }
+  ctx_finish(&c);
+  free(keys);
+}
+
 /* ------------------------------------------------------------ handlers */
 
 int handle_sync_reply(call_ctx *c, const ps_msg *m) {
