@@ -19,6 +19,9 @@ int policy_get_bool(const struct cJSON *json, const char *field, bool *out, char
                     size_t errlen);
 int policy_get_uint(const struct cJSON *json, const char *field, uint32_t min,
                     uint32_t max, uint32_t *out, char *err, size_t errlen);
+/* A number in [min, max] (min excluded unless min_ok). */
+int policy_get_number(const struct cJSON *json, const char *field, double min, bool min_ok,
+                      double max, double *out, char *err, size_t errlen);
 int policy_get_partition(const struct cJSON *json, ps_partition *out, char *err,
                          size_t errlen);
 

@@ -12,6 +12,8 @@
 static const ps_policy_ops *const all_policies[] = {
     &ps_policy_static,
     &ps_policy_relocate,
+    &ps_policy_replicate,
+    &ps_policy_nups,
 };
 #define NUM_POLICIES (sizeof all_policies / sizeof all_policies[0])
 
@@ -116,6 +118,23 @@ int policy_get_uint(const cJSON *json, const char *field, uint32_t min, uint32_t
     return PS_ERR_INVAL;
   }
   *out = (uint32_t)v;
+  return PS_OK;
+}
+
+int policy_get_number(const cJSON *json, const char *field, double min, bool min_ok,
+                      double max, double *out, char *err, size_t errlen) {
+  const cJSON *j = cJSON_GetObjectItemCaseSensitive(json, field);
+  if (!j) return PS_OK;
+  double v = cJSON_IsNumber(j) ? j->valuedouble : 0;
+  if (!cJSON_IsNumber(j) || v > max || v < min || (v == min && !min_ok)) {
+    char found[64];
+    if (cJSON_IsNumber(j)) snprintf(found, sizeof found, "%g", v);
+    else snprintf(found, sizeof found, "%s", policy_json_kind(j));
+    snprintf(err, errlen, "%s: expected a number %s %g, found %s", field, min_ok ? ">=" : ">",
+             min, found);
+    return PS_ERR_INVAL;
+  }
+  *out = v;
   return PS_OK;
 }
 

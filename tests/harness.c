@@ -81,6 +81,9 @@ harness *harness_new(const harness_config *c) {
     nc.layout.partition = c->settings.partition;
     nc.env = (ps_env){.ctx = &h->ends[i], .send = on_send, .wake = NULL};
     nc.policy = c->policy;
+    nc.policy_json = c->policy_json;
+    nc.hot_keys = c->hot_keys;
+    nc.num_hot_keys = c->num_hot_keys;
     nc.settings = c->settings;
     nc.stripes = 8;
     h->nodes[i] = ps_node_new(&nc);

@@ -15,6 +15,9 @@ typedef struct {
   uint32_t workers;            /* per node */
   ps_layout layout;            /* tables and partition; num_nodes is set */
   const ps_policy_ops *policy; /* may be NULL */
+  const struct cJSON *policy_json;
+  const ps_key *hot_keys;      /* handed to every node's config */
+  size_t num_hot_keys;
   ps_policy_settings settings;
   uint64_t seed;
 } harness_config;

@@ -23,7 +23,8 @@ static void test_registry(void) {
   CU_ASSERT_PTR_NULL(ps_policy_find("nope"));
   const char *const *names = ps_policy_names();
   CU_ASSERT_STRING_EQUAL(names[0], "static");
-  CU_ASSERT_PTR_NULL(names[2]);
+  CU_ASSERT_STRING_EQUAL(names[3], "nups");
+  CU_ASSERT_PTR_NULL(names[4]);
 }
 
 static void test_configure_good(void) {
@@ -41,6 +42,14 @@ static void test_configure_good(void) {
   CU_ASSERT_EQUAL(s.lookahead, 100);
   CU_ASSERT_EQUAL(configure("{\"type\":\"relocate\"}", &s, err), PS_OK);
   CU_ASSERT_EQUAL(s.lookahead, 10);
+  CU_ASSERT_EQUAL(configure("{\"type\":\"replicate\"}", &s, err), PS_OK);
+  CU_ASSERT_EQUAL(s.hot_keys, 0); /* all keys: no hot list needed */
+  CU_ASSERT_EQUAL(configure("{\"type\":\"replicate\",\"hot_keys\":50,\"sync\":\"owner\","
+                            "\"syncs_per_sec\":0.2,\"threshold\":0.5}", &s, err), PS_OK);
+  CU_ASSERT_EQUAL(s.hot_keys, 50);
+  CU_ASSERT_EQUAL(configure("{\"type\":\"nups\"}", &s, err), PS_OK);
+  CU_ASSERT_EQUAL(s.hot_keys, 1000);
+  CU_ASSERT_EQUAL(s.lookahead, 10);
 }
 
 static void test_configure_bad(void) {
@@ -49,7 +58,17 @@ static void test_configure_bad(void) {
   } cases[] = {
       {"[]", "expected an object, found a list"},
       {"{}", "type: expected a string"},
-      {"{\"type\":\"lapse\"}", "type: expected one of \"static\", \"relocate\", found \"lapse\""},
+      {"{\"type\":\"lapse\"}",
+       "type: expected one of \"static\", \"relocate\", \"replicate\", \"nups\", found \"lapse\""},
+      {"{\"type\":\"replicate\",\"hot_keys\":\"some\"}",
+       "hot_keys: expected an integer >= 1 or \"all\", found \"some\""},
+      {"{\"type\":\"replicate\",\"syncs_per_sec\":0}",
+       "syncs_per_sec: expected a number > 0, found 0"},
+      {"{\"type\":\"replicate\",\"sync\":\"gossip\"}",
+       "sync: expected \"allreduce\" or \"owner\", found \"gossip\""},
+      {"{\"type\":\"replicate\",\"threshold\":-1}", "threshold: expected a number >= 0"},
+      {"{\"type\":\"nups\",\"hot_keys\":\"all\"}", "hot_keys: expected an integer >= 1"},
+      {"{\"type\":\"nups\",\"fast_local_access\":false}", "fast_local_access: unknown field"},
       {"{\"type\":\"static\",\"partition\":\"round\"}",
        "partition: expected \"hash\" or \"range\", found \"round\""},
       {"{\"type\":\"static\",\"fast_local_access\":1}",
@@ -85,7 +104,47 @@ static void test_intent_localizes_only_under_relocate(void) {
   }
 }
 
-PSLAB_SUITE("policies", {"registry", test_registry},
+/* nups: hot keys are replicas everywhere and never move; an intent on a cold
+ * key localizes it; sync rounds run on the node's timer. */
+static void test_nups_replicates_hot_and_relocates_cold(void) {
+  cJSON *json = cJSON_Parse("{\"type\":\"nups\",\"hot_keys\":2,\"syncs_per_sec\":10}");
+  harness_config c;
+  harness_config_default(&c);
+  c.nodes = 3;
+  c.policy = &ps_policy_nups;
+  c.policy_json = json;
+  ps_key hot[2] = {5, 9};
+  c.hot_keys = hot;
+  c.num_hot_keys = 2;
+  harness *h = harness_new(&c);
+  ps_worker *w = harness_worker(h, 1, 0);
+  ps_key cold = 20;
+  while (ps_layout_home(ps_node_layout(harness_node(h, 0)), cold) == 1) cold++;
+  ps_key keys[3] = {5, 9, cold};
+  for (int i = 0; i < 2; i++) CU_ASSERT_EQUAL(ps_worker_key_locality(w, hot[i]), PS_KEY_LOCAL);
+  CU_ASSERT_EQUAL(ps_intent(w, keys, 3, 1, 2, 0), PS_OK);
+  harness_drain(h);
+  CU_ASSERT_EQUAL(harness_owner(h, cold), 1u);
+  CU_ASSERT_EQUAL(harness_owner(h, 5), ps_layout_home(ps_node_layout(harness_node(h, 0)), 5));
+  float one[4] = {1, 1, 1, 1};
+  ps_ticket t;
+  CU_ASSERT_EQUAL(ps_push(w, hot, 1, one, 4, &t, 0), PS_OK); /* a replica: local */
+  ps_node *n1 = harness_node(h, 1);
+  CU_ASSERT_EQUAL(ps_node_next_timer(n1), 0);
+  ps_node_on_timer(n1, 0);
+  CU_ASSERT_DOUBLE_EQUAL(ps_node_next_timer(n1), 0.1, 1e-12);
+  harness_drain(h);
+  float v[4];
+  uint32_t owner = harness_owner(h, 5);
+  CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, owner), 5, v), PS_OK);
+  CU_ASSERT_EQUAL(v[0], 1.0f);
+  harness_free(h);
+  cJSON_Delete(json);
+}
+
+PSLAB_SUITE("policies",
+            {"nups replicates hot keys and relocates cold ones",
+             test_nups_replicates_hot_and_relocates_cold}, {"registry", test_registry},
             {"configure accepts good objects", test_configure_good},
             {"configure names the bad field", test_configure_bad},
             {"intent localizes only under relocate", test_intent_localizes_only_under_relocate})
