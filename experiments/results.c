@@ -21,7 +21,8 @@ static const char *const summary_metrics[] = {
 /* The other metrics sim_run reports (sim/sim.h) and workloads may add. */
 static const char *const other_metrics[] = {
     "epoch_time_s", "loss", "pushed_floats", "value_sum", "value_sum_unreadable",
-    NULL};
+    "staleness_mean_s", "staleness_p99_s", "staleness_max_s", "staleness_mean_clocks",
+    "staleness_max_clocks", NULL};
 
 const char *const *exp_summary_metrics(void) { return summary_metrics; }
 

@@ -9,7 +9,9 @@
  *   steps, accesses, steps_per_s          from the workers' driver stats
  *   local_ratio, messages, bytes, relocations   summed over the nodes' core
  *                  counters (local_ratio = local / (local + remote) accesses)
- *   replica_syncs  0 until the core replicates
+ *   replica_syncs  replica keys sent in sync rounds
+ *   staleness_*    with replicas: the age of the values replica reads
+ *                  returned, in seconds (mean, p99, max) and clocks (mean, max)
  *   pushed_floats  floats pushed (the driver's count): what every value summed
  *                  must come to, since each push adds 1.0 per float
  *   value_sum      every value summed over the nodes that own it;
@@ -42,11 +44,7 @@ static void totals(const sim_state *run, sim_totals *t) {
   for (uint32_t i = 0; i < run->num_nodes; i++) {
     ps_node_stats s;
     ps_node_get_stats(run->nodes[i].core, &s);
-    t->nodes.local_accesses += s.local_accesses;
-    t->nodes.remote_accesses += s.remote_accesses;
-    t->nodes.messages_sent += s.messages_sent;
-    t->nodes.bytes_sent += s.bytes_sent;
-    t->nodes.relocations += s.relocations;
+    ps_node_stats_add(&t->nodes, &s);
   }
 }
 
@@ -97,6 +95,18 @@ static bool add_conservation(cJSON *m, const sim_state *run, const ps_layout *l,
   return cJSON_AddNumberToObject(m, "value_sum", sum) != NULL;
 }
 
+static bool add_staleness(cJSON *m, const ps_node_stats *s) {
+  if (!s->replica_reads) return true;
+  double reads = (double)s->replica_reads;
+  return cJSON_AddNumberToObject(m, "staleness_mean_s", s->staleness_sum_s / reads) &&
+         cJSON_AddNumberToObject(m, "staleness_p99_s",
+                                 ps_staleness_quantile(s->staleness_hist, 0.99)) &&
+         cJSON_AddNumberToObject(m, "staleness_max_s", s->staleness_max_s) &&
+         cJSON_AddNumberToObject(m, "staleness_mean_clocks",
+                                 (double)s->staleness_sum_clocks / reads) &&
+         cJSON_AddNumberToObject(m, "staleness_max_clocks", (double)s->staleness_max_clocks);
+}
+
 cJSON *sim_metrics(const sim_state *run, const ps_layout *layout) {
   sim_totals t;
   totals(run, &t);
@@ -115,8 +125,8 @@ cJSON *sim_metrics(const sim_state *run, const ps_layout *layout) {
        cJSON_AddNumberToObject(m, "messages", (double)t.nodes.messages_sent) &&
        cJSON_AddNumberToObject(m, "bytes", (double)t.nodes.bytes_sent) &&
        cJSON_AddNumberToObject(m, "relocations", (double)t.nodes.relocations) &&
-       cJSON_AddNumberToObject(m, "replica_syncs", 0) &&
-       add_conservation(m, run, layout, &t);
+       cJSON_AddNumberToObject(m, "replica_syncs", (double)t.nodes.replica_syncs) &&
+       add_staleness(m, &t.nodes) && add_conservation(m, run, layout, &t);
   if (!ok) {
     cJSON_Delete(m);
     return NULL;

@@ -55,6 +55,8 @@ typedef struct {
   ps_policy_settings settings;
   wl_workload *wl;
   ps_layout layout;
+  ps_key *hot; /* the workload's hottest keys, when the policy wants them */
+  size_t n_hot;
   sim_state run;
   char *err;
   size_t errlen;
@@ -163,6 +165,11 @@ static int configure(sim_setup *s) {
   s->layout.num_nodes = c->nodes;
   s->layout.partition = s->settings.partition;
   if (ps_layout_check(&s->layout) != PS_OK) return fail(s, "workload: invalid key tables");
+  if (s->settings.hot_keys) { /* the policy treats the hottest keys apart */
+    s->hot = malloc(s->settings.hot_keys * sizeof *s->hot);
+    if (!s->hot) return fail(s, "sim_run: out of memory");
+    s->n_hot = wl_hot_keys(s->wl, s->settings.hot_keys, s->hot);
+  }
   return 0;
 }
 
@@ -173,6 +180,7 @@ static int node_init(sim_setup *s, sim_node *n, uint32_t id) {
   n->id = id;
   n->timer_armed = INFINITY;
   n->workers = &run->workers[(size_t)id * run->workers_per_node];
+  n->workers_running = run->workers_per_node;
   sim_outbox_init(&n->server_out, run, n);
   sim_outbox_init(&n->timer_out, run, n);
   if (!(n->host = node_host(s, id))) return -1;
@@ -187,6 +195,8 @@ static int node_init(sim_setup *s, sim_node *n, uint32_t id) {
   cfg.policy = s->policy;
   cfg.policy_json = s->args->policy;
   cfg.settings = s->settings;
+  cfg.hot_keys = s->hot;
+  cfg.num_hot_keys = s->n_hot;
   n->core = ps_node_new(&cfg);
   return n->core ? 0 : fail(s, "node %u: the core refused its configuration", (unsigned)id);
 }
@@ -291,6 +301,7 @@ static void teardown(sim_setup *s) {
   sim_messages_free(run);
   free(run->workers);
   free(run->nodes);
+  free(s->hot);
   wl_free(s->wl);
 }
 

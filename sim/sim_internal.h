@@ -80,6 +80,7 @@ typedef struct {
   sg_cond_t timer_cond;
   sg_mutex_t timer_mutex;
   uint64_t local_charged; /* local accesses already charged to a worker */
+  uint32_t workers_running; /* of this node: at 0 its replicas hand on deltas */
 } sim_node;
 
 struct sim_worker {

@@ -105,6 +105,7 @@ void sim_worker_main(sim_worker *w) {
   sg_mutex_lock(w->mutex);
   w->status = wl_drive(w->handle, w->stream, &env, run->lookahead, &w->stats);
   worker_settle(w);
+  if (--w->node->workers_running == 0) ps_node_finish(w->node->core, simgrid_get_clock());
   sim_outbox_drain(&w->out);
   sg_mutex_unlock(w->mutex);
   w->finished = true;
