@@ -19,7 +19,7 @@
 /* Metrics pinned by the golden file: the simulated ones (not wall_s). */
 static const char *const pinned[] = {"time_s", "steps", "steps_per_s", "accesses",
                                      "local_ratio", "messages", "bytes", "relocations",
-                                     "pushed_floats", "value_sum", NULL};
+                                     "replica_syncs", "pushed_floats", "value_sum", NULL};
 
 static char *read_file(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -75,7 +75,7 @@ static cJSON *first_run;
 
 static void test_runs_have_every_field(void) {
   first_run = run_tiny(tmp_dir("a"));
-  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(first_run), 4);
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(first_run), 6);
   static const char *const top[] = {"experiment", "run", "repeat", "seed", "backend",
                                     "sweep", "config", "metrics", NULL};
   static const char *const metrics[] = {"time_s", "epoch_time_s", "steps", "steps_per_s",
@@ -121,6 +121,21 @@ static void test_policies_differ_as_expected(void) {
   CU_ASSERT(reloc[3] > 0);
 }
 
+/* Replicas are read at most one sync interval (1/200 s) after they last took
+ * part in a sync round, in simulated time. */
+static void test_staleness_within_sync_interval(void) {
+  CU_ASSERT_PTR_NOT_NULL_FATAL(first_run);
+  for (int i = 4; i < 6; i++) {
+    cJSON *m = cJSON_GetObjectItem(cJSON_GetArrayItem(first_run, i), "metrics");
+    CU_ASSERT(cJSON_GetObjectItem(m, "replica_syncs")->valuedouble > 0);
+    cJSON *max = cJSON_GetObjectItem(m, "staleness_max_s");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(max);
+    CU_ASSERT(max->valuedouble > 0);
+    CU_ASSERT(max->valuedouble <= 1.0 / 200 + 1e-9);
+    CU_ASSERT(cJSON_GetObjectItem(m, "staleness_p99_s")->valuedouble <= 2.0 / 200);
+  }
+}
+
 /* Compares the pinned metrics of two lists of records. */
 static int count_differences(cJSON *a, cJSON *b, bool print) {
   int diff = 0;
@@ -142,7 +157,7 @@ static int count_differences(cJSON *a, cJSON *b, bool print) {
 static void test_rerun_is_identical(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(first_run);
   cJSON *again = run_tiny(tmp_dir("b"));
-  CU_ASSERT_EQUAL(cJSON_GetArraySize(again), 4);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(again), 6);
   CU_ASSERT_EQUAL(count_differences(first_run, again, true), 0);
   cJSON_Delete(again);
 }
@@ -186,5 +201,6 @@ static void test_matches_golden(void) {
 PSLAB_SUITE("integration", {"runs.jsonl has every field", test_runs_have_every_field},
             {"every run conserves pushes", test_every_run_conserves_pushes},
             {"policies differ as expected", test_policies_differ_as_expected},
+            {"staleness stays within the sync interval", test_staleness_within_sync_interval},
             {"a rerun gives identical metrics", test_rerun_is_identical},
             {"metrics match the golden file", test_matches_golden})
