@@ -4,11 +4,14 @@
  * Units are resolved here ("10Gbps" becomes bytes/s), stragglers are
  * checked against the node count, and a user's SimGrid platform file is
  * looked up relative to the spec's directory, so sim/ receives only typed,
- * valid values. Every problem adds one message; the parse goes on, so that
- * one bad field does not hide the next.
+ * valid values. The fields only the real backend reads (bind, coordinator,
+ * base_port, timeout_s, compute) are checked here too, whatever the
+ * backend. Every problem adds one message; the parse goes on, so that one
+ * bad field does not hide the next.
  */
 #include "experiments/internal.h"
 
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,7 +21,8 @@
 
 static const char *const cluster_keys[] = {
     "nodes", "workers_per_node", "host_speed", "network", "stragglers",
-    "platform_file", "hosts", "cost", NULL};
+    "platform_file", "hosts", "cost", "bind", "coordinator", "base_port", "timeout_s",
+    "compute", NULL};
 static const char *const network_keys[] = {
     "bandwidth", "latency", "model", "topology", "backbone_bandwidth",
     "backbone_latency", NULL};
@@ -165,11 +169,42 @@ static void parse_cost(exp_errors *e, const cJSON *cost, sim_cost *c) {
                    &c->local_per_key_s);
 }
 
+/* The real backend's fields; nodes is 0 when the node count is invalid. */
+static void parse_real(exp_errors *e, const cJSON *json, uint32_t nodes, real_cluster *c) {
+  static const char *const computes[] = {"spin", "sleep", NULL};
+  const char *p = "cluster", *bind = NULL, *coord = NULL, *compute = NULL;
+  struct in_addr addr;
+  if (exp_get_string(e, json, p, "bind", false, &bind) && bind) {
+    bool ok = strcmp(bind, "*") == 0 ||
+              (strlen(bind) < sizeof c->bind && inet_pton(AF_INET, bind, &addr) == 1);
+    if (ok)
+      snprintf(c->bind, sizeof c->bind, "%s", bind);
+    else
+      exp_expect(e, "cluster.bind", "an IPv4 address of this machine, or \"*\" for every "
+                 "interface", cJSON_GetObjectItemCaseSensitive(json, "bind"));
+  }
+  if (exp_get_string(e, json, p, "coordinator", false, &coord) && coord) {
+    char host[REAL_HOST_MAX], why[REAL_HOST_MAX + 64];
+    uint32_t port;
+    if (real_split_host_port(coord, host, sizeof host, &port, why, sizeof why) == 0 && port > 0)
+      snprintf(c->coordinator, sizeof c->coordinator, "%s", coord);
+    else
+      exp_expect(e, "cluster.coordinator", "\"HOST:PORT\", rank 0's address (a port 1-65535)",
+                 cJSON_GetObjectItemCaseSensitive(json, "coordinator"));
+  }
+  double port = 0, max = nodes ? 65536.0 - nodes : 65535;
+  if (exp_get_int(e, json, p, "base_port", 0, max, false, &port)) c->base_port = (uint32_t)port;
+  exp_get_number(e, json, p, "timeout_s", 0, true, false, &c->timeout_s);
+  if (exp_get_choice(e, json, p, "compute", computes, &compute) && compute)
+    c->compute = strcmp(compute, "sleep") == 0 ? REAL_COMPUTE_SLEEP : REAL_COMPUTE_SPIN;
+}
+
 bool exp_cluster_parse(const cJSON *json, const char *base_dir,
                        exp_cluster *out, exp_errors *errs) {
   size_t before = errs->count;
   *out = (exp_cluster){0};
   sim_cluster_default(&out->sim);
+  real_cluster_default(&out->real);
   if (!cJSON_IsObject(json)) {
     exp_expect(errs, "cluster", "an object", json);
     return false;
@@ -191,6 +226,7 @@ bool exp_cluster_parse(const cJSON *json, const char *base_dir,
   const cJSON *stragglers = cJSON_GetObjectItemCaseSensitive(json, "stragglers");
   if (stragglers) parse_stragglers(errs, stragglers, (uint32_t)nodes, out);
   parse_platform(errs, json, base_dir, (uint32_t)nodes, out);
+  parse_real(errs, json, (uint32_t)nodes, &out->real);
   return errs->count == before;
 }
 

@@ -6,8 +6,8 @@
  * room loads it, applies `--set` overrides, validates it whole (every error at
  * once, one line each: `<file>: <json.path>: expected <what>, found <what>`),
  * expands its sweep into runs, runs each in a child process through sim_run
- * (SimGrid holds one simulation per process), and writes runs.jsonl,
- * summary.csv, a table and gnuplot plots.
+ * (SimGrid holds one simulation per process) or the real backend (real/),
+ * and writes runs.jsonl, summary.csv, a table and gnuplot plots.
  *
  * Ownership: every pointer a function returns is the caller's unless its
  * comment says "borrowed"; structs filled by *_parse / *_expand are released
@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "real/real.h"
 #include "sim/sim.h"
 
 struct cJSON;
@@ -87,10 +88,12 @@ int exp_path_set(struct cJSON *root, const char *path, struct cJSON *value,
 
 /* ------------------------------------------------------------ cluster */
 
-/* The spec's "cluster" object, typed for sim/. sim's pointers point into
- * the owned fields below. */
+/* The spec's "cluster" object, typed for sim/ and real/ (real holds bind,
+ * coordinator, base_port, timeout_s, compute; nodes, workers_per_node and
+ * host_speed are sim's). sim's pointers point into the owned fields below. */
 typedef struct {
   sim_cluster sim;
+  real_cluster real;
   sim_straggler *stragglers;
   char *platform_file; /* resolved against the spec's directory */
   char **hosts;
@@ -235,6 +238,13 @@ const exp_plot_list *exp_spec_plots(const exp_spec *s);
 typedef struct cJSON *(*exp_simulate_fn)(const sim_run_args *args, char *err,
                                          size_t errlen);
 
+/* `pslab node`: this process is one node of every run (real backend). */
+typedef struct {
+  uint32_t rank, size;
+  const char *coordinator;      /* "HOST:PORT" of rank 0, or NULL: the spec's */
+  const char *coordinator_file; /* or NULL */
+} exp_node_role;
+
 typedef struct {
   const char *out_dir;   /* NULL: results/<name> */
   bool quiet;            /* no progress lines (failures are still reported) */
@@ -244,12 +254,17 @@ typedef struct {
   FILE *out;             /* the table; NULL: stdout */
   FILE *log;             /* progress and errors; NULL: stderr */
   exp_simulate_fn simulate; /* NULL: sim_run */
+  /* NULL: runs on the real backend fork all their nodes here. Set: this
+   * process is one node of each run; only rank 0 writes results, the other
+   * ranks run silently and report failures on the log. */
+  const exp_node_role *node;
 } exp_runner_options;
 
 void exp_runner_options_default(exp_runner_options *o);
-/* Runs every run of spec, each in a forked child, writing the results in
- * the output directory (created with its parents). A failing run does not
- * stop the others. Returns EXP_EXIT_OK, EXP_EXIT_FAILED (a run failed, or
+/* Runs every run of spec, each in a forked child (sim_run, or on the real
+ * backend real_run_local or, with o->node, real_run_node), writing the
+ * results in the output directory (created with its parents). A failing run
+ * does not stop the others. Returns EXP_EXIT_OK, EXP_EXIT_FAILED (a run failed, or
  * the results could not be written) or EXP_EXIT_PLOTS. */
 int exp_run_experiment(const exp_spec *spec, const exp_runner_options *o);
 

@@ -3,6 +3,8 @@
  *
  *   pslab run SPEC [--out DIR] [--set PATH=VALUE]... [--backend sim|real] [--quiet]
  *   pslab check SPEC [--set PATH=VALUE]... [--backend sim|real]
+ *   pslab node SPEC [--out DIR] [--set PATH=VALUE]... [--coordinator HOST:PORT]
+ *              [--coordinator-file PATH] [--quiet]
  *   pslab plot DIR
  *
  * This file only reads the command line and calls the door of experiments/;
@@ -11,6 +13,7 @@
  */
 #include "experiments/experiment.h"
 
+#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +26,7 @@ static const char main_help[] =
     "Commands:\n"
     "  run SPEC     run every run of an experiment and write its results\n"
     "  check SPEC   validate a spec and count its runs; runs nothing\n"
+    "  node SPEC    be one node of a real cluster (under mpirun or srun)\n"
     "  plot DIR     redraw the plots of a results directory\n"
     "  help [CMD]   this help, or the help of a command\n"
     "\n"
@@ -59,8 +63,9 @@ static const char run_help[] =
     "                        is JSON when it parses (16, true, [1,2],\n"
     "                        '{\"type\":\"static\"}', '\"quoted\"') and a plain\n"
     "                        string otherwise (10Gbps). May be repeated.\n"
-    "      --backend B       sim (SimGrid, the default) or real (not implemented\n"
-    "                        yet); the same as --set backend=B\n"
+    "      --backend B       sim (SimGrid, the default) or real (one process per\n"
+    "                        node on this machine, over loopback TCP; times are\n"
+    "                        wall-clock); the same as --set backend=B\n"
     "  -q, --quiet           no progress lines (failed runs are still reported)\n"
     "  -h, --help            this help\n"
     "\n"
@@ -87,6 +92,38 @@ static const char check_help[] =
     "\n"
     "Spec reference: README.md, \"Spec reference\" (experiments/SPEC.md).\n";
 
+static const char node_help[] =
+    "usage: pslab node SPEC [--out DIR] [--set PATH=VALUE]... [--coordinator HOST:PORT]\n"
+    "                       [--coordinator-file PATH] [--quiet]\n"
+    "\n"
+    "Runs this process as one node of every run of SPEC on the real backend, as\n"
+    "a launcher starts one process per node on a cluster:\n"
+    "  mpirun -np 8 --hostfile H pslab node SPEC --coordinator node01:5555\n"
+    "  srun -N 8 -n 8 pslab node SPEC --coordinator-file $HOME/pslab.addr\n"
+    "The rank and the number of processes come from PSLAB_RANK/PSLAB_SIZE,\n"
+    "OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE (mpirun), PMI_RANK/PMI_SIZE or\n"
+    "SLURM_PROCID/SLURM_NTASKS (srun); every run's cluster.nodes must equal the\n"
+    "number of processes. Rank 0 listens at the coordinator's address and the\n"
+    "others meet there; rank 0 writes the results (as `pslab run` does), the\n"
+    "others write nothing. Servers bind cluster.bind (default 127.0.0.1: set\n"
+    "\"*\" or an address of each machine to span machines).\n"
+    "\n"
+    "Options:\n"
+    "  -o, --out DIR              results directory (rank 0; default results/<name>/)\n"
+    "  -s, --set PATH=VALUE       as for `pslab run` (backend is always real)\n"
+    "  -c, --coordinator H:P      rank 0's address (default: cluster.coordinator)\n"
+    "      --coordinator-file F   instead, rank 0 listens on a free port and writes\n"
+    "                             its address to F (a fresh path on a file system\n"
+    "                             every node sees); the others read it there\n"
+    "  -q, --quiet                no progress lines\n"
+    "  -h, --help                 this help\n"
+    "\n"
+    "Exit status: 0 every run succeeded; 1 invalid spec or a failed run (a peer\n"
+    "that died or never arrived is named by rank, within cluster.timeout_s);\n"
+    "2 bad command line or no rank in the environment.\n"
+    "\n"
+    "Reference: README.md, \"Real clusters\".\n";
+
 static const char plot_help[] =
     "usage: pslab plot DIR\n"
     "\n"
@@ -106,7 +143,7 @@ typedef struct {
   const char *name;
   const char *help;
   const char *usage; /* first line of help, for errors */
-  const char *options; /* letters of the options it takes: o s b q */
+  const char *options; /* letters of the options it takes: o s b q c f */
 } command;
 
 static const command commands[] = {
@@ -114,6 +151,9 @@ static const command commands[] = {
                       "[--backend sim|real] [--quiet]", "osbq"},
     {"check", check_help, "pslab check SPEC [--set PATH=VALUE]... "
                           "[--backend sim|real]", "sb"},
+    {"node", node_help, "pslab node SPEC [--out DIR] [--set PATH=VALUE]... "
+                        "[--coordinator HOST:PORT] [--coordinator-file PATH] [--quiet]",
+     "osqcf"},
     {"plot", plot_help, "pslab plot DIR", ""},
 };
 
@@ -121,6 +161,7 @@ typedef struct {
   const command *cmd;
   const char *target;  /* SPEC or DIR */
   const char *out;
+  const char *coordinator, *coordinator_file;
   const char **sets;   /* argv strings, plus the --backend one */
   size_t n_sets;
   char *backend_set;   /* "backend=<B>", owned */
@@ -177,6 +218,12 @@ static int parse_option(int argc, char **argv, int *i, cli *c) {
   else if (m == 0 && strchr(takes, 's') &&
            (m = option_value(argc, argv, i, "--set", "-s", &v)) > 0)
     c->sets[c->n_sets++] = v;
+  else if (m == 0 && strchr(takes, 'c') &&
+           (m = option_value(argc, argv, i, "--coordinator", "-c", &v)) > 0)
+    c->coordinator = v;
+  else if (m == 0 && strchr(takes, 'f') &&
+           (m = option_value(argc, argv, i, "--coordinator-file", NULL, &v)) > 0)
+    c->coordinator_file = v;
   else if (m == 0 && strchr(takes, 'b') &&
            (m = option_value(argc, argv, i, "--backend", NULL, &v)) > 0) {
     if (strcmp(v, "sim") != 0 && strcmp(v, "real") != 0)
@@ -214,12 +261,12 @@ static int parse_args(int argc, char **argv, cli *c) {
 
 /* --------------------------------------------------------- commands */
 
-static exp_spec *load(const cli *c) {
+static exp_spec *load(const cli *c, bool silent) {
   exp_errors e;
   exp_errors_init(&e);
   exp_spec *s = exp_spec_load(c->target, c->sets, c->n_sets, &e);
-  exp_errors_print(&e, stderr);
-  if (!s)
+  if (!silent) exp_errors_print(&e, stderr);
+  if (!s && !silent)
     fprintf(stderr, "pslab: %s is not valid (%zu problem%s); nothing was run\n",
             c->target, e.count, e.count == 1 ? "" : "s");
   exp_errors_free(&e);
@@ -227,7 +274,7 @@ static exp_spec *load(const cli *c) {
 }
 
 static int cmd_check(const cli *c) {
-  exp_spec *s = load(c);
+  exp_spec *s = load(c, false);
   if (!s) return EXP_EXIT_FAILED;
   const exp_run_list *runs = exp_spec_runs(s);
   printf("%s: valid, %zu run%s", c->target, runs->count, runs->count == 1 ? "" : "s");
@@ -241,13 +288,52 @@ static int cmd_check(const cli *c) {
 }
 
 static int cmd_run(const cli *c) {
-  exp_spec *s = load(c);
+  exp_spec *s = load(c, false);
   if (!s) return EXP_EXIT_FAILED;
   exp_runner_options o;
   exp_runner_options_default(&o);
   o.out_dir = c->out;
   o.quiet = c->quiet;
   int rc = exp_run_experiment(s, &o);
+  exp_spec_free(s);
+  return rc;
+}
+
+/* Every run must have as many nodes as the launcher started processes. */
+static bool sizes_match(const exp_spec *s, uint32_t size, bool report) {
+  const exp_run_list *runs = exp_spec_runs(s);
+  bool ok = true;
+  for (size_t i = 0; i < runs->count; i++) {
+    const cJSON *n = exp_path_get(runs->runs[i].config, "cluster.nodes");
+    double nodes = cJSON_IsNumber(n) ? n->valuedouble : 0;
+    if (nodes == size) continue;
+    if (report)
+      fprintf(stderr, "pslab node: run %u: cluster.nodes is %g but %u processes were "
+              "started\n", runs->runs[i].run, nodes, size);
+    ok = false;
+  }
+  return ok;
+}
+
+static int cmd_node(const cli *c) {
+  uint32_t rank, size;
+  char err[512];
+  if (real_rank_from_env(&rank, &size, err, sizeof err) != 0) {
+    fprintf(stderr, "pslab node: %s\n", err);
+    return EXP_EXIT_USAGE;
+  }
+  exp_spec *s = load(c, rank != 0); /* one report of a bad spec, not one per rank */
+  if (!s) return EXP_EXIT_FAILED;
+  int rc = EXP_EXIT_FAILED;
+  if (sizes_match(s, size, rank == 0)) {
+    exp_node_role role = {rank, size, c->coordinator, c->coordinator_file};
+    exp_runner_options o;
+    exp_runner_options_default(&o);
+    o.out_dir = c->out;
+    o.quiet = c->quiet || rank != 0;
+    o.node = &role;
+    rc = exp_run_experiment(s, &o);
+  }
   exp_spec_free(s);
   return rc;
 }
@@ -259,6 +345,7 @@ static int dispatch(const cli *c) {
   }
   if (strcmp(c->cmd->name, "run") == 0) return cmd_run(c);
   if (strcmp(c->cmd->name, "check") == 0) return cmd_check(c);
+  if (strcmp(c->cmd->name, "node") == 0) return cmd_node(c);
   return exp_plot_dir(c->target, NULL, stderr);
 }
 
@@ -290,6 +377,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "pslab: out of memory\n");
     return EXP_EXIT_FAILED;
   }
+  if (strcmp(c.cmd->name, "node") == 0) c.backend_set = strdup("backend=real");
   int rc = parse_args(argc, argv, &c);
   if (rc == 0) rc = dispatch(&c);
   free(c.backend_set);

@@ -4,16 +4,21 @@
  *
  * SimGrid holds one simulation per process, and a simulation that crashes
  * must not take the experiment with it, so every run is a fork: the child
- * builds the typed cluster, calls sim_run and sends its metrics back through
- * a pipe; the parent times it, records it and goes on to the next run. The
- * child's stdout and stderr (SimGrid's log, a sanitizer report) go to
- * DIR/logs/run-<n>.log, kept only when not empty, so a failure can be read
- * afterwards and the progress line stays clean.
+ * builds the typed cluster, calls sim_run (backend "sim") or the real
+ * backend, and sends its metrics back through a pipe; the parent times it,
+ * records it and goes on to the next run. On the real backend the child
+ * forks every node of the run on this machine (real_run_local), or, under
+ * `pslab node`, is this process's node of the run (real_run_node); then
+ * only rank 0 records results, and the other ranks only run and report
+ * their failures. The child's stdout and stderr (SimGrid's log, a sanitizer
+ * report, the real nodes' messages) go to DIR/logs/run-<n>.log, kept only
+ * when not empty, so a failure can be read afterwards and the progress line
+ * stays clean.
  *
  * Child to parent, one line each:
- *   P <simulated seconds> <fraction done>     progress
+ *   P <simulated seconds> <fraction done>     progress (real: wall seconds)
  *   M <metrics as one-line JSON>              the result
- *   E <message>                               sim_run's error
+ *   E <message>                               sim_run's or real_run_*'s error
  */
 #include "experiments/internal.h"
 
@@ -131,10 +136,45 @@ static void child_on_progress(void *ctx, double sim_t, double fraction) {
   if (n > 0) write_all(cp->fd, line, (size_t)n);
 }
 
-static noreturn void child_main(const exp_spec *spec, const exp_run *run,
-                                exp_simulate_fn simulate, bool want_progress,
-                                int fd, const char *log_path) {
-  int log = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+/* What a child runs. */
+typedef struct {
+  const exp_spec *spec;
+  const exp_run *run;
+  exp_simulate_fn simulate;
+  const exp_node_role *node; /* pslab node, or NULL */
+  bool want_progress;
+} child_job;
+
+static bool is_real(const exp_run *run) {
+  const cJSON *b = cJSON_GetObjectItemCaseSensitive(run->config, "backend");
+  return cJSON_IsString(b) && strcmp(b->valuestring, "real") == 0;
+}
+
+static cJSON *run_real(const child_job *job, const exp_cluster *c, child_progress *cp,
+                       char *err, size_t errlen) {
+  const cJSON *config = job->run->config;
+  real_run_args a = {
+      .nodes = c->sim.nodes, .workers_per_node = c->sim.workers_per_node,
+      .host_speed = c->sim.host_speed, .cluster = &c->real,
+      .workload = cJSON_GetObjectItemCaseSensitive(config, "workload"),
+      .policy = cJSON_GetObjectItemCaseSensitive(config, "policy"),
+      .seed = job->run->seed, .run = job->run->run,
+      .progress = job->want_progress ? child_on_progress : NULL, .progress_ctx = cp,
+  };
+  if (!job->node) return real_run_local(&a, err, errlen);
+  if (job->node->size != c->sim.nodes) {
+    snprintf(err, errlen, "cluster.nodes is %u but %u processes were started", c->sim.nodes,
+             job->node->size);
+    return NULL;
+  }
+  a.rank = job->node->rank;
+  a.coordinator = job->node->coordinator;
+  a.coordinator_file = job->node->coordinator_file;
+  return real_run_node(&a, err, errlen);
+}
+
+static noreturn void child_main(const child_job *job, int fd, const char *log_path) {
+  int log = log_path ? open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
   if (log >= 0) {
     dup2(log, STDOUT_FILENO);
     dup2(log, STDERR_FILENO);
@@ -143,9 +183,9 @@ static noreturn void child_main(const exp_spec *spec, const exp_run *run,
   exp_errors e;
   exp_errors_init(&e);
   exp_cluster cluster;
-  const cJSON *config = run->config;
+  const cJSON *config = job->run->config;
   if (!exp_cluster_parse(cJSON_GetObjectItemCaseSensitive(config, "cluster"),
-                         exp_spec_dir(spec), &cluster, &e)) {
+                         exp_spec_dir(job->spec), &cluster, &e)) {
     send_line(fd, 'E', e.count ? e.lines[0] : "invalid cluster");
     _exit(1);
   }
@@ -154,12 +194,13 @@ static noreturn void child_main(const exp_spec *spec, const exp_run *run,
       .cluster = &cluster.sim,
       .workload = cJSON_GetObjectItemCaseSensitive(config, "workload"),
       .policy = cJSON_GetObjectItemCaseSensitive(config, "policy"),
-      .seed = run->seed,
-      .progress = want_progress ? child_on_progress : NULL,
+      .seed = job->run->seed,
+      .progress = job->want_progress ? child_on_progress : NULL,
       .progress_ctx = &cp,
   };
   char err[2048] = "";
-  cJSON *metrics = simulate(&args, err, sizeof err);
+  cJSON *metrics = is_real(job->run) ? run_real(job, &cluster, &cp, err, sizeof err)
+                                     : job->simulate(&args, err, sizeof err);
   char *text = metrics ? cJSON_PrintUnformatted(metrics) : NULL;
   if (!text) {
     send_line(fd, 'E', *err ? err : "the simulation failed without saying why");
@@ -218,16 +259,15 @@ static char *explain_exit(int status, const char *log_path) {
   else
     snprintf(why, sizeof why, "the simulation exited with status %d without "
              "sending metrics", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-  last_log_line(log_path, last, sizeof last);
+  last[0] = '\0';
+  if (log_path) last_log_line(log_path, last, sizeof last);
   exp_buf b = {0};
   exp_buf_puts(&b, why);
   if (*last) exp_buf_printf(&b, "; its log ends with: %s", last);
   return exp_buf_take(&b);
 }
 
-static outcome run_in_child(const exp_spec *spec, const exp_run *run,
-                            exp_simulate_fn simulate, progress *pg,
-                            const char *log_path) {
+static outcome run_in_child(const child_job *job, progress *pg, const char *log_path) {
   outcome out = {0};
   int fds[2];
   if (pipe(fds) != 0) {
@@ -238,7 +278,7 @@ static outcome run_in_child(const exp_spec *spec, const exp_run *run,
   pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
-    child_main(spec, run, simulate, pg->tty && !pg->quiet, fds[1], log_path);
+    child_main(job, fds[1], log_path);
   }
   close(fds[1]);
   if (pid < 0) {
@@ -283,10 +323,8 @@ static char *log_path_of(const runner *r, uint32_t run) {
 }
 
 static outcome simulate_run(runner *r, const exp_run *run, const char *log_path) {
-  const cJSON *b = cJSON_GetObjectItemCaseSensitive(run->config, "backend");
-  if (cJSON_IsString(b) && strcmp(b->valuestring, "sim") != 0)
-    return (outcome){NULL, strdup("not implemented yet: the real backend (issue 4)")};
-  return run_in_child(r->spec, run, r->o.simulate, &r->pg, log_path);
+  child_job job = {r->spec, run, r->o.simulate, r->o.node, r->pg.tty && !r->pg.quiet};
+  return run_in_child(&job, &r->pg, log_path);
 }
 
 static void record_run(runner *r, const exp_run *run, outcome *out) {
@@ -384,6 +422,25 @@ static int finish(runner *r, size_t total) {
   return r->failed || r->io_failed ? EXP_EXIT_FAILED : plots;
 }
 
+/* `pslab node` on a rank other than 0: runs this node of every run in turn
+ * and writes nothing (rank 0 records the results). */
+static int follow_runs(runner *r, const exp_run_list *runs) {
+  size_t failed = 0;
+  r->pg.quiet = true;
+  for (size_t i = 0; i < runs->count; i++) {
+    const exp_run *run = &runs->runs[i];
+    outcome out = simulate_run(r, run, NULL);
+    if (out.error) {
+      fprintf(r->o.log, "pslab node %u: run %u failed: %s\n", r->o.node->rank, run->run,
+              out.error);
+      failed++;
+    }
+    cJSON_Delete(out.metrics);
+    free(out.error);
+  }
+  return failed ? EXP_EXIT_FAILED : EXP_EXIT_OK;
+}
+
 int exp_run_experiment(const exp_spec *spec, const exp_runner_options *opts) {
   runner r = {.spec = spec};
   exp_runner_options_default(&r.o);
@@ -395,6 +452,7 @@ int exp_run_experiment(const exp_spec *spec, const exp_runner_options *opts) {
   r.pg = (progress){.log = r.o.log, .quiet = r.o.quiet, .total = runs->count,
                     .tty = r.o.progress_tty < 0 ? isatty(fileno(r.o.log))
                                                 : r.o.progress_tty != 0};
+  if (r.o.node && r.o.node->rank != 0) return follow_runs(&r, runs);
   r.dir = r.o.out_dir ? strdup(r.o.out_dir)
                       : exp_join_path("results", exp_spec_name(spec));
   r.records = cJSON_CreateArray();

@@ -229,9 +229,7 @@ static void check_top_fields(exp_errors *e, const cJSON *config) {
       !exp_is_file_stem(name))
     exp_expect(e, "name", "a name of letters, digits, '_', '.' and '-'",
                cJSON_GetObjectItemCaseSensitive(config, "name"));
-  if (exp_get_choice(e, config, "", "backend", backends, &backend) && backend &&
-      strcmp(backend, "real") == 0)
-    exp_errors_addf(e, "backend: not implemented yet: the real backend (issue 4)");
+  exp_get_choice(e, config, "", "backend", backends, &backend);
   exp_get_int(e, config, "", "seed", 0, EXP_INT_MAX, false, &d);
   exp_get_int(e, config, "", "repeats", 1, 1000000, false, &d);
   exp_get_string(e, config, "", "description", false, &desc);

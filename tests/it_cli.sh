@@ -120,8 +120,10 @@ has "syntax error" err "invalid JSON"
 run "missing file" 1 "$PSLAB" check "$TMP/nope.json"
 has "missing file" err "nope.json: cannot read: No such file or directory"
 
-run "real backend" 1 "$PSLAB" check "$QS" --backend real
-has "real backend" err "backend: not implemented yet: the real backend (issue 4)"
+run "real backend" 0 "$PSLAB" check "$QS" --backend real
+has "real backend" out "valid, 4 runs"
+run "real backend, bad bind" 1 "$PSLAB" check "$QS" --backend real --set cluster.bind=nowhere
+has "real backend, bad bind" err "cluster.bind: expected an IPv4 address of this machine"
 
 run "run refuses a bad spec" 1 "$PSLAB" run "$TMP/bad.json" --out "$TMP/never"
 has "run refuses a bad spec" err "nothing was run"

@@ -2,7 +2,7 @@
  * Spec loading and validation (experiments/spec.c, cluster.c, units.c,
  * check.c): a table of bad specs, each with the message it must produce;
  * several problems reported at once; syntax errors located by line and
- * column; units; --set overrides; the typed cluster sim/ receives.
+ * column; units; --set overrides; the typed cluster sim/ and real/ receive.
  *
  * Specs are written with single quotes, turned into double quotes before
  * parsing, so that the table stays readable.
@@ -123,7 +123,7 @@ static const struct {
     {"{'name': 't', 'nmae': 1, " C2 ", " GOOD_REST "}", "found an unknown key (did you mean \"name\"?)"},
     {"{'name': 't', 'name': 'u', " C2 ", " GOOD_REST "}", "spec.json: name: expected the key once, found it 2 times"},
     {"{'name': 't', 'backend': 'gpu', " C2 ", " GOOD_REST "}", "spec.json: backend: expected one of \"sim\", \"real\", found \"gpu\""},
-    {"{'name': 't', 'backend': 'real', " C2 ", " GOOD_REST "}", "spec.json: backend: not implemented yet: the real backend (issue 4)"},
+    {"{'name': 't', 'backend': 'real', 'cluster': {'nodes': 2, 'bind': 'nowhere'}, " GOOD_REST "}", "spec.json: cluster.bind: expected an IPv4 address of this machine, or \"*\" for every interface, found \"nowhere\""},
     {"{'name': 't', 'seed': -1, " C2 ", " GOOD_REST "}", "spec.json: seed: expected an integer >= 0, found -1"},
     {"{'name': 't', 'seed': 1.5, " C2 ", " GOOD_REST "}", "spec.json: seed: expected an integer >= 0, found 1.5"},
     {"{'name': 't', 'repeats': 0, " C2 ", " GOOD_REST "}", "spec.json: repeats: expected an integer >= 1, found 0"},
@@ -157,6 +157,12 @@ static const struct {
     {"{'name': 't', 'cluster': {'nodes': 2, 'hosts': ['a', 'b']}, " GOOD_REST "}", "cluster.hosts: expected nothing without cluster.platform_file, found a list of 2"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'per_key_s': -1}}, " GOOD_REST "}", "cluster.cost.per_key_s: expected a duration such as"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'per_msg_s': 1}}, " GOOD_REST "}", "cluster.cost.per_msg_s: expected one of the keys of cluster.cost (per_message_s, per_key_s, per_byte_s, local_per_key_s), found an unknown key"},
+    /* cluster, the real backend's fields */
+    {"{'name': 't', 'cluster': {'nodes': 2, 'coordinator': 'node01'}, " GOOD_REST "}", "spec.json: cluster.coordinator: expected \"HOST:PORT\", rank 0's address (a port 1-65535), found \"node01\""},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'coordinator': 'node01:0'}, " GOOD_REST "}", "cluster.coordinator: expected \"HOST:PORT\""},
+    {"{'name': 't', 'cluster': {'nodes': 4, 'base_port': 65533}, " GOOD_REST "}", "spec.json: cluster.base_port: expected an integer <= 65532, found 65533"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'timeout_s': 0}, " GOOD_REST "}", "spec.json: cluster.timeout_s: expected a number > 0, found 0"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'compute': 'burn'}, " GOOD_REST "}", "spec.json: cluster.compute: expected one of \"spin\", \"sleep\", found \"burn\""},
     /* the rooms' own validation, under their prefixes */
     {"{'name': 't', " C2 ", 'workload': {'type': 'zipf', 'keys': 0, 'steps_per_worker': 10}, " GOOD_POLICY "}", "spec.json: workload.keys: expected"},
     {"{'name': 't', " C2 ", 'workload': {'type': 'nope'}, " GOOD_POLICY "}", "spec.json: workload.type: expected one of"},
@@ -363,6 +369,36 @@ static void test_cluster_parses_units_into_sim_cluster(void) {
   exp_errors_free(&e);
 }
 
+static void test_cluster_real_fields(void) {
+  char *text = dq("{'nodes': 3, 'bind': '*', 'coordinator': 'node01:5555', 'base_port': 7000, "
+                  "'timeout_s': 2.5, 'compute': 'sleep'}");
+  cJSON *json = cJSON_Parse(text);
+  free(text);
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_cluster c;
+  CU_ASSERT_TRUE(exp_cluster_parse(json, ".", &c, &e));
+  print_errors(&e);
+  CU_ASSERT_STRING_EQUAL(c.real.bind, "*");
+  CU_ASSERT_STRING_EQUAL(c.real.coordinator, "node01:5555");
+  CU_ASSERT_EQUAL(c.real.base_port, 7000);
+  CU_ASSERT_DOUBLE_EQUAL(c.real.timeout_s, 2.5, 0);
+  CU_ASSERT_EQUAL(c.real.compute, REAL_COMPUTE_SLEEP);
+  exp_cluster_free(&c);
+  cJSON_Delete(json);
+  /* Defaults: loopback, no coordinator, ports from the OS, 30 s, spin. */
+  json = cJSON_Parse("{\"nodes\": 2}");
+  CU_ASSERT_TRUE(exp_cluster_parse(json, ".", &c, &e));
+  CU_ASSERT_STRING_EQUAL(c.real.bind, "127.0.0.1");
+  CU_ASSERT_STRING_EQUAL(c.real.coordinator, "");
+  CU_ASSERT_EQUAL(c.real.base_port, 0);
+  CU_ASSERT_DOUBLE_EQUAL(c.real.timeout_s, 30, 0);
+  CU_ASSERT_EQUAL(c.real.compute, REAL_COMPUTE_SPIN);
+  exp_cluster_free(&c);
+  cJSON_Delete(json);
+  exp_errors_free(&e);
+}
+
 static void test_cluster_defaults_come_from_sim(void) {
   sim_cluster d;
   sim_cluster_default(&d);
@@ -474,7 +510,7 @@ static void test_set_errors(void) {
       {"cluster..nodes=3", "--set cluster..nodes=3: \"cluster..nodes\" is not a dotted path"},
       {"cluster.stragglers.7.node=1", "--set cluster.stragglers.7.node=1: cluster.stragglers.7.node: cluster.stragglers.7 does not exist"},
       {"cluster.nodes=many", "spec.json: cluster.nodes: expected an integer >= 1, found \"many\""},
-      {"backend=real", "spec.json: backend: not implemented yet: the real backend (issue 4)"},
+      {"cluster.timeout_s=-1", "spec.json: cluster.timeout_s: expected a number > 0, found -1"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     exp_errors e;
@@ -518,6 +554,7 @@ PSLAB_SUITE("spec",
             {"units table", test_units_table},
             {"cluster units into sim_cluster", test_cluster_parses_units_into_sim_cluster},
             {"cluster defaults come from sim", test_cluster_defaults_come_from_sim},
+            {"cluster fields of the real backend", test_cluster_real_fields},
             {"platform file next to the spec", test_platform_file_is_found_next_to_the_spec},
             {"--set overrides before validation", test_set_overrides_before_validation},
             {"--set errors", test_set_errors},

@@ -1,0 +1,242 @@
+/*
+ * real/ internals: the state of one node process and the pieces its files
+ * share. Not a door: only the files of real/ and its tests include it.
+ *
+ * Threads of a node and what each may touch:
+ *   main      rendezvous (before the receiver starts), collectives, shutdown;
+ *   receiver  the only reader of the ROUTER and of the monitor sockets; calls
+ *             ps_node_recv and ps_node_on_timer;
+ *   workers   client operations on the core; wait on their waiter.
+ * Every call into the core that can send is made inside the node's core
+ * lock (real_core_enter/leave), so one node's calls into its core never
+ * overlap. Why: the core decides a message under a key's stripe lock but
+ * sends it after releasing every lock, so two threads can send about one
+ * key in the opposite order of their decisions (a push forwarded to the old
+ * owner after the HANDOVER that took the key away: the push arrives after
+ * the value left, and a pull by the same worker misses it). The core's
+ * striped locks keep its state consistent but not that order; until the
+ * core keeps it, the backend serializes. Workers hold the lock only for
+ * their core calls (run.c: from the driver's now() to its next callback),
+ * never while they wait or compute.
+ *
+ * Any thread sends, through real_transport_send: one DEALER per peer, each
+ * under its own mutex, so the order of sends to a peer is the order in which
+ * threads took that mutex, and the peer's TCP connection keeps it (per-pair
+ * FIFO, as the core needs). Data messages carry the core's wire magic,
+ * control messages REAL_CTL_MAGIC; a frame's sender is its DEALER routing id
+ * (rank and run), so a frame from another run or an unknown process is
+ * dropped, counted as stray.
+ */
+#ifndef PSLAB_REAL_INTERNAL_H
+#define PSLAB_REAL_INTERNAL_H
+
+#include "real/real.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <zmq.h>
+
+#if defined(__GNUC__)
+#define REAL_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define REAL_PRINTF(f, a)
+#endif
+
+#define REAL_ENDPOINT_MAX 300
+#define REAL_ERROR_MAX 512
+/* Bad frames logged in full before the log goes quiet (then every 1000th). */
+#define REAL_LOG_FIRST 10
+
+/* ------------------------------------------------------- control wire */
+
+/* Control messages: a 28-byte little-endian header (magic, type, 3 zero
+ * bytes, sender rank, run, seq, cluster size, payload length), then the
+ * payload. */
+#define REAL_CTL_MAGIC 0x434c5350u /* "PSLC" */
+#define REAL_CTL_HEADER_LEN 28
+#define REAL_CTL_MAX_PAYLOAD (64u << 20)
+
+typedef enum {
+  REAL_CTL_HELLO = 1, /* node -> rank 0: my endpoint (payload: a string) */
+  REAL_CTL_BOOK,      /* rank 0 -> node: every endpoint (size strings) */
+  REAL_CTL_ABORT,     /* a node failed; seq: the rank that failed first */
+  REAL_CTL_GATHER,    /* node -> rank 0: a contribution to collective seq */
+  REAL_CTL_RELEASE,   /* rank 0 -> node: the answer of collective seq */
+  REAL_CTL_TYPE_END
+} real_ctl_type;
+
+typedef struct {
+  uint8_t type;
+  uint32_t rank, run, seq, size;
+  const uint8_t *payload; /* a view into the decoded buffer */
+  uint32_t payload_len;
+} real_ctl;
+
+/* Encodes m into a malloc'd buffer (*len bytes); NULL on no memory or a
+ * payload over REAL_CTL_MAX_PAYLOAD. */
+uint8_t *real_ctl_encode(const real_ctl *m, size_t *len);
+/* Decodes buf[0..len): PS_OK, or PS_ERR_{TRUNCATED,OVERSIZED,MAGIC,TYPE,
+ * MALFORMED} (strings checked: HELLO and ABORT hold no NUL, BOOK holds
+ * exactly `size` NUL-terminated strings). Never reads outside buf. */
+int real_ctl_decode(const uint8_t *buf, size_t len, real_ctl *m);
+/* Whether buf starts with the control magic. */
+bool real_ctl_is_control(const uint8_t *buf, size_t len);
+/* The i-th string of a BOOK (i < size); NULL if m is not a valid BOOK. */
+const char *real_ctl_book_entry(const real_ctl *m, uint32_t i);
+
+/* A DEALER's routing id: rank and run, 8 bytes little-endian. */
+#define REAL_ID_LEN 8
+void real_id_encode(uint32_t rank, uint32_t run, uint8_t out[REAL_ID_LEN]);
+bool real_id_decode(const uint8_t *id, size_t len, uint32_t *rank, uint32_t *run);
+
+/* ---------------------------------------------------------- addresses */
+
+/* Whether s is "*" or "0.0.0.0": bind every interface. */
+bool real_bind_is_wildcard(const char *bind);
+/* The host other nodes reach this one at: the bind address, or with a
+ * wildcard bind the local address that routes to `toward` (a host name or
+ * address; "" or NULL: the address of this machine's host name, unless
+ * that is a loopback one; 127.0.0.1 when nothing better is known). */
+void real_advertised_host(const char *bind, const char *toward, char *out, size_t n);
+/* Rank 0: writes "run <run> <host_port>\n" to path (through a temporary
+ * file renamed over it). 0, or -1 with a message. */
+int real_coordinator_file_write(const char *path, uint32_t run, const char *host_port,
+                                char *err, size_t errlen);
+/* Others: waits (polling the file, until timeout_s) for the line of `run`;
+ * 0 with host_port filled, or -1 with a message. */
+int real_coordinator_file_wait(const char *path, uint32_t run, double timeout_s,
+                               char *host_port, size_t n, char *err, size_t errlen);
+
+/* Monotonic seconds. */
+double real_clock(void);
+
+/* ---------------------------------------------------------------- node */
+
+typedef struct {
+  void *sock;              /* DEALER to this peer (inproc to itself) */
+  pthread_mutex_t lock;    /* serializes sends on sock */
+  void *monitor;           /* PAIR with sock's events; NULL for itself */
+  char endpoint[REAL_ENDPOINT_MAX];
+  bool up;                 /* ZMTP handshake done (receiver's view) */
+} real_peer;
+
+typedef struct {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+} real_waiter;
+
+struct real_node {
+  uint32_t rank, size, run, workers;
+  real_cluster cluster;
+  char coordinator[REAL_HOST_MAX]; /* "HOST:PORT" of rank 0 */
+  char host[REAL_HOST_MAX];        /* this node's advertised host */
+  char endpoint[REAL_ENDPOINT_MAX]; /* tcp://host:port others reach me at */
+  void *zctx;
+  void *router;
+  void *ctl_send, *ctl_recv;       /* main -> receiver: stop */
+  real_peer *peers;
+  bool peers_made;
+  ps_node *core;
+  real_waiter *waiters;
+  pthread_t receiver;
+  bool receiver_running;
+  double t0;                       /* real_clock() at the start release */
+  atomic_bool timers_on;
+
+  /* The core lock: an adaptive mutex (it spins a little before sleeping:
+   * the sections it guards are a core call each). A fair ticket lock was
+   * measured first: with two threads taking turns it forced a thread switch
+   * per operation, 20 times slower. real_fail sets `failed` inside it and
+   * the receiver checks it inside it: once failed, the core is never fed
+   * again, so a worker that returns from a failed wait owns its buffers. */
+  pthread_mutex_t core_mutex;
+  atomic_bool failed;
+  bool abort_told;
+
+  /* Under lock, signalled on cond: links, collectives, the error. */
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  char error[REAL_ERROR_MAX];
+  uint32_t links_up;
+  bool closing;                    /* disconnects are expected now */
+  uint32_t coll_seq;               /* collectives this node has finished */
+  /* Rank 0: contributions to collective coll_seq + 1. */
+  void **gather_in;
+  size_t *gather_len;
+  bool *gather_has;
+  uint32_t gather_count;
+  /* Other ranks: the answer to collective coll_seq + 1. */
+  bool released;
+  void *release;
+  size_t release_len;
+
+  _Atomic uint64_t sent, received, dropped, stray;
+  _Atomic uint64_t logged;         /* bad frames seen, for log pacing */
+};
+
+/* node.c */
+/* The core lock (see above): not recursive. */
+void real_core_enter(real_node *n);
+void real_core_leave(real_node *n);
+/* Fails n with the formatted reason (the first reason stays) and wakes
+ * every waiter. Does not tell the other nodes: real_fail_and_tell does. */
+void real_fail(real_node *n, const char *fmt, ...) REAL_PRINTF(2, 3);
+/* real_fail, then sends ABORT to rank 0 (rank 0: to every node). */
+void real_fail_and_tell(real_node *n, const char *fmt, ...) REAL_PRINTF(2, 3);
+/* An ABORT from src about a failure first seen at origin: fails n and, on
+ * rank 0, passes it on to every node. */
+void real_abort_received(real_node *n, uint32_t src, uint32_t origin, const char *text);
+/* Logs one bad frame to stderr, paced (the first few, then every 1000th). */
+void real_log_bad(real_node *n, const char *fmt, ...) REAL_PRINTF(2, 3);
+/* Waits on n->cond (n->lock held) until `deadline` (real_clock; INFINITY:
+ * none); false when the deadline passed. */
+bool real_cond_wait_until(real_node *n, double deadline);
+
+/* transport.c */
+/* Context, ROUTER bound per the cluster (port: 0 for any), control pair. */
+int real_transport_open(real_node *n, uint32_t port, char *err, size_t errlen);
+/* The DEALER (and its monitor) to peer p at endpoint. */
+int real_transport_connect(real_node *n, uint32_t p, const char *endpoint, char *err,
+                           size_t errlen);
+/* Sends buf (taken) to p. Data is dropped once the node failed; control
+ * (force) still goes. */
+void real_transport_send(real_node *n, uint32_t p, uint8_t *buf, size_t len, bool force);
+/* Encodes and sends a control message to p (force: also when failed). */
+void real_send_ctl(real_node *n, uint32_t p, uint8_t type, uint32_t seq,
+                   const void *payload, size_t len, bool force);
+/* Closes every socket and the context; linger_ms for unsent messages. */
+void real_transport_close(real_node *n, int linger_ms);
+/* Receives one frame from the ROUTER without blocking: 1 with the sender's
+ * rank in *src and the message in body (caller closes it), 0 when nothing
+ * is waiting. Frames from unknown senders or other runs, and multi-part
+ * messages, are dropped (counted as stray, logged) and skipped. */
+int real_router_recv(real_node *n, zmq_msg_t *body, uint32_t *src);
+/* Reads one monitor event (non-blocking): its number, or -1. */
+int real_monitor_event(void *monitor);
+/* The env the core sends and wakes through. */
+void real_node_env(real_node *n, ps_env *env);
+
+/* rendezvous.c: meets the other nodes (main thread, before the receiver). */
+int real_rendezvous(real_node *n, const real_node_config *c, char *err, size_t errlen);
+
+/* receiver.c */
+int real_receiver_start(real_node *n);
+void real_receiver_stop(real_node *n);
+/* Handles a control message from src (receiver thread). */
+void real_handle_control(real_node *n, uint32_t src, const real_ctl *m);
+
+/* metrics.c: this node's contribution to the run's metrics, and rank 0's
+ * reduction of all of them into the metrics sim_run reports. */
+typedef struct {
+  uint64_t steps, accesses, pushed_floats;
+  double start_s;
+  const double *epoch_end_s;
+  size_t epochs;
+} real_worker_report;
+
+char *real_metrics_local(real_node *n, const real_worker_report *w, uint32_t workers);
+struct cJSON *real_metrics_reduce(const char *const *nodes, uint32_t size, double time_s,
+                                  char *err, size_t errlen);
+
+#endif

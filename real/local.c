@@ -1,0 +1,230 @@
+/*
+ * real_run_local: every node of one run as processes on this machine, for
+ * `pslab run SPEC --backend real`.
+ *
+ * Nodes 1.. are forked first, before any ZeroMQ context or thread exists in
+ * this process, and each waits on a socket pair for rank 0's address. Rank
+ * 0 then runs in this process on a free port (the OS picks it) and, once
+ * bound, writes its address to every child. So ports never collide and no
+ * child inherits a socket of rank 0. Each child also holds the write end of
+ * a pipe whose end-of-file tells this process it exited; after rank 0 is
+ * done, the children get timeout_s (plus a margin) to exit on their own
+ * before they are killed, so the launcher never hangs on a stuck child.
+ *
+ * A child prints its failure ("pslab node R: why") on its stderr, which it
+ * shares with this process (the runner sends it to the run's log).
+ */
+#include "real/internal.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define EXIT_MARGIN_S 5.0
+
+typedef struct {
+  pid_t pid;
+  int addr;    /* socket to the child: rank 0's address, one line */
+  int life;    /* read end of the child's life pipe */
+  int status;
+  bool exited;
+} child;
+
+typedef struct {
+  child *kids; /* by rank; [0] unused */
+  uint32_t nodes;
+} launch;
+
+/* -------------------------------------------------------------- children */
+
+/* Reads one line (rank 0's address) from fd within timeout_s. */
+static bool read_address(int fd, double timeout_s, char *out, size_t n) {
+  size_t used = 0;
+  double deadline = real_clock() + timeout_s;
+  while (used + 1 < n) {
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    double left = deadline - real_clock();
+    if (left <= 0 || poll(&p, 1, (int)ceil(left * 1000)) <= 0) return false;
+    ssize_t r = read(fd, out + used, n - 1 - used);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    used += (size_t)r;
+    out[used] = '\0';
+    char *nl = strchr(out, '\n');
+    if (nl) {
+      *nl = '\0';
+      return true;
+    }
+  }
+  return false;
+}
+
+static _Noreturn void child_main(const real_run_args *a, uint32_t rank, int addr_fd) {
+  char coordinator[REAL_HOST_MAX], err[REAL_ERROR_MAX];
+  if (!read_address(addr_fd, a->cluster->timeout_s, coordinator, sizeof coordinator) ||
+      !*coordinator) {
+    fprintf(stderr, "pslab node %u: no address for node 0 from the launcher (node 0 did "
+            "not start)\n", rank);
+    _exit(1);
+  }
+  close(addr_fd);
+  real_run_args b = *a;
+  b.rank = rank;
+  b.coordinator = coordinator;
+  b.coordinator_file = NULL;
+  b.listening = NULL;
+  b.started = NULL;
+  b.progress = NULL;
+  cJSON *m = real_run_node(&b, err, sizeof err);
+  if (!m) fprintf(stderr, "pslab node %u: %s\n", rank, err);
+  cJSON_Delete(m);
+  fflush(NULL);
+  _exit(m ? 0 : 1);
+}
+
+/* Forks node `rank`; its parent-side descriptors go in l->kids[rank]. */
+static int fork_node(launch *l, const real_run_args *a, uint32_t rank) {
+  int sv[2], life[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return -1;
+  if (pipe(life) != 0) {
+    close(sv[0]);
+    close(sv[1]);
+    return -1;
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    for (uint32_t r = 1; r < rank; r++) { /* the other children's, inherited */
+      close(l->kids[r].addr);
+      close(l->kids[r].life);
+    }
+    close(sv[0]);
+    close(life[0]);
+    child_main(a, rank, sv[1]); /* life[1] stays open until the child exits */
+  }
+  close(sv[1]);
+  close(life[1]);
+  if (pid < 0) {
+    close(sv[0]);
+    close(life[0]);
+    return -1;
+  }
+  l->kids[rank] = (child){.pid = pid, .addr = sv[0], .life = life[0]};
+  return 0;
+}
+
+/* ---------------------------------------------------------------- rank 0 */
+
+static void tell_address(void *ctx, const char *host_port) {
+  launch *l = ctx;
+  char line[REAL_HOST_MAX + 2];
+  int len = snprintf(line, sizeof line, "%s\n", host_port);
+  for (uint32_t r = 1; r < l->nodes; r++) {
+    if (l->kids[r].addr < 0) continue;
+    /* A child that died already must not kill the launcher with SIGPIPE;
+     * one that cannot be told gives up by itself and is reaped. */
+    ssize_t sent = send(l->kids[r].addr, line, (size_t)len, MSG_NOSIGNAL);
+    (void)sent;
+    close(l->kids[r].addr);
+    l->kids[r].addr = -1;
+  }
+}
+
+/* ---------------------------------------------------------------- reaping */
+
+static void reap(child *k) {
+  while (waitpid(k->pid, &k->status, 0) < 0 && errno == EINTR) continue;
+  k->exited = true;
+  close(k->life);
+  k->life = -1;
+}
+
+/* Waits for every child until deadline, then kills the rest. */
+static void reap_all(launch *l, double deadline) {
+  struct pollfd *p = calloc(l->nodes, sizeof *p);
+  for (;;) {
+    nfds_t count = 0;
+    for (uint32_t r = 1; r < l->nodes; r++)
+      if (!l->kids[r].exited && p) p[count++] = (struct pollfd){.fd = l->kids[r].life,
+                                                                .events = POLLIN};
+    double left = deadline - real_clock();
+    if (count == 0 || left <= 0 || !p) break;
+    if (poll(p, count, (int)ceil(left * 1000)) < 0 && errno != EINTR) break;
+    for (uint32_t r = 1; r < l->nodes; r++)
+      for (nfds_t i = 0; i < count; i++)
+        if (p[i].fd == l->kids[r].life && p[i].revents) reap(&l->kids[r]);
+  }
+  free(p);
+  for (uint32_t r = 1; r < l->nodes; r++) {
+    if (l->kids[r].exited) continue;
+    kill(l->kids[r].pid, SIGKILL);
+    reap(&l->kids[r]);
+    l->kids[r].status = -1; /* marks "did not exit in time" */
+  }
+}
+
+/* The first child that did not end well, described in err; false if none. */
+static bool child_failure(const launch *l, double wait_s, char *err, size_t errlen) {
+  for (uint32_t r = 1; r < l->nodes; r++) {
+    int st = l->kids[r].status;
+    if (st == -1)
+      snprintf(err, errlen, "node %u did not exit within %g s of node 0; killed it", r,
+               wait_s);
+    else if (WIFSIGNALED(st))
+      snprintf(err, errlen, "node %u was killed by signal %d (%s)", r, WTERMSIG(st),
+               strsignal(WTERMSIG(st)));
+    else if (WEXITSTATUS(st) != 0)
+      snprintf(err, errlen, "node %u failed (exit status %d; its message is in the log)", r,
+               WEXITSTATUS(st));
+    else
+      continue;
+    return true;
+  }
+  return false;
+}
+
+cJSON *real_run_local(const real_run_args *a, char *err, size_t errlen) {
+  if (!a || !a->cluster || a->nodes == 0) {
+    snprintf(err, errlen, "real_run_local: bad arguments");
+    return NULL;
+  }
+  launch l = {.kids = calloc(a->nodes, sizeof(child)), .nodes = a->nodes};
+  if (!l.kids) {
+    snprintf(err, errlen, "real_run_local: out of memory");
+    return NULL;
+  }
+  fflush(NULL); /* or the children's copies of stdio buffers are written twice */
+  uint32_t forked = 1;
+  while (forked < a->nodes && fork_node(&l, a, forked) == 0) forked++;
+  l.nodes = forked;
+  cJSON *metrics = NULL;
+  if (forked < a->nodes) {
+    snprintf(err, errlen, "cannot fork node %u: %s", forked, strerror(errno));
+    tell_address(&l, ""); /* an empty address: the children give up */
+  } else {
+    real_run_args b = *a;
+    b.rank = 0;
+    b.coordinator = NULL;
+    b.coordinator_file = NULL;
+    b.listening = tell_address;
+    b.hook_ctx = &l;
+    b.started = NULL;
+    metrics = real_run_node(&b, err, errlen);
+  }
+  tell_address(&l, ""); /* rank 0 never listened: let the children go */
+  double wait_s = a->cluster->timeout_s + EXIT_MARGIN_S;
+  reap_all(&l, real_clock() + wait_s);
+  if (metrics && child_failure(&l, wait_s, err, errlen)) {
+    cJSON_Delete(metrics);
+    metrics = NULL;
+  }
+  free(l.kids);
+  return metrics;
+}

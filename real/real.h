@@ -1,0 +1,212 @@
+/*
+ * real/: the socket backend. The same core, policies and workloads as sim/,
+ * run as real processes (one per node) that talk over TCP through ZeroMQ.
+ *
+ * A node is one process: a receiver thread on a ZeroMQ ROUTER socket feeds
+ * every incoming message to ps_node_recv; outgoing messages leave on one
+ * DEALER socket per peer; worker threads call the client operations directly
+ * (a local key is read from the process's memory, never through a message)
+ * and block on a condition while they wait for a ticket.
+ *
+ * Two levels:
+ *   real_node_*   one started node: rendezvous through rank 0, the core, the
+ *                 receiver thread, collectives (barrier, quiescence, gather),
+ *                 a clean shutdown. Tests and benches drive it directly.
+ *   real_run_*    one experiment run on top of it, with the shared worker
+ *                 loop (wl_drive) and the same metrics as sim_run:
+ *                 real_run_node is one node (mpirun, srun, `pslab node`),
+ *                 real_run_local forks every node of a run on this machine.
+ *
+ * Failure is an error, never a hang: a peer that does not arrive, dies or
+ * stops answering fails the node within the cluster's timeout_s, with a
+ * message naming the peer's rank. Nothing here keeps global state.
+ */
+#ifndef PSLAB_REAL_REAL_H
+#define PSLAB_REAL_REAL_H
+
+#include "model/ps.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cJSON;
+
+/* ------------------------------------------------------------- cluster */
+
+typedef enum {
+  REAL_COMPUTE_SPIN = 0, /* compute(flops) keeps the worker's core busy */
+  REAL_COMPUTE_SLEEP = 1 /* ... sleeps instead (oversubscribed machines) */
+} real_compute;
+
+#define REAL_HOST_MAX 256
+
+/* What the real backend reads from the spec's "cluster" object. */
+typedef struct {
+  char bind[64];                 /* IPv4 address servers bind, or "*" (all) */
+  char coordinator[REAL_HOST_MAX]; /* rank 0's "HOST:PORT", or "" */
+  uint32_t base_port;            /* 0: the OS picks; else rank r binds
+                                    base_port + r (rank 0: the coordinator's
+                                    port when one is given) */
+  double timeout_s;              /* start-up, failure detection, shutdown */
+  real_compute compute;
+  /* Workers enter the node's core lock for their core calls (default true;
+   * real/internal.h says why). Not in specs: false is for checking a core
+   * that keeps its own send order across threads. */
+  bool serialize_core;
+} real_cluster;
+
+/* Defaults: bind 127.0.0.1, no coordinator, ports from the OS, 30 s, spin,
+ * core calls serialized. */
+void real_cluster_default(real_cluster *c);
+
+/* Rank and size of this process, from the first pair of environment
+ * variables set among PSLAB_RANK/PSLAB_SIZE, OMPI_COMM_WORLD_RANK/
+ * OMPI_COMM_WORLD_SIZE, PMI_RANK/PMI_SIZE, SLURM_PROCID/SLURM_NTASKS.
+ * 0, or -1 with a message in err (none set, not numbers, rank >= size). */
+int real_rank_from_env(uint32_t *rank, uint32_t *size, char *err, size_t errlen);
+
+/* Splits "HOST:PORT" (HOST may be [v6]) into host (hostlen bytes) and
+ * port; 0, or -1 with a message in err. */
+int real_split_host_port(const char *s, char *host, size_t hostlen, uint32_t *port,
+                         char *err, size_t errlen);
+
+/* ----------------------------------------------------------------- node */
+
+typedef struct real_node real_node;
+
+typedef struct {
+  uint32_t rank, size;
+  uint32_t workers;              /* worker handles on this node */
+  ps_layout layout;              /* num_nodes must equal size */
+  const ps_policy_ops *policy;   /* may be NULL */
+  const struct cJSON *policy_json;
+  ps_policy_settings settings;
+  const ps_key *hot_keys;        /* for the policy's init (ps_node_config) */
+  size_t num_hot_keys;
+  const real_cluster *cluster;   /* borrowed for the node's life */
+  /* Rank 0's "HOST:PORT" (NULL: cluster->coordinator). Rank 0 binds its
+   * port; port 0 there lets the OS pick, which only a launcher that tells
+   * the others (listening) can use. */
+  const char *coordinator;
+  /* A file through which rank 0 tells the others its address instead: rank
+   * 0 writes "run <run> HOST:PORT" there, the others wait for it. Or NULL. */
+  const char *coordinator_file;
+  uint32_t run;                  /* nodes of different runs never meet */
+  /* Rank 0: called once its ROUTER is bound, with the address the others
+   * must use ("HOST:PORT"), before waiting for them. May be NULL. */
+  void (*listening)(void *ctx, const char *host_port);
+  void *listening_ctx;
+} real_node_config;
+
+/* Binds, meets every other node through rank 0, connects to each, starts the
+ * receiver thread and passes the start barrier (every link is up). NULL with
+ * a message in err: a peer that never arrived or cannot be reached (named by
+ * rank), an address in use, a bad config. */
+real_node *real_node_start(const real_node_config *c, char *err, size_t errlen);
+/* Stops the receiver thread and frees everything; works on a failed node
+ * (then nothing more is sent). Call after every worker thread is done. */
+void real_node_free(real_node *n);
+
+/* The node's core. Every call into it that can send (operations, intents,
+ * ps_node_finish...) must be made between real_node_enter and
+ * real_node_leave: a fair lock that keeps one node's calls from
+ * overlapping (real/internal.h says why; no-ops with serialize_core off).
+ * Never wait for a ticket inside. */
+ps_node *real_node_core(real_node *n);
+void real_node_enter(real_node *n);
+void real_node_leave(real_node *n);
+uint32_t real_node_rank(const real_node *n);
+uint32_t real_node_size(const real_node *n);
+/* Wall-clock seconds since this node left the start barrier. */
+double real_node_now(const real_node *n);
+
+/* Blocks until ticket t of w completes (PS_OK) or the node fails
+ * (PS_ERR_PEER). Call outside real_node_enter/leave. Thread-safe; one
+ * worker handle per thread. */
+int real_node_wait(real_node *n, ps_worker *w, ps_ticket t);
+
+/* Whether the node has failed, and why (err may be NULL). */
+bool real_node_failed(real_node *n, char *err, size_t errlen);
+/* Fails this node with `why` and tells every other node (through rank 0),
+ * which fail with it. Idempotent: the first reason stays. */
+void real_node_abort(real_node *n, const char *why);
+
+/* Decides, at rank 0, what a collective answers from every node's
+ * contribution (in[r], len[r] for rank r). Returns a malloc'd reply of
+ * *out_len bytes (NULL with *out_len 0: an empty reply). */
+typedef void *(*real_decide_fn)(void *ctx, uint32_t size, const void *const *in,
+                                const size_t *len, size_t *out_len);
+
+/* One collective: every node contributes in[0..len); rank 0 waits for all,
+ * calls decide (NULL: empty reply) and sends its reply to every node, which
+ * returns it in *out (malloc'd, *out_len bytes; out may be NULL). Every node
+ * must call it the same number of times. timeout_s bounds the wait (INFINITY:
+ * none; failures are still detected). phase names it in error messages.
+ * PS_OK, or PS_ERR_PEER with the node failed. */
+int real_node_collective(real_node *n, const char *phase, const void *in,
+                         size_t len, double timeout_s, real_decide_fn decide,
+                         void *ctx, void **out, size_t *out_len);
+/* A collective with nothing to say. */
+int real_node_barrier(real_node *n, const char *phase, double timeout_s);
+/* Stops running the core's timers on this node (before quiescing: timers
+ * could keep sending forever). */
+void real_node_stop_timers(real_node *n);
+/* Waits until no message is in flight anywhere: collectives of per-node
+ * sent and received counts until two rounds agree and balance. Call on every
+ * node once no worker issues operations any more. PS_OK or PS_ERR_PEER. */
+int real_node_quiesce(real_node *n);
+/* The clean end: every node says it is closing, rank 0 confirms, then the
+ * sockets close after delivering what they hold. PS_OK or PS_ERR_PEER. */
+int real_node_finish(real_node *n);
+
+/* Sends len bytes of buf (taken: freed with free()) to node dst through
+ * the transport, as the core's env.send does. For tests and benches. */
+void real_node_send(real_node *n, uint32_t dst, uint8_t *buf, size_t len);
+
+typedef struct {
+  uint64_t sent, received;     /* data messages */
+  uint64_t dropped;            /* received, failed to decode or validate */
+  uint64_t stray;              /* frames from an unknown sender, dropped */
+} real_node_stats;
+
+void real_node_get_stats(real_node *n, real_node_stats *out);
+
+/* ------------------------------------------------------------------ run */
+
+typedef struct {
+  uint32_t nodes, workers_per_node;
+  double host_speed;             /* flop/s of one worker's core */
+  const real_cluster *cluster;
+  const struct cJSON *workload;  /* the spec's "workload" object */
+  const struct cJSON *policy;    /* the spec's "policy" object */
+  uint64_t seed;
+  uint32_t run;                  /* the run's number in its experiment */
+  /* real_run_node only (real_run_local sets them for its nodes): */
+  uint32_t rank;
+  const char *coordinator;       /* NULL: cluster->coordinator */
+  const char *coordinator_file;  /* or NULL */
+  void (*listening)(void *ctx, const char *host_port);
+  /* Called on every node once the run has started (after the start barrier). */
+  void (*started)(void *ctx);
+  void *hook_ctx;
+  /* Rank 0 (or the launcher): wall seconds and the fraction of rank 0's
+   * steps done, now and then. May be NULL. */
+  void (*progress)(void *ctx, double wall_s, double fraction);
+  void *progress_ctx;
+} real_run_args;
+
+/* Runs this process's node of one run. On rank 0, returns the run's metrics
+ * (the fields of sim_run, time_s being the wall-clock time from the start
+ * barrier to the end barrier, plus bad_messages when some were dropped);
+ * on other ranks an empty object. NULL with a message in err on failure
+ * (a peer that died is named by rank). Caller frees. */
+struct cJSON *real_run_node(const real_run_args *a, char *err, size_t errlen);
+
+/* Runs every node of one run on this machine: forks nodes 1.. (which wait
+ * for rank 0's address), runs rank 0 in this process on a free port of
+ * cluster->bind, and waits for the others (killing those that do not exit
+ * within the timeout). Returns rank 0's metrics, or NULL with a message.
+ * Call from a process without ZeroMQ contexts or threads (it forks). */
+struct cJSON *real_run_local(const real_run_args *a, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,243 @@
+/*
+ * The receiver thread of a node: the only reader of its ROUTER and of the
+ * monitors of its DEALERs, and the one thread that runs the core's timers.
+ *
+ * Each frame is told apart by its first bytes: control messages (collective
+ * contributions and answers, aborts) are handled here; everything else goes
+ * to ps_node_recv, which decodes, checks and handles it, or rejects it (the
+ * frame is then counted as dropped and logged, and the node goes on). The
+ * core is called inside the node's core lock, and not at all once the node
+ * has failed (see internal.h).
+ *
+ * Monitor events: a handshake marks a link up (the start barrier waits for
+ * all); a disconnect or a failed handshake fails the node, naming the peer,
+ * unless the node is closing, when peers leaving is expected.
+ *
+ * The thread stops when the main thread writes to the control pair.
+ */
+#include "real/internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Frames handled per poll before looking at the monitors again. */
+#define RECV_BATCH 256
+
+/* ------------------------------------------------------------- frames */
+
+static void handle_data(real_node *n, uint32_t src, const uint8_t *buf, size_t len) {
+  real_core_enter(n);
+  bool fed = !atomic_load(&n->failed);
+  int rc = fed ? ps_node_recv(n->core, src, buf, len, real_node_now(n)) : PS_OK;
+  real_core_leave(n);
+  atomic_fetch_add(&n->received, 1);
+  if (rc == PS_OK) return;
+  atomic_fetch_add(&n->dropped, 1);
+  real_log_bad(n, "node %u: dropped a %zu-byte message from node %u: %s", n->rank, len, src,
+               ps_strerror(rc));
+}
+
+static void handle_frame(real_node *n, uint32_t src, const uint8_t *buf, size_t len) {
+  if (!real_ctl_is_control(buf, len)) {
+    handle_data(n, src, buf, len);
+    return;
+  }
+  real_ctl m;
+  int rc = real_ctl_decode(buf, len, &m);
+  if (rc == PS_OK && (m.rank != src || m.run != n->run || m.size != n->size))
+    rc = PS_ERR_PEER;
+  if (rc == PS_OK) {
+    real_handle_control(n, src, &m);
+    return;
+  }
+  /* Not a control message after all: counted as received, as the data
+   * message its sender counted as sent. */
+  atomic_fetch_add(&n->received, 1);
+  atomic_fetch_add(&n->dropped, 1);
+  real_log_bad(n, "node %u: dropped a %zu-byte control message from node %u: %s", n->rank,
+               len, src, ps_strerror(rc));
+}
+
+static void drain_router(real_node *n) {
+  zmq_msg_t body;
+  uint32_t src;
+  for (int i = 0; i < RECV_BATCH && real_router_recv(n, &body, &src) == 1; i++) {
+    handle_frame(n, src, zmq_msg_data(&body), zmq_msg_size(&body));
+    zmq_msg_close(&body);
+  }
+}
+
+/* -------------------------------------------------------------- control */
+
+static void store_gather(real_node *n, uint32_t src, const real_ctl *m) {
+  void *copy = malloc(m->payload_len ? m->payload_len : 1);
+  pthread_mutex_lock(&n->lock);
+  bool ok = copy && m->seq == n->coll_seq + 1 && !n->gather_has[src];
+  if (ok) {
+    if (m->payload_len) memcpy(copy, m->payload, m->payload_len);
+    n->gather_in[src] = copy;
+    n->gather_len[src] = m->payload_len;
+    n->gather_has[src] = true;
+    n->gather_count++;
+    pthread_cond_broadcast(&n->cond);
+  }
+  uint32_t expected = n->coll_seq + 1;
+  pthread_mutex_unlock(&n->lock);
+  if (ok) return;
+  free(copy);
+  real_fail_and_tell(n, "node %u sent contribution %u to a collective, node 0 expected %u "
+                     "(once)", src, m->seq, expected);
+}
+
+static void store_release(real_node *n, const real_ctl *m) {
+  void *copy = malloc(m->payload_len ? m->payload_len : 1);
+  pthread_mutex_lock(&n->lock);
+  bool ok = copy && m->seq == n->coll_seq + 1 && !n->released;
+  if (ok) {
+    if (m->payload_len) memcpy(copy, m->payload, m->payload_len);
+    free(n->release);
+    n->release = copy;
+    n->release_len = m->payload_len;
+    n->released = true;
+    pthread_cond_broadcast(&n->cond);
+  }
+  uint32_t expected = n->coll_seq + 1;
+  pthread_mutex_unlock(&n->lock);
+  if (ok) return;
+  free(copy);
+  real_fail_and_tell(n, "node 0 answered collective %u, node %u expected %u", m->seq, n->rank,
+                     expected);
+}
+
+void real_handle_control(real_node *n, uint32_t src, const real_ctl *m) {
+  switch (m->type) {
+  case REAL_CTL_GATHER:
+    if (n->rank == 0) store_gather(n, src, m);
+    else real_log_bad(n, "node %u: dropped a contribution from node %u", n->rank, src);
+    break;
+  case REAL_CTL_RELEASE:
+    if (src == 0 && n->rank != 0) store_release(n, m);
+    else real_log_bad(n, "node %u: dropped an answer from node %u", n->rank, src);
+    break;
+  case REAL_CTL_ABORT: {
+    char text[REAL_ERROR_MAX];
+    snprintf(text, sizeof text, "%.*s", (int)m->payload_len, (const char *)m->payload);
+    real_abort_received(n, src, m->seq < n->size ? m->seq : src, text);
+    break;
+  }
+  default:
+    break; /* a repeated HELLO or BOOK: start-up is over */
+  }
+}
+
+/* --------------------------------------------------------------- events */
+
+static void handle_event(real_node *n, uint32_t p, int event) {
+  real_peer *peer = &n->peers[p];
+  if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
+    pthread_mutex_lock(&n->lock);
+    if (!peer->up) {
+      peer->up = true;
+      n->links_up++;
+      pthread_cond_broadcast(&n->cond);
+    }
+    pthread_mutex_unlock(&n->lock);
+    return;
+  }
+  pthread_mutex_lock(&n->lock);
+  bool closing = n->closing;
+  pthread_mutex_unlock(&n->lock);
+  if (closing || atomic_load(&n->failed)) return;
+  if (event == ZMQ_EVENT_DISCONNECTED)
+    real_fail_and_tell(n, "lost node %u at %s: it exited, crashed or stopped answering "
+                       "(seen by node %u)", p, peer->endpoint, n->rank);
+  else
+    real_fail_and_tell(n, "node %u at %s failed the connection handshake (is it a pslab "
+                       "node of this run?)", p, peer->endpoint);
+}
+
+/* ---------------------------------------------------------------- timers */
+
+/* Runs the core's timers when due; returns the poll timeout in ms. */
+static long run_timers(real_node *n) {
+  if (!atomic_load(&n->timers_on)) return 100; /* they may be switched on */
+  double due = ps_node_next_timer(n->core);
+  if (isinf(due)) return 1000; /* a policy may arm one later: look again */
+  double now = real_node_now(n);
+  if (due <= now) {
+    real_core_enter(n);
+    if (!atomic_load(&n->failed)) ps_node_on_timer(n->core, now);
+    real_core_leave(n);
+    due = ps_node_next_timer(n->core);
+    if (isinf(due)) return 1000;
+  }
+  double ms = ceil((due - real_node_now(n)) * 1000);
+  return ms < 0 ? 0 : ms > 1000 ? 1000 : (long)ms;
+}
+
+/* --------------------------------------------------------------- thread */
+
+typedef struct {
+  zmq_pollitem_t *items;
+  uint32_t *peer_of; /* items[2 + i] monitors peer_of[i] */
+  int count;
+} poll_set;
+
+static int poll_set_make(real_node *n, poll_set *ps) {
+  ps->items = calloc(n->size + 2, sizeof *ps->items);
+  ps->peer_of = calloc(n->size, sizeof *ps->peer_of);
+  if (!ps->items || !ps->peer_of) return -1;
+  ps->items[0] = (zmq_pollitem_t){.socket = n->router, .events = ZMQ_POLLIN};
+  ps->items[1] = (zmq_pollitem_t){.socket = n->ctl_recv, .events = ZMQ_POLLIN};
+  ps->count = 2;
+  for (uint32_t p = 0; p < n->size; p++) {
+    if (!n->peers[p].monitor) continue;
+    ps->peer_of[ps->count - 2] = p;
+    ps->items[ps->count++] = (zmq_pollitem_t){.socket = n->peers[p].monitor,
+                                              .events = ZMQ_POLLIN};
+  }
+  return 0;
+}
+
+static void *receiver_main(void *arg) {
+  real_node *n = arg;
+  poll_set ps;
+  if (poll_set_make(n, &ps) != 0) {
+    real_fail_and_tell(n, "node %u: out of memory in the receiver", n->rank);
+    return NULL;
+  }
+  for (;;) {
+    long timeout = run_timers(n);
+    if (zmq_poll(ps.items, ps.count, timeout) < 0) {
+      if (zmq_errno() == EINTR) continue;
+      real_fail_and_tell(n, "node %u: polling failed: %s", n->rank, zmq_strerror(zmq_errno()));
+      break;
+    }
+    if (ps.items[1].revents & ZMQ_POLLIN) break; /* stop */
+    if (ps.items[0].revents & ZMQ_POLLIN) drain_router(n);
+    for (int i = 2; i < ps.count; i++) {
+      if (!(ps.items[i].revents & ZMQ_POLLIN)) continue;
+      int ev;
+      while ((ev = real_monitor_event(ps.items[i].socket)) >= 0)
+        handle_event(n, ps.peer_of[i - 2], ev);
+    }
+  }
+  free(ps.items);
+  free(ps.peer_of);
+  return NULL;
+}
+
+int real_receiver_start(real_node *n) {
+  if (pthread_create(&n->receiver, NULL, receiver_main, n) != 0) return -1;
+  n->receiver_running = true;
+  return 0;
+}
+
+void real_receiver_stop(real_node *n) {
+  zmq_send(n->ctl_send, "stop", 4, 0);
+  pthread_join(n->receiver, NULL);
+  n->receiver_running = false;
+}

@@ -1,0 +1,799 @@
+/*
+ * The real backend with real processes on loopback: the core's guarantees
+ * (read-your-writes, conservation, one owner per key) with 3-4 node
+ * processes and several worker threads each, relocations under way, for
+ * every policy; whole runs through real_run_local; bad frames dropped and
+ * counted; a node that never arrives and a node killed mid-run reported by
+ * rank, without hanging.
+ *
+ * Rank 0 runs in this process (so its code runs under the sanitizers with
+ * leak checks); ranks 1.. are forked first, before any ZeroMQ context
+ * exists here, and wait on a socket pair for rank 0's address, as
+ * real_run_local does. Every wait is bounded: children by a deadline after
+ * which they are killed (and the test fails), this process by alarm().
+ */
+#include "real/internal.h"
+#include "policies/policy.h"
+#include "tests/unit.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define BOUND_S 60      /* no test of this file runs longer */
+#define KIDS_MAX 8
+
+/* ------------------------------------------------------------ children */
+
+typedef int (*node_body)(uint32_t rank, const char *coordinator, void *arg);
+
+typedef struct {
+  pid_t pid;
+  int addr, life, err; /* rank 0's address goes in; EOF at exit; its stderr */
+  int status;
+  bool exited;
+  char text[4096];     /* what it wrote on stderr */
+} kid;
+
+typedef struct {
+  kid k[KIDS_MAX];     /* by rank; [0] unused */
+  uint32_t n;          /* ranks, rank 0 included */
+} kids;
+
+static bool read_line(int fd, char *out, size_t n, double timeout_s) {
+  size_t used = 0;
+  double deadline = real_clock() + timeout_s;
+  while (used + 1 < n) {
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    double left = deadline - real_clock();
+    if (left <= 0 || poll(&p, 1, (int)ceil(left * 1000)) <= 0) return false;
+    ssize_t r = read(fd, out + used, n - 1 - used);
+    if (r <= 0) return false;
+    used += (size_t)r;
+    out[used] = '\0';
+    char *nl = strchr(out, '\n');
+    if (nl) {
+      *nl = '\0';
+      return true;
+    }
+  }
+  return false;
+}
+
+static _Noreturn void kid_main(int addr, node_body body, uint32_t rank, void *arg) {
+  char coordinator[REAL_HOST_MAX];
+  int rc = 2;
+  if (read_line(addr, coordinator, sizeof coordinator, 20) && *coordinator)
+    rc = body(rank, coordinator, arg);
+  else
+    fprintf(stderr, "node %u: no address for node 0\n", rank);
+  fflush(NULL);
+  _exit(rc);
+}
+
+/* Forks ranks 1..n-1 running body. */
+static void kids_spawn(kids *ks, uint32_t n, node_body body, void *arg) {
+  memset(ks, 0, sizeof *ks);
+  ks->n = n;
+  fflush(NULL);
+  for (uint32_t r = 1; r < n; r++) {
+    int sv[2], life[2], err[2];
+    CU_ASSERT_FATAL(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0 && pipe(life) == 0 &&
+                    pipe(err) == 0);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+      for (uint32_t o = 1; o < r; o++) {
+        close(ks->k[o].addr);
+        close(ks->k[o].life);
+        close(ks->k[o].err);
+      }
+      close(sv[0]);
+      close(life[0]);
+      close(err[0]);
+      dup2(err[1], STDERR_FILENO);
+      close(err[1]);
+      kid_main(sv[1], body, r, arg);
+    }
+    close(sv[1]);
+    close(life[1]);
+    close(err[1]);
+    ks->k[r] = (kid){.pid = pid, .addr = sv[0], .life = life[0], .err = err[0]};
+  }
+}
+
+/* rank 0's listening callback: every child learns the address. */
+static void kids_tell(void *ctx, const char *host_port) {
+  kids *ks = ctx;
+  char line[REAL_HOST_MAX + 2];
+  int len = snprintf(line, sizeof line, "%s\n", host_port);
+  for (uint32_t r = 1; r < ks->n; r++) {
+    if (ks->k[r].addr < 0) continue;
+    ssize_t sent = send(ks->k[r].addr, line, (size_t)len, MSG_NOSIGNAL);
+    (void)sent;
+    close(ks->k[r].addr);
+    ks->k[r].addr = -1;
+  }
+}
+
+static void kid_collect(kid *k) {
+  size_t used = strlen(k->text);
+  ssize_t r;
+  while (used + 1 < sizeof k->text &&
+         (r = read(k->err, k->text + used, sizeof k->text - 1 - used)) > 0)
+    used += (size_t)r;
+  k->text[used] = '\0';
+  close(k->err);
+  close(k->life);
+  while (waitpid(k->pid, &k->status, 0) < 0 && errno == EINTR) continue;
+  k->exited = true;
+}
+
+/* Waits for every child (killing, and failing the test for, any that is not
+ * gone within timeout_s). */
+static void kids_wait(kids *ks, double timeout_s) {
+  kids_tell(ks, ""); /* in case rank 0 never listened */
+  double deadline = real_clock() + timeout_s;
+  for (uint32_t r = 1; r < ks->n; r++) {
+    kid *k = &ks->k[r];
+    struct pollfd p = {.fd = k->life, .events = POLLIN};
+    double left = deadline - real_clock();
+    if (left <= 0 || poll(&p, 1, (int)ceil(left * 1000)) <= 0) {
+      fprintf(stderr, "\n  node %u did not exit within %g s: killed\n", r, timeout_s);
+      CU_FAIL("a node process hung");
+      kill(k->pid, SIGKILL);
+    }
+    kid_collect(k);
+  }
+}
+
+static bool kid_ok(const kid *k) {
+  bool ok = WIFEXITED(k->status) && WEXITSTATUS(k->status) == 0;
+  if (!ok) fprintf(stderr, "\n  child %d failed (status 0x%x): %s\n", (int)k->pid, k->status,
+                   k->text);
+  return ok;
+}
+
+static real_cluster test_cluster(double timeout_s) {
+  real_cluster c;
+  real_cluster_default(&c);
+  c.timeout_s = timeout_s;
+  return c;
+}
+
+/* --------------------------------------------- guarantees with processes */
+
+typedef struct {
+  uint32_t nodes, workers, keys, ops;
+  const char *policy;   /* by name, configured with its defaults */
+  bool fast;            /* fast_local_access (static only) */
+  uint64_t seed;
+  real_cluster cluster;
+  /* Filled by run_scenario: */
+  const ps_policy_ops *table;
+  ps_policy_settings settings;
+  cJSON *json;
+} scenario;
+
+static bool is_policy(const scenario *sc, const char *name) {
+  return strcmp(sc->policy, name) == 0;
+}
+
+typedef struct {
+  real_node *node;
+  const scenario *sc;
+  uint32_t index, g;      /* on its node; over the cluster */
+  uint64_t *pushed;       /* per key: this worker's pushes */
+  uint64_t checks, wrong; /* read-your-writes */
+  int status;
+} sc_worker;
+
+static uint32_t total_workers(const scenario *sc) { return sc->nodes * sc->workers; }
+
+static ps_layout sc_layout(const scenario *sc) {
+  ps_layout l = {.num_tables = 1, .num_nodes = sc->nodes, .partition = PS_PARTITION_HASH};
+  l.tables[0] = (ps_table){100, sc->keys, total_workers(sc)};
+  return l;
+}
+
+/* Up to 4 pushes outstanding; the oldest is waited for when full. */
+typedef struct {
+  ps_ticket t[4];
+  int n;
+} push_ring;
+
+static int ring_add(sc_worker *w, ps_worker *h, push_ring *ring, ps_ticket t) {
+  int rc = PS_OK;
+  if (ring->n == 4) {
+    rc = real_node_wait(w->node, h, ring->t[0]);
+    memmove(ring->t, ring->t + 1, 3 * sizeof *ring->t);
+    ring->n--;
+  }
+  ring->t[ring->n++] = t;
+  return rc;
+}
+
+/* A call into w's node's core, inside its core lock. */
+#define IN_CORE(w, call) (real_node_enter((w)->node), core_rc = (call), \
+                          real_node_leave((w)->node), core_rc)
+static _Thread_local int core_rc;
+
+/* One random operation of worker w: push, pull (checked), intent, localize
+ * (relocate only: other policies decide placement themselves, and
+ * all-reduce replication wants keys that do not move). */
+static int sc_step(sc_worker *w, ps_worker *h, uint64_t *rng, float *vals, float *out,
+                   push_ring *ring) {
+  const scenario *sc = w->sc;
+  uint32_t len = total_workers(sc);
+  double now = real_node_now(w->node);
+  size_t n = 1 + ps_splitmix64(rng) % 4;
+  ps_key keys[4];
+  for (size_t i = 0; i < n; i++) keys[i] = 100 + ps_splitmix64(rng) % sc->keys;
+  uint64_t r = ps_splitmix64(rng) % 10;
+  ps_ticket t;
+  int rc = PS_OK;
+  if (r < 5) {
+    memset(vals, 0, 4 * len * sizeof *vals);
+    for (size_t i = 0; i < n; i++) {
+      vals[i * len + w->g] = 1;
+      w->pushed[keys[i] - 100]++;
+    }
+    rc = IN_CORE(w, ps_push(h, keys, n, vals, n * len, &t, now));
+    if (rc == PS_PENDING) rc = ring_add(w, h, ring, t);
+  } else if (r < 8) {
+    rc = IN_CORE(w, ps_pull(h, keys, n, out, n * len, &t, now));
+    if (rc == PS_PENDING) rc = real_node_wait(w->node, h, t);
+    for (size_t i = 0; rc == PS_OK && i < n; i++) {
+      w->checks++;
+      w->wrong += out[i * len + w->g] != (float)w->pushed[keys[i] - 100];
+    }
+  } else if (r < 9) {
+    int64_t c = ps_worker_clock(h);
+    rc = IN_CORE(w, ps_intent(h, keys, n, c + 1, c + 2, now));
+  } else if (is_policy(sc, "relocate")) { /* explicit moves, besides the intents' */
+    bool wait = ps_splitmix64(rng) % 2;
+    rc = IN_CORE(w, ps_localize(h, keys, n, wait ? &t : NULL, now));
+    if (rc == PS_PENDING) rc = real_node_wait(w->node, h, t);
+  }
+  ps_advance_clock(h);
+  return rc < 0 ? rc : PS_OK;
+}
+
+static void *sc_worker_main(void *arg) {
+  sc_worker *w = arg;
+  const scenario *sc = w->sc;
+  ps_worker *h = ps_node_worker(real_node_core(w->node), w->index);
+  uint32_t len = total_workers(sc);
+  uint64_t rng = sc->seed * 1000003 + w->g;
+  float *vals = calloc(4 * len, sizeof *vals), *out = calloc(4 * len, sizeof *out);
+  push_ring ring = {.n = 0};
+  for (uint32_t op = 0; op < sc->ops && w->status == PS_OK; op++)
+    w->status = sc_step(w, h, &rng, vals, out, &ring);
+  for (int i = 0; i < ring.n && w->status == PS_OK; i++)
+    w->status = real_node_wait(w->node, h, ring.t[i]);
+  free(vals);
+  free(out);
+  return NULL;
+}
+
+/* A node's report: u64 relocations, checks, wrong, bad statuses; u64
+ * pushes[workers][keys]; u32 owned; owned x (u64 key, len floats). */
+typedef struct {
+  uint8_t *buf;
+  size_t len, cap;
+} bytes;
+
+static void put(bytes *b, const void *p, size_t n) {
+  if (b->len + n > b->cap) {
+    b->cap = (b->len + n) * 2;
+    b->buf = realloc(b->buf, b->cap);
+  }
+  memcpy(b->buf + b->len, p, n);
+  b->len += n;
+}
+
+static bytes sc_report(real_node *n, const scenario *sc, sc_worker *ws) {
+  bytes b = {0};
+  ps_node_stats st;
+  ps_node_get_stats(real_node_core(n), &st);
+  real_node_stats rs;
+  real_node_get_stats(n, &rs);
+  /* Bad frames count as failures: nothing here sends any. */
+  uint64_t head[4] = {st.relocations, 0, 0, st.bad_messages + rs.dropped + rs.stray};
+  for (uint32_t i = 0; i < sc->workers; i++) {
+    head[1] += ws[i].checks;
+    head[2] += ws[i].wrong;
+    head[3] += ws[i].status != PS_OK;
+  }
+  put(&b, head, sizeof head);
+  for (uint32_t i = 0; i < sc->workers; i++) put(&b, ws[i].pushed, sc->keys * sizeof(uint64_t));
+  uint32_t len = total_workers(sc), owned = 0;
+  size_t count_at = b.len;
+  put(&b, &owned, sizeof owned);
+  float *v = malloc(len * sizeof *v);
+  for (ps_key k = 100; k < 100 + sc->keys; k++) {
+    if (ps_node_read_owned(real_node_core(n), k, v) != PS_OK) continue;
+    put(&b, &k, sizeof k);
+    put(&b, v, len * sizeof *v);
+    owned++;
+  }
+  memcpy(b.buf + count_at, &owned, sizeof owned);
+  free(v);
+  return b;
+}
+
+typedef struct {
+  const scenario *sc;
+  char verdict[512];
+} check_ctx;
+
+/* Every node's reports, merged: per key its owners and value, per key and
+ * worker the pushes made, and the summed heads. */
+typedef struct {
+  uint64_t *expect, totals[4];
+  uint32_t *owners;
+  float *values;
+} merged;
+
+static void merge_report(merged *m, const scenario *sc, uint32_t rank, const uint8_t *at) {
+  uint32_t vl = total_workers(sc);
+  uint64_t head[4];
+  memcpy(head, at, sizeof head);
+  at += sizeof head;
+  for (int i = 0; i < 4; i++) m->totals[i] += head[i];
+  for (uint32_t w = 0; w < sc->workers; w++, at += sc->keys * sizeof(uint64_t))
+    for (uint32_t k = 0; k < sc->keys; k++)
+      memcpy(&m->expect[(size_t)k * vl + rank * sc->workers + w], at + k * sizeof(uint64_t),
+             sizeof(uint64_t));
+  uint32_t owned;
+  memcpy(&owned, at, sizeof owned);
+  at += sizeof owned;
+  for (uint32_t i = 0; i < owned; i++, at += sizeof(ps_key) + vl * sizeof(float)) {
+    ps_key k;
+    memcpy(&k, at, sizeof k);
+    m->owners[k - 100]++;
+    memcpy(&m->values[(k - 100) * vl], at + sizeof k, vl * sizeof(float));
+  }
+}
+
+static void judge(const merged *m, const scenario *sc, char *v, size_t vn) {
+  uint32_t vl = total_workers(sc);
+  const uint64_t *t = m->totals;
+  snprintf(v, vn, "ok");
+  for (uint32_t k = 0; k < sc->keys && !strcmp(v, "ok"); k++) {
+    if (m->owners[k] != 1) snprintf(v, vn, "key %u has %u owners", 100 + k, m->owners[k]);
+    for (uint32_t g = 0; g < vl && m->owners[k] == 1; g++)
+      if (m->values[k * vl + g] != (float)m->expect[k * vl + g])
+        snprintf(v, vn, "key %u, worker %u: value %g, pushes %llu", 100 + k, g,
+                 m->values[k * vl + g], (unsigned long long)m->expect[k * vl + g]);
+  }
+  if (!strcmp(v, "ok") && (t[2] || t[3] || t[1] < sc->ops / 10))
+    snprintf(v, vn, "read-your-writes: %llu of %llu pulls wrong; %llu failed workers and "
+             "bad messages", (unsigned long long)t[2], (unsigned long long)t[1],
+             (unsigned long long)t[3]);
+  if (!strcmp(v, "ok") && is_policy(sc, "relocate") && t[0] == 0)
+    snprintf(v, vn, "relocate moved no key");
+}
+
+/* Rank 0: every key owned once, holding exactly every worker's pushes;
+ * every pull saw its worker's own pushes; relocate moved keys. */
+static void *decide_check(void *ctx, uint32_t size, const void *const *in, const size_t *len,
+                          size_t *out_len) {
+  (void)len;
+  check_ctx *c = ctx;
+  const scenario *sc = c->sc;
+  uint32_t vl = total_workers(sc);
+  merged m = {.expect = calloc((size_t)sc->keys * vl, sizeof(uint64_t)),
+              .owners = calloc(sc->keys, sizeof(uint32_t)),
+              .values = calloc((size_t)sc->keys * vl, sizeof(float))};
+  for (uint32_t p = 0; p < size; p++) merge_report(&m, sc, p, in[p]);
+  judge(&m, sc, c->verdict, sizeof c->verdict);
+  free(m.expect);
+  free(m.owners);
+  free(m.values);
+  uint8_t *ok = malloc(1);
+  *ok = strcmp(c->verdict, "ok") == 0;
+  *out_len = 1;
+  return ok;
+}
+
+static int sc_run_workers(real_node *n, const scenario *sc, sc_worker *ws) {
+  pthread_t *th = calloc(sc->workers, sizeof *th);
+  for (uint32_t i = 0; i < sc->workers; i++) {
+    ws[i] = (sc_worker){.node = n, .sc = sc, .index = i,
+                        .g = real_node_rank(n) * sc->workers + i,
+                        .pushed = calloc(sc->keys, sizeof(uint64_t))};
+    pthread_create(&th[i], NULL, sc_worker_main, &ws[i]);
+  }
+  for (uint32_t i = 0; i < sc->workers; i++) pthread_join(th[i], NULL);
+  free(th);
+  real_node_enter(n); /* replicas hand on their deltas */
+  ps_node_finish(real_node_core(n), real_node_now(n));
+  real_node_leave(n);
+  return 0;
+}
+
+/* One node of a scenario; 0 when rank 0 found everything right. */
+static int sc_node(const scenario *sc, uint32_t rank, const char *coordinator, kids *tell,
+                   char *verdict, size_t vlen) {
+  /* The policy's hot keys, when it wants some: the first keys. */
+  ps_key hot[64];
+  size_t n_hot = sc->settings.hot_keys < sc->keys ? sc->settings.hot_keys : sc->keys;
+  for (size_t i = 0; i < n_hot && i < 64; i++) hot[i] = 100 + i;
+  real_node_config c = {.rank = rank, .size = sc->nodes, .workers = sc->workers,
+                        .layout = sc_layout(sc), .policy = sc->table, .policy_json = sc->json,
+                        .settings = sc->settings, .hot_keys = hot,
+                        .num_hot_keys = n_hot < 64 ? n_hot : 64,
+                        .cluster = &sc->cluster, .coordinator = coordinator, .run = 1,
+                        .listening = tell ? kids_tell : NULL, .listening_ctx = tell};
+  char err[REAL_ERROR_MAX];
+  real_node *n = real_node_start(&c, err, sizeof err);
+  if (!n) {
+    snprintf(verdict, vlen, "start: %.400s", err);
+    fprintf(stderr, "node %u: %s\n", rank, verdict);
+    return 1;
+  }
+  sc_worker *ws = calloc(sc->workers, sizeof *ws);
+  sc_run_workers(n, sc, ws);
+  check_ctx cc = {.sc = sc};
+  void *reply = NULL;
+  size_t rlen = 0;
+  bytes rep = {0};
+  int rc = real_node_barrier(n, "workers done", sc->cluster.timeout_s);
+  real_node_stop_timers(n);
+  if (rc == PS_OK) rc = real_node_quiesce(n);
+  if (rc == PS_OK) rep = sc_report(n, sc, ws);
+  if (rc == PS_OK)
+    rc = real_node_collective(n, "check", rep.buf, rep.len, sc->cluster.timeout_s, decide_check,
+                              &cc, &reply, &rlen);
+  bool ok = rc == PS_OK && rlen == 1 && *(uint8_t *)reply;
+  if (rc == PS_OK) rc = real_node_finish(n);
+  snprintf(verdict, vlen, "%s", rank == 0 ? cc.verdict : ok ? "ok" : "rank 0 found a problem");
+  if (rc != PS_OK) real_node_failed(n, verdict, vlen);
+  if (rc != PS_OK || !ok) fprintf(stderr, "node %u: %s\n", rank, verdict);
+  free(reply);
+  free(rep.buf);
+  for (uint32_t i = 0; i < sc->workers; i++) free(ws[i].pushed);
+  free(ws);
+  real_node_free(n);
+  return rc == PS_OK && ok ? 0 : 1;
+}
+
+static int sc_child(uint32_t rank, const char *coordinator, void *arg) {
+  char verdict[512];
+  return sc_node(arg, rank, coordinator, NULL, verdict, sizeof verdict);
+}
+
+static void run_scenario(scenario *sc) {
+  char why[256];
+  sc->json = cJSON_CreateObject();
+  cJSON_AddStringToObject(sc->json, "type", sc->policy);
+  if (is_policy(sc, "static")) cJSON_AddBoolToObject(sc->json, "fast_local_access", sc->fast);
+  ps_policy_settings_default(&sc->settings);
+  if (ps_policy_configure(sc->json, &sc->table, &sc->settings, why, sizeof why) != PS_OK) {
+    fprintf(stderr, "\n  policy %s: %s\n", sc->policy, why);
+    CU_FAIL("a policy refused its defaults");
+    cJSON_Delete(sc->json);
+    return;
+  }
+  alarm(BOUND_S);
+  kids ks;
+  kids_spawn(&ks, sc->nodes, sc_child, (void *)sc);
+  char verdict[512];
+  int rc = sc_node(sc, 0, NULL, &ks, verdict, sizeof verdict);
+  if (rc != 0) fprintf(stderr, "\n  rank 0: %s\n", verdict);
+  CU_ASSERT_EQUAL(rc, 0);
+  kids_wait(&ks, sc->cluster.timeout_s + 5);
+  for (uint32_t r = 1; r < ks.n; r++) CU_ASSERT_TRUE(kid_ok(&ks.k[r]));
+  alarm(0);
+  cJSON_Delete(sc->json);
+}
+
+static void test_guarantees_static(void) {
+  scenario a = {.nodes = 3, .workers = 2, .keys = 24, .ops = 1500, .policy = "static",
+                .fast = true, .seed = 1, .cluster = test_cluster(10)};
+  run_scenario(&a);
+  scenario b = {.nodes = 4, .workers = 2, .keys = 16, .ops = 1000, .policy = "static",
+                .fast = false, .seed = 2, .cluster = test_cluster(10)};
+  run_scenario(&b);
+}
+
+static void test_guarantees_relocate(void) {
+  scenario a = {.nodes = 4, .workers = 2, .keys = 12, .ops = 1500, .policy = "relocate",
+                .seed = 3, .cluster = test_cluster(10)};
+  run_scenario(&a);
+  scenario b = {.nodes = 3, .workers = 3, .keys = 6, .ops = 1500, .policy = "relocate",
+                .seed = 4, .cluster = test_cluster(10)};
+  run_scenario(&b);
+}
+
+/* Every other policy the registry has, with its defaults, on 3 nodes. */
+static void test_guarantees_every_other_policy(void) {
+  for (const char *const *p = ps_policy_names(); *p; p++) {
+    if (strcmp(*p, "static") == 0 || strcmp(*p, "relocate") == 0) continue;
+    scenario sc = {.nodes = 3, .workers = 2, .keys = 16, .ops = 1000, .policy = *p,
+                   .seed = 5, .cluster = test_cluster(10)};
+    run_scenario(&sc);
+  }
+}
+
+/* ----------------------------------------------------------- whole runs */
+
+static cJSON *parse_json(const char *text) {
+  cJSON *j = cJSON_Parse(text);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+  return j;
+}
+
+static double metric(const cJSON *m, const char *name) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, name);
+  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* real_run_local on 3 nodes: the metrics sim_run reports, pushes conserved. */
+static void check_local_run(const char *policy, bool relocates) {
+  alarm(BOUND_S);
+  cJSON *wl = parse_json("{\"type\": \"zipf\", \"keys\": 300, \"value_length\": 4, "
+                         "\"reads_per_step\": 4, \"writes_per_step\": 3, "
+                         "\"steps_per_worker\": 150, \"epochs\": 3, \"locality\": 0.7}");
+  cJSON *pol = parse_json(policy);
+  real_cluster c = test_cluster(10);
+  real_run_args a = {.nodes = 3, .workers_per_node = 2, .host_speed = 1e9, .cluster = &c,
+                     .workload = wl, .policy = pol, .seed = 5, .run = 1};
+  char err[REAL_ERROR_MAX] = "";
+  cJSON *m = real_run_local(&a, err, sizeof err);
+  if (!m) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(metric(m, "steps"), 3 * 2 * 150);
+  CU_ASSERT(metric(m, "time_s") > 0);
+  CU_ASSERT(metric(m, "steps_per_s") > 0);
+  CU_ASSERT(metric(m, "pushed_floats") > 0);
+  CU_ASSERT_EQUAL(metric(m, "value_sum"), metric(m, "pushed_floats"));
+  CU_ASSERT(metric(m, "messages") > 0);
+  CU_ASSERT(metric(m, "local_ratio") >= 0 && metric(m, "local_ratio") <= 1);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "epoch_time_s")), 3);
+  CU_ASSERT_EQUAL(metric(m, "relocations") > 0, relocates);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m, "bad_messages"));
+  cJSON_Delete(m);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  alarm(0);
+}
+
+static void test_local_runs(void) {
+  check_local_run("{\"type\": \"static\", \"fast_local_access\": false}", false);
+  check_local_run("{\"type\": \"relocate\", \"lookahead\": 4}", true);
+}
+
+/* ------------------------------------------------------------- bad frames */
+
+static real_node *pair_node(uint32_t rank, const char *coordinator, kids *tell,
+                            const real_cluster *c, char *err, size_t errlen) {
+  real_node_config cfg = {.rank = rank, .size = 2, .workers = 1, .cluster = c,
+                          .coordinator = coordinator, .run = 1,
+                          .listening = tell ? kids_tell : NULL, .listening_ctx = tell};
+  cfg.layout = (ps_layout){.num_tables = 1, .num_nodes = 2};
+  cfg.layout.tables[0] = (ps_table){0, 16, 2};
+  ps_policy_settings_default(&cfg.settings);
+  return real_node_start(&cfg, err, errlen);
+}
+
+/* Node 1 sends rank 0 bytes that are no message, a truncated control
+ * message and a data message naming a key that does not exist; then the
+ * run ends normally. */
+static int garbage_child(uint32_t rank, const char *coordinator, void *arg) {
+  (void)arg;
+  real_cluster c = test_cluster(10);
+  char err[REAL_ERROR_MAX];
+  real_node *n = pair_node(rank, coordinator, NULL, &c, err, sizeof err);
+  if (!n) {
+    fprintf(stderr, "%s\n", err);
+    return 1;
+  }
+  real_node_send(n, 0, (uint8_t *)strdup("not a message at all"), 20);
+  real_node_send(n, 0, (uint8_t *)strdup("PSLC\x04"), 5);
+  ps_key bad = 999;
+  uint32_t pos = 0;
+  ps_msg m = {.type = PS_MSG_PULL, .src = 1, .origin = 1, .key_count = 1,
+              .keys = (const uint8_t *)&bad, .pos = (const uint8_t *)&pos};
+  size_t len = ps_msg_encoded_len(1, 0);
+  uint8_t *buf = malloc(len);
+  ps_msg_encode(&m, buf, len);
+  real_node_send(n, 0, buf, len);
+  int rc = real_node_barrier(n, "garbage sent", c.timeout_s);
+  if (rc == PS_OK) rc = real_node_quiesce(n);
+  if (rc == PS_OK) rc = real_node_finish(n);
+  if (rc != PS_OK && real_node_failed(n, err, sizeof err)) fprintf(stderr, "%s\n", err);
+  real_node_free(n);
+  return rc == PS_OK ? 0 : 1;
+}
+
+/* A process that is no node of the run sends rank 0 a frame. */
+static void send_foreign_frame(const char *endpoint) {
+  void *ctx = zmq_ctx_new(), *s = zmq_socket(ctx, ZMQ_DEALER);
+  int linger = 2000;
+  zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+  zmq_setsockopt(s, ZMQ_ROUTING_ID, "intruder", 8);
+  zmq_connect(s, endpoint);
+  zmq_send(s, "hello?", 6, 0);
+  zmq_close(s);
+  zmq_ctx_term(ctx); /* returns once the frame is delivered */
+}
+
+static void test_bad_frames_are_dropped(void) {
+  alarm(BOUND_S);
+  kids ks;
+  kids_spawn(&ks, 2, garbage_child, NULL);
+  real_cluster c = test_cluster(10);
+  char err[REAL_ERROR_MAX];
+  real_node *n = pair_node(0, NULL, &ks, &c, err, sizeof err);
+  if (!n) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+  send_foreign_frame(n->endpoint);
+  CU_ASSERT_EQUAL(real_node_barrier(n, "garbage sent", c.timeout_s), PS_OK);
+  CU_ASSERT_EQUAL(real_node_quiesce(n), PS_OK);
+  real_node_stats st;
+  real_node_get_stats(n, &st);
+  CU_ASSERT_EQUAL(st.dropped, 3); /* two that do not decode, one the core refused */
+  CU_ASSERT_EQUAL(st.stray, 1);
+  ps_node_stats core;
+  ps_node_get_stats(real_node_core(n), &core);
+  CU_ASSERT_EQUAL(core.bad_messages, 2);
+  CU_ASSERT_EQUAL(real_node_finish(n), PS_OK);
+  real_node_free(n);
+  kids_wait(&ks, c.timeout_s + 5);
+  CU_ASSERT_TRUE(kid_ok(&ks.k[1]));
+  alarm(0);
+}
+
+/* --------------------------------------------------------------- failures */
+
+static int start_only_child(uint32_t rank, const char *coordinator, void *arg) {
+  const real_cluster *c = arg;
+  real_node_config cfg = {.rank = rank, .size = 3, .workers = 1, .cluster = c,
+                          .coordinator = coordinator, .run = 1};
+  cfg.layout = (ps_layout){.num_tables = 1, .num_nodes = 3};
+  cfg.layout.tables[0] = (ps_table){0, 16, 2};
+  char err[REAL_ERROR_MAX];
+  real_node *n = real_node_start(&cfg, err, sizeof err);
+  if (!n) fprintf(stderr, "%s\n", err);
+  real_node_free(n);
+  return n ? 0 : 1;
+}
+
+/* A cluster of 3 where node 2 never starts: rank 0 names it within its
+ * timeout, and node 1, which did arrive, is told why and fails too. */
+static void test_node_that_never_arrives(void) {
+  alarm(BOUND_S);
+  real_cluster c = test_cluster(1);
+  kids ks;
+  kids_spawn(&ks, 2, start_only_child, &c); /* rank 1 only */
+  ks.n = 2;
+  real_node_config cfg = {.rank = 0, .size = 3, .workers = 1, .cluster = &c, .run = 1,
+                          .listening = kids_tell, .listening_ctx = &ks};
+  cfg.layout = (ps_layout){.num_tables = 1, .num_nodes = 3};
+  cfg.layout.tables[0] = (ps_table){0, 16, 2};
+  char err[REAL_ERROR_MAX] = "";
+  real_node *n = real_node_start(&cfg, err, sizeof err);
+  CU_ASSERT_PTR_NULL(n);
+  real_node_free(n);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "node 2 of 3 never arrived within 1 s"));
+  kids_wait(&ks, c.timeout_s + 5);
+  CU_ASSERT_FALSE(WIFEXITED(ks.k[1].status) && WEXITSTATUS(ks.k[1].status) == 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(ks.k[1].text, "node 2 of 3 never arrived"));
+  alarm(0);
+}
+
+/* A node that nobody answers: no rank 0 at the address it was given. */
+static void test_coordinator_that_never_answers(void) {
+  alarm(BOUND_S);
+  real_cluster c = test_cluster(0.5);
+  /* A port that was free a moment ago: bind one, close it, use it. */
+  void *ctx = zmq_ctx_new(), *s = zmq_socket(ctx, ZMQ_ROUTER);
+  char ep[64];
+  size_t len = sizeof ep;
+  zmq_bind(s, "tcp://127.0.0.1:*");
+  zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, ep, &len);
+  zmq_close(s);
+  zmq_ctx_term(ctx);
+  char err[REAL_ERROR_MAX] = "";
+  CU_ASSERT_EQUAL(start_only_child(1, strstr(ep, "127.0.0.1"), &c), 1);
+  (void)err;
+  alarm(0);
+}
+
+typedef struct {
+  kids *ks;
+  int signal;   /* sent to node 2 once the run is under way */
+  bool sent;
+} killer;
+
+static void signal_node_2(void *ctx, double wall_s, double fraction) {
+  (void)wall_s;
+  (void)fraction;
+  killer *k = ctx;
+  if (k->sent) return;
+  kill(k->ks->k[2].pid, k->signal);
+  k->sent = true;
+}
+
+static const char *long_workload =
+    "{\"type\": \"zipf\", \"keys\": 1000, \"value_length\": 8, \"reads_per_step\": 4, "
+    "\"writes_per_step\": 4, \"steps_per_worker\": 10000000, \"locality\": 0.5}";
+
+/* Failure tests use a short timeout: a stopped peer is detected within it. */
+#define FAILURE_TIMEOUT_S 2.0
+
+static int run_child(uint32_t rank, const char *coordinator, void *arg) {
+  (void)arg;
+  cJSON *wl = cJSON_Parse(long_workload), *pol = cJSON_Parse("{\"type\": \"static\"}");
+  real_cluster c = test_cluster(FAILURE_TIMEOUT_S);
+  real_run_args a = {.nodes = 3, .workers_per_node = 2, .host_speed = 1e9, .cluster = &c,
+                     .workload = wl, .policy = pol, .seed = 1, .run = 1, .rank = rank,
+                     .coordinator = coordinator};
+  char err[REAL_ERROR_MAX];
+  cJSON *m = real_run_node(&a, err, sizeof err);
+  if (!m) fprintf(stderr, "pslab node %u: %s\n", rank, err);
+  cJSON_Delete(m);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  return m ? 0 : 1;
+}
+
+/* A 3-node run during which node 2 gets `signal`: nodes 0 and 1 must fail,
+ * naming node 2, and exit. */
+static void check_node_2_lost(int signal) {
+  alarm(BOUND_S);
+  kids ks;
+  kids_spawn(&ks, 3, run_child, NULL);
+  cJSON *wl = parse_json(long_workload), *pol = parse_json("{\"type\": \"static\"}");
+  real_cluster c = test_cluster(FAILURE_TIMEOUT_S);
+  killer k = {.ks = &ks, .signal = signal};
+  real_run_args a = {.nodes = 3, .workers_per_node = 2, .host_speed = 1e9, .cluster = &c,
+                     .workload = wl, .policy = pol, .seed = 1, .run = 1,
+                     .listening = kids_tell, .hook_ctx = &ks, .progress = signal_node_2,
+                     .progress_ctx = &k};
+  char err[REAL_ERROR_MAX] = "";
+  cJSON *m = real_run_node(&a, err, sizeof err);
+  CU_ASSERT_PTR_NULL(m);
+  cJSON_Delete(m);
+  CU_ASSERT_TRUE(k.sent);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "node 2"));
+  if (!strstr(err, "node 2")) fprintf(stderr, "\n  rank 0: %s\n", err);
+  if (signal != SIGKILL) kill(ks.k[2].pid, SIGKILL); /* a stopped node stays stopped */
+  kids_wait(&ks, c.timeout_s + 5);
+  CU_ASSERT_TRUE(WIFSIGNALED(ks.k[2].status));
+  CU_ASSERT_TRUE(WIFEXITED(ks.k[1].status) && WEXITSTATUS(ks.k[1].status) == 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(ks.k[1].text, "node 2"));
+  if (!strstr(ks.k[1].text, "node 2")) fprintf(stderr, "\n  node 1: %s\n", ks.k[1].text);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  alarm(0);
+}
+
+/* Its connections close at once: the others see it go. */
+static void test_node_killed_mid_run(void) { check_node_2_lost(SIGKILL); }
+
+/* Its connections stay open but it answers nothing: ZeroMQ's heartbeats
+ * time out within timeout_s. */
+static void test_node_that_stops_answering(void) { check_node_2_lost(SIGSTOP); }
+
+PSLAB_SUITE("real",
+            {"guarantees with processes: static", test_guarantees_static},
+            {"guarantees with processes: relocate", test_guarantees_relocate},
+            {"guarantees with processes: every other policy",
+             test_guarantees_every_other_policy},
+            {"whole runs on this machine", test_local_runs},
+            {"bad frames are dropped and counted", test_bad_frames_are_dropped},
+            {"a node that never arrives", test_node_that_never_arrives},
+            {"a coordinator that never answers", test_coordinator_that_never_answers},
+            {"a node killed mid-run", test_node_killed_mid_run},
+            {"a node that stops answering mid-run", test_node_that_stops_answering})
