@@ -107,6 +107,9 @@ static int plan_offsets(ps_worker *w, const ps_key *keys, size_t n, uint64_t *fl
     uint32_t *p = realloc(w->scratch_pos, n * sizeof *p);
     if (!p) return PS_ERR_NOMEM;
     w->scratch_pos = p;
+    uint32_t *d = realloc(w->scratch_defer, n * sizeof *d);
+    if (!d) return PS_ERR_NOMEM;
+    w->scratch_defer = d;
     w->scratch_cap = n;
   }
   uint64_t total = 0;
@@ -123,7 +126,30 @@ static int plan_offsets(ps_worker *w, const ps_key *keys, size_t n, uint64_t *fl
 
 /* ----------------------------------------------------- reads and writes */
 
-/* Issues a pull, push or set of keys[n]; buf is the output (pull) or input. */
+/* Serves key i of an access from local memory, if fast local access can:
+ * an owned key, or a replica (but a set on a replica must reach the owner).
+ * With the entry locked; sends nothing. Returns whether it did. */
+static bool serve_inline(ps_worker *w, key_entry *e, ps_key k, uint8_t type, float *buf,
+                         uint32_t pos, double now, int *err) {
+  ps_node *node = w->node;
+  if (!node->settings.fast_local_access) return false;
+  uint32_t len = ps_layout_value_len(&node->layout, k);
+  const float *vals = type == PS_MSG_PULL ? NULL : buf + pos;
+  float *out = type == PS_MSG_PULL ? buf + pos : NULL;
+  int rc;
+  if (e->state == KEY_OWNED)
+    rc = value_apply(e, len, type, vals, out);
+  else if (e->state == KEY_REPLICA && type != PS_MSG_SET)
+    rc = replica_apply_local(node, e, k, type, vals, out, ps_worker_clock(w), now);
+  else
+    return false;
+  if (rc != PS_OK) *err = rc;
+  return true;
+}
+
+/* Issues a pull, push or set of keys[n]; buf is the output (pull) or input.
+ * First everything local memory can serve, with no lock but the keys'; then,
+ * under the node's order lock, the keys that need messages (see ctx_init). */
 static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n,
                         float *buf, size_t buf_len, ps_ticket *ticket, double now) {
   ps_node *node = w->node;
@@ -135,47 +161,59 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
   ps_ticket id;
   if ((rc = ticket_open(w, n, type == PS_MSG_PULL ? buf : NULL, buf_len, &id)) != PS_OK)
     return rc;
-  call_ctx c;
-  ctx_init(&c, node, now);
   uint64_t local = 0, remote = 0;
-  bool fast = node->settings.fast_local_access;
-  for (size_t i = 0; i < n; i++) {
-    ps_key k = keys[i];
-    uint32_t len = ps_layout_value_len(&node->layout, k), pos = w->scratch_pos[i];
-    const float *vals = type == PS_MSG_PULL ? NULL : buf + pos;
-    pending_op op = {.type = type, .origin = node->id, .worker = w->index,
-                     .request = id, .pos = pos, .len = vals ? len : 0};
+  size_t deferred = 0; /* keys[i] that need messages, compacted into scratch_defer */
+  int err = PS_OK;
+  for (size_t i = 0; i < n && err == PS_OK; i++) {
     store_stripe *st;
-    key_entry *e = node_lock_entry(node, k, &st);
+    key_entry *e = node_lock_entry(node, keys[i], &st);
     if (!e) {
-      c.error = PS_ERR_NOMEM;
+      err = PS_ERR_NOMEM;
       break;
     }
-    if (e->state == KEY_OWNED && fast) {
-      /* Fast local access: straight from memory, no ticket traffic. */
-      int arc = value_apply(e, len, type, vals, type == PS_MSG_PULL ? buf + pos : NULL);
-      if (arc != PS_OK) c.error = arc;
-      local++;
-    } else if (e->state == KEY_REPLICA && fast) {
-      replica_serve(&c, e, k, &op, vals, type == PS_MSG_PULL ? buf + pos : NULL, true);
-      local++;
-    } else if (e->state == KEY_OWNED) {
-      /* As PS-Lite: even a local key goes through this node's server. */
-      ctx_add(&c, node->id, type, node->id, w->index, id, 0, k, pos, vals, op.len);
-      remote++;
-    } else {
-      serve_op(&c, e, k, &op, vals);
-      remote++;
-    }
+    if (serve_inline(w, e, keys[i], type, buf, w->scratch_pos[i], now, &err)) local++;
+    else w->scratch_defer[deferred++] = (uint32_t)i;
     pthread_mutex_unlock(&st->lock);
+  }
+  call_ctx c;
+  if (deferred && err == PS_OK) {
+    ctx_init(&c, node, now);
+    for (size_t d = 0; d < deferred; d++) {
+      size_t i = w->scratch_defer[d];
+      ps_key k = keys[i];
+      uint32_t len = ps_layout_value_len(&node->layout, k), pos = w->scratch_pos[i];
+      const float *vals = type == PS_MSG_PULL ? NULL : buf + pos;
+      pending_op op = {.type = type, .origin = node->id, .worker = w->index,
+                       .request = id, .pos = pos, .len = vals ? len : 0};
+      store_stripe *st;
+      key_entry *e = node_lock_entry(node, k, &st);
+      if (!e) {
+        c.error = PS_ERR_NOMEM;
+        break;
+      }
+      if (serve_inline(w, e, k, type, buf, pos, now, &c.error)) { /* arrived meanwhile */
+        local++;
+      } else if (e->state == KEY_OWNED) {
+        /* As PS-Lite: even a local key goes through this node's server. */
+        ctx_add(&c, node->id, type, node->id, w->index, id, 0, k, pos, vals, op.len);
+        remote++;
+      } else {
+        serve_op(&c, e, k, &op, vals);
+        remote++;
+      }
+      pthread_mutex_unlock(&st->lock);
+    }
+    ctx_finish(&c);
+    if (c.error) err = c.error;
+  } else {
+    c = (call_ctx){.node = node, .now = now};
   }
   stat_add(&node->stats.local_accesses, local);
   stat_add(&node->stats.remote_accesses, remote);
-  ctx_finish(&c);
   /* Drop the issuing guard and the keys served here: silent, since the
    * caller learns it from rc. */
   ticket_progress(w, &c, id, local + 1, NULL, 0, 0, true);
-  if (c.error) return c.error;
+  if (err) return err;
   if (ps_worker_done(w, id)) return PS_OK;
   *ticket = id;
   return PS_PENDING;

@@ -103,6 +103,20 @@ typedef struct {
   ps_ticket ticket;
 } wakeup;
 
+/* One call into the core that may send: ctx_init takes the node's order
+ * lock; ctx_finish appends the call's messages to the node's send queue,
+ * sends the queue in order (outbox.c) and releases the lock. A call decides
+ * its messages under key locks but sends them after releasing those; holding
+ * the order lock from the first decision to the enqueue keeps a node's
+ * messages in the order it decided them, whichever threads decide. No
+ * callback runs under it. Lock order: order lock, then one stripe lock, then
+ * a worker's ticket lock or the replica lock. */
+typedef struct {
+  uint32_t dst;
+  uint8_t *buf;
+  size_t len;
+} queued_msg;
+
 typedef struct {
   ps_node *node;
   double now;
@@ -113,8 +127,10 @@ typedef struct {
   int error;             /* first allocation failure */
 } call_ctx;
 
+/* Takes the node's order lock and starts an empty context. */
 void ctx_init(call_ctx *c, ps_node *node, double now);
-/* Sends every built message and fires the wake-ups; frees the context. */
+/* Queues and sends every built message, releases the order lock, fires the
+ * wake-ups and frees the context. */
 void ctx_finish(call_ctx *c);
 /* Appends one key (and its value floats, if any) to the message to dst with
  * this header, starting a new message when none matches. */
@@ -141,7 +157,8 @@ struct ps_worker {
   size_t n_tickets, cap_tickets;
   ps_ticket next_ticket;  /* ids start at 1 */
   /* Scratch of the issuing thread (a handle is used by one thread). */
-  uint32_t *scratch_pos;
+  uint32_t *scratch_pos;   /* each key's float offset in the caller's buffer */
+  uint32_t *scratch_defer; /* keys that need messages */
   size_t scratch_cap;
 };
 
@@ -184,6 +201,10 @@ struct ps_node {
   ps_worker *workers;
   uint32_t num_workers;
   node_counters stats;
+  pthread_mutex_t order_lock; /* see call_ctx */
+  queued_msg *outq;           /* encoded, waiting to be sent: under order_lock */
+  size_t outq_head, outq_len, outq_cap;
+  bool draining;              /* a thread is sending the queue */
   _Atomic int64_t clock; /* the highest clock of its workers */
   /* Keys replicated here, for sync rounds; under replica_lock, which is taken
    * after a stripe lock, never before one. */
@@ -237,11 +258,14 @@ int handle_handover(call_ctx *c, const ps_msg *m);
 int handle_transfer(call_ctx *c, const ps_msg *m);
 
 /* Replicas (replica.c). With the entry locked: */
-/* Serves a read or write of this node's worker on a replica, from local
- * memory. Inline (the client call counts completion itself): a pull copies
- * into out. Otherwise (a queued operation) the result goes to its ticket. */
+/* A pull (into out) or push (of vals) of this node's worker on a replica,
+ * from local memory; sends nothing. PS_OK or PS_ERR_NOMEM. */
+int replica_apply_local(ps_node *n, key_entry *e, ps_key k, uint8_t type, const float *vals,
+                        float *out, int64_t clock, double now);
+/* Serves a queued read or write of this node's worker on a replica; the
+ * result goes to its ticket. A set also goes to the owner. */
 void replica_serve(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
-                   const float *vals, float *out, bool inline_call);
+                   const float *vals);
 /* Drops a replica: its delta goes to the owner as a push; e becomes ABSENT. */
 void replica_drop(call_ctx *c, key_entry *e, ps_key k);
 int handle_sync_reply(call_ctx *c, const ps_msg *m);

@@ -63,6 +63,7 @@ ps_node *ps_node_new(const ps_node_config *c) {
   n->policy = c->policy;
   n->policy_next_timer = INFINITY;
   pthread_mutex_init(&n->replica_lock, NULL);
+  pthread_mutex_init(&n->order_lock, NULL);
   atomic_init(&n->clock, 0);
   if (store_init(&n->store, c->stripes ? c->stripes : 64) != PS_OK ||
       workers_init(n, c->workers) != PS_OK)
@@ -91,10 +92,14 @@ void ps_node_free(ps_node *n) {
     pthread_mutex_destroy(&n->workers[i].lock);
     free(n->workers[i].tickets);
     free(n->workers[i].scratch_pos);
+    free(n->workers[i].scratch_defer);
   }
   free(n->workers);
   free(n->replica_keys);
+  for (size_t i = n->outq_head; i < n->outq_len; i++) free(n->outq[i].buf);
+  free(n->outq);
   pthread_mutex_destroy(&n->replica_lock);
+  pthread_mutex_destroy(&n->order_lock);
   free(n);
 }
 
@@ -330,7 +335,7 @@ void serve_op(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
   } else if (e->state == KEY_INCOMING || (e->state == KEY_REPLICA_ARRIVING && own_worker)) {
     queue_op(c, e, op, vals);
   } else if (e->state == KEY_REPLICA && own_worker) {
-    replica_serve(c, e, k, op, vals, NULL, false);
+    replica_serve(c, e, k, op, vals);
   } else { /* a replica serves only its own node: the rest goes to the owner */
     /* Not here: pass it on, keeping the original requester. */
     uint32_t dst = route_of(n, e, k);

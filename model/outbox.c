@@ -1,8 +1,13 @@
 /*
  * The outbox of one call into the core. While a call holds stripe locks it
  * only records what to send and whom to wake; ctx_finish encodes and sends the
- * messages and fires the wake-ups after every lock is released, so the
- * backend's callbacks never run under a core lock.
+ * messages and fires the wake-ups after every key lock is released, so the
+ * backend's callbacks never run under a core lock. To keep a node's messages
+ * in the order it decided them across threads, a call decides and appends
+ * its encoded messages to the node's send queue under the order lock
+ * (internal.h, call_ctx); one thread at a time then sends the queue in order,
+ * without the lock (a simulated actor that yields inside env.send must hold
+ * no lock another actor on the same OS thread may take).
  */
 #include "model/internal.h"
 
@@ -10,6 +15,7 @@
 #include <string.h>
 
 void ctx_init(call_ctx *c, ps_node *node, double now) {
+  pthread_mutex_lock(&node->order_lock);
   memset(c, 0, sizeof *c);
   c->node = node;
   c->now = now;
@@ -98,31 +104,58 @@ void ctx_wake(call_ctx *c, uint32_t worker, ps_ticket t) {
   c->wakes[c->n_wakes++] = (wakeup){worker, t};
 }
 
-static void send_one(ps_node *n, out_msg *m) {
+/* Encodes m into the node's send queue (order lock held). */
+static void enqueue_one(call_ctx *c, out_msg *m) {
+  ps_node *n = c->node;
   size_t len = ps_msg_encoded_len(m->head.key_count, m->head.value_floats);
   uint8_t *buf = malloc(len);
-  if (!buf) return;
   m->head.keys = (const uint8_t *)m->keys;
   m->head.pos = (const uint8_t *)m->pos;
   m->head.values = (const uint8_t *)m->values;
-  if (ps_msg_encode(&m->head, buf, len) < 0) {
-    free(buf);
-    return;
+  if (!buf || ps_msg_encode(&m->head, buf, len) < 0) goto fail;
+  if (n->outq_len == n->outq_cap) {
+    size_t cap = n->outq_cap ? n->outq_cap * 2 : 64;
+    queued_msg *q = realloc(n->outq, cap * sizeof *q);
+    if (!q) goto fail;
+    n->outq = q;
+    n->outq_cap = cap;
   }
-  stat_add(&n->stats.messages_sent, 1);
-  stat_add(&n->stats.bytes_sent, len);
-  n->env.send(n->env.ctx, m->dst, buf, len);
+  n->outq[n->outq_len++] = (queued_msg){m->dst, buf, len};
+  return;
+fail:
+  free(buf);
+  if (!c->error) c->error = PS_ERR_NOMEM;
+}
+
+/* Sends the queue in order, outside the lock; one thread at a time drains,
+ * and a thread that finds a drainer at work leaves its messages to it. Enter
+ * and leave with the order lock held. */
+static void drain_queue(ps_node *n) {
+  if (n->draining) return;
+  n->draining = true;
+  while (n->outq_head < n->outq_len) {
+    queued_msg q = n->outq[n->outq_head++];
+    if (n->outq_head == n->outq_len) n->outq_head = n->outq_len = 0;
+    pthread_mutex_unlock(&n->order_lock);
+    stat_add(&n->stats.messages_sent, 1);
+    stat_add(&n->stats.bytes_sent, q.len);
+    n->env.send(n->env.ctx, q.dst, q.buf, q.len);
+    pthread_mutex_lock(&n->order_lock);
+  }
+  n->draining = false;
 }
 
 void ctx_finish(call_ctx *c) {
   ps_node *n = c->node;
   for (size_t i = 0; i < c->n_msgs; i++) {
-    send_one(n, &c->msgs[i]);
+    enqueue_one(c, &c->msgs[i]);
     free(c->msgs[i].keys);
     free(c->msgs[i].pos);
     free(c->msgs[i].values);
   }
   free(c->msgs);
+  drain_queue(n);
+  pthread_mutex_unlock(&n->order_lock);
   for (size_t i = 0; i < c->n_wakes; i++)
     if (n->env.wake) n->env.wake(n->env.ctx, c->wakes[i].worker, c->wakes[i].ticket);
   free(c->wakes);

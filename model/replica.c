@@ -123,23 +123,32 @@ static void flush_delta(call_ctx *c, key_entry *e, ps_key k, uint32_t len) {
   e->delta = NULL;
 }
 
+int replica_apply_local(ps_node *n, key_entry *e, ps_key k, uint8_t type, const float *vals,
+                        float *out, int64_t clock, double now) {
+  uint32_t len = ps_layout_value_len(&n->layout, k);
+  if (type == PS_MSG_PULL) {
+    record_read(n, e, clock, now);
+    if (e->value) memcpy(out, e->value, len * sizeof *out);
+    else memset(out, 0, len * sizeof *out);
+    return PS_OK;
+  }
+  return add_into(&e->value, len, vals) && add_into(&e->delta, len, vals) ? PS_OK
+                                                                          : PS_ERR_NOMEM;
+}
+
 void replica_serve(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
-                   const float *vals, float *out, bool inline_call) {
+                   const float *vals) {
   ps_node *n = c->node;
   uint32_t len = ps_layout_value_len(&n->layout, k);
+  int64_t clock = ps_worker_clock(&n->workers[op->worker]);
   if (op->type == PS_MSG_PULL) {
-    record_read(n, e, ps_worker_clock(&n->workers[op->worker]), c->now);
-    if (inline_call) {
-      if (e->value) memcpy(out, e->value, len * sizeof *out);
-      else memset(out, 0, len * sizeof *out);
-      return;
-    }
+    record_read(n, e, clock, c->now);
     if (!e->value && !(e->value = calloc(len, sizeof *e->value))) goto oom;
     deliver_result(c, op, k, e->value, len);
     return;
   }
   if (op->type == PS_MSG_PUSH) {
-    if (!add_into(&e->value, len, vals) || !add_into(&e->delta, len, vals)) goto oom;
+    if (replica_apply_local(n, e, k, op->type, vals, NULL, clock, c->now) != PS_OK) goto oom;
   } else { /* SET: what was pushed before goes first, then the set */
     if (n->replica_mode == PS_SYNC_ALLREDUCE) {
       c->error = PS_ERR_INVAL; /* all-reduce merges additive updates only */
@@ -150,7 +159,7 @@ void replica_serve(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
     if (!e->value && !(e->value = malloc(len * sizeof *e->value))) goto oom;
     memcpy(e->value, vals, len * sizeof *vals);
   }
-  if (!inline_call) deliver_result(c, op, k, NULL, 0);
+  deliver_result(c, op, k, NULL, 0);
   return;
 oom:
   c->error = PS_ERR_NOMEM;

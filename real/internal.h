@@ -7,17 +7,14 @@
  *   receiver  the only reader of the ROUTER and of the monitor sockets; calls
  *             ps_node_recv and ps_node_on_timer;
  *   workers   client operations on the core; wait on their waiter.
- * Every call into the core that can send is made inside the node's core
- * lock (real_core_enter/leave), so one node's calls into its core never
- * overlap. Why: the core decides a message under a key's stripe lock but
- * sends it after releasing every lock, so two threads can send about one
- * key in the opposite order of their decisions (a push forwarded to the old
- * owner after the HANDOVER that took the key away: the push arrives after
- * the value left, and a pull by the same worker misses it). The core's
- * striped locks keep its state consistent but not that order; until the
- * core keeps it, the backend serializes. Workers hold the lock only for
- * their core calls (run.c: from the driver's now() to its next callback),
- * never while they wait or compute.
+ * Workers and the receiver call into the core concurrently: the core keeps
+ * each node's messages in the order it decided them (its order lock,
+ * model/internal.h, call_ctx). This backend first found that race (a push
+ * forwarded to the old owner after the HANDOVER that took the key away) and
+ * worked around it by serializing a node's core calls (the core lock,
+ * real_core_enter/leave); with serialize_core (default off) workers still
+ * take it for their core calls (run.c: from the driver's now() to its next
+ * callback), for comparison. The receiver and shutdown always take it.
  *
  * Any thread sends, through real_transport_send: one DEALER per peer, each
  * under its own mutex, so the order of sends to a peer is the order in which

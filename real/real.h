@@ -49,14 +49,15 @@ typedef struct {
                                     port when one is given) */
   double timeout_s;              /* start-up, failure detection, shutdown */
   real_compute compute;
-  /* Workers enter the node's core lock for their core calls (default true;
-   * real/internal.h says why). Not in specs: false is for checking a core
-   * that keeps its own send order across threads. */
+  /* Workers enter the node's core lock for their core calls (default
+   * false). Not in specs: it was the workaround for a send-order race the
+   * core has since fixed with its own order lock (model/internal.h,
+   * call_ctx); kept for comparing the two. */
   bool serialize_core;
 } real_cluster;
 
 /* Defaults: bind 127.0.0.1, no coordinator, ports from the OS, 30 s, spin,
- * core calls serialized. */
+ * core calls not serialized. */
 void real_cluster_default(real_cluster *c);
 
 /* Rank and size of this process, from the first pair of environment
@@ -109,8 +110,8 @@ void real_node_free(real_node *n);
 
 /* The node's core. Every call into it that can send (operations, intents,
  * ps_node_finish...) must be made between real_node_enter and
- * real_node_leave: a fair lock that keeps one node's calls from
- * overlapping (real/internal.h says why; no-ops with serialize_core off).
+ * real_node_leave, which take the node's core lock with serialize_core on
+ * and do nothing otherwise (the default).
  * Never wait for a ticket inside. */
 ps_node *real_node_core(real_node *n);
 void real_node_enter(real_node *n);
