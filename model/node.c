@@ -184,25 +184,28 @@ key_entry *node_lock_entry(ps_node *n, ps_key k, store_stripe **st) {
   return e;
 }
 
-int ps_node_read_owned(ps_node *n, ps_key k, float *out) {
+/* Copies k's value into out if this node holds it in `state` (a home key
+ * without an entry counts as owned, all zero). */
+static int read_value(ps_node *n, ps_key k, float *out, uint8_t state) {
   uint32_t len = ps_layout_value_len(&n->layout, k);
   if (!len) return PS_ERR_KEY_RANGE;
   store_stripe *st = store_stripe_of(&n->store, k);
   pthread_mutex_lock(&st->lock);
   key_entry *e = stripe_find(st, k);
-  int rc = PS_OK;
-  if (!e) {
-    if (ps_layout_home(&n->layout, k) == n->id) memset(out, 0, len * sizeof *out);
-    else rc = PS_ERR_NOT_OWNER;
-  } else if (e->state != KEY_OWNED) {
-    rc = PS_ERR_NOT_OWNER;
-  } else if (e->value) {
-    memcpy(out, e->value, len * sizeof *out);
-  } else {
-    memset(out, 0, len * sizeof *out);
-  }
+  bool held = e ? e->state == state
+                : state == KEY_OWNED && ps_layout_home(&n->layout, k) == n->id;
+  if (held && e && e->value) memcpy(out, e->value, len * sizeof *out);
+  else if (held) memset(out, 0, len * sizeof *out);
   pthread_mutex_unlock(&st->lock);
-  return rc;
+  return held ? PS_OK : PS_ERR_NOT_OWNER;
+}
+
+int ps_node_read_owned(ps_node *n, ps_key k, float *out) {
+  return read_value(n, k, out, KEY_OWNED);
+}
+
+int ps_node_read_replica(ps_node *n, ps_key k, float *out) {
+  return read_value(n, k, out, KEY_REPLICA);
 }
 
 void ps_node_owned_sum(ps_node *n, double *sum, uint64_t *in_transfer) {

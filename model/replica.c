@@ -428,16 +428,3 @@ int handle_delta(call_ctx *c, const ps_msg *m) {
   free(vals);
   return rc;
 }
-
-int ps_node_read_replica(ps_node *n, ps_key k, float *out) {
-  uint32_t len = ps_layout_value_len(&n->layout, k);
-  if (!len) return PS_ERR_KEY_RANGE;
-  store_stripe *st = store_stripe_of(&n->store, k);
-  pthread_mutex_lock(&st->lock);
-  key_entry *e = stripe_find(st, k);
-  int rc = e && e->state == KEY_REPLICA ? PS_OK : PS_ERR_NOT_OWNER;
-  if (rc == PS_OK && e->value) memcpy(out, e->value, len * sizeof *out);
-  else if (rc == PS_OK) memset(out, 0, len * sizeof *out);
-  pthread_mutex_unlock(&st->lock);
-  return rc;
-}
