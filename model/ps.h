@@ -181,7 +181,10 @@ const char *ps_msg_type_name(int type);
 
 typedef struct {
   void *ctx;
-  /* Takes ownership of buf (malloc'd; free() it). Must not re-enter the core. */
+  /* Takes ownership of buf (malloc'd; free() it). Must not re-enter the core.
+   * A node's messages are sent in the order it decided them by whichever of
+   * its threads is draining its send queue: not necessarily the thread (or
+   * simulated actor) whose call produced the message. No core lock is held. */
   void (*send)(void *ctx, uint32_t dst, uint8_t *buf, size_t len);
   /* A ticket of `worker` on this node completed. May be called from any thread
    * that is inside the core (the receiver, or a worker). */

@@ -85,10 +85,8 @@ static uint64_t value_sum(const sim_state *run, double *sum) {
   return moving;
 }
 
-static bool add_conservation(cJSON *m, const sim_state *run, const ps_layout *l,
-                             const sim_totals *t) {
+static bool add_conservation(cJSON *m, const sim_state *run, const sim_totals *t) {
   if (!cJSON_AddNumberToObject(m, "pushed_floats", (double)t->pushed_floats)) return false;
-  (void)l;
   double sum;
   uint64_t unreadable = value_sum(run, &sum);
   if (unreadable) return cJSON_AddNumberToObject(m, "value_sum_unreadable", (double)unreadable);
@@ -107,7 +105,7 @@ static bool add_staleness(cJSON *m, const ps_node_stats *s) {
          cJSON_AddNumberToObject(m, "staleness_max_clocks", (double)s->staleness_max_clocks);
 }
 
-cJSON *sim_metrics(const sim_state *run, const ps_layout *layout) {
+cJSON *sim_metrics(const sim_state *run) {
   sim_totals t;
   totals(run, &t);
   double time_s = run->quiet_time;
@@ -126,7 +124,7 @@ cJSON *sim_metrics(const sim_state *run, const ps_layout *layout) {
        cJSON_AddNumberToObject(m, "bytes", (double)t.nodes.bytes_sent) &&
        cJSON_AddNumberToObject(m, "relocations", (double)t.nodes.relocations) &&
        cJSON_AddNumberToObject(m, "replica_syncs", (double)t.nodes.replica_syncs) &&
-       add_staleness(m, &t.nodes) && add_conservation(m, run, layout, &t);
+       add_staleness(m, &t.nodes) && add_conservation(m, run, &t);
   if (!ok) {
     cJSON_Delete(m);
     return NULL;

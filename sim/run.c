@@ -313,7 +313,7 @@ cJSON *sim_run(const sim_run_args *args, char *err, size_t errlen) {
     spawn_actors(&s.run);
     simgrid_run();
     if (check_outcome(&s) == 0) {
-      metrics = sim_metrics(&s.run, &s.layout);
+      metrics = sim_metrics(&s.run);
       if (!metrics) fail(&s, "sim_run: out of memory building metrics");
     }
   }

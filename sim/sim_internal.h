@@ -156,6 +156,6 @@ void sim_check_quiet(sim_state *run);
 void sim_worker_main(sim_worker *w);
 
 /* metrics.c: the metrics of a finished run (see sim_run); NULL on no memory. */
-struct cJSON *sim_metrics(const sim_state *run, const ps_layout *layout);
+struct cJSON *sim_metrics(const sim_state *run);
 
 #endif
