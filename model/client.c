@@ -236,47 +236,87 @@ int ps_set(ps_worker *w, const ps_key *keys, size_t n, const float *vals,
 
 /* ----------------------------------------------------- localize, intent */
 
-int ps_localize(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket,
-                double now) {
-  ps_node *node = w->node;
-  uint64_t floats;
-  int rc = plan_offsets(w, keys, n, &floats);
-  if (rc != PS_OK) return rc;
-  ps_ticket id = 0;
-  if (ticket && (rc = ticket_open(w, n, NULL, 0, &id)) != PS_OK) return rc;
+int check_op_keys(const ps_node *n, const ps_key *keys, size_t count) {
+  if (count > PS_MAX_OP_KEYS) return PS_ERR_LIMIT;
+  if (count && !keys) return PS_ERR_INVAL;
+  for (size_t i = 0; i < count; i++)
+    if (!ps_layout_value_len(&n->layout, keys[i])) return PS_ERR_KEY_RANGE;
+  return PS_OK;
+}
+
+int localize_keys(ps_node *node, uint32_t worker, ps_ticket id, const ps_key *keys,
+                  size_t count, double now, uint64_t *here) {
   call_ctx c;
   ctx_init(&c, node, now);
-  uint64_t here = 0;
-  for (size_t i = 0; i < n; i++) {
-    pending_op waiter = {.type = PS_MSG_LOCALIZE, .origin = node->id,
-                         .worker = w->index, .request = id};
+  *here = 0;
+  for (size_t i = 0; i < count; i++) {
+    pending_op waiter = {.type = PS_MSG_LOCALIZE, .origin = node->id, .worker = worker,
+                         .request = id};
     store_stripe *st;
     key_entry *e = node_lock_entry(node, keys[i], &st);
     if (!e) {
       c.error = PS_ERR_NOMEM;
       break;
     }
-    if (e->state == KEY_OWNED) here++;
+    if (e->state == KEY_OWNED) ++*here;
     else localize_key(&c, e, keys[i], &waiter);
     pthread_mutex_unlock(&st->lock);
   }
   ctx_finish(&c);
-  if (!ticket) return c.error ? c.error : PS_OK;
-  ticket_progress(w, &c, id, here + 1, NULL, 0, 0, true);
-  if (c.error) return c.error;
+  return c.error;
+}
+
+/* Opens a ticket for an operation on keys[n] that `start` begins, and turns
+ * its outcome into PS_OK (every key here) or PS_PENDING with *ticket; with no
+ * ticket asked for, nobody waits. */
+static int with_ticket(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket,
+                       double now,
+                       int (*start)(ps_node *, uint32_t, ps_ticket, const ps_key *, size_t,
+                                    double, uint64_t *)) {
+  int rc = check_op_keys(w->node, keys, n);
+  if (rc != PS_OK) return rc;
+  uint64_t here;
+  if (!ticket) return start(w->node, w->index, 0, keys, n, now, &here);
+  ps_ticket id;
+  if ((rc = ticket_open(w, n, NULL, 0, &id)) != PS_OK) return rc;
+  rc = start(w->node, w->index, id, keys, n, now, &here);
+  call_ctx none = {.node = w->node, .now = now};
+  ticket_progress(w, &none, id, here + 1, NULL, 0, 0, true);
+  if (rc != PS_OK) return rc;
   if (ps_worker_done(w, id)) return PS_OK;
   *ticket = id;
   return PS_PENDING;
 }
 
-int ps_worker_key_locality(ps_worker *w, ps_key k) {
-  ps_node *n = w->node;
+int ps_localize(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket,
+                double now) {
+  return with_ticket(w, keys, n, ticket, now, localize_keys);
+}
+
+int ps_replicate(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket, double now) {
+  return with_ticket(w, keys, n, ticket, now, replicate_keys);
+}
+
+int ps_node_localize(ps_node *node, const ps_key *keys, size_t n, double now) {
+  int rc = check_op_keys(node, keys, n);
+  uint64_t here;
+  return rc != PS_OK ? rc : localize_keys(node, 0, 0, keys, n, now, &here);
+}
+
+int ps_node_replicate(ps_node *node, const ps_key *keys, size_t n, double now) {
+  int rc = check_op_keys(node, keys, n);
+  uint64_t here;
+  return rc != PS_OK ? rc : replicate_keys(node, 0, 0, keys, n, now, &here);
+}
+
+int ps_node_key_locality(ps_node *n, ps_key k) {
   if (!ps_layout_value_len(&n->layout, k)) return PS_ERR_KEY_RANGE;
   store_stripe *st = store_stripe_of(&n->store, k);
   pthread_mutex_lock(&st->lock);
   key_entry *e = stripe_find(st, k);
   int where = !e ? (ps_layout_home(&n->layout, k) == n->id ? PS_KEY_LOCAL : PS_KEY_REMOTE)
-              : e->state == KEY_OWNED || e->state == KEY_REPLICA ? PS_KEY_LOCAL
+              : e->state == KEY_OWNED    ? PS_KEY_LOCAL
+              : e->state == KEY_REPLICA  ? PS_KEY_REPLICA
               : e->state == KEY_INCOMING || e->state == KEY_REPLICA_ARRIVING
                   ? PS_KEY_ARRIVING
                   : PS_KEY_REMOTE;
@@ -284,12 +324,17 @@ int ps_worker_key_locality(ps_worker *w, ps_key k) {
   return where;
 }
 
+int ps_worker_key_locality(ps_worker *w, ps_key k) {
+  int where = ps_node_key_locality(w->node, k);
+  return where == PS_KEY_REPLICA ? PS_KEY_LOCAL : where;
+}
+
 int ps_intent(ps_worker *w, const ps_key *keys, size_t n, int64_t clock_start,
               int64_t clock_end, double now) {
-  if (n > PS_MAX_OP_KEYS || (n && !keys) || clock_end < clock_start) return PS_ERR_INVAL;
-  for (size_t i = 0; i < n; i++)
-    if (!ps_layout_value_len(&w->node->layout, keys[i])) return PS_ERR_KEY_RANGE;
   ps_node *node = w->node;
+  if (clock_end < clock_start) return PS_ERR_INVAL;
+  int rc = check_op_keys(node, keys, n);
+  if (rc != PS_OK) return rc;
   if (node->policy && node->policy->on_intent)
     node->policy->on_intent(node->policy_state, w, keys, n, clock_start, clock_end, now);
   return PS_OK;

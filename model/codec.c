@@ -46,7 +46,8 @@ static const char *const type_names[PS_MSG_TYPE_END] = {
     [PS_MSG_WRITE_ACK] = "WRITE_ACK", [PS_MSG_LOCALIZE] = "LOCALIZE",
     [PS_MSG_HANDOVER] = "HANDOVER",   [PS_MSG_TRANSFER] = "TRANSFER",
     [PS_MSG_SYNC] = "SYNC",           [PS_MSG_SYNC_REPLY] = "SYNC_REPLY",
-    [PS_MSG_DELTA] = "DELTA",
+    [PS_MSG_DELTA] = "DELTA",         [PS_MSG_INTENT] = "INTENT",
+    [PS_MSG_INTENT_REPLY] = "INTENT_REPLY",
 };
 
 const char *ps_msg_type_name(int type) {

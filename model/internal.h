@@ -52,6 +52,8 @@ typedef struct {
   uint32_t forward_to;
   uint8_t sync_pending; /* REPLICA: a SYNC is unanswered */
   uint8_t mirror;       /* OWNED, all-reduce: pushes also gather in delta */
+  uint8_t drop_on_arrival; /* REPLICA_ARRIVING: dropped before its value came */
+  uint32_t intenders;   /* on the home: nodes that announced an intent */
   float *value;         /* OWNED, REPLICA: value_len floats; NULL means all zero */
   float *delta;         /* REPLICA: pushes since the last sync; NULL means zero */
   double synced_at;     /* REPLICA: when it last took part in a sync */
@@ -271,6 +273,22 @@ void replica_drop(call_ctx *c, key_entry *e, ps_key k);
 int handle_sync_reply(call_ctx *c, const ps_msg *m);
 int handle_delta(call_ctx *c, const ps_msg *m);
 void replica_list_remove(ps_node *n, ps_key k);
+
+/* Intents (intent.c). */
+int handle_intent(call_ctx *c, const ps_msg *m);
+/* An INTENT_REPLY: hands the counts to the policy's on_intenders. Called
+ * with no lock held (the hook may call back into the core). */
+int handle_intent_reply(ps_node *n, const ps_msg *m, double now);
+/* Checks every key lies in a table: PS_OK or PS_ERR_KEY_RANGE/INVAL/LIMIT. */
+int check_op_keys(const ps_node *n, const ps_key *keys, size_t count);
+/* Starts moving keys[count] here (ps_localize's body); a waiter of worker
+ * with ticket id (0: none) is queued on every key not owned here yet, and
+ * *here counts the keys owned already. */
+int localize_keys(ps_node *n, uint32_t worker, ps_ticket id, const ps_key *keys,
+                  size_t count, double now, uint64_t *here);
+/* Starts replicas of keys[count] here (ps_replicate's body), likewise. */
+int replicate_keys(ps_node *n, uint32_t worker, ps_ticket id, const ps_key *keys,
+                   size_t count, double now, uint64_t *here);
 
 /* Applies the operations queued on e, now that its value is here. */
 void entry_drain_queue(call_ctx *c, key_entry *e, ps_key k);

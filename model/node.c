@@ -313,7 +313,7 @@ void entry_drain_queue(call_ctx *c, key_entry *e, ps_key k) {
 }
 
 void queue_op(call_ctx *c, key_entry *e, const pending_op *op, const float *vals) {
-  uint32_t len = (op->type == PS_MSG_PUSH || op->type == PS_MSG_SET) ? op->len : 0;
+  uint32_t len = vals ? op->len : 0; /* PUSH, SET, and a replica's SYNC */
   pending_op *q = malloc(sizeof *q + (size_t)len * sizeof(float));
   if (!q) {
     c->error = PS_ERR_NOMEM;
@@ -431,6 +431,11 @@ int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, doubl
     return rc;
   }
   stat_add(&n->stats.messages_received, 1);
+  if (m.type == PS_MSG_INTENT_REPLY) { /* to the policy, outside the order lock */
+    rc = handle_intent_reply(n, &m, now);
+    if (rc != PS_OK) stat_add(&n->stats.bad_messages, 1);
+    return rc;
+  }
   call_ctx c;
   ctx_init(&c, n, now);
   switch (m.type) {
@@ -445,6 +450,7 @@ int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, doubl
   case PS_MSG_LOCALIZE: rc = handle_localize(&c, &m); break;
   case PS_MSG_HANDOVER: rc = handle_handover(&c, &m); break;
   case PS_MSG_TRANSFER: rc = handle_transfer(&c, &m); break;
+  case PS_MSG_INTENT: rc = handle_intent(&c, &m); break;
   default: rc = PS_ERR_TYPE;
   }
   ctx_finish(&c);

@@ -138,6 +138,10 @@ typedef enum {
   PS_MSG_SYNC,          /* replica -> home/owner: deltas in, fresh values back */
   PS_MSG_SYNC_REPLY,    /* owner -> replica: fresh values */
   PS_MSG_DELTA,         /* replica -> every other node: deltas (all-reduce) */
+  PS_MSG_INTENT,        /* node -> home: aux 1 starts, 0 ends its intent; request
+                           carries the sender's clock, echoed back */
+  PS_MSG_INTENT_REPLY,  /* home -> node (START only): pos[i] is the number of
+                           nodes intending keys[i] now, the sender included */
   PS_MSG_TYPE_END
 } ps_msg_type;
 
@@ -224,6 +228,12 @@ typedef struct ps_policy_ops {
                     int64_t clock_start, int64_t clock_end, double now);
   /* Periodic work; returns the next time it wants to run (INFINITY: none). */
   double (*on_timer)(void *state, double now);
+  /* The homes answered this node's ps_node_announce_intent(start): counts[i]
+   * nodes, this one included, intend keys[i] now; this node announced them
+   * at sent_at (its own clock). Runs on the receiving thread with no core
+   * lock held: it may call the ps_node_* mechanisms below. */
+  void (*on_intenders)(void *state, const ps_key *keys, const uint32_t *counts, size_t n,
+                       double sent_at, double now);
   void (*free)(void *state);
 } ps_policy_ops;
 
@@ -333,9 +343,33 @@ void ps_node_finish(ps_node *node, double now);
  * and operations on them wait for it. Returns as ps_pull. */
 int ps_replicate(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket, double now);
 /* Drops this node's replicas of keys[n]; their unsent deltas go to the
- * owner as pushes. Keys without a replica here (or whose value has not
- * arrived yet) are left alone. Never pending. */
+ * owner as pushes. A replica whose value has not arrived yet is dropped when
+ * it arrives (after the operations waiting for it); ps_replicate before then
+ * keeps it. Keys without a replica here are left alone. Never pending. */
 int ps_drop_replicas(ps_worker *w, const ps_key *keys, size_t n, double now);
+/* ------------------------------------------ mechanisms for policies */
+
+/* Node-level forms of the worker operations, for a policy's hooks (on a
+ * timer, or on a reply, where no worker handle is at hand). Any thread; never
+ * pending; nobody is told when they complete. Keys must be valid
+ * (PS_ERR_KEY_RANGE otherwise); PS_OK or PS_ERR_NOMEM. */
+
+/* As ps_localize without a ticket. */
+int ps_node_localize(ps_node *node, const ps_key *keys, size_t n, double now);
+/* As ps_replicate without a ticket. */
+int ps_node_replicate(ps_node *node, const ps_key *keys, size_t n, double now);
+/* Drops this node's replicas of keys[n] (see ps_drop_replicas). */
+int ps_node_drop_replicas(ps_node *node, const ps_key *keys, size_t n, double now);
+/* Tells the keys' homes that this node starts (start) or stops intending to
+ * use them. A home counts the nodes that started and have not stopped, and
+ * answers a start with that count (policy hook on_intenders). A node must
+ * alternate start and stop per key, starting first. */
+int ps_node_announce_intent(ps_node *node, const ps_key *keys, size_t n, bool start,
+                            double now);
+/* As ps_worker_key_locality, for the node; PS_KEY_REPLICA tells a replica
+ * (which ps_worker_key_locality reports as PS_KEY_LOCAL). */
+int ps_node_key_locality(ps_node *node, ps_key k);
+
 /* Keys this node holds replicas of (arrived or arriving). */
 size_t ps_node_replica_count(ps_node *node);
 /* A replica's current value (value_len floats): PS_OK, or PS_ERR_NOT_OWNER
@@ -393,7 +427,12 @@ int64_t ps_worker_clock(const ps_worker *w);
 /* Where key k is, seen from w's node: served from local memory (owned, or a
  * replica), on its way here, or elsewhere. A snapshot: it may change at any
  * time. PS_ERR_KEY_RANGE for a key in no table. */
-typedef enum { PS_KEY_REMOTE = 0, PS_KEY_LOCAL = 1, PS_KEY_ARRIVING = 2 } ps_key_locality;
+typedef enum {
+  PS_KEY_REMOTE = 0,
+  PS_KEY_LOCAL = 1,
+  PS_KEY_ARRIVING = 2,
+  PS_KEY_REPLICA = 3, /* ps_node_key_locality only */
+} ps_key_locality;
 int ps_worker_key_locality(ps_worker *w, ps_key k);
 
 /* Whether ticket t of this worker has completed. Thread-safe. */

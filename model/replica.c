@@ -213,50 +213,44 @@ static void request_value(call_ctx *c, key_entry *e, ps_key k) {
   e->sync_pending = 1;
 }
 
-int ps_replicate(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket, double now) {
-  ps_node *node = w->node;
-  for (size_t i = 0; i < n; i++)
-    if (!ps_layout_value_len(&node->layout, keys[i])) return PS_ERR_KEY_RANGE;
-  ps_ticket id = 0;
-  int rc;
-  if (ticket && (rc = ticket_open(w, n, NULL, 0, &id)) != PS_OK) return rc;
+int replicate_keys(ps_node *node, uint32_t worker, ps_ticket id, const ps_key *keys,
+                   size_t count, double now, uint64_t *here) {
   call_ctx c;
   ctx_init(&c, node, now);
-  uint64_t here = 0;
-  for (size_t i = 0; i < n; i++) {
+  *here = 0;
+  for (size_t i = 0; i < count; i++) {
     store_stripe *st;
     key_entry *e = node_lock_entry(node, keys[i], &st);
     if (!e) {
       c.error = PS_ERR_NOMEM;
       break;
     }
+    e->drop_on_arrival = 0; /* wanted again */
     if (e->state == KEY_ABSENT) {
       e->state = KEY_REPLICA_ARRIVING;
       if (replica_list_add(node, keys[i]) != PS_OK) c.error = PS_ERR_NOMEM;
       request_value(&c, e, keys[i]);
     }
     if (e->state == KEY_REPLICA_ARRIVING && id) {
-      pending_op waiter = {.type = PS_MSG_LOCALIZE, .origin = node->id, .worker = w->index,
+      pending_op waiter = {.type = PS_MSG_LOCALIZE, .origin = node->id, .worker = worker,
                            .request = id};
       queue_op(&c, e, &waiter, NULL);
     } else if (e->state != KEY_REPLICA_ARRIVING) {
-      here++;
+      ++*here;
     }
     pthread_mutex_unlock(&st->lock);
   }
   ctx_finish(&c);
-  if (!ticket) return c.error ? c.error : PS_OK;
-  ticket_progress(w, &c, id, here + 1, NULL, 0, 0, true);
-  if (c.error) return c.error;
-  if (ps_worker_done(w, id)) return PS_OK;
-  *ticket = id;
-  return PS_PENDING;
+  return c.error;
 }
 
 int ps_drop_replicas(ps_worker *w, const ps_key *keys, size_t n, double now) {
-  ps_node *node = w->node;
-  for (size_t i = 0; i < n; i++)
-    if (!ps_layout_value_len(&node->layout, keys[i])) return PS_ERR_KEY_RANGE;
+  return ps_node_drop_replicas(w->node, keys, n, now);
+}
+
+int ps_node_drop_replicas(ps_node *node, const ps_key *keys, size_t n, double now) {
+  int rc = check_op_keys(node, keys, n);
+  if (rc != PS_OK) return rc;
   call_ctx c;
   ctx_init(&c, node, now);
   for (size_t i = 0; i < n; i++) {
@@ -266,6 +260,8 @@ int ps_drop_replicas(ps_worker *w, const ps_key *keys, size_t n, double now) {
     if (e && e->state == KEY_REPLICA) {
       replica_drop(&c, e, keys[i]);
       entry_release(node, st, e, keys[i]);
+    } else if (e && e->state == KEY_REPLICA_ARRIVING) {
+      e->drop_on_arrival = 1; /* its waiters are served first */
     }
     pthread_mutex_unlock(&st->lock);
   }
@@ -389,6 +385,11 @@ int handle_sync_reply(call_ctx *c, const ps_msg *m) {
       if (e->state == KEY_REPLICA_ARRIVING) {
         e->state = KEY_REPLICA;
         entry_drain_queue(c, e, k);
+        if (e->drop_on_arrival) {
+          e->drop_on_arrival = 0;
+          replica_drop(c, e, k);
+          entry_release(n, st, e, k);
+        }
       }
     } /* else dropped meanwhile: its delta reached the owner already */
     pthread_mutex_unlock(&st->lock);

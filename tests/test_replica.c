@@ -37,6 +37,7 @@ static void quiesce(harness *h, uint32_t nodes, ps_sync_mode mode) {
 typedef struct {
   uint32_t nodes, workers, keys, hot;
   ps_sync_mode mode;
+  bool churn; /* owner mode: any key relocates, replicas come and go */
   uint64_t seed;
 } scenario;
 
@@ -75,6 +76,14 @@ static void run(const scenario *sc) {
       if (rc == PS_PENDING) CU_ASSERT_TRUE(harness_wait(h, w, t));
       for (size_t i = 0; i < n; i++) /* read-your-writes, replicas included */
         CU_ASSERT(out[i * len + g] == (float)pushed[(keys[i] - FIRST) * total + g]);
+    } else if (r < 18 && sc->churn) {
+      /* Owners move under their replicas (SYNCs then queue on keys in
+       * transfer), and replicas are made and dropped at run time. */
+      uint64_t what = harness_rand(h) % 3;
+      int rc = what == 0   ? ps_localize(w, keys, 1, NULL, 0)
+               : what == 1 ? ps_replicate(w, keys, 1, NULL, 0)
+                           : ps_drop_replicas(w, keys, 1, 0);
+      CU_ASSERT_EQUAL(rc, PS_OK);
     } else if (r < 18) {
       if (keys[0] >= FIRST + sc->hot) CU_ASSERT_EQUAL(ps_localize(w, keys, 1, NULL, 0), PS_OK);
     } else {
@@ -90,9 +99,11 @@ static void run(const scenario *sc) {
     uint32_t owner = harness_owner(h, k);
     CU_ASSERT_EQUAL_FATAL(ps_node_read_owned(harness_node(h, owner), k, v), PS_OK);
     for (uint32_t g = 0; g < total; g++) CU_ASSERT_EQUAL(v[g], (float)pushed[(size_t)i * total + g]);
-    for (uint32_t n = 0; i < sc->hot && n < sc->nodes; n++) {
+    for (uint32_t n = 0; n < sc->nodes; n++) {
       if (n == owner) continue;
-      CU_ASSERT_EQUAL_FATAL(ps_node_read_replica(harness_node(h, n), k, v), PS_OK);
+      int rc = ps_node_read_replica(harness_node(h, n), k, v);
+      if (rc != PS_OK && (sc->churn || i >= sc->hot)) continue; /* no replica here */
+      CU_ASSERT_EQUAL_FATAL(rc, PS_OK);
       for (uint32_t g = 0; g < total; g++)
         CU_ASSERT_EQUAL(v[g], (float)pushed[(size_t)i * total + g]);
     }
@@ -119,6 +130,14 @@ static void test_converge_through_owner(void) {
   for (uint64_t seed = 1; seed <= 24; seed++) {
     scenario sc = {.nodes = 2 + (uint32_t)(seed % 7), .workers = 1 + (uint32_t)(seed % 2),
                    .keys = 12, .hot = 4, .mode = PS_SYNC_OWNER, .seed = seed};
+    run(&sc);
+  }
+}
+
+static void test_converge_while_owners_move(void) {
+  for (uint64_t seed = 1; seed <= 24; seed++) {
+    scenario sc = {.nodes = 2 + (uint32_t)(seed % 7), .workers = 1 + (uint32_t)(seed % 2),
+                   .keys = 12, .hot = 4, .mode = PS_SYNC_OWNER, .churn = true, .seed = seed};
     run(&sc);
   }
 }
@@ -206,6 +225,8 @@ static void test_staleness_quantile(void) {
 }
 
 PSLAB_SUITE("replica", {"copies converge through the owner", test_converge_through_owner},
+            {"copies converge while owners move and replicas come and go",
+             test_converge_while_owners_move},
             {"copies converge by all-reduce", test_converge_by_allreduce},
             {"a replica reads locally", test_replica_reads_locally},
             {"replicate and drop at run time", test_replicate_and_drop_at_run_time},
