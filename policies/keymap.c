@@ -1,10 +1,7 @@
 /*
- * A key -> counter hash map for the samplers' bookkeeping (samples per key
- * for the conformity measure, keys seen local). Open addressing with linear
- * probing and doubling at 1/2 load; memory follows the distinct keys stored,
- * so a distribution over billions of keys costs only what is sampled.
+ * The policies' key map (keymap.h): open addressing, linear probing.
  */
-#include "policies/sampling_internal.h"
+#include "policies/keymap.h"
 
 #include <stdlib.h>
 
@@ -12,7 +9,7 @@
 
 static size_t map_index(size_t cap, ps_key k) { return (size_t)ps_mix64(k) & (cap - 1); }
 
-static int map_grow(sampling_map *m) {
+static int map_grow(keymap *m) {
   size_t cap = m->cap ? m->cap * 2 : 64;
   ps_key *keys = malloc(cap * sizeof *keys);
   uint64_t *vals = malloc(cap * sizeof *vals);
@@ -33,7 +30,7 @@ static int map_grow(sampling_map *m) {
   return PS_OK;
 }
 
-uint64_t *sampling_map_slot(sampling_map *m, ps_key k) {
+uint64_t *keymap_slot(keymap *m, ps_key k) {
   if ((m->len + 1) * 2 > m->cap && map_grow(m) != PS_OK) return NULL;
   size_t j = map_index(m->cap, k);
   while (m->keys[j] != MAP_EMPTY && m->keys[j] != k) j = (j + 1) & (m->cap - 1);
@@ -45,7 +42,7 @@ uint64_t *sampling_map_slot(sampling_map *m, ps_key k) {
   return &m->vals[j];
 }
 
-const uint64_t *sampling_map_find(const sampling_map *m, ps_key k) {
+uint64_t *keymap_find(const keymap *m, ps_key k) {
   if (m->cap == 0) return NULL;
   size_t j = map_index(m->cap, k);
   while (m->keys[j] != MAP_EMPTY) {
@@ -55,7 +52,29 @@ const uint64_t *sampling_map_find(const sampling_map *m, ps_key k) {
   return NULL;
 }
 
-void sampling_map_free(sampling_map *m) {
+void keymap_remove(keymap *m, ps_key k) {
+  if (m->cap == 0) return;
+  size_t mask = m->cap - 1, j = map_index(m->cap, k);
+  while (m->keys[j] != k) {
+    if (m->keys[j] == MAP_EMPTY) return;
+    j = (j + 1) & mask;
+  }
+  /* Backward shift: move later entries of the probe run into the hole when
+   * their home slot does not lie (cyclically) between the hole and them. */
+  size_t hole = j;
+  for (size_t i = (j + 1) & mask; m->keys[i] != MAP_EMPTY; i = (i + 1) & mask) {
+    size_t home = map_index(m->cap, m->keys[i]);
+    if (((i - home) & mask) >= ((i - hole) & mask)) {
+      m->keys[hole] = m->keys[i];
+      m->vals[hole] = m->vals[i];
+      hole = i;
+    }
+  }
+  m->keys[hole] = MAP_EMPTY;
+  m->len--;
+}
+
+void keymap_free(keymap *m) {
   free(m->keys), free(m->vals);
-  *m = (sampling_map){0};
+  *m = (keymap){0};
 }

@@ -132,14 +132,14 @@ void ps_sampler_free(ps_sampler *s) {
   for (size_t i = 0; i < s->nprep; i++) free(s->prep[i].keys);
   free(s->prep);
   pool_free_groups(s);
-  sampling_map_free(&s->local_seen);
+  keymap_free(&s->local_seen);
   free(s->local_keys);
-  sampling_map_free(&s->counts);
+  keymap_free(&s->counts);
   free(s);
 }
 
 int sampling_count(ps_sampler *s, ps_key k, bool first_use) {
-  uint64_t *c = sampling_map_slot(&s->counts, k);
+  uint64_t *c = keymap_slot(&s->counts, k);
   if (!c) return PS_ERR_NOMEM;
   (*c)++;
   s->samples++;
@@ -185,7 +185,7 @@ int ps_sample_prepare(ps_sampler *s, size_t n, uint64_t *handle, double now) {
 
 /* Remembers a key seen local, for local's fallback. */
 static void local_remember(ps_sampler *s, ps_key k) {
-  uint64_t *seen = sampling_map_slot(&s->local_seen, k);
+  uint64_t *seen = keymap_slot(&s->local_seen, k);
   if (!seen || *seen) return; /* no memory: the fallback just knows less */
   if (s->nlocal == s->caplocal) {
     size_t cap = s->caplocal ? s->caplocal * 2 : 64;

@@ -6,6 +6,7 @@
 #ifndef PSLAB_POLICIES_SAMPLING_INTERNAL_H
 #define PSLAB_POLICIES_SAMPLING_INTERNAL_H
 
+#include "policies/keymap.h"
 #include "policies/policy.h"
 
 /* ------------------------------------------------------- distribution */
@@ -17,23 +18,6 @@ struct ps_sample_dist {
   double *accept;  /* alias table: keep column i with this probability ... */
   uint32_t *alias; /* ... else take alias[i] */
 };
-
-/* ------------------------------------------------------------ key map */
-
-/* Open addressing, linear probing; UINT64_MAX marks an empty slot (no
- * distribution contains that key: ps_sample_dist_new refuses it). Memory grows
- * with the distinct keys stored, not with the key space. */
-typedef struct {
-  ps_key *keys;
-  uint64_t *vals;
-  size_t cap, len; /* cap a power of two, or 0 */
-} sampling_map;
-
-/* The value slot of k, inserted as 0 when absent; NULL on no memory. */
-uint64_t *sampling_map_slot(sampling_map *m, ps_key k);
-/* The value of k, or NULL when absent. */
-const uint64_t *sampling_map_find(const sampling_map *m, ps_key k);
-void sampling_map_free(sampling_map *m);
 
 /* ------------------------------------------------------------ sampler */
 
@@ -76,11 +60,11 @@ struct ps_sampler {
   sampling_group *groups, *last_group;
   uint64_t pool_uses, pool_reserved;
   /* local: keys seen local, to fall back on */
-  sampling_map local_seen;
+  keymap local_seen;
   ps_key *local_keys;
   size_t nlocal, caplocal;
   /* conformity */
-  sampling_map counts;
+  keymap counts;
   uint64_t samples, draws, postponed, distinct_used;
 };
 

@@ -1,4 +1,4 @@
-/* The policy registry and the configuration of static and relocate. */
+/* The policy registry and the configuration of every policy. */
 #include "policies/policy.h"
 #include "tests/harness.h"
 #include "tests/unit.h"
@@ -24,7 +24,8 @@ static void test_registry(void) {
   const char *const *names = ps_policy_names();
   CU_ASSERT_STRING_EQUAL(names[0], "static");
   CU_ASSERT_STRING_EQUAL(names[3], "nups");
-  CU_ASSERT_PTR_NULL(names[4]);
+  CU_ASSERT_STRING_EQUAL(names[4], "adaptive");
+  CU_ASSERT_PTR_NULL(names[5]);
 }
 
 static void test_configure_good(void) {
@@ -50,6 +51,12 @@ static void test_configure_good(void) {
   CU_ASSERT_EQUAL(configure("{\"type\":\"nups\"}", &s, err), PS_OK);
   CU_ASSERT_EQUAL(s.hot_keys, 1000);
   CU_ASSERT_EQUAL(s.lookahead, 10);
+  CU_ASSERT_EQUAL(configure("{\"type\":\"adaptive\"}", &s, err), PS_OK);
+  CU_ASSERT_EQUAL(s.lookahead, 50);
+  CU_ASSERT_EQUAL(s.hot_keys, 0);
+  CU_ASSERT_EQUAL(configure("{\"type\":\"adaptive\",\"window_clocks\":0,\"syncs_per_sec\":5,"
+                            "\"lookahead\":20,\"partition\":\"range\"}", &s, err), PS_OK);
+  CU_ASSERT_EQUAL(s.lookahead, 20);
 }
 
 static void test_configure_bad(void) {
@@ -59,7 +66,7 @@ static void test_configure_bad(void) {
       {"[]", "expected an object, found a list"},
       {"{}", "type: expected a string"},
       {"{\"type\":\"lapse\"}",
-       "type: expected one of \"static\", \"relocate\", \"replicate\", \"nups\", found \"lapse\""},
+       "type: expected one of \"static\", \"relocate\", \"replicate\", \"nups\", \"adaptive\", found \"lapse\""},
       {"{\"type\":\"replicate\",\"hot_keys\":\"some\"}",
        "hot_keys: expected an integer >= 1 or \"all\", found \"some\""},
       {"{\"type\":\"replicate\",\"syncs_per_sec\":0}",
@@ -78,6 +85,11 @@ static void test_configure_bad(void) {
        "lookahead: expected an integer in [1, 4000], found -1"},
       {"{\"type\":\"relocate\",\"lookahead\":2.5}", "found 2.5"},
       {"{\"type\":\"relocate\",\"fast_local_access\":false}", "fast_local_access: expected true"},
+      {"{\"type\":\"adaptive\",\"hot_keys\":10}", "hot_keys: unknown field"},
+      {"{\"type\":\"adaptive\",\"window_clocks\":-2}",
+       "window_clocks: expected an integer in [0, 1000000], found -2"},
+      {"{\"type\":\"adaptive\",\"syncs_per_sec\":0}",
+       "syncs_per_sec: expected a number > 0, found 0"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     ps_policy_settings s;
