@@ -26,28 +26,33 @@ static double bits_time(uint64_t u) {
   return t;
 }
 
-int ps_node_announce_intent(ps_node *node, const ps_key *keys, size_t n, bool start,
-                            double now) {
-  int rc = check_op_keys(node, keys, n);
-  if (rc != PS_OK || n == 0) return rc;
+int ps_node_announce_intent(ps_node *node, const ps_key *start, size_t n_start,
+                            const ps_key *stop, size_t n_stop, double now) {
+  int rc = check_op_keys(node, start, n_start);
+  if (rc == PS_OK) rc = check_op_keys(node, stop, n_stop);
+  if (rc != PS_OK || n_start + n_stop == 0) return rc;
   call_ctx c;
   ctx_init(&c, node, now);
-  /* Every announcement travels, also to this node as home: one path. */
-  for (size_t i = 0; i < n; i++)
-    ctx_add(&c, ps_layout_home(&node->layout, keys[i]), PS_MSG_INTENT, node->id, 0,
-            time_bits(now), start ? 1 : 0, keys[i], 0, NULL, 0);
+  /* Every announcement travels, also to this node as home: one path. Stops
+   * first: a key stopped and started again in one call nets to no change. */
+  for (size_t i = 0; i < n_stop; i++)
+    ctx_add(&c, ps_layout_home(&node->layout, stop[i]), PS_MSG_INTENT, node->id, 0,
+            time_bits(now), 0, stop[i], 0, NULL, 0);
+  for (size_t i = 0; i < n_start; i++)
+    ctx_add(&c, ps_layout_home(&node->layout, start[i]), PS_MSG_INTENT, node->id, 0,
+            time_bits(now), 0, start[i], 1, NULL, 0);
   ctx_finish(&c);
   return c.error;
 }
 
 int handle_intent(call_ctx *c, const ps_msg *m) {
   ps_node *n = c->node;
-  if (m->aux > 1) return PS_ERR_PROTOCOL;
   for (uint32_t i = 0; i < m->key_count; i++)
-    if (ps_layout_home(&n->layout, ps_msg_key(m, i)) != n->id) return PS_ERR_PROTOCOL;
-  bool start = m->aux == 1;
+    if (ps_layout_home(&n->layout, ps_msg_key(m, i)) != n->id || ps_msg_pos(m, i) > 1)
+      return PS_ERR_PROTOCOL;
   for (uint32_t i = 0; i < m->key_count; i++) {
     ps_key k = ps_msg_key(m, i);
+    bool start = ps_msg_pos(m, i) == 1;
     store_stripe *st;
     key_entry *e = node_lock_entry(n, k, &st);
     if (!e) return PS_ERR_NOMEM;

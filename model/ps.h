@@ -138,8 +138,8 @@ typedef enum {
   PS_MSG_SYNC,          /* replica -> home/owner: deltas in, fresh values back */
   PS_MSG_SYNC_REPLY,    /* owner -> replica: fresh values */
   PS_MSG_DELTA,         /* replica -> every other node: deltas (all-reduce) */
-  PS_MSG_INTENT,        /* node -> home: aux 1 starts, 0 ends its intent; request
-                           carries the sender's clock, echoed back */
+  PS_MSG_INTENT,        /* node -> home: pos[i] 1 starts, 0 stops its intent on
+                           keys[i]; request carries the sender's clock, echoed */
   PS_MSG_INTENT_REPLY,  /* home -> node (START only): pos[i] is the number of
                            nodes intending keys[i] now, the sender included */
   PS_MSG_TYPE_END
@@ -360,12 +360,13 @@ int ps_node_localize(ps_node *node, const ps_key *keys, size_t n, double now);
 int ps_node_replicate(ps_node *node, const ps_key *keys, size_t n, double now);
 /* Drops this node's replicas of keys[n] (see ps_drop_replicas). */
 int ps_node_drop_replicas(ps_node *node, const ps_key *keys, size_t n, double now);
-/* Tells the keys' homes that this node starts (start) or stops intending to
- * use them. A home counts the nodes that started and have not stopped, and
- * answers a start with that count (policy hook on_intenders). A node must
- * alternate start and stop per key, starting first. */
-int ps_node_announce_intent(ps_node *node, const ps_key *keys, size_t n, bool start,
-                            double now);
+/* Tells the keys' homes that this node starts intending to use start[n_start]
+ * and stops intending to use stop[n_stop] (one message per home for both). A
+ * home counts the nodes that started and have not stopped, and answers a
+ * start with that count (policy hook on_intenders). A node must alternate
+ * start and stop per key, starting first. */
+int ps_node_announce_intent(ps_node *node, const ps_key *start, size_t n_start,
+                            const ps_key *stop, size_t n_stop, double now);
 /* As ps_worker_key_locality, for the node; PS_KEY_REPLICA tells a replica
  * (which ps_worker_key_locality reports as PS_KEY_LOCAL). */
 int ps_node_key_locality(ps_node *node, ps_key k);

@@ -226,8 +226,7 @@ static void process(adaptive_state *s, actions *act) {
 static void act_on(adaptive_state *s, actions *a, double now) {
   ps_node *n = s->node;
   if (a->drop.n) ps_node_drop_replicas(n, a->drop.k, a->drop.n, now);
-  if (a->stop.n) ps_node_announce_intent(n, a->stop.k, a->stop.n, false, now);
-  if (a->start.n) ps_node_announce_intent(n, a->start.k, a->start.n, true, now);
+  ps_node_announce_intent(n, a->start.k, a->start.n, a->stop.k, a->stop.n, now);
   if (a->localize.n) ps_node_localize(n, a->localize.k, a->localize.n, now);
   if (a->replicate.n) ps_node_replicate(n, a->replicate.k, a->replicate.n, now);
   free(a->drop.k), free(a->stop.k), free(a->start.k), free(a->localize.k),

@@ -264,24 +264,29 @@ static void test_random_read_your_writes_and_convergence(void) {
 static void test_registry_counts(void) {
   harness *h = make(3, 1, NULL, 1);
   ps_key k = homed_on_0(h);
-  CU_ASSERT_EQUAL(ps_node_announce_intent(harness_node(h, 1), &k, 1, true, 0), PS_OK);
-  CU_ASSERT_EQUAL(ps_node_announce_intent(harness_node(h, 2), &k, 1, true, 0), PS_OK);
-  CU_ASSERT_EQUAL(ps_node_announce_intent(harness_node(h, 1), &k, 1, false, 0), PS_OK);
+  ps_node *n1 = harness_node(h, 1), *n2 = harness_node(h, 2);
+  CU_ASSERT_EQUAL(ps_node_announce_intent(n1, &k, 1, NULL, 0, 0), PS_OK);
+  CU_ASSERT_EQUAL(ps_node_announce_intent(n2, &k, 1, NULL, 0, 0), PS_OK);
+  CU_ASSERT_EQUAL(ps_node_announce_intent(n1, NULL, 0, &k, 1, 0), PS_OK);
   harness_drain(h);
   CU_ASSERT_EQUAL(harness_delivered_type(h, PS_MSG_INTENT_REPLY), 2); /* starts only */
+  /* Node 2 stops and starts again in one message: its reply counts 1. */
+  CU_ASSERT_EQUAL(ps_node_announce_intent(n2, &k, 1, &k, 1, 0), PS_OK);
+  CU_ASSERT_EQUAL(harness_in_flight(h), 1);
+  harness_drain(h);
+  CU_ASSERT_EQUAL(harness_delivered_type(h, PS_MSG_INTENT_REPLY), 3);
   ps_key bad = UINT64_MAX;
-  CU_ASSERT_EQUAL(ps_node_announce_intent(harness_node(h, 1), &bad, 1, true, 0),
-                  PS_ERR_KEY_RANGE);
+  CU_ASSERT_EQUAL(ps_node_announce_intent(n1, &bad, 1, NULL, 0, 0), PS_ERR_KEY_RANGE);
   /* A forged INTENT to a node that is not the key's home is refused. */
   uint8_t buf[128];
-  uint8_t kb[8], pb[4] = {0};
+  uint8_t kb[8], pb[4] = {1, 0, 0, 0};
   memcpy(kb, &k, 8);
-  ps_msg m = {.type = PS_MSG_INTENT, .src = 2, .origin = 2, .aux = 1, .key_count = 1,
-              .keys = kb, .pos = pb};
+  ps_msg m = {.type = PS_MSG_INTENT, .src = 2, .origin = 2, .key_count = 1, .keys = kb,
+              .pos = pb};
   long n = ps_msg_encode(&m, buf, sizeof buf);
   CU_ASSERT(n > 0);
   CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 1), 2, buf, (size_t)n, 0), PS_ERR_PROTOCOL);
-  m.aux = 7;
+  pb[0] = 7; /* neither start nor stop */
   n = ps_msg_encode(&m, buf, sizeof buf);
   CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)n, 0), PS_ERR_PROTOCOL);
   harness_free(h);

@@ -75,7 +75,7 @@ static cJSON *first_run;
 
 static void test_runs_have_every_field(void) {
   first_run = run_tiny(tmp_dir("a"));
-  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(first_run), 6);
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(first_run), 7);
   static const char *const top[] = {"experiment", "run", "repeat", "seed", "backend",
                                     "sweep", "config", "metrics", NULL};
   static const char *const metrics[] = {"time_s", "epoch_time_s", "steps", "steps_per_s",
@@ -119,13 +119,17 @@ static void test_policies_differ_as_expected(void) {
   CU_ASSERT(local[3] > local[1]); /* relocation makes accesses local */
   CU_ASSERT_EQUAL(reloc[1], 0);
   CU_ASSERT(reloc[3] > 0);
+  /* adaptive relocates keys one node intends and serves most accesses locally */
+  cJSON *a = cJSON_GetObjectItem(cJSON_GetArrayItem(first_run, 6), "metrics");
+  CU_ASSERT(cJSON_GetObjectItem(a, "relocations")->valuedouble > 0);
+  CU_ASSERT(cJSON_GetObjectItem(a, "local_ratio")->valuedouble > local[1]);
 }
 
 /* Replicas are read at most one sync interval (1/200 s) after they last took
  * part in a sync round, in simulated time. */
 static void test_staleness_within_sync_interval(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(first_run);
-  for (int i = 4; i < 6; i++) {
+  for (int i = 4; i < 7; i++) { /* replicate, nups, adaptive */
     cJSON *m = cJSON_GetObjectItem(cJSON_GetArrayItem(first_run, i), "metrics");
     CU_ASSERT(cJSON_GetObjectItem(m, "replica_syncs")->valuedouble > 0);
     cJSON *max = cJSON_GetObjectItem(m, "staleness_max_s");
@@ -157,7 +161,7 @@ static int count_differences(cJSON *a, cJSON *b, bool print) {
 static void test_rerun_is_identical(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(first_run);
   cJSON *again = run_tiny(tmp_dir("b"));
-  CU_ASSERT_EQUAL(cJSON_GetArraySize(again), 6);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(again), 7);
   CU_ASSERT_EQUAL(count_differences(first_run, again, true), 0);
   cJSON_Delete(again);
 }
