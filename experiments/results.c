@@ -22,7 +22,7 @@ static const char *const summary_metrics[] = {
 static const char *const other_metrics[] = {
     "epoch_time_s", "loss", "pushed_floats", "value_sum", "value_sum_unreadable",
     "staleness_mean_s", "staleness_p99_s", "staleness_max_s", "staleness_mean_clocks",
-    "staleness_max_clocks", NULL};
+    "staleness_max_clocks", "samples", "sample_tv_distance", "sample_reuse_factor", NULL};
 
 const char *const *exp_summary_metrics(void) { return summary_metrics; }
 

@@ -258,7 +258,10 @@ int localize_keys(ps_node *node, uint32_t worker, ps_ticket id, const ps_key *ke
       c.error = PS_ERR_NOMEM;
       break;
     }
-    if (e->state == KEY_OWNED) ++*here;
+    /* All-reduce replicas never move (DELTAs go to every node, and the owner
+     * mirrors its pushes): the replica already serves this node. */
+    bool stays = e->state == KEY_REPLICA && node->replica_mode == PS_SYNC_ALLREDUCE;
+    if (e->state == KEY_OWNED || stays) ++*here;
     else localize_key(&c, e, keys[i], &waiter);
     pthread_mutex_unlock(&st->lock);
   }

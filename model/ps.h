@@ -414,7 +414,9 @@ int ps_push(ps_worker *w, const ps_key *keys, size_t n, const float *vals,
 int ps_set(ps_worker *w, const ps_key *keys, size_t n, const float *vals,
            size_t vals_len, ps_ticket *ticket, double now);
 /* Moves ownership of the keys to this node (Lapse). ticket may be NULL: then
- * nobody is told when they arrive. */
+ * nobody is told when they arrive. A replica kept by all-reduce stays a
+ * replica (such keys never move); one synced through the owner is dropped
+ * and its key moves here. */
 int ps_localize(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket,
                 double now);
 /* Signals that this worker will use keys in clocks [clock_start, clock_end);

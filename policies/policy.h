@@ -22,6 +22,10 @@ const char *const *ps_policy_names(void);
  * policy object), what was expected and what was found. *ops may be NULL. */
 int ps_policy_configure(const struct cJSON *json, const ps_policy_ops **ops,
                         ps_policy_settings *settings, char *err, size_t errlen);
+/* Every policy object may carry "sampling" (see ps_sampling_configure),
+ * checked by ps_policy_configure: the sampling management of workloads that
+ * sample. Returns it, or NULL (then: naive). */
+const struct cJSON *ps_policy_sampling(const struct cJSON *policy_json);
 
 extern const ps_policy_ops ps_policy_static;
 extern const ps_policy_ops ps_policy_relocate;
@@ -53,7 +57,7 @@ double ps_sample_dist_prob(const ps_sample_dist *d, ps_key k);
 #define PS_SAMPLING_DEFAULT_GROUP_SIZE 250
 #define PS_SAMPLING_DEFAULT_REUSE 16
 
-/* Validates a sampling object {"scheme": "naive"|"preloc"|"pool"|"local",
+/* Validates a sampling object (NULL: the defaults) {"scheme": "naive"|"preloc"|"pool"|"local",
  * "group_size": int>=1 (250), "reuse": int>=1 (16), "postpone": bool (true)};
  * group_size, reuse and postpone belong to "pool" only and are errors with
  * other schemes. PS_OK, or PS_ERR_INVAL with "<field>: expected <what>, found
@@ -63,7 +67,7 @@ int ps_sampling_configure(const struct cJSON *json, char *err, size_t errlen);
 /* One per worker, used by one thread. */
 typedef struct ps_sampler ps_sampler;
 /* A sampler of distribution d for worker w, configured by json (see
- * ps_sampling_configure), its draws seeded by seed. d and w must outlive it;
+ * ps_sampling_configure; NULL: naive), its draws seeded by seed. d and w must outlive it;
  * json is read during the call only. d's keys must lie in one table of w's
  * layout. NULL on bad configuration or no memory. */
 ps_sampler *ps_sampler_new(const struct cJSON *json, ps_worker *w, const ps_sample_dist *d,
@@ -98,5 +102,13 @@ typedef struct {
                           * samples >> K), so compare schemes at equal counts */
 } ps_sample_stats;
 void ps_sampler_stats(const ps_sampler *s, ps_sample_stats *out);
+
+/* The sampler behind void * (a ps_sampler *), for callback tables such as
+ * workloads' wl_driver_env: ps_sample_prepare, ps_sample_pull, and the
+ * conformity of ps_sampler_stats. */
+int ps_sampler_prepare_cb(void *sampler, size_t n, uint64_t *handle, double now);
+int ps_sampler_pull_cb(void *sampler, uint64_t handle, ps_key *keys, size_t n, float *vals,
+                       size_t vals_len, ps_ticket *ticket, double now);
+void ps_sampler_stats_cb(void *sampler, double *tv_distance, double *reuse_factor);
 
 #endif

@@ -51,9 +51,27 @@ int ps_policy_configure(const cJSON *json, const ps_policy_ops **ops,
     return PS_ERR_UNKNOWN_POLICY;
   }
   ps_policy_settings_default(settings);
-  int rc = p->configure(json, settings, err, errlen);
+  /* "sampling" belongs to every policy: checked here, hidden from theirs. */
+  const cJSON *sampling = cJSON_GetObjectItemCaseSensitive(json, "sampling");
+  cJSON *own = sampling ? cJSON_Duplicate(json, true) : NULL;
+  if (sampling && !own) {
+    snprintf(err, errlen, "out of memory");
+    return PS_ERR_NOMEM;
+  }
+  if (own) cJSON_DeleteItemFromObjectCaseSensitive(own, "sampling");
+  int rc = p->configure(own ? own : json, settings, err, errlen);
+  cJSON_Delete(own);
+  if (rc == PS_OK && sampling) {
+    char sub[200];
+    if ((rc = ps_sampling_configure(sampling, sub, sizeof sub)) != PS_OK)
+      snprintf(err, errlen, "sampling%s%s", sub[0] == 'e' ? ": " : ".", sub);
+  }
   if (rc == PS_OK && ops) *ops = p;
   return rc;
+}
+
+const cJSON *ps_policy_sampling(const cJSON *json) {
+  return cJSON_GetObjectItemCaseSensitive(json, "sampling");
 }
 
 /* ---------------------------------------------------------- shared fields */

@@ -67,6 +67,7 @@ int sampling_parse(const cJSON *json, sampling_config *c, char *err, size_t errl
   static const char *const pool_only[] = {"group_size", "reuse", "postpone"};
   *c = (sampling_config){SCHEME_NAIVE, PS_SAMPLING_DEFAULT_GROUP_SIZE,
                          PS_SAMPLING_DEFAULT_REUSE, true};
+  if (!json) return PS_OK; /* the defaults */
   if (!cJSON_IsObject(json)) {
     snprintf(err, errlen, "expected an object, found %s", policy_json_kind(json));
     return PS_ERR_INVAL;
@@ -283,4 +284,22 @@ void ps_sampler_stats(const ps_sampler *s, ps_sample_stats *out) {
   out->reuse_factor =
       s->distinct_used ? (double)s->samples / (double)s->distinct_used : 1.0;
   out->tv_distance = tv_distance(s);
+}
+
+/* ------------------------------------------------------------ callbacks */
+
+int ps_sampler_prepare_cb(void *sampler, size_t n, uint64_t *handle, double now) {
+  return ps_sample_prepare(sampler, n, handle, now);
+}
+
+int ps_sampler_pull_cb(void *sampler, uint64_t handle, ps_key *keys, size_t n, float *vals,
+                       size_t vals_len, ps_ticket *ticket, double now) {
+  return ps_sample_pull(sampler, handle, keys, n, vals, vals_len, ticket, now);
+}
+
+void ps_sampler_stats_cb(void *sampler, double *tv_distance, double *reuse_factor) {
+  ps_sample_stats st;
+  ps_sampler_stats(sampler, &st);
+  *tv_distance = st.tv_distance;
+  *reuse_factor = st.reuse_factor;
 }

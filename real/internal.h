@@ -226,7 +226,8 @@ void real_handle_control(real_node *n, uint32_t src, const real_ctl *m);
 /* metrics.c: this node's contribution to the run's metrics, and rank 0's
  * reduction of all of them into the metrics sim_run reports. */
 typedef struct {
-  uint64_t steps, accesses, pushed_floats;
+  uint64_t steps, accesses, pushed_floats, samples;
+  double sample_tv_distance, sample_reuse_factor;
   double start_s;
   const double *epoch_end_s;
   size_t epochs;

@@ -6,6 +6,8 @@
  *
  * A node's report (JSON, gathered after quiescence):
  *   steps, accesses, pushed_floats   summed over its workers
+ *   samples, samplers, sample_tv_sum, sample_reuse_sum   the same for
+ *                                workers that sampled (rank 0 averages)
  *   workers: [{start_s, epochs: [end_s...]}]  times on the node's clock,
  *                                which starts at its release from the start
  *                                barrier (clocks agree to the barrier's skew)
@@ -95,11 +97,17 @@ static cJSON *worker_times(const real_worker_report *w, uint32_t workers) {
 }
 
 char *real_metrics_local(real_node *n, const real_worker_report *w, uint32_t workers) {
-  uint64_t steps = 0, accesses = 0, pushed = 0, moving = 0;
+  uint64_t steps = 0, accesses = 0, pushed = 0, moving = 0, samples = 0, samplers = 0;
+  double tv = 0, reuse = 0;
   for (uint32_t i = 0; i < workers; i++) {
     steps += w[i].steps;
     accesses += w[i].accesses;
     pushed += w[i].pushed_floats;
+    samples += w[i].samples;
+    if (!w[i].samples) continue;
+    samplers++;
+    tv += w[i].sample_tv_distance;
+    reuse += w[i].sample_reuse_factor;
   }
   ps_node_stats st;
   double sum;
@@ -114,6 +122,10 @@ char *real_metrics_local(real_node *n, const real_worker_report *w, uint32_t wor
   ok = ok && cJSON_AddNumberToObject(o, "steps", (double)steps) &&
        cJSON_AddNumberToObject(o, "accesses", (double)accesses) &&
        cJSON_AddNumberToObject(o, "pushed_floats", (double)pushed) &&
+       cJSON_AddNumberToObject(o, "samples", (double)samples) &&
+       cJSON_AddNumberToObject(o, "samplers", (double)samplers) &&
+       cJSON_AddNumberToObject(o, "sample_tv_sum", tv) &&
+       cJSON_AddNumberToObject(o, "sample_reuse_sum", reuse) &&
        cJSON_AddNumberToObject(o, "dropped",
                                (double)(atomic_load(&n->dropped) + atomic_load(&n->stray))) &&
        cJSON_AddNumberToObject(o, "sum", sum) &&
@@ -129,6 +141,7 @@ char *real_metrics_local(real_node *n, const real_worker_report *w, uint32_t wor
 
 typedef struct {
   double steps, accesses, pushed_floats, dropped, sum, in_transfer;
+  double samples, samplers, sample_tv_sum, sample_reuse_sum;
   ps_node_stats nodes; /* summed */
 } totals;
 
@@ -136,6 +149,10 @@ static void add_node(totals *t, const cJSON *o) {
   t->steps += num(o, "steps");
   t->accesses += num(o, "accesses");
   t->pushed_floats += num(o, "pushed_floats");
+  t->samples += num(o, "samples");
+  t->samplers += num(o, "samplers");
+  t->sample_tv_sum += num(o, "sample_tv_sum");
+  t->sample_reuse_sum += num(o, "sample_reuse_sum");
   t->dropped += num(o, "dropped");
   t->sum += num(o, "sum");
   t->in_transfer += num(o, "in_transfer");
@@ -186,6 +203,13 @@ static bool add_staleness(cJSON *m, const ps_node_stats *s) {
          cJSON_AddNumberToObject(m, "staleness_max_clocks", (double)s->staleness_max_clocks);
 }
 
+static bool add_sampling(cJSON *m, const totals *t) {
+  if (t->samplers == 0) return true;
+  return cJSON_AddNumberToObject(m, "samples", t->samples) &&
+         cJSON_AddNumberToObject(m, "sample_tv_distance", t->sample_tv_sum / t->samplers) &&
+         cJSON_AddNumberToObject(m, "sample_reuse_factor", t->sample_reuse_sum / t->samplers);
+}
+
 static bool add_conservation(cJSON *m, const totals *t) {
   if (!cJSON_AddNumberToObject(m, "pushed_floats", t->pushed_floats)) return false;
   if (t->in_transfer > 0)
@@ -210,7 +234,7 @@ static cJSON *build(cJSON *const *nodes, const totals *t, uint32_t size, double 
        cJSON_AddNumberToObject(m, "bytes", (double)s->bytes_sent) &&
        cJSON_AddNumberToObject(m, "relocations", (double)s->relocations) &&
        cJSON_AddNumberToObject(m, "replica_syncs", (double)s->replica_syncs) &&
-       add_staleness(m, s) && add_conservation(m, t) &&
+       add_staleness(m, s) && add_conservation(m, t) && add_sampling(m, t) &&
        (t->dropped == 0 || cJSON_AddNumberToObject(m, "bad_messages", t->dropped));
   if (!ok) {
     cJSON_Delete(m);

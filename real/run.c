@@ -45,6 +45,7 @@ typedef struct {
   uint32_t index;
   ps_worker *handle;
   wl_stream *stream;
+  ps_sampler *sampler;   /* when the workload samples */
   pthread_t thread;
   bool started;
   bool in_core;          /* holds the node's core lock */
@@ -60,6 +61,7 @@ struct run_state {
   ps_layout layout;
   ps_key *hot;           /* the workload's hottest keys, when the policy asks */
   size_t n_hot;
+  ps_sample_dist *samples; /* the workload's sample distribution, if it samples */
   real_node *node;
   run_worker *workers;
   pthread_mutex_t lock;  /* guards done, signalled on cond */
@@ -121,6 +123,12 @@ static void *worker_main(void *arg) {
   run_worker *w = arg;
   run_state *s = w->run;
   wl_driver_env env = {.ctx = w, .wait = drv_wait, .compute = drv_compute, .now = drv_now};
+  if (w->sampler) {
+    env.sample_ctx = w->sampler;
+    env.sample_prepare = ps_sampler_prepare_cb;
+    env.sample_pull = ps_sampler_pull_cb;
+    env.sample_stats = ps_sampler_stats_cb;
+  }
   w->status = wl_drive(w->handle, w->stream, &env, s->settings.lookahead, &w->stats);
   leave_core(w);
   pthread_mutex_lock(&s->lock);
@@ -151,6 +159,16 @@ static int configure(run_state *s) {
     if (!s->hot) return fail(s, "node %u: out of memory", a->rank);
     s->n_hot = wl_hot_keys(s->wl, s->settings.hot_keys, s->hot);
   }
+  if (wl_samples(s->wl)) { /* one distribution, read by every worker's sampler */
+    ps_key first;
+    uint64_t count;
+    double *weights;
+    if (wl_sample_distribution(s->wl, &first, &count, &weights) != PS_OK)
+      return fail(s, "node %u: out of memory", a->rank);
+    s->samples = ps_sample_dist_new(first, count, weights);
+    free(weights);
+    if (!s->samples) return fail(s, "workload: invalid sample distribution");
+  }
   return 0;
 }
 
@@ -178,6 +196,11 @@ static int start_workers(run_state *s) {
                       .handle = ps_node_worker(real_node_core(s->node), i),
                       .stream = wl_stream_new(s->wl, a->rank, a->rank * wpn + i, a->seed)};
     if (!w->handle || !w->stream) return fail(s, "node %u: out of memory", a->rank);
+    uint32_t rank = a->rank * wpn + i;
+    if (s->samples &&
+        !(w->sampler = ps_sampler_new(ps_policy_sampling(a->policy), w->handle, s->samples,
+                                      ps_mix64(a->seed ^ ps_mix64(rank + 1)))))
+      return fail(s, "node %u: no sampler (out of memory)", a->rank);
   }
   for (uint32_t i = 0; i < wpn; i++) {
     if (pthread_create(&s->workers[i].thread, NULL, worker_main, &s->workers[i]) != 0)
@@ -275,8 +298,11 @@ static cJSON *finish_run(run_state *s) {
   if (rep) {
     for (uint32_t i = 0; i < wpn; i++) {
       const wl_driver_stats *st = &s->workers[i].stats;
-      rep[i] = (real_worker_report){st->steps, st->accesses, st->pushed_floats,
-                                    st->start_s, st->epoch_end_s, st->epochs};
+      rep[i] = (real_worker_report){st->steps,        st->accesses,
+                                    st->pushed_floats, st->samples,
+                                    st->sample_tv_distance, st->sample_reuse_factor,
+                                    st->start_s,      st->epoch_end_s,
+                                    st->epochs};
     }
     mine = real_metrics_local(n, rep, wpn);
   }
@@ -299,11 +325,13 @@ static cJSON *finish_run(run_state *s) {
 static void teardown(run_state *s) {
   for (uint32_t i = 0; s->workers && i < s->a->workers_per_node; i++) {
     wl_stream_free(s->workers[i].stream);
+    ps_sampler_free(s->workers[i].sampler);
     free(s->workers[i].stats.epoch_end_s);
   }
   free(s->workers);
   real_node_free(s->node);
   free(s->hot);
+  ps_sample_dist_free(s->samples);
   wl_free(s->wl);
   pthread_mutex_destroy(&s->lock);
   pthread_cond_destroy(&s->cond);

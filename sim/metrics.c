@@ -17,6 +17,9 @@
  *   value_sum      every value summed over the nodes that own it;
  *                  value_sum_unreadable instead when keys were still in
  *                  transfer (never, once a run is quiet)
+ *   samples, sample_tv_distance, sample_reuse_factor   when the workload
+ *                  samples: keys sampled, and the samplers' conformity (total
+ *                  variation distance, reuse factor) averaged over workers
  *
  * Workers and keys are visited in index order, so the same run gives the
  * same figures bit for bit.
@@ -29,7 +32,9 @@
 
 
 typedef struct {
-  uint64_t steps, accesses, pushed_floats;
+  uint64_t steps, accesses, pushed_floats, samples;
+  double tv_sum, reuse_sum; /* over workers that sampled */
+  uint32_t samplers;
   ps_node_stats nodes; /* summed */
 } sim_totals;
 
@@ -40,6 +45,12 @@ static void totals(const sim_state *run, sim_totals *t) {
     t->steps += st->steps;
     t->accesses += st->accesses;
     t->pushed_floats += st->pushed_floats;
+    t->samples += st->samples;
+    if (st->samples) {
+      t->samplers++;
+      t->tv_sum += st->sample_tv_distance;
+      t->reuse_sum += st->sample_reuse_factor;
+    }
   }
   for (uint32_t i = 0; i < run->num_nodes; i++) {
     ps_node_stats s;
@@ -124,7 +135,11 @@ cJSON *sim_metrics(const sim_state *run) {
        cJSON_AddNumberToObject(m, "bytes", (double)t.nodes.bytes_sent) &&
        cJSON_AddNumberToObject(m, "relocations", (double)t.nodes.relocations) &&
        cJSON_AddNumberToObject(m, "replica_syncs", (double)t.nodes.replica_syncs) &&
-       add_staleness(m, &t.nodes) && add_conservation(m, run, &t);
+       add_staleness(m, &t.nodes) && add_conservation(m, run, &t) &&
+       (!t.samplers ||
+        (cJSON_AddNumberToObject(m, "samples", (double)t.samples) &&
+         cJSON_AddNumberToObject(m, "sample_tv_distance", t.tv_sum / t.samplers) &&
+         cJSON_AddNumberToObject(m, "sample_reuse_factor", t.reuse_sum / t.samplers)));
   if (!ok) {
     cJSON_Delete(m);
     return NULL;

@@ -57,6 +57,7 @@ typedef struct {
   ps_layout layout;
   ps_key *hot; /* the workload's hottest keys, when the policy wants them */
   size_t n_hot;
+  ps_sample_dist *samples; /* the workload's sample distribution, if it samples */
   sim_state run;
   char *err;
   size_t errlen;
@@ -170,6 +171,16 @@ static int configure(sim_setup *s) {
     if (!s->hot) return fail(s, "sim_run: out of memory");
     s->n_hot = wl_hot_keys(s->wl, s->settings.hot_keys, s->hot);
   }
+  if (wl_samples(s->wl)) { /* one distribution, read by every worker's sampler */
+    ps_key first;
+    uint64_t count;
+    double *weights;
+    if (wl_sample_distribution(s->wl, &first, &count, &weights) != PS_OK)
+      return fail(s, "sim_run: out of memory");
+    s->samples = ps_sample_dist_new(first, count, weights);
+    free(weights);
+    if (!s->samples) return fail(s, "workload: invalid sample distribution");
+  }
   return 0;
 }
 
@@ -209,6 +220,10 @@ static int worker_init(sim_setup *s, sim_worker *w, sim_node *n, uint32_t index)
   w->handle = ps_node_worker(n->core, index);
   w->stream = wl_stream_new(s->wl, n->id, w->rank, s->args->seed);
   if (!w->handle || !w->stream) return fail(s, "worker %u: out of memory", (unsigned)w->rank);
+  if (s->samples &&
+      !(w->sampler = ps_sampler_new(ps_policy_sampling(s->args->policy), w->handle, s->samples,
+                                    ps_mix64(s->args->seed ^ ps_mix64(w->rank + 1)))))
+    return fail(s, "worker %u: no sampler (out of memory)", (unsigned)w->rank);
   w->done_cond = sg_cond_init();
   w->mutex = sg_mutex_init();
   return 0;
@@ -284,6 +299,7 @@ static void teardown(sim_setup *s) {
   for (uint32_t i = 0; run->workers && i < run->num_workers; i++) {
     sim_worker *w = &run->workers[i];
     wl_stream_free(w->stream);
+    ps_sampler_free(w->sampler);
     free(w->stats.epoch_end_s);
     if (w->done_cond) sg_cond_destroy(w->done_cond);
     if (w->mutex) sg_mutex_destroy(w->mutex);
@@ -302,6 +318,7 @@ static void teardown(sim_setup *s) {
   free(run->workers);
   free(run->nodes);
   free(s->hot);
+  ps_sample_dist_free(s->samples);
   wl_free(s->wl);
 }
 

@@ -24,6 +24,7 @@
 
 #include "sim/sim.h"
 #include "model/ps.h"
+#include "policies/policy.h"
 #include "workloads/workload.h"
 
 #include <simgrid/forward.h>
@@ -89,6 +90,7 @@ struct sim_worker {
   uint32_t rank;          /* over the cluster */
   ps_worker *handle;
   wl_stream *stream;
+  ps_sampler *sampler;    /* when the workload samples */
   sim_outbox out;
   sg_cond_t done_cond;    /* signalled by wake */
   sg_mutex_t mutex;       /* held by the worker for its whole life */

@@ -102,6 +102,12 @@ static void wait_quiet(sim_state *run) {
 void sim_worker_main(sim_worker *w) {
   sim_state *run = w->node->run;
   wl_driver_env env = {.ctx = w, .wait = drv_wait, .compute = drv_compute, .now = drv_now};
+  if (w->sampler) {
+    env.sample_ctx = w->sampler;
+    env.sample_prepare = ps_sampler_prepare_cb;
+    env.sample_pull = ps_sampler_pull_cb;
+    env.sample_stats = ps_sampler_stats_cb;
+  }
   sg_mutex_lock(w->mutex);
   w->status = wl_drive(w->handle, w->stream, &env, run->lookahead, &w->stats);
   worker_settle(w);

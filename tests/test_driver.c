@@ -258,7 +258,7 @@ static void run_one_node(uint32_t lookahead) {
   cluster c;
   cluster_init(&c, 1, &tables, PS_PARTITION_HASH);
   wl_stream *s = wl_stream_new(wl, 0, 0, 99);
-  wl_driver_env env = {&c, env_wait, env_compute, env_now};
+  wl_driver_env env = {.ctx = &c, .wait = env_wait, .compute = env_compute, .now = env_now};
   wl_driver_stats stats;
   c.running = ps_node_worker(c.nodes[0], 0);
   CU_ASSERT_EQUAL(wl_drive(c.running, s, &env, lookahead, &stats), PS_OK);
@@ -302,7 +302,7 @@ static void run_two_nodes(ps_partition partition) {
   wl_tables(wl, &tables);
   cluster c;
   cluster_init(&c, 2, &tables, partition);
-  wl_driver_env env = {&c, env_wait, env_compute, env_now};
+  wl_driver_env env = {.ctx = &c, .wait = env_wait, .compute = env_compute, .now = env_now};
   replay r = {.pushed = calloc(300, sizeof(uint64_t))};
   uint64_t pushes = 0;
   for (uint32_t n = 0; n < 2; n++) { /* one worker after the other */
@@ -344,7 +344,7 @@ static void test_lookahead_limit(void) {
   wl_tables(wl, &tables);
   cluster c;
   cluster_init(&c, 1, &tables, PS_PARTITION_HASH);
-  wl_driver_env env = {&c, env_wait, env_compute, env_now};
+  wl_driver_env env = {.ctx = &c, .wait = env_wait, .compute = env_compute, .now = env_now};
   wl_driver_stats stats;
   wl_stream *s = wl_stream_new(wl, 0, 0, 1);
   c.running = ps_node_worker(c.nodes[0], 0);
@@ -373,7 +373,7 @@ static void test_core_error_is_returned(void) {
   for (uint32_t lookahead = 0; lookahead <= 2; lookahead += 2) {
     cluster c;
     cluster_init(&c, 1, &tables, PS_PARTITION_HASH);
-    wl_driver_env env = {&c, env_wait, env_compute, env_now};
+    wl_driver_env env = {.ctx = &c, .wait = env_wait, .compute = env_compute, .now = env_now};
     wl_driver_stats stats;
     wl_stream *s = wl_stream_new(wl, 0, 0, 1);
     c.running = ps_node_worker(c.nodes[0], 0);
@@ -394,7 +394,115 @@ static void test_two_nodes_hash(void) { run_two_nodes(PS_PARTITION_HASH); }
  * may still be in flight when the next one is due. */
 static void test_two_nodes_range(void) { run_two_nodes(PS_PARTITION_RANGE); }
 
+/* A scripted sampler: prepare names n samples and notes the clock; pull
+ * hands out keys (handle * 7 + i) % 500 with their values. */
+typedef struct {
+  cluster *c;
+  uint64_t next_handle, prepares, pulls;
+  int64_t prepared_clock[256];
+  size_t prepared_n[256];
+  uint64_t *pushed; /* counts the sampled keys, which the driver pushes */
+  bool values_ok;
+} script_sampler;
+
+static int script_prepare(void *ctx, size_t n, uint64_t *handle, double now) {
+  (void)now;
+  script_sampler *sc = ctx;
+  *handle = sc->next_handle++;
+  if (*handle < 256) {
+    sc->prepared_clock[*handle] = ps_worker_clock(sc->c->running);
+    sc->prepared_n[*handle] = n;
+  }
+  sc->prepares++;
+  return PS_OK;
+}
+
+static int script_pull(void *ctx, uint64_t handle, ps_key *keys, size_t n, float *vals,
+                       size_t vals_len, ps_ticket *t, double now) {
+  script_sampler *sc = ctx;
+  if (handle >= sc->next_handle || (handle < 256 && sc->prepared_n[handle] != n))
+    return PS_ERR_INVAL;
+  for (size_t i = 0; i < n; i++) keys[i] = (handle * 7 + i) % 500;
+  sc->pulls++;
+  int rc = ps_pull(sc->c->running, keys, n, vals, vals_len, t, now);
+  for (size_t i = 0; rc == PS_OK && i < n; i++) { /* reads at least its sample pushes */
+    if (vals[i * 8] < (float)sc->pushed[keys[i]]) sc->values_ok = false;
+    sc->pushed[keys[i]]++;
+  }
+  return rc;
+}
+
+static void script_stats(void *ctx, double *tv, double *reuse) {
+  script_sampler *sc = ctx;
+  *tv = 0.25;
+  *reuse = (double)sc->pulls;
+}
+
+/* Steps that sample: each step's samples are prepared during the step
+ * before (the first at its start), pulled, and pushed with the writes; a
+ * driver without sampling callbacks refuses such a workload. */
+static void test_samples(void) {
+  wl_workload *wl = make("{\"type\":\"zipf\",\"keys\":500,\"skew\":1.1,"
+                         "\"value_length\":8,\"reads_per_step\":4,\"writes_per_step\":4,"
+                         "\"steps_per_worker\":100,\"samples_per_step\":3}", 1);
+  CU_ASSERT_TRUE(wl_samples(wl));
+  ps_key first;
+  uint64_t count;
+  double *weights;
+  CU_ASSERT_EQUAL(wl_sample_distribution(wl, &first, &count, &weights), PS_OK);
+  CU_ASSERT_EQUAL(first, 0);
+  CU_ASSERT_EQUAL(count, 500);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(weights);
+  double top = 0;
+  for (uint64_t i = 0; i < count; i++) top = weights[i] > top ? weights[i] : top;
+  CU_ASSERT_DOUBLE_EQUAL(top, 1.0, 1e-12); /* rank 0 weighs 1/1^(1.1 * 0.75) */
+  free(weights);
+  ps_layout tables;
+  memset(&tables, 0, sizeof tables);
+  wl_tables(wl, &tables);
+  cluster c;
+  cluster_init(&c, 1, &tables, PS_PARTITION_HASH);
+  script_sampler sc = {.c = &c, .pushed = calloc(500, sizeof(uint64_t)), .values_ok = true};
+  c.running = ps_node_worker(c.nodes[0], 0);
+  wl_stream *s = wl_stream_new(wl, 0, 0, 5);
+  wl_driver_env plain = {.ctx = &c, .wait = env_wait, .compute = env_compute, .now = env_now};
+  wl_driver_stats stats;
+  CU_ASSERT_EQUAL(wl_drive(c.running, s, &plain, 2, &stats), PS_ERR_INVAL);
+  free(stats.epoch_end_s);
+  wl_stream_free(s);
+  s = wl_stream_new(wl, 0, 0, 5);
+  wl_driver_env env = plain;
+  env.sample_ctx = &sc;
+  env.sample_prepare = script_prepare;
+  env.sample_pull = script_pull;
+  env.sample_stats = script_stats;
+  CU_ASSERT_EQUAL(wl_drive(c.running, s, &env, 2, &stats), PS_OK);
+  CU_ASSERT_EQUAL(sc.prepares, 100);
+  CU_ASSERT_EQUAL(sc.pulls, 100);
+  CU_ASSERT_EQUAL(stats.samples, 300);
+  CU_ASSERT_EQUAL(stats.sample_tv_distance, 0.25); /* asked at the end */
+  CU_ASSERT_EQUAL(stats.sample_reuse_factor, 100);
+  CU_ASSERT_TRUE(sc.values_ok);
+  for (uint64_t h = 1; h < 100; h++) /* step h's samples: prepared in step h - 1 */
+    CU_ASSERT_EQUAL(sc.prepared_clock[h], (int64_t)h - 1);
+  CU_ASSERT_EQUAL(sc.prepared_clock[0], 0);
+  replay r = {.pushed = calloc(500, sizeof(uint64_t))};
+  replay_stream(wl, 0, 0, 5, &r);
+  for (ps_key k = 0; k < 500; k++) r.pushed[k] += sc.pushed[k];
+  CU_ASSERT_EQUAL(stats.pushes, r.pushes + 300);
+  CU_ASSERT_EQUAL(stats.pushed_floats, (r.pushes + 300) * 8);
+  CU_ASSERT_EQUAL(stats.accesses, r.accesses + 600);
+  check_values(&c, 500, 8, r.pushed);
+  free(r.pushed);
+  free(sc.pushed);
+  free(stats.epoch_end_s);
+  wl_stream_free(s);
+  cluster_free(&c);
+  wl_free(wl);
+}
+
 PSLAB_SUITE("driver",
+            {"steps with samples", test_samples},
             {"one node, lookahead 5", test_one_node_lookahead},
             {"one node, no lookahead", test_one_node_no_lookahead},
             {"one node, lookahead beyond the steps",

@@ -38,11 +38,12 @@ static char *read_file(const char *path) {
 }
 
 /* Runs the tiny spec into dir; returns its records as a JSON list. */
-static cJSON *run_tiny(const char *dir) {
+/* Runs tests/specs/<spec>.json into dir; its records, in run order. */
+static cJSON *run_spec(const char *spec, const char *dir) {
   const char *bin = getenv("PSLAB_BINARY_DIR");
   char cmd[2048];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s' && '%s/pslab' run '%s/tests/specs/tiny.json' --out '%s' -q > '%s.out' 2>&1",
-           dir, bin ? bin : ".", unit_source_dir(), dir, dir);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' && '%s/pslab' run '%s/tests/specs/%s.json' --out '%s' -q > '%s.out' 2>&1",
+           dir, bin ? bin : ".", unit_source_dir(), spec, dir, dir);
   int rc = system(cmd);
   CU_ASSERT_EQUAL(rc, 0);
   if (rc != 0) {
@@ -63,12 +64,15 @@ static cJSON *run_tiny(const char *dir) {
   return list;
 }
 
+static cJSON *run_tiny(const char *dir) { return run_spec("tiny", dir); }
+
 static const char *tmp_dir(const char *name) {
   static char buf[2][512];
   static int i;
   const char *base = getenv("PSLAB_BINARY_DIR");
+  i = (i + 1) % 2; /* two paths may be in use at once */
   snprintf(buf[i], sizeof buf[i], "%s/it-%s", base ? base : "/tmp", name);
-  return buf[i++ % 2];
+  return buf[i];
 }
 
 static cJSON *first_run;
@@ -140,6 +144,34 @@ static void test_staleness_within_sync_interval(void) {
   }
 }
 
+static double metric(cJSON *runs, int i, const char *name) {
+  cJSON *m = cJSON_GetObjectItem(cJSON_GetArrayItem(runs, i), "metrics");
+  cJSON *v = cJSON_GetObjectItem(m, name);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+  return v->valuedouble;
+}
+
+/* Steps that sample, under nups with naive, pool (reuse 4) and local
+ * sampling: every sample is pulled and pushed (conservation counts them),
+ * pool reuses each drawn key 4 times, local serves more locally than naive
+ * and reports it drifts further from the intended distribution. */
+static void test_sampling_schemes(void) {
+  cJSON *runs = run_spec("tiny_sampling", tmp_dir("s"));
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(runs), 3);
+  for (int i = 0; i < 3; i++) {
+    CU_ASSERT_EQUAL(metric(runs, i, "samples"), 3 * 2 * 200 * 5);
+    CU_ASSERT(metric(runs, i, "pushed_floats") > 0);
+    CU_ASSERT_EQUAL(metric(runs, i, "pushed_floats"), metric(runs, i, "value_sum"));
+  }
+  CU_ASSERT_EQUAL(metric(runs, 0, "sample_reuse_factor"), 1);
+  CU_ASSERT_DOUBLE_EQUAL(metric(runs, 1, "sample_reuse_factor"), 4, 0.1);
+  /* naive: only sampling noise, ~0.4 * sqrt(500 keys / 1000 samples) */
+  CU_ASSERT(metric(runs, 0, "sample_tv_distance") < 0.35);
+  CU_ASSERT(metric(runs, 2, "sample_tv_distance") > metric(runs, 0, "sample_tv_distance") + 0.1);
+  CU_ASSERT(metric(runs, 2, "local_ratio") > metric(runs, 0, "local_ratio"));
+  cJSON_Delete(runs);
+}
+
 /* Compares the pinned metrics of two lists of records. */
 static int count_differences(cJSON *a, cJSON *b, bool print) {
   int diff = 0;
@@ -203,6 +235,7 @@ static void test_matches_golden(void) {
 }
 
 PSLAB_SUITE("integration", {"runs.jsonl has every field", test_runs_have_every_field},
+            {"sampling schemes in the simulator", test_sampling_schemes},
             {"every run conserves pushes", test_every_run_conserves_pushes},
             {"policies differ as expected", test_policies_differ_as_expected},
             {"staleness stays within the sync interval", test_staleness_within_sync_interval},

@@ -57,6 +57,10 @@ static void test_configure_good(void) {
   CU_ASSERT_EQUAL(configure("{\"type\":\"adaptive\",\"window_clocks\":0,\"syncs_per_sec\":5,"
                             "\"lookahead\":20,\"partition\":\"range\"}", &s, err), PS_OK);
   CU_ASSERT_EQUAL(s.lookahead, 20);
+  CU_ASSERT_EQUAL(configure("{\"type\":\"nups\",\"sampling\":{\"scheme\":\"pool\","
+                            "\"reuse\":64}}", &s, err), PS_OK);
+  CU_ASSERT_EQUAL(configure("{\"type\":\"static\",\"sampling\":{\"scheme\":\"local\"}}",
+                            &s, err), PS_OK);
 }
 
 static void test_configure_bad(void) {
@@ -86,6 +90,10 @@ static void test_configure_bad(void) {
       {"{\"type\":\"relocate\",\"lookahead\":2.5}", "found 2.5"},
       {"{\"type\":\"relocate\",\"fast_local_access\":false}", "fast_local_access: expected true"},
       {"{\"type\":\"adaptive\",\"hot_keys\":10}", "hot_keys: unknown field"},
+      {"{\"type\":\"nups\",\"sampling\":{\"scheme\":\"pool\",\"reuse\":0}}",
+       "sampling.reuse: expected an integer in [1, "},
+      {"{\"type\":\"static\",\"sampling\":{\"scheme\":\"lucky\"}}", "sampling.scheme: expected"},
+      {"{\"type\":\"static\",\"sampling\":3}", "sampling: expected an object, found a number"},
       {"{\"type\":\"adaptive\",\"window_clocks\":-2}",
        "window_clocks: expected an integer in [0, 1000000], found -2"},
       {"{\"type\":\"adaptive\",\"syncs_per_sec\":0}",

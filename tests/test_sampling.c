@@ -162,8 +162,11 @@ static void test_configure_bad(void) {
       CU_FAIL("message does not match");
     }
   }
-  CU_ASSERT_EQUAL(ps_sampling_configure(NULL, err, sizeof err), PS_ERR_INVAL);
-  CU_ASSERT_STRING_EQUAL(err, "expected an object, found nothing");
+  CU_ASSERT_EQUAL(ps_sampling_configure(NULL, err, sizeof err), PS_OK); /* defaults */
+  cJSON *list = cJSON_Parse("[]");
+  CU_ASSERT_EQUAL(ps_sampling_configure(list, err, sizeof err), PS_ERR_INVAL);
+  CU_ASSERT_STRING_EQUAL(err, "expected an object, found a list");
+  cJSON_Delete(list);
 }
 
 /* --------------------------------------------------------- distributions */

@@ -90,7 +90,8 @@ static void test_shipped_specs_are_valid(void) {
   } shipped[] = {{"quickstart.json", 4, 1},
                  {"scaling.json", 12, 2},
                  {"skew.json", 20, 2},
-                 {"staleness.json", 5, 2}};
+                 {"staleness.json", 5, 2},
+                 {"sampling.json", 5, 2}};
   for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/experiments/specs/%s", unit_source_dir(), shipped[i].file);

@@ -95,7 +95,7 @@ static void test_validation_messages(void) {
       {"{\"type\":\"zipf\",\"keys\":10,\"steps_per_worker\":10,\"skw\":2}",
        "skw: expected one of the fields type, keys, skew, value_length, "
        "reads_per_step, writes_per_step, steps_per_worker, epochs, "
-       "flops_per_step, locality, found an unknown field"},
+       "flops_per_step, locality, samples_per_step, sample_power, found an unknown field"},
       {"{\"type\":\"zipf\",\"keys\":10,\"keys\":20,\"steps_per_worker\":10}",
        "keys: expected one value, found the field twice"},
       {"{\"type\":\"mf\",\"keys\":10}", "type: expected one of \"zipf\", "

@@ -14,6 +14,11 @@
  * live in the stream, which is asked to keep lookahead + 2 steps valid (the
  * last one for the push still in flight). Buffers grow to the largest step
  * seen and are reused, so a step allocates nothing after the first few.
+ *
+ * Samples go through the backend's sampling callbacks (the policies' sampling
+ * management): a step's samples are prepared while the step before runs
+ * (with lookahead 0, or for the first step, when it starts), pulled after
+ * its reads, and pushed with its writes in one push.
  */
 #include "workloads/internal.h"
 
@@ -35,6 +40,15 @@ typedef struct {
   size_t ones_cap;
   ps_key *union_buf; /* reads then writes, when they are separate arrays */
   size_t union_cap;
+  ps_key *push_keys; /* writes then samples */
+  size_t push_keys_cap;
+  ps_key *sample_keys;
+  size_t sample_keys_cap;
+  float *sample_vals;
+  size_t sample_vals_cap;
+  uint32_t max_value_len; /* over the layout's tables */
+  bool sample_prepared;   /* sample_handle names the current step's samples */
+  uint64_t sample_handle;
   bool push_pending;
   size_t last_push_floats; /* floats of the step's push */
   ps_ticket push_ticket;
@@ -157,16 +171,58 @@ static int pull_reads(drive_state *d, const wl_step *st) {
   return rc < 0 ? rc : PS_OK;
 }
 
+static int prepare_samples(drive_state *d, size_t n) {
+  if (!d->env->sample_prepare || !d->env->sample_pull) return PS_ERR_INVAL;
+  int rc = d->env->sample_prepare(d->env->sample_ctx, n, &d->sample_handle, now(d));
+  if (rc < 0) return rc;
+  d->sample_prepared = true;
+  return PS_OK;
+}
+
+/* Pulls st's samples into sample_keys (preparing them first if the step
+ * before could not), then prepares the next step's. */
+static int pull_samples(drive_state *d, const wl_step *st, const wl_step *next) {
+  int rc = PS_OK;
+  if (st->n_samples) {
+    if (!d->sample_prepared && (rc = prepare_samples(d, st->n_samples)) != PS_OK) return rc;
+    size_t n = st->n_samples, floats = n * d->max_value_len;
+    ps_key *k = grow(d->sample_keys, &d->sample_keys_cap, n, sizeof *k);
+    if (!k) return PS_ERR_NOMEM;
+    d->sample_keys = k;
+    if ((rc = grow_floats(&d->sample_vals, &d->sample_vals_cap, floats)) != PS_OK) return rc;
+    ps_ticket t;
+    d->sample_prepared = false;
+    rc = d->env->sample_pull(d->env->sample_ctx, d->sample_handle, d->sample_keys, n,
+                             d->sample_vals, floats, &t, now(d));
+    if (rc == PS_PENDING) rc = wait_ticket(d, t);
+    if (rc < 0) return rc;
+  }
+  if (next && next->n_samples) rc = prepare_samples(d, next->n_samples);
+  return rc;
+}
+
+/* Pushes +1.0 to the step's writes and samples. */
 static int push_writes(drive_state *d, const wl_step *st) {
-  if (st->n_writes == 0) return PS_OK;
+  const ps_key *keys = st->writes;
+  size_t n = st->n_writes;
+  if (st->n_samples) {
+    ps_key *u = grow(d->push_keys, &d->push_keys_cap, n + st->n_samples, sizeof *u);
+    if (!u) return PS_ERR_NOMEM;
+    d->push_keys = u;
+    memcpy(u, st->writes, n * sizeof *u);
+    memcpy(u + n, d->sample_keys, st->n_samples * sizeof *u);
+    keys = u;
+    n += st->n_samples;
+  }
+  if (n == 0) return PS_OK;
   int rc;
-  size_t floats = value_floats(d, st->writes, st->n_writes, &rc);
+  size_t floats = value_floats(d, keys, n, &rc);
   if (rc == PS_OK) rc = grow_ones(d, floats);
   if (rc != PS_OK) return rc;
   if ((rc = wait_push(d)) != PS_OK) return rc; /* at most one push in flight */
   d->last_push_floats = floats;
   ps_ticket t;
-  rc = ps_push(d->w, st->writes, st->n_writes, d->ones, floats, &t, now(d));
+  rc = ps_push(d->w, keys, n, d->ones, floats, &t, now(d));
   if (rc == PS_PENDING) {
     d->push_pending = true;
     d->push_ticket = t;
@@ -185,18 +241,20 @@ static int record_epoch(drive_state *d, wl_driver_stats *stats) {
   return PS_OK;
 }
 
-static int run_step(drive_state *d, const wl_step *st,
+static int run_step(drive_state *d, const wl_step *st, const wl_step *next,
                     wl_driver_stats *stats) {
   int rc = pull_reads(d, st);
+  if (rc == PS_OK) rc = pull_samples(d, st, next);
   if (rc != PS_OK) return rc;
   d->env->compute(d->env->ctx, st->flops);
   rc = push_writes(d, st);
   if (rc != PS_OK) return rc;
   ps_advance_clock(d->w);
   stats->steps++;
-  stats->accesses += st->n_reads + st->n_writes;
-  stats->pushes += st->n_writes;
-  stats->pushed_floats += st->n_writes ? d->last_push_floats : 0;
+  stats->accesses += st->n_reads + st->n_writes + 2 * st->n_samples;
+  stats->samples += st->n_samples;
+  stats->pushes += st->n_writes + st->n_samples;
+  stats->pushed_floats += st->n_writes + st->n_samples ? d->last_push_floats : 0;
   if (d->steps_per_epoch && stats->steps % d->steps_per_epoch == 0)
     return record_epoch(d, stats);
   return PS_OK;
@@ -213,6 +271,9 @@ static int drive_init(drive_state *d, ps_worker *w, wl_stream *s,
   d->layout = ps_node_layout(ps_worker_node(w));
   d->lookahead = lookahead;
   d->steps_per_epoch = wl_steps_per_epoch(s->wl);
+  for (uint32_t t = 0; t < d->layout->num_tables; t++)
+    if (d->layout->tables[t].value_len > d->max_value_len)
+      d->max_value_len = d->layout->tables[t].value_len;
   if (lookahead > WL_STEP_KEEP - 2) return PS_ERR_INVAL;
   int rc = wl_stream_keep(s, (size_t)lookahead + 2);
   if (rc != PS_OK) return rc;
@@ -225,6 +286,9 @@ static void drive_free(drive_state *d) {
   free(d->pull_buf);
   free(d->ones);
   free(d->union_buf);
+  free(d->push_keys);
+  free(d->sample_keys);
+  free(d->sample_vals);
 }
 
 static int drive_loop(drive_state *d, wl_driver_stats *stats) {
@@ -240,7 +304,7 @@ static int drive_loop(drive_state *d, wl_driver_stats *stats) {
     const wl_step *st = &d->ahead[d->ahead_head];
     d->ahead_head = (d->ahead_head + 1) % cap;
     d->ahead_count--;
-    rc = run_step(d, st, stats);
+    rc = run_step(d, st, d->ahead_count ? &d->ahead[d->ahead_head] : NULL, stats);
     if (rc != PS_OK) return rc;
   }
   return wait_push(d);
@@ -254,6 +318,8 @@ int wl_drive(ps_worker *w, wl_stream *s, const wl_driver_env *env,
   stats->start_s = env->now(env->ctx);
   if (rc == PS_OK) rc = drive_loop(&d, stats);
   stats->end_s = env->now(env->ctx);
+  if (stats->samples && env->sample_stats)
+    env->sample_stats(env->sample_ctx, &stats->sample_tv_distance, &stats->sample_reuse_factor);
   drive_free(&d);
   return rc;
 }

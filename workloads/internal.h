@@ -25,6 +25,7 @@ typedef struct {
   uint64_t steps_per_worker;
   uint64_t steps_per_epoch;
   size_t max_step_keys; /* keys one step's arrays may hold (slot size) */
+  bool samples;         /* steps draw samples */
 } wl_info;
 
 typedef struct wl_type {
@@ -40,6 +41,10 @@ typedef struct wl_type {
   void (*stream_free)(void *stream);
   /* Draws the next step with its keys in slot (max_step_keys keys). */
   bool (*next_step)(void *stream, ps_key *slot, wl_step *out);
+  /* The sample distribution (see wl_sample_distribution); NULL when the
+   * type never samples. */
+  int (*sample_distribution)(const void *impl, ps_key *first, uint64_t *count,
+                             double **weights);
 } wl_type;
 
 extern const wl_type wl_type_zipf;

@@ -96,6 +96,14 @@ uint64_t wl_steps_per_epoch(const wl_workload *wl) {
   return wl->info.steps_per_epoch;
 }
 
+bool wl_samples(const wl_workload *wl) { return wl->info.samples; }
+
+int wl_sample_distribution(const wl_workload *wl, ps_key *first, uint64_t *count,
+                           double **weights) {
+  if (!wl->info.samples || !wl->type->sample_distribution) return PS_ERR_INVAL;
+  return wl->type->sample_distribution(wl->impl, first, count, weights);
+}
+
 /* --------------------------------------------------------------- streams */
 
 wl_stream *wl_stream_new(const wl_workload *wl, uint32_t node,

@@ -28,6 +28,7 @@ typedef struct {
   size_t n_reads;
   const ps_key *writes;
   size_t n_writes;
+  size_t n_samples; /* keys the step samples (see wl_sample_distribution) */
   double flops;   /* compute cost of the step */
 } wl_step;
 
@@ -43,6 +44,16 @@ void wl_tables(const wl_workload *wl, ps_layout *layout);
 /* Steps each worker runs, and how many make an epoch. */
 uint64_t wl_steps_per_worker(const wl_workload *wl);
 uint64_t wl_steps_per_epoch(const wl_workload *wl);
+
+/* Whether steps draw samples (negative samples, as in word2vec) besides
+ * their reads and writes. */
+bool wl_samples(const wl_workload *wl);
+/* The distribution samples are drawn from: keys *first .. *first + *count - 1
+ * (one table) with weights *weights (count of them, malloc'd: the caller
+ * frees; NULL means uniform). PS_OK, PS_ERR_INVAL when steps draw no
+ * samples, or PS_ERR_NOMEM. */
+int wl_sample_distribution(const wl_workload *wl, ps_key *first, uint64_t *count,
+                           double **weights);
 
 /* The n keys the workload accesses most, hottest first, into out (room for
  * n); returns how many it found (fewer when fewer keys are ever accessed), or
@@ -78,11 +89,23 @@ typedef struct {
   void (*compute)(void *ctx, double flops);
   /* Current time in seconds (simulated or wall). */
   double (*now)(void *ctx);
+  /* Sampling management (policies' ps_sampler_*_cb), for steps that draw
+   * samples; NULL when the workload draws none. Called with sample_ctx.
+   * prepare: n samples for a later pull, named by *handle (PS_OK or a
+   * negative ps_status). pull: as ps_sample_pull, keys into keys[n] and
+   * values into vals. stats: the sampler's conformity, at the end. */
+  void *sample_ctx;
+  int (*sample_prepare)(void *sample_ctx, size_t n, uint64_t *handle, double now);
+  int (*sample_pull)(void *sample_ctx, uint64_t handle, ps_key *keys, size_t n, float *vals,
+                     size_t vals_len, ps_ticket *ticket, double now);
+  void (*sample_stats)(void *sample_ctx, double *tv_distance, double *reuse_factor);
 } wl_driver_env;
 
 typedef struct {
   uint64_t steps;
-  uint64_t accesses;       /* keys read plus keys written */
+  uint64_t accesses;       /* keys read plus keys written (samples: both) */
+  uint64_t samples;        /* keys sampled (read, then pushed as writes) */
+  double sample_tv_distance, sample_reuse_factor; /* env.sample_stats's */
   uint64_t pushes;         /* keys pushed (each adds 1.0 to every float) */
   uint64_t pushed_floats;  /* floats pushed: the sum of the pushed keys' lengths */
   double start_s, end_s;
@@ -90,12 +113,15 @@ typedef struct {
   size_t epochs;
 } wl_driver_stats;
 
-/* Runs all of the stream's steps on w. Every push adds 1.0 to each float of
- * each written key, so after a run the sum over all values equals the sum of
+/* Runs all of the stream's steps on w. A step's samples are prepared while
+ * the step before runs (for the first, at its start), pulled with its reads
+ * and pushed with its writes. Every push adds 1.0 to each float of
+ * each written (or sampled) key, so after a run the sum over all values equals the sum of
  * value lengths of all pushed keys. lookahead <= WL_STEP_KEEP - 2 (a step's
  * keys must outlive its intent and its push, which completes during the next
- * step). Returns PS_OK, PS_ERR_INVAL (lookahead too large, or the stream
- * already drew steps under a smaller wl_stream_keep), PS_ERR_NOMEM, or the
+ * step). Returns PS_OK, PS_ERR_INVAL (lookahead too large, the stream
+ * already drew steps under a smaller wl_stream_keep, or a step samples and
+ * env has no sampling), PS_ERR_NOMEM, or the
  * first error of a core operation or of env->wait. Fills *stats, also on error (the caller
  * frees stats->epoch_end_s). */
 int wl_drive(ps_worker *w, wl_stream *s, const wl_driver_env *env,

@@ -24,6 +24,12 @@
  * reads_per_step further draws from the same source, duplicates dropped.
  * Reads and writes share one array: writes is a prefix of it, or extends
  * the reads. steps_per_worker must be a multiple of epochs.
+ *
+ * Samples (samples_per_step > 0, default 0): each step also samples that many
+ * keys, as word2vec's negative samples, from the whole key space with each
+ * key's popularity raised to sample_power (default 0.75: unigram^0.75), i.e.
+ * rank r weighs 1/(r+1)^(skew * sample_power). Sampling management (policies)
+ * draws them; the workload only names the distribution.
  */
 #include "workloads/internal.h"
 
@@ -33,8 +39,8 @@
 #include <stdlib.h>
 
 typedef struct {
-  uint64_t keys, value_length, reads, writes, steps, epochs;
-  double skew, flops, locality;
+  uint64_t keys, value_length, reads, writes, steps, epochs, samples;
+  double skew, flops, locality, sample_power;
   uint32_t num_nodes;
   wl_zipf whole;    /* over [0, keys) */
   wl_zipf block[2]; /* per distinct block size other than keys; size 0: unused */
@@ -65,8 +71,8 @@ static bool zipf_parse(const cJSON *json, uint32_t num_nodes, zipf_workload *z,
   static const char *const known[] = {
       "type", "keys", "skew", "value_length", "reads_per_step",
       "writes_per_step", "steps_per_worker", "epochs", "flops_per_step",
-      "locality", NULL};
-  const uint64_t one = 1, ten = 10, hundred = 100;
+      "locality", "samples_per_step", "sample_power", NULL};
+  const uint64_t zero = 0, one = 1, ten = 10, hundred = 100;
   const uint64_t max_op = PS_MAX_OP_KEYS;
   z->num_nodes = num_nodes;
   if (!wlj_check_fields(json, known, err, errlen) ||
@@ -84,7 +90,9 @@ static bool zipf_parse(const cJSON *json, uint32_t num_nodes, zipf_workload *z,
                 errlen) ||
       !wlj_number(json, "flops_per_step", 0, INFINITY, 0, &z->flops, err,
                   errlen) ||
-      !wlj_number(json, "locality", 0, 1, 0, &z->locality, err, errlen))
+      !wlj_number(json, "locality", 0, 1, 0, &z->locality, err, errlen) ||
+      !wlj_uint(json, "samples_per_step", 0, max_op, &zero, &z->samples, err, errlen) ||
+      !wlj_number(json, "sample_power", 0, INFINITY, 0.75, &z->sample_power, err, errlen))
     return false;
   if (z->steps % z->epochs != 0) {
     char expected[96];
@@ -142,6 +150,7 @@ static void *zipf_create(const cJSON *json, uint32_t num_nodes, wl_info *info,
   info->steps_per_worker = z->steps;
   info->steps_per_epoch = z->steps / z->epochs;
   info->max_step_keys = (size_t)(z->reads > z->writes ? z->reads : z->writes);
+  info->samples = z->samples > 0;
   return z;
 }
 
@@ -245,9 +254,28 @@ static bool zipf_next_step(void *stream, ps_key *slot, wl_step *out) {
   out->n_reads = n;
   out->writes = slot;
   out->n_writes = n_writes;
+  out->n_samples = (size_t)z->samples;
   out->flops = z->flops;
   s->drawn++;
   return true;
+}
+
+static int zipf_sample_distribution(const void *impl, ps_key *first, uint64_t *count,
+                                    double **weights) {
+  const zipf_workload *z = impl;
+  *first = 0;
+  *count = z->keys;
+  double power = z->skew * z->sample_power;
+  if (power == 0) {
+    *weights = NULL;
+    return PS_OK;
+  }
+  double *w = malloc(z->keys * sizeof *w);
+  if (!w) return PS_ERR_NOMEM;
+  for (uint64_t r = 0; r < z->keys; r++) /* rank r sits where access puts it */
+    w[wl_perm_apply(&z->whole.perm, r)] = pow((double)(r + 1), -power);
+  *weights = w;
+  return PS_OK;
 }
 
 const wl_type wl_type_zipf = {
@@ -258,4 +286,5 @@ const wl_type wl_type_zipf = {
     .stream_new = zipf_stream_new,
     .stream_free = zipf_stream_free,
     .next_step = zipf_next_step,
+    .sample_distribution = zipf_sample_distribution,
 };
