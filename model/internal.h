@@ -50,7 +50,8 @@ typedef struct {
   uint8_t rerequested;  /* forward set, and this node asked for it again */
   uint32_t owner;       /* directory, on the home node only */
   uint32_t forward_to;
-  uint8_t sync_pending; /* REPLICA: a SYNC is unanswered */
+  uint8_t sync_pending; /* REPLICA: a SYNC is unanswered ... */
+  uint32_t sync_seq;    /* ... the latest one's number (see replica.c) */
   uint8_t mirror;       /* OWNED, all-reduce: pushes also gather in delta */
   uint8_t drop_on_arrival; /* REPLICA_ARRIVING: dropped before its value came */
   uint32_t intenders;   /* on the home: nodes that announced an intent */
@@ -208,6 +209,7 @@ struct ps_node {
   size_t outq_head, outq_len, outq_cap;
   bool draining;              /* a thread is sending the queue */
   _Atomic int64_t clock; /* the highest clock of its workers */
+  _Atomic uint32_t sync_seq; /* numbers this node's SYNCs */
   /* Keys replicated here, for sync rounds; under replica_lock, which is taken
    * after a stripe lock, never before one. */
   pthread_mutex_t replica_lock;

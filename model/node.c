@@ -65,6 +65,7 @@ ps_node *ps_node_new(const ps_node_config *c) {
   pthread_mutex_init(&n->replica_lock, NULL);
   pthread_mutex_init(&n->order_lock, NULL);
   atomic_init(&n->clock, 0);
+  atomic_init(&n->sync_seq, 0);
   if (store_init(&n->store, c->stripes ? c->stripes : 64) != PS_OK ||
       workers_init(n, c->workers) != PS_OK)
     goto fail;
@@ -246,7 +247,7 @@ void deliver_result(call_ctx *c, const pending_op *op, ps_key k, const float *va
   ps_node *n = c->node;
   bool is_pull = op->type == PS_MSG_PULL;
   if (op->type == PS_MSG_SYNC) { /* a replica always wants its fresh value */
-    ctx_add(c, op->origin, PS_MSG_SYNC_REPLY, op->origin, 0, 0, 0, k, 0, value, len);
+    ctx_add(c, op->origin, PS_MSG_SYNC_REPLY, op->origin, 0, 0, 0, k, op->pos, value, len);
     return;
   }
   if (!op->request) return; /* nobody waits (a replica's flushed delta) */

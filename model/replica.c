@@ -200,6 +200,23 @@ int ps_node_add_initial_replicas(ps_node *n, const ps_key *keys, size_t n_keys,
 }
 
 /* Asks the owner for k's value (a SYNC with a zero delta). */
+/* A SYNC carries a number, unique on its node, that its reply echoes (in
+ * pos): a replica takes only the reply to its latest SYNC. A reply to a SYNC
+ * of a replica since dropped (and perhaps made again) is stale. */
+static uint32_t next_sync_seq(ps_node *n) {
+  uint32_t s = atomic_fetch_add_explicit(&n->sync_seq, 1, memory_order_relaxed) + 1;
+  return s ? s : atomic_fetch_add_explicit(&n->sync_seq, 1, memory_order_relaxed) + 1;
+}
+
+/* Sends e's delta to every other node (all-reduce), and forgets it. */
+static void broadcast_delta(call_ctx *c, key_entry *e, ps_key k, uint32_t len) {
+  ps_node *n = c->node;
+  for (uint32_t j = 0; j < n->layout.num_nodes; j++)
+    if (j != n->id) ctx_add(c, j, PS_MSG_DELTA, n->id, 0, 0, 0, k, 0, e->delta, len);
+  free(e->delta);
+  e->delta = NULL;
+}
+
 static void request_value(call_ctx *c, key_entry *e, ps_key k) {
   uint32_t len = ps_layout_value_len(&c->node->layout, k);
   float zeros[64] = {0};
@@ -208,7 +225,8 @@ static void request_value(call_ctx *c, key_entry *e, ps_key k) {
     c->error = PS_ERR_NOMEM;
     return;
   }
-  ctx_add(c, route_of(c->node, e, k), PS_MSG_SYNC, c->node->id, 0, 0, 0, k, 0, z, len);
+  e->sync_seq = next_sync_seq(c->node);
+  ctx_add(c, route_of(c->node, e, k), PS_MSG_SYNC, c->node->id, 0, 0, 0, k, e->sync_seq, z, len);
   if (z != zeros) free(z);
   e->sync_pending = 1;
 }
@@ -287,17 +305,17 @@ static bool sync_one(call_ctx *c, key_entry *e, ps_key k, ps_sync_mode mode, dou
   e->synced_clock = atomic_load(&n->clock);
   if (mode == PS_SYNC_OWNER) {
     if (e->sync_pending || e->state != KEY_REPLICA) return false;
-    ctx_add(c, route_of(n, e, k), PS_MSG_SYNC, n->id, 0, 0, 0, k, 0,
+    e->sync_seq = next_sync_seq(n);
+    ctx_add(c, route_of(n, e, k), PS_MSG_SYNC, n->id, 0, 0, 0, k, e->sync_seq,
             send_delta ? e->delta : zeros, len);
     e->sync_pending = 1;
+    if (send_delta) {
+      free(e->delta);
+      e->delta = NULL;
+    }
   } else {
     if (!send_delta) return false;
-    for (uint32_t j = 0; j < n->layout.num_nodes; j++)
-      if (j != n->id) ctx_add(c, j, PS_MSG_DELTA, n->id, 0, 0, 0, k, 0, e->delta, len);
-  }
-  if (send_delta) {
-    free(e->delta);
-    e->delta = NULL;
+    broadcast_delta(c, e, k, len);
   }
   return true;
 }
@@ -345,14 +363,15 @@ void ps_node_finish(ps_node *n, double now) {
     pthread_mutex_lock(&st->lock);
     key_entry *e = stripe_find(st, keys[i]);
     uint32_t len = ps_layout_value_len(&n->layout, keys[i]);
-    if (e && e->state == KEY_REPLICA) {
+    /* All-reduce: to every copy (a push to the owner would come back
+     * through its mirror to this replica too); through the owner: to it. */
+    bool allreduce = n->replica_mode == PS_SYNC_ALLREDUCE;
+    if (e && e->state == KEY_REPLICA && allreduce && e->delta)
+      broadcast_delta(&c, e, keys[i], len);
+    else if (e && e->state == KEY_REPLICA && !allreduce)
       flush_delta(&c, e, keys[i], len);
-    } else if (e && e->state == KEY_OWNED && e->mirror && e->delta) {
-      for (uint32_t j = 0; j < n->layout.num_nodes; j++)
-        if (j != n->id) ctx_add(&c, j, PS_MSG_DELTA, n->id, 0, 0, 0, keys[i], 0, e->delta, len);
-      free(e->delta);
-      e->delta = NULL;
-    }
+    else if (e && e->state == KEY_OWNED && e->mirror && e->delta)
+      broadcast_delta(&c, e, keys[i], len);
     pthread_mutex_unlock(&st->lock);
   }
   ctx_finish(&c);
@@ -371,7 +390,8 @@ int handle_sync_reply(call_ctx *c, const ps_msg *m) {
     store_stripe *st = store_stripe_of(&n->store, k);
     pthread_mutex_lock(&st->lock);
     key_entry *e = stripe_find(st, k);
-    bool live = e && (e->state == KEY_REPLICA || e->state == KEY_REPLICA_ARRIVING);
+    bool live = e && (e->state == KEY_REPLICA || e->state == KEY_REPLICA_ARRIVING) &&
+                e->sync_pending && ps_msg_pos(m, i) == e->sync_seq; /* else stale */
     if (live && !e->value && !(e->value = malloc(len * sizeof *e->value))) {
       pthread_mutex_unlock(&st->lock);
       return PS_ERR_NOMEM;
@@ -391,7 +411,8 @@ int handle_sync_reply(call_ctx *c, const ps_msg *m) {
           entry_release(n, st, e, k);
         }
       }
-    } /* else dropped meanwhile: its delta reached the owner already */
+    } /* else dropped meanwhile (its delta reached the owner already), or the
+       * answer to a SYNC sent before a drop: stale */
     pthread_mutex_unlock(&st->lock);
     offset += len;
   }

@@ -2,7 +2,8 @@
  * The real backend with real processes on loopback: the core's guarantees
  * (read-your-writes, conservation, one owner per key) with 3-4 node
  * processes and several worker threads each, relocations under way, for
- * every policy; whole runs through real_run_local; bad frames dropped and
+ * every policy; replicas converging to the exact sum of pushes, for both
+ * sync modes; whole runs through real_run_local; bad frames dropped and
  * counted; a node that never arrives and a node killed mid-run reported by
  * rank, without hanging.
  *
@@ -176,6 +177,11 @@ typedef struct {
   uint32_t nodes, workers, keys, ops;
   const char *policy;   /* by name, configured with its defaults */
   bool fast;            /* fast_local_access (static only) */
+  /* Or the policy object itself (its "type" names the policy). */
+  const char *policy_text;
+  /* Checks that replicas converge (see converge_end) instead of the
+   * guarantees. */
+  bool converge;
   uint64_t seed;
   real_cluster cluster;
   /* Filled by run_scenario: */
@@ -250,11 +256,22 @@ static int sc_step(sc_worker *w, ps_worker *h, uint64_t *rng, float *vals, float
     rc = IN_CORE(w, ps_push(h, keys, n, vals, n * len, &t, now));
     if (rc == PS_PENDING) rc = ring_add(w, h, ring, t);
   } else if (r < 8) {
+    int before = ps_node_key_locality(real_node_core(w->node), keys[0]);
     rc = IN_CORE(w, ps_pull(h, keys, n, out, n * len, &t, now));
+    bool pending = rc == PS_PENDING;
     if (rc == PS_PENDING) rc = real_node_wait(w->node, h, t);
     for (size_t i = 0; rc == PS_OK && i < n; i++) {
       w->checks++;
-      w->wrong += out[i * len + w->g] != (float)w->pushed[keys[i] - 100];
+      bool wrong = out[i * len + w->g] != (float)w->pushed[keys[i] - 100];
+      if (wrong && !w->wrong) /* the first one, for the report */
+        fprintf(stderr, "node %u, worker %u: read %g from key %llu after pushing %llu to it "
+                "(the key's locality here now: %d; the first key's before the pull: %d, "
+                "%s)\n", real_node_rank(w->node), w->index,
+                out[i * len + w->g], (unsigned long long)keys[i],
+                (unsigned long long)w->pushed[keys[i] - 100],
+                ps_node_key_locality(real_node_core(w->node), keys[i]), before,
+                pending ? "pending" : "served at once");
+      w->wrong += wrong;
     }
   } else if (r < 9) {
     int64_t c = ps_worker_clock(h);
@@ -380,12 +397,13 @@ static void judge(const merged *m, const scenario *sc, char *v, size_t vn) {
     snprintf(v, vn, "read-your-writes: %llu of %llu pulls wrong; %llu failed workers and "
              "bad messages", (unsigned long long)t[2], (unsigned long long)t[1],
              (unsigned long long)t[3]);
-  if (!strcmp(v, "ok") && is_policy(sc, "relocate") && t[0] == 0)
-    snprintf(v, vn, "relocate moved no key");
+  if (!strcmp(v, "ok") && (is_policy(sc, "relocate") || is_policy(sc, "adaptive")) && t[0] == 0)
+    snprintf(v, vn, "%s moved no key", sc->policy);
 }
 
 /* Rank 0: every key owned once, holding exactly every worker's pushes;
- * every pull saw its worker's own pushes; relocate moved keys. */
+ * every pull saw its worker's own pushes; relocate and adaptive (keys
+ * intended by one node alone) moved keys. */
 static void *decide_check(void *ctx, uint32_t size, const void *const *in, const size_t *len,
                           size_t *out_len) {
   (void)len;
@@ -416,34 +434,22 @@ static int sc_run_workers(real_node *n, const scenario *sc, sc_worker *ws) {
   }
   for (uint32_t i = 0; i < sc->workers; i++) pthread_join(th[i], NULL);
   free(th);
-  real_node_enter(n); /* replicas hand on their deltas */
-  ps_node_finish(real_node_core(n), real_node_now(n));
-  real_node_leave(n);
   return 0;
 }
 
-/* One node of a scenario; 0 when rank 0 found everything right. */
-static int sc_node(const scenario *sc, uint32_t rank, const char *coordinator, kids *tell,
-                   char *verdict, size_t vlen) {
-  /* The policy's hot keys, when it wants some: the first keys. */
-  ps_key hot[64];
-  size_t n_hot = sc->settings.hot_keys < sc->keys ? sc->settings.hot_keys : sc->keys;
-  for (size_t i = 0; i < n_hot && i < 64; i++) hot[i] = 100 + i;
-  real_node_config c = {.rank = rank, .size = sc->nodes, .workers = sc->workers,
-                        .layout = sc_layout(sc), .policy = sc->table, .policy_json = sc->json,
-                        .settings = sc->settings, .hot_keys = hot,
-                        .num_hot_keys = n_hot < 64 ? n_hot : 64,
-                        .cluster = &sc->cluster, .coordinator = coordinator, .run = 1,
-                        .listening = tell ? kids_tell : NULL, .listening_ctx = tell};
-  char err[REAL_ERROR_MAX];
-  real_node *n = real_node_start(&c, err, sizeof err);
-  if (!n) {
-    snprintf(verdict, vlen, "start: %.400s", err);
-    fprintf(stderr, "node %u: %s\n", rank, verdict);
-    return 1;
-  }
-  sc_worker *ws = calloc(sc->workers, sizeof *ws);
-  sc_run_workers(n, sc, ws);
+/* Replicas hand on their deltas: the owners will hold every push. */
+static void sc_finish_core(real_node *n) {
+  real_node_enter(n);
+  ps_node_finish(real_node_core(n), real_node_now(n));
+  real_node_leave(n);
+}
+
+/* The end of a guarantees scenario, on every node in step: nothing in
+ * flight, then rank 0 checks every node's report (decide_check). PS_OK or
+ * PS_ERR_PEER; *ok when rank 0 found everything right. */
+static int guarantees_end(real_node *n, const scenario *sc, sc_worker *ws, char *verdict,
+                          size_t vlen, bool *ok) {
+  sc_finish_core(n);
   check_ctx cc = {.sc = sc};
   void *reply = NULL;
   size_t rlen = 0;
@@ -455,13 +461,49 @@ static int sc_node(const scenario *sc, uint32_t rank, const char *coordinator, k
   if (rc == PS_OK)
     rc = real_node_collective(n, "check", rep.buf, rep.len, sc->cluster.timeout_s, decide_check,
                               &cc, &reply, &rlen);
-  bool ok = rc == PS_OK && rlen == 1 && *(uint8_t *)reply;
-  if (rc == PS_OK) rc = real_node_finish(n);
-  snprintf(verdict, vlen, "%s", rank == 0 ? cc.verdict : ok ? "ok" : "rank 0 found a problem");
-  if (rc != PS_OK) real_node_failed(n, verdict, vlen);
-  if (rc != PS_OK || !ok) fprintf(stderr, "node %u: %s\n", rank, verdict);
+  *ok = rc == PS_OK && rlen == 1 && *(uint8_t *)reply;
+  snprintf(verdict, vlen, "%s",
+           real_node_rank(n) == 0 ? cc.verdict : *ok ? "ok" : "rank 0 found a problem");
   free(reply);
   free(rep.buf);
+  return rc;
+}
+
+static int converge_end(real_node *n, const scenario *sc, sc_worker *ws, char *verdict,
+                        size_t vlen, bool *ok);
+
+/* The policy's hot keys, when it wants some: the first keys (at most 64). */
+static size_t sc_hot_keys(const scenario *sc) {
+  size_t n_hot = sc->settings.hot_keys < sc->keys ? sc->settings.hot_keys : sc->keys;
+  return n_hot < 64 ? n_hot : 64;
+}
+
+/* One node of a scenario; 0 when rank 0 found everything right. */
+static int sc_node(const scenario *sc, uint32_t rank, const char *coordinator, kids *tell,
+                   char *verdict, size_t vlen) {
+  ps_key hot[64];
+  size_t n_hot = sc_hot_keys(sc);
+  for (size_t i = 0; i < n_hot; i++) hot[i] = 100 + i;
+  real_node_config c = {.rank = rank, .size = sc->nodes, .workers = sc->workers,
+                        .layout = sc_layout(sc), .policy = sc->table, .policy_json = sc->json,
+                        .settings = sc->settings, .hot_keys = hot, .num_hot_keys = n_hot,
+                        .cluster = &sc->cluster, .coordinator = coordinator, .run = 1,
+                        .listening = tell ? kids_tell : NULL, .listening_ctx = tell};
+  char err[REAL_ERROR_MAX];
+  real_node *n = real_node_start(&c, err, sizeof err);
+  if (!n) {
+    snprintf(verdict, vlen, "start: %.400s", err);
+    fprintf(stderr, "node %u: %s\n", rank, verdict);
+    return 1;
+  }
+  sc_worker *ws = calloc(sc->workers, sizeof *ws);
+  sc_run_workers(n, sc, ws);
+  bool ok = false;
+  int rc = sc->converge ? converge_end(n, sc, ws, verdict, vlen, &ok)
+                        : guarantees_end(n, sc, ws, verdict, vlen, &ok);
+  if (rc == PS_OK) rc = real_node_finish(n);
+  if (rc != PS_OK) real_node_failed(n, verdict, vlen);
+  if (rc != PS_OK || !ok) fprintf(stderr, "node %u: %s\n", rank, verdict);
   for (uint32_t i = 0; i < sc->workers; i++) free(ws[i].pushed);
   free(ws);
   real_node_free(n);
@@ -475,13 +517,20 @@ static int sc_child(uint32_t rank, const char *coordinator, void *arg) {
 
 static void run_scenario(scenario *sc) {
   char why[256];
-  sc->json = cJSON_CreateObject();
-  cJSON_AddStringToObject(sc->json, "type", sc->policy);
-  if (is_policy(sc, "static")) cJSON_AddBoolToObject(sc->json, "fast_local_access", sc->fast);
+  if (sc->policy_text) {
+    sc->json = cJSON_Parse(sc->policy_text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sc->json);
+    sc->policy = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sc->json, "type"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sc->policy);
+  } else {
+    sc->json = cJSON_CreateObject();
+    cJSON_AddStringToObject(sc->json, "type", sc->policy);
+    if (is_policy(sc, "static")) cJSON_AddBoolToObject(sc->json, "fast_local_access", sc->fast);
+  }
   ps_policy_settings_default(&sc->settings);
   if (ps_policy_configure(sc->json, &sc->table, &sc->settings, why, sizeof why) != PS_OK) {
-    fprintf(stderr, "\n  policy %s: %s\n", sc->policy, why);
-    CU_FAIL("a policy refused its defaults");
+    fprintf(stderr, "\n  policy %s: %s\n", sc->policy_text ? sc->policy_text : sc->policy, why);
+    CU_FAIL("a policy refused its configuration");
     cJSON_Delete(sc->json);
     return;
   }
@@ -490,7 +539,9 @@ static void run_scenario(scenario *sc) {
   kids_spawn(&ks, sc->nodes, sc_child, (void *)sc);
   char verdict[512];
   int rc = sc_node(sc, 0, NULL, &ks, verdict, sizeof verdict);
-  if (rc != 0) fprintf(stderr, "\n  rank 0: %s\n", verdict);
+  if (rc != 0)
+    fprintf(stderr, "\n  policy %s, rank 0: %s\n", sc->policy_text ? sc->policy_text : sc->policy,
+            verdict);
   CU_ASSERT_EQUAL(rc, 0);
   kids_wait(&ks, sc->cluster.timeout_s + 5);
   for (uint32_t r = 1; r < ks.n; r++) CU_ASSERT_TRUE(kid_ok(&ks.k[r]));
@@ -522,6 +573,227 @@ static void test_guarantees_every_other_policy(void) {
     if (strcmp(*p, "static") == 0 || strcmp(*p, "relocate") == 0) continue;
     scenario sc = {.nodes = 3, .workers = 2, .keys = 16, .ops = 1000, .policy = *p,
                    .seed = 5, .cluster = test_cluster(10)};
+    run_scenario(&sc);
+  }
+}
+
+/* Adaptive with sync rounds 8 times as often as its default: replicas of
+ * shared keys come and go at run time, synced through owners that move. */
+static void test_guarantees_adaptive(void) {
+  scenario sc = {.nodes = 4, .workers = 2, .keys = 16, .ops = 1000,
+                 .policy_text = "{\"type\": \"adaptive\", \"syncs_per_sec\": 200}", .seed = 6,
+                 .cluster = test_cluster(10)};
+  run_scenario(&sc);
+}
+
+/* ------------------------------------------ replicas converge, processes */
+
+static ps_sync_mode sc_sync_mode(const scenario *sc) {
+  const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sc->json, "sync"));
+  return s && strcmp(s, "owner") == 0 ? PS_SYNC_OWNER : PS_SYNC_ALLREDUCE;
+}
+
+/* Rank 0: every node's pushes (u64 [workers][keys], as its workers made
+ * them) summed per key and component: u64 [keys][total workers], for every
+ * node. Nothing (every node then fails) if a report is malformed. */
+static void *decide_sums(void *ctx, uint32_t size, const void *const *in, const size_t *len,
+                         size_t *out_len) {
+  const scenario *sc = ctx;
+  uint32_t vl = total_workers(sc);
+  size_t want = (size_t)sc->workers * sc->keys * sizeof(uint64_t);
+  uint64_t *sum = calloc((size_t)sc->keys * vl, sizeof *sum);
+  for (uint32_t p = 0; sum && p < size; p++) {
+    if (len[p] != want) {
+      free(sum);
+      return NULL;
+    }
+    const uint8_t *at = in[p];
+    for (uint32_t w = 0; w < sc->workers; w++)
+      for (uint32_t k = 0; k < sc->keys; k++, at += sizeof(uint64_t))
+        memcpy(&sum[(size_t)k * vl + p * sc->workers + w], at, sizeof(uint64_t));
+  }
+  if (sum) *out_len = (size_t)sc->keys * vl * sizeof *sum;
+  return sum;
+}
+
+enum { COPY_OWNED = 1, COPY_REPLICA = 2 };
+
+/* This node's copies against the cluster's pushes (expect: [keys][total
+ * workers]): every key it owns and every replica it holds must equal them
+ * exactly; where[k] gets which copies it holds. The first difference goes to
+ * v, else "ok". */
+static void check_copies(ps_node *core, const scenario *sc, const uint64_t *expect,
+                         uint8_t *where, char *v, size_t vn) {
+  uint32_t vl = total_workers(sc);
+  float *val = malloc(vl * sizeof *val);
+  snprintf(v, vn, "ok");
+  for (uint32_t i = 0; val && i < sc->keys; i++) {
+    ps_key k = 100 + i;
+    where[i] = 0;
+    for (int copy = COPY_OWNED; copy <= COPY_REPLICA; copy++) {
+      int rc = copy == COPY_OWNED ? ps_node_read_owned(core, k, val)
+                                  : ps_node_read_replica(core, k, val);
+      if (rc != PS_OK) continue;
+      where[i] |= (uint8_t)copy;
+      for (uint32_t g = 0; g < vl && !strcmp(v, "ok"); g++)
+        if (val[g] != (float)expect[(size_t)i * vl + g])
+          snprintf(v, vn, "its %s of key %llu: component %u is %g, worker %u pushed %llu",
+                   copy == COPY_OWNED ? "value" : "replica", (unsigned long long)k, g, val[g],
+                   g, (unsigned long long)expect[(size_t)i * vl + g]);
+    }
+  }
+  if (!val) snprintf(v, vn, "out of memory");
+  free(val);
+}
+
+typedef struct {
+  const scenario *sc;
+  char verdict[512];
+} converge_ctx;
+
+/* Rank 0: every node's own check (u64 timer_syncs, replica_reads; u8
+ * where[keys]; its verdict text) passed; every key is owned once; the hot
+ * keys have a replica on every other node, the other keys none; the timers'
+ * sync rounds ran and replicas served reads during the run. */
+static void *decide_converged(void *ctx, uint32_t size, const void *const *in,
+                              const size_t *len, size_t *out_len) {
+  converge_ctx *c = ctx;
+  const scenario *sc = c->sc;
+  size_t head = 2 * sizeof(uint64_t) + sc->keys, n_hot = sc_hot_keys(sc);
+  uint64_t syncs = 0, reads = 0;
+  uint32_t *owners = calloc(sc->keys, sizeof *owners);
+  uint32_t *replicas = calloc(sc->keys, sizeof *replicas);
+  char *v = c->verdict;
+  size_t vn = sizeof c->verdict;
+  snprintf(v, vn, "ok");
+  for (uint32_t p = 0; p < size && !strcmp(v, "ok"); p++) {
+    const uint8_t *at = in[p];
+    if (len[p] < head) {
+      snprintf(v, vn, "node %u: a report of %zu bytes", p, len[p]);
+      break;
+    }
+    uint64_t st[2];
+    memcpy(st, at, sizeof st);
+    syncs += st[0];
+    reads += st[1];
+    for (uint32_t i = 0; i < sc->keys; i++) {
+      owners[i] += (at[sizeof st + i] & COPY_OWNED) != 0;
+      replicas[i] += (at[sizeof st + i] & COPY_REPLICA) != 0;
+    }
+    int tlen = (int)(len[p] - head);
+    if (tlen != 2 || memcmp(at + head, "ok", 2) != 0)
+      snprintf(v, vn, "node %u: %.*s", p, tlen < 400 ? tlen : 400, (const char *)at + head);
+  }
+  for (uint32_t i = 0; i < sc->keys && !strcmp(v, "ok"); i++) {
+    uint32_t want = i < n_hot ? size - 1 : 0;
+    if (owners[i] != 1 || replicas[i] != want)
+      snprintf(v, vn, "key %u: %u owners and %u replicas, expected 1 and %u", 100 + i, owners[i],
+               replicas[i], want);
+  }
+  if (!strcmp(v, "ok") && (syncs == 0 || reads == 0))
+    snprintf(v, vn, "during the run: %llu replica keys synced, %llu reads by replicas",
+             (unsigned long long)syncs, (unsigned long long)reads);
+  free(owners);
+  free(replicas);
+  uint8_t *ok = malloc(1);
+  *ok = strcmp(v, "ok") == 0;
+  *out_len = 1;
+  return ok;
+}
+
+/* The end of a convergence scenario, on every node in step. Pushes stop
+ * everywhere (a barrier), the timers' sync rounds stop and nothing is left in
+ * flight; replicas hand their deltas on (ps_node_finish); then sync rounds
+ * by hand, each followed by quiescence. Round 1
+ * takes every delta to the owner (all-reduce: to every copy), round 2 brings
+ * the owner's value back to every replica (through the owner), round 3 must
+ * change nothing. Then rank 0 sums every node's pushes and sends the sums to
+ * every node, each node checks its own copies against them, and rank 0
+ * gathers the verdicts (decide_converged). */
+static int converge_end(real_node *n, const scenario *sc, sc_worker *ws, char *verdict,
+                        size_t vlen, bool *ok) {
+  ps_node *core = real_node_core(n);
+  ps_sync_mode mode = sc_sync_mode(sc);
+  double timeout = sc->cluster.timeout_s;
+  *ok = false;
+  int rc = real_node_barrier(n, "pushes done", timeout);
+  real_node_stop_timers(n);
+  if (rc == PS_OK) rc = real_node_quiesce(n);
+  ps_node_stats st;
+  ps_node_get_stats(core, &st);
+  uint64_t during[2] = {st.replica_syncs, st.replica_reads}; /* the timers' rounds */
+  /* Replicas hand their deltas on as a run's end does (ps_node_finish:
+   * through the owner to it, with all-reduce to every copy), then rounds. */
+  if (rc == PS_OK) {
+    sc_finish_core(n);
+    rc = real_node_quiesce(n);
+  }
+  for (int round = 0; rc == PS_OK && round < 3; round++) {
+    real_node_enter(n);
+    ps_node_sync_replicas(core, mode, 0, real_node_now(n));
+    real_node_leave(n);
+    rc = real_node_quiesce(n);
+  }
+  /* The cluster's pushes, summed by rank 0. */
+  bytes mine = {0};
+  for (uint32_t i = 0; i < sc->workers; i++) put(&mine, ws[i].pushed, sc->keys * sizeof(uint64_t));
+  void *sums = NULL, *reply = NULL;
+  size_t slen = 0, rlen = 0;
+  if (rc == PS_OK)
+    rc = real_node_collective(n, "summing pushes", mine.buf, mine.len, timeout, decide_sums,
+                              (void *)sc, &sums, &slen);
+  /* This node checks its own copies, its workers and what it received. */
+  char local[400] = "ok";
+  uint8_t *where = calloc(sc->keys, 1);
+  if (rc == PS_OK && slen != (size_t)sc->keys * total_workers(sc) * sizeof(uint64_t))
+    snprintf(local, sizeof local, "rank 0 sent %zu bytes of sums", slen);
+  else if (rc == PS_OK)
+    check_copies(core, sc, sums, where, local, sizeof local);
+  real_node_stats rs;
+  real_node_get_stats(n, &rs);
+  ps_node_get_stats(core, &st);
+  for (uint32_t i = 0; i < sc->workers && !strcmp(local, "ok"); i++)
+    if (ws[i].status != PS_OK || ws[i].wrong)
+      snprintf(local, sizeof local, "worker %u: status %d, %llu of %llu pulls missed its pushes",
+               i, ws[i].status, (unsigned long long)ws[i].wrong,
+               (unsigned long long)ws[i].checks);
+  if (!strcmp(local, "ok") && st.bad_messages + rs.dropped + rs.stray)
+    snprintf(local, sizeof local, "%llu bad messages",
+             (unsigned long long)(st.bad_messages + rs.dropped + rs.stray));
+  bytes rep = {0};
+  put(&rep, during, sizeof during);
+  put(&rep, where, sc->keys);
+  put(&rep, local, strlen(local));
+  converge_ctx cc = {.sc = sc};
+  if (rc == PS_OK)
+    rc = real_node_collective(n, "checking copies", rep.buf, rep.len, timeout, decide_converged,
+                              &cc, &reply, &rlen);
+  *ok = rc == PS_OK && rlen == 1 && *(uint8_t *)reply && !strcmp(local, "ok");
+  if (strcmp(local, "ok")) snprintf(verdict, vlen, "%s", local);
+  else if (real_node_rank(n) == 0) snprintf(verdict, vlen, "%s", cc.verdict);
+  else snprintf(verdict, vlen, "%s", *ok ? "ok" : "rank 0 found a problem");
+  free(where);
+  free(sums);
+  free(reply);
+  free(mine.buf);
+  free(rep.buf);
+  return rc;
+}
+
+/* Replicas converge with 3 node processes of 2 workers each: 4 of 16 keys
+ * replicated on every node, synced 200 times a second through the owner or
+ * by all-reduce, while workers push +1 to their own component of random keys
+ * (and pull, checking they read their own pushes). Once pushes stop and sync
+ * rounds quiesce, every node finds every replica it holds, and the value of
+ * every key it owns, equal to the exact sum of the pushes to that key. */
+static void test_replicas_converge(void) {
+  static const char *const policies[] = {
+      "{\"type\": \"replicate\", \"sync\": \"owner\", \"hot_keys\": 4, \"syncs_per_sec\": 200}",
+      "{\"type\": \"replicate\", \"sync\": \"allreduce\", \"hot_keys\": 4, "
+      "\"syncs_per_sec\": 200}"};
+  for (size_t i = 0; i < sizeof policies / sizeof *policies; i++) {
+    scenario sc = {.nodes = 3, .workers = 2, .keys = 16, .ops = 1000, .policy_text = policies[i],
+                   .converge = true, .seed = 7 + i, .cluster = test_cluster(10)};
     run_scenario(&sc);
   }
 }
@@ -792,6 +1064,10 @@ PSLAB_SUITE("real",
             {"guarantees with processes: relocate", test_guarantees_relocate},
             {"guarantees with processes: every other policy",
              test_guarantees_every_other_policy},
+            {"guarantees with processes: adaptive, 200 syncs a second",
+             test_guarantees_adaptive},
+            {"replicas converge on the real backend with 3 processes",
+             test_replicas_converge},
             {"whole runs on this machine", test_local_runs},
             {"bad frames are dropped and counted", test_bad_frames_are_dropped},
             {"a node that never arrives", test_node_that_never_arrives},

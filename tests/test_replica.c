@@ -218,6 +218,60 @@ static void test_replicate_and_drop_at_run_time(void) {
   harness_free(h);
 }
 
+/* The answer to a SYNC sent before its replica was dropped must not become
+ * the value of the next replica of the key: it misses what was pushed in
+ * between (a push of this very worker, here). */
+static void test_stale_sync_reply_ignored(void) {
+  harness *h = make(2, 1, 8, 1, 1);
+  ps_key k = FIRST;
+  while (harness_owner(h, k) != 0) k++; /* home and owner: node 0 */
+  ps_node *n1 = harness_node(h, 1);
+  ps_worker *w = harness_worker(h, 1, 0);
+  float one = 1, out = -1;
+  ps_ticket t;
+  int rc = ps_replicate(w, &k, 1, &t, 0);
+  if (rc == PS_PENDING) CU_ASSERT_TRUE(harness_wait(h, w, t));
+  CU_ASSERT_EQUAL(ps_push(w, &k, 1, &one, 1, &t, 0), PS_OK); /* into the replica */
+  CU_ASSERT_EQUAL(ps_node_sync_replicas(n1, PS_SYNC_OWNER, 0, 1), 1); /* SYNC(1) leaves */
+  CU_ASSERT_EQUAL(ps_drop_replicas(w, &k, 1, 1), PS_OK); /* its answer still out */
+  CU_ASSERT_EQUAL(ps_push(w, &k, 1, &one, 1, &t, 1), PS_PENDING); /* to the owner */
+  CU_ASSERT_EQUAL(ps_replicate(w, &k, 1, &t, 1), PS_PENDING);    /* a replica again */
+  while (harness_deliver_from(h, 1, 0)) continue; /* the owner serves all three */
+  CU_ASSERT_TRUE(harness_deliver_from(h, 0, 1));  /* only the first answer */
+  rc = ps_pull(w, &k, 1, &out, 1, &t, 2);
+  if (rc == PS_PENDING) CU_ASSERT_TRUE(harness_wait(h, w, t));
+  CU_ASSERT_EQUAL(out, 2.0f); /* both pushes: read-your-writes */
+  harness_drain(h);
+  CU_ASSERT_EQUAL(ps_node_read_replica(n1, k, &out), PS_OK);
+  CU_ASSERT_EQUAL(out, 2.0f);
+  CU_ASSERT_EQUAL(harness_recv_errors(h), 0);
+  harness_free(h);
+}
+
+/* ps_node_finish under all-reduce: a replica's pending delta reaches every
+ * copy once, not the owner only (whose mirror would send it back to the
+ * replica it came from as well). */
+static void test_finish_allreduce_counts_once(void) {
+  harness *h = make(3, 1, 8, 1, 1);
+  ps_key k = FIRST;
+  uint32_t owner = harness_owner(h, k), r = (owner + 1) % 3;
+  for (uint32_t n = 0; n < 3; n++)
+    CU_ASSERT_EQUAL(ps_node_add_initial_replicas(harness_node(h, n), &k, 1, PS_SYNC_ALLREDUCE),
+                    PS_OK);
+  float one = 1, v;
+  ps_ticket t;
+  CU_ASSERT_EQUAL(ps_push(harness_worker(h, r, 0), &k, 1, &one, 1, &t, 0), PS_OK);
+  for (uint32_t n = 0; n < 3; n++) ps_node_finish(harness_node(h, n), 0);
+  quiesce(h, 3, PS_SYNC_ALLREDUCE);
+  for (uint32_t n = 0; n < 3; n++) {
+    int rc = n == owner ? ps_node_read_owned(harness_node(h, n), k, &v)
+                        : ps_node_read_replica(harness_node(h, n), k, &v);
+    CU_ASSERT_EQUAL(rc, PS_OK);
+    CU_ASSERT_EQUAL(v, 1.0f);
+  }
+  harness_free(h);
+}
+
 static void test_staleness_quantile(void) {
   uint64_t hist[PS_STALENESS_BUCKETS] = {0};
   CU_ASSERT_EQUAL(ps_staleness_quantile(hist, 0.99), 0);
@@ -231,6 +285,8 @@ static void test_staleness_quantile(void) {
 PSLAB_SUITE("replica", {"copies converge through the owner", test_converge_through_owner},
             {"copies converge while owners move and replicas come and go",
              test_converge_while_owners_move},
+            {"a stale SYNC answer is ignored", test_stale_sync_reply_ignored},
+            {"finish under all-reduce counts a delta once", test_finish_allreduce_counts_once},
             {"copies converge by all-reduce", test_converge_by_allreduce},
             {"a replica reads locally", test_replica_reads_locally},
             {"replicate and drop at run time", test_replicate_and_drop_at_run_time},
