@@ -255,6 +255,7 @@ static uint64_t run_random(uint64_t seed) {
 
 static void test_random_read_your_writes_and_convergence(void) {
   uint64_t syncs = 0;
+  /* PSLAB_SEEDS=n runs n seeds instead of 20 (for hunting rare failures). */
   uint64_t seeds = getenv("PSLAB_SEEDS") ? strtoull(getenv("PSLAB_SEEDS"), NULL, 10) : 20;
   for (uint64_t seed = 1; seed <= seeds; seed++) syncs += run_random(seed);
   CU_ASSERT(syncs > 0); /* replicas were made, not only relocations */

@@ -1,4 +1,5 @@
 /* The policy registry and the configuration of every policy. */
+#include "policies/keymap.h"
 #include "policies/policy.h"
 #include "tests/harness.h"
 #include "tests/unit.h"
@@ -162,7 +163,33 @@ static void test_nups_replicates_hot_and_relocates_cold(void) {
   cJSON_Delete(json);
 }
 
-PSLAB_SUITE("policies",
+/* The policies' key map: inserts, finds, and removes (backward shift keeps
+ * every other key findable, through wrap-around and growth). */
+static void test_keymap(void) {
+  keymap m = {0};
+  for (ps_key k = 0; k < 3000; k++) {
+    uint64_t *v = keymap_slot(&m, k * 7919);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    *v = k + 1;
+  }
+  CU_ASSERT_EQUAL(m.len, 3000);
+  for (ps_key k = 0; k < 3000; k += 2) keymap_remove(&m, k * 7919);
+  keymap_remove(&m, 12345678); /* absent: nothing happens */
+  CU_ASSERT_EQUAL(m.len, 1500);
+  for (ps_key k = 0; k < 3000; k++) {
+    uint64_t *v = keymap_find(&m, k * 7919);
+    if (k % 2) {
+      CU_ASSERT_PTR_NOT_NULL(v);
+      if (v) CU_ASSERT_EQUAL(*v, k + 1);
+    } else {
+      CU_ASSERT_PTR_NULL(v);
+    }
+  }
+  keymap_free(&m);
+  CU_ASSERT_PTR_NULL(keymap_find(&m, 1));
+}
+
+PSLAB_SUITE("policies", {"key map", test_keymap},
             {"nups replicates hot keys and relocates cold ones",
              test_nups_replicates_hot_and_relocates_cold}, {"registry", test_registry},
             {"configure accepts good objects", test_configure_good},
