@@ -32,6 +32,16 @@
 #define ACT_ROUND_TRIPS 3.0 /* announce + reply, then up to 3 hops of relocation */
 #define EWMA 0.2
 
+/* Array a (n used of *cap, elem bytes each) with room for one more,
+ * doubling; NULL on no memory (a is then unchanged). */
+static void *room_for_one(void *a, size_t n, size_t *cap, size_t elem) {
+  if (n < *cap) return a;
+  size_t c = *cap ? *cap * 2 : 64;
+  void *p = realloc(a, c * elem);
+  if (p) *cap = c;
+  return p;
+}
+
 /* ------------------------------------------------------- a min-heap */
 
 typedef struct {
@@ -46,12 +56,9 @@ typedef struct {
 } heap;
 
 static int heap_push(heap *h, intent_item it) {
-  if (h->n == h->cap) {
-    size_t cap = h->cap ? h->cap * 2 : 64;
-    intent_item *a = realloc(h->a, cap * sizeof *a);
-    if (!a) return PS_ERR_NOMEM;
-    h->a = a, h->cap = cap;
-  }
+  intent_item *a = room_for_one(h->a, h->n, &h->cap, sizeof *a);
+  if (!a) return PS_ERR_NOMEM;
+  h->a = a;
   size_t i = h->n++;
   while (i > 0 && h->a[(i - 1) / 2].clock > it.clock) {
     h->a[i] = h->a[(i - 1) / 2];
@@ -84,13 +91,11 @@ typedef struct {
 } keylist;
 
 static void keylist_add(keylist *l, ps_key k) {
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 64;
-    ps_key *p = realloc(l->k, cap * sizeof *p);
-    if (!p) return; /* a lost action costs locality or a count at a home
-                       (which only steers decisions), never correctness */
-    l->k = p, l->cap = cap;
-  }
+  /* On no memory the action is lost: that costs locality or a count at a
+   * home (which only steers decisions), never correctness. */
+  ps_key *p = room_for_one(l->k, l->n, &l->cap, sizeof *p);
+  if (!p) return;
+  l->k = p;
   l->k[l->n++] = k;
 }
 
