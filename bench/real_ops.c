@@ -92,10 +92,12 @@ static real_node *start(uint32_t rank, const char *coordinator, int tell_fd, cha
   c.timeout_s = 30;
   static int fd;
   fd = tell_fd;
-  real_node_config cfg = {.rank = rank, .size = 2, .workers = 2, .layout = bench_layout(),
-                          .cluster = &c, .coordinator = coordinator, .run = 1,
+  real_node_config cfg = {.cluster = &c, .coordinator = coordinator, .run = 1,
                           .listening = rank == 0 ? tell : NULL, .listening_ctx = &fd};
-  ps_policy_settings_default(&cfg.settings);
+  ps_node_config_default(&cfg.core);
+  cfg.core.id = rank;
+  cfg.core.workers = 2;
+  cfg.core.layout = bench_layout();
   return real_node_start(&cfg, err, errlen);
 }
 
@@ -188,10 +190,8 @@ static void *local_main(void *arg) {
   double start = real_clock(), end = start + j->seconds;
   while (real_clock() < end) {
     for (int rep = 0; rep < 64; rep++, ops++) {
-      real_node_enter(j->node);
       int rc = j->push ? ps_push(w, keys, j->batch, buf, (size_t)len * j->batch, &t, 0)
                        : ps_pull(w, keys, j->batch, buf, (size_t)len * j->batch, &t, 0);
-      real_node_leave(j->node);
       if (rc != PS_OK) abort(); /* every key is local: never pending */
     }
   }
@@ -274,11 +274,9 @@ static remote_figures pslab_pulls(real_node *n, uint32_t table) {
     uint64_t ops = 0;
     double start = real_clock(), end = start + 0.4 * scale;
     while (real_clock() < end) {
-      real_node_enter(n);
       for (uint32_t i = 0; i < window; i++)
         if (ps_pull(w, &keys[i], 1, buf + (size_t)i * len, len, &t[i], 0) != PS_PENDING)
           abort();
-      real_node_leave(n);
       for (uint32_t i = 0; i < window; i++)
         if (real_node_wait(n, w, t[i]) != PS_OK) abort();
       ops += window;
@@ -351,9 +349,7 @@ static void bench_localize(real_node *n) {
     ps_key k = key_at(1, 1, i);
     ps_ticket t;
     double start = real_clock();
-    real_node_enter(n);
     int rc = ps_localize(w, &k, 1, &t, 0);
-    real_node_leave(n);
     if (rc == PS_PENDING) rc = real_node_wait(n, w, t);
     if (rc != PS_OK) abort();
     total += real_clock() - start;

@@ -26,7 +26,6 @@ void real_cluster_default(real_cluster *c) {
   snprintf(c->bind, sizeof c->bind, "127.0.0.1");
   c->timeout_s = 30;
   c->compute = REAL_COMPUTE_SPIN;
-  c->serialize_core = false; /* the core keeps its own send order */
 }
 
 double real_clock(void) {

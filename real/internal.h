@@ -9,12 +9,9 @@
  *   workers   client operations on the core; wait on their waiter.
  * Workers and the receiver call into the core concurrently: the core keeps
  * each node's messages in the order it decided them (its order lock,
- * model/internal.h, call_ctx). This backend first found that race (a push
- * forwarded to the old owner after the HANDOVER that took the key away) and
- * worked around it by serializing a node's core calls (the core lock,
- * real_core_enter/leave); with serialize_core (default off) workers still
- * take it for their core calls (run.c: from the driver's now() to its next
- * callback), for comparison. The receiver and shutdown always take it.
+ * model/internal.h, call_ctx). The receiver feeds the core under the node's
+ * core lock (real_core_enter/leave), which real_fail also takes to mark the
+ * node failed: once failed, nothing more is fed to the core.
  *
  * Any thread sends, through real_transport_send: one DEALER per peer, each
  * under its own mutex, so the order of sends to a peer is the order in which
@@ -222,19 +219,5 @@ int real_receiver_start(real_node *n);
 void real_receiver_stop(real_node *n);
 /* Handles a control message from src (receiver thread). */
 void real_handle_control(real_node *n, uint32_t src, const real_ctl *m);
-
-/* metrics.c: this node's contribution to the run's metrics, and rank 0's
- * reduction of all of them into the metrics sim_run reports. */
-typedef struct {
-  uint64_t steps, accesses, pushed_floats, samples;
-  double sample_tv_distance, sample_reuse_factor;
-  double start_s;
-  const double *epoch_end_s;
-  size_t epochs;
-} real_worker_report;
-
-char *real_metrics_local(real_node *n, const real_worker_report *w, uint32_t workers);
-struct cJSON *real_metrics_reduce(const char *const *nodes, uint32_t size, double time_s,
-                                  char *err, size_t errlen);
 
 #endif

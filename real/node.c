@@ -38,14 +38,6 @@ void real_core_enter(real_node *n) { pthread_mutex_lock(&n->core_mutex); }
 
 void real_core_leave(real_node *n) { pthread_mutex_unlock(&n->core_mutex); }
 
-void real_node_enter(real_node *n) {
-  if (n->cluster.serialize_core) real_core_enter(n);
-}
-
-void real_node_leave(real_node *n) {
-  if (n->cluster.serialize_core) real_core_leave(n);
-}
-
 /* -------------------------------------------------------------- failure */
 
 static void fail_text(real_node *n, const char *text) {
@@ -184,9 +176,8 @@ void real_node_stop_timers(real_node *n) { atomic_store(&n->timers_on, false); }
 static bool config_ok(const real_node_config *c, char *err, size_t errlen) {
   const char *why = NULL;
   if (!c || !c->cluster) why = "no configuration";
-  else if (c->size == 0 || c->rank >= c->size) why = "the rank must be below the size";
-  else if (c->workers == 0) why = "a node needs at least one worker";
-  else if (c->layout.num_nodes != c->size) why = "the layout's node count is not the size";
+  else if (c->core.id >= c->core.layout.num_nodes) why = "the rank must be below the size";
+  else if (c->core.workers == 0) why = "a node needs at least one worker";
   else if (!(c->cluster->timeout_s > 0)) why = "timeout_s must be > 0";
   if (why) snprintf(err, errlen, "real_node_start: %s", why);
   return why == NULL;
@@ -195,10 +186,10 @@ static bool config_ok(const real_node_config *c, char *err, size_t errlen) {
 static real_node *node_alloc(const real_node_config *c) {
   real_node *n = calloc(1, sizeof *n);
   if (!n) return NULL;
-  n->rank = c->rank;
-  n->size = c->size;
+  n->rank = c->core.id;
+  n->size = c->core.layout.num_nodes;
   n->run = c->run;
-  n->workers = c->workers;
+  n->workers = c->core.workers;
   n->cluster = *c->cluster;
   n->t0 = real_clock();
   atomic_init(&n->timers_on, false); /* from the start barrier on */
@@ -215,11 +206,11 @@ static real_node *node_alloc(const real_node_config *c) {
   pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
   pthread_cond_init(&n->cond, &attr);
   pthread_condattr_destroy(&attr);
-  n->peers = calloc(c->size, sizeof *n->peers);
-  n->waiters = calloc(c->workers, sizeof *n->waiters);
-  n->gather_in = calloc(c->size, sizeof *n->gather_in);
-  n->gather_len = calloc(c->size, sizeof *n->gather_len);
-  n->gather_has = calloc(c->size, sizeof *n->gather_has);
+  n->peers = calloc(n->size, sizeof *n->peers);
+  n->waiters = calloc(n->workers, sizeof *n->waiters);
+  n->gather_in = calloc(n->size, sizeof *n->gather_in);
+  n->gather_len = calloc(n->size, sizeof *n->gather_len);
+  n->gather_has = calloc(n->size, sizeof *n->gather_has);
   if (!n->peers || !n->waiters || !n->gather_in || !n->gather_len || !n->gather_has) {
     free(n->peers);
     free(n->waiters);
@@ -232,8 +223,8 @@ static real_node *node_alloc(const real_node_config *c) {
     free(n);
     return NULL;
   }
-  for (uint32_t p = 0; p < c->size; p++) pthread_mutex_init(&n->peers[p].lock, NULL);
-  for (uint32_t i = 0; i < c->workers; i++) {
+  for (uint32_t p = 0; p < n->size; p++) pthread_mutex_init(&n->peers[p].lock, NULL);
+  for (uint32_t i = 0; i < n->workers; i++) {
     pthread_mutex_init(&n->waiters[i].lock, NULL);
     pthread_cond_init(&n->waiters[i].cond, NULL);
   }
@@ -275,17 +266,8 @@ static int plan_addresses(real_node *n, const real_node_config *c, uint32_t *por
 }
 
 static int core_create(real_node *n, const real_node_config *c, char *err, size_t errlen) {
-  ps_node_config cfg;
-  ps_node_config_default(&cfg);
-  cfg.id = n->rank;
-  cfg.workers = n->workers;
-  cfg.layout = c->layout;
+  ps_node_config cfg = c->core;
   real_node_env(n, &cfg.env);
-  cfg.policy = c->policy;
-  cfg.policy_json = c->policy_json;
-  cfg.settings = c->settings;
-  cfg.hot_keys = c->hot_keys;
-  cfg.num_hot_keys = c->num_hot_keys;
   n->core = ps_node_new(&cfg);
   if (n->core) return 0;
   snprintf(err, errlen, "node %u: the core refused its configuration", n->rank);

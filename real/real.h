@@ -49,15 +49,9 @@ typedef struct {
                                     port when one is given) */
   double timeout_s;              /* start-up, failure detection, shutdown */
   real_compute compute;
-  /* Workers enter the node's core lock for their core calls (default
-   * false). Not in specs: it was the workaround for a send-order race the
-   * core has since fixed with its own order lock (model/internal.h,
-   * call_ctx); kept for comparing the two. */
-  bool serialize_core;
 } real_cluster;
 
-/* Defaults: bind 127.0.0.1, no coordinator, ports from the OS, 30 s, spin,
- * core calls not serialized. */
+/* Defaults: bind 127.0.0.1, no coordinator, ports from the OS, 30 s, spin. */
 void real_cluster_default(real_cluster *c);
 
 /* Rank and size of this process, from the first pair of environment
@@ -76,14 +70,10 @@ int real_split_host_port(const char *s, char *host, size_t hostlen, uint32_t *po
 typedef struct real_node real_node;
 
 typedef struct {
-  uint32_t rank, size;
-  uint32_t workers;              /* worker handles on this node */
-  ps_layout layout;              /* num_nodes must equal size */
-  const ps_policy_ops *policy;   /* may be NULL */
-  const struct cJSON *policy_json;
-  ps_policy_settings settings;
-  const ps_key *hot_keys;        /* for the policy's init (ps_node_config) */
-  size_t num_hot_keys;
+  /* The core's config: its id is this node's rank, layout.num_nodes the
+   * number of nodes (run_node_config fills it for a run). Its env is the
+   * node's own: whatever is there is replaced. */
+  ps_node_config core;
   const real_cluster *cluster;   /* borrowed for the node's life */
   /* Rank 0's "HOST:PORT" (NULL: cluster->coordinator). Rank 0 binds its
    * port; port 0 there lets the OS pick, which only a launcher that tells
@@ -108,22 +98,16 @@ real_node *real_node_start(const real_node_config *c, char *err, size_t errlen);
  * (then nothing more is sent). Call after every worker thread is done. */
 void real_node_free(real_node *n);
 
-/* The node's core. Every call into it that can send (operations, intents,
- * ps_node_finish...) must be made between real_node_enter and
- * real_node_leave, which take the node's core lock with serialize_core on
- * and do nothing otherwise (the default).
- * Never wait for a ticket inside. */
+/* The node's core. Any thread may call into it (the core keeps its own
+ * order: model/ps.h); never from inside env.send. */
 ps_node *real_node_core(real_node *n);
-void real_node_enter(real_node *n);
-void real_node_leave(real_node *n);
 uint32_t real_node_rank(const real_node *n);
 uint32_t real_node_size(const real_node *n);
 /* Wall-clock seconds since this node left the start barrier. */
 double real_node_now(const real_node *n);
 
 /* Blocks until ticket t of w completes (PS_OK) or the node fails
- * (PS_ERR_PEER). Call outside real_node_enter/leave. Thread-safe; one
- * worker handle per thread. */
+ * (PS_ERR_PEER). Thread-safe; one worker handle per thread. */
 int real_node_wait(real_node *n, ps_worker *w, ps_ticket t);
 
 /* Whether the node has failed, and why (err may be NULL). */

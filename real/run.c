@@ -1,22 +1,18 @@
 /*
  * real_run_node: this process's node of one experiment run, from the spec's
  * objects to the run's metrics, as sim_run is for a simulated cluster.
+ * Everything that is not transport, time or compute comes from run/.
  *
- * Order of events: configure the policy and create the workload (a bad spec
- * fails before any socket opens); start the node (rendezvous, start
- * barrier); run one thread per worker through the shared worker loop
- * (wl_drive) with a driver env whose wait blocks on the node and whose
- * compute spins (or sleeps) flops / host_speed seconds; when the node's
- * workers are done, ps_node_finish (replicas hand on their deltas); then,
- * on every node: the end barrier (no deadline: peers may still be working;
- * a dead one is detected anyway), timers off, quiescence, the metrics
- * gathered to rank 0, the clean shutdown.
- *
- * The core lock (real/internal.h). The driver passes now() to every core
- * call it makes, evaluated just before the call, and calls back (wait,
- * compute, now) or returns after it; so a worker enters the lock in now()
- * and leaves it at its next callback: it holds the lock for its core calls
- * (and the step drawing between them), never while waiting or computing.
+ * Order of events: the run's setup (policy, workload, layout, hot keys,
+ * sample distribution: a bad spec fails before any socket opens); start the
+ * node (rendezvous, start barrier); run one thread per worker through the
+ * shared worker loop (run_worker_drive) with a driver env whose wait blocks
+ * on the node and whose compute spins (or sleeps) flops / host_speed
+ * seconds; when the node's workers are done, ps_node_finish (replicas hand
+ * on their deltas); then, on every node: the end barrier (no deadline:
+ * peers may still be working; a dead one is detected anyway), timers off,
+ * quiescence, every node's report gathered to rank 0 and reduced there by
+ * run_metrics, the clean shutdown.
  *
  * A worker whose node fails wakes from its wait with the ticket undone and
  * PS_ERR_PEER, which stops its driver; the run then reports the node's
@@ -24,8 +20,7 @@
  */
 #include "real/internal.h"
 
-#include "policies/policy.h"
-#include "workloads/workload.h"
+#include "run/run.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -42,28 +37,16 @@ typedef struct run_state run_state;
 
 typedef struct {
   run_state *run;
-  uint32_t index;
-  ps_worker *handle;
-  wl_stream *stream;
-  ps_sampler *sampler;   /* when the workload samples */
+  run_worker rw;         /* handle, stream, sampler, status, driver stats */
   pthread_t thread;
   bool started;
-  bool in_core;          /* holds the node's core lock */
-  int status;
-  wl_driver_stats stats;
-} run_worker;
+} node_worker;
 
 struct run_state {
   const real_run_args *a;
-  const ps_policy_ops *policy;
-  ps_policy_settings settings;
-  wl_workload *wl;
-  ps_layout layout;
-  ps_key *hot;           /* the workload's hottest keys, when the policy asks */
-  size_t n_hot;
-  ps_sample_dist *samples; /* the workload's sample distribution, if it samples */
+  run_setup *setup;      /* policy, workload, layout, hot keys, samples */
   real_node *node;
-  run_worker *workers;
+  node_worker *workers;
   pthread_mutex_t lock;  /* guards done, signalled on cond */
   pthread_cond_t cond;
   uint32_t done, started; /* worker threads finished, started */
@@ -82,22 +65,14 @@ static int fail(run_state *s, const char *fmt, ...) {
 
 /* ----------------------------------------------------------- driver env */
 
-static void leave_core(run_worker *rw) {
-  if (!rw->in_core) return;
-  real_node_leave(rw->run->node);
-  rw->in_core = false;
-}
-
 static int drv_wait(void *ctx, ps_worker *w, ps_ticket t) {
-  run_worker *rw = ctx;
-  leave_core(rw);
-  return real_node_wait(rw->run->node, w, t);
+  node_worker *nw = ctx;
+  return real_node_wait(nw->run->node, w, t);
 }
 
 static void drv_compute(void *ctx, double flops) {
-  run_worker *rw = ctx;
-  leave_core(rw);
-  const real_run_args *a = rw->run->a;
+  node_worker *nw = ctx;
+  const real_run_args *a = nw->run->a;
   if (!(flops > 0) || !(a->host_speed > 0)) return;
   double s = flops / a->host_speed;
   if (a->cluster->compute == REAL_COMPUTE_SLEEP) {
@@ -109,28 +84,16 @@ static void drv_compute(void *ctx, double flops) {
   while (real_clock() < end) continue; /* the work a real step would do */
 }
 
-/* The driver's next core call comes right after: enter the lock for it
- * (leaving it first gives the receiver and the other workers their turn). */
 static double drv_now(void *ctx) {
-  run_worker *rw = ctx;
-  leave_core(rw);
-  real_node_enter(rw->run->node);
-  rw->in_core = true;
-  return real_node_now(rw->run->node);
+  node_worker *nw = ctx;
+  return real_node_now(nw->run->node);
 }
 
 static void *worker_main(void *arg) {
-  run_worker *w = arg;
+  node_worker *w = arg;
   run_state *s = w->run;
   wl_driver_env env = {.ctx = w, .wait = drv_wait, .compute = drv_compute, .now = drv_now};
-  if (w->sampler) {
-    env.sample_ctx = w->sampler;
-    env.sample_prepare = ps_sampler_prepare_cb;
-    env.sample_pull = ps_sampler_pull_cb;
-    env.sample_stats = ps_sampler_stats_cb;
-  }
-  w->status = wl_drive(w->handle, w->stream, &env, s->settings.lookahead, &w->stats);
-  leave_core(w);
+  run_worker_drive(&w->rw, s->setup, env);
   pthread_mutex_lock(&s->lock);
   s->done++;
   pthread_cond_signal(&s->cond);
@@ -142,45 +105,20 @@ static void *worker_main(void *arg) {
 
 static int configure(run_state *s) {
   const real_run_args *a = s->a;
-  char why[256];
   if (!a->cluster || a->nodes == 0 || a->workers_per_node == 0 || a->rank >= a->nodes)
     return fail(s, "real_run: bad arguments (nodes, workers, rank or cluster)");
-  if (ps_policy_configure(a->policy, &s->policy, &s->settings, why, sizeof why) != PS_OK)
-    return fail(s, "policy.%s", why);
-  s->wl = wl_create(a->workload, a->nodes, why, sizeof why);
-  if (!s->wl) return fail(s, "workload.%s", why);
-  memset(&s->layout, 0, sizeof s->layout);
-  wl_tables(s->wl, &s->layout);
-  s->layout.num_nodes = a->nodes;
-  s->layout.partition = s->settings.partition;
-  if (ps_layout_check(&s->layout) != PS_OK) return fail(s, "workload: invalid key tables");
-  if (s->settings.hot_keys) { /* the policy treats the hottest keys apart */
-    s->hot = malloc(s->settings.hot_keys * sizeof *s->hot);
-    if (!s->hot) return fail(s, "node %u: out of memory", a->rank);
-    s->n_hot = wl_hot_keys(s->wl, s->settings.hot_keys, s->hot);
-  }
-  if (wl_samples(s->wl)) { /* one distribution, read by every worker's sampler */
-    ps_key first;
-    uint64_t count;
-    double *weights;
-    if (wl_sample_distribution(s->wl, &first, &count, &weights) != PS_OK)
-      return fail(s, "node %u: out of memory", a->rank);
-    s->samples = ps_sample_dist_new(first, count, weights);
-    free(weights);
-    if (!s->samples) return fail(s, "workload: invalid sample distribution");
-  }
-  return 0;
+  run_args ra = {.workload = a->workload, .policy = a->policy, .nodes = a->nodes,
+                 .workers_per_node = a->workers_per_node, .seed = a->seed};
+  s->setup = run_setup_new(&ra, s->err, s->errlen);
+  return s->setup ? 0 : -1;
 }
 
 static int start_node(run_state *s) {
   const real_run_args *a = s->a;
-  real_node_config c = {.rank = a->rank, .size = a->nodes, .workers = a->workers_per_node,
-                        .layout = s->layout, .policy = s->policy, .policy_json = a->policy,
-                        .settings = s->settings, .hot_keys = s->hot,
-                        .num_hot_keys = s->n_hot, .cluster = a->cluster,
-                        .coordinator = a->coordinator,
+  real_node_config c = {.cluster = a->cluster, .coordinator = a->coordinator,
                         .coordinator_file = a->coordinator_file, .run = a->run,
                         .listening = a->listening, .listening_ctx = a->hook_ctx};
+  run_node_config(s->setup, a->rank, &c.core);
   s->node = real_node_start(&c, s->err, s->errlen);
   return s->node ? 0 : -1;
 }
@@ -191,16 +129,10 @@ static int start_workers(run_state *s) {
   s->workers = calloc(wpn, sizeof *s->workers);
   if (!s->workers) return fail(s, "node %u: out of memory", a->rank);
   for (uint32_t i = 0; i < wpn; i++) {
-    run_worker *w = &s->workers[i];
-    *w = (run_worker){.run = s, .index = i,
-                      .handle = ps_node_worker(real_node_core(s->node), i),
-                      .stream = wl_stream_new(s->wl, a->rank, a->rank * wpn + i, a->seed)};
-    if (!w->handle || !w->stream) return fail(s, "node %u: out of memory", a->rank);
-    uint32_t rank = a->rank * wpn + i;
-    if (s->samples &&
-        !(w->sampler = ps_sampler_new(ps_policy_sampling(a->policy), w->handle, s->samples,
-                                      ps_mix64(a->seed ^ ps_mix64(rank + 1)))))
-      return fail(s, "node %u: no sampler (out of memory)", a->rank);
+    s->workers[i].run = s;
+    if (run_worker_init(&s->workers[i].rw, s->setup, real_node_core(s->node), i, s->err,
+                        s->errlen) != 0)
+      return -1;
   }
   for (uint32_t i = 0; i < wpn; i++) {
     if (pthread_create(&s->workers[i].thread, NULL, worker_main, &s->workers[i]) != 0)
@@ -215,9 +147,9 @@ static int start_workers(run_state *s) {
 
 static void report_progress(run_state *s) {
   const real_run_args *a = s->a;
-  uint64_t total = wl_steps_per_worker(s->wl) * a->workers_per_node, done = 0;
+  uint64_t total = run_setup_steps_per_worker(s->setup) * a->workers_per_node, done = 0;
   for (uint32_t i = 0; i < a->workers_per_node; i++)
-    done += (uint64_t)ps_worker_clock(s->workers[i].handle);
+    done += (uint64_t)ps_worker_clock(s->workers[i].rw.handle);
   if (total) a->progress(a->progress_ctx, real_node_now(s->node), (double)done / (double)total);
 }
 
@@ -246,10 +178,8 @@ static void join_workers(run_state *s) {
   for (uint32_t i = 0; i < n; i++)
     if (s->workers[i].started) pthread_join(s->workers[i].thread, NULL);
   /* This node's workers are done: its replicas hand on their deltas. */
-  real_node_enter(s->node);
   if (!real_node_failed(s->node, NULL, 0))
     ps_node_finish(real_node_core(s->node), real_node_now(s->node));
-  real_node_leave(s->node);
 }
 
 /* Tells everyone if a worker of this node failed (not for the node's own
@@ -257,7 +187,7 @@ static void join_workers(run_state *s) {
 static void check_workers(run_state *s) {
   if (real_node_failed(s->node, NULL, 0)) return;
   for (uint32_t i = 0; s->workers && i < s->a->workers_per_node; i++) {
-    int st = s->workers[i].status;
+    int st = s->workers[i].rw.status;
     if (st == PS_OK) continue;
     real_fail_and_tell(s->node, "worker %u.%u failed: %s", s->a->rank, i, ps_strerror(st));
     return;
@@ -270,19 +200,40 @@ typedef struct {
   char err[REAL_ERROR_MAX];
 } reduce_ctx;
 
+/* Rank 0: every node's report, read back and reduced as sim/ reduces its
+ * nodes' reports. */
 static void *decide_metrics(void *ctx, uint32_t size, const void *const *in,
                             const size_t *len, size_t *out_len) {
   reduce_ctx *r = ctx;
-  char **texts = calloc(size, sizeof *texts);
-  for (uint32_t p = 0; texts && p < size; p++)
-    texts[p] = len[p] ? strndup(in[p], len[p]) : NULL;
-  r->metrics = texts ? real_metrics_reduce((const char *const *)texts, size, r->time_s,
-                                           r->err, sizeof r->err)
-                     : NULL;
-  for (uint32_t p = 0; texts && p < size; p++) free(texts[p]);
-  free(texts);
+  run_node_report *reports = calloc(size, sizeof *reports);
+  uint32_t read = 0;
+  char why[256];
+  if (!reports) snprintf(r->err, sizeof r->err, "node 0: out of memory reducing metrics");
+  for (; reports && read < size; read++) {
+    if (run_report_decode(in[read], len[read], &reports[read], why, sizeof why) == 0) continue;
+    snprintf(r->err, sizeof r->err, "node %u sent a bad report: %s", read, why);
+    break;
+  }
+  if (reports && read == size)
+    r->metrics = run_metrics(reports, size, r->time_s, r->err, sizeof r->err);
+  for (uint32_t p = 0; reports && p < read; p++) run_report_free(&reports[p]);
+  free(reports);
   *out_len = 0;
   return NULL;
+}
+
+/* This node's report, as text. */
+static char *node_report(run_state *s) {
+  real_node *n = s->node;
+  run_node_report rep;
+  if (run_report_make(&rep, n->core, s->a->workers_per_node) != PS_OK) return NULL;
+  bool ok = true;
+  for (uint32_t i = 0; ok && i < s->a->workers_per_node; i++)
+    ok = run_report_worker(&rep, &s->workers[i].rw) == PS_OK;
+  rep.dropped = atomic_load(&n->dropped) + atomic_load(&n->stray);
+  char *text = ok ? run_report_encode(&rep) : NULL;
+  run_report_free(&rep);
+  return text;
 }
 
 /* End barrier, quiescence, metrics, shutdown: every node, in step. */
@@ -292,21 +243,7 @@ static cJSON *finish_run(run_state *s) {
   reduce_ctx r = {.time_s = real_node_now(n)};
   real_node_stop_timers(n);
   if (real_node_quiesce(n) != PS_OK) return NULL;
-  uint32_t wpn = s->a->workers_per_node;
-  real_worker_report *rep = calloc(wpn, sizeof *rep);
-  char *mine = NULL;
-  if (rep) {
-    for (uint32_t i = 0; i < wpn; i++) {
-      const wl_driver_stats *st = &s->workers[i].stats;
-      rep[i] = (real_worker_report){st->steps,        st->accesses,
-                                    st->pushed_floats, st->samples,
-                                    st->sample_tv_distance, st->sample_reuse_factor,
-                                    st->start_s,      st->epoch_end_s,
-                                    st->epochs};
-    }
-    mine = real_metrics_local(n, rep, wpn);
-  }
-  free(rep);
+  char *mine = node_report(s);
   if (!mine) real_fail_and_tell(n, "node %u: out of memory reporting metrics", s->a->rank);
   int rc = mine ? real_node_collective(n, "gathering metrics", mine, strlen(mine),
                                        n->cluster.timeout_s, decide_metrics, &r, NULL, NULL)
@@ -323,16 +260,11 @@ static cJSON *finish_run(run_state *s) {
 /* -------------------------------------------------------------- entry */
 
 static void teardown(run_state *s) {
-  for (uint32_t i = 0; s->workers && i < s->a->workers_per_node; i++) {
-    wl_stream_free(s->workers[i].stream);
-    ps_sampler_free(s->workers[i].sampler);
-    free(s->workers[i].stats.epoch_end_s);
-  }
+  for (uint32_t i = 0; s->workers && i < s->a->workers_per_node; i++)
+    run_worker_free(&s->workers[i].rw);
   free(s->workers);
   real_node_free(s->node);
-  free(s->hot);
-  ps_sample_dist_free(s->samples);
-  wl_free(s->wl);
+  run_setup_free(s->setup);
   pthread_mutex_destroy(&s->lock);
   pthread_cond_destroy(&s->cond);
 }

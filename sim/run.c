@@ -31,8 +31,6 @@
 #include "sim/platform.h"
 #include "sim/sim_internal.h"
 
-#include "policies/policy.h"
-
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdarg.h>
@@ -51,13 +49,7 @@
 /* What sim_run sets up before the simulation and tears down after. */
 typedef struct {
   const sim_run_args *args;
-  const ps_policy_ops *policy;
-  ps_policy_settings settings;
-  wl_workload *wl;
-  ps_layout layout;
-  ps_key *hot; /* the workload's hottest keys, when the policy wants them */
-  size_t n_hot;
-  ps_sample_dist *samples; /* the workload's sample distribution, if it samples */
+  run_setup *setup; /* policy, workload, layout, hot keys, samples (run/) */
   sim_state run;
   char *err;
   size_t errlen;
@@ -155,33 +147,11 @@ static int check_args(sim_setup *s) {
 }
 
 static int configure(sim_setup *s) {
-  char why[256];
   const sim_cluster *c = s->args->cluster;
-  if (ps_policy_configure(s->args->policy, &s->policy, &s->settings, why, sizeof why) != PS_OK)
-    return fail(s, "policy.%s", why);
-  s->wl = wl_create(s->args->workload, c->nodes, why, sizeof why);
-  if (!s->wl) return fail(s, "workload.%s", why);
-  memset(&s->layout, 0, sizeof s->layout);
-  wl_tables(s->wl, &s->layout);
-  s->layout.num_nodes = c->nodes;
-  s->layout.partition = s->settings.partition;
-  if (ps_layout_check(&s->layout) != PS_OK) return fail(s, "workload: invalid key tables");
-  if (s->settings.hot_keys) { /* the policy treats the hottest keys apart */
-    s->hot = malloc(s->settings.hot_keys * sizeof *s->hot);
-    if (!s->hot) return fail(s, "sim_run: out of memory");
-    s->n_hot = wl_hot_keys(s->wl, s->settings.hot_keys, s->hot);
-  }
-  if (wl_samples(s->wl)) { /* one distribution, read by every worker's sampler */
-    ps_key first;
-    uint64_t count;
-    double *weights;
-    if (wl_sample_distribution(s->wl, &first, &count, &weights) != PS_OK)
-      return fail(s, "sim_run: out of memory");
-    s->samples = ps_sample_dist_new(first, count, weights);
-    free(weights);
-    if (!s->samples) return fail(s, "workload: invalid sample distribution");
-  }
-  return 0;
+  run_args a = {.workload = s->args->workload, .policy = s->args->policy, .nodes = c->nodes,
+                .workers_per_node = c->workers_per_node, .seed = s->args->seed};
+  s->setup = run_setup_new(&a, s->err, s->errlen);
+  return s->setup ? 0 : -1;
 }
 
 static int node_init(sim_setup *s, sim_node *n, uint32_t id) {
@@ -198,32 +168,16 @@ static int node_init(sim_setup *s, sim_node *n, uint32_t id) {
   snprintf(name, sizeof name, "inbox-%u", (unsigned)id);
   n->inbox = sg_mailbox_by_name(name);
   ps_node_config cfg;
-  ps_node_config_default(&cfg);
-  cfg.id = id;
-  cfg.workers = run->workers_per_node;
-  cfg.layout = s->layout;
+  run_node_config(s->setup, id, &cfg);
   sim_node_env(n, &cfg.env);
-  cfg.policy = s->policy;
-  cfg.policy_json = s->args->policy;
-  cfg.settings = s->settings;
-  cfg.hot_keys = s->hot;
-  cfg.num_hot_keys = s->n_hot;
   n->core = ps_node_new(&cfg);
   return n->core ? 0 : fail(s, "node %u: the core refused its configuration", (unsigned)id);
 }
 
 static int worker_init(sim_setup *s, sim_worker *w, sim_node *n, uint32_t index) {
   w->node = n;
-  w->index = index;
-  w->rank = n->id * s->run.workers_per_node + index;
   sim_outbox_init(&w->out, &s->run, w);
-  w->handle = ps_node_worker(n->core, index);
-  w->stream = wl_stream_new(s->wl, n->id, w->rank, s->args->seed);
-  if (!w->handle || !w->stream) return fail(s, "worker %u: out of memory", (unsigned)w->rank);
-  if (s->samples &&
-      !(w->sampler = ps_sampler_new(ps_policy_sampling(s->args->policy), w->handle, s->samples,
-                                    ps_mix64(s->args->seed ^ ps_mix64(w->rank + 1)))))
-    return fail(s, "worker %u: no sampler (out of memory)", (unsigned)w->rank);
+  if (run_worker_init(&w->rw, s->setup, n->core, index, s->err, s->errlen) != 0) return -1;
   w->done_cond = sg_cond_init();
   w->mutex = sg_mutex_init();
   return 0;
@@ -232,8 +186,8 @@ static int worker_init(sim_setup *s, sim_worker *w, sim_node *n, uint32_t index)
 static int run_init(sim_setup *s) {
   const sim_cluster *c = s->args->cluster;
   sim_state *run = &s->run;
+  run->setup = s->setup;
   run->cost = c->cost;
-  run->lookahead = s->settings.lookahead;
   run->workers_per_node = c->workers_per_node;
   run->num_nodes = c->nodes;
   run->num_workers = c->nodes * c->workers_per_node;
@@ -241,7 +195,7 @@ static int run_init(sim_setup *s) {
   run->workers = calloc(run->num_workers, sizeof *run->workers);
   if (!run->nodes || !run->workers) return fail(s, "sim_run: out of memory");
   run->workers_running = run->num_workers;
-  run->steps_total = wl_steps_per_worker(s->wl) * run->num_workers;
+  run->steps_total = run_setup_steps_per_worker(s->setup) * run->num_workers;
   run->next_report = (run->steps_total + SIM_PROGRESS_STEPS - 1) / SIM_PROGRESS_STEPS;
   run->progress = s->args->progress;
   run->progress_ctx = s->args->progress_ctx;
@@ -264,7 +218,7 @@ static void spawn_actors(sim_state *run) {
   for (uint32_t i = 0; i < run->num_nodes; i++) sim_node_poke_timer(&run->nodes[i]);
   for (uint32_t i = 0; i < run->num_workers; i++) {
     sim_worker *w = &run->workers[i];
-    snprintf(name, sizeof name, "worker-%u.%u", (unsigned)w->node->id, (unsigned)w->index);
+    snprintf(name, sizeof name, "worker-%u.%u", (unsigned)w->node->id, (unsigned)w->rw.index);
     sim_actor_spawn(name, w->node->host, worker_entry, &w->out);
   }
 }
@@ -277,11 +231,11 @@ static int check_outcome(sim_setup *s) {
     const sim_worker *w = &run->workers[i];
     if (!w->finished)
       return fail(s, "simulation deadlocked at %g s: worker %u.%u never finished (%lld steps "
-                     "done)", simgrid_get_clock(), (unsigned)w->node->id, (unsigned)w->index,
-                  (long long)ps_worker_clock(w->handle));
-    if (w->status != PS_OK)
-      return fail(s, "worker %u.%u failed: %s", (unsigned)w->node->id, (unsigned)w->index,
-                  ps_strerror(w->status));
+                     "done)", simgrid_get_clock(), (unsigned)w->node->id, (unsigned)w->rw.index,
+                  (long long)ps_worker_clock(w->rw.handle));
+    if (w->rw.status != PS_OK)
+      return fail(s, "worker %u.%u failed: %s", (unsigned)w->node->id, (unsigned)w->rw.index,
+                  ps_strerror(w->rw.status));
   }
   if (run->send_failed) return fail(s, "a message could not be sent (out of memory or bad node)");
   uint64_t bad = 0;
@@ -298,9 +252,7 @@ static void teardown(sim_setup *s) {
   sim_state *run = &s->run;
   for (uint32_t i = 0; run->workers && i < run->num_workers; i++) {
     sim_worker *w = &run->workers[i];
-    wl_stream_free(w->stream);
-    ps_sampler_free(w->sampler);
-    free(w->stats.epoch_end_s);
+    run_worker_free(&w->rw);
     if (w->done_cond) sg_cond_destroy(w->done_cond);
     if (w->mutex) sg_mutex_destroy(w->mutex);
   }
@@ -317,9 +269,26 @@ static void teardown(sim_setup *s) {
   sim_messages_free(run);
   free(run->workers);
   free(run->nodes);
-  free(s->hot);
-  ps_sample_dist_free(s->samples);
-  wl_free(s->wl);
+  run_setup_free(s->setup);
+}
+
+/* Every node's report, reduced by the run layer as the real backend's are. */
+static cJSON *collect_metrics(sim_setup *s) {
+  sim_state *run = &s->run;
+  run_node_report *reports = calloc(run->num_nodes, sizeof *reports);
+  bool ok = reports != NULL;
+  for (uint32_t i = 0; ok && i < run->num_nodes; i++) {
+    sim_node *n = &run->nodes[i];
+    ok = run_report_make(&reports[i], n->core, run->workers_per_node) == PS_OK;
+    for (uint32_t k = 0; ok && k < run->workers_per_node; k++)
+      ok = run_report_worker(&reports[i], &n->workers[k].rw) == PS_OK;
+  }
+  cJSON *m = ok ? run_metrics(reports, run->num_nodes, run->quiet_time, s->err, s->errlen)
+                : NULL;
+  if (!ok) fail(s, "sim_run: out of memory building metrics");
+  for (uint32_t i = 0; reports && i < run->num_nodes; i++) run_report_free(&reports[i]);
+  free(reports);
+  return m;
 }
 
 cJSON *sim_run(const sim_run_args *args, char *err, size_t errlen) {
@@ -329,10 +298,7 @@ cJSON *sim_run(const sim_run_args *args, char *err, size_t errlen) {
       platform_load(&s) == 0 && run_init(&s) == 0) {
     spawn_actors(&s.run);
     simgrid_run();
-    if (check_outcome(&s) == 0) {
-      metrics = sim_metrics(&s.run);
-      if (!metrics) fail(&s, "sim_run: out of memory building metrics");
-    }
+    if (check_outcome(&s) == 0) metrics = collect_metrics(&s);
   }
   teardown(&s);
   return metrics;

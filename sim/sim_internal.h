@@ -24,8 +24,7 @@
 
 #include "sim/sim.h"
 #include "model/ps.h"
-#include "policies/policy.h"
-#include "workloads/workload.h"
+#include "run/run.h"
 
 #include <simgrid/forward.h>
 #include <stdbool.h>
@@ -86,24 +85,18 @@ typedef struct {
 
 struct sim_worker {
   sim_node *node;
-  uint32_t index;         /* on its node */
-  uint32_t rank;          /* over the cluster */
-  ps_worker *handle;
-  wl_stream *stream;
-  ps_sampler *sampler;    /* when the workload samples */
+  run_worker rw;          /* handle, stream, sampler, status, driver stats */
   sim_outbox out;
   sg_cond_t done_cond;    /* signalled by wake */
   sg_mutex_t mutex;       /* held by the worker for its whole life */
   bool waiting;           /* blocked in wait: wake must notify */
   bool finished;
-  int status;             /* wl_drive's result */
   int64_t clock_seen;     /* steps already counted for progress */
-  wl_driver_stats stats;
 };
 
 struct sim_state {
+  const run_setup *setup;
   sim_cost cost;
-  uint32_t lookahead;
   uint32_t workers_per_node;
   sim_node *nodes;
   uint32_t num_nodes;
@@ -156,8 +149,5 @@ void sim_check_quiet(sim_state *run);
 
 /* worker.c: the worker actor and its driver env. */
 void sim_worker_main(sim_worker *w);
-
-/* metrics.c: the metrics of a finished run (see sim_run); NULL on no memory. */
-struct cJSON *sim_metrics(const sim_state *run);
 
 #endif

@@ -37,7 +37,7 @@ static void report_progress(sim_state *run) {
 
 /* Steps count as done when the driver advances the worker's clock. */
 static void count_steps(sim_worker *w) {
-  int64_t clock = ps_worker_clock(w->handle);
+  int64_t clock = ps_worker_clock(w->rw.handle);
   if (clock <= w->clock_seen) return;
   w->node->run->steps_done += (uint64_t)(clock - w->clock_seen);
   w->clock_seen = clock;
@@ -102,14 +102,8 @@ static void wait_quiet(sim_state *run) {
 void sim_worker_main(sim_worker *w) {
   sim_state *run = w->node->run;
   wl_driver_env env = {.ctx = w, .wait = drv_wait, .compute = drv_compute, .now = drv_now};
-  if (w->sampler) {
-    env.sample_ctx = w->sampler;
-    env.sample_prepare = ps_sampler_prepare_cb;
-    env.sample_pull = ps_sampler_pull_cb;
-    env.sample_stats = ps_sampler_stats_cb;
-  }
   sg_mutex_lock(w->mutex);
-  w->status = wl_drive(w->handle, w->stream, &env, run->lookahead, &w->stats);
+  run_worker_drive(&w->rw, run->setup, env);
   worker_settle(w);
   if (--w->node->workers_running == 0) ps_node_finish(w->node->core, simgrid_get_clock());
   sim_outbox_drain(&w->out);

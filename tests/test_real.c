@@ -167,8 +167,24 @@ static real_cluster test_cluster(double timeout_s) {
   real_cluster c;
   real_cluster_default(&c);
   c.timeout_s = timeout_s;
-  c.serialize_core = false; /* the core keeps its own send order */
   return c;
+}
+
+/* A node's config: rank of size nodes, `workers` workers, one table of 16
+ * keys of 2 floats (or `layout`), no policy. */
+static real_node_config node_config(uint32_t rank, uint32_t size, uint32_t workers,
+                                    const ps_layout *layout, const real_cluster *c) {
+  real_node_config cfg = {.cluster = c, .run = 1};
+  ps_node_config_default(&cfg.core);
+  cfg.core.id = rank;
+  cfg.core.workers = workers;
+  if (layout) {
+    cfg.core.layout = *layout;
+  } else {
+    cfg.core.layout = (ps_layout){.num_tables = 1, .num_nodes = size};
+    cfg.core.layout.tables[0] = (ps_table){0, 16, 2};
+  }
+  return cfg;
 }
 
 /* --------------------------------------------- guarantees with processes */
@@ -228,10 +244,6 @@ static int ring_add(sc_worker *w, ps_worker *h, push_ring *ring, ps_ticket t) {
   return rc;
 }
 
-/* A call into w's node's core, inside its core lock. */
-#define IN_CORE(w, call) (real_node_enter((w)->node), core_rc = (call), \
-                          real_node_leave((w)->node), core_rc)
-static _Thread_local int core_rc;
 
 /* One random operation of worker w: push, pull (checked), intent, localize
  * (relocate only: other policies decide placement themselves, and
@@ -253,11 +265,11 @@ static int sc_step(sc_worker *w, ps_worker *h, uint64_t *rng, float *vals, float
       vals[i * len + w->g] = 1;
       w->pushed[keys[i] - 100]++;
     }
-    rc = IN_CORE(w, ps_push(h, keys, n, vals, n * len, &t, now));
+    rc = ps_push(h, keys, n, vals, n * len, &t, now);
     if (rc == PS_PENDING) rc = ring_add(w, h, ring, t);
   } else if (r < 8) {
     int before = ps_node_key_locality(real_node_core(w->node), keys[0]);
-    rc = IN_CORE(w, ps_pull(h, keys, n, out, n * len, &t, now));
+    rc = ps_pull(h, keys, n, out, n * len, &t, now);
     bool pending = rc == PS_PENDING;
     if (rc == PS_PENDING) rc = real_node_wait(w->node, h, t);
     for (size_t i = 0; rc == PS_OK && i < n; i++) {
@@ -275,10 +287,10 @@ static int sc_step(sc_worker *w, ps_worker *h, uint64_t *rng, float *vals, float
     }
   } else if (r < 9) {
     int64_t c = ps_worker_clock(h);
-    rc = IN_CORE(w, ps_intent(h, keys, n, c + 1, c + 2, now));
+    rc = ps_intent(h, keys, n, c + 1, c + 2, now);
   } else if (is_policy(sc, "relocate")) { /* explicit moves, besides the intents' */
     bool wait = ps_splitmix64(rng) % 2;
-    rc = IN_CORE(w, ps_localize(h, keys, n, wait ? &t : NULL, now));
+    rc = ps_localize(h, keys, n, wait ? &t : NULL, now);
     if (rc == PS_PENDING) rc = real_node_wait(w->node, h, t);
   }
   ps_advance_clock(h);
@@ -439,9 +451,7 @@ static int sc_run_workers(real_node *n, const scenario *sc, sc_worker *ws) {
 
 /* Replicas hand on their deltas: the owners will hold every push. */
 static void sc_finish_core(real_node *n) {
-  real_node_enter(n);
   ps_node_finish(real_node_core(n), real_node_now(n));
-  real_node_leave(n);
 }
 
 /* The end of a guarantees scenario, on every node in step: nothing in
@@ -484,11 +494,16 @@ static int sc_node(const scenario *sc, uint32_t rank, const char *coordinator, k
   ps_key hot[64];
   size_t n_hot = sc_hot_keys(sc);
   for (size_t i = 0; i < n_hot; i++) hot[i] = 100 + i;
-  real_node_config c = {.rank = rank, .size = sc->nodes, .workers = sc->workers,
-                        .layout = sc_layout(sc), .policy = sc->table, .policy_json = sc->json,
-                        .settings = sc->settings, .hot_keys = hot, .num_hot_keys = n_hot,
-                        .cluster = &sc->cluster, .coordinator = coordinator, .run = 1,
-                        .listening = tell ? kids_tell : NULL, .listening_ctx = tell};
+  ps_layout layout = sc_layout(sc);
+  real_node_config c = node_config(rank, sc->nodes, sc->workers, &layout, &sc->cluster);
+  c.core.policy = sc->table;
+  c.core.policy_json = sc->json;
+  c.core.settings = sc->settings;
+  c.core.hot_keys = hot;
+  c.core.num_hot_keys = n_hot;
+  c.coordinator = coordinator;
+  c.listening = tell ? kids_tell : NULL;
+  c.listening_ctx = tell;
   char err[REAL_ERROR_MAX];
   real_node *n = real_node_start(&c, err, sizeof err);
   if (!n) {
@@ -729,9 +744,7 @@ static int converge_end(real_node *n, const scenario *sc, sc_worker *ws, char *v
     rc = real_node_quiesce(n);
   }
   for (int round = 0; rc == PS_OK && round < 3; round++) {
-    real_node_enter(n);
     ps_node_sync_replicas(core, mode, 0, real_node_now(n));
-    real_node_leave(n);
     rc = real_node_quiesce(n);
   }
   /* The cluster's pushes, summed by rank 0. */
@@ -850,12 +863,10 @@ static void test_local_runs(void) {
 
 static real_node *pair_node(uint32_t rank, const char *coordinator, kids *tell,
                             const real_cluster *c, char *err, size_t errlen) {
-  real_node_config cfg = {.rank = rank, .size = 2, .workers = 1, .cluster = c,
-                          .coordinator = coordinator, .run = 1,
-                          .listening = tell ? kids_tell : NULL, .listening_ctx = tell};
-  cfg.layout = (ps_layout){.num_tables = 1, .num_nodes = 2};
-  cfg.layout.tables[0] = (ps_table){0, 16, 2};
-  ps_policy_settings_default(&cfg.settings);
+  real_node_config cfg = node_config(rank, 2, 1, NULL, c);
+  cfg.coordinator = coordinator;
+  cfg.listening = tell ? kids_tell : NULL;
+  cfg.listening_ctx = tell;
   return real_node_start(&cfg, err, errlen);
 }
 
@@ -931,10 +942,8 @@ static void test_bad_frames_are_dropped(void) {
 
 static int start_only_child(uint32_t rank, const char *coordinator, void *arg) {
   const real_cluster *c = arg;
-  real_node_config cfg = {.rank = rank, .size = 3, .workers = 1, .cluster = c,
-                          .coordinator = coordinator, .run = 1};
-  cfg.layout = (ps_layout){.num_tables = 1, .num_nodes = 3};
-  cfg.layout.tables[0] = (ps_table){0, 16, 2};
+  real_node_config cfg = node_config(rank, 3, 1, NULL, c);
+  cfg.coordinator = coordinator;
   char err[REAL_ERROR_MAX];
   real_node *n = real_node_start(&cfg, err, sizeof err);
   if (!n) fprintf(stderr, "%s\n", err);
@@ -950,10 +959,9 @@ static void test_node_that_never_arrives(void) {
   kids ks;
   kids_spawn(&ks, 2, start_only_child, &c); /* rank 1 only */
   ks.n = 2;
-  real_node_config cfg = {.rank = 0, .size = 3, .workers = 1, .cluster = &c, .run = 1,
-                          .listening = kids_tell, .listening_ctx = &ks};
-  cfg.layout = (ps_layout){.num_tables = 1, .num_nodes = 3};
-  cfg.layout.tables[0] = (ps_table){0, 16, 2};
+  real_node_config cfg = node_config(0, 3, 1, NULL, &c);
+  cfg.listening = kids_tell;
+  cfg.listening_ctx = &ks;
   char err[REAL_ERROR_MAX] = "";
   real_node *n = real_node_start(&cfg, err, sizeof err);
   CU_ASSERT_PTR_NULL(n);

@@ -1,0 +1,257 @@
+/*
+ * The metric table, and the metrics of a run computed from it.
+ *
+ * One entry per metric: its name, unit, axis label, meaning, when a run has
+ * it, how repeats combine, where it is shown by default, and how it is
+ * computed from the totals of every node's report. Everything that names a
+ * metric reads this table: run_metrics below (what runs.jsonl records), the
+ * results, the table and the plots (experiments/), spec validation, and
+ * `pslab metrics`, from which experiments/SPEC.md's metric list is written
+ * (a test compares the two).
+ *
+ * The totals are summed in rank order, node by node and worker by worker,
+ * so the same run gives the same figures bit for bit, whichever backend
+ * gathered the reports.
+ */
+#include "run/internal.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- totals */
+
+struct run_totals {
+  double time_s;
+  uint64_t steps, accesses, pushed_floats, samples;
+  uint32_t samplers; /* workers that drew samples */
+  double tv_sum, reuse_sum;
+  ps_node_stats nodes; /* summed with ps_node_stats_add */
+  double owned_sum;
+  uint64_t in_transfer, dropped;
+  double *epochs;      /* per epoch: its duration (slowest worker) */
+  size_t n_epochs;
+};
+
+/* Epoch e lasts from the latest end of e - 1 over all workers (the earliest
+ * start for e = 0) to the latest end of e. */
+static int epoch_times(run_totals *t, const run_node_report *nodes, uint32_t n) {
+  double prev = INFINITY;
+  size_t epochs = 0;
+  for (uint32_t r = 0; r < n; r++)
+    for (uint32_t i = 0; i < nodes[r].n_workers; i++) {
+      const run_worker_report *w = &nodes[r].workers[i];
+      if (w->epochs > epochs) epochs = w->epochs;
+      if (w->start_s < prev) prev = w->start_s;
+    }
+  t->epochs = epochs ? malloc(epochs * sizeof *t->epochs) : NULL;
+  if (epochs && !t->epochs) return PS_ERR_NOMEM;
+  for (size_t e = 0; e < epochs; e++) {
+    double end = prev;
+    for (uint32_t r = 0; r < n; r++)
+      for (uint32_t i = 0; i < nodes[r].n_workers; i++) {
+        const run_worker_report *w = &nodes[r].workers[i];
+        if (e < w->epochs && w->epoch_end_s[e] > end) end = w->epoch_end_s[e];
+      }
+    t->epochs[e] = end - prev;
+    prev = end;
+  }
+  t->n_epochs = epochs;
+  return PS_OK;
+}
+
+static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
+                       double time_s) {
+  *t = (run_totals){.time_s = time_s};
+  for (uint32_t r = 0; r < n; r++) {
+    const run_node_report *node = &nodes[r];
+    for (uint32_t i = 0; i < node->n_workers; i++) {
+      const run_worker_report *w = &node->workers[i];
+      t->steps += w->steps;
+      t->accesses += w->accesses;
+      t->pushed_floats += w->pushed_floats;
+      t->samples += w->samples;
+      if (!w->samples) continue;
+      t->samplers++;
+      t->tv_sum += w->sample_tv_distance;
+      t->reuse_sum += w->sample_reuse_factor;
+    }
+    ps_node_stats_add(&t->nodes, &node->stats);
+    t->owned_sum += node->owned_sum;
+    t->in_transfer += node->in_transfer;
+    t->dropped += node->dropped;
+  }
+  return epoch_times(t, nodes, n);
+}
+
+/* ---------------------------------------------------------- the values */
+
+#define SCALAR(fn, expr)                                        \
+  static bool fn(const run_totals *t, double *out) {           \
+    *out = (expr);                                             \
+    return true;                                               \
+  }
+#define SCALAR_IF(fn, cond, expr)                               \
+  static bool fn(const run_totals *t, double *out) {           \
+    if (!(cond)) return false;                                 \
+    *out = (expr);                                             \
+    return true;                                               \
+  }
+
+static double touched(const run_totals *t) {
+  return (double)(t->nodes.local_accesses + t->nodes.remote_accesses);
+}
+
+SCALAR(v_time, t->time_s)
+SCALAR(v_steps, (double)t->steps)
+SCALAR(v_steps_per_s, t->time_s > 0 ? (double)t->steps / t->time_s : 0)
+SCALAR(v_accesses, (double)t->accesses)
+SCALAR(v_local_ratio, touched(t) > 0 ? (double)t->nodes.local_accesses / touched(t) : 0)
+SCALAR(v_messages, (double)t->nodes.messages_sent)
+SCALAR(v_bytes, (double)t->nodes.bytes_sent)
+SCALAR(v_relocations, (double)t->nodes.relocations)
+SCALAR(v_replica_syncs, (double)t->nodes.replica_syncs)
+SCALAR_IF(v_stale_mean_s, t->nodes.replica_reads,
+          t->nodes.staleness_sum_s / (double)t->nodes.replica_reads)
+SCALAR_IF(v_stale_p99_s, t->nodes.replica_reads,
+          ps_staleness_quantile(t->nodes.staleness_hist, 0.99))
+SCALAR_IF(v_stale_max_s, t->nodes.replica_reads, t->nodes.staleness_max_s)
+SCALAR_IF(v_stale_mean_clocks, t->nodes.replica_reads,
+          (double)t->nodes.staleness_sum_clocks / (double)t->nodes.replica_reads)
+SCALAR_IF(v_stale_max_clocks, t->nodes.replica_reads, (double)t->nodes.staleness_max_clocks)
+SCALAR(v_pushed_floats, (double)t->pushed_floats)
+SCALAR_IF(v_value_sum, !t->in_transfer, t->owned_sum)
+SCALAR_IF(v_value_sum_unreadable, t->in_transfer, (double)t->in_transfer)
+SCALAR_IF(v_samples, t->samplers, (double)t->samples)
+SCALAR_IF(v_sample_tv, t->samplers, t->tv_sum / t->samplers)
+SCALAR_IF(v_sample_reuse, t->samplers, t->reuse_sum / t->samplers)
+SCALAR_IF(v_bad_messages, t->dropped, (double)t->dropped)
+
+static size_t v_epoch_times(const run_totals *t, const double **out) {
+  *out = t->epochs;
+  return t->n_epochs;
+}
+
+/* ------------------------------------------------------------- the table */
+
+#define BOTH (RUN_SHOW_TABLE | RUN_SHOW_SUMMARY)
+#define SUMMARY RUN_SHOW_SUMMARY
+#define MEAN RUN_COMBINE_MEAN
+#define MAX RUN_COMBINE_MAX
+#define REPLICAS "with replicas (some read was served by a replica)"
+#define SAMPLING "when the workload samples"
+
+static const run_metric table[] = {
+    {"time_s", "s", "time",
+     "Simulated time until every worker was done and no message was in flight; on the "
+     "real backend, wall-clock seconds from the start barrier to the end barrier, "
+     "measured on rank 0.", NULL, MEAN, false, BOTH, v_time, NULL},
+    {"epoch_time_s", "s", "epoch time",
+     "List, one per epoch: the epoch's duration, from the end of the one before to the "
+     "end of its slowest worker.", NULL, MEAN, true, 0, NULL, v_epoch_times},
+    {"steps", "", "steps", "Steps run by all workers.", NULL, MEAN, false, SUMMARY,
+     v_steps, NULL},
+    {"steps_per_s", "steps/s", "throughput", "`steps / time_s`.", NULL, MEAN, false, BOTH,
+     v_steps_per_s, NULL},
+    {"accesses", "", "key accesses",
+     "Keys read plus keys written (a sampled key counts as both).", NULL, MEAN, false,
+     SUMMARY, v_accesses, NULL},
+    {"local_ratio", "share", "local accesses",
+     "Share of key accesses served from the worker's own node's memory.", NULL, MEAN,
+     false, SUMMARY, v_local_ratio, NULL},
+    {"messages", "", "messages", "Messages sent by all nodes.", NULL, MEAN, false, SUMMARY,
+     v_messages, NULL},
+    {"bytes", "B", "bytes sent", "Bytes sent by all nodes (encoded messages).", NULL, MEAN,
+     false, SUMMARY, v_bytes, NULL},
+    {"relocations", "", "relocations", "Keys that moved to another node.", NULL, MEAN,
+     false, SUMMARY, v_relocations, NULL},
+    {"replica_syncs", "", "replica keys synced",
+     "Replica keys sent in sync rounds (0 without replicas).", NULL, MEAN, false, SUMMARY,
+     v_replica_syncs, NULL},
+    {"staleness_mean_s", "s", "replica staleness",
+     "Mean over replica reads of how long before the read the replica last took part "
+     "in a sync round.", REPLICAS, MEAN, false, SUMMARY, v_stale_mean_s, NULL},
+    {"staleness_p99_s", "s", "replica staleness (p99)",
+     "The 99th percentile of the same (a histogram bucket's upper bound: a power of two "
+     "in microseconds).", REPLICAS, MEAN, false, 0, v_stale_p99_s, NULL},
+    {"staleness_max_s", "s", "replica staleness (max)", "The largest of the same.",
+     REPLICAS, MAX, false, 0, v_stale_max_s, NULL},
+    {"staleness_mean_clocks", "clocks", "replica staleness",
+     "Mean replica staleness in the reading worker's clocks.", REPLICAS, MEAN, false, 0,
+     v_stale_mean_clocks, NULL},
+    {"staleness_max_clocks", "clocks", "replica staleness (max)",
+     "The largest replica staleness in the reading worker's clocks.", REPLICAS, MAX,
+     false, 0, v_stale_max_clocks, NULL},
+    {"pushed_floats", "", "floats pushed",
+     "Floats pushed by all workers: what every value summed must come to, since each "
+     "push adds 1.0 per float.", NULL, MEAN, false, 0, v_pushed_floats, NULL},
+    {"value_sum", "", "sum of all values",
+     "Every value summed over the nodes that own it; equals `pushed_floats` when no "
+     "push was lost or doubled.", "once no key is in transfer (every run that ends)",
+     MEAN, false, 0, v_value_sum, NULL},
+    {"value_sum_unreadable", "", "keys in transfer",
+     "Instead of `value_sum`: keys still in transfer when the run ended (never once a "
+     "run is quiet).", "when keys were still in transfer", MAX, false, 0,
+     v_value_sum_unreadable, NULL},
+    {"samples", "", "samples", "Keys sampled (each read, then pushed as a write).",
+     SAMPLING, MEAN, false, 0, v_samples, NULL},
+    {"sample_tv_distance", "", "distance from the sample distribution",
+     "Total variation distance between the samples handed out and the intended "
+     "distribution, mean over workers (0: exact; even a perfect sampler shows about "
+     "0.4 sqrt(keys / samples)).", SAMPLING, MEAN, false, SUMMARY, v_sample_tv, NULL},
+    {"sample_reuse_factor", "", "sample reuse",
+     "Samples handed out per distinct draw used, mean over workers (1: no reuse).",
+     SAMPLING, MEAN, false, SUMMARY, v_sample_reuse, NULL},
+    {"bad_messages", "", "bad messages",
+     "Frames dropped because they failed to decode or validate, or came from a process "
+     "that is not a node of the run (each is logged).",
+     "real backend, when some were dropped", RUN_COMBINE_SUM, false, SUMMARY,
+     v_bad_messages, NULL},
+    {"wall_s", "s", "wall time",
+     "Wall-clock seconds the run took, start to end of its process (added by the "
+     "runner).", NULL, MEAN, false, SUMMARY, NULL, NULL},
+};
+
+const run_metric *run_metric_table(size_t *count) {
+  *count = sizeof table / sizeof table[0];
+  return table;
+}
+
+const run_metric *run_metric_find(const char *name) {
+  for (size_t i = 0; name && i < sizeof table / sizeof table[0]; i++)
+    if (strcmp(table[i].name, name) == 0) return &table[i];
+  return NULL;
+}
+
+/* ----------------------------------------------------------- the object */
+
+static bool add_metric(cJSON *m, const run_metric *d, const run_totals *t) {
+  double v;
+  if (d->value) return !d->value(t, &v) || cJSON_AddNumberToObject(m, d->name, v);
+  if (!d->values) return true;
+  const double *vals;
+  size_t n = d->values(t, &vals);
+  cJSON *list = cJSON_AddArrayToObject(m, d->name);
+  for (size_t i = 0; list && i < n; i++)
+    if (!cJSON_AddItemToArray(list, cJSON_CreateNumber(vals[i]))) return false;
+  return list != NULL;
+}
+
+cJSON *run_metrics(const run_node_report *nodes, uint32_t n, double time_s, char *err,
+                   size_t errlen) {
+  run_totals t;
+  cJSON *m = NULL;
+  if (totals_make(&t, nodes, n, time_s) == PS_OK && (m = cJSON_CreateObject())) {
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+      if (add_metric(m, &table[i], &t)) continue;
+      cJSON_Delete(m);
+      m = NULL;
+      break;
+    }
+  }
+  free(t.epochs);
+  if (!m) snprintf(err, errlen, "out of memory building the run's metrics");
+  return m;
+}

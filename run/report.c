@@ -1,0 +1,214 @@
+/*
+ * A node's report: what it says about itself once the run is quiet, in
+ * memory and as text.
+ *
+ * The simulator makes every node's report in one process and reduces them
+ * at once; the real backend makes each node's in its own process, sends it
+ * as text to rank 0 (run_report_encode), which reads them back
+ * (run_report_decode) and reduces them the same way. The text is JSON with
+ * every number exact (cJSON prints a double that does not round-trip in 15
+ * digits with 17), so both paths give the same figures.
+ */
+#include "run/internal.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The ps_node_stats fields, by name: one list for both directions, so the
+ * text and its reading cannot drift apart. */
+#define STATS_COUNTS(X)                                                      \
+  X(local_accesses) X(remote_accesses) X(messages_sent) X(bytes_sent)        \
+  X(messages_received) X(forwards) X(relocations) X(queued) X(bad_messages)  \
+  X(replica_syncs) X(replica_reads) X(staleness_sum_clocks)                  \
+  X(staleness_max_clocks)
+#define STATS_REALS(X) X(staleness_sum_s) X(staleness_max_s)
+
+/* ------------------------------------------------------------ in memory */
+
+int run_report_make(run_node_report *r, ps_node *core, uint32_t n_workers) {
+  *r = (run_node_report){.n_workers = n_workers};
+  ps_node_get_stats(core, &r->stats);
+  ps_node_owned_sum(core, &r->owned_sum, &r->in_transfer);
+  r->workers = calloc(n_workers ? n_workers : 1, sizeof *r->workers);
+  if (!r->workers) *r = (run_node_report){0};
+  return r->workers ? PS_OK : PS_ERR_NOMEM;
+}
+
+int run_report_worker(run_node_report *r, const run_worker *rw) {
+  if (rw->index >= r->n_workers) return PS_ERR_INVAL;
+  const wl_driver_stats *st = &rw->stats;
+  run_worker_report *w = &r->workers[rw->index];
+  free(w->epoch_end_s);
+  *w = (run_worker_report){st->steps, st->accesses, st->pushed_floats, st->samples,
+                           st->sample_tv_distance, st->sample_reuse_factor,
+                           st->start_s, NULL, 0};
+  if (!st->epochs) return PS_OK;
+  if (!(w->epoch_end_s = malloc(st->epochs * sizeof *w->epoch_end_s))) return PS_ERR_NOMEM;
+  memcpy(w->epoch_end_s, st->epoch_end_s, st->epochs * sizeof *w->epoch_end_s);
+  w->epochs = st->epochs;
+  return PS_OK;
+}
+
+void run_report_free(run_node_report *r) {
+  for (uint32_t i = 0; r->workers && i < r->n_workers; i++) free(r->workers[i].epoch_end_s);
+  free(r->workers);
+  *r = (run_node_report){0};
+}
+
+/* ---------------------------------------------------------------- text */
+
+static cJSON *stats_to_json(const ps_node_stats *s) {
+  cJSON *o = cJSON_CreateObject();
+  bool ok = o != NULL;
+#define PUT(f) ok = ok && cJSON_AddNumberToObject(o, #f, (double)s->f);
+  STATS_COUNTS(PUT)
+  STATS_REALS(PUT)
+#undef PUT
+  double hist[PS_STALENESS_BUCKETS];
+  for (int i = 0; i < PS_STALENESS_BUCKETS; i++) hist[i] = (double)s->staleness_hist[i];
+  ok = ok && cJSON_AddItemToObject(o, "staleness_hist",
+                                   cJSON_CreateDoubleArray(hist, PS_STALENESS_BUCKETS));
+  if (!ok) cJSON_Delete(o);
+  return ok ? o : NULL;
+}
+
+static cJSON *worker_to_json(const run_worker_report *w) {
+  cJSON *o = cJSON_CreateObject();
+  bool ok = o && cJSON_AddNumberToObject(o, "steps", (double)w->steps) &&
+            cJSON_AddNumberToObject(o, "accesses", (double)w->accesses) &&
+            cJSON_AddNumberToObject(o, "pushed_floats", (double)w->pushed_floats) &&
+            cJSON_AddNumberToObject(o, "samples", (double)w->samples) &&
+            cJSON_AddNumberToObject(o, "sample_tv_distance", w->sample_tv_distance) &&
+            cJSON_AddNumberToObject(o, "sample_reuse_factor", w->sample_reuse_factor) &&
+            cJSON_AddNumberToObject(o, "start_s", w->start_s);
+  cJSON *ends = ok ? cJSON_AddArrayToObject(o, "epoch_end_s") : NULL;
+  for (size_t e = 0; ends && e < w->epochs; e++)
+    ok = ok && cJSON_AddItemToArray(ends, cJSON_CreateNumber(w->epoch_end_s[e]));
+  if (!ok || !ends) {
+    cJSON_Delete(o);
+    return NULL;
+  }
+  return o;
+}
+
+char *run_report_encode(const run_node_report *r) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON *stats = stats_to_json(&r->stats);
+  bool ok = o && stats && cJSON_AddItemToObject(o, "stats", stats);
+  if (!ok) cJSON_Delete(stats);
+  ok = ok && cJSON_AddNumberToObject(o, "owned_sum", r->owned_sum) &&
+       cJSON_AddNumberToObject(o, "in_transfer", (double)r->in_transfer) &&
+       cJSON_AddNumberToObject(o, "dropped", (double)r->dropped);
+  cJSON *workers = ok ? cJSON_AddArrayToObject(o, "workers") : NULL;
+  for (uint32_t i = 0; workers && i < r->n_workers; i++) {
+    cJSON *w = worker_to_json(&r->workers[i]);
+    if (!w || !cJSON_AddItemToArray(workers, w)) {
+      cJSON_Delete(w);
+      workers = NULL;
+    }
+  }
+  char *text = workers ? cJSON_PrintUnformatted(o) : NULL;
+  cJSON_Delete(o);
+  return text;
+}
+
+/* Reading: every field must be there with its type; the first problem is
+ * the message. */
+typedef struct {
+  char *err;
+  size_t errlen;
+  bool bad;
+} reader;
+
+static double num(reader *rd, const cJSON *o, const char *where, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  if (cJSON_IsNumber(v)) return v->valuedouble;
+  if (!rd->bad) snprintf(rd->err, rd->errlen, "%s.%s: expected a number", where, key);
+  rd->bad = true;
+  return 0;
+}
+
+static uint64_t count(reader *rd, const cJSON *o, const char *where, const char *key) {
+  double d = num(rd, o, where, key);
+  if (d >= 0 && d <= 18446744073709549568.0) return (uint64_t)d;
+  if (!rd->bad) snprintf(rd->err, rd->errlen, "%s.%s: expected a count", where, key);
+  rd->bad = true;
+  return 0;
+}
+
+static void stats_from_json(reader *rd, const cJSON *o, ps_node_stats *s) {
+#define GET_COUNT(f) s->f = count(rd, o, "stats", #f);
+#define GET_REAL(f) s->f = num(rd, o, "stats", #f);
+  STATS_COUNTS(GET_COUNT)
+  STATS_REALS(GET_REAL)
+#undef GET_COUNT
+#undef GET_REAL
+  const cJSON *hist = cJSON_GetObjectItemCaseSensitive(o, "staleness_hist");
+  if (!cJSON_IsArray(hist) || cJSON_GetArraySize(hist) != PS_STALENESS_BUCKETS) {
+    if (!rd->bad)
+      snprintf(rd->err, rd->errlen, "stats.staleness_hist: expected %d counts",
+               PS_STALENESS_BUCKETS);
+    rd->bad = true;
+    return;
+  }
+  int i = 0;
+  for (const cJSON *h = hist->child; h; h = h->next, i++)
+    s->staleness_hist[i] = cJSON_IsNumber(h) && h->valuedouble >= 0 ? (uint64_t)h->valuedouble
+                                                                     : 0;
+}
+
+static void worker_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
+  const char *at = "workers[]";
+  w->steps = count(rd, o, at, "steps");
+  w->accesses = count(rd, o, at, "accesses");
+  w->pushed_floats = count(rd, o, at, "pushed_floats");
+  w->samples = count(rd, o, at, "samples");
+  w->sample_tv_distance = num(rd, o, at, "sample_tv_distance");
+  w->sample_reuse_factor = num(rd, o, at, "sample_reuse_factor");
+  w->start_s = num(rd, o, at, "start_s");
+  const cJSON *ends = cJSON_GetObjectItemCaseSensitive(o, "epoch_end_s");
+  if (!cJSON_IsArray(ends)) {
+    if (!rd->bad) snprintf(rd->err, rd->errlen, "workers[].epoch_end_s: expected a list");
+    rd->bad = true;
+    return;
+  }
+  size_t n = (size_t)cJSON_GetArraySize(ends), e = 0;
+  if (n && !(w->epoch_end_s = malloc(n * sizeof *w->epoch_end_s))) {
+    if (!rd->bad) snprintf(rd->err, rd->errlen, "out of memory");
+    rd->bad = true;
+    return;
+  }
+  for (const cJSON *v = ends->child; v; v = v->next)
+    w->epoch_end_s[e++] = cJSON_IsNumber(v) ? v->valuedouble : 0;
+  w->epochs = n;
+}
+
+int run_report_decode(const char *text, size_t len, run_node_report *r, char *err,
+                      size_t errlen) {
+  reader rd = {err, errlen, false};
+  *r = (run_node_report){0};
+  cJSON *o = cJSON_ParseWithLength(text, len);
+  const cJSON *workers = cJSON_GetObjectItemCaseSensitive(o, "workers");
+  const cJSON *stats = cJSON_GetObjectItemCaseSensitive(o, "stats");
+  if (!cJSON_IsObject(o) || !cJSON_IsArray(workers) || !cJSON_IsObject(stats)) {
+    snprintf(err, errlen, "expected a node report (a JSON object with stats and workers)");
+    cJSON_Delete(o);
+    return -1;
+  }
+  stats_from_json(&rd, stats, &r->stats);
+  r->owned_sum = num(&rd, o, "report", "owned_sum");
+  r->in_transfer = count(&rd, o, "report", "in_transfer");
+  r->dropped = count(&rd, o, "report", "dropped");
+  r->n_workers = (uint32_t)cJSON_GetArraySize(workers);
+  r->workers = calloc(r->n_workers ? r->n_workers : 1, sizeof *r->workers);
+  if (!r->workers && !rd.bad) snprintf(err, errlen, "out of memory");
+  rd.bad = rd.bad || !r->workers;
+  uint32_t i = 0;
+  for (const cJSON *w = r->workers ? workers->child : NULL; w; w = w->next, i++)
+    worker_from_json(&rd, w, &r->workers[i]);
+  cJSON_Delete(o);
+  if (rd.bad) run_report_free(r);
+  return rd.bad ? -1 : 0;
+}

@@ -1,0 +1,187 @@
+/*
+ * run/: one experiment run, everything about it that is not transport, time
+ * or compute, written once for every backend (as libuv keeps in uv-common.c
+ * what src/unix/ and src/win/ share).
+ *
+ *   setup     the policy configured, the workload created, the key layout,
+ *             the hottest keys and the sample distribution: what every node
+ *             of a run shares, read-only once made (run_setup);
+ *   nodes     the part of each node's ps_node_config the run decides;
+ *   workers   one run_worker per worker: its step stream and sampler, both
+ *             seeded by the one seed contract (run_worker_seed), driven by
+ *             the shared worker loop with the backend's wait, compute and
+ *             clock (run_worker_drive);
+ *   reports   what one node says about itself at the end: its core's
+ *             counters, the sum of the values it owns, its workers' driver
+ *             statistics (run_node_report), in memory or as text for a
+ *             backend that gathers them over a network;
+ *   metrics   the metric table, one entry per metric (name, unit, meaning,
+ *             how repeats combine, shown by default), and the reduction of
+ *             every node's report into the metrics object a run records.
+ *
+ * A backend (sim/, real/) starts the nodes, runs each worker through
+ * run_worker_drive, says what time it is, charges compute, and hands every
+ * node's report to run_metrics. Nothing here does I/O, reads a clock or
+ * starts a thread; nothing keeps global state but the constant metric table.
+ *
+ * Arrows: sim/ and real/ include this door; it includes policies/ and
+ * workloads/ (and through them model/); experiments/ reads the metric table.
+ */
+#ifndef PSLAB_RUN_RUN_H
+#define PSLAB_RUN_RUN_H
+
+#include "model/ps.h"
+#include "policies/policy.h"
+#include "workloads/workload.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cJSON;
+
+/* ---------------------------------------------------------------- setup */
+
+/* What a run is made of, as the spec gives it. */
+typedef struct {
+  const struct cJSON *workload; /* the spec's "workload" object */
+  const struct cJSON *policy;   /* the spec's "policy" object */
+  uint32_t nodes, workers_per_node;
+  uint64_t seed;                /* the run's seed */
+} run_args;
+
+typedef struct run_setup run_setup;
+
+/* Configures the policy, creates the workload, builds the key layout, and
+ * when the policy or the workload asks for them, estimates the hottest keys
+ * and builds the sample distribution. a's JSON objects must outlive the
+ * setup. NULL with a message in err ("policy.<field>: ...", "workload.<field>:
+ * ...", or out of memory). */
+run_setup *run_setup_new(const run_args *a, char *err, size_t errlen);
+void run_setup_free(run_setup *s);
+
+const run_args *run_setup_args(const run_setup *s);
+/* The layout every node shares (num_nodes and partition set). */
+const ps_layout *run_setup_layout(const run_setup *s);
+/* Steps each worker runs (for progress). */
+uint64_t run_setup_steps_per_worker(const run_setup *s);
+
+/* Fills, over ps_node_config_default, what the run decides in node id's
+ * config: id, workers, layout, policy and its JSON, settings, hot keys. The
+ * backend adds env (and may change stripes). cfg borrows from s. */
+void run_node_config(const run_setup *s, uint32_t id, ps_node_config *cfg);
+
+/* -------------------------------------------------------------- workers */
+
+/* The seed of worker `rank`'s sampler: the reproducibility contract, here
+ * once. (Its step stream is seeded by wl_stream_new from the same pair.) */
+uint64_t run_worker_seed(uint64_t run_seed, uint32_t rank);
+
+typedef struct {
+  uint32_t node, index, rank; /* rank = node * workers_per_node + index */
+  ps_worker *handle;          /* borrowed from the node's core */
+  wl_stream *stream;
+  ps_sampler *sampler;        /* when the workload samples, else NULL */
+  int status;                 /* wl_drive's result, once driven */
+  wl_driver_stats stats;      /* filled by run_worker_drive */
+} run_worker;
+
+/* Prepares worker `index` of the node whose core is `core`: its handle, its
+ * stream and (when the workload samples) its sampler. 0, or -1 with a
+ * message in err; run_worker_free is safe either way. */
+int run_worker_init(run_worker *w, const run_setup *s, ps_node *core, uint32_t index,
+                    char *err, size_t errlen);
+void run_worker_free(run_worker *w);
+
+/* Runs every step of the worker through the shared worker loop (wl_drive):
+ * env gives the backend's ctx, wait, compute and now; the sampling callbacks
+ * are the run's. Call once, from the thread (or actor) that is the worker.
+ * Stores and returns wl_drive's status. */
+int run_worker_drive(run_worker *w, const run_setup *s, wl_driver_env env);
+
+/* -------------------------------------------------------------- reports */
+
+/* One worker's driver statistics, as a node reports them. */
+typedef struct {
+  uint64_t steps, accesses, pushed_floats, samples;
+  double sample_tv_distance, sample_reuse_factor; /* when samples > 0 */
+  double start_s;
+  double *epoch_end_s; /* owned by the report; `epochs` of them */
+  size_t epochs;
+} run_worker_report;
+
+/* What one node says about itself once the run is quiet. */
+typedef struct {
+  ps_node_stats stats;  /* its core's counters */
+  double owned_sum;     /* every float of every value it owns, summed */
+  uint64_t in_transfer; /* keys still on their way to it (0 once quiet) */
+  uint64_t dropped;     /* frames its transport dropped (bad or stray) */
+  run_worker_report *workers; /* in index order; owned */
+  uint32_t n_workers;
+} run_node_report;
+
+/* Starts the report of the node whose core is `core` (counters, owned sum)
+ * with room for n_workers workers, which run_report_worker fills; dropped is
+ * left 0. PS_OK or PS_ERR_NOMEM (then *r is empty). */
+int run_report_make(run_node_report *r, ps_node *core, uint32_t n_workers);
+/* Copies driven worker w's statistics into the report, at w->index. PS_OK,
+ * PS_ERR_INVAL (index out of range) or PS_ERR_NOMEM. */
+int run_report_worker(run_node_report *r, const run_worker *w);
+void run_report_free(run_node_report *r);
+/* The report as one line of JSON text (malloc'd), every number exact, for a
+ * backend that gathers reports over a network; NULL on no memory. */
+char *run_report_encode(const run_node_report *r);
+/* Reads text[0..len) written by run_report_encode. 0, or -1 with a message
+ * in err (then *r is empty). */
+int run_report_decode(const char *text, size_t len, run_node_report *r, char *err,
+                      size_t errlen);
+
+/* -------------------------------------------------------------- metrics */
+
+/* How a metric's values over the repeats of one sweep point combine. */
+typedef enum {
+  RUN_COMBINE_MEAN = 0, /* mean, with standard deviation and 95% interval */
+  RUN_COMBINE_MAX,      /* the largest */
+  RUN_COMBINE_SUM       /* the total */
+} run_combine;
+
+/* Where a metric is shown without being asked for. */
+enum {
+  RUN_SHOW_TABLE = 1u,   /* a column of the table printed at the end */
+  RUN_SHOW_SUMMARY = 2u  /* a column (mean, sd, ci95) of summary.csv */
+};
+
+struct run_totals; /* run/metrics.c: every node's report, summed */
+
+typedef struct {
+  const char *name;    /* as in runs.jsonl */
+  /* Unit of its values: "s", "B" (bytes), "steps/s", "clocks", "share" (a
+   * fraction from 0 to 1), or "" (a count, or a plain number). */
+  const char *unit;
+  const char *label;   /* a few words for an axis: "time", "throughput" */
+  const char *meaning; /* one or two sentences for the reference */
+  const char *when;    /* when a run has it: NULL for every run */
+  run_combine combine;
+  bool list;           /* a list, one value per epoch: tables, the summary
+                          and plots use its mean */
+  unsigned show;       /* RUN_SHOW_* */
+  /* How run_metrics computes it from the totals; false: absent from this
+   * run. Both NULL: not computed here (wall_s: the runner adds it). */
+  bool (*value)(const struct run_totals *t, double *out);
+  size_t (*values)(const struct run_totals *t, const double **out);
+} run_metric;
+
+/* Every metric, in the order results show them; *count of them. */
+const run_metric *run_metric_table(size_t *count);
+/* The metric named `name`, or NULL. */
+const run_metric *run_metric_find(const char *name);
+
+/* The metrics of a run, from every node's report (nodes[n], in rank order),
+ * as the JSON object runs.jsonl records: each metric of the table whose
+ * value applies, in table order. time_s is the backend's (simulated time
+ * when the run went quiet, or wall-clock time). NULL with a message in err
+ * on no memory. */
+struct cJSON *run_metrics(const run_node_report *nodes, uint32_t n, double time_s,
+                          char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * The setup of a run and the part of each node's configuration it decides.
+ *
+ * Order: the policy first, then the workload (so a bad spec is reported
+ * before anything is computed), then the layout from both (tables from the
+ * workload, partition from the policy), then what only some runs need: the
+ * hottest keys (estimated by the workload from sample streams with a fixed
+ * seed, so every node of a real run computes the same list on its own) and
+ * the sample distribution every worker's sampler reads.
+ */
+#include "run/internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static run_setup *fail(run_setup *s, char *err, size_t errlen, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+  run_setup_free(s);
+  return NULL;
+}
+
+static int make_samples(run_setup *s) {
+  ps_key first;
+  uint64_t count;
+  double *weights;
+  int rc = wl_sample_distribution(s->wl, &first, &count, &weights);
+  if (rc != PS_OK) return rc;
+  s->samples = ps_sample_dist_new(first, count, weights);
+  free(weights);
+  return s->samples ? PS_OK : PS_ERR_INVAL;
+}
+
+run_setup *run_setup_new(const run_args *a, char *err, size_t errlen) {
+  char why[256];
+  if (!a || a->nodes == 0 || a->workers_per_node == 0)
+    return fail(NULL, err, errlen, "run: expected at least one node and one worker");
+  run_setup *s = calloc(1, sizeof *s);
+  if (!s) return fail(NULL, err, errlen, "run: out of memory");
+  s->args = *a;
+  if (ps_policy_configure(a->policy, &s->policy, &s->settings, why, sizeof why) != PS_OK)
+    return fail(s, err, errlen, "policy.%s", why);
+  if (!(s->wl = wl_create(a->workload, a->nodes, why, sizeof why)))
+    return fail(s, err, errlen, "workload.%s", why);
+  wl_tables(s->wl, &s->layout);
+  s->layout.num_nodes = a->nodes;
+  s->layout.partition = s->settings.partition;
+  if (ps_layout_check(&s->layout) != PS_OK)
+    return fail(s, err, errlen, "workload: invalid key tables");
+  if (s->settings.hot_keys) { /* the policy treats the hottest keys apart */
+    if (!(s->hot = malloc(s->settings.hot_keys * sizeof *s->hot)))
+      return fail(s, err, errlen, "run: out of memory for %u hot keys",
+                  (unsigned)s->settings.hot_keys);
+    s->n_hot = wl_hot_keys(s->wl, s->settings.hot_keys, s->hot);
+  }
+  int rc = wl_samples(s->wl) ? make_samples(s) : PS_OK;
+  if (rc == PS_ERR_NOMEM) return fail(s, err, errlen, "run: out of memory");
+  if (rc != PS_OK) return fail(s, err, errlen, "workload: invalid sample distribution");
+  return s;
+}
+
+void run_setup_free(run_setup *s) {
+  if (!s) return;
+  free(s->hot);
+  ps_sample_dist_free(s->samples);
+  wl_free(s->wl);
+  free(s);
+}
+
+const run_args *run_setup_args(const run_setup *s) { return &s->args; }
+const ps_layout *run_setup_layout(const run_setup *s) { return &s->layout; }
+uint64_t run_setup_steps_per_worker(const run_setup *s) { return wl_steps_per_worker(s->wl); }
+
+void run_node_config(const run_setup *s, uint32_t id, ps_node_config *cfg) {
+  ps_node_config_default(cfg);
+  cfg->id = id;
+  cfg->workers = s->args.workers_per_node;
+  cfg->layout = s->layout;
+  cfg->policy = s->policy;
+  cfg->policy_json = s->args.policy;
+  cfg->settings = s->settings;
+  cfg->hot_keys = s->hot;
+  cfg->num_hot_keys = s->n_hot;
+}
