@@ -7,6 +7,7 @@
 #define PSLAB_EXPERIMENTS_INTERNAL_H
 
 #include "experiments/experiment.h"
+#include "run/run.h"
 
 #include <cjson/cJSON.h>
 
@@ -50,9 +51,29 @@ char *exp_value_label_except(const cJSON *v, const cJSON *shared);
 /* What was found, for "found ..." in messages: -3, "abc", an object,
  * nothing (the key is missing). */
 void exp_describe(const cJSON *v, char *buf, size_t n);
-/* The mean of a numeric list, the last value for "loss", or the number
- * itself; false when v holds no number. */
-bool exp_metric_value(const char *name, const cJSON *v, double *out);
+/* A metric's value as one number: the number itself, or the mean of a
+ * list (a per-epoch metric); false when v holds no number. */
+bool exp_metric_value(const cJSON *v, double *out);
+
+/* --------------------------------------------------------- statistics */
+
+/* Values of one metric over the repeats of a sweep point (stats.c). Start
+ * from {0}. */
+typedef struct {
+  size_t n;
+  double mean, m2; /* Welford's running mean and sum of squared deviations */
+  double sum, min, max;
+} exp_stats;
+
+void exp_stats_add(exp_stats *s, double x);
+/* Sample standard deviation; NAN with fewer than 2 values. */
+double exp_stats_sd(const exp_stats *s);
+/* Half-width of the 95% confidence interval of the mean (Student's t with
+ * n - 1 degrees of freedom); NAN with fewer than 2 values. */
+double exp_stats_ci95(const exp_stats *s);
+/* The values combined as the metric's entry says (mean, max or sum); NAN
+ * when there are none. */
+double exp_stats_combined(const exp_stats *s, run_combine how);
 
 /* ----------------------------------------------------------- paths */
 

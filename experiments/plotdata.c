@@ -42,7 +42,7 @@ static const cJSON *record_value(const cJSON *r, const char *path) {
 static bool usable(const cJSON *r, const exp_plot *p, const cJSON **x, double *y) {
   if (cJSON_GetObjectItemCaseSensitive(r, "error")) return false;
   *x = record_value(r, p->x);
-  return *x && exp_metric_value(p->y, record_value(r, p->y), y);
+  return *x && exp_metric_value(record_value(r, p->y), y);
 }
 
 /* ---------------------------------------------------------- entries */

@@ -18,11 +18,6 @@
 static const char *const summary_metrics[] = {
     "time_s", "steps", "steps_per_s", "accesses", "local_ratio", "messages",
     "bytes", "relocations", "replica_syncs", "wall_s", NULL};
-/* The other metrics sim_run reports (sim/sim.h) and workloads may add. */
-static const char *const other_metrics[] = {
-    "epoch_time_s", "loss", "pushed_floats", "value_sum", "value_sum_unreadable",
-    "staleness_mean_s", "staleness_p99_s", "staleness_max_s", "staleness_mean_clocks",
-    "staleness_max_clocks", "samples", "sample_tv_distance", "sample_reuse_factor", NULL};
 
 const char *const *exp_summary_metrics(void) { return summary_metrics; }
 
@@ -32,9 +27,7 @@ static bool in_list(const char *const *list, const char *name) {
   return false;
 }
 
-bool exp_is_metric(const char *name) {
-  return in_list(summary_metrics, name) || in_list(other_metrics, name);
-}
+bool exp_is_metric(const char *name) { return run_metric_find(name) != NULL; }
 
 /* ---------------------------------------------------------- records */
 

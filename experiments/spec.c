@@ -342,9 +342,9 @@ static bool in_some_config(const exp_run_list *runs, const char *path) {
 }
 
 static void metric_names(exp_buf *b) {
-  const char *const *m = exp_summary_metrics();
-  for (size_t i = 0; m[i]; i++) exp_buf_printf(b, "%s, ", m[i]);
-  exp_buf_puts(b, "epoch_time_s, loss");
+  size_t n;
+  const run_metric *m = run_metric_table(&n);
+  for (size_t i = 0; i < n; i++) exp_buf_printf(b, "%s%s", i ? ", " : "", m[i].name);
 }
 
 static void check_plot_names(const exp_plot_list *plots,

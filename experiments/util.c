@@ -176,21 +176,12 @@ void exp_describe(const cJSON *v, char *buf, size_t n) {
   }
 }
 
-bool exp_metric_value(const char *name, const cJSON *v, double *out) {
+bool exp_metric_value(const cJSON *v, double *out) {
   if (cJSON_IsNumber(v)) {
     *out = v->valuedouble;
     return true;
   }
   if (!cJSON_IsArray(v) || !v->child) return false;
-  /* A loss curve is summed up by where it ends; per-epoch times by their
-   * mean. */
-  if (strcmp(name, "loss") == 0) {
-    const cJSON *last = v->child;
-    while (last->next) last = last->next;
-    if (!cJSON_IsNumber(last)) return false;
-    *out = last->valuedouble;
-    return true;
-  }
   double sum = 0;
   int n = 0;
   for (const cJSON *c = v->child; c; c = c->next) {

@@ -180,7 +180,7 @@ static const struct {
     /* plots */
     {"{'name': 't', " C2 ", " GOOD_REST ", 'plots': {}}", "spec.json: plots: expected a list of plots"},
     {"{'name': 't', " C2 ", " GOOD_REST ", 'plots': [{'name': 'p', 'x': 'cluster.nodes'}]}", "spec.json: plots[0].y: expected a string, found nothing"},
-    {"{'name': 't', " C2 ", " GOOD_REST ", 'plots': [{'name': 'p', 'x': 'cluster.nodes', 'y': 'speed'}]}", "spec.json: plots[0].y: expected a metric name (time_s, steps,"},
+    {"{'name': 't', " C2 ", " GOOD_REST ", 'plots': [{'name': 'p', 'x': 'cluster.nodes', 'y': 'speed'}]}", "spec.json: plots[0].y: expected a metric name (time_s, epoch_time_s, steps,"},
     {"{'name': 't', " C2 ", " GOOD_REST ", 'plots': [{'name': 'p', 'x': 'cluster.nodez', 'y': 'time_s'}]}", "spec.json: plots[0].x: expected a metric name"},
     {"{'name': 't', " C2 ", " GOOD_REST ", 'plots': [{'name': 'p', 'x': 'cluster.nodes', 'y': 'time_s', 'series': 'policy.kind'}]}", "spec.json: plots[0].series: expected a dotted path into the run config, found \"policy.kind\""},
     {"{'name': 't', " C2 ", " GOOD_REST ", 'plots': [{'name': 'a/b', 'x': 'cluster.nodes', 'y': 'time_s'}]}", "spec.json: plots[0].name: expected a file name stem"},
