@@ -6,12 +6,15 @@
  * at once; the real backend makes each node's in its own process, sends it
  * as text to rank 0 (run_report_encode), which reads them back
  * (run_report_decode) and reduces them the same way. The text is JSON with
- * every number exact (cJSON prints a double that does not round-trip in 15
- * digits with 17), so both paths give the same figures.
+ * every number written with 17 significant digits, which strtod reads back
+ * exactly, so both paths give the same figures. (cJSON's own printer is not
+ * exact: 1.7.15 keeps 15 digits whenever they come within a relative
+ * epsilon, so 2^53 - 1 comes back as 9007199254740990.)
  */
 #include "run/internal.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,33 +62,54 @@ void run_report_free(run_node_report *r) {
 
 /* ---------------------------------------------------------------- text */
 
+/* A number as exact JSON text (a non-finite one, which JSON cannot hold, as
+ * null: the reader then refuses the report). */
+static cJSON *exact(double v) {
+  char text[40];
+  if (!isfinite(v)) return cJSON_CreateNull();
+  snprintf(text, sizeof text, "%.17g", v);
+  return cJSON_CreateRaw(text);
+}
+
+static bool put(cJSON *o, const char *name, double v) {
+  cJSON *n = exact(v);
+  if (n && cJSON_AddItemToObject(o, name, n)) return true;
+  cJSON_Delete(n);
+  return false;
+}
+
+static bool append(cJSON *list, double v) {
+  cJSON *n = exact(v);
+  if (n && cJSON_AddItemToArray(list, n)) return true;
+  cJSON_Delete(n);
+  return false;
+}
+
 static cJSON *stats_to_json(const ps_node_stats *s) {
   cJSON *o = cJSON_CreateObject();
   bool ok = o != NULL;
-#define PUT(f) ok = ok && cJSON_AddNumberToObject(o, #f, (double)s->f);
+#define PUT(f) ok = ok && put(o, #f, (double)s->f);
   STATS_COUNTS(PUT)
   STATS_REALS(PUT)
 #undef PUT
-  double hist[PS_STALENESS_BUCKETS];
-  for (int i = 0; i < PS_STALENESS_BUCKETS; i++) hist[i] = (double)s->staleness_hist[i];
-  ok = ok && cJSON_AddItemToObject(o, "staleness_hist",
-                                   cJSON_CreateDoubleArray(hist, PS_STALENESS_BUCKETS));
+  cJSON *hist = ok ? cJSON_AddArrayToObject(o, "staleness_hist") : NULL;
+  for (int i = 0; hist && i < PS_STALENESS_BUCKETS; i++)
+    ok = ok && append(hist, (double)s->staleness_hist[i]);
+  ok = ok && hist;
   if (!ok) cJSON_Delete(o);
   return ok ? o : NULL;
 }
 
 static cJSON *worker_to_json(const run_worker_report *w) {
   cJSON *o = cJSON_CreateObject();
-  bool ok = o && cJSON_AddNumberToObject(o, "steps", (double)w->steps) &&
-            cJSON_AddNumberToObject(o, "accesses", (double)w->accesses) &&
-            cJSON_AddNumberToObject(o, "pushed_floats", (double)w->pushed_floats) &&
-            cJSON_AddNumberToObject(o, "samples", (double)w->samples) &&
-            cJSON_AddNumberToObject(o, "sample_tv_distance", w->sample_tv_distance) &&
-            cJSON_AddNumberToObject(o, "sample_reuse_factor", w->sample_reuse_factor) &&
-            cJSON_AddNumberToObject(o, "start_s", w->start_s);
+  bool ok = o && put(o, "steps", (double)w->steps) && put(o, "accesses", (double)w->accesses) &&
+            put(o, "pushed_floats", (double)w->pushed_floats) &&
+            put(o, "samples", (double)w->samples) &&
+            put(o, "sample_tv_distance", w->sample_tv_distance) &&
+            put(o, "sample_reuse_factor", w->sample_reuse_factor) &&
+            put(o, "start_s", w->start_s);
   cJSON *ends = ok ? cJSON_AddArrayToObject(o, "epoch_end_s") : NULL;
-  for (size_t e = 0; ends && e < w->epochs; e++)
-    ok = ok && cJSON_AddItemToArray(ends, cJSON_CreateNumber(w->epoch_end_s[e]));
+  for (size_t e = 0; ends && e < w->epochs; e++) ok = ok && append(ends, w->epoch_end_s[e]);
   if (!ok || !ends) {
     cJSON_Delete(o);
     return NULL;
@@ -98,9 +122,8 @@ char *run_report_encode(const run_node_report *r) {
   cJSON *stats = stats_to_json(&r->stats);
   bool ok = o && stats && cJSON_AddItemToObject(o, "stats", stats);
   if (!ok) cJSON_Delete(stats);
-  ok = ok && cJSON_AddNumberToObject(o, "owned_sum", r->owned_sum) &&
-       cJSON_AddNumberToObject(o, "in_transfer", (double)r->in_transfer) &&
-       cJSON_AddNumberToObject(o, "dropped", (double)r->dropped);
+  ok = ok && put(o, "owned_sum", r->owned_sum) && put(o, "in_transfer", (double)r->in_transfer) &&
+       put(o, "dropped", (double)r->dropped);
   cJSON *workers = ok ? cJSON_AddArrayToObject(o, "workers") : NULL;
   for (uint32_t i = 0; workers && i < r->n_workers; i++) {
     cJSON *w = worker_to_json(&r->workers[i]);
@@ -154,9 +177,14 @@ static void stats_from_json(reader *rd, const cJSON *o, ps_node_stats *s) {
     return;
   }
   int i = 0;
-  for (const cJSON *h = hist->child; h; h = h->next, i++)
-    s->staleness_hist[i] = cJSON_IsNumber(h) && h->valuedouble >= 0 ? (uint64_t)h->valuedouble
-                                                                     : 0;
+  for (const cJSON *h = hist->child; h; h = h->next, i++) {
+    if (cJSON_IsNumber(h) && h->valuedouble >= 0) {
+      s->staleness_hist[i] = (uint64_t)h->valuedouble;
+      continue;
+    }
+    if (!rd->bad) snprintf(rd->err, rd->errlen, "stats.staleness_hist[%d]: expected a count", i);
+    rd->bad = true;
+  }
 }
 
 static void worker_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
@@ -180,9 +208,15 @@ static void worker_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
     rd->bad = true;
     return;
   }
-  for (const cJSON *v = ends->child; v; v = v->next)
-    w->epoch_end_s[e++] = cJSON_IsNumber(v) ? v->valuedouble : 0;
-  w->epochs = n;
+  w->epochs = n; /* before the check: run_report_free frees what was allocated */
+  for (const cJSON *v = ends->child; v; v = v->next, e++) {
+    if (cJSON_IsNumber(v)) {
+      w->epoch_end_s[e] = v->valuedouble;
+      continue;
+    }
+    if (!rd->bad) snprintf(rd->err, rd->errlen, "workers[].epoch_end_s[%zu]: expected a number", e);
+    rd->bad = true;
+  }
 }
 
 int run_report_decode(const char *text, size_t len, run_node_report *r, char *err,

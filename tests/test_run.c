@@ -1,0 +1,378 @@
+/*
+ * run/: the layer both backends share. The metric table's shape, metrics
+ * computed from hand-made node reports (figures worked out by hand), the
+ * report's text form (exact round trip, every malformed report refused), the
+ * setup's errors, the worker seed contract, and a whole run driven through
+ * the run layer on the in-memory harness, with no backend at all.
+ */
+#include "run/run.h"
+
+#include "harness.h"
+#include "unit.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool contains(const char *s, const char *needle) { return s && strstr(s, needle); }
+
+static double metric(const cJSON *m, const char *name) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, name);
+  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* ------------------------------------------------------------ the table */
+
+static void test_metric_table_shape(void) {
+  size_t n;
+  const run_metric *t = run_metric_table(&n);
+  CU_ASSERT_TRUE_FATAL(n > 10);
+  for (size_t i = 0; i < n; i++) {
+    CU_ASSERT_PTR_NOT_NULL(t[i].unit);
+    CU_ASSERT_TRUE(t[i].label && *t[i].label);
+    CU_ASSERT_TRUE(t[i].meaning && strlen(t[i].meaning) > 10);
+    /* A list is computed as a list, a scalar as a scalar. */
+    CU_ASSERT_FALSE(t[i].value && t[i].values);
+    CU_ASSERT_TRUE(t[i].list ? t[i].values != NULL : t[i].values == NULL);
+    CU_ASSERT_PTR_EQUAL(run_metric_find(t[i].name), &t[i]);
+    for (size_t j = 0; j < i; j++) CU_ASSERT_STRING_NOT_EQUAL(t[i].name, t[j].name);
+  }
+  CU_ASSERT_PTR_NULL(run_metric_find("loss")); /* nothing produces it */
+  CU_ASSERT_PTR_NULL(run_metric_find(NULL));
+  const run_metric *wall = run_metric_find("wall_s");
+  CU_ASSERT_TRUE(wall && !wall->value && !wall->values); /* the runner's */
+  CU_ASSERT_TRUE(run_metric_find("time_s")->show & RUN_SHOW_TABLE);
+  CU_ASSERT_TRUE(run_metric_find("steps_per_s")->show & RUN_SHOW_TABLE);
+  CU_ASSERT_EQUAL(run_metric_find("staleness_max_s")->combine, RUN_COMBINE_MAX);
+}
+
+/* --------------------------------------------------- metrics from reports */
+
+static double ends0[] = {1.0, 3.0}, ends1[] = {2.0, 2.5}, ends2[] = {1.5, 4.0}, ends3[] = {0.5};
+
+/* Two nodes of two workers. Worker 2.. sampled; node 1 has replica reads. */
+static void make_reports(run_node_report r[2]) {
+  memset(r, 0, 2 * sizeof *r);
+  static run_worker_report w0[2], w1[2];
+  w0[0] = (run_worker_report){10, 40, 400, 0, 0, 0, 0.25, ends0, 2};
+  w0[1] = (run_worker_report){10, 40, 400, 0, 0, 0, 0.5, ends1, 2};
+  w1[0] = (run_worker_report){10, 60, 600, 20, 0.5, 2.0, 0.125, ends2, 2};
+  w1[1] = (run_worker_report){5, 30, 300, 10, 0.25, 4.0, 0.75, ends3, 1};
+  r[0] = (run_node_report){.owned_sum = 900, .workers = w0, .n_workers = 2};
+  r[0].stats.local_accesses = 30;
+  r[0].stats.remote_accesses = 50;
+  r[0].stats.messages_sent = 7;
+  r[0].stats.bytes_sent = 700;
+  r[1] = (run_node_report){.owned_sum = 800, .dropped = 2, .workers = w1, .n_workers = 2};
+  r[1].stats.local_accesses = 60;
+  r[1].stats.remote_accesses = 30;
+  r[1].stats.messages_sent = 3;
+  r[1].stats.bytes_sent = 300;
+  r[1].stats.relocations = 4;
+  r[1].stats.replica_reads = 4;
+  r[1].stats.staleness_sum_s = 0.002;
+  r[1].stats.staleness_max_s = 0.001;
+  r[1].stats.staleness_sum_clocks = 6;
+  r[1].stats.staleness_max_clocks = 3;
+  r[1].stats.staleness_hist[10] = 4;
+}
+
+static void test_metrics_from_reports(void) {
+  run_node_report r[2];
+  make_reports(r);
+  char err[128];
+  cJSON *m = run_metrics(r, 2, 5.0, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(metric(m, "time_s"), 5.0);
+  CU_ASSERT_EQUAL(metric(m, "steps"), 35);
+  CU_ASSERT_EQUAL(metric(m, "steps_per_s"), 7);
+  CU_ASSERT_EQUAL(metric(m, "accesses"), 170);
+  CU_ASSERT_EQUAL(metric(m, "local_ratio"), 90.0 / 170.0);
+  CU_ASSERT_EQUAL(metric(m, "messages"), 10);
+  CU_ASSERT_EQUAL(metric(m, "bytes"), 1000);
+  CU_ASSERT_EQUAL(metric(m, "relocations"), 4);
+  CU_ASSERT_EQUAL(metric(m, "pushed_floats"), 1700);
+  CU_ASSERT_EQUAL(metric(m, "value_sum"), 1700);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, "value_sum_unreadable"));
+  /* Epochs: from the earliest start 0.125 to the latest end of epoch 0
+   * (2.0), then to the latest end of epoch 1 (4.0). */
+  const cJSON *e = cJSON_GetObjectItem(m, "epoch_time_s");
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(e), 2);
+  CU_ASSERT_EQUAL(cJSON_GetArrayItem(e, 0)->valuedouble, 2.0 - 0.125);
+  CU_ASSERT_EQUAL(cJSON_GetArrayItem(e, 1)->valuedouble, 2.0);
+  /* Sampling: means over the workers that sampled only. */
+  CU_ASSERT_EQUAL(metric(m, "samples"), 30);
+  CU_ASSERT_EQUAL(metric(m, "sample_tv_distance"), 0.375);
+  CU_ASSERT_EQUAL(metric(m, "sample_reuse_factor"), 3.0);
+  /* Staleness from node 1's replica reads. */
+  CU_ASSERT_EQUAL(metric(m, "staleness_mean_s"), 0.0005);
+  CU_ASSERT_EQUAL(metric(m, "staleness_max_s"), 0.001);
+  CU_ASSERT_EQUAL(metric(m, "staleness_mean_clocks"), 1.5);
+  CU_ASSERT_EQUAL(metric(m, "staleness_max_clocks"), 3);
+  CU_ASSERT_EQUAL(metric(m, "staleness_p99_s"), ps_staleness_quantile(r[1].stats.staleness_hist, 0.99));
+  CU_ASSERT_EQUAL(metric(m, "bad_messages"), 2);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, "wall_s")); /* the runner adds it */
+  /* Keys are in table order. */
+  size_t n, at = 0;
+  const run_metric *t = run_metric_table(&n);
+  for (const cJSON *c = m->child; c; c = c->next) {
+    while (at < n && strcmp(t[at].name, c->string) != 0) at++;
+    CU_ASSERT_TRUE(at < n);
+  }
+  cJSON_Delete(m);
+}
+
+static void test_metrics_absent_when_not_applicable(void) {
+  run_node_report r[2];
+  make_reports(r);
+  r[1].stats.replica_reads = 0;
+  r[1].dropped = 0;
+  r[1].in_transfer = 3;
+  r[1].workers[0].samples = r[1].workers[1].samples = 0;
+  char err[128];
+  cJSON *m = run_metrics(r, 2, 0.0, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  const char *absent[] = {"staleness_mean_s", "staleness_p99_s", "staleness_max_s",
+                          "staleness_mean_clocks", "staleness_max_clocks", "samples",
+                          "sample_tv_distance", "sample_reuse_factor", "bad_messages",
+                          "value_sum"};
+  for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, absent[i]));
+  CU_ASSERT_EQUAL(metric(m, "value_sum_unreadable"), 3);
+  CU_ASSERT_EQUAL(metric(m, "steps_per_s"), 0); /* time 0: no division */
+  cJSON_Delete(m);
+}
+
+/* ----------------------------------------------------------- report text */
+
+static void test_report_text_round_trip(void) {
+  run_node_report r[2];
+  make_reports(r);
+  r[0].owned_sum = 0.1; /* needs 17 digits */
+  r[0].workers[0].start_s = 1.0 / 3.0;
+  r[0].stats.bytes_sent = (1ull << 53) - 1;
+  r[0].stats.staleness_hist[47] = 12345;
+  for (int k = 0; k < 2; k++) {
+    char *text = run_report_encode(&r[k]);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_PTR_NULL(strchr(text, '\n')); /* one line */
+    run_node_report back;
+    char err[128] = "";
+    CU_ASSERT_EQUAL_FATAL(run_report_decode(text, strlen(text), &back, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(memcmp(&back.stats, &r[k].stats, sizeof back.stats), 0);
+    CU_ASSERT_EQUAL(back.owned_sum, r[k].owned_sum);
+    CU_ASSERT_EQUAL(back.dropped, r[k].dropped);
+    CU_ASSERT_EQUAL_FATAL(back.n_workers, r[k].n_workers);
+    for (uint32_t i = 0; i < back.n_workers; i++) {
+      const run_worker_report *a = &back.workers[i], *b = &r[k].workers[i];
+      CU_ASSERT_TRUE(a->steps == b->steps && a->accesses == b->accesses &&
+                     a->pushed_floats == b->pushed_floats && a->samples == b->samples);
+      CU_ASSERT_TRUE(a->sample_tv_distance == b->sample_tv_distance &&
+                     a->sample_reuse_factor == b->sample_reuse_factor &&
+                     a->start_s == b->start_s);
+      CU_ASSERT_EQUAL_FATAL(a->epochs, b->epochs);
+      for (size_t e = 0; e < a->epochs; e++) CU_ASSERT_EQUAL(a->epoch_end_s[e], b->epoch_end_s[e]);
+    }
+    run_report_free(&back);
+    free(text);
+  }
+}
+
+static void test_report_decode_refuses_bad_text(void) {
+  static const struct {
+    const char *text, *message;
+  } cases[] = {
+      {"", "expected a node report"},
+      {"[1,2]", "expected a node report"},
+      {"{\"workers\": []}", "expected a node report"},
+      {"{\"stats\": {}, \"workers\": []}", "stats.local_accesses: expected a number"},
+      {"{\"stats\": {\"local_accesses\": -1}, \"workers\": []}",
+       "stats.local_accesses: expected a count"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    run_node_report r;
+    char err[160] = "";
+    CU_ASSERT_EQUAL(run_report_decode(cases[i].text, strlen(cases[i].text), &r, err, sizeof err),
+                    -1);
+    if (!contains(err, cases[i].message))
+      fprintf(stderr, "\n  case %zu: got \"%s\", expected \"%s\"\n", i, err, cases[i].message);
+    CU_ASSERT_TRUE(contains(err, cases[i].message));
+    CU_ASSERT_PTR_NULL(r.workers);
+  }
+  /* A good report with one field broken in each of its parts. */
+  run_node_report r[2];
+  make_reports(r);
+  char *good = run_report_encode(&r[1]);
+  static const struct {
+    const char *from, *to, *message;
+  } breaks[] = {
+      {"\"owned_sum\":", "\"owned_sux\":", "report.owned_sum: expected a number"},
+      {"\"start_s\":", "\"start_x\":", "workers[].start_s: expected a number"},
+      {"\"epoch_end_s\":[", "\"epoch_end_s\":3,\"x\":[", "workers[].epoch_end_s: expected a list"},
+      {"\"staleness_hist\":[0,", "\"staleness_hist\":[", "stats.staleness_hist: expected 48"},
+      {"\"staleness_hist\":[0,", "\"staleness_hist\":[true,", "stats.staleness_hist[0]: expected a count"},
+      {"\"epoch_end_s\":[", "\"epoch_end_s\":[\"x\",", "workers[].epoch_end_s[0]: expected a number"},
+      {"\"dropped\":", "\"dropped\":null,\"y\":", "report.dropped: expected a number"},
+  };
+  for (size_t i = 0; good && i < sizeof breaks / sizeof breaks[0]; i++) {
+    const char *at = strstr(good, breaks[i].from);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    char bad[8192];
+    snprintf(bad, sizeof bad, "%.*s%s%s", (int)(at - good), good, breaks[i].to,
+             at + strlen(breaks[i].from));
+    run_node_report back;
+    char err[160] = "";
+    CU_ASSERT_EQUAL(run_report_decode(bad, strlen(bad), &back, err, sizeof err), -1);
+    if (!contains(err, breaks[i].message))
+      fprintf(stderr, "\n  break %zu: got \"%s\", expected \"%s\"\n", i, err, breaks[i].message);
+    CU_ASSERT_TRUE(contains(err, breaks[i].message));
+  }
+  free(good);
+}
+
+/* ----------------------------------------------------------------- setup */
+
+static cJSON *parse(const char *text) {
+  cJSON *j = cJSON_Parse(text);
+  CU_ASSERT_PTR_NOT_NULL(j);
+  return j;
+}
+
+static void test_setup_errors_name_the_object(void) {
+  cJSON *wl = parse("{\"type\": \"zipf\", \"keys\": 100, \"steps_per_worker\": 10}");
+  cJSON *bad_wl = parse("{\"type\": \"zipf\", \"keys\": -3}");
+  cJSON *pol = parse("{\"type\": \"static\"}");
+  cJSON *bad_pol = parse("{\"type\": \"teleport\"}");
+  char err[256];
+  run_args a = {.workload = wl, .policy = bad_pol, .nodes = 2, .workers_per_node = 1};
+  CU_ASSERT_PTR_NULL(run_setup_new(&a, err, sizeof err));
+  CU_ASSERT_TRUE(contains(err, "policy."));
+  a.policy = pol;
+  a.workload = bad_wl;
+  CU_ASSERT_PTR_NULL(run_setup_new(&a, err, sizeof err));
+  CU_ASSERT_TRUE(contains(err, "workload.keys"));
+  a.workload = wl;
+  a.nodes = 0;
+  CU_ASSERT_PTR_NULL(run_setup_new(&a, err, sizeof err));
+  CU_ASSERT_TRUE(contains(err, "at least one node"));
+  a.nodes = 3;
+  run_setup *s = run_setup_new(&a, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_EQUAL(run_setup_layout(s)->num_nodes, 3);
+  CU_ASSERT_EQUAL(run_setup_steps_per_worker(s), 10);
+  ps_node_config cfg;
+  run_node_config(s, 2, &cfg);
+  CU_ASSERT_EQUAL(cfg.id, 2);
+  CU_ASSERT_EQUAL(cfg.workers, 1);
+  CU_ASSERT_EQUAL(cfg.layout.num_nodes, 3);
+  CU_ASSERT_PTR_EQUAL(cfg.policy_json, pol);
+  run_setup_free(s);
+  cJSON_Delete(wl);
+  cJSON_Delete(bad_wl);
+  cJSON_Delete(pol);
+  cJSON_Delete(bad_pol);
+}
+
+static void test_worker_seed_contract(void) {
+  /* The golden results rest on this formula: changing it changes every
+   * sampled run. */
+  CU_ASSERT_EQUAL(run_worker_seed(7, 3), ps_mix64(7 ^ ps_mix64(4)));
+  CU_ASSERT_NOT_EQUAL(run_worker_seed(7, 3), run_worker_seed(7, 4));
+  CU_ASSERT_NOT_EQUAL(run_worker_seed(7, 3), run_worker_seed(8, 3));
+}
+
+/* ------------------------------------------- a run on the in-memory harness */
+
+typedef struct {
+  harness *h;
+} drive_ctx;
+
+static int harness_wait_cb(void *ctx, ps_worker *w, ps_ticket t) {
+  drive_ctx *d = ctx;
+  return harness_wait(d->h, w, t) ? PS_OK : PS_ERR_INVAL;
+}
+static void no_compute(void *ctx, double flops) {
+  (void)ctx;
+  (void)flops;
+}
+static double time_zero(void *ctx) {
+  (void)ctx;
+  return 0;
+}
+
+/* Two nodes of two workers under relocate, with samples: every worker driven
+ * through run_worker_drive (one after the other), every node's report made,
+ * metrics reduced: no push lost, every step counted. */
+static void test_run_on_the_harness(void) {
+  cJSON *wl = parse("{\"type\": \"zipf\", \"keys\": 200, \"skew\": 1.0, \"value_length\": 3, "
+                    "\"reads_per_step\": 4, \"writes_per_step\": 2, \"samples_per_step\": 2, "
+                    "\"steps_per_worker\": 30}");
+  cJSON *pol = parse("{\"type\": \"relocate\", \"lookahead\": 4, "
+                     "\"sampling\": {\"scheme\": \"preloc\"}}");
+  char err[256];
+  run_args a = {.workload = wl, .policy = pol, .nodes = 2, .workers_per_node = 2, .seed = 3};
+  run_setup *s = run_setup_new(&a, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  ps_node_config nc;
+  run_node_config(s, 0, &nc);
+  harness_config hc;
+  harness_config_default(&hc);
+  hc.nodes = 2;
+  hc.workers = 2;
+  hc.layout = nc.layout;
+  hc.policy = nc.policy;
+  hc.policy_json = nc.policy_json;
+  hc.settings = nc.settings;
+  hc.seed = 11;
+  harness *h = harness_new(&hc);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+  drive_ctx d = {h};
+  wl_driver_env env = {.ctx = &d, .wait = harness_wait_cb, .compute = no_compute,
+                       .now = time_zero};
+  run_worker w[2][2];
+  for (uint32_t n = 0; n < 2; n++)
+    for (uint32_t i = 0; i < 2; i++) {
+      CU_ASSERT_EQUAL_FATAL(run_worker_init(&w[n][i], s, harness_node(h, n), i, err, sizeof err), 0);
+      CU_ASSERT_EQUAL(w[n][i].rank, n * 2 + i);
+      CU_ASSERT_PTR_NOT_NULL(w[n][i].sampler);
+    }
+  for (uint32_t n = 0; n < 2; n++)
+    for (uint32_t i = 0; i < 2; i++) CU_ASSERT_EQUAL(run_worker_drive(&w[n][i], s, env), PS_OK);
+  for (uint32_t n = 0; n < 2; n++) ps_node_finish(harness_node(h, n), 0);
+  harness_drain(h);
+  run_node_report r[2];
+  for (uint32_t n = 0; n < 2; n++) {
+    CU_ASSERT_EQUAL_FATAL(run_report_make(&r[n], harness_node(h, n), 2), PS_OK);
+    for (uint32_t i = 0; i < 2; i++) CU_ASSERT_EQUAL(run_report_worker(&r[n], &w[n][i]), PS_OK);
+  }
+  run_worker stray = {.index = 2};
+  CU_ASSERT_EQUAL(run_report_worker(&r[0], &stray), PS_ERR_INVAL);
+  cJSON *m = run_metrics(r, 2, 1.0, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(metric(m, "steps"), 120);
+  CU_ASSERT_EQUAL(metric(m, "samples"), 240);
+  CU_ASSERT_TRUE(metric(m, "pushed_floats") > 0);
+  CU_ASSERT_EQUAL(metric(m, "value_sum"), metric(m, "pushed_floats"));
+  CU_ASSERT_TRUE(metric(m, "relocations") > 0);
+  cJSON_Delete(m);
+  for (uint32_t n = 0; n < 2; n++) {
+    run_report_free(&r[n]);
+    for (uint32_t i = 0; i < 2; i++) run_worker_free(&w[n][i]);
+  }
+  harness_free(h);
+  run_setup_free(s);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+}
+
+PSLAB_SUITE("run",
+            {"metric table: one entry per metric, each complete", test_metric_table_shape},
+            {"metrics from node reports, by hand", test_metrics_from_reports},
+            {"metrics absent when they do not apply", test_metrics_absent_when_not_applicable},
+            {"report text round trip is exact", test_report_text_round_trip},
+            {"report decoder refuses bad text", test_report_decode_refuses_bad_text},
+            {"setup errors name the object", test_setup_errors_name_the_object},
+            {"worker seed contract", test_worker_seed_contract},
+            {"a run on the in-memory harness", test_run_on_the_harness})
