@@ -5,8 +5,8 @@
  * An experiment is a JSON spec (experiments/SPEC.md is its reference). This
  * room loads it, applies `--set` overrides, validates it whole (every error at
  * once, one line each: `<file>: <json.path>: expected <what>, found <what>`),
- * expands its sweep into runs, runs each in a child process through sim_run
- * (SimGrid holds one simulation per process) or the real backend (real/),
+ * expands its sweep into runs, runs each in a child process through its
+ * backend's entry (SimGrid holds one simulation per process; real/ forks),
  * and writes runs.jsonl, summary.csv, a table and gnuplot plots.
  *
  * Ownership: every pointer a function returns is the caller's unless its
@@ -183,7 +183,7 @@ int exp_plot_dir(const char *dir, const char *gnuplot, FILE *log);
  * (NULL-terminated): time_s, steps, steps_per_s, accesses, local_ratio,
  * messages, bytes, relocations, replica_syncs, wall_s. */
 const char *const *exp_summary_metrics(void);
-/* Whether name is a metric sim_run reports (or wall_s). */
+/* Whether name is in the metric table (run/run.h). */
 bool exp_is_metric(const char *name);
 
 /* A run record for runs.jsonl: experiment, run, repeat, seed, backend,
@@ -232,11 +232,7 @@ const struct cJSON *exp_spec_json(const exp_spec *s);
 const exp_run_list *exp_spec_runs(const exp_spec *s);
 const exp_plot_list *exp_spec_plots(const exp_spec *s);
 
-/* ------------------------------------------------------------- runner */
-
-/* Runs one simulation; sim_run is the one the command uses. */
-typedef struct cJSON *(*exp_simulate_fn)(const sim_run_args *args, char *err,
-                                         size_t errlen);
+/* ----------------------------------------------------------- backends */
 
 /* `pslab node`: this process is one node of every run (real backend). */
 typedef struct {
@@ -244,6 +240,40 @@ typedef struct {
   const char *coordinator;      /* "HOST:PORT" of rank 0, or NULL: the spec's */
   const char *coordinator_file; /* or NULL */
 } exp_node_role;
+
+/* One run, as the runner's child hands it to a backend. */
+typedef struct {
+  const exp_cluster *cluster;
+  const struct cJSON *workload, *policy; /* the run config's objects */
+  uint64_t seed;
+  uint32_t run;                          /* its number in the experiment */
+  /* Now and then: the run's time (simulated or wall) and the fraction done.
+   * May be NULL. */
+  void (*progress)(void *ctx, double time_s, double fraction);
+  void *progress_ctx;
+  const exp_node_role *node;             /* `pslab node`, or NULL */
+} exp_backend_job;
+
+/* A way of running runs (backends.c). */
+typedef struct {
+  const char *name;                  /* the spec's "backend" */
+  const char *summary;               /* one line for help texts */
+  const char *const *cluster_keys;   /* the cluster fields it reads
+                                        (NULL-terminated) */
+  /* Runs one run and returns its metrics (caller frees), or NULL with a
+   * message in err. */
+  struct cJSON *(*run)(const exp_backend_job *job, char *err, size_t errlen);
+} exp_backend;
+
+/* The backends pslab has, in the order help texts list them; *count. */
+const exp_backend *exp_backends(size_t *count);
+/* The entry named `name` in table[count], or NULL. */
+const exp_backend *exp_backend_find(const exp_backend *table, size_t count,
+                                    const char *name);
+/* Whether backend b reads the cluster field `cluster_key` ("network"). */
+bool exp_backend_reads(const exp_backend *b, const char *cluster_key);
+
+/* ------------------------------------------------------------- runner */
 
 typedef struct {
   const char *out_dir;   /* NULL: results/<name> */
@@ -253,7 +283,10 @@ typedef struct {
   const char *gnuplot;   /* NULL: "gnuplot" */
   FILE *out;             /* the table; NULL: stdout */
   FILE *log;             /* progress and errors; NULL: stderr */
-  exp_simulate_fn simulate; /* NULL: sim_run */
+  /* The backends runs are looked up in (NULL: exp_backends()); tests put
+   * stand-ins here. */
+  const exp_backend *backends;
+  size_t n_backends;
   /* NULL: runs on the real backend fork all their nodes here. Set: this
    * process is one node of each run; only rank 0 writes results, the other
    * ranks run silently and report failures on the log. */
@@ -261,10 +294,10 @@ typedef struct {
 } exp_runner_options;
 
 void exp_runner_options_default(exp_runner_options *o);
-/* Runs every run of spec, each in a forked child (sim_run, or on the real
- * backend real_run_local or, with o->node, real_run_node), writing the
- * results in the output directory (created with its parents). A failing run
- * does not stop the others. Returns EXP_EXIT_OK, EXP_EXIT_FAILED (a run failed, or
+/* Runs every run of spec, each in a forked child through its backend's
+ * entry (with o->node, as this process's node of it), writing the results
+ * in the output directory (created with its parents). A failing run does
+ * not stop the others. Returns EXP_EXIT_OK, EXP_EXIT_FAILED (a run failed, or
  * the results could not be written) or EXP_EXIT_PLOTS. */
 int exp_run_experiment(const exp_spec *spec, const exp_runner_options *o);
 

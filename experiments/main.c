@@ -226,8 +226,16 @@ static int parse_option(int argc, char **argv, int *i, cli *c) {
     c->coordinator_file = v;
   else if (m == 0 && strchr(takes, 'b') &&
            (m = option_value(argc, argv, i, "--backend", NULL, &v)) > 0) {
-    if (strcmp(v, "sim") != 0 && strcmp(v, "real") != 0)
-      return usage_error(c->cmd, "--backend must be sim or real, not ", v);
+    size_t n;
+    const exp_backend *table = exp_backends(&n);
+    if (!exp_backend_find(table, n, v)) {
+      char what[128] = "--backend must be";
+      for (size_t k = 0; k < n; k++)
+        snprintf(what + strlen(what), sizeof what - strlen(what), "%s %s", k ? " or" : "",
+                 table[k].name);
+      strncat(what, ", not ", sizeof what - strlen(what) - 1);
+      return usage_error(c->cmd, what, v);
+    }
     free(c->backend_set);
     c->backend_set = malloc(strlen(v) + 9);
     if (c->backend_set) sprintf(c->backend_set, "backend=%s", v);

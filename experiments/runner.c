@@ -4,13 +4,12 @@
  *
  * SimGrid holds one simulation per process, and a simulation that crashes
  * must not take the experiment with it, so every run is a fork: the child
- * builds the typed cluster, calls sim_run (backend "sim") or the real
- * backend, and sends its metrics back through a pipe; the parent times it,
- * records it and goes on to the next run. On the real backend the child
- * forks every node of the run on this machine (real_run_local), or, under
- * `pslab node`, is this process's node of the run (real_run_node); then
- * only rank 0 records results, and the other ranks only run and report
- * their failures. The child's stdout and stderr (SimGrid's log, a sanitizer
+ * builds the typed cluster, runs the run through its backend's entry in the
+ * backend table (backends.c), and sends its metrics back through a pipe;
+ * the parent times it, records it and goes on to the next run. On the real
+ * backend the child forks every node of the run on this machine, or, under
+ * `pslab node`, is this process's node of the run; then only rank 0 records
+ * results, and the other ranks only run and report their failures. The child's stdout and stderr (SimGrid's log, a sanitizer
  * report, the real nodes' messages) go to DIR/logs/run-<n>.log, kept only
  * when not empty, so a failure can be read afterwards and the progress line
  * stays clean.
@@ -18,7 +17,7 @@
  * Child to parent, one line each:
  *   P <simulated seconds> <fraction done>     progress (real: wall seconds)
  *   M <metrics as one-line JSON>              the result
- *   E <message>                               sim_run's or real_run_*'s error
+ *   E <message>                               the backend's error
  */
 #include "experiments/internal.h"
 
@@ -140,38 +139,11 @@ static void child_on_progress(void *ctx, double sim_t, double fraction) {
 typedef struct {
   const exp_spec *spec;
   const exp_run *run;
-  exp_simulate_fn simulate;
+  const exp_backend *backends;
+  size_t n_backends;
   const exp_node_role *node; /* pslab node, or NULL */
   bool want_progress;
 } child_job;
-
-static bool is_real(const exp_run *run) {
-  const cJSON *b = cJSON_GetObjectItemCaseSensitive(run->config, "backend");
-  return cJSON_IsString(b) && strcmp(b->valuestring, "real") == 0;
-}
-
-static cJSON *run_real(const child_job *job, const exp_cluster *c, child_progress *cp,
-                       char *err, size_t errlen) {
-  const cJSON *config = job->run->config;
-  real_run_args a = {
-      .nodes = c->sim.nodes, .workers_per_node = c->sim.workers_per_node,
-      .host_speed = c->sim.host_speed, .cluster = &c->real,
-      .workload = cJSON_GetObjectItemCaseSensitive(config, "workload"),
-      .policy = cJSON_GetObjectItemCaseSensitive(config, "policy"),
-      .seed = job->run->seed, .run = job->run->run,
-      .progress = job->want_progress ? child_on_progress : NULL, .progress_ctx = cp,
-  };
-  if (!job->node) return real_run_local(&a, err, errlen);
-  if (job->node->size != c->sim.nodes) {
-    snprintf(err, errlen, "cluster.nodes is %u but %u processes were started", c->sim.nodes,
-             job->node->size);
-    return NULL;
-  }
-  a.rank = job->node->rank;
-  a.coordinator = job->node->coordinator;
-  a.coordinator_file = job->node->coordinator_file;
-  return real_run_node(&a, err, errlen);
-}
 
 static noreturn void child_main(const child_job *job, int fd, const char *log_path) {
   int log = log_path ? open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
@@ -190,17 +162,26 @@ static noreturn void child_main(const child_job *job, int fd, const char *log_pa
     _exit(1);
   }
   child_progress cp = {fd, -1};
-  sim_run_args args = {
-      .cluster = &cluster.sim,
+  const cJSON *b = cJSON_GetObjectItemCaseSensitive(config, "backend");
+  const char *name = cJSON_IsString(b) ? b->valuestring : "sim";
+  const exp_backend *backend = exp_backend_find(job->backends, job->n_backends, name);
+  if (!backend) {
+    send_line(fd, 'E', "backend: no such backend (the spec was validated against another "
+                       "table)");
+    _exit(1);
+  }
+  exp_backend_job bj = {
+      .cluster = &cluster,
       .workload = cJSON_GetObjectItemCaseSensitive(config, "workload"),
       .policy = cJSON_GetObjectItemCaseSensitive(config, "policy"),
       .seed = job->run->seed,
+      .run = job->run->run,
       .progress = job->want_progress ? child_on_progress : NULL,
       .progress_ctx = &cp,
+      .node = job->node,
   };
   char err[2048] = "";
-  cJSON *metrics = is_real(job->run) ? run_real(job, &cluster, &cp, err, sizeof err)
-                                     : job->simulate(&args, err, sizeof err);
+  cJSON *metrics = backend->run(&bj, err, sizeof err);
   char *text = metrics ? cJSON_PrintUnformatted(metrics) : NULL;
   if (!text) {
     send_line(fd, 'E', *err ? err : "the simulation failed without saying why");
@@ -322,8 +303,9 @@ static char *log_path_of(const runner *r, uint32_t run) {
   return exp_join_path(r->dir, name);
 }
 
-static outcome simulate_run(runner *r, const exp_run *run, const char *log_path) {
-  child_job job = {r->spec, run, r->o.simulate, r->o.node, r->pg.tty && !r->pg.quiet};
+static outcome run_child(runner *r, const exp_run *run, const char *log_path) {
+  child_job job = {r->spec, run, r->o.backends, r->o.n_backends, r->o.node,
+                   r->pg.tty && !r->pg.quiet};
   return run_in_child(&job, &r->pg, log_path);
 }
 
@@ -348,7 +330,7 @@ static void do_run(runner *r, const exp_run *run) {
   char *log_path = log_path_of(r, run->run);
   progress_begin(&r->pg, run, exp_spec_name(r->spec));
   double start = now_s();
-  outcome out = log_path ? simulate_run(r, run, log_path)
+  outcome out = log_path ? run_child(r, run, log_path)
                          : (outcome){NULL, strdup("out of memory")};
   double wall = now_s() - start;
   if (out.metrics) {
@@ -429,7 +411,7 @@ static int follow_runs(runner *r, const exp_run_list *runs) {
   r->pg.quiet = true;
   for (size_t i = 0; i < runs->count; i++) {
     const exp_run *run = &runs->runs[i];
-    outcome out = simulate_run(r, run, NULL);
+    outcome out = run_child(r, run, NULL);
     if (out.error) {
       fprintf(r->o.log, "pslab node %u: run %u failed: %s\n", r->o.node->rank, run->run,
               out.error);
@@ -447,7 +429,7 @@ int exp_run_experiment(const exp_spec *spec, const exp_runner_options *opts) {
   if (opts) r.o = *opts;
   if (!r.o.out) r.o.out = stdout;
   if (!r.o.log) r.o.log = stderr;
-  if (!r.o.simulate) r.o.simulate = sim_run;
+  if (!r.o.backends) r.o.backends = exp_backends(&r.o.n_backends);
   const exp_run_list *runs = exp_spec_runs(spec);
   r.pg = (progress){.log = r.o.log, .quiet = r.o.quiet, .total = runs->count,
                     .tty = r.o.progress_tty < 0 ? isatty(fileno(r.o.log))

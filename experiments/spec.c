@@ -220,16 +220,30 @@ static const char *room_verdict(checker *c, const cJSON *json, bool workload,
 
 /* ---------------------------------------------------- run configs */
 
+/* "backend": an entry of the backend table. */
+static void check_backend(exp_errors *e, const cJSON *config) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(config, "backend");
+  size_t n;
+  const exp_backend *table = exp_backends(&n);
+  if (!v || (cJSON_IsString(v) && exp_backend_find(table, n, v->valuestring))) return;
+  exp_buf what = {0};
+  exp_buf_puts(&what, "one of");
+  for (size_t i = 0; i < n; i++)
+    exp_buf_printf(&what, "%s \"%s\" (%s)", i ? "," : "", table[i].name, table[i].summary);
+  char *w = exp_buf_take(&what);
+  exp_expect(e, "backend", w ? w : "a backend", v);
+  free(w);
+}
+
 static void check_top_fields(exp_errors *e, const cJSON *config) {
-  static const char *const backends[] = {"sim", "real", NULL};
-  const char *name = NULL, *backend = NULL, *desc = NULL;
+  const char *name = NULL, *desc = NULL;
   double d;
   exp_check_keys(e, config, "", top_keys);
   if (exp_get_string(e, config, "", "name", true, &name) && name &&
       !exp_is_file_stem(name))
     exp_expect(e, "name", "a name of letters, digits, '_', '.' and '-'",
                cJSON_GetObjectItemCaseSensitive(config, "name"));
-  exp_get_choice(e, config, "", "backend", backends, &backend);
+  check_backend(e, config);
   exp_get_int(e, config, "", "seed", 0, EXP_INT_MAX, false, &d);
   exp_get_int(e, config, "", "repeats", 1, 1000000, false, &d);
   exp_get_string(e, config, "", "description", false, &desc);

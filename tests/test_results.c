@@ -449,9 +449,10 @@ static void test_plot_dir_redraws_from_files(void) {
 
 /* ------------------------------------------------------------ runner */
 
-/* Stands in for sim_run in each forked child: 2 nodes fail, 3 nodes crash. */
-static cJSON *fake_simulate(const sim_run_args *a, char *err, size_t errlen) {
-  uint32_t nodes = a->cluster->nodes;
+/* Stands in for the simulator in each forked child: 2 nodes fail, 3 nodes
+ * crash. */
+static cJSON *fake_simulate(const exp_backend_job *a, char *err, size_t errlen) {
+  uint32_t nodes = a->cluster->sim.nodes;
   if (a->progress) a->progress(a->progress_ctx, 0.5, 0.5);
   if (nodes == 2) {
     fprintf(stderr, "fake: failing on purpose\n");
@@ -469,9 +470,12 @@ static cJSON *fake_simulate(const sim_run_args *a, char *err, size_t errlen) {
   cJSON_AddNumberToObject(m, "seed_seen", (double)a->seed);
   const cJSON *keys = cJSON_GetObjectItem(a->workload, "keys");
   cJSON_AddNumberToObject(m, "keys_seen", keys ? keys->valuedouble : -1);
-  cJSON_AddNumberToObject(m, "bandwidth_seen", a->cluster->bandwidth);
+  cJSON_AddNumberToObject(m, "bandwidth_seen", a->cluster->sim.bandwidth);
   return m;
 }
+
+static const char *const fake_keys[] = {"nodes", NULL};
+static const exp_backend fake_backends[] = {{"sim", "a stand-in", fake_keys, fake_simulate}};
 
 static exp_spec *runner_spec(const char *nodes) {
   char text[1024];
@@ -501,7 +505,8 @@ static void test_runner_goes_on_after_failures(void) {
   exp_runner_options_default(&o);
   o.out_dir = dir;
   o.progress_tty = 0;
-  o.simulate = fake_simulate;
+  o.backends = fake_backends;
+  o.n_backends = 1;
   o.log = open_memstream(&log_text, &log_len);
   o.out = open_memstream(&table, &table_len);
   int rc = exp_run_experiment(spec, &o);
@@ -585,7 +590,8 @@ static void test_runner_progress_on_a_terminal(void) {
   exp_runner_options_default(&o);
   o.out_dir = dir;
   o.progress_tty = 1;
-  o.simulate = fake_simulate;
+  o.backends = fake_backends;
+  o.n_backends = 1;
   o.gnuplot = "/nonexistent/gnuplot";
   o.log = open_memstream(&log_text, &log_len);
   o.out = open_memstream(&table, &table_len);

@@ -123,7 +123,7 @@ static const struct {
     {"{'name': 't', 'nmae': 1, " C2 ", " GOOD_REST "}", "spec.json: nmae: expected one of the keys of the spec (name, backend,"},
     {"{'name': 't', 'nmae': 1, " C2 ", " GOOD_REST "}", "found an unknown key (did you mean \"name\"?)"},
     {"{'name': 't', 'name': 'u', " C2 ", " GOOD_REST "}", "spec.json: name: expected the key once, found it 2 times"},
-    {"{'name': 't', 'backend': 'gpu', " C2 ", " GOOD_REST "}", "spec.json: backend: expected one of \"sim\", \"real\", found \"gpu\""},
+    {"{'name': 't', 'backend': 'gpu', " C2 ", " GOOD_REST "}", "spec.json: backend: expected one of \"sim\" (a SimGrid-simulated cluster in one process; times are simulated), \"real\" (one process per node over TCP (ZeroMQ); times are wall-clock), found \"gpu\""},
     {"{'name': 't', 'backend': 'real', 'cluster': {'nodes': 2, 'bind': 'nowhere'}, " GOOD_REST "}", "spec.json: cluster.bind: expected an IPv4 address of this machine, or \"*\" for every interface, found \"nowhere\""},
     {"{'name': 't', 'seed': -1, " C2 ", " GOOD_REST "}", "spec.json: seed: expected an integer >= 0, found -1"},
     {"{'name': 't', 'seed': 1.5, " C2 ", " GOOD_REST "}", "spec.json: seed: expected an integer >= 0, found 1.5"},

@@ -1,0 +1,83 @@
+/*
+ * The backend table: one entry per way of running a run, each with its name,
+ * a line saying what it is, the cluster fields it reads, and the function
+ * that runs one run on it (in the runner's forked child). Every place that
+ * chooses or validates a backend (the spec's "backend", --backend, the
+ * runner) looks here, so a third backend is one entry and its folder.
+ *
+ * The cluster arrives typed (cluster.c); what a backend does not read is
+ * the other backend's description of a machine (the simulated network, or
+ * the real one's addresses), which spec validation points out.
+ */
+#include "experiments/internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ sim */
+
+static const char *const sim_keys[] = {"nodes", "workers_per_node", "host_speed", "network",
+                                       "stragglers", "platform_file", "hosts", "cost", NULL};
+
+static cJSON *run_sim(const exp_backend_job *job, char *err, size_t errlen) {
+  if (job->node) {
+    snprintf(err, errlen, "the simulator runs a whole cluster in one process: "
+                          "`pslab node` is for the real backend");
+    return NULL;
+  }
+  sim_run_args a = {.cluster = &job->cluster->sim, .workload = job->workload,
+                    .policy = job->policy, .seed = job->seed, .progress = job->progress,
+                    .progress_ctx = job->progress_ctx};
+  return sim_run(&a, err, errlen);
+}
+
+/* ----------------------------------------------------------------- real */
+
+static const char *const real_keys[] = {"nodes", "workers_per_node", "host_speed", "bind",
+                                        "coordinator", "base_port", "timeout_s", "compute",
+                                        NULL};
+
+static cJSON *run_real(const exp_backend_job *job, char *err, size_t errlen) {
+  const exp_cluster *c = job->cluster;
+  real_run_args a = {.nodes = c->sim.nodes, .workers_per_node = c->sim.workers_per_node,
+                     .host_speed = c->sim.host_speed, .cluster = &c->real,
+                     .workload = job->workload, .policy = job->policy, .seed = job->seed,
+                     .run = job->run, .progress = job->progress,
+                     .progress_ctx = job->progress_ctx};
+  if (!job->node) return real_run_local(&a, err, errlen);
+  if (job->node->size != c->sim.nodes) {
+    snprintf(err, errlen, "cluster.nodes is %u but %u processes were started", c->sim.nodes,
+             job->node->size);
+    return NULL;
+  }
+  a.rank = job->node->rank;
+  a.coordinator = job->node->coordinator;
+  a.coordinator_file = job->node->coordinator_file;
+  return real_run_node(&a, err, errlen);
+}
+
+/* ---------------------------------------------------------------- table */
+
+static const exp_backend backends[] = {
+    {"sim", "a SimGrid-simulated cluster in one process; times are simulated", sim_keys,
+     run_sim},
+    {"real", "one process per node over TCP (ZeroMQ); times are wall-clock", real_keys,
+     run_real},
+};
+
+const exp_backend *exp_backends(size_t *count) {
+  *count = sizeof backends / sizeof backends[0];
+  return backends;
+}
+
+const exp_backend *exp_backend_find(const exp_backend *table, size_t count, const char *name) {
+  for (size_t i = 0; name && i < count; i++)
+    if (strcmp(table[i].name, name) == 0) return &table[i];
+  return NULL;
+}
+
+bool exp_backend_reads(const exp_backend *b, const char *cluster_key) {
+  for (size_t i = 0; b->cluster_keys[i]; i++)
+    if (strcmp(b->cluster_keys[i], cluster_key) == 0) return true;
+  return false;
+}
