@@ -185,6 +185,9 @@ int exp_plot_dir(const char *dir, const char *gnuplot, FILE *log);
 const char *const *exp_summary_metrics(void);
 /* Whether name is in the metric table (run/run.h). */
 bool exp_is_metric(const char *name);
+/* `pslab metrics`: every metric with its unit, meaning, how repeats
+ * combine and where it is shown; with markdown, the table SPEC.md holds. */
+void exp_metrics_print(FILE *f, bool markdown);
 
 /* A run record for runs.jsonl: experiment, run, repeat, seed, backend,
  * sweep, config, metrics (taken; may be NULL for a failed run, then

@@ -6,6 +6,7 @@
  *   pslab node SPEC [--out DIR] [--set PATH=VALUE]... [--coordinator HOST:PORT]
  *              [--coordinator-file PATH] [--quiet]
  *   pslab plot DIR
+ *   pslab metrics [--markdown]
  *
  * This file only reads the command line and calls the door of experiments/;
  * everything it does is in experiment.h. Exit statuses: 0 success, 1 invalid
@@ -28,6 +29,7 @@ static const char main_help[] =
     "  check SPEC   validate a spec and count its runs; runs nothing\n"
     "  node SPEC    be one node of a real cluster (under mpirun or srun)\n"
     "  plot DIR     redraw the plots of a results directory\n"
+    "  metrics      every metric a run reports: unit, meaning, how repeats combine\n"
     "  help [CMD]   this help, or the help of a command\n"
     "\n"
     "Options:\n"
@@ -139,25 +141,50 @@ static const char plot_help[] =
     "\n"
     "Plot reference: README.md, \"Spec reference\" (experiments/SPEC.md).\n";
 
+static const char metrics_help[] =
+    "usage: pslab metrics [--markdown]\n"
+    "\n"
+    "Lists every metric a run can report, as runs.jsonl, summary.csv, the table\n"
+    "and plots name it: its unit, what it means, when a run has it, how the\n"
+    "repeats of a sweep point combine (mean with a 95% confidence interval, max\n"
+    "or sum), and whether the table and summary.csv show it by default.\n"
+    "\n"
+    "Options:\n"
+    "      --markdown   the same as a Markdown table (experiments/SPEC.md holds it)\n"
+    "  -h, --help       this help\n"
+    "\n"
+    "Exit status: 0; 2 bad command line.\n";
+
+typedef struct cli cli;
+
 typedef struct {
   const char *name;
   const char *help;
-  const char *usage; /* first line of help, for errors */
-  const char *options; /* letters of the options it takes: o s b q c f */
+  const char *usage;   /* first line of help, for errors */
+  const char *options; /* letters of the options it takes: o s b q c f m */
+  const char *target;  /* what its one argument is ("SPEC", "DIR"), or NULL */
+  int (*fn)(const cli *c);
 } command;
+
+static int cmd_run(const cli *c);
+static int cmd_check(const cli *c);
+static int cmd_node(const cli *c);
+static int cmd_plot(const cli *c);
+static int cmd_metrics(const cli *c);
 
 static const command commands[] = {
     {"run", run_help, "pslab run SPEC [--out DIR] [--set PATH=VALUE]... "
-                      "[--backend sim|real] [--quiet]", "osbq"},
+                      "[--backend sim|real] [--quiet]", "osbq", "SPEC", cmd_run},
     {"check", check_help, "pslab check SPEC [--set PATH=VALUE]... "
-                          "[--backend sim|real]", "sb"},
+                          "[--backend sim|real]", "sb", "SPEC", cmd_check},
     {"node", node_help, "pslab node SPEC [--out DIR] [--set PATH=VALUE]... "
                         "[--coordinator HOST:PORT] [--coordinator-file PATH] [--quiet]",
-     "osqcf"},
-    {"plot", plot_help, "pslab plot DIR", ""},
+     "osqcf", "SPEC", cmd_node},
+    {"plot", plot_help, "pslab plot DIR", "", "DIR", cmd_plot},
+    {"metrics", metrics_help, "pslab metrics [--markdown]", "m", NULL, cmd_metrics},
 };
 
-typedef struct {
+struct cli {
   const command *cmd;
   const char *target;  /* SPEC or DIR */
   const char *out;
@@ -165,8 +192,8 @@ typedef struct {
   const char **sets;   /* argv strings, plus the --backend one */
   size_t n_sets;
   char *backend_set;   /* "backend=<B>", owned */
-  bool quiet, help;
-} cli;
+  bool quiet, help, markdown;
+};
 
 /* ---------------------------------------------------- command line */
 
@@ -213,6 +240,10 @@ static int parse_option(int argc, char **argv, int *i, cli *c) {
     c->quiet = true;
     return 0;
   }
+  if (strchr(takes, 'm') && strcmp(a, "--markdown") == 0) {
+    c->markdown = true;
+    return 0;
+  }
   if (strchr(takes, 'o') && (m = option_value(argc, argv, i, "--out", "-o", &v)) > 0)
     c->out = v;
   else if (m == 0 && strchr(takes, 's') &&
@@ -254,14 +285,14 @@ static int parse_args(int argc, char **argv, cli *c) {
     } else if (options && a[0] == '-' && a[1]) {
       int rc = parse_option(argc, argv, &i, c);
       if (rc != 0) return rc;
-    } else if (c->target) {
+    } else if (c->target || !c->cmd->target) {
       return usage_error(c->cmd, "unexpected argument ", a);
     } else {
       c->target = a;
     }
   }
-  if (!c->help && !c->target)
-    return usage_error(c->cmd, "missing ", strcmp(c->cmd->name, "plot") ? "SPEC" : "DIR");
+  if (!c->help && c->cmd->target && !c->target)
+    return usage_error(c->cmd, "missing ", c->cmd->target);
   /* --backend counts as the last --set, whatever its place. */
   if (c->backend_set) c->sets[c->n_sets++] = c->backend_set;
   return 0;
@@ -346,15 +377,19 @@ static int cmd_node(const cli *c) {
   return rc;
 }
 
+static int cmd_plot(const cli *c) { return exp_plot_dir(c->target, NULL, stderr); }
+
+static int cmd_metrics(const cli *c) {
+  exp_metrics_print(stdout, c->markdown);
+  return EXP_EXIT_OK;
+}
+
 static int dispatch(const cli *c) {
   if (c->help) {
     fputs(c->cmd->help, stdout);
     return EXP_EXIT_OK;
   }
-  if (strcmp(c->cmd->name, "run") == 0) return cmd_run(c);
-  if (strcmp(c->cmd->name, "check") == 0) return cmd_check(c);
-  if (strcmp(c->cmd->name, "node") == 0) return cmd_node(c);
-  return exp_plot_dir(c->target, NULL, stderr);
+  return c->cmd->fn(c);
 }
 
 static int help_command(int argc, char **argv) {

@@ -149,7 +149,7 @@ static const run_metric table[] = {
      "real backend, wall-clock seconds from the start barrier to the end barrier, "
      "measured on rank 0.", NULL, MEAN, false, BOTH, v_time, NULL},
     {"epoch_time_s", "s", "epoch time",
-     "List, one per epoch: the epoch's duration, from the end of the one before to the "
+     "One value per epoch: the epoch's duration, from the end of the one before to the "
      "end of its slowest worker.", NULL, MEAN, true, 0, NULL, v_epoch_times},
     {"steps", "", "steps", "Steps run by all workers.", NULL, MEAN, false, SUMMARY,
      v_steps, NULL},
