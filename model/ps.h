@@ -201,11 +201,18 @@ typedef struct ps_node ps_node;
 typedef struct ps_worker ps_worker;
 struct cJSON;
 
+/* The most steps ahead a driver may signal intents: every policy's
+ * "lookahead" is at most this, and the worker loop refuses more (a step's
+ * keys must live until its intent is acted on, so the step stream keeps
+ * lookahead + 2 steps). */
+#define PS_MAX_LOOKAHEAD 4000
+
 /* Core-level knobs a policy sets from its JSON object. */
 typedef struct {
   ps_partition partition;   /* where keys are homed (default hash) */
   bool fast_local_access;   /* local keys read from memory (default true) */
-  uint32_t lookahead;       /* steps ahead the driver signals intents (0: off) */
+  uint32_t lookahead;       /* steps ahead the driver signals intents (0: off;
+                               at most PS_MAX_LOOKAHEAD) */
   uint32_t hot_keys;        /* how many of the workload's hottest keys the
                                policy wants in ps_node_config (0: none) */
 } ps_policy_settings;

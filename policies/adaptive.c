@@ -148,7 +148,7 @@ static int adaptive_configure(const struct cJSON *json, ps_policy_settings *s, c
   int rc;
   if ((rc = policy_check_fields(json, known_fields, err, errlen)) ||
       (rc = policy_get_partition(json, &s->partition, err, errlen)) ||
-      (rc = policy_get_uint(json, "lookahead", 1, 4000, &s->lookahead, err, errlen)) ||
+      (rc = policy_get_uint(json, "lookahead", 1, PS_MAX_LOOKAHEAD, &s->lookahead, err, errlen)) ||
       (rc = parse(json, &syncs, &window, err, errlen)))
     return rc;
   s->fast_local_access = true; /* relocation needs it (see relocate) */

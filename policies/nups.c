@@ -27,7 +27,7 @@ static int nups_configure(const struct cJSON *json, ps_policy_settings *s, char 
   int rc;
   if ((rc = policy_check_fields(json, known, err, errlen)) ||
       (rc = policy_get_partition(json, &s->partition, err, errlen)) ||
-      (rc = policy_get_uint(json, "lookahead", 1, 4000, &s->lookahead, err, errlen)) ||
+      (rc = policy_get_uint(json, "lookahead", 1, PS_MAX_LOOKAHEAD, &s->lookahead, err, errlen)) ||
       (rc = replication_parse(json, &cfg, err, errlen)))
     return rc;
   if (cfg.hot_keys == REPLICATION_ALL_KEYS) {

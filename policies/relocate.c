@@ -21,7 +21,7 @@ static int relocate_configure(const struct cJSON *json, ps_policy_settings *s, c
   if ((rc = policy_check_fields(json, known, err, errlen)) ||
       (rc = policy_get_partition(json, &s->partition, err, errlen)) ||
       (rc = policy_get_bool(json, "fast_local_access", &s->fast_local_access, err, errlen)) ||
-      (rc = policy_get_uint(json, "lookahead", 1, 4000, &s->lookahead, err, errlen)))
+      (rc = policy_get_uint(json, "lookahead", 1, PS_MAX_LOOKAHEAD, &s->lookahead, err, errlen)))
     return rc;
   if (!s->fast_local_access) {
     /* Without it a worker's own node is reached by messages to itself; one in

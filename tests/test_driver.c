@@ -348,11 +348,11 @@ static void test_lookahead_limit(void) {
   wl_driver_stats stats;
   wl_stream *s = wl_stream_new(wl, 0, 0, 1);
   c.running = ps_node_worker(c.nodes[0], 0);
-  CU_ASSERT_EQUAL(wl_drive(c.running, s, &env, WL_STEP_KEEP - 1, &stats),
+  CU_ASSERT_EQUAL(wl_drive(c.running, s, &env, PS_MAX_LOOKAHEAD + 1, &stats),
                   PS_ERR_INVAL);
   CU_ASSERT_EQUAL(stats.steps, 0);
   CU_ASSERT_PTR_NULL(stats.epoch_end_s);
-  CU_ASSERT_EQUAL(wl_drive(c.running, s, &env, WL_STEP_KEEP - 2, &stats),
+  CU_ASSERT_EQUAL(wl_drive(c.running, s, &env, PS_MAX_LOOKAHEAD, &stats),
                   PS_OK);
   CU_ASSERT_EQUAL(stats.steps, 20);
   free(stats.epoch_end_s);

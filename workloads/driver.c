@@ -274,7 +274,7 @@ static int drive_init(drive_state *d, ps_worker *w, wl_stream *s,
   for (uint32_t t = 0; t < d->layout->num_tables; t++)
     if (d->layout->tables[t].value_len > d->max_value_len)
       d->max_value_len = d->layout->tables[t].value_len;
-  if (lookahead > WL_STEP_KEEP - 2) return PS_ERR_INVAL;
+  if (lookahead > PS_MAX_LOOKAHEAD) return PS_ERR_INVAL;
   int rc = wl_stream_keep(s, (size_t)lookahead + 2);
   if (rc != PS_OK) return rc;
   d->ahead = malloc(((size_t)lookahead + 1) * sizeof *d->ahead);

@@ -23,6 +23,8 @@ typedef struct wl_stream wl_stream;
  * until the stream draws WL_STEP_KEEP more steps (or `keep` more, see
  * wl_stream_keep). */
 #define WL_STEP_KEEP 4096
+_Static_assert(WL_STEP_KEEP >= PS_MAX_LOOKAHEAD + 2,
+               "a stream keeps the steps the longest lookahead needs");
 typedef struct {
   const ps_key *reads;
   size_t n_reads;
@@ -117,7 +119,7 @@ typedef struct {
  * the step before runs (for the first, at its start), pulled with its reads
  * and pushed with its writes. Every push adds 1.0 to each float of
  * each written (or sampled) key, so after a run the sum over all values equals the sum of
- * value lengths of all pushed keys. lookahead <= WL_STEP_KEEP - 2 (a step's
+ * value lengths of all pushed keys. lookahead <= PS_MAX_LOOKAHEAD (a step's
  * keys must outlive its intent and its push, which completes during the next
  * step). Returns PS_OK, PS_ERR_INVAL (lookahead too large, the stream
  * already drew steps under a smaller wl_stream_keep, or a step samples and
