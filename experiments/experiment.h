@@ -228,7 +228,6 @@ void exp_spec_free(exp_spec *s);
 
 /* Borrowed views of a valid spec. */
 const char *exp_spec_name(const exp_spec *s);
-const char *exp_spec_file(const exp_spec *s);
 const char *exp_spec_dir(const exp_spec *s);
 /* The spec after overrides (what DIR/spec.json holds). */
 const struct cJSON *exp_spec_json(const exp_spec *s);

@@ -20,7 +20,6 @@
 #include <string.h>
 
 struct exp_spec {
-  char *file;
   char *dir;
   char *name;
   cJSON *json;
@@ -445,10 +444,10 @@ exp_spec *exp_spec_parse(const char *text, size_t len, const char *file,
   exp_spec *s = errs->count == before ? calloc(1, sizeof *s) : NULL;
   const cJSON *name = cJSON_GetObjectItemCaseSensitive(json, "name");
   if (s) {
-    *s = (exp_spec){.file = strdup(file), .dir = strdup(base_dir),
+    *s = (exp_spec){.dir = strdup(base_dir),
                     .name = strdup(name->valuestring), .json = json,
                     .runs = runs, .plots = plots};
-    if (s->file && s->dir && s->name) return s;
+    if (s->dir && s->name) return s;
     exp_errors_addf(errs, "%s: out of memory", file);
     exp_spec_free(s);
     return NULL;
@@ -461,7 +460,6 @@ exp_spec *exp_spec_parse(const char *text, size_t len, const char *file,
 
 void exp_spec_free(exp_spec *s) {
   if (!s) return;
-  free(s->file);
   free(s->dir);
   free(s->name);
   cJSON_Delete(s->json);
@@ -471,7 +469,6 @@ void exp_spec_free(exp_spec *s) {
 }
 
 const char *exp_spec_name(const exp_spec *s) { return s->name; }
-const char *exp_spec_file(const exp_spec *s) { return s->file; }
 const char *exp_spec_dir(const exp_spec *s) { return s->dir; }
 const cJSON *exp_spec_json(const exp_spec *s) { return s->json; }
 const exp_run_list *exp_spec_runs(const exp_spec *s) { return &s->runs; }

@@ -111,7 +111,6 @@ const ps_key *ps_node_hot_keys(const ps_node *n, size_t *count) {
 
 uint32_t ps_node_id(const ps_node *n) { return n->id; }
 const ps_layout *ps_node_layout(const ps_node *n) { return &n->layout; }
-const ps_policy_settings *ps_node_settings(const ps_node *n) { return &n->settings; }
 
 ps_worker *ps_node_worker(ps_node *n, uint32_t i) {
   return i < n->num_workers ? &n->workers[i] : NULL;

@@ -282,7 +282,6 @@ void ps_node_on_timer(ps_node *node, double now);
 const ps_key *ps_node_hot_keys(const ps_node *node, size_t *n);
 uint32_t ps_node_id(const ps_node *node);
 const ps_layout *ps_node_layout(const ps_node *node);
-const ps_policy_settings *ps_node_settings(const ps_node *node);
 
 #define PS_STALENESS_BUCKETS 48
 

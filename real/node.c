@@ -94,7 +94,6 @@ void real_abort_received(real_node *n, uint32_t src, uint32_t origin, const char
   if (n->rank == 0) tell(n, origin, text, src);
 }
 
-void real_node_abort(real_node *n, const char *why) { real_fail_and_tell(n, "%s", why); }
 
 bool real_node_failed(real_node *n, char *err, size_t errlen) {
   if (!atomic_load(&n->failed)) return false;
@@ -159,7 +158,6 @@ int real_node_wait(real_node *n, ps_worker *w, ps_ticket t) {
 
 ps_node *real_node_core(real_node *n) { return n->core; }
 uint32_t real_node_rank(const real_node *n) { return n->rank; }
-uint32_t real_node_size(const real_node *n) { return n->size; }
 double real_node_now(const real_node *n) { return real_clock() - n->t0; }
 
 void real_node_get_stats(real_node *n, real_node_stats *out) {

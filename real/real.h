@@ -102,7 +102,6 @@ void real_node_free(real_node *n);
  * order: model/ps.h); never from inside env.send. */
 ps_node *real_node_core(real_node *n);
 uint32_t real_node_rank(const real_node *n);
-uint32_t real_node_size(const real_node *n);
 /* Wall-clock seconds since this node left the start barrier. */
 double real_node_now(const real_node *n);
 
@@ -112,9 +111,6 @@ int real_node_wait(real_node *n, ps_worker *w, ps_ticket t);
 
 /* Whether the node has failed, and why (err may be NULL). */
 bool real_node_failed(real_node *n, char *err, size_t errlen);
-/* Fails this node with `why` and tells every other node (through rank 0),
- * which fail with it. Idempotent: the first reason stays. */
-void real_node_abort(real_node *n, const char *why);
 
 /* Decides, at rank 0, what a collective answers from every node's
  * contribution (in[r], len[r] for rank r). Returns a malloc'd reply of

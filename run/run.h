@@ -60,7 +60,6 @@ typedef struct run_setup run_setup;
 run_setup *run_setup_new(const run_args *a, char *err, size_t errlen);
 void run_setup_free(run_setup *s);
 
-const run_args *run_setup_args(const run_setup *s);
 /* The layout every node shares (num_nodes and partition set). */
 const ps_layout *run_setup_layout(const run_setup *s);
 /* Steps each worker runs (for progress). */

@@ -71,7 +71,6 @@ void run_setup_free(run_setup *s) {
   free(s);
 }
 
-const run_args *run_setup_args(const run_setup *s) { return &s->args; }
 const ps_layout *run_setup_layout(const run_setup *s) { return &s->layout; }
 uint64_t run_setup_steps_per_worker(const run_setup *s) { return wl_steps_per_worker(s->wl); }
 
