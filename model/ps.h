@@ -14,11 +14,62 @@
  *                  completes, and ps_worker_done() tells whether it has
  *
  * One ps_node per node, no globals: a simulator holds hundreds in one process.
- * Worker threads and receiver threads of one node may call in concurrently; the
- * core guards its state with striped mutexes and never calls env.send or
- * env.wake while holding one. env.send must not call back into the core.
- *
  * Includes nothing of the project. Policies plug in through ps_policy_ops.
+ *
+ * Driving a node: the whole contract a backend keeps (sim/ and real/ keep
+ * it; reading this header is meant to be enough to write a third).
+ *
+ *   create    ps_node_new with a ps_node_config (run/'s run_node_config fills
+ *             everything but env) and the backend's env {send, wake}.
+ *   threads   Any threads may call ps_node_recv, the worker operations and
+ *             the node-level mechanisms concurrently: the core guards its
+ *             state with striped mutexes and sends a node's messages in the
+ *             order it decided them. A ps_worker handle is used by one
+ *             thread at a time. ps_node_on_timer and ps_node_next_timer
+ *             belong to one thread at a time (the backend's timer owner).
+ *             env.send and env.wake run on whichever thread is inside the
+ *             core, hold no core lock, and must not call back into the core.
+ *   bytes in  Every message for this node goes through ps_node_recv with its
+ *             sender, in the order the sender sent it: channels are FIFO per
+ *             ordered pair of nodes (relocation and replicas rely on it). A
+ *             message that fails to decode or validate is counted
+ *             (bad_messages), dropped, and its error returned.
+ *   time      `now` is the backend's clock in seconds and never goes back
+ *             (simulated time, or wall time since the run started).
+ *   timers    A new node whose policy has a timer hook is due at 0. The due
+ *             time moves only when ps_node_on_timer runs: when
+ *             ps_node_next_timer(node) <= now, call ps_node_on_timer(node,
+ *             now), then ask ps_node_next_timer again (INFINITY: nothing due)
+ *             and sleep until then. Asking more often is harmless (sim/ asks
+ *             after every call into the node; real/ after every message and
+ *             at least once a second). A core change that let other calls
+ *             move the due time would change this contract: backends would
+ *             then have to ask after every call.
+ *   tickets   An operation that returns PS_PENDING completes later:
+ *             env.wake(worker, ticket) fires (on any thread inside the core)
+ *             and ps_worker_done turns true; the backend's wait blocks on its
+ *             own condition until then, checking ps_worker_done first (a wake
+ *             may come before the wait). A pending pull's output buffer must
+ *             stay valid until its ticket is done.
+ *   the end   When every worker of a node is done, call ps_node_finish(node,
+ *             now) once: replicas hand their pending deltas on. The core
+ *             cannot see other nodes, so the backend detects quiescence
+ *             itself: every node finished and no message in flight anywhere
+ *             (sim/: messages sent minus messages handled reaches zero; real/:
+ *             rounds of per-node sent and received counts through rank 0
+ *             until two rounds agree and balance). Timers would keep a run
+ *             alive for ever (replica syncs send on every tick): the backend
+ *             stops running them at the end (real/) or ends at the first
+ *             quiet moment (sim/). Only then do the values
+ *             (ps_node_owned_sum) and counters (ps_node_get_stats) hold the
+ *             run's final state.
+ *   policy    The policy's ops and JSON go in ps_node_config with the hot
+ *             keys (the workload's hottest keys, hottest first, the same list
+ *             on every node, wl_hot_keys); its init reads them during
+ *             ps_node_new only.
+ *   sampling  Sampling schemes (policies/policy.h, ps_sampler) are a layer
+ *             over one worker's operations, one per worker, used by that
+ *             worker's thread; the core knows nothing of them.
  */
 #ifndef PSLAB_MODEL_PS_H
 #define PSLAB_MODEL_PS_H
@@ -273,9 +324,11 @@ void ps_node_free(ps_node *node);
 int ps_node_recv(ps_node *node, uint32_t src, const uint8_t *buf, size_t len,
                  double now);
 
-/* Earliest time periodic work is due (INFINITY: none). */
+/* Earliest time periodic work is due (INFINITY: none). It moves only in
+ * ps_node_on_timer (see "timers" above); the timer owner's thread. */
 double ps_node_next_timer(const ps_node *node);
-/* Runs the periodic work due at `now`. */
+/* Runs the periodic work due at `now` (nothing when none is due); the timer
+ * owner's thread. Ask ps_node_next_timer afterwards. */
 void ps_node_on_timer(ps_node *node, double now);
 
 /* During a policy's init: the config's hot keys (*n of them); NULL after. */

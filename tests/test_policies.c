@@ -189,9 +189,69 @@ static void test_keymap(void) {
   CU_ASSERT_PTR_NULL(keymap_find(&m, 1));
 }
 
+/* The driving contract (model/ps.h, "timers"): the due time moves only
+ * when the timers run, so a backend that asks after each run of them never
+ * misses one. Every policy with a timer hook, under random operations,
+ * intents and deliveries from several nodes. */
+static void test_due_time_moves_only_on_timer(void) {
+  static const char *const policies[] = {
+      "{\"type\": \"replicate\", \"hot_keys\": 8, \"syncs_per_sec\": 10}",
+      "{\"type\": \"replicate\", \"sync\": \"owner\", \"hot_keys\": 8}",
+      "{\"type\": \"nups\", \"hot_keys\": 8}",
+      "{\"type\": \"adaptive\", \"syncs_per_sec\": 50}"};
+  for (size_t p = 0; p < sizeof policies / sizeof policies[0]; p++) {
+    cJSON *json = cJSON_Parse(policies[p]);
+    harness_config c;
+    harness_config_default(&c);
+    c.nodes = 3;
+    CU_ASSERT_EQUAL_FATAL(ps_policy_configure(json, &c.policy, &c.settings, (char[256]){0}, 256),
+                          PS_OK);
+    c.policy_json = json;
+    ps_key hot[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    c.hot_keys = hot;
+    c.num_hot_keys = 8;
+    c.seed = 7 + p;
+    harness *h = harness_new(&c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT_EQUAL(ps_node_next_timer(harness_node(h, 0)), 0); /* due at once */
+    double now = 0;
+    for (int round = 0; round < 20; round++) {
+      double due[3];
+      for (uint32_t n = 0; n < 3; n++) {
+        ps_node_on_timer(harness_node(h, n), now);
+        due[n] = ps_node_next_timer(harness_node(h, n));
+        CU_ASSERT_TRUE(due[n] > now); /* it moved on */
+      }
+      for (int op = 0; op < 30; op++) {
+        uint32_t n = (uint32_t)(harness_rand(h) % 3);
+        ps_worker *w = harness_worker(h, n, 0);
+        ps_key k = harness_rand(h) % 64;
+        float v[4] = {1, 1, 1, 1}, out[4];
+        ps_ticket t;
+        int rc = op % 3 == 0   ? ps_push(w, &k, 1, v, 4, &t, now)
+                 : op % 3 == 1 ? ps_pull(w, &k, 1, out, 4, &t, now)
+                               : ps_intent(w, &k, 1, ps_worker_clock(w) + 1,
+                                           ps_worker_clock(w) + 3, now);
+        if (rc == PS_PENDING) harness_wait(h, w, t);
+        ps_advance_clock(w);
+        harness_deliver_one(h);
+        for (uint32_t m = 0; m < 3; m++)
+          CU_ASSERT_EQUAL(ps_node_next_timer(harness_node(h, m)), due[m]);
+      }
+      harness_drain(h);
+      for (uint32_t m = 0; m < 3; m++) CU_ASSERT_EQUAL(ps_node_next_timer(harness_node(h, m)), due[m]);
+      now = due[0] > due[1] ? due[0] : due[1];
+      now = now > due[2] ? now : due[2];
+    }
+    harness_free(h);
+    cJSON_Delete(json);
+  }
+}
+
 PSLAB_SUITE("policies", {"key map", test_keymap},
             {"nups replicates hot keys and relocates cold ones",
              test_nups_replicates_hot_and_relocates_cold}, {"registry", test_registry},
             {"configure accepts good objects", test_configure_good},
             {"configure names the bad field", test_configure_bad},
-            {"intent localizes only under relocate", test_intent_localizes_only_under_relocate})
+            {"intent localizes only under relocate", test_intent_localizes_only_under_relocate},
+            {"the due time moves only when timers run", test_due_time_moves_only_on_timer})
