@@ -33,16 +33,16 @@
 
 #define PROGRESS_EVERY_S 0.2
 
-typedef struct run_state run_state;
+typedef struct node_run node_run;
 
 typedef struct {
-  run_state *run;
+  node_run *run;
   run_worker rw;         /* handle, stream, sampler, status, driver stats */
   pthread_t thread;
   bool started;
 } node_worker;
 
-struct run_state {
+struct node_run {
   const real_run_args *a;
   run_setup *setup;      /* policy, workload, layout, hot keys, samples */
   real_node *node;
@@ -54,8 +54,8 @@ struct run_state {
   size_t errlen;
 };
 
-static int fail(run_state *s, const char *fmt, ...) REAL_PRINTF(2, 3);
-static int fail(run_state *s, const char *fmt, ...) {
+static int fail(node_run *s, const char *fmt, ...) REAL_PRINTF(2, 3);
+static int fail(node_run *s, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(s->err, s->errlen, fmt, ap);
@@ -91,7 +91,7 @@ static double drv_now(void *ctx) {
 
 static void *worker_main(void *arg) {
   node_worker *w = arg;
-  run_state *s = w->run;
+  node_run *s = w->run;
   wl_driver_env env = {.ctx = w, .wait = drv_wait, .compute = drv_compute, .now = drv_now};
   run_worker_drive(&w->rw, s->setup, env);
   pthread_mutex_lock(&s->lock);
@@ -103,7 +103,7 @@ static void *worker_main(void *arg) {
 
 /* ---------------------------------------------------------------- setup */
 
-static int configure(run_state *s) {
+static int configure(node_run *s) {
   const real_run_args *a = s->a;
   if (!a->cluster || a->nodes == 0 || a->workers_per_node == 0 || a->rank >= a->nodes)
     return fail(s, "real_run: bad arguments (nodes, workers, rank or cluster)");
@@ -113,7 +113,7 @@ static int configure(run_state *s) {
   return s->setup ? 0 : -1;
 }
 
-static int start_node(run_state *s) {
+static int start_node(node_run *s) {
   const real_run_args *a = s->a;
   real_node_config c = {.cluster = a->cluster, .coordinator = a->coordinator,
                         .coordinator_file = a->coordinator_file, .run = a->run,
@@ -123,7 +123,7 @@ static int start_node(run_state *s) {
   return s->node ? 0 : -1;
 }
 
-static int start_workers(run_state *s) {
+static int start_workers(node_run *s) {
   const real_run_args *a = s->a;
   uint32_t wpn = a->workers_per_node;
   s->workers = calloc(wpn, sizeof *s->workers);
@@ -145,7 +145,7 @@ static int start_workers(run_state *s) {
 
 /* ------------------------------------------------------------ the run */
 
-static void report_progress(run_state *s) {
+static void report_progress(node_run *s) {
   const real_run_args *a = s->a;
   uint64_t total = run_setup_steps_per_worker(s->setup) * a->workers_per_node, done = 0;
   for (uint32_t i = 0; i < a->workers_per_node; i++)
@@ -154,7 +154,7 @@ static void report_progress(run_state *s) {
 }
 
 /* Waits for this node's workers, reporting progress on the way. */
-static void join_workers(run_state *s) {
+static void join_workers(node_run *s) {
   uint32_t n = s->a->workers_per_node;
   pthread_mutex_lock(&s->lock);
   while (s->done < s->started) {
@@ -184,7 +184,7 @@ static void join_workers(run_state *s) {
 
 /* Tells everyone if a worker of this node failed (not for the node's own
  * failure, which stopped it: that one was told already). */
-static void check_workers(run_state *s) {
+static void check_workers(node_run *s) {
   if (real_node_failed(s->node, NULL, 0)) return;
   for (uint32_t i = 0; s->workers && i < s->a->workers_per_node; i++) {
     int st = s->workers[i].rw.status;
@@ -223,7 +223,7 @@ static void *decide_metrics(void *ctx, uint32_t size, const void *const *in,
 }
 
 /* This node's report, as text. */
-static char *node_report(run_state *s) {
+static char *node_report(node_run *s) {
   real_node *n = s->node;
   run_node_report rep;
   if (run_report_make(&rep, n->core, s->a->workers_per_node) != PS_OK) return NULL;
@@ -237,7 +237,7 @@ static char *node_report(run_state *s) {
 }
 
 /* End barrier, quiescence, metrics, shutdown: every node, in step. */
-static cJSON *finish_run(run_state *s) {
+static cJSON *finish_run(node_run *s) {
   real_node *n = s->node;
   if (real_node_barrier(n, "the end of the run", INFINITY) != PS_OK) return NULL;
   reduce_ctx r = {.time_s = real_node_now(n)};
@@ -259,7 +259,7 @@ static cJSON *finish_run(run_state *s) {
 
 /* -------------------------------------------------------------- entry */
 
-static void teardown(run_state *s) {
+static void teardown(node_run *s) {
   for (uint32_t i = 0; s->workers && i < s->a->workers_per_node; i++)
     run_worker_free(&s->workers[i].rw);
   free(s->workers);
@@ -270,7 +270,7 @@ static void teardown(run_state *s) {
 }
 
 cJSON *real_run_node(const real_run_args *a, char *err, size_t errlen) {
-  run_state s = {.a = a, .err = err, .errlen = errlen};
+  node_run s = {.a = a, .err = err, .errlen = errlen};
   pthread_mutex_init(&s.lock, NULL);
   pthread_condattr_t attr;
   pthread_condattr_init(&attr);
