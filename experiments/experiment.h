@@ -231,6 +231,10 @@ const char *exp_spec_dir(const exp_spec *s);
 const struct cJSON *exp_spec_json(const exp_spec *s);
 const exp_run_list *exp_spec_runs(const exp_spec *s);
 const exp_plot_list *exp_spec_plots(const exp_spec *s);
+/* What is suspect but not wrong, one line each (no "<file>: " prefix): a
+ * --set on a path the sweep replaces in every run ("--set policy.lookahead=5
+ * has no effect: sweep[\"policy\"] replaces policy in every run"). */
+const exp_errors *exp_spec_warnings(const exp_spec *s);
 
 /* ------------------------------------------------------------- runner */
 

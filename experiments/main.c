@@ -269,6 +269,9 @@ static exp_spec *load(const cli *c, bool silent) {
   if (!s && !silent)
     fprintf(stderr, "pslab: %s is not valid (%zu problem%s); nothing was run\n",
             c->target, e.count, e.count == 1 ? "" : "s");
+  const exp_errors *w = s ? exp_spec_warnings(s) : NULL;
+  for (size_t i = 0; w && !silent && i < w->count; i++)
+    fprintf(stderr, "pslab: warning: %s\n", w->lines[i]);
   exp_errors_free(&e);
   return s;
 }

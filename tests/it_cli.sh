@@ -120,6 +120,13 @@ has "syntax error" err "invalid JSON"
 run "missing file" 1 "$PSLAB" check "$TMP/nope.json"
 has "missing file" err "nope.json: cannot read: No such file or directory"
 
+# A --set the sweep replaces in every run: a warning, and the spec stays valid.
+run "--set under a sweep key" 0 "$PSLAB" check "$QS" --set policy.lookahead=5
+has "--set under a sweep key" err "pslab: warning: --set policy.lookahead=5 has no effect: sweep[\"policy\"] replaces policy in every run"
+has "--set under a sweep key" out "valid, 4 runs"
+run "--set beside the sweep" 0 "$PSLAB" check "$QS" --set cluster.nodes=2
+empty "--set beside the sweep" err
+
 run "real backend" 0 "$PSLAB" check "$QS" --backend real
 has "real backend" out "valid, 4 runs"
 run "real backend, bad bind" 1 "$PSLAB" check "$QS" --backend real --set cluster.bind=nowhere
