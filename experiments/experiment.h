@@ -196,6 +196,17 @@ int exp_jsonl_append(FILE *f, const struct cJSON *record);
 /* Reads runs.jsonl into a list of records; NULL with messages in errs
  * ("<path>:<line>: ..."). */
 struct cJSON *exp_jsonl_load(const char *path, exp_errors *errs);
+/* The same for the runs.jsonl of an experiment that may have been killed:
+ * a last line that ends without '\n' and is not a whole record (a write cut
+ * short) is left out with a message in warnings instead of being an error.
+ * Every other bad line is still an error. */
+struct cJSON *exp_jsonl_load_interrupted(const char *path, exp_errors *warnings,
+                                         exp_errors *errs);
+/* Writes records as runs.jsonl at path, the lines exp_jsonl_append writes,
+ * through a temporary file renamed over it (never seen half-written). 0, or
+ * -1 with a message. */
+int exp_jsonl_write(const char *path, const struct cJSON *records, char *err,
+                    size_t errlen);
 /* summary.csv: header run, repeat, seed, the sweep paths, the summary
  * metrics, other scalar metrics, error; one row per record. */
 void exp_summary_csv(FILE *f, const struct cJSON *records);

@@ -410,16 +410,14 @@ static int finish(runner *r, size_t total) {
   char *logs = exp_join_path(r->dir, "logs");
   if (logs) rmdir(logs); /* only goes when no run left a log */
   free(logs);
-  if (r->records->child) exp_table_print(r->o.out, r->records);
-  fflush(r->o.out);
-  int plots = exp_plots_draw(exp_spec_plots(r->spec), exp_spec_name(r->spec),
-                             r->records, r->dir, r->o.gnuplot, r->o.log);
+  int rc = exp_results_finish(r->dir, exp_spec_name(r->spec), exp_spec_plots(r->spec),
+                              r->records, r->o.gnuplot, r->o.out, r->o.log);
   if (r->failed)
     fprintf(r->o.log, "pslab: %zu of %zu runs failed; results in %s/\n", r->failed,
             total, r->dir);
   else if (!r->o.quiet)
     fprintf(r->o.log, "pslab: %zu runs done; results in %s/\n", total, r->dir);
-  return r->failed || r->io_failed ? EXP_EXIT_FAILED : plots;
+  return r->failed || r->io_failed ? EXP_EXIT_FAILED : rc;
 }
 
 /* `pslab node` on a rank other than 0: runs this node of every run in turn
