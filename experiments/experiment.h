@@ -135,6 +135,22 @@ bool exp_sweep_expand(const struct cJSON *spec, exp_run_list *out,
 void exp_run_list_free(exp_run_list *l);
 /* The seed of a run: the same for every sweep point of one repeat. */
 uint64_t exp_run_seed(uint64_t spec_seed, uint32_t repeat);
+/* A shard of an experiment, for spreading its runs over machines: shard K of
+ * N (index K, count N) holds the runs r with (r - 1) % N == K - 1, with the
+ * run numbers, seeds and configs they have in the whole experiment. Count 0
+ * (and index 0): the whole experiment. */
+typedef struct {
+  uint32_t index, count;
+} exp_shard;
+
+/* Parses "K/N" (1 <= K <= N, digits only). 0, or -1 with a message that
+ * quotes text ("expected K/N with 1 <= K <= N ..., found \"4/3\""). */
+int exp_shard_parse(const char *text, exp_shard *out, char *err, size_t errlen);
+/* Whether run number `run` (from 1) is in shard s; every run is when s is
+ * NULL or the whole experiment. */
+bool exp_shard_has(const exp_shard *s, uint32_t run);
+/* How many of runs are in shard s. */
+size_t exp_shard_size(const exp_shard *s, const exp_run_list *runs);
 /* "cluster.nodes=8, policy={type=static}" for a run's sweep object; "" when
  * nothing is swept. Caller frees. */
 char *exp_sweep_label(const struct cJSON *sweep);
@@ -273,14 +289,18 @@ typedef struct {
    * process is one node of each run; only rank 0 writes results, the other
    * ranks run silently and report failures on the log. */
   const exp_node_role *node;
+  /* Which runs: {0, 0} every run; else only the shard's, numbered, seeded
+   * and recorded as in the whole experiment (every rank of `pslab node`
+   * must be given the same). */
+  exp_shard shard;
 } exp_runner_options;
 
 void exp_runner_options_default(exp_runner_options *o);
-/* Runs every run of spec, each in a forked child (sim_run, or on the real
- * backend real_run_local or, with o->node, real_run_node), writing the
- * results in the output directory (created with its parents). A failing run
- * does not stop the others. Returns EXP_EXIT_OK, EXP_EXIT_FAILED (a run failed, or
- * the results could not be written) or EXP_EXIT_PLOTS. */
+/* Runs every run of spec (of o->shard), each in a forked child (sim_run, or
+ * on the real backend real_run_local or, with o->node, real_run_node),
+ * writing the results in the output directory (created with its parents). A
+ * failing run does not stop the others. Returns EXP_EXIT_OK, EXP_EXIT_FAILED
+ * (a run failed, or the results could not be written) or EXP_EXIT_PLOTS. */
 int exp_run_experiment(const exp_spec *spec, const exp_runner_options *o);
 
 #endif

@@ -39,7 +39,7 @@ static const char main_help[] =
 
 static const char run_help[] =
     "usage: pslab run SPEC [--out DIR] [--set PATH=VALUE]... [--backend sim|real]\n"
-    "                      [--quiet]\n"
+    "                      [--shard K/N] [--quiet]\n"
     "\n"
     "Validates SPEC whole (nothing runs until every problem is fixed), then runs\n"
     "each of its runs (the cartesian product of its sweep lists, times its\n"
@@ -66,6 +66,11 @@ static const char run_help[] =
     "      --backend B       sim (SimGrid, the default) or real (one process per\n"
     "                        node on this machine, over loopback TCP; times are\n"
     "                        wall-clock); the same as --set backend=B\n"
+    "      --shard K/N       run only shard K of N: the runs r with\n"
+    "                        (r - 1) % N == K - 1, numbered, seeded and recorded\n"
+    "                        as in the whole experiment, so that N machines (or\n"
+    "                        the tasks of a Slurm job array) share a sweep;\n"
+    "                        `pslab merge` then joins their directories\n"
     "  -q, --quiet           no progress lines (failed runs are still reported)\n"
     "  -h, --help            this help\n"
     "\n"
@@ -76,7 +81,7 @@ static const char run_help[] =
     "Spec reference: README.md, \"Spec reference\" (experiments/SPEC.md).\n";
 
 static const char check_help[] =
-    "usage: pslab check SPEC [--set PATH=VALUE]... [--backend sim|real]\n"
+    "usage: pslab check SPEC [--set PATH=VALUE]... [--backend sim|real] [--shard K/N]\n"
     "\n"
     "Validates SPEC as `pslab run` would, after the overrides, and prints\n"
     "\"SPEC: valid, N runs\", or every problem, one per line:\n"
@@ -86,6 +91,7 @@ static const char check_help[] =
     "Options:\n"
     "  -s, --set PATH=VALUE  as for `pslab run` (see `pslab run --help`)\n"
     "      --backend B       sim or real; the same as --set backend=B\n"
+    "      --shard K/N       also say how many runs shard K of N holds\n"
     "  -h, --help            this help\n"
     "\n"
     "Exit status: 0 valid; 1 invalid; 2 bad command line.\n"
@@ -94,7 +100,7 @@ static const char check_help[] =
 
 static const char node_help[] =
     "usage: pslab node SPEC [--out DIR] [--set PATH=VALUE]... [--coordinator HOST:PORT]\n"
-    "                       [--coordinator-file PATH] [--quiet]\n"
+    "                       [--coordinator-file PATH] [--shard K/N] [--quiet]\n"
     "\n"
     "Runs this process as one node of every run of SPEC on the real backend, as\n"
     "a launcher starts one process per node on a cluster:\n"
@@ -115,6 +121,8 @@ static const char node_help[] =
     "      --coordinator-file F   instead, rank 0 listens on a free port and writes\n"
     "                             its address to F (a fresh path on a file system\n"
     "                             every node sees); the others read it there\n"
+    "      --shard K/N            run only shard K of N (as `pslab run`); give every\n"
+    "                             rank the same\n"
     "  -q, --quiet                no progress lines\n"
     "  -h, --help                 this help\n"
     "\n"
@@ -143,17 +151,18 @@ typedef struct {
   const char *name;
   const char *help;
   const char *usage; /* first line of help, for errors */
-  const char *options; /* letters of the options it takes: o s b q c f */
+  const char *options; /* letters of the options it takes: o s b q c f k */
 } command;
 
 static const command commands[] = {
     {"run", run_help, "pslab run SPEC [--out DIR] [--set PATH=VALUE]... "
-                      "[--backend sim|real] [--quiet]", "osbq"},
+                      "[--backend sim|real] [--shard K/N] [--quiet]", "osbqk"},
     {"check", check_help, "pslab check SPEC [--set PATH=VALUE]... "
-                          "[--backend sim|real]", "sb"},
+                          "[--backend sim|real] [--shard K/N]", "sbk"},
     {"node", node_help, "pslab node SPEC [--out DIR] [--set PATH=VALUE]... "
-                        "[--coordinator HOST:PORT] [--coordinator-file PATH] [--quiet]",
-     "osqcf"},
+                        "[--coordinator HOST:PORT] [--coordinator-file PATH] "
+                        "[--shard K/N] [--quiet]",
+     "osqcfk"},
     {"plot", plot_help, "pslab plot DIR", ""},
 };
 
@@ -165,6 +174,7 @@ typedef struct {
   const char **sets;   /* argv strings, plus the --backend one */
   size_t n_sets;
   char *backend_set;   /* "backend=<B>", owned */
+  exp_shard shard;     /* {0, 0}: every run */
   bool quiet, help;
 } cli;
 
@@ -224,7 +234,12 @@ static int parse_option(int argc, char **argv, int *i, cli *c) {
   else if (m == 0 && strchr(takes, 'f') &&
            (m = option_value(argc, argv, i, "--coordinator-file", NULL, &v)) > 0)
     c->coordinator_file = v;
-  else if (m == 0 && strchr(takes, 'b') &&
+  else if (m == 0 && strchr(takes, 'k') &&
+           (m = option_value(argc, argv, i, "--shard", NULL, &v)) > 0) {
+    char err[256];
+    if (exp_shard_parse(v, &c->shard, err, sizeof err) != 0)
+      return usage_error(c->cmd, "--shard: ", err);
+  } else if (m == 0 && strchr(takes, 'b') &&
            (m = option_value(argc, argv, i, "--backend", NULL, &v)) > 0) {
     if (strcmp(v, "sim") != 0 && strcmp(v, "real") != 0)
       return usage_error(c->cmd, "--backend must be sim or real, not ", v);
@@ -285,6 +300,9 @@ static int cmd_check(const cli *c) {
     printf(" (%zu sweep point%s x %zu repeat%s)", runs->points,
            runs->points == 1 ? "" : "s", runs->count / runs->points,
            runs->count / runs->points == 1 ? "" : "s");
+  if (c->shard.count)
+    printf("; shard %u/%u holds %zu of them", c->shard.index, c->shard.count,
+           exp_shard_size(&c->shard, runs));
   printf("\n");
   exp_spec_free(s);
   return EXP_EXIT_OK;
@@ -297,16 +315,20 @@ static int cmd_run(const cli *c) {
   exp_runner_options_default(&o);
   o.out_dir = c->out;
   o.quiet = c->quiet;
+  o.shard = c->shard;
   int rc = exp_run_experiment(s, &o);
   exp_spec_free(s);
   return rc;
 }
 
-/* Every run must have as many nodes as the launcher started processes. */
-static bool sizes_match(const exp_spec *s, uint32_t size, bool report) {
+/* Every run to run must have as many nodes as the launcher started
+ * processes. */
+static bool sizes_match(const exp_spec *s, const exp_shard *shard, uint32_t size,
+                        bool report) {
   const exp_run_list *runs = exp_spec_runs(s);
   bool ok = true;
   for (size_t i = 0; i < runs->count; i++) {
+    if (!exp_shard_has(shard, runs->runs[i].run)) continue;
     const cJSON *n = exp_path_get(runs->runs[i].config, "cluster.nodes");
     double nodes = cJSON_IsNumber(n) ? n->valuedouble : 0;
     if (nodes == size) continue;
@@ -328,13 +350,14 @@ static int cmd_node(const cli *c) {
   exp_spec *s = load(c, rank != 0); /* one report of a bad spec, not one per rank */
   if (!s) return EXP_EXIT_FAILED;
   int rc = EXP_EXIT_FAILED;
-  if (sizes_match(s, size, rank == 0)) {
+  if (sizes_match(s, &c->shard, size, rank == 0)) {
     exp_node_role role = {rank, size, c->coordinator, c->coordinator_file};
     exp_runner_options o;
     exp_runner_options_default(&o);
     o.out_dir = c->out;
     o.quiet = c->quiet || rank != 0;
     o.node = &role;
+    o.shard = c->shard;
     rc = exp_run_experiment(s, &o);
   }
   exp_spec_free(s);

@@ -311,7 +311,8 @@ typedef struct {
   char *dir;
   FILE *jsonl;
   cJSON *records;
-  size_t failed;   /* runs that failed */
+  size_t ran;      /* runs run */
+  size_t failed;   /* of them, runs that failed */
   bool io_failed;  /* a result could not be written */
   progress pg;
 } runner;
@@ -351,6 +352,7 @@ static void do_run(runner *r, const exp_run *run) {
   outcome out = log_path ? simulate_run(r, run, log_path)
                          : (outcome){NULL, strdup("out of memory")};
   double wall = now_s() - start;
+  r->ran++;
   if (out.metrics) {
     cJSON_DeleteItemFromObjectCaseSensitive(out.metrics, "wall_s");
     cJSON_AddNumberToObject(out.metrics, "wall_s", wall);
@@ -406,18 +408,39 @@ static int prepare(runner *r) {
   return rc;
 }
 
+/* The last line: what this invocation ran, of which runs. */
+static void report_end(const runner *r, size_t total) {
+  if (!r->failed && r->o.quiet) return;
+  const exp_shard *sh = &r->o.shard;
+  exp_buf b = {0};
+  exp_buf_puts(&b, "pslab: ");
+  if (sh->count)
+    exp_buf_printf(&b, "shard %u/%u: ran %zu of the experiment's %zu runs", sh->index,
+                   sh->count, r->ran, total);
+  if (sh->count && r->failed) exp_buf_printf(&b, ", %zu failed", r->failed);
+  if (!sh->count && r->failed)
+    exp_buf_printf(&b, "%zu of %zu runs failed", r->failed, r->ran);
+  if (!sh->count && !r->failed)
+    exp_buf_printf(&b, "%zu run%s done", r->ran, r->ran == 1 ? "" : "s");
+  exp_buf_printf(&b, "; results in %s/", r->dir);
+  char *line = exp_buf_take(&b);
+  fprintf(r->o.log, "%s\n", line ? line : "pslab: out of memory");
+  free(line);
+}
+
 static int finish(runner *r, size_t total) {
   char *logs = exp_join_path(r->dir, "logs");
   if (logs) rmdir(logs); /* only goes when no run left a log */
   free(logs);
   int rc = exp_results_finish(r->dir, exp_spec_name(r->spec), exp_spec_plots(r->spec),
                               r->records, r->o.gnuplot, r->o.out, r->o.log);
-  if (r->failed)
-    fprintf(r->o.log, "pslab: %zu of %zu runs failed; results in %s/\n", r->failed,
-            total, r->dir);
-  else if (!r->o.quiet)
-    fprintf(r->o.log, "pslab: %zu runs done; results in %s/\n", total, r->dir);
+  report_end(r, total);
   return r->failed || r->io_failed ? EXP_EXIT_FAILED : rc;
+}
+
+/* Whether this invocation runs run. */
+static bool wanted(const runner *r, const exp_run *run) {
+  return exp_shard_has(&r->o.shard, run->run);
 }
 
 /* `pslab node` on a rank other than 0: runs this node of every run in turn
@@ -427,6 +450,7 @@ static int follow_runs(runner *r, const exp_run_list *runs) {
   r->pg.quiet = true;
   for (size_t i = 0; i < runs->count; i++) {
     const exp_run *run = &runs->runs[i];
+    if (!wanted(r, run)) continue;
     outcome out = simulate_run(r, run, NULL);
     if (out.error) {
       fprintf(r->o.log, "pslab node %u: run %u failed: %s\n", r->o.node->rank, run->run,
@@ -456,7 +480,8 @@ int exp_run_experiment(const exp_spec *spec, const exp_runner_options *opts) {
   r.records = cJSON_CreateArray();
   int rc = EXP_EXIT_FAILED;
   if (r.dir && r.records && prepare(&r) == 0) {
-    for (size_t i = 0; i < runs->count; i++) do_run(&r, &runs->runs[i]);
+    for (size_t i = 0; i < runs->count; i++)
+      if (wanted(&r, &runs->runs[i])) do_run(&r, &runs->runs[i]);
     fclose(r.jsonl);
     rc = finish(&r, runs->count);
   } else if (!r.dir || !r.records) {

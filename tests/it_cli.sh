@@ -52,7 +52,7 @@ done
 run "help run" 0 "$PSLAB" help run
 has "help run" out "usage: pslab run SPEC"
 run "run --help" 0 "$PSLAB" run --help
-for word in "--out DIR" "--set PATH=VALUE" "--backend" "--quiet" "runs.jsonl" \
+for word in "--out DIR" "--set PATH=VALUE" "--backend" "--quiet" "--shard K/N" "runs.jsonl" \
             "summary.csv" "Exit status" "README.md"; do
   has "run --help" out "$word"
 done
@@ -81,11 +81,25 @@ has "bad backend" err "--backend must be sim or real, not gpu"
 run "two specs" 2 "$PSLAB" check a.json b.json
 has "two specs" err "unexpected argument b.json"
 run "help of unknown" 2 "$PSLAB" help frob
+for bad in 0/3 4/3 3/ /3 x/y 2 -1/3; do
+  run "--shard $bad" 2 "$PSLAB" run x.json --shard "$bad"
+  has "--shard $bad" err "pslab run: --shard: expected K/N"
+  has "--shard $bad" err "found \"$bad\""
+  has "--shard $bad" err "usage: pslab run SPEC"
+done
+run "--shard without value" 2 "$PSLAB" run x.json --shard
+has "--shard without value" err "missing value after --shard"
+run "node --shard" 2 "$PSLAB" node x.json --shard=5/4
+has "node --shard" err "pslab node: --shard: expected K/N with 1 <= K <= N"
 
 # -------------------------------------------------------------------- check
 QS="$SRC/experiments/specs/quickstart.json"
 run "check quickstart" 0 "$PSLAB" check "$QS"
 has "check quickstart" out "quickstart.json: valid, 4 runs"
+run "check --shard" 0 "$PSLAB" check "$QS" --shard 2/3
+has "check --shard" out "quickstart.json: valid, 4 runs (4 sweep points x 1 repeat); shard 2/3 holds 1 of them"
+run "check --shard 1/3" 0 "$PSLAB" check "$QS" --shard=1/3
+has "check --shard 1/3" out "shard 1/3 holds 2 of them"
 run "check with --set" 0 "$PSLAB" check "$QS" --set 'sweep.cluster.nodes=[2,4]' -s repeats=2
 has "check with --set" out "valid, 16 runs (8 sweep points x 2 repeats)"
 
