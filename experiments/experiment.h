@@ -293,6 +293,13 @@ typedef struct {
    * and recorded as in the whole experiment (every rank of `pslab node`
    * must be given the same). */
   exp_shard shard;
+  /* Keep what the output directory holds: the runs whose successful record
+   * of this spec (same run number, config and seed) is in DIR/runs.jsonl
+   * are skipped, the others run and are appended. Refused (EXP_EXIT_FAILED,
+   * nothing changed) when DIR/spec.json is another spec. Under `pslab node`
+   * every rank must be given it and see DIR (each reads which runs to skip;
+   * rank 0 alone writes). */
+  bool resume;
 } exp_runner_options;
 
 void exp_runner_options_default(exp_runner_options *o);

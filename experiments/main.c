@@ -39,7 +39,7 @@ static const char main_help[] =
 
 static const char run_help[] =
     "usage: pslab run SPEC [--out DIR] [--set PATH=VALUE]... [--backend sim|real]\n"
-    "                      [--shard K/N] [--quiet]\n"
+    "                      [--shard K/N] [--resume] [--quiet]\n"
     "\n"
     "Validates SPEC whole (nothing runs until every problem is fixed), then runs\n"
     "each of its runs (the cartesian product of its sweep lists, times its\n"
@@ -71,6 +71,13 @@ static const char run_help[] =
     "                        as in the whole experiment, so that N machines (or\n"
     "                        the tasks of a Slurm job array) share a sweep;\n"
     "                        `pslab merge` then joins their directories\n"
+    "      --resume          keep what DIR holds: skip the runs whose successful\n"
+    "                        record of this spec (same run number, config and\n"
+    "                        seed) is in DIR/runs.jsonl, run the others and\n"
+    "                        append them (failed records are replaced by their\n"
+    "                        rerun, a last line cut short by a kill is dropped).\n"
+    "                        Refused when DIR/spec.json is another spec. Without\n"
+    "                        it, DIR's runs.jsonl is started afresh\n"
     "  -q, --quiet           no progress lines (failed runs are still reported)\n"
     "  -h, --help            this help\n"
     "\n"
@@ -100,7 +107,8 @@ static const char check_help[] =
 
 static const char node_help[] =
     "usage: pslab node SPEC [--out DIR] [--set PATH=VALUE]... [--coordinator HOST:PORT]\n"
-    "                       [--coordinator-file PATH] [--shard K/N] [--quiet]\n"
+    "                       [--coordinator-file PATH] [--shard K/N] [--resume]\n"
+    "                       [--quiet]\n"
     "\n"
     "Runs this process as one node of every run of SPEC on the real backend, as\n"
     "a launcher starts one process per node on a cluster:\n"
@@ -123,6 +131,10 @@ static const char node_help[] =
     "                             every node sees); the others read it there\n"
     "      --shard K/N            run only shard K of N (as `pslab run`); give every\n"
     "                             rank the same\n"
+    "      --resume               skip the runs already in DIR/runs.jsonl (as\n"
+    "                             `pslab run`); give every rank the same --out on\n"
+    "                             a file system every node sees: each reads which\n"
+    "                             runs to skip, rank 0 writes\n"
     "  -q, --quiet                no progress lines\n"
     "  -h, --help                 this help\n"
     "\n"
@@ -151,18 +163,19 @@ typedef struct {
   const char *name;
   const char *help;
   const char *usage; /* first line of help, for errors */
-  const char *options; /* letters of the options it takes: o s b q c f k */
+  const char *options; /* letters of the options it takes: o s b q c f k r */
 } command;
 
 static const command commands[] = {
     {"run", run_help, "pslab run SPEC [--out DIR] [--set PATH=VALUE]... "
-                      "[--backend sim|real] [--shard K/N] [--quiet]", "osbqk"},
+                      "[--backend sim|real] [--shard K/N] [--resume] [--quiet]",
+     "osbqkr"},
     {"check", check_help, "pslab check SPEC [--set PATH=VALUE]... "
                           "[--backend sim|real] [--shard K/N]", "sbk"},
     {"node", node_help, "pslab node SPEC [--out DIR] [--set PATH=VALUE]... "
                         "[--coordinator HOST:PORT] [--coordinator-file PATH] "
-                        "[--shard K/N] [--quiet]",
-     "osqcfk"},
+                        "[--shard K/N] [--resume] [--quiet]",
+     "osqcfkr"},
     {"plot", plot_help, "pslab plot DIR", ""},
 };
 
@@ -175,7 +188,7 @@ typedef struct {
   size_t n_sets;
   char *backend_set;   /* "backend=<B>", owned */
   exp_shard shard;     /* {0, 0}: every run */
-  bool quiet, help;
+  bool quiet, resume, help;
 } cli;
 
 /* ---------------------------------------------------- command line */
@@ -221,6 +234,10 @@ static int parse_option(int argc, char **argv, int *i, cli *c) {
   }
   if (strchr(takes, 'q') && (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)) {
     c->quiet = true;
+    return 0;
+  }
+  if (strchr(takes, 'r') && strcmp(a, "--resume") == 0) {
+    c->resume = true;
     return 0;
   }
   if (strchr(takes, 'o') && (m = option_value(argc, argv, i, "--out", "-o", &v)) > 0)
@@ -316,6 +333,7 @@ static int cmd_run(const cli *c) {
   o.out_dir = c->out;
   o.quiet = c->quiet;
   o.shard = c->shard;
+  o.resume = c->resume;
   int rc = exp_run_experiment(s, &o);
   exp_spec_free(s);
   return rc;
@@ -358,6 +376,7 @@ static int cmd_node(const cli *c) {
     o.quiet = c->quiet || rank != 0;
     o.node = &role;
     o.shard = c->shard;
+    o.resume = c->resume;
     rc = exp_run_experiment(s, &o);
   }
   exp_spec_free(s);

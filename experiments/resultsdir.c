@@ -49,13 +49,20 @@ const exp_run *exp_record_run(const cJSON *rec, const exp_run_list *runs) {
 void exp_records_insert(cJSON *records, cJSON *rec) {
   uint32_t n = record_number(rec);
   const cJSON *last = records->child ? records->child->prev : NULL;
-  if (!last || record_number(last) <= n) {
-    cJSON_AddItemToArray(records, rec); /* the usual case: runs come in order */
-    return;
+  cJSON *later = records->child;
+  if (last && record_number(last) > n) /* else the usual case: runs come in order */
+    while (later && record_number(later) <= n) later = later->next;
+  else
+    later = NULL;
+  /* cJSON 1.7.15's cJSON_InsertItemInArray loses an item put in the middle
+   * (it does not link it to the one before): append it, then move the
+   * records that come after it behind it. */
+  cJSON_AddItemToArray(records, rec);
+  while (later && later != rec) {
+    cJSON *next = later->next;
+    cJSON_AddItemToArray(records, cJSON_DetachItemViaPointer(records, later));
+    later = next;
   }
-  int at = 0;
-  for (const cJSON *r = records->child; r && record_number(r) <= n; r = r->next) at++;
-  cJSON_InsertItemInArray(records, at, rec);
 }
 
 /* -------------------------------------------------------- writing */

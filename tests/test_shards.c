@@ -51,6 +51,36 @@ static void remove_tree(const char *dir) {
   rmdir(dir);
 }
 
+static char *slurp(const char *dir, const char *name) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  int c;
+  while ((c = fgetc(f)) != EOF) fputc(c, mem);
+  fclose(f);
+  fclose(mem);
+  return buf;
+}
+
+static void write_text(const char *dir, const char *name, const char *text, const char *mode) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, mode);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static bool exists(const char *dir, const char *name) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return access(path, F_OK) == 0;
+}
+
 static bool contains(const char *text, const char *needle) {
   return text && strstr(text, needle);
 }
@@ -70,6 +100,13 @@ static cJSON *records_of(const char *dir) {
 static int run_number(const cJSON *rec) {
   const cJSON *n = cJSON_GetObjectItem(rec, "run");
   return cJSON_IsNumber(n) ? (int)n->valuedouble : -1;
+}
+
+/* How many records of run n the list holds. */
+static int count_run(const cJSON *records, int n) {
+  int c = 0;
+  for (const cJSON *r = records ? records->child : NULL; r; r = r->next) c += run_number(r) == n;
+  return c;
 }
 
 /* ------------------------------------------------------ the stand-in */
@@ -138,8 +175,11 @@ static exp_spec *spec_of(const char *nodes, int repeats, const char *name) {
   return s;
 }
 
+static exp_spec *five_runs(void) { return spec_of("[1, 2, 3, 4, 5]", 1, "fake"); }
+
 typedef struct {
   exp_shard shard;
+  bool resume;
 } how;
 
 /* Runs spec into dir with the stand-in; the log (stderr) in *log when log
@@ -154,6 +194,7 @@ static int run_into(const exp_spec *spec, const char *dir, how h, char **log) {
   o.simulate = counting_simulate;
   o.gnuplot = "/nonexistent/gnuplot";
   o.shard = h.shard;
+  o.resume = h.resume;
   o.log = open_memstream(&log_text, &log_len);
   o.out = open_memstream(&table, &table_len);
   int rc = exp_run_experiment(spec, &o);
@@ -272,7 +313,206 @@ static void test_runner_runs_only_its_shard(void) {
   exp_spec_free(spec);
 }
 
+/* ---------------------------------------------------------- resuming */
+
+/* Every run of a five-run experiment exactly once in DIR/runs.jsonl, each
+ * successful. */
+static void assert_every_run_once(const char *dir) {
+  cJSON *recs = records_of(dir);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(recs), 5);
+  for (int n = 1; n <= 5; n++) CU_ASSERT_EQUAL(count_run(recs, n), 1);
+  for (const cJSON *r = recs ? recs->child : NULL; r; r = r->next)
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(r, "error"));
+  cJSON_Delete(recs);
+}
+
+/* The runner, in a child of its own, is killed while run 3 runs. */
+static void run_until_killed(const exp_spec *spec, const char *dir) {
+  kill_nodes = 3;
+  fflush(NULL);
+  pid_t pid = fork();
+  CU_ASSERT_FATAL(pid >= 0);
+  if (pid == 0) {
+    FILE *null = fopen("/dev/null", "w");
+    exp_runner_options o;
+    exp_runner_options_default(&o);
+    o.out_dir = dir;
+    o.simulate = counting_simulate;
+    o.log = o.out = null;
+    exp_run_experiment(spec, &o);
+    _exit(0); /* not reached: run 3 kills this process */
+  }
+  int status = 0;
+  CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+  CU_ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  kill_nodes = 0;
+}
+
+static void test_resume_after_a_kill(void) {
+  exp_spec *spec = five_runs();
+  char *dir = make_temp_dir(), *log = NULL;
+  reset_stand_in(dir);
+  run_until_killed(spec, dir);
+  cJSON *before = records_of(dir);
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(before), 2); /* runs 1 and 2 */
+  CU_ASSERT_EQUAL(run_into(spec, dir, (how){.resume = true}, &log), EXP_EXIT_OK);
+  assert_every_run_once(dir);
+  /* Runs 1 and 2 were kept as they were (wall_s and all), not rerun; run 3
+   * ran again, 4 and 5 for the first time. */
+  cJSON *after = records_of(dir);
+  CU_ASSERT_TRUE(cJSON_Compare(cJSON_GetArrayItem(after, 0), cJSON_GetArrayItem(before, 0), true));
+  CU_ASSERT_TRUE(cJSON_Compare(cJSON_GetArrayItem(after, 1), cJSON_GetArrayItem(before, 1), true));
+  CU_ASSERT_EQUAL(started(1), 1);
+  CU_ASSERT_EQUAL(started(2), 1);
+  CU_ASSERT_EQUAL(started(3), 2);
+  CU_ASSERT_EQUAL(started(4), 1);
+  CU_ASSERT_EQUAL(started(5), 1);
+  CU_ASSERT_TRUE(contains(log, "[run 1/5] cluster.nodes=1: skipped, already in runs.jsonl\n"));
+  CU_ASSERT_TRUE(contains(log, "[run 2/5] cluster.nodes=2: skipped"));
+  CU_ASSERT_TRUE(contains(log, "[run 3/5] cluster.nodes=3: started\n"));
+  CU_ASSERT_TRUE(contains(log, "pslab: 3 runs done, 2 skipped (already in runs.jsonl); results in "));
+  /* summary.csv covers the old records and the new. */
+  char *csv = slurp(dir, "summary.csv");
+  size_t lines = 0;
+  for (char *p = csv; p && *p; p++) lines += *p == '\n';
+  CU_ASSERT_EQUAL(lines, 6);
+  CU_ASSERT_FALSE(exists(dir, "logs")); /* run 3's log from the kill went with its rerun */
+  free(csv);
+  cJSON_Delete(before);
+  cJSON_Delete(after);
+  free(log);
+  remove(counter_path);
+  remove_tree(dir);
+  free(dir);
+  exp_spec_free(spec);
+}
+
+static void test_resume_reruns_failed_runs(void) {
+  exp_spec *spec = five_runs();
+  char *dir = make_temp_dir(), *log = NULL;
+  reset_stand_in(dir);
+  fail_nodes = 2;
+  CU_ASSERT_EQUAL(run_into(spec, dir, (how){0}, NULL), EXP_EXIT_FAILED);
+  fail_nodes = 0;
+  CU_ASSERT_EQUAL(run_into(spec, dir, (how){.resume = true}, &log), EXP_EXIT_OK);
+  assert_every_run_once(dir);
+  CU_ASSERT_EQUAL(started(1), 1);
+  CU_ASSERT_EQUAL(started(2), 2);
+  CU_ASSERT_EQUAL(started(3), 1);
+  CU_ASSERT_TRUE(contains(log, "pslab: 1 run done, 4 skipped"));
+  /* runs.jsonl is in the order runs ended; summary.csv in run order. */
+  cJSON *recs = records_of(dir);
+  CU_ASSERT_EQUAL(run_number(cJSON_GetArrayItem(recs, 4)), 2);
+  cJSON_Delete(recs);
+  char *csv = slurp(dir, "summary.csv");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+  const char *r1 = strstr(csv, "\n1,0,3,1,1,10,"), *r2 = strstr(csv, "\n2,0,3,2,2,20,"),
+             *r3 = strstr(csv, "\n3,0,3,3,3,30,");
+  CU_ASSERT_TRUE(r1 && r2 && r3 && r1 < r2 && r2 < r3);
+  free(csv);
+  free(log);
+  remove(counter_path);
+  remove_tree(dir);
+  free(dir);
+  exp_spec_free(spec);
+}
+
+/* A last line cut short is dropped with a warning; a record whose seed is
+ * not the run's (another spec's, or edited) is not taken for it. */
+static void test_resume_drops_a_cut_short_line(void) {
+  exp_spec *spec = five_runs();
+  char *dir = make_temp_dir(), *log = NULL;
+  reset_stand_in(dir);
+  CU_ASSERT_EQUAL(run_into(spec, dir, (how){0}, NULL), EXP_EXIT_OK);
+  cJSON *recs = records_of(dir);
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(recs), 5);
+  cJSON_ReplaceItemInObject(cJSON_GetArrayItem(recs, 0), "seed", cJSON_CreateNumber(4));
+  char path[1024];
+  snprintf(path, sizeof path, "%s/runs.jsonl", dir);
+  FILE *f = fopen(path, "w");
+  for (int i = 0; i < 3; i++) exp_jsonl_append(f, cJSON_GetArrayItem(recs, i));
+  fclose(f);
+  char *fourth = cJSON_PrintUnformatted(cJSON_GetArrayItem(recs, 3));
+  fourth[strlen(fourth) / 2] = '\0'; /* the kill came mid-write */
+  write_text(dir, "runs.jsonl", fourth, "a");
+  free(fourth);
+  CU_ASSERT_EQUAL(run_into(spec, dir, (how){.resume = true}, &log), EXP_EXIT_OK);
+  char want[1100];
+  snprintf(want, sizeof want, "pslab: warning: %s:4: the last line is cut short", path);
+  CU_ASSERT_TRUE(contains(log, want));
+  assert_every_run_once(dir); /* strictly readable again */
+  CU_ASSERT_EQUAL(started(1), 2); /* its record had another seed */
+  CU_ASSERT_EQUAL(started(2), 1);
+  CU_ASSERT_EQUAL(started(4), 2);
+  CU_ASSERT_EQUAL(started(5), 2);
+  cJSON_Delete(recs);
+  free(log);
+  remove(counter_path);
+  remove_tree(dir);
+  free(dir);
+  exp_spec_free(spec);
+}
+
+static void test_resume_refuses_another_spec(void) {
+  exp_spec *spec = five_runs(), *other = spec_of("[1, 2, 3]", 1, "fake");
+  char *dir = make_temp_dir(), *log = NULL;
+  reset_stand_in(dir);
+  CU_ASSERT_EQUAL(run_into(spec, dir, (how){0}, NULL), EXP_EXIT_OK);
+  char *jsonl = slurp(dir, "runs.jsonl"), *saved = slurp(dir, "spec.json");
+  CU_ASSERT_EQUAL(run_into(other, dir, (how){.resume = true}, &log), EXP_EXIT_FAILED);
+  char want[1100];
+  snprintf(want, sizeof want, "pslab: %s/spec.json: the results there are of a different spec "
+           "than fake.json", dir);
+  CU_ASSERT_TRUE(contains(log, want));
+  CU_ASSERT_TRUE(contains(log, "nothing was changed"));
+  /* Nothing changed, nothing ran. */
+  char *jsonl2 = slurp(dir, "runs.jsonl"), *saved2 = slurp(dir, "spec.json");
+  CU_ASSERT_STRING_EQUAL(jsonl, jsonl2);
+  CU_ASSERT_STRING_EQUAL(saved, saved2);
+  CU_ASSERT_EQUAL(started(1), 1);
+  CU_ASSERT_FALSE(exists(dir, "runs.jsonl.tmp"));
+  free(jsonl);
+  free(jsonl2);
+  free(saved);
+  free(saved2);
+  free(log);
+  remove(counter_path);
+  remove_tree(dir);
+  free(dir);
+  exp_spec_free(spec);
+  exp_spec_free(other);
+}
+
+/* --resume where nothing was run yet runs everything; resuming a shard of
+ * a finished experiment runs nothing. */
+static void test_resume_from_nothing_and_of_a_shard(void) {
+  exp_spec *spec = five_runs();
+  char *top = make_temp_dir(), *log = NULL;
+  char dir[1100];
+  snprintf(dir, sizeof dir, "%s/not/yet", top);
+  reset_stand_in(top);
+  CU_ASSERT_EQUAL(run_into(spec, dir, (how){.resume = true}, &log), EXP_EXIT_OK);
+  assert_every_run_once(dir);
+  CU_ASSERT_TRUE(contains(log, "pslab: 5 runs done; results in "));
+  free(log);
+  CU_ASSERT_EQUAL(run_into(spec, dir, (how){.shard = {1, 2}, .resume = true}, &log), EXP_EXIT_OK);
+  CU_ASSERT_TRUE(contains(log, "pslab: shard 1/2: ran 0 of the experiment's 5 runs, 3 skipped"));
+  CU_ASSERT_FALSE(contains(log, "[run 2/5]"));
+  assert_every_run_once(dir);
+  for (uint32_t n = 1; n <= 5; n++) CU_ASSERT_EQUAL(started(n), 1);
+  free(log);
+  remove(counter_path);
+  remove_tree(top);
+  free(top);
+  exp_spec_free(spec);
+}
+
 PSLAB_SUITE("shards",
             {"--shard K/N parsed, bad ones refused", test_shard_parse},
             {"shards split every run once", test_shards_split_every_run_once},
-            {"the runner runs only its shard", test_runner_runs_only_its_shard})
+            {"the runner runs only its shard", test_runner_runs_only_its_shard},
+            {"resume after a kill: every run once", test_resume_after_a_kill},
+            {"resume reruns failed runs", test_resume_reruns_failed_runs},
+            {"resume drops a line cut short", test_resume_drops_a_cut_short_line},
+            {"resume refuses another spec's directory", test_resume_refuses_another_spec},
+            {"resume from nothing, and of a shard", test_resume_from_nothing_and_of_a_shard})
