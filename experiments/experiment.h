@@ -310,4 +310,27 @@ void exp_runner_options_default(exp_runner_options *o);
  * (a run failed, or the results could not be written) or EXP_EXIT_PLOTS. */
 int exp_run_experiment(const exp_spec *spec, const exp_runner_options *o);
 
+/* -------------------------------------------------------------- merge */
+
+typedef struct {
+  const char *out_dir;  /* NULL: results/<name> */
+  bool quiet;           /* no closing line (problems are still reported) */
+  const char *gnuplot;  /* NULL: "gnuplot" */
+  FILE *out;            /* the table; NULL: stdout */
+  FILE *log;            /* warnings and errors; NULL: stderr */
+} exp_merge_options;
+
+void exp_merge_options_default(exp_merge_options *o);
+/* `pslab merge`: joins result directories of one spec (the shards of an
+ * experiment) into the output directory, as exp_run_experiment would have
+ * written it: spec.json, runs.jsonl sorted by run number, summary.csv, the
+ * table on o->out, the plots. One record per run: a successful one over a
+ * failed one, the first directory's of two successful ones (with a
+ * warning). Returns EXP_EXIT_FAILED having written nothing when the
+ * directories' spec.json differ (the message names the first that differs),
+ * one cannot be read, or the output directory is one of dirs; having written
+ * what there is when runs are in no directory (a warning lists them: "runs
+ * 5-7, 12") or failed; else EXP_EXIT_OK or EXP_EXIT_PLOTS. */
+int exp_merge_dirs(const char *const *dirs, size_t n_dirs, const exp_merge_options *o);
+
 #endif

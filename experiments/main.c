@@ -6,6 +6,7 @@
  *   pslab node SPEC [--out DIR] [--set PATH=VALUE]... [--coordinator HOST:PORT]
  *              [--coordinator-file PATH] [--quiet]
  *   pslab plot DIR
+ *   pslab merge [--out DIR] [--quiet] SHARD_DIR...
  *
  * This file only reads the command line and calls the door of experiments/;
  * everything it does is in experiment.h. Exit statuses: 0 success, 1 invalid
@@ -28,6 +29,7 @@ static const char main_help[] =
     "  check SPEC   validate a spec and count its runs; runs nothing\n"
     "  node SPEC    be one node of a real cluster (under mpirun or srun)\n"
     "  plot DIR     redraw the plots of a results directory\n"
+    "  merge DIR... join the results directories of an experiment's shards\n"
     "  help [CMD]   this help, or the help of a command\n"
     "\n"
     "Options:\n"
@@ -159,29 +161,70 @@ static const char plot_help[] =
     "\n"
     "Plot reference: README.md, \"Spec reference\" (experiments/SPEC.md).\n";
 
+static const char merge_help[] =
+    "usage: pslab merge [--out DIR] [--quiet] SHARD_DIR...\n"
+    "\n"
+    "Joins results directories of one experiment, such as the shards that\n"
+    "`pslab run SPEC --shard K/N` wrote on several machines, into one, as if\n"
+    "the experiment had run in one go:\n"
+    "  spec.json         the spec, which must be the same in every SHARD_DIR\n"
+    "  runs.jsonl        the SHARD_DIRs' records, sorted by run number\n"
+    "  summary.csv       and NAME.gp, NAME.svg, and the table on stdout, as\n"
+    "                    `pslab run` makes them\n"
+    "A run found in several directories keeps its successful record over a\n"
+    "failed one, and of two successful ones the first directory's (with a\n"
+    "warning). Runs in no directory are listed. Run logs stay in each\n"
+    "SHARD_DIR/logs/.\n"
+    "\n"
+    "For example, each task of a Slurm job array (#SBATCH --array=1-8) runs\n"
+    "  pslab run SPEC --shard $SLURM_ARRAY_TASK_ID/8 \\\n"
+    "      --out results/x/shard-$SLURM_ARRAY_TASK_ID\n"
+    "and once they are done\n"
+    "  pslab merge --out results/x results/x/shard-*\n"
+    "\n"
+    "Options:\n"
+    "  -o, --out DIR   the merged directory, created with its parents (default:\n"
+    "                  results/<name>/, <name> from the spec); not a SHARD_DIR\n"
+    "  -q, --quiet     no closing line (problems are still reported)\n"
+    "  -h, --help      this help\n"
+    "\n"
+    "Exit status: 0 every run of the experiment is there, succeeded, and every\n"
+    "plot was drawn; 1 the spec.json differ, a directory cannot be read or DIR\n"
+    "is one of them (nothing is written then), or some runs are in no\n"
+    "directory or failed (what there is is written); 2 bad command line; 3 a\n"
+    "plot was not drawn.\n"
+    "\n"
+    "Reference: README.md, \"Spec reference\" (experiments/SPEC.md, Results).\n";
+
 typedef struct {
   const char *name;
   const char *help;
   const char *usage; /* first line of help, for errors */
   const char *options; /* letters of the options it takes: o s b q c f k r */
+  const char *target;  /* what it names on the command line: SPEC, DIR... */
+  bool many;           /* several of them */
 } command;
 
 static const command commands[] = {
     {"run", run_help, "pslab run SPEC [--out DIR] [--set PATH=VALUE]... "
                       "[--backend sim|real] [--shard K/N] [--resume] [--quiet]",
-     "osbqkr"},
+     "osbqkr", "SPEC", false},
     {"check", check_help, "pslab check SPEC [--set PATH=VALUE]... "
-                          "[--backend sim|real] [--shard K/N]", "sbk"},
+                          "[--backend sim|real] [--shard K/N]", "sbk", "SPEC", false},
     {"node", node_help, "pslab node SPEC [--out DIR] [--set PATH=VALUE]... "
                         "[--coordinator HOST:PORT] [--coordinator-file PATH] "
                         "[--shard K/N] [--resume] [--quiet]",
-     "osqcfkr"},
-    {"plot", plot_help, "pslab plot DIR", ""},
+     "osqcfkr", "SPEC", false},
+    {"plot", plot_help, "pslab plot DIR", "", "DIR", false},
+    {"merge", merge_help, "pslab merge [--out DIR] [--quiet] SHARD_DIR...", "oq",
+     "SHARD_DIR", true},
 };
 
 typedef struct {
   const command *cmd;
-  const char *target;  /* SPEC or DIR */
+  const char *target;  /* SPEC or DIR: the first of targets */
+  const char **targets; /* argv strings */
+  size_t n_targets;
   const char *out;
   const char *coordinator, *coordinator_file;
   const char **sets;   /* argv strings, plus the --backend one */
@@ -278,14 +321,14 @@ static int parse_args(int argc, char **argv, cli *c) {
     } else if (options && a[0] == '-' && a[1]) {
       int rc = parse_option(argc, argv, &i, c);
       if (rc != 0) return rc;
-    } else if (c->target) {
+    } else if (c->target && !c->cmd->many) {
       return usage_error(c->cmd, "unexpected argument ", a);
     } else {
-      c->target = a;
+      c->targets[c->n_targets++] = a;
+      c->target = c->targets[0];
     }
   }
-  if (!c->help && !c->target)
-    return usage_error(c->cmd, "missing ", strcmp(c->cmd->name, "plot") ? "SPEC" : "DIR");
+  if (!c->help && !c->target) return usage_error(c->cmd, "missing ", c->cmd->target);
   /* --backend counts as the last --set, whatever its place. */
   if (c->backend_set) c->sets[c->n_sets++] = c->backend_set;
   return 0;
@@ -383,6 +426,14 @@ static int cmd_node(const cli *c) {
   return rc;
 }
 
+static int cmd_merge(const cli *c) {
+  exp_merge_options o;
+  exp_merge_options_default(&o);
+  o.out_dir = c->out;
+  o.quiet = c->quiet;
+  return exp_merge_dirs(c->targets, c->n_targets, &o);
+}
+
 static int dispatch(const cli *c) {
   if (c->help) {
     fputs(c->cmd->help, stdout);
@@ -391,6 +442,7 @@ static int dispatch(const cli *c) {
   if (strcmp(c->cmd->name, "run") == 0) return cmd_run(c);
   if (strcmp(c->cmd->name, "check") == 0) return cmd_check(c);
   if (strcmp(c->cmd->name, "node") == 0) return cmd_node(c);
+  if (strcmp(c->cmd->name, "merge") == 0) return cmd_merge(c);
   return exp_plot_dir(c->target, NULL, stderr);
 }
 
@@ -418,7 +470,10 @@ int main(int argc, char **argv) {
     return usage_error(NULL, name[0] == '-' ? "unknown option " : "unknown command ",
                        name);
   c.sets = calloc((size_t)argc + 1, sizeof *c.sets);
-  if (!c.sets) {
+  c.targets = calloc((size_t)argc + 1, sizeof *c.targets);
+  if (!c.sets || !c.targets) {
+    free(c.sets);
+    free(c.targets);
     fprintf(stderr, "pslab: out of memory\n");
     return EXP_EXIT_FAILED;
   }
@@ -427,5 +482,6 @@ int main(int argc, char **argv) {
   if (rc == 0) rc = dispatch(&c);
   free(c.backend_set);
   free(c.sets);
+  free(c.targets);
   return rc;
 }

@@ -39,7 +39,7 @@ static void remove_tree(const char *dir) {
   struct dirent *ent;
   while (d && (ent = readdir(d))) {
     if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, "..")) continue;
-    char path[1024];
+    char path[2048];
     snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
     struct stat st;
     if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
@@ -52,7 +52,7 @@ static void remove_tree(const char *dir) {
 }
 
 static char *slurp(const char *dir, const char *name) {
-  char path[1024];
+  char path[2048];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
@@ -67,7 +67,7 @@ static char *slurp(const char *dir, const char *name) {
 }
 
 static void write_text(const char *dir, const char *name, const char *text, const char *mode) {
-  char path[1024];
+  char path[2048];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   FILE *f = fopen(path, mode);
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
@@ -76,7 +76,7 @@ static void write_text(const char *dir, const char *name, const char *text, cons
 }
 
 static bool exists(const char *dir, const char *name) {
-  char path[1024];
+  char path[2048];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   return access(path, F_OK) == 0;
 }
@@ -87,7 +87,7 @@ static bool contains(const char *text, const char *needle) {
 
 /* DIR/runs.jsonl as a list (NULL when it cannot be read). */
 static cJSON *records_of(const char *dir) {
-  char path[1024];
+  char path[2048];
   snprintf(path, sizeof path, "%s/runs.jsonl", dir);
   exp_errors e;
   exp_errors_init(&e);
@@ -427,7 +427,7 @@ static void test_resume_drops_a_cut_short_line(void) {
   cJSON *recs = records_of(dir);
   CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(recs), 5);
   cJSON_ReplaceItemInObject(cJSON_GetArrayItem(recs, 0), "seed", cJSON_CreateNumber(4));
-  char path[1024];
+  char path[2048];
   snprintf(path, sizeof path, "%s/runs.jsonl", dir);
   FILE *f = fopen(path, "w");
   for (int i = 0; i < 3; i++) exp_jsonl_append(f, cJSON_GetArrayItem(recs, i));
@@ -437,7 +437,7 @@ static void test_resume_drops_a_cut_short_line(void) {
   write_text(dir, "runs.jsonl", fourth, "a");
   free(fourth);
   CU_ASSERT_EQUAL(run_into(spec, dir, (how){.resume = true}, &log), EXP_EXIT_OK);
-  char want[1100];
+  char want[4096];
   snprintf(want, sizeof want, "pslab: warning: %s:4: the last line is cut short", path);
   CU_ASSERT_TRUE(contains(log, want));
   assert_every_run_once(dir); /* strictly readable again */
@@ -460,7 +460,7 @@ static void test_resume_refuses_another_spec(void) {
   CU_ASSERT_EQUAL(run_into(spec, dir, (how){0}, NULL), EXP_EXIT_OK);
   char *jsonl = slurp(dir, "runs.jsonl"), *saved = slurp(dir, "spec.json");
   CU_ASSERT_EQUAL(run_into(other, dir, (how){.resume = true}, &log), EXP_EXIT_FAILED);
-  char want[1100];
+  char want[4096];
   snprintf(want, sizeof want, "pslab: %s/spec.json: the results there are of a different spec "
            "than fake.json", dir);
   CU_ASSERT_TRUE(contains(log, want));
@@ -488,7 +488,7 @@ static void test_resume_refuses_another_spec(void) {
 static void test_resume_from_nothing_and_of_a_shard(void) {
   exp_spec *spec = five_runs();
   char *top = make_temp_dir(), *log = NULL;
-  char dir[1100];
+  char dir[512];
   snprintf(dir, sizeof dir, "%s/not/yet", top);
   reset_stand_in(top);
   CU_ASSERT_EQUAL(run_into(spec, dir, (how){.resume = true}, &log), EXP_EXIT_OK);
@@ -507,6 +507,229 @@ static void test_resume_from_nothing_and_of_a_shard(void) {
   exp_spec_free(spec);
 }
 
+/* ------------------------------------------------------------- merge */
+
+typedef struct {
+  int rc;
+  char *log, *table;
+} merged;
+
+static merged merge_into(const char *out_dir, const char *const *dirs, size_t n) {
+  merged m = {0};
+  size_t log_len = 0, table_len = 0;
+  exp_merge_options o;
+  exp_merge_options_default(&o);
+  o.out_dir = out_dir;
+  o.gnuplot = "/nonexistent/gnuplot";
+  o.log = open_memstream(&m.log, &log_len);
+  o.out = open_memstream(&m.table, &table_len);
+  m.rc = exp_merge_dirs(dirs, n, &o);
+  fclose(o.log);
+  fclose(o.out);
+  return m;
+}
+
+static void merged_free(merged *m) {
+  free(m->log);
+  free(m->table);
+}
+
+/* DIR/<name> for a test's directories. */
+static const char *sub(const char *dir, const char *name) {
+  static char buf[4][512];
+  static int i;
+  i = (i + 1) % 4;
+  snprintf(buf[i], sizeof buf[i], "%s/%s", dir, name);
+  return buf[i];
+}
+
+static void drop_wall_s(cJSON *records) {
+  for (cJSON *r = records ? records->child : NULL; r; r = r->next)
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(r, "metrics"), "wall_s");
+}
+
+static void test_merge_joins_shards(void) {
+  exp_spec *spec = spec_of("[1, 2, 3, 4, 5]", 2, "fake");
+  char *dir = make_temp_dir();
+  reset_stand_in(dir);
+  CU_ASSERT_EQUAL(run_into(spec, sub(dir, "whole"), (how){0}, NULL), EXP_EXIT_OK);
+  for (uint32_t k = 1; k <= 3; k++) {
+    char name[16];
+    snprintf(name, sizeof name, "s%u", k);
+    CU_ASSERT_EQUAL(run_into(spec, sub(dir, name), (how){.shard = {k, 3}}, NULL), EXP_EXIT_OK);
+  }
+  char s1[512], s2[512], s3[512];
+  snprintf(s1, sizeof s1, "%s", sub(dir, "s1"));
+  snprintf(s2, sizeof s2, "%s", sub(dir, "s2"));
+  snprintf(s3, sizeof s3, "%s", sub(dir, "s3"));
+  const char *dirs[] = {s2, s3, s1};
+  merged m = merge_into(sub(dir, "all"), dirs, 3);
+  CU_ASSERT_EQUAL(m.rc, EXP_EXIT_OK);
+  CU_ASSERT_TRUE(contains(m.log, "pslab merge: 10 of the experiment's 10 runs from 3 directories; "
+                                 "results in "));
+  CU_ASSERT_TRUE(contains(m.table, "cluster.nodes"));
+  cJSON *all = records_of(sub(dir, "all")), *whole = records_of(sub(dir, "whole"));
+  drop_wall_s(all);
+  drop_wall_s(whole);
+  CU_ASSERT_TRUE(cJSON_Compare(all, whole, true)); /* in run order */
+  char *a = slurp(sub(dir, "all"), "spec.json"), *w = slurp(sub(dir, "whole"), "spec.json");
+  CU_ASSERT_STRING_EQUAL(a, w);
+  free(a);
+  free(w);
+  char *csv = slurp(sub(dir, "all"), "summary.csv");
+  size_t lines = 0;
+  for (char *p = csv; p && *p; p++) lines += *p == '\n';
+  CU_ASSERT_EQUAL(lines, 11);
+  free(csv);
+  cJSON_Delete(all);
+  cJSON_Delete(whole);
+  merged_free(&m);
+  remove(counter_path);
+  remove_tree(dir);
+  free(dir);
+  exp_spec_free(spec);
+}
+
+static void test_merge_refuses_different_specs(void) {
+  exp_spec *spec = five_runs(), *other = spec_of("[1, 2, 3, 4, 5]", 1, "other");
+  char *dir = make_temp_dir();
+  reset_stand_in(dir);
+  CU_ASSERT_EQUAL(run_into(spec, sub(dir, "a"), (how){.shard = {1, 3}}, NULL), EXP_EXIT_OK);
+  CU_ASSERT_EQUAL(run_into(spec, sub(dir, "b"), (how){.shard = {2, 3}}, NULL), EXP_EXIT_OK);
+  CU_ASSERT_EQUAL(run_into(other, sub(dir, "c"), (how){.shard = {3, 3}}, NULL), EXP_EXIT_OK);
+  char a[512], b[512], c[512], want[4096];
+  snprintf(a, sizeof a, "%s", sub(dir, "a"));
+  snprintf(b, sizeof b, "%s", sub(dir, "b"));
+  snprintf(c, sizeof c, "%s", sub(dir, "c"));
+  const char *dirs[] = {a, b, c};
+  merged m = merge_into(sub(dir, "all"), dirs, 3);
+  CU_ASSERT_EQUAL(m.rc, EXP_EXIT_FAILED);
+  snprintf(want, sizeof want, "pslab merge: %s/spec.json is not the spec of %s/spec.json", c, a);
+  CU_ASSERT_TRUE(contains(m.log, want));
+  CU_ASSERT_TRUE(contains(m.log, "nothing was written"));
+  CU_ASSERT_FALSE(exists(dir, "all"));
+  merged_free(&m);
+  /* Not a results directory at all. */
+  const char *nowhere[] = {a, sub(dir, "nowhere")};
+  m = merge_into(sub(dir, "all"), nowhere, 2);
+  CU_ASSERT_EQUAL(m.rc, EXP_EXIT_FAILED);
+  CU_ASSERT_TRUE(contains(m.log, "nowhere/spec.json: cannot read"));
+  CU_ASSERT_FALSE(exists(dir, "all"));
+  merged_free(&m);
+  remove(counter_path);
+  remove_tree(dir);
+  free(dir);
+  exp_spec_free(spec);
+  exp_spec_free(other);
+}
+
+/* What there is is written; the missing runs are listed, ranges joined. */
+static void test_merge_names_missing_runs(void) {
+  exp_spec *spec = spec_of("[1, 2, 3, 4, 5, 6, 7]", 1, "fake");
+  char *dir = make_temp_dir();
+  reset_stand_in(dir);
+  char s1[512], s2[512];
+  snprintf(s1, sizeof s1, "%s", sub(dir, "s1"));
+  snprintf(s2, sizeof s2, "%s", sub(dir, "s2"));
+  CU_ASSERT_EQUAL(run_into(spec, s1, (how){.shard = {1, 3}}, NULL), EXP_EXIT_OK); /* 1, 4, 7 */
+  CU_ASSERT_EQUAL(run_into(spec, s2, (how){.shard = {2, 3}}, NULL), EXP_EXIT_OK); /* 2, 5 */
+  const char *one[] = {s1};
+  merged m = merge_into(sub(dir, "all"), one, 1);
+  CU_ASSERT_EQUAL(m.rc, EXP_EXIT_FAILED);
+  CU_ASSERT_TRUE(contains(m.log, "pslab merge: warning: runs 2-3, 5-6 of the experiment's 7 "
+                                 "are in none of the directories"));
+  CU_ASSERT_TRUE(contains(m.log, "pslab merge: 3 of the experiment's 7 runs from 1 directory"));
+  cJSON *all = records_of(sub(dir, "all"));
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(all), 3);
+  cJSON_Delete(all);
+  merged_free(&m);
+  /* A shard killed mid-write: its cut-short line is dropped with a warning,
+   * and its run is missing. */
+  write_text(s2, "runs.jsonl", "{\"experiment\":\"fake\",\"run\":8", "a");
+  const char *both[] = {s1, s2};
+  m = merge_into(sub(dir, "all"), both, 2);
+  CU_ASSERT_EQUAL(m.rc, EXP_EXIT_FAILED);
+  CU_ASSERT_TRUE(contains(m.log, "s2/runs.jsonl:3: the last line is cut short"));
+  CU_ASSERT_TRUE(contains(m.log, "warning: runs 3, 6 of the experiment's 7"));
+  merged_free(&m);
+  remove(counter_path);
+  remove_tree(dir);
+  free(dir);
+  exp_spec_free(spec);
+}
+
+static void test_merge_refuses_an_input_as_output(void) {
+  exp_spec *spec = five_runs();
+  char *dir = make_temp_dir();
+  reset_stand_in(dir);
+  char s1[512], s2[512];
+  snprintf(s1, sizeof s1, "%s", sub(dir, "s1"));
+  snprintf(s2, sizeof s2, "%s", sub(dir, "s2"));
+  CU_ASSERT_EQUAL(run_into(spec, s1, (how){.shard = {1, 2}}, NULL), EXP_EXIT_OK);
+  CU_ASSERT_EQUAL(run_into(spec, s2, (how){.shard = {2, 2}}, NULL), EXP_EXIT_OK);
+  char *before = slurp(s2, "runs.jsonl");
+  const char *dirs[] = {s1, s2};
+  char out[600];
+  snprintf(out, sizeof out, "%s/../s2/.", s1); /* s2, spelt otherwise */
+  merged m = merge_into(out, dirs, 2);
+  CU_ASSERT_EQUAL(m.rc, EXP_EXIT_FAILED);
+  char want[4096];
+  snprintf(want, sizeof want, "pslab merge: the output directory %s is one of the directories "
+           "to merge (%s)", out, s2);
+  CU_ASSERT_TRUE(contains(m.log, want));
+  char *after = slurp(s2, "runs.jsonl");
+  CU_ASSERT_STRING_EQUAL(before, after);
+  free(before);
+  free(after);
+  merged_free(&m);
+  remove(counter_path);
+  remove_tree(dir);
+  free(dir);
+  exp_spec_free(spec);
+}
+
+/* A run in two directories: the successful record over a failed one, the
+ * first directory's of two successful ones, with a warning naming both. */
+static void test_merge_chooses_one_record_per_run(void) {
+  exp_spec *spec = five_runs();
+  char *dir = make_temp_dir();
+  reset_stand_in(dir);
+  char a[512], b[512];
+  snprintf(a, sizeof a, "%s", sub(dir, "a"));
+  snprintf(b, sizeof b, "%s", sub(dir, "b"));
+  fail_nodes = 2;
+  CU_ASSERT_EQUAL(run_into(spec, a, (how){0}, NULL), EXP_EXIT_FAILED);
+  fail_nodes = 0;
+  CU_ASSERT_EQUAL(run_into(spec, b, (how){0}, NULL), EXP_EXIT_OK);
+  const char *dirs[] = {a, b};
+  merged m = merge_into(sub(dir, "all"), dirs, 2);
+  CU_ASSERT_EQUAL(m.rc, EXP_EXIT_OK);
+  char want[4096];
+  snprintf(want, sizeof want, "pslab merge: warning: run 1 succeeded in both %s and %s; "
+           "keeping the record of %s", a, b, a);
+  CU_ASSERT_TRUE(contains(m.log, want));
+  CU_ASSERT_FALSE(contains(m.log, "run 2 succeeded"));
+  cJSON *all = records_of(sub(dir, "all")), *ra = records_of(a), *rb = records_of(b);
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(all), 5);
+  CU_ASSERT_TRUE(cJSON_Compare(cJSON_GetArrayItem(all, 0), cJSON_GetArrayItem(ra, 0), true));
+  CU_ASSERT_TRUE(cJSON_Compare(cJSON_GetArrayItem(all, 1), cJSON_GetArrayItem(rb, 1), true));
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(cJSON_GetArrayItem(all, 1), "error"));
+  cJSON_Delete(all);
+  cJSON_Delete(ra);
+  cJSON_Delete(rb);
+  merged_free(&m);
+  /* Only the failed record: it is merged, and the merge says so. */
+  const char *only[] = {a};
+  m = merge_into(sub(dir, "all"), only, 1);
+  CU_ASSERT_EQUAL(m.rc, EXP_EXIT_FAILED);
+  CU_ASSERT_TRUE(contains(m.log, "pslab merge: 1 of the runs merged failed"));
+  merged_free(&m);
+  remove(counter_path);
+  remove_tree(dir);
+  free(dir);
+  exp_spec_free(spec);
+}
+
 PSLAB_SUITE("shards",
             {"--shard K/N parsed, bad ones refused", test_shard_parse},
             {"shards split every run once", test_shards_split_every_run_once},
@@ -515,4 +738,9 @@ PSLAB_SUITE("shards",
             {"resume reruns failed runs", test_resume_reruns_failed_runs},
             {"resume drops a line cut short", test_resume_drops_a_cut_short_line},
             {"resume refuses another spec's directory", test_resume_refuses_another_spec},
-            {"resume from nothing, and of a shard", test_resume_from_nothing_and_of_a_shard})
+            {"resume from nothing, and of a shard", test_resume_from_nothing_and_of_a_shard},
+            {"merge joins shards into the whole", test_merge_joins_shards},
+            {"merge refuses different specs", test_merge_refuses_different_specs},
+            {"merge names the missing runs", test_merge_names_missing_runs},
+            {"merge refuses an input as output", test_merge_refuses_an_input_as_output},
+            {"merge keeps one record per run", test_merge_chooses_one_record_per_run})
