@@ -7,7 +7,10 @@
  * once, one line each: `<file>: <json.path>: expected <what>, found <what>`),
  * expands its sweep into runs, runs each in a child process through sim_run
  * (SimGrid holds one simulation per process) or the real backend (real/),
- * and writes runs.jsonl, summary.csv, a table and gnuplot plots.
+ * and writes runs.jsonl, summary.csv, a table and gnuplot plots. A sweep
+ * larger than one machine runs in shards (exp_shard) whose directories
+ * exp_merge_dirs joins; an interrupted one resumes from its runs.jsonl
+ * (exp_runner_options.resume).
  *
  * Ownership: every pointer a function returns is the caller's unless its
  * comment says "borrowed"; structs filled by *_parse / *_expand are released

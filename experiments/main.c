@@ -1,10 +1,11 @@
 /*
- * The `pslab` command: run, check and plot experiments.
+ * The `pslab` command: run, check, plot and merge experiments.
  *
- *   pslab run SPEC [--out DIR] [--set PATH=VALUE]... [--backend sim|real] [--quiet]
- *   pslab check SPEC [--set PATH=VALUE]... [--backend sim|real]
+ *   pslab run SPEC [--out DIR] [--set PATH=VALUE]... [--backend sim|real]
+ *             [--shard K/N] [--resume] [--quiet]
+ *   pslab check SPEC [--set PATH=VALUE]... [--backend sim|real] [--shard K/N]
  *   pslab node SPEC [--out DIR] [--set PATH=VALUE]... [--coordinator HOST:PORT]
- *              [--coordinator-file PATH] [--quiet]
+ *              [--coordinator-file PATH] [--shard K/N] [--resume] [--quiet]
  *   pslab plot DIR
  *   pslab merge [--out DIR] [--quiet] SHARD_DIR...
  *

@@ -15,6 +15,11 @@
  * when not empty, so a failure can be read afterwards and the progress line
  * stays clean.
  *
+ * Which runs run: those of the shard asked for (every run by default) and,
+ * when resuming, not those whose successful record the directory already
+ * holds (resultsdir.c reads it back). The end of the experiment (summary.csv,
+ * the table, the plots) is exp_results_finish, shared with `pslab merge`.
+ *
  * Child to parent, one line each:
  *   P <simulated seconds> <fraction done>     progress (real: wall seconds)
  *   M <metrics as one-line JSON>              the result
