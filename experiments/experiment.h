@@ -7,7 +7,10 @@
  * once, one line each: `<file>: <json.path>: expected <what>, found <what>`),
  * expands its sweep into runs, runs each in a child process through its
  * backend's entry (SimGrid holds one simulation per process; real/ forks),
- * and writes runs.jsonl, summary.csv, a table and gnuplot plots.
+ * and writes runs.jsonl, summary.csv, a table and gnuplot plots. A sweep
+ * larger than one machine runs in shards (exp_shard) whose directories
+ * exp_merge_dirs joins; an interrupted one resumes from its runs.jsonl
+ * (exp_runner_options.resume).
  *
  * Ownership: every pointer a function returns is the caller's unless its
  * comment says "borrowed"; structs filled by *_parse / *_expand are released
@@ -135,6 +138,22 @@ bool exp_sweep_expand(const struct cJSON *spec, exp_run_list *out,
 void exp_run_list_free(exp_run_list *l);
 /* The seed of a run: the same for every sweep point of one repeat. */
 uint64_t exp_run_seed(uint64_t spec_seed, uint32_t repeat);
+/* A shard of an experiment, for spreading its runs over machines: shard K of
+ * N (index K, count N) holds the runs r with (r - 1) % N == K - 1, with the
+ * run numbers, seeds and configs they have in the whole experiment. Count 0
+ * (and index 0): the whole experiment. */
+typedef struct {
+  uint32_t index, count;
+} exp_shard;
+
+/* Parses "K/N" (1 <= K <= N, digits only). 0, or -1 with a message that
+ * quotes text ("expected K/N with 1 <= K <= N ..., found \"4/3\""). */
+int exp_shard_parse(const char *text, exp_shard *out, char *err, size_t errlen);
+/* Whether run number `run` (from 1) is in shard s; every run is when s is
+ * NULL or the whole experiment. */
+bool exp_shard_has(const exp_shard *s, uint32_t run);
+/* How many of runs are in shard s. */
+size_t exp_shard_size(const exp_shard *s, const exp_run_list *runs);
 /* "cluster.nodes=8, policy={type=static}" for a run's sweep object; "" when
  * nothing is swept. Caller frees. */
 char *exp_sweep_label(const struct cJSON *sweep);
@@ -199,6 +218,17 @@ int exp_jsonl_append(FILE *f, const struct cJSON *record);
 /* Reads runs.jsonl into a list of records; NULL with messages in errs
  * ("<path>:<line>: ..."). */
 struct cJSON *exp_jsonl_load(const char *path, exp_errors *errs);
+/* The same for the runs.jsonl of an experiment that may have been killed:
+ * a last line that ends without '\n' and is not a whole record (a write cut
+ * short) is left out with a message in warnings instead of being an error.
+ * Every other bad line is still an error. */
+struct cJSON *exp_jsonl_load_interrupted(const char *path, exp_errors *warnings,
+                                         exp_errors *errs);
+/* Writes records as runs.jsonl at path, the lines exp_jsonl_append writes,
+ * through a temporary file renamed over it (never seen half-written). 0, or
+ * -1 with a message. */
+int exp_jsonl_write(const char *path, const struct cJSON *records, char *err,
+                    size_t errlen);
 /* summary.csv: header run, repeat, seed, the sweep paths, the summary
  * metrics, other scalar metrics, error; one row per record. */
 void exp_summary_csv(FILE *f, const struct cJSON *records);
@@ -228,11 +258,16 @@ void exp_spec_free(exp_spec *s);
 
 /* Borrowed views of a valid spec. */
 const char *exp_spec_name(const exp_spec *s);
+const char *exp_spec_file(const exp_spec *s);
 const char *exp_spec_dir(const exp_spec *s);
 /* The spec after overrides (what DIR/spec.json holds). */
 const struct cJSON *exp_spec_json(const exp_spec *s);
 const exp_run_list *exp_spec_runs(const exp_spec *s);
 const exp_plot_list *exp_spec_plots(const exp_spec *s);
+/* What is suspect but not wrong, one line each (no "<file>: " prefix): a
+ * --set on a path the sweep replaces in every run ("--set policy.lookahead=5
+ * has no effect: sweep[\"policy\"] replaces policy in every run"). */
+const exp_errors *exp_spec_warnings(const exp_spec *s);
 
 /* ----------------------------------------------------------- backends */
 
@@ -293,14 +328,48 @@ typedef struct {
    * process is one node of each run; only rank 0 writes results, the other
    * ranks run silently and report failures on the log. */
   const exp_node_role *node;
+  /* Which runs: {0, 0} every run; else only the shard's, numbered, seeded
+   * and recorded as in the whole experiment (every rank of `pslab node`
+   * must be given the same). */
+  exp_shard shard;
+  /* Keep what the output directory holds: the runs whose successful record
+   * of this spec (same run number, config and seed) is in DIR/runs.jsonl
+   * are skipped, the others run and are appended. Refused (EXP_EXIT_FAILED,
+   * nothing changed) when DIR/spec.json is another spec. Under `pslab node`
+   * every rank must be given it and see DIR (each reads which runs to skip;
+   * rank 0 alone writes). */
+  bool resume;
 } exp_runner_options;
 
 void exp_runner_options_default(exp_runner_options *o);
-/* Runs every run of spec, each in a forked child through its backend's
- * entry (with o->node, as this process's node of it), writing the results
- * in the output directory (created with its parents). A failing run does
- * not stop the others. Returns EXP_EXIT_OK, EXP_EXIT_FAILED (a run failed, or
- * the results could not be written) or EXP_EXIT_PLOTS. */
+/* Runs every run of spec (of o->shard), each in a forked child through its
+ * backend's entry (with o->node, as this process's node of it), writing the
+ * results in the output directory (created with its parents). A failing run
+ * does not stop the others. Returns EXP_EXIT_OK, EXP_EXIT_FAILED (a run
+ * failed, or the results could not be written) or EXP_EXIT_PLOTS. */
 int exp_run_experiment(const exp_spec *spec, const exp_runner_options *o);
+
+/* -------------------------------------------------------------- merge */
+
+typedef struct {
+  const char *out_dir;  /* NULL: results/<name> */
+  bool quiet;           /* no closing line (problems are still reported) */
+  const char *gnuplot;  /* NULL: "gnuplot" */
+  FILE *out;            /* the table; NULL: stdout */
+  FILE *log;            /* warnings and errors; NULL: stderr */
+} exp_merge_options;
+
+void exp_merge_options_default(exp_merge_options *o);
+/* `pslab merge`: joins result directories of one spec (the shards of an
+ * experiment) into the output directory, as exp_run_experiment would have
+ * written it: spec.json, runs.jsonl sorted by run number, summary.csv, the
+ * table on o->out, the plots. One record per run: a successful one over a
+ * failed one, the first directory's of two successful ones (with a
+ * warning). Returns EXP_EXIT_FAILED having written nothing when the
+ * directories' spec.json differ (the message names the first that differs),
+ * one cannot be read, or the output directory is one of dirs; having written
+ * what there is when runs are in no directory (a warning lists them: "runs
+ * 5-7, 12") or failed; else EXP_EXIT_OK or EXP_EXIT_PLOTS. */
+int exp_merge_dirs(const char *const *dirs, size_t n_dirs, const exp_merge_options *o);
 
 #endif

@@ -144,6 +144,41 @@ void exp_plot_data_collect(exp_plot_data *d, const exp_plot *p,
                            const cJSON *records);
 void exp_plot_data_free(exp_plot_data *d);
 
+/* -------------------------------------------------- results directory */
+
+/* Whether a run record is of a run that succeeded (metrics, no error). */
+bool exp_record_ok(const cJSON *rec);
+/* The run of runs a record is of: same run number, config and seed; NULL
+ * when it is of none (another spec, or not a record). Borrowed from runs. */
+const exp_run *exp_record_run(const cJSON *rec, const exp_run_list *runs);
+/* Adds rec (taken) to records, kept sorted by run number (after records of
+ * the same number). */
+void exp_records_insert(cJSON *records, cJSON *rec);
+/* The end of an experiment, for `pslab run` and `pslab merge` alike: writes
+ * DIR/summary.csv from records, prints the table on out, draws the plots.
+ * Problems go to log. Returns EXP_EXIT_OK, EXP_EXIT_FAILED (summary.csv not
+ * written) or EXP_EXIT_PLOTS. */
+int exp_results_finish(const char *dir, const char *experiment,
+                       const exp_plot_list *plots, const cJSON *records,
+                       const char *gnuplot, FILE *out, FILE *log);
+
+/* What a results directory holds for a spec being resumed. */
+typedef struct {
+  cJSON *records; /* its successful records of the spec's runs, one per run,
+                     sorted by run number */
+  bool *done;     /* done[r - 1]: run r has one of them */
+  size_t kept;    /* how many */
+} exp_resumed;
+
+/* Reads DIR/spec.json and DIR/runs.jsonl to resume spec there; changes
+ * nothing on disk. 0 with out filled (empty when DIR has no runs.jsonl), or
+ * -1 with a message in errs: DIR/spec.json holds another spec (the message
+ * names it), or runs.jsonl cannot be read. A last line cut short goes to
+ * warnings. Release out with exp_resumed_free. */
+int exp_resume_read(const char *dir, const exp_spec *spec, exp_resumed *out,
+                    exp_errors *warnings, exp_errors *errs);
+void exp_resumed_free(exp_resumed *r);
+
 /* ------------------------------------------------------------ files */
 
 /* The whole file, NUL-terminated; NULL with "<path>: <reason>" in err. */

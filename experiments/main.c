@@ -1,11 +1,13 @@
 /*
- * The `pslab` command: run, check and plot experiments.
+ * The `pslab` command: run, check, plot and merge experiments.
  *
- *   pslab run SPEC [--out DIR] [--set PATH=VALUE]... [--backend sim|real] [--quiet]
- *   pslab check SPEC [--set PATH=VALUE]... [--backend sim|real]
+ *   pslab run SPEC [--out DIR] [--set PATH=VALUE]... [--backend sim|real]
+ *             [--shard K/N] [--resume] [--quiet]
+ *   pslab check SPEC [--set PATH=VALUE]... [--backend sim|real] [--shard K/N]
  *   pslab node SPEC [--out DIR] [--set PATH=VALUE]... [--coordinator HOST:PORT]
- *              [--coordinator-file PATH] [--quiet]
+ *              [--coordinator-file PATH] [--shard K/N] [--resume] [--quiet]
  *   pslab plot DIR
+ *   pslab merge [--out DIR] [--quiet] SHARD_DIR...
  *   pslab metrics [--markdown]
  *
  * This file only reads the command line and calls the door of experiments/;
@@ -29,6 +31,7 @@ static const char main_help[] =
     "  check SPEC   validate a spec and count its runs; runs nothing\n"
     "  node SPEC    be one node of a real cluster (under mpirun or srun)\n"
     "  plot DIR     redraw the plots of a results directory\n"
+    "  merge DIR... join the results directories of an experiment's shards\n"
     "  metrics      every metric a run reports: unit, meaning, how repeats combine\n"
     "  help [CMD]   this help, or the help of a command\n"
     "\n"
@@ -41,7 +44,7 @@ static const char main_help[] =
 
 static const char run_help[] =
     "usage: pslab run SPEC [--out DIR] [--set PATH=VALUE]... [--backend sim|real]\n"
-    "                      [--quiet]\n"
+    "                      [--shard K/N] [--resume] [--quiet]\n"
     "\n"
     "Validates SPEC whole (nothing runs until every problem is fixed), then runs\n"
     "each of its runs (the cartesian product of its sweep lists, times its\n"
@@ -68,6 +71,18 @@ static const char run_help[] =
     "      --backend B       sim (SimGrid, the default) or real (one process per\n"
     "                        node on this machine, over loopback TCP; times are\n"
     "                        wall-clock); the same as --set backend=B\n"
+    "      --shard K/N       run only shard K of N: the runs r with\n"
+    "                        (r - 1) % N == K - 1, numbered, seeded and recorded\n"
+    "                        as in the whole experiment, so that N machines (or\n"
+    "                        the tasks of a Slurm job array) share a sweep;\n"
+    "                        `pslab merge` then joins their directories\n"
+    "      --resume          keep what DIR holds: skip the runs whose successful\n"
+    "                        record of this spec (same run number, config and\n"
+    "                        seed) is in DIR/runs.jsonl, run the others and\n"
+    "                        append them (failed records are replaced by their\n"
+    "                        rerun, a last line cut short by a kill is dropped).\n"
+    "                        Refused when DIR/spec.json is another spec. Without\n"
+    "                        it, DIR's runs.jsonl is started afresh\n"
     "  -q, --quiet           no progress lines (failed runs are still reported)\n"
     "  -h, --help            this help\n"
     "\n"
@@ -78,7 +93,7 @@ static const char run_help[] =
     "Spec reference: README.md, \"Spec reference\" (experiments/SPEC.md).\n";
 
 static const char check_help[] =
-    "usage: pslab check SPEC [--set PATH=VALUE]... [--backend sim|real]\n"
+    "usage: pslab check SPEC [--set PATH=VALUE]... [--backend sim|real] [--shard K/N]\n"
     "\n"
     "Validates SPEC as `pslab run` would, after the overrides, and prints\n"
     "\"SPEC: valid, N runs\", or every problem, one per line:\n"
@@ -88,6 +103,7 @@ static const char check_help[] =
     "Options:\n"
     "  -s, --set PATH=VALUE  as for `pslab run` (see `pslab run --help`)\n"
     "      --backend B       sim or real; the same as --set backend=B\n"
+    "      --shard K/N       also say how many runs shard K of N holds\n"
     "  -h, --help            this help\n"
     "\n"
     "Exit status: 0 valid; 1 invalid; 2 bad command line.\n"
@@ -96,7 +112,8 @@ static const char check_help[] =
 
 static const char node_help[] =
     "usage: pslab node SPEC [--out DIR] [--set PATH=VALUE]... [--coordinator HOST:PORT]\n"
-    "                       [--coordinator-file PATH] [--quiet]\n"
+    "                       [--coordinator-file PATH] [--shard K/N] [--resume]\n"
+    "                       [--quiet]\n"
     "\n"
     "Runs this process as one node of every run of SPEC on the real backend, as\n"
     "a launcher starts one process per node on a cluster:\n"
@@ -117,6 +134,12 @@ static const char node_help[] =
     "      --coordinator-file F   instead, rank 0 listens on a free port and writes\n"
     "                             its address to F (a fresh path on a file system\n"
     "                             every node sees); the others read it there\n"
+    "      --shard K/N            run only shard K of N (as `pslab run`); give every\n"
+    "                             rank the same\n"
+    "      --resume               skip the runs already in DIR/runs.jsonl (as\n"
+    "                             `pslab run`); give every rank the same --out on\n"
+    "                             a file system every node sees: each reads which\n"
+    "                             runs to skip, rank 0 writes\n"
     "  -q, --quiet                no progress lines\n"
     "  -h, --help                 this help\n"
     "\n"
@@ -141,6 +164,41 @@ static const char plot_help[] =
     "\n"
     "Plot reference: README.md, \"Spec reference\" (experiments/SPEC.md).\n";
 
+static const char merge_help[] =
+    "usage: pslab merge [--out DIR] [--quiet] SHARD_DIR...\n"
+    "\n"
+    "Joins results directories of one experiment, such as the shards that\n"
+    "`pslab run SPEC --shard K/N` wrote on several machines, into one, as if\n"
+    "the experiment had run in one go:\n"
+    "  spec.json         the spec, which must be the same in every SHARD_DIR\n"
+    "  runs.jsonl        the SHARD_DIRs' records, sorted by run number\n"
+    "  summary.csv       and NAME.gp, NAME.svg, and the table on stdout, as\n"
+    "                    `pslab run` makes them\n"
+    "A run found in several directories keeps its successful record over a\n"
+    "failed one, and of two successful ones the first directory's (with a\n"
+    "warning). Runs in no directory are listed. Run logs stay in each\n"
+    "SHARD_DIR/logs/.\n"
+    "\n"
+    "For example, each task of a Slurm job array (#SBATCH --array=1-8) runs\n"
+    "  pslab run SPEC --shard $SLURM_ARRAY_TASK_ID/8 \\\n"
+    "      --out results/x/shard-$SLURM_ARRAY_TASK_ID\n"
+    "and once they are done\n"
+    "  pslab merge --out results/x results/x/shard-*\n"
+    "\n"
+    "Options:\n"
+    "  -o, --out DIR   the merged directory, created with its parents (default:\n"
+    "                  results/<name>/, <name> from the spec); not a SHARD_DIR\n"
+    "  -q, --quiet     no closing line (problems are still reported)\n"
+    "  -h, --help      this help\n"
+    "\n"
+    "Exit status: 0 every run of the experiment is there, succeeded, and every\n"
+    "plot was drawn; 1 the spec.json differ, a directory cannot be read or DIR\n"
+    "is one of them (nothing is written then), or some runs are in no\n"
+    "directory or failed (what there is is written); 2 bad command line; 3 a\n"
+    "plot was not drawn.\n"
+    "\n"
+    "Reference: README.md, \"Spec reference\" (experiments/SPEC.md, Results).\n";
+
 static const char metrics_help[] =
     "usage: pslab metrics [--markdown]\n"
     "\n"
@@ -161,8 +219,10 @@ typedef struct {
   const char *name;
   const char *help;
   const char *usage;   /* first line of help, for errors */
-  const char *options; /* letters of the options it takes: o s b q c f m */
-  const char *target;  /* what its one argument is ("SPEC", "DIR"), or NULL */
+  const char *options; /* letters of the options it takes: o s b q c f k r m */
+  const char *target;  /* what it names on the command line (SPEC, DIR...), or
+                          NULL: nothing */
+  bool many;           /* several of them */
   int (*fn)(const cli *c);
 } command;
 
@@ -171,28 +231,36 @@ static int cmd_check(const cli *c);
 static int cmd_node(const cli *c);
 static int cmd_plot(const cli *c);
 static int cmd_metrics(const cli *c);
+static int cmd_merge(const cli *c);
 
 static const command commands[] = {
     {"run", run_help, "pslab run SPEC [--out DIR] [--set PATH=VALUE]... "
-                      "[--backend sim|real] [--quiet]", "osbq", "SPEC", cmd_run},
+                      "[--backend sim|real] [--shard K/N] [--resume] [--quiet]",
+     "osbqkr", "SPEC", false, cmd_run},
     {"check", check_help, "pslab check SPEC [--set PATH=VALUE]... "
-                          "[--backend sim|real]", "sb", "SPEC", cmd_check},
+                          "[--backend sim|real] [--shard K/N]", "sbk", "SPEC", false, cmd_check},
     {"node", node_help, "pslab node SPEC [--out DIR] [--set PATH=VALUE]... "
-                        "[--coordinator HOST:PORT] [--coordinator-file PATH] [--quiet]",
-     "osqcf", "SPEC", cmd_node},
-    {"plot", plot_help, "pslab plot DIR", "", "DIR", cmd_plot},
-    {"metrics", metrics_help, "pslab metrics [--markdown]", "m", NULL, cmd_metrics},
+                        "[--coordinator HOST:PORT] [--coordinator-file PATH] "
+                        "[--shard K/N] [--resume] [--quiet]",
+     "osqcfkr", "SPEC", false, cmd_node},
+    {"plot", plot_help, "pslab plot DIR", "", "DIR", false, cmd_plot},
+    {"merge", merge_help, "pslab merge [--out DIR] [--quiet] SHARD_DIR...", "oq",
+     "SHARD_DIR", true, cmd_merge},
+    {"metrics", metrics_help, "pslab metrics [--markdown]", "m", NULL, false, cmd_metrics},
 };
 
 struct cli {
   const command *cmd;
-  const char *target;  /* SPEC or DIR */
+  const char *target;  /* SPEC or DIR: the first of targets */
+  const char **targets; /* argv strings */
+  size_t n_targets;
   const char *out;
   const char *coordinator, *coordinator_file;
   const char **sets;   /* argv strings, plus the --backend one */
   size_t n_sets;
   char *backend_set;   /* "backend=<B>", owned */
-  bool quiet, help, markdown;
+  exp_shard shard;     /* {0, 0}: every run */
+  bool quiet, resume, help, markdown;
 };
 
 /* ---------------------------------------------------- command line */
@@ -240,6 +308,10 @@ static int parse_option(int argc, char **argv, int *i, cli *c) {
     c->quiet = true;
     return 0;
   }
+  if (strchr(takes, 'r') && strcmp(a, "--resume") == 0) {
+    c->resume = true;
+    return 0;
+  }
   if (strchr(takes, 'm') && strcmp(a, "--markdown") == 0) {
     c->markdown = true;
     return 0;
@@ -255,7 +327,12 @@ static int parse_option(int argc, char **argv, int *i, cli *c) {
   else if (m == 0 && strchr(takes, 'f') &&
            (m = option_value(argc, argv, i, "--coordinator-file", NULL, &v)) > 0)
     c->coordinator_file = v;
-  else if (m == 0 && strchr(takes, 'b') &&
+  else if (m == 0 && strchr(takes, 'k') &&
+           (m = option_value(argc, argv, i, "--shard", NULL, &v)) > 0) {
+    char err[256];
+    if (exp_shard_parse(v, &c->shard, err, sizeof err) != 0)
+      return usage_error(c->cmd, "--shard: ", err);
+  } else if (m == 0 && strchr(takes, 'b') &&
            (m = option_value(argc, argv, i, "--backend", NULL, &v)) > 0) {
     size_t n;
     const exp_backend *table = exp_backends(&n);
@@ -285,10 +362,11 @@ static int parse_args(int argc, char **argv, cli *c) {
     } else if (options && a[0] == '-' && a[1]) {
       int rc = parse_option(argc, argv, &i, c);
       if (rc != 0) return rc;
-    } else if (c->target || !c->cmd->target) {
+    } else if (!c->cmd->target || (c->target && !c->cmd->many)) {
       return usage_error(c->cmd, "unexpected argument ", a);
     } else {
-      c->target = a;
+      c->targets[c->n_targets++] = a;
+      c->target = c->targets[0];
     }
   }
   if (!c->help && c->cmd->target && !c->target)
@@ -308,6 +386,9 @@ static exp_spec *load(const cli *c, bool silent) {
   if (!s && !silent)
     fprintf(stderr, "pslab: %s is not valid (%zu problem%s); nothing was run\n",
             c->target, e.count, e.count == 1 ? "" : "s");
+  const exp_errors *w = s ? exp_spec_warnings(s) : NULL;
+  for (size_t i = 0; w && !silent && i < w->count; i++)
+    fprintf(stderr, "pslab: warning: %s\n", w->lines[i]);
   exp_errors_free(&e);
   return s;
 }
@@ -321,6 +402,9 @@ static int cmd_check(const cli *c) {
     printf(" (%zu sweep point%s x %zu repeat%s)", runs->points,
            runs->points == 1 ? "" : "s", runs->count / runs->points,
            runs->count / runs->points == 1 ? "" : "s");
+  if (c->shard.count)
+    printf("; shard %u/%u holds %zu of them", c->shard.index, c->shard.count,
+           exp_shard_size(&c->shard, runs));
   printf("\n");
   exp_spec_free(s);
   return EXP_EXIT_OK;
@@ -333,16 +417,21 @@ static int cmd_run(const cli *c) {
   exp_runner_options_default(&o);
   o.out_dir = c->out;
   o.quiet = c->quiet;
+  o.shard = c->shard;
+  o.resume = c->resume;
   int rc = exp_run_experiment(s, &o);
   exp_spec_free(s);
   return rc;
 }
 
-/* Every run must have as many nodes as the launcher started processes. */
-static bool sizes_match(const exp_spec *s, uint32_t size, bool report) {
+/* Every run to run must have as many nodes as the launcher started
+ * processes. */
+static bool sizes_match(const exp_spec *s, const exp_shard *shard, uint32_t size,
+                        bool report) {
   const exp_run_list *runs = exp_spec_runs(s);
   bool ok = true;
   for (size_t i = 0; i < runs->count; i++) {
+    if (!exp_shard_has(shard, runs->runs[i].run)) continue;
     const cJSON *n = exp_path_get(runs->runs[i].config, "cluster.nodes");
     double nodes = cJSON_IsNumber(n) ? n->valuedouble : 0;
     if (nodes == size) continue;
@@ -364,17 +453,27 @@ static int cmd_node(const cli *c) {
   exp_spec *s = load(c, rank != 0); /* one report of a bad spec, not one per rank */
   if (!s) return EXP_EXIT_FAILED;
   int rc = EXP_EXIT_FAILED;
-  if (sizes_match(s, size, rank == 0)) {
+  if (sizes_match(s, &c->shard, size, rank == 0)) {
     exp_node_role role = {rank, size, c->coordinator, c->coordinator_file};
     exp_runner_options o;
     exp_runner_options_default(&o);
     o.out_dir = c->out;
     o.quiet = c->quiet || rank != 0;
     o.node = &role;
+    o.shard = c->shard;
+    o.resume = c->resume;
     rc = exp_run_experiment(s, &o);
   }
   exp_spec_free(s);
   return rc;
+}
+
+static int cmd_merge(const cli *c) {
+  exp_merge_options o;
+  exp_merge_options_default(&o);
+  o.out_dir = c->out;
+  o.quiet = c->quiet;
+  return exp_merge_dirs(c->targets, c->n_targets, &o);
 }
 
 static int cmd_plot(const cli *c) { return exp_plot_dir(c->target, NULL, stderr); }
@@ -416,7 +515,10 @@ int main(int argc, char **argv) {
     return usage_error(NULL, name[0] == '-' ? "unknown option " : "unknown command ",
                        name);
   c.sets = calloc((size_t)argc + 1, sizeof *c.sets);
-  if (!c.sets) {
+  c.targets = calloc((size_t)argc + 1, sizeof *c.targets);
+  if (!c.sets || !c.targets) {
+    free(c.sets);
+    free(c.targets);
     fprintf(stderr, "pslab: out of memory\n");
     return EXP_EXIT_FAILED;
   }
@@ -425,5 +527,6 @@ int main(int argc, char **argv) {
   if (rc == 0) rc = dispatch(&c);
   free(c.backend_set);
   free(c.sets);
+  free(c.targets);
   return rc;
 }

@@ -77,7 +77,18 @@ static bool load_line(cJSON *records, const char *line, size_t len,
   return true;
 }
 
-cJSON *exp_jsonl_load(const char *path, exp_errors *errs) {
+/* Whether the text from s is one last line without '\n' that is not a
+ * record: what a write cut short by a kill leaves. */
+static bool cut_short(const char *s, size_t len) {
+  if (s[len] != '\0' || strspn(s, " \t\r") >= len) return false;
+  cJSON *r = cJSON_ParseWithLength(s, len);
+  bool record = cJSON_IsObject(r);
+  cJSON_Delete(r);
+  return !record;
+}
+
+cJSON *exp_jsonl_load_interrupted(const char *path, exp_errors *warnings,
+                                  exp_errors *errs) {
   char err[EXP_PATH_MAX + 128];
   char *text = exp_read_file(path, NULL, err, sizeof err);
   if (!text) {
@@ -89,12 +100,20 @@ cJSON *exp_jsonl_load(const char *path, exp_errors *errs) {
   size_t lineno = 1;
   for (const char *s = text; ok && *s; lineno++) {
     size_t len = strcspn(s, "\n");
-    ok = load_line(records, s, len, path, lineno, errs);
+    if (warnings && cut_short(s, len))
+      exp_errors_addf(warnings, "%s:%zu: the last line is cut short (no newline, not a "
+                      "whole record: a write was interrupted); left out", path, lineno);
+    else
+      ok = load_line(records, s, len, path, lineno, errs);
     s += len + (s[len] == '\n');
   }
   free(text);
   if (!ok) cJSON_Delete(records);
   return ok ? records : NULL;
+}
+
+cJSON *exp_jsonl_load(const char *path, exp_errors *errs) {
+  return exp_jsonl_load_interrupted(path, NULL, errs);
 }
 
 /* -------------------------------------------------------- columns */

@@ -14,6 +14,11 @@
  * when not empty, so a failure can be read afterwards and the progress line
  * stays clean.
  *
+ * Which runs run: those of the shard asked for (every run by default) and,
+ * when resuming, not those whose successful record the directory already
+ * holds (resultsdir.c reads it back). The end of the experiment (summary.csv,
+ * the table, the plots) is exp_results_finish, shared with `pslab merge`.
+ *
  * Child to parent, one line each:
  *   P <simulated seconds> <fraction done>     progress (real: wall seconds)
  *   M <metrics as one-line JSON>              the result
@@ -48,18 +53,30 @@ typedef struct {
   double drawn; /* when the line was last redrawn (monotonic seconds) */
 } progress;
 
-static void progress_begin(progress *pg, const exp_run *run, const char *name) {
+static void progress_label(progress *pg, const exp_run *run, const char *name) {
   char *label = exp_sweep_label(run->sweep);
   const char *l = label && *label ? label : name;
   size_t len = strlen(l);
   snprintf(pg->label, sizeof pg->label, "%.*s%s", 64, l, len > 64 ? "..." : "");
   free(label);
   pg->run = run->run;
+}
+
+static void progress_begin(progress *pg, const exp_run *run, const char *name) {
+  progress_label(pg, run, name);
   if (pg->quiet) return;
   if (pg->tty)
     fprintf(pg->log, "\r\033[K[run %u/%zu] %s starting", pg->run, pg->total, pg->label);
   else
     fprintf(pg->log, "[run %u/%zu] %s: started\n", pg->run, pg->total, pg->label);
+  fflush(pg->log);
+}
+
+static void progress_skip(progress *pg, const exp_run *run, const char *name) {
+  progress_label(pg, run, name);
+  if (pg->quiet) return;
+  fprintf(pg->log, "%s[run %u/%zu] %s: skipped, already in runs.jsonl\n",
+          pg->tty ? "\r\033[K" : "", pg->run, pg->total, pg->label);
   fflush(pg->log);
 }
 
@@ -291,8 +308,11 @@ typedef struct {
   exp_runner_options o;
   char *dir;
   FILE *jsonl;
-  cJSON *records;
-  size_t failed;   /* runs that failed */
+  cJSON *records;  /* sorted by run number */
+  bool *done;      /* resuming: done[r - 1] when run r's record was kept */
+  size_t ran;      /* runs run */
+  size_t failed;   /* of them, runs that failed */
+  size_t skipped;  /* runs whose record was kept */
   bool io_failed;  /* a result could not be written */
   progress pg;
 } runner;
@@ -317,7 +337,7 @@ static void record_run(runner *r, const exp_run *run, outcome *out) {
     fprintf(r->o.log, "pslab: run %u: cannot write its record to runs.jsonl\n", run->run);
     r->io_failed = true;
   }
-  if (rec) cJSON_AddItemToArray(r->records, rec);
+  if (rec) exp_records_insert(r->records, rec);
   char *csv = exp_join_path(r->dir, "summary.csv");
   if (!csv || exp_summary_write(csv, r->records, err, sizeof err) != 0) {
     fprintf(r->o.log, "pslab: %s\n", csv ? err : "out of memory");
@@ -333,6 +353,7 @@ static void do_run(runner *r, const exp_run *run) {
   outcome out = log_path ? run_child(r, run, log_path)
                          : (outcome){NULL, strdup("out of memory")};
   double wall = now_s() - start;
+  r->ran++;
   if (out.metrics) {
     cJSON_DeleteItemFromObjectCaseSensitive(out.metrics, "wall_s");
     cJSON_AddNumberToObject(out.metrics, "wall_s", wall);
@@ -364,9 +385,45 @@ static void clear_logs(const char *logs) {
   if (d) closedir(d);
 }
 
+/* Resuming: what DIR holds for this spec. Its successful records become
+ * r->records and r->done; nothing on disk changes here, so a refusal (DIR
+ * holds another spec) leaves DIR as it was. */
+static int read_resumed(runner *r, bool report) {
+  exp_errors w, e;
+  exp_errors_init(&w);
+  exp_errors_init(&e);
+  exp_resumed got;
+  int rc = exp_resume_read(r->dir, r->spec, &got, &w, &e);
+  for (size_t i = 0; report && i < w.count; i++)
+    fprintf(r->o.log, "pslab: warning: %s\n", w.lines[i]);
+  for (size_t i = 0; report && i < e.count; i++)
+    fprintf(r->o.log, "pslab: %s\n", e.lines[i]);
+  if (rc == 0) {
+    cJSON_Delete(r->records);
+    r->records = got.records;
+    r->done = got.done;
+  }
+  exp_errors_free(&w);
+  exp_errors_free(&e);
+  return rc;
+}
+
+/* Starts runs.jsonl: afresh, or, resuming, rewritten whole with the records
+ * kept, so failed records make way for their reruns and a line cut short
+ * does not spoil the next one appended. */
+static int open_jsonl(runner *r, const char *jsonl, char *err, size_t errlen) {
+  if (r->o.resume && exp_jsonl_write(jsonl, r->records, err, errlen) != 0) return -1;
+  if (!(r->jsonl = fopen(jsonl, r->o.resume ? "a" : "w"))) {
+    snprintf(err, errlen, "%s: cannot write: %s", jsonl, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
 /* Creates DIR and DIR/logs, saves the spec, opens runs.jsonl. */
 static int prepare(runner *r) {
   char err[EXP_PATH_MAX + 128];
+  if (r->o.resume && read_resumed(r, true) != 0) return -1;
   char *logs = exp_join_path(r->dir, "logs");
   char *spec = exp_join_path(r->dir, "spec.json");
   char *jsonl = exp_join_path(r->dir, "runs.jsonl");
@@ -374,12 +431,9 @@ static int prepare(runner *r) {
   int rc = logs && spec && jsonl && text ? 0 : -1;
   if (rc != 0) snprintf(err, sizeof err, "out of memory");
   if (rc == 0) rc = exp_mkdir_p(logs, err, sizeof err);
-  if (rc == 0) clear_logs(logs);
+  if (rc == 0 && !r->o.resume) clear_logs(logs); /* resuming keeps the kept runs' */
   if (rc == 0) rc = exp_write_file_atomic(spec, text, strlen(text), err, sizeof err);
-  if (rc == 0 && !(r->jsonl = fopen(jsonl, "w"))) {
-    snprintf(err, sizeof err, "%s: cannot write: %s", jsonl, strerror(errno));
-    rc = -1;
-  }
+  if (rc == 0) rc = open_jsonl(r, jsonl, err, sizeof err);
   if (rc != 0) fprintf(r->o.log, "pslab: %s\n", err);
   free(logs);
   free(spec);
@@ -388,20 +442,41 @@ static int prepare(runner *r) {
   return rc;
 }
 
+/* The last line: what this invocation ran, of which runs. */
+static void report_end(const runner *r, size_t total) {
+  if (!r->failed && r->o.quiet) return;
+  const exp_shard *sh = &r->o.shard;
+  exp_buf b = {0};
+  exp_buf_puts(&b, "pslab: ");
+  if (sh->count)
+    exp_buf_printf(&b, "shard %u/%u: ran %zu of the experiment's %zu runs", sh->index,
+                   sh->count, r->ran, total);
+  if (sh->count && r->failed) exp_buf_printf(&b, ", %zu failed", r->failed);
+  if (!sh->count && r->failed)
+    exp_buf_printf(&b, "%zu of %zu runs failed", r->failed, r->ran);
+  if (!sh->count && !r->failed)
+    exp_buf_printf(&b, "%zu run%s done", r->ran, r->ran == 1 ? "" : "s");
+  if (r->skipped) exp_buf_printf(&b, ", %zu skipped (already in runs.jsonl)", r->skipped);
+  exp_buf_printf(&b, "; results in %s/", r->dir);
+  char *line = exp_buf_take(&b);
+  fprintf(r->o.log, "%s\n", line ? line : "pslab: out of memory");
+  free(line);
+}
+
 static int finish(runner *r, size_t total) {
   char *logs = exp_join_path(r->dir, "logs");
   if (logs) rmdir(logs); /* only goes when no run left a log */
   free(logs);
-  if (r->records->child) exp_table_print(r->o.out, r->records);
-  fflush(r->o.out);
-  int plots = exp_plots_draw(exp_spec_plots(r->spec), exp_spec_name(r->spec),
-                             r->records, r->dir, r->o.gnuplot, r->o.log);
-  if (r->failed)
-    fprintf(r->o.log, "pslab: %zu of %zu runs failed; results in %s/\n", r->failed,
-            total, r->dir);
-  else if (!r->o.quiet)
-    fprintf(r->o.log, "pslab: %zu runs done; results in %s/\n", total, r->dir);
-  return r->failed || r->io_failed ? EXP_EXIT_FAILED : plots;
+  int rc = exp_results_finish(r->dir, exp_spec_name(r->spec), exp_spec_plots(r->spec),
+                              r->records, r->o.gnuplot, r->o.out, r->o.log);
+  report_end(r, total);
+  return r->failed || r->io_failed ? EXP_EXIT_FAILED : rc;
+}
+
+/* Whether this invocation runs run: it is in the shard and, resuming, its
+ * record was not kept. */
+static bool wanted(const runner *r, const exp_run *run) {
+  return exp_shard_has(&r->o.shard, run->run) && !(r->done && r->done[run->run - 1]);
 }
 
 /* `pslab node` on a rank other than 0: runs this node of every run in turn
@@ -409,8 +484,11 @@ static int finish(runner *r, size_t total) {
 static int follow_runs(runner *r, const exp_run_list *runs) {
   size_t failed = 0;
   r->pg.quiet = true;
+  /* Rank 0 skips the runs it finds done; so must every node of them. */
+  if (r->o.resume && (!r->dir || read_resumed(r, false) != 0)) return EXP_EXIT_FAILED;
   for (size_t i = 0; i < runs->count; i++) {
     const exp_run *run = &runs->runs[i];
+    if (!wanted(r, run)) continue;
     outcome out = run_child(r, run, NULL);
     if (out.error) {
       fprintf(r->o.log, "pslab node %u: run %u failed: %s\n", r->o.node->rank, run->run,
@@ -421,6 +499,19 @@ static int follow_runs(runner *r, const exp_run_list *runs) {
     free(out.error);
   }
   return failed ? EXP_EXIT_FAILED : EXP_EXIT_OK;
+}
+
+/* The runs of the shard, skipping (and saying so) those already done. */
+static void run_all(runner *r, const exp_run_list *runs) {
+  for (size_t i = 0; i < runs->count; i++) {
+    const exp_run *run = &runs->runs[i];
+    if (wanted(r, run)) {
+      do_run(r, run);
+    } else if (exp_shard_has(&r->o.shard, run->run)) {
+      progress_skip(&r->pg, run, exp_spec_name(r->spec));
+      r->skipped++;
+    }
+  }
 }
 
 int exp_run_experiment(const exp_spec *spec, const exp_runner_options *opts) {
@@ -434,19 +525,21 @@ int exp_run_experiment(const exp_spec *spec, const exp_runner_options *opts) {
   r.pg = (progress){.log = r.o.log, .quiet = r.o.quiet, .total = runs->count,
                     .tty = r.o.progress_tty < 0 ? isatty(fileno(r.o.log))
                                                 : r.o.progress_tty != 0};
-  if (r.o.node && r.o.node->rank != 0) return follow_runs(&r, runs);
   r.dir = r.o.out_dir ? strdup(r.o.out_dir)
                       : exp_join_path("results", exp_spec_name(spec));
   r.records = cJSON_CreateArray();
   int rc = EXP_EXIT_FAILED;
-  if (r.dir && r.records && prepare(&r) == 0) {
-    for (size_t i = 0; i < runs->count; i++) do_run(&r, &runs->runs[i]);
+  if (r.o.node && r.o.node->rank != 0) {
+    rc = follow_runs(&r, runs);
+  } else if (r.dir && r.records && prepare(&r) == 0) {
+    run_all(&r, runs);
     fclose(r.jsonl);
     rc = finish(&r, runs->count);
   } else if (!r.dir || !r.records) {
     fprintf(r.o.log, "pslab: out of memory\n");
   }
   cJSON_Delete(r.records);
+  free(r.done);
   free(r.dir);
   return rc;
 }

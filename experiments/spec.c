@@ -20,11 +20,13 @@
 #include <string.h>
 
 struct exp_spec {
+  char *file;
   char *dir;
   char *name;
   cJSON *json;
   exp_run_list runs;
   exp_plot_list plots;
+  exp_errors warnings;
 };
 
 static const char *const top_keys[] = {
@@ -123,6 +125,29 @@ static void apply_set(cJSON *json, const char *arg, exp_errors *errs) {
     rc = exp_path_set(json, path, value, err, sizeof err);
   if (rc != 0) exp_errors_addf(errs, "--set %s: %s", arg, err);
   free(path);
+}
+
+/* A --set on a path that a sweep key equals or lies under is overwritten in
+ * every run. The spec stays valid, but a user reading the results would
+ * believe the value was used: say which sweep key replaces it. (--set
+ * sweep.X sets a sweep list and is not concerned.) */
+static void warn_swept_sets(const cJSON *json, const char *const *sets,
+                            size_t n_sets, exp_errors *warnings) {
+  const cJSON *sweep = cJSON_GetObjectItemCaseSensitive(json, "sweep");
+  if (!cJSON_IsObject(sweep)) return;
+  for (size_t i = 0; i < n_sets; i++) {
+    const char *set = sets[i], *eq = strchr(set, '=');
+    if (!eq || strncmp(set, "sweep.", 6) == 0) continue;
+    size_t len = (size_t)(eq - set);
+    for (const cJSON *k = sweep->child; k; k = k->next) {
+      size_t kl = strlen(k->string);
+      if (kl > len || strncmp(set, k->string, kl) != 0 || (kl < len && set[kl] != '.'))
+        continue;
+      exp_errors_addf(warnings, "--set %s has no effect: sweep[\"%s\"] replaces %s "
+                      "in every run", set, k->string, k->string);
+      break;
+    }
+  }
 }
 
 /* ----------------------------------------------- workload and policy */
@@ -444,10 +469,12 @@ exp_spec *exp_spec_parse(const char *text, size_t len, const char *file,
   exp_spec *s = errs->count == before ? calloc(1, sizeof *s) : NULL;
   const cJSON *name = cJSON_GetObjectItemCaseSensitive(json, "name");
   if (s) {
-    *s = (exp_spec){.dir = strdup(base_dir),
+    *s = (exp_spec){.file = strdup(file), .dir = strdup(base_dir),
                     .name = strdup(name->valuestring), .json = json,
                     .runs = runs, .plots = plots};
-    if (s->dir && s->name) return s;
+    exp_errors_init(&s->warnings);
+    warn_swept_sets(json, sets, n_sets, &s->warnings);
+    if (s->file && s->dir && s->name) return s;
     exp_errors_addf(errs, "%s: out of memory", file);
     exp_spec_free(s);
     return NULL;
@@ -460,16 +487,20 @@ exp_spec *exp_spec_parse(const char *text, size_t len, const char *file,
 
 void exp_spec_free(exp_spec *s) {
   if (!s) return;
+  free(s->file);
   free(s->dir);
   free(s->name);
   cJSON_Delete(s->json);
   exp_run_list_free(&s->runs);
   exp_plot_list_free(&s->plots);
+  exp_errors_free(&s->warnings);
   free(s);
 }
 
 const char *exp_spec_name(const exp_spec *s) { return s->name; }
+const char *exp_spec_file(const exp_spec *s) { return s->file; }
 const char *exp_spec_dir(const exp_spec *s) { return s->dir; }
 const cJSON *exp_spec_json(const exp_spec *s) { return s->json; }
 const exp_run_list *exp_spec_runs(const exp_spec *s) { return &s->runs; }
 const exp_plot_list *exp_spec_plots(const exp_spec *s) { return &s->plots; }
+const exp_errors *exp_spec_warnings(const exp_spec *s) { return &s->warnings; }

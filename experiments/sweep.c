@@ -9,6 +9,12 @@
  * their paths in key order: a value that is an object replaces the object
  * at its path, and a later key may set a field inside what an earlier key
  * put there.
+ *
+ * Shards split the runs between invocations (machines, array jobs) by run
+ * number, round robin: shard K of N holds runs K, K + N, K + 2N, ... Taking
+ * every N-th run rather than a block spreads the sweep points and repeats,
+ * so shards take about the same time and each has early results of most
+ * points.
  */
 #include "experiments/internal.h"
 #include "model/ps.h"
@@ -240,4 +246,44 @@ void exp_run_list_free(exp_run_list *l) {
   }
   free(l->runs);
   *l = (exp_run_list){0};
+}
+
+/* ----------------------------------------------------------- shards */
+
+/* A whole number in [0, UINT32_MAX] of digits only (no sign, no spaces). */
+static bool parse_u32(const char *s, size_t len, uint32_t *out) {
+  if (len == 0 || len > 10 || strspn(s, "0123456789") < len) return false;
+  uint64_t v = 0;
+  for (size_t i = 0; i < len; i++) v = v * 10 + (uint64_t)(s[i] - '0');
+  if (v > UINT32_MAX) return false;
+  *out = (uint32_t)v;
+  return true;
+}
+
+int exp_shard_parse(const char *text, exp_shard *out, char *err, size_t errlen) {
+  const char *slash = strchr(text, '/');
+  uint32_t k, n;
+  if (!slash || !parse_u32(text, (size_t)(slash - text), &k) ||
+      !parse_u32(slash + 1, strlen(slash + 1), &n)) {
+    snprintf(err, errlen, "expected K/N, two whole numbers such as 2/8, found \"%s\"",
+             text);
+    return -1;
+  }
+  if (k < 1 || k > n) {
+    snprintf(err, errlen, "expected K/N with 1 <= K <= N (shard K of N), found \"%s\"",
+             text);
+    return -1;
+  }
+  *out = (exp_shard){k, n};
+  return 0;
+}
+
+bool exp_shard_has(const exp_shard *s, uint32_t run) {
+  return !s || s->count == 0 || (run - 1) % s->count == s->index - 1;
+}
+
+size_t exp_shard_size(const exp_shard *s, const exp_run_list *runs) {
+  size_t n = 0;
+  for (size_t i = 0; i < runs->count; i++) n += exp_shard_has(s, runs->runs[i].run);
+  return n;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The `pslab` command line: help texts, usage errors (exit 2), `check` on good
-# and bad specs (exit 0 / 1, the messages), and `plot DIR` on a results
-# directory written by hand. Runs no simulation: that is it_run's business.
+# The `pslab` command line: help texts, usage errors (exit 2, --shard among
+# them), `check` on good and bad specs (exit 0 / 1, the messages, the --set
+# warning), and `plot DIR` and `merge` on results directories written by
+# hand. Runs no simulation: that is it_run's business.
 # CTest sets PSLAB (the binary) and PSLAB_SOURCE_DIR.
 set -u
 
@@ -52,7 +53,7 @@ done
 run "help run" 0 "$PSLAB" help run
 has "help run" out "usage: pslab run SPEC"
 run "run --help" 0 "$PSLAB" run --help
-for word in "--out DIR" "--set PATH=VALUE" "--backend" "--quiet" "runs.jsonl" \
+for word in "--out DIR" "--set PATH=VALUE" "--backend" "--quiet" "--shard K/N" "runs.jsonl" \
             "summary.csv" "Exit status" "README.md"; do
   has "run --help" out "$word"
 done
@@ -81,11 +82,25 @@ has "bad backend" err "--backend must be sim or real, not gpu"
 run "two specs" 2 "$PSLAB" check a.json b.json
 has "two specs" err "unexpected argument b.json"
 run "help of unknown" 2 "$PSLAB" help frob
+for bad in 0/3 4/3 3/ /3 x/y 2 -1/3; do
+  run "--shard $bad" 2 "$PSLAB" run x.json --shard "$bad"
+  has "--shard $bad" err "pslab run: --shard: expected K/N"
+  has "--shard $bad" err "found \"$bad\""
+  has "--shard $bad" err "usage: pslab run SPEC"
+done
+run "--shard without value" 2 "$PSLAB" run x.json --shard
+has "--shard without value" err "missing value after --shard"
+run "node --shard" 2 "$PSLAB" node x.json --shard=5/4
+has "node --shard" err "pslab node: --shard: expected K/N with 1 <= K <= N"
 
 # -------------------------------------------------------------------- check
 QS="$SRC/experiments/specs/quickstart.json"
 run "check quickstart" 0 "$PSLAB" check "$QS"
 has "check quickstart" out "quickstart.json: valid, 4 runs"
+run "check --shard" 0 "$PSLAB" check "$QS" --shard 2/3
+has "check --shard" out "quickstart.json: valid, 4 runs (4 sweep points x 1 repeat); shard 2/3 holds 1 of them"
+run "check --shard 1/3" 0 "$PSLAB" check "$QS" --shard=1/3
+has "check --shard 1/3" out "shard 1/3 holds 2 of them"
 run "check with --set" 0 "$PSLAB" check "$QS" --set 'sweep.cluster.nodes=[2,4]' -s repeats=2
 has "check with --set" out "valid, 16 runs (8 sweep points x 2 repeats)"
 
@@ -119,6 +134,13 @@ has "syntax error" err "invalid JSON"
 
 run "missing file" 1 "$PSLAB" check "$TMP/nope.json"
 has "missing file" err "nope.json: cannot read: No such file or directory"
+
+# A --set the sweep replaces in every run: a warning, and the spec stays valid.
+run "--set under a sweep key" 0 "$PSLAB" check "$QS" --set policy.lookahead=5
+has "--set under a sweep key" err "pslab: warning: --set policy.lookahead=5 has no effect: sweep[\"policy\"] replaces policy in every run"
+has "--set under a sweep key" out "valid, 4 runs"
+run "--set beside the sweep" 0 "$PSLAB" check "$QS" --set cluster.nodes=2
+empty "--set beside the sweep" err
 
 run "real backend" 0 "$PSLAB" check "$QS" --backend real
 has "real backend" out "valid, 4 runs"
@@ -157,6 +179,48 @@ fi
 grep -q 'title "relocate"' "$TMP/res/tput.gp" || { echo "FAIL plot DIR: script"; failures=$((failures + 1)); }
 run "plot missing DIR" 1 "$PSLAB" plot "$TMP/nowhere"
 has "plot missing DIR" err "spec.json: cannot read"
+
+# -------------------------------------------------------------------- merge
+run "merge --help" 0 "$PSLAB" merge --help
+for word in "usage: pslab merge [--out DIR]" "SHARD_DIR..." "--shard \$SLURM_ARRAY_TASK_ID/8" \
+            "pslab merge --out results/x results/x/shard-*" "Exit status"; do
+  has "merge --help" out "$word"
+done
+run "--help lists merge" 0 "$PSLAB" --help
+has "--help lists merge" out "merge DIR..."
+run "merge nothing" 2 "$PSLAB" merge
+has "merge nothing" err "pslab merge: missing SHARD_DIR"
+run "merge --set" 2 "$PSLAB" merge --set x=1 a b
+has "merge --set" err "pslab merge: unknown option --set"
+
+# Shards written by hand: a sweep of x over 1, 2, 3 (runs 1-3, seed 1).
+shard() { # shard DIR SWEEP RUN...
+  local dir=$1 sweep=$2
+  shift 2
+  mkdir -p "$dir"
+  printf '{"name": "hm", "sweep": {"x": %s}}\n' "$sweep" >"$dir/spec.json"
+  : >"$dir/runs.jsonl"
+  for r in "$@"; do
+    printf '{"experiment":"hm","run":%d,"repeat":0,"seed":1,"backend":"sim","sweep":{"x":%d},"config":{"name":"hm","x":%d},"metrics":{"time_s":%d}}\n' \
+      "$r" "$r" "$r" "$r" >>"$dir/runs.jsonl"
+  done
+}
+shard "$TMP/m/s1" "[1,2,3]" 1 3
+shard "$TMP/m/s2" "[1,2,3]" 2
+shard "$TMP/m/s3" "[1,2]" 2
+run "merge shards" 0 "$PSLAB" merge --out "$TMP/m" "$TMP/m/s2" "$TMP/m/s1"
+has "merge shards" err "pslab merge: 3 of the experiment's 3 runs from 2 directories"
+has "merge shards" out "time_s"
+[ "$(grep -o '"run":[0-9]*' "$TMP/m/runs.jsonl" | tr '\n' ' ')" = '"run":1 "run":2 "run":3 ' ] ||
+  { echo "FAIL merge shards: runs.jsonl not in run order"; cat "$TMP/m/runs.jsonl"; failures=$((failures + 1)); }
+[ -s "$TMP/m/summary.csv" ] || { echo "FAIL merge shards: no summary.csv"; failures=$((failures + 1)); }
+run "merge, runs missing" 1 "$PSLAB" merge --out "$TMP/m2" "$TMP/m/s2"
+has "merge, runs missing" err "pslab merge: warning: runs 1, 3 of the experiment's 3 are in none of the directories"
+run "merge, different specs" 1 "$PSLAB" merge --out "$TMP/m3" "$TMP/m/s1" "$TMP/m/s2" "$TMP/m/s3"
+has "merge, different specs" err "$TMP/m/s3/spec.json is not the spec of $TMP/m/s1/spec.json"
+[ ! -e "$TMP/m3" ] || { echo "FAIL merge, different specs: wrote $TMP/m3"; failures=$((failures + 1)); }
+run "merge into a shard" 1 "$PSLAB" merge --out "$TMP/m/s1/" "$TMP/m/s1" "$TMP/m/s2"
+has "merge into a shard" err "is one of the directories to merge ($TMP/m/s1)"
 
 if [ "$failures" -ne 0 ]; then
   echo "it_cli: $failures failure(s)"

@@ -2,8 +2,9 @@
 # The real backend through the `pslab` command, on loopback: `pslab run
 # --backend real` forks the nodes and writes runs.jsonl/summary.csv as the
 # simulator does; `pslab node` as separate processes (PSLAB_RANK/PSLAB_SIZE,
-# a coordinator file) and under `mpirun --oversubscribe -np 3`; usage and
-# start-up errors. Every command is bounded by `timeout`; nothing sleeps.
+# a coordinator file, with --resume and --shard) and under `mpirun
+# --oversubscribe -np 3`; usage and start-up errors. Every command is
+# bounded by `timeout`; nothing sleeps.
 # CTest sets PSLAB (the binary) and PSLAB_SOURCE_DIR.
 set -u
 
@@ -107,6 +108,28 @@ if [ "$rank0" -eq 0 ] && [ "$rank1" -eq 0 ]; then
   [ ! -s "$TMP/node1.out" ] || fail "pslab node: rank 1 printed results"
 else
   fail "pslab node, 2 processes: exit statuses $rank0 and $rank1"
+  cat "$TMP/err" "$TMP/node1.err"
+fi
+
+# --resume and --shard under pslab node: every rank is given them (and the
+# same --out), each rank reads which runs to skip, rank 0 alone writes.
+first=$(head -n 1 "$TMP/pair/runs.jsonl")
+echo "$first" >"$TMP/pair/runs.jsonl"
+node_pair "$TMP/pair" "$TMP/coord2" --out "$TMP/pair" --resume
+if [ "$rank0" -eq 0 ] && [ "$rank1" -eq 0 ]; then
+  echo "ok   pslab node --resume"
+  valid_runs "pslab node --resume" "$TMP/pair" 2
+  [ "$(head -n 1 "$TMP/pair/runs.jsonl")" = "$first" ] || fail "pslab node --resume: run 1 was redone"
+else
+  fail "pslab node --resume: exit statuses $rank0 and $rank1"
+  cat "$TMP/err" "$TMP/node1.err"
+fi
+node_pair "$TMP/shard" "$TMP/coord3" --shard 2/2
+if [ "$rank0" -eq 0 ] && [ "$rank1" -eq 0 ]; then
+  valid_runs "pslab node --shard 2/2" "$TMP/shard" 1
+  grep -q '"run":2,' "$TMP/shard/runs.jsonl" || fail "pslab node --shard 2/2: not run 2"
+else
+  fail "pslab node --shard: exit statuses $rank0 and $rank1"
   cat "$TMP/err" "$TMP/node1.err"
 fi
 

@@ -3,7 +3,8 @@
  * tiny.json) runs, its runs.jsonl has every documented field, a rerun gives
  * the same metrics bit for bit, every run conserves pushes (the sum of all
  * values equals the floats pushed), and the metrics equal the ones pinned in
- * tests/golden/tiny.json, so a change of behaviour shows as a diff. After an
+ * tests/golden/tiny.json, so a change of behaviour shows as a diff; and its
+ * three shards, run apart and merged, make the same records. After an
  * intended change, regenerate the golden file with
  *   PSLAB_UPDATE_GOLDEN=1 ctest -R integration
  * and say why in the commit.
@@ -198,6 +199,57 @@ static void test_rerun_is_identical(void) {
   cJSON_Delete(again);
 }
 
+/* Runs `pslab ARGS` (a command line without the program), quietly; its
+ * exit status. */
+static int pslab(const char *args, const char *out) {
+  const char *bin = getenv("PSLAB_BINARY_DIR");
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "'%s/pslab' %s > '%s' 2>&1", bin ? bin : ".", args, out);
+  int rc = system(cmd);
+  if (rc != 0) {
+    snprintf(cmd, sizeof cmd, "cat '%s' >&2", out);
+    (void)system(cmd);
+  }
+  return rc;
+}
+
+/* Three shards of the tiny spec, run apart and merged, make the records of
+ * the whole experiment run in one go (but wall_s). */
+static void test_shards_merged_are_the_whole(void) {
+  CU_ASSERT_PTR_NOT_NULL_FATAL(first_run);
+  char top[600], args[4096], out[700];
+  snprintf(top, sizeof top, "%s", tmp_dir("shards"));
+  snprintf(out, sizeof out, "%s.out", top);
+  snprintf(args, sizeof args, "rm -rf '%s'", top);
+  CU_ASSERT_EQUAL(system(args), 0);
+  for (int k = 1; k <= 3; k++) {
+    snprintf(args, sizeof args, "run '%s/tests/specs/tiny.json' --shard %d/3 --out '%s/shard-%d' -q",
+             unit_source_dir(), k, top, k);
+    CU_ASSERT_EQUAL(pslab(args, out), 0);
+  }
+  snprintf(args, sizeof args, "merge --out '%s/all' '%s/shard-3' '%s/shard-1' '%s/shard-2'",
+           top, top, top, top);
+  CU_ASSERT_EQUAL(pslab(args, out), 0);
+  char path[700];
+  snprintf(path, sizeof path, "%s/all/runs.jsonl", top);
+  char *text = read_file(path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  cJSON *merged = cJSON_CreateArray();
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+    cJSON_AddItemToArray(merged, cJSON_Parse(line));
+  free(text);
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(merged), cJSON_GetArraySize(first_run));
+  for (int i = 0; i < cJSON_GetArraySize(merged); i++) {
+    cJSON *a = cJSON_Duplicate(cJSON_GetArrayItem(first_run, i), true);
+    cJSON *b = cJSON_GetArrayItem(merged, i);
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(a, "metrics"), "wall_s");
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(b, "metrics"), "wall_s");
+    CU_ASSERT_TRUE(cJSON_Compare(a, b, true));
+    cJSON_Delete(a);
+  }
+  cJSON_Delete(merged);
+}
+
 /* The golden file holds, per run, the pinned metrics. */
 static void test_matches_golden(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(first_run);
@@ -240,4 +292,5 @@ PSLAB_SUITE("integration", {"runs.jsonl has every field", test_runs_have_every_f
             {"policies differ as expected", test_policies_differ_as_expected},
             {"staleness stays within the sync interval", test_staleness_within_sync_interval},
             {"a rerun gives identical metrics", test_rerun_is_identical},
+            {"shards run apart and merged are the whole", test_shards_merged_are_the_whole},
             {"metrics match the golden file", test_matches_golden})

@@ -155,6 +155,63 @@ static void test_jsonl_round_trip(void) {
   free(dir);
 }
 
+/* A write cut short by a kill: dropped with a warning when asked, an error
+ * otherwise; exp_jsonl_write writes what exp_jsonl_append would. */
+static void test_jsonl_cut_short_and_written_whole(void) {
+  char *dir = make_temp_dir();
+  char path[1024];
+  snprintf(path, sizeof path, "%s/runs.jsonl", dir);
+  cJSON *records = cJSON_CreateArray();
+  cJSON_AddItemToArray(records, record(1, 0, "{}", "{'name': 'exp'}", "{'time_s': 1}", NULL));
+  cJSON_AddItemToArray(records, record(2, 0, "{}", "{'name': 'exp'}", NULL, "no"));
+  char err[256];
+  CU_ASSERT_EQUAL_FATAL(exp_jsonl_write(path, records, err, sizeof err), 0);
+  CU_ASSERT_FALSE(exists(dir, "runs.jsonl.tmp"));
+  char *text = slurp(dir, "runs.jsonl");
+  char *a = cJSON_PrintUnformatted(cJSON_GetArrayItem(records, 0));
+  char *b = cJSON_PrintUnformatted(cJSON_GetArrayItem(records, 1));
+  char want[4096];
+  snprintf(want, sizeof want, "%s\n%s\n", a, b);
+  CU_ASSERT_STRING_EQUAL(text, want);
+  free(text);
+  free(a);
+  free(b);
+  FILE *f = fopen(path, "a");
+  fputs("{\"experiment\":\"exp\",\"run\":3,\"rep", f); /* no newline */
+  fclose(f);
+  exp_errors e, w;
+  exp_errors_init(&e);
+  exp_errors_init(&w);
+  cJSON *loaded = exp_jsonl_load_interrupted(path, &w, &e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(loaded);
+  CU_ASSERT_EQUAL(e.count, 0);
+  CU_ASSERT_TRUE(cJSON_Compare(loaded, records, true));
+  CU_ASSERT_TRUE(exp_errors_contain(&w, "runs.jsonl:3: the last line is cut short"));
+  cJSON_Delete(loaded);
+  CU_ASSERT_PTR_NULL(exp_jsonl_load(path, &e)); /* strict: an error */
+  CU_ASSERT_TRUE(exp_errors_contain(&e, "runs.jsonl:3: expected a run record"));
+  /* A whole record without its newline is kept; a bad line before the last
+   * is an error either way. */
+  f = fopen(path, "w");
+  fputs("{\"run\": 1}\n{oops\n{\"run\": 2}", f);
+  fclose(f);
+  exp_errors_free(&e);
+  exp_errors_init(&e);
+  CU_ASSERT_PTR_NULL(exp_jsonl_load_interrupted(path, &w, &e));
+  CU_ASSERT_TRUE(exp_errors_contain(&e, "runs.jsonl:2: expected a run record"));
+  f = fopen(path, "w");
+  fputs("{\"run\": 1}\n{\"run\": 2}", f);
+  fclose(f);
+  loaded = exp_jsonl_load_interrupted(path, &w, &e);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(loaded), 2);
+  cJSON_Delete(loaded);
+  exp_errors_free(&e);
+  exp_errors_free(&w);
+  cJSON_Delete(records);
+  remove_tree(dir);
+  free(dir);
+}
+
 /* --------------------------------------------------------------- CSV */
 
 static cJSON *csv_records(void) {
@@ -649,6 +706,7 @@ static void test_runner_progress_on_a_terminal(void) {
 PSLAB_SUITE("results",
             {"record fields", test_record_fields},
             {"runs.jsonl round trip", test_jsonl_round_trip},
+            {"runs.jsonl cut short, and written whole", test_jsonl_cut_short_and_written_whole},
             {"summary.csv columns and quoting", test_summary_csv_columns_and_quoting},
             {"summary.csv written whole", test_summary_written_whole},
             {"table: means over repeats, aligned", test_table_means_over_repeats},

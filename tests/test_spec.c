@@ -544,6 +544,38 @@ static void test_set_can_add_a_sweep(void) {
   exp_errors_free(&e);
 }
 
+/* A --set the sweep overwrites in every run is a warning, not an error. */
+static void test_set_under_a_sweep_key_warns(void) {
+  const char *sets[] = {"policy.lookahead=5", "cluster.nodes=4", "sweep.policy.type=[\"relocate\"]"};
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = parse_sets("{'name': 't', " C2 ", " GOOD_WORKLOAD ", 'policy': {'type': 'relocate'}, "
+                           "'sweep': {'policy': [{'type': 'relocate', 'lookahead': 2}], "
+                           "'workload.keys': [10, 20]}}", sets, 3, &e);
+  print_errors(&e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  const exp_errors *w = exp_spec_warnings(s);
+  CU_ASSERT_EQUAL(w->count, 1); /* cluster.nodes is not swept; sweep.X sets a list */
+  CU_ASSERT_TRUE(exp_errors_contain(w, "--set policy.lookahead=5 has no effect: sweep[\"policy\"] "
+                                       "replaces policy in every run"));
+  CU_ASSERT_EQUAL(config_at(s, 0, "policy.lookahead")->valuedouble, 2);
+  exp_spec_free(s);
+  /* The exact path warns; a path the key is only a prefix of (sync and
+   * syncs_per_sec) does not. */
+  const char *more[] = {"workload.keys=50", "policy.syncs_per_sec=100"};
+  s = parse_sets("{'name': 't', " C2 ", " GOOD_WORKLOAD ", 'policy': {'type': 'replicate', "
+                 "'hot_keys': 5}, 'sweep': {'workload.keys': [10], 'policy.sync': ['owner']}}",
+                 more, 2, &e);
+  print_errors(&e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  w = exp_spec_warnings(s);
+  CU_ASSERT_EQUAL(w->count, 1);
+  CU_ASSERT_TRUE(exp_errors_contain(w, "--set workload.keys=50 has no effect: "
+                                       "sweep[\"workload.keys\"] replaces workload.keys in every run"));
+  exp_spec_free(s);
+  exp_errors_free(&e);
+}
+
 PSLAB_SUITE("spec",
             {"minimal spec is valid, with defaults", test_minimal_spec_is_valid_with_defaults},
             {"shipped specs are valid", test_shipped_specs_are_valid},
@@ -558,5 +590,6 @@ PSLAB_SUITE("spec",
             {"cluster fields of the real backend", test_cluster_real_fields},
             {"platform file next to the spec", test_platform_file_is_found_next_to_the_spec},
             {"--set overrides before validation", test_set_overrides_before_validation},
+            {"--set under a sweep key warns", test_set_under_a_sweep_key_warns},
             {"--set errors", test_set_errors},
             {"--set can add a sweep", test_set_can_add_a_sweep})
