@@ -150,6 +150,38 @@ static void warn_swept_sets(const cJSON *json, const char *const *sets,
   }
 }
 
+/* A cluster field that a run's backend does not read describes the other
+ * backend's machine (the simulated network on the real backend, addresses
+ * in a simulation): harmless, since specs are shared between backends, but
+ * a user must not believe it took effect (stragglers on the real backend).
+ * One line per field and backend, naming what that backend reads. */
+static void warn_unread_cluster_fields(const exp_run_list *runs, exp_errors *warnings) {
+  size_t n;
+  const exp_backend *table = exp_backends(&n);
+  exp_errors said; /* "<backend> <key>" already warned about */
+  exp_errors_init(&said);
+  for (size_t p = 0; p < runs->points; p++) {
+    const cJSON *config = runs->runs[p].config;
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(config, "backend");
+    const exp_backend *be = exp_backend_find(table, n, cJSON_IsString(b) ? b->valuestring : "sim");
+    const cJSON *cluster = cJSON_GetObjectItemCaseSensitive(config, "cluster");
+    for (const cJSON *k = be && cJSON_IsObject(cluster) ? cluster->child : NULL; k; k = k->next) {
+      char pair[EXP_PATH_MAX];
+      snprintf(pair, sizeof pair, "%s %s", be->name, k->string);
+      if (exp_backend_reads(be, k->string) || exp_errors_contain(&said, pair)) continue;
+      exp_errors_addf(&said, "%s", pair);
+      exp_buf reads = {0};
+      for (size_t i = 0; be->cluster_keys[i]; i++)
+        exp_buf_printf(&reads, "%s%s", i ? ", " : "", be->cluster_keys[i]);
+      char *list = exp_buf_take(&reads);
+      exp_errors_addf(warnings, "cluster.%s has no effect on the %s backend, which reads "
+                      "only cluster.{%s}", k->string, be->name, list ? list : "");
+      free(list);
+    }
+  }
+  exp_errors_free(&said);
+}
+
 /* ----------------------------------------------- workload and policy */
 
 /* What a room said about one distinct JSON object (NULL msg: valid). */
@@ -474,6 +506,7 @@ exp_spec *exp_spec_parse(const char *text, size_t len, const char *file,
                     .runs = runs, .plots = plots};
     exp_errors_init(&s->warnings);
     warn_swept_sets(json, sets, n_sets, &s->warnings);
+    warn_unread_cluster_fields(&s->runs, &s->warnings);
     if (s->file && s->dir && s->name) return s;
     exp_errors_addf(errs, "%s: out of memory", file);
     exp_spec_free(s);

@@ -576,6 +576,33 @@ static void test_set_under_a_sweep_key_warns(void) {
   exp_errors_free(&e);
 }
 
+/* A cluster field the run's backend does not read is a warning (once per
+ * field and backend), never silence: stragglers on the real backend, the
+ * real backend's timeout in a simulation. */
+static void test_cluster_fields_a_backend_ignores_warn(void) {
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = parse_sets("{'name': 't', 'cluster': {'nodes': 2, 'timeout_s': 5, "
+                           "'stragglers': [{'node': 1, 'speed_factor': 0.5}]}, " GOOD_WORKLOAD
+                           ", 'policy': {'type': 'static'}, "
+                           "'sweep': {'backend': ['sim', 'real', 'real']}}", NULL, 0, &e);
+  print_errors(&e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  const exp_errors *w = exp_spec_warnings(s);
+  CU_ASSERT_EQUAL(w->count, 2);
+  CU_ASSERT_TRUE(exp_errors_contain(w, "cluster.timeout_s has no effect on the sim backend, "
+                                       "which reads only cluster.{nodes,"));
+  CU_ASSERT_TRUE(exp_errors_contain(w, "cluster.stragglers has no effect on the real backend"));
+  exp_spec_free(s);
+  /* What each backend reads: no warning. */
+  s = parse_sets("{'name': 't', 'cluster': {'nodes': 2, 'network': {'latency': '1ms'}}, "
+                 GOOD_WORKLOAD ", 'policy': {'type': 'static'}}", NULL, 0, &e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_EQUAL(exp_spec_warnings(s)->count, 0);
+  exp_spec_free(s);
+  exp_errors_free(&e);
+}
+
 PSLAB_SUITE("spec",
             {"minimal spec is valid, with defaults", test_minimal_spec_is_valid_with_defaults},
             {"shipped specs are valid", test_shipped_specs_are_valid},
@@ -591,5 +618,6 @@ PSLAB_SUITE("spec",
             {"platform file next to the spec", test_platform_file_is_found_next_to_the_spec},
             {"--set overrides before validation", test_set_overrides_before_validation},
             {"--set under a sweep key warns", test_set_under_a_sweep_key_warns},
+            {"cluster fields a backend ignores warn", test_cluster_fields_a_backend_ignores_warn},
             {"--set errors", test_set_errors},
             {"--set can add a sweep", test_set_can_add_a_sweep})
