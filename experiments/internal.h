@@ -92,6 +92,47 @@ double exp_stats_ci95(const exp_stats *s);
  * when there are none. */
 double exp_stats_combined(const exp_stats *s, run_combine how);
 
+/* ----------------------------------------------- points and metrics */
+
+/* Metric-table entries (borrowed from the table). */
+typedef struct {
+  const run_metric **items;
+  size_t count;
+} exp_metric_list;
+
+/* summary.csv's metrics (see exp_summary_csv), in metric-table order. False
+ * on no memory. Release with exp_metric_list_free. */
+bool exp_summary_metric_list(const exp_results *r, exp_metric_list *out);
+/* The table's: --metrics' in their order, or those flagged RUN_SHOW_TABLE
+ * and the plots', in metric-table order, that some record has. */
+bool exp_table_metric_list(const exp_results *r, exp_metric_list *out);
+void exp_metric_list_free(exp_metric_list *l);
+
+/* The sweep paths of records, in first-appearance order, *count of them
+ * (points.c): a NULL-terminated array the caller frees; the names are
+ * borrowed from records. NULL on no memory. */
+const char **exp_sweep_paths(const cJSON *records, size_t *count);
+
+/* The records of one sweep point (points.c). */
+typedef struct {
+  const cJSON *sweep;  /* its sweep values (its first record's); borrowed */
+  size_t runs, ok;     /* its records, and the successful ones */
+  exp_stats *stats;    /* per metric collected: over the successful runs */
+} exp_point;
+
+typedef struct {
+  exp_point *items;    /* in order of first appearance */
+  size_t count;
+} exp_points;
+
+/* Groups records by sweep point (equal "sweep" objects) and adds each
+ * successful record's value of every one of metrics (a list metric by its
+ * mean, exp_metric_value) to the point's stats. False on no memory (p is
+ * then empty). Release with exp_points_free. */
+bool exp_points_collect(exp_points *p, const cJSON *records,
+                        const exp_metric_list *metrics);
+void exp_points_free(exp_points *p);
+
 /* ------------------------------------------------------------- grid */
 
 /* A text table (grid.c): row 0 the header, then a rule, then the rows; the

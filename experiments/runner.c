@@ -327,6 +327,10 @@ static outcome simulate_run(runner *r, const exp_run *run, const char *log_path)
   return run_in_child(&job, &r->pg, log_path);
 }
 
+static exp_results results_of(const runner *r) {
+  return (exp_results){r->records, exp_spec_plots(r->spec), r->o.metrics};
+}
+
 static void record_run(runner *r, const exp_run *run, outcome *out) {
   char err[EXP_PATH_MAX + 128];
   cJSON *rec = exp_record_new(exp_spec_name(r->spec), run, out->metrics, out->error);
@@ -336,12 +340,11 @@ static void record_run(runner *r, const exp_run *run, outcome *out) {
     r->io_failed = true;
   }
   if (rec) cJSON_AddItemToArray(r->records, rec);
-  char *csv = exp_join_path(r->dir, "summary.csv");
-  if (!csv || exp_summary_write(csv, r->records, err, sizeof err) != 0) {
-    fprintf(r->o.log, "pslab: %s\n", csv ? err : "out of memory");
+  exp_results res = results_of(r);
+  if (exp_results_write(r->dir, &res, NULL, err, sizeof err) != 0) {
+    fprintf(r->o.log, "pslab: %s\n", err);
     r->io_failed = true;
   }
-  free(csv);
 }
 
 static void do_run(runner *r, const exp_run *run) {
@@ -407,10 +410,15 @@ static int prepare(runner *r) {
 }
 
 static int finish(runner *r, size_t total) {
+  char err[EXP_PATH_MAX + 128];
   char *logs = exp_join_path(r->dir, "logs");
   if (logs) rmdir(logs); /* only goes when no run left a log */
   free(logs);
-  if (r->records->child) exp_table_print(r->o.out, r->records);
+  exp_results res = results_of(r);
+  if (exp_results_write(r->dir, &res, r->o.out, err, sizeof err) != 0) {
+    fprintf(r->o.log, "pslab: %s\n", err);
+    r->io_failed = true;
+  }
   fflush(r->o.out);
   int plots = exp_plots_draw(exp_spec_plots(r->spec), exp_spec_name(r->spec),
                              r->records, r->dir, r->o.gnuplot, r->o.log);

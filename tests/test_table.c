@@ -1,8 +1,9 @@
 /*
- * What the table printed at the end of an experiment is made of: values in
- * engineering form with units (quantity.c), the labels of sweep points
- * (labels.c), the grid and its wrapping of long labels (grid.c). Every case
- * is a value written here; no simulation runs.
+ * The table printed at the end of an experiment (experiments/table.c) and
+ * what it is made of: values in engineering form with units (quantity.c),
+ * the labels of sweep points (labels.c), the grid and its wrapping of long
+ * labels (grid.c). Every case is a run record or a value written here; no
+ * simulation runs.
  */
 #include "tests/unit.h"
 
@@ -27,8 +28,39 @@ static cJSON *json_of(const char *single_quoted) {
   return j;
 }
 
+static cJSON *record(uint32_t run, uint32_t repeat, const char *sweep, const char *metrics,
+                     const char *error) {
+  exp_run r = {.run = run, .repeat = repeat, .seed = 1, .sweep = json_of(sweep),
+               .config = json_of("{}")};
+  cJSON *rec = exp_record_new("exp", &r, metrics ? json_of(metrics) : NULL, error);
+  cJSON_Delete(r.sweep);
+  cJSON_Delete(r.config);
+  CU_ASSERT_PTR_NOT_NULL(rec);
+  return rec;
+}
+
 static bool contains(const char *text, const char *needle) {
   return text && strstr(text, needle);
+}
+
+/* The table of records, with plots (a JSON list, or NULL) and --metrics. */
+static char *table_of(const cJSON *records, const char *plots_json,
+                      const char *const *metrics) {
+  exp_plot_list plots = {0};
+  exp_errors e;
+  exp_errors_init(&e);
+  cJSON *pj = plots_json ? json_of(plots_json) : NULL;
+  if (pj) CU_ASSERT_TRUE(exp_plots_parse(pj, &plots, &e));
+  exp_results res = {records, pj ? &plots : NULL, metrics};
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  exp_table_print(mem, &res);
+  fclose(mem);
+  exp_plot_list_free(&plots);
+  exp_errors_free(&e);
+  cJSON_Delete(pj);
+  return buf;
 }
 
 /* Splits text into its lines (in place); at most max. */
@@ -214,8 +246,138 @@ static void test_grid_wraps_labels_at_spaces(void) {
   free(buf);
 }
 
+/* -------------------------------------------------------------- table */
+
+static cJSON *table_records(void) {
+  cJSON *records = cJSON_CreateArray();
+  const char *m[] = {"{'time_s': 1, 'steps_per_s': 1000, 'sample_tv_distance': 0.5, "
+                     "'messages': 7, 'wall_s': 3, 'bytes': 2e6}",
+                     "{'time_s': 2, 'steps_per_s': 1000, 'sample_tv_distance': 0.5, "
+                     "'messages': 7, 'wall_s': 3, 'bytes': 2e6}",
+                     "{'time_s': 4, 'steps_per_s': 1000, 'sample_tv_distance': 0.5, "
+                     "'messages': 7, 'wall_s': 3, 'bytes': 2e6}"};
+  for (uint32_t i = 0; i < 3; i++) {
+    cJSON_AddItemToArray(records, record(3 * i + 1, i, "{'cluster.nodes': 2, 'policy.type': 'static'}",
+                                         m[i], NULL));
+    cJSON_AddItemToArray(records, record(3 * i + 2, i, "{'cluster.nodes': 4, 'policy.type': 'static'}",
+                                         "{'time_s': 0.0025, 'steps_per_s': 147284, "
+                                         "'sample_tv_distance': 0.25, 'messages': 719672, "
+                                         "'wall_s': 1, 'bytes': 278438656}", NULL));
+    cJSON_AddItemToArray(records, record(3 * i + 3, i, "{'cluster.nodes': 8, 'policy.type': 'static'}",
+                                         NULL, "boom"));
+  }
+  return records;
+}
+
+static void test_table_default_columns(void) {
+  cJSON *records = table_records();
+  char *buf = table_of(records, "[{'name': 'c', 'x': 'cluster.nodes', 'y': 'sample_tv_distance'}]",
+                       NULL);
+  char *lines[16];
+  size_t n = lines_of(buf, lines, 16);
+  CU_ASSERT_EQUAL_FATAL(n, 5); /* header, rule, three points */
+  /* policy.type is the same everywhere: no column. The plotted metric and
+   * time and throughput, in metric-table order; not messages or wall_s. */
+  CU_ASSERT_STRING_EQUAL(lines[0],
+                         "cluster.nodes  runs ok        time_s        steps_per_s  sample_tv_distance");
+  /* Three repeats: mean ± ci95 (1, 2, 4: 2.33 ± 3.8, see test_results.c). */
+  CU_ASSERT_TRUE(contains(lines[2], "2                  3/3  2.33 \xc2\xb1 3.8 s"));
+  /* Identical repeats: an interval of 0, in the mean's prefix and unit. */
+  CU_ASSERT_TRUE(contains(lines[3], "2.5 \xc2\xb1 0 ms"));
+  CU_ASSERT_TRUE(contains(lines[3], "147 \xc2\xb1 0 k steps/s"));
+  CU_ASSERT_TRUE(contains(lines[3], "0.25 \xc2\xb1 0"));
+  /* A failed point: failed in the first metric column, - in the others. */
+  CU_ASSERT_TRUE(contains(lines[4], "8                  0/3"));
+  CU_ASSERT_STRING_EQUAL(lines[4], "8                  0/3        failed                  -                   -");
+  free(buf);
+  cJSON_Delete(records);
+}
+
+static void test_table_metrics_option(void) {
+  cJSON *records = table_records();
+  const char *const metrics[] = {"bytes", "messages", "time_s", NULL};
+  char *buf = table_of(records, "[{'name': 'c', 'x': 'cluster.nodes', 'y': 'sample_tv_distance'}]",
+                       metrics);
+  char *lines[16];
+  size_t n = lines_of(buf, lines, 16);
+  CU_ASSERT_EQUAL_FATAL(n, 5);
+  /* Exactly the metrics asked for, in the order asked. */
+  CU_ASSERT_STRING_EQUAL(lines[0],
+                         "cluster.nodes  runs ok       bytes   messages        time_s");
+  CU_ASSERT_STRING_EQUAL(lines[3], "4                  3/3  278 \xc2\xb1 0 MB  720 \xc2\xb1 0 k    2.5 \xc2\xb1 0 ms");
+  CU_ASSERT_STRING_EQUAL(lines[4], "8                  0/3      failed          -             -");
+  free(buf);
+  cJSON_Delete(records);
+}
+
+static void test_table_one_run_per_point(void) {
+  /* Without repeats or failures: no runs ok column, plain values; the
+   * swept objects labelled by what differs, long labels wrapped. */
+  cJSON *records = cJSON_CreateArray();
+  cJSON_AddItemToArray(records, record(1, 0, "{'policy': {'type': 'static', 'partition': 'hash', "
+                                             "'fast_local_access': false}}",
+                                       "{'time_s': 0.217267, 'steps_per_s': 147284}", NULL));
+  cJSON_AddItemToArray(records, record(2, 0, "{'policy': {'type': 'relocate', 'partition': 'hash', "
+                                             "'lookahead': 100, 'sampling': {'scheme': 'pool', "
+                                             "'group_size': 250, 'reuse': 16}}}",
+                                       "{'time_s': 0.0962823, 'steps_per_s': 332356}", NULL));
+  char *buf = table_of(records, NULL, NULL);
+  CU_ASSERT_TRUE(contains(buf, "policy"));
+  CU_ASSERT_FALSE(contains(buf, "runs ok"));
+  CU_ASSERT_FALSE(contains(buf, "partition"));
+  CU_ASSERT_FALSE(contains(buf, "\xc2\xb1"));
+  CU_ASSERT_TRUE(contains(buf, "\nstatic fast_local_access=false   217 ms  147 k steps/s\n"));
+  /* 43 characters: wrapped between members, continuations indented. */
+  CU_ASSERT_TRUE(contains(buf, "\nrelocate lookahead=100          96.3 ms  332 k steps/s\n"
+                               "  sampling.scheme=pool\n  sampling.group_size=250\n"
+                               "  sampling.reuse=16\n"));
+  free(buf);
+  cJSON_Delete(records);
+}
+
+static void test_table_without_varying_paths(void) {
+  /* Nothing varies (or nothing is swept): one label column, the name. */
+  cJSON *records = cJSON_CreateArray();
+  cJSON_AddItemToArray(records, record(1, 0, "{'cluster.nodes': 2}", "{'time_s': 1}", NULL));
+  char *buf = table_of(records, NULL, NULL);
+  char *lines[8];
+  size_t n = lines_of(buf, lines, 8);
+  CU_ASSERT_EQUAL_FATAL(n, 3);
+  CU_ASSERT_STRING_EQUAL(lines[0], "experiment  time_s");
+  CU_ASSERT_STRING_EQUAL(lines[2], "exp            1 s");
+  free(buf);
+  cJSON_Delete(records);
+  /* No records: nothing at all. */
+  records = cJSON_CreateArray();
+  buf = table_of(records, NULL, NULL);
+  CU_ASSERT_STRING_EQUAL(buf, "");
+  free(buf);
+  cJSON_Delete(records);
+}
+
+static void test_metrics_option_parsing(void) {
+  char err[1024];
+  char **m = exp_metrics_parse("time_s,sample_tv_distance", err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_STRING_EQUAL(m[0], "time_s");
+  CU_ASSERT_STRING_EQUAL(m[1], "sample_tv_distance");
+  CU_ASSERT_PTR_NULL(m[2]);
+  free(m);
+  CU_ASSERT_PTR_NULL(exp_metrics_parse("time_s,colour", err, sizeof err));
+  CU_ASSERT_TRUE(contains(err, "unknown metric \"colour\"; the metrics are: time_s, "));
+  CU_ASSERT_TRUE(contains(err, "sample_tv_distance"));
+  CU_ASSERT_PTR_NULL(exp_metrics_parse("time_s,,bytes", err, sizeof err));
+  CU_ASSERT_TRUE(contains(err, "an empty metric name"));
+  CU_ASSERT_PTR_NULL(exp_metrics_parse("", err, sizeof err));
+}
+
 PSLAB_SUITE("table",
             {"quantities: units, prefixes, rounding", test_quantities},
             {"intervals: mean and ci95 in one prefix", test_intervals},
             {"point labels: what differs, in words", test_point_labels},
-            {"grid: long labels wrap at spaces", test_grid_wraps_labels_at_spaces})
+            {"grid: long labels wrap at spaces", test_grid_wraps_labels_at_spaces},
+            {"table: default columns, repeats, failure", test_table_default_columns},
+            {"table: --metrics columns", test_table_metrics_option},
+            {"table: one run per point, labels", test_table_one_run_per_point},
+            {"table: nothing varies", test_table_without_varying_paths},
+            {"--metrics parsing", test_metrics_option_parsing})
