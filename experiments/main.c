@@ -1,10 +1,11 @@
 /*
  * The `pslab` command: run, check and plot experiments.
  *
- *   pslab run SPEC [--out DIR] [--set PATH=VALUE]... [--backend sim|real] [--quiet]
+ *   pslab run SPEC [--out DIR] [--set PATH=VALUE]... [--backend sim|real]
+ *             [--metrics A,B,...] [--quiet]
  *   pslab check SPEC [--set PATH=VALUE]... [--backend sim|real]
  *   pslab node SPEC [--out DIR] [--set PATH=VALUE]... [--coordinator HOST:PORT]
- *              [--coordinator-file PATH] [--quiet]
+ *              [--coordinator-file PATH] [--metrics A,B,...] [--quiet]
  *   pslab plot DIR
  *
  * This file only reads the command line and calls the door of experiments/;
@@ -39,17 +40,23 @@ static const char main_help[] =
 
 static const char run_help[] =
     "usage: pslab run SPEC [--out DIR] [--set PATH=VALUE]... [--backend sim|real]\n"
-    "                      [--quiet]\n"
+    "                      [--metrics A,B,...] [--quiet]\n"
     "\n"
     "Validates SPEC whole (nothing runs until every problem is fixed), then runs\n"
     "each of its runs (the cartesian product of its sweep lists, times its\n"
     "repeats) in a process of its own, and writes, in DIR:\n"
     "  runs.jsonl        one JSON record per run, appended as each run ends\n"
-    "  summary.csv       one row per run: sweep values, then the main metrics\n"
+    "  runs.csv          one row per run: sweep values, every metric, error\n"
+    "  summary.csv       one row per sweep point: sweep values, runs, runs_ok,\n"
+    "                    each metric over the repeats (NAME; for a mean also\n"
+    "                    NAME_sd and NAME_ci95, the 95% confidence half-width)\n"
     "  spec.json         the spec as run (after --set)\n"
     "  NAME.gp, NAME.svg the plots the spec asks for (gnuplot)\n"
     "  logs/run-N.log    what run N printed, when it printed anything\n"
-    "and prints a table (means over repeats) on stdout. Progress goes to stderr:\n"
+    "and prints a table on stdout: a row per sweep point, labelled by what\n"
+    "varies, values with units, \"mean \xc2\xb1 ci95\" over repeats. Its columns are the\n"
+    "metrics the spec's plots draw, time_s and steps_per_s (or --metrics').\n"
+    "Progress goes to stderr:\n"
     "one updating line on a terminal, a line per run start and end otherwise.\n"
     "A failing run is reported and the others go on.\n"
     "\n"
@@ -66,6 +73,10 @@ static const char run_help[] =
     "      --backend B       sim (SimGrid, the default) or real (one process per\n"
     "                        node on this machine, over loopback TCP; times are\n"
     "                        wall-clock); the same as --set backend=B\n"
+    "  -m, --metrics A,B,... the table's metric columns, in this order, instead\n"
+    "                        of the default ones; also added to summary.csv.\n"
+    "                        Names as in runs.jsonl (time_s, bytes, local_ratio,\n"
+    "                        sample_tv_distance, ...; a wrong one lists them all)\n"
     "  -q, --quiet           no progress lines (failed runs are still reported)\n"
     "  -h, --help            this help\n"
     "\n"
@@ -94,7 +105,7 @@ static const char check_help[] =
 
 static const char node_help[] =
     "usage: pslab node SPEC [--out DIR] [--set PATH=VALUE]... [--coordinator HOST:PORT]\n"
-    "                       [--coordinator-file PATH] [--quiet]\n"
+    "                       [--coordinator-file PATH] [--metrics A,B,...] [--quiet]\n"
     "\n"
     "Runs this process as one node of every run of SPEC on the real backend, as\n"
     "a launcher starts one process per node on a cluster:\n"
@@ -115,6 +126,8 @@ static const char node_help[] =
     "      --coordinator-file F   instead, rank 0 listens on a free port and writes\n"
     "                             its address to F (a fresh path on a file system\n"
     "                             every node sees); the others read it there\n"
+    "  -m, --metrics A,B,...      the table's metric columns (rank 0), as for\n"
+    "                             `pslab run` (see `pslab run --help`)\n"
     "  -q, --quiet                no progress lines\n"
     "  -h, --help                 this help\n"
     "\n"
@@ -143,17 +156,18 @@ typedef struct {
   const char *name;
   const char *help;
   const char *usage; /* first line of help, for errors */
-  const char *options; /* letters of the options it takes: o s b q c f */
+  const char *options; /* letters of the options it takes: o s b q c f m */
 } command;
 
 static const command commands[] = {
     {"run", run_help, "pslab run SPEC [--out DIR] [--set PATH=VALUE]... "
-                      "[--backend sim|real] [--quiet]", "osbq"},
+                      "[--backend sim|real] [--metrics A,B,...] [--quiet]", "osbqm"},
     {"check", check_help, "pslab check SPEC [--set PATH=VALUE]... "
                           "[--backend sim|real]", "sb"},
     {"node", node_help, "pslab node SPEC [--out DIR] [--set PATH=VALUE]... "
-                        "[--coordinator HOST:PORT] [--coordinator-file PATH] [--quiet]",
-     "osqcf"},
+                        "[--coordinator HOST:PORT] [--coordinator-file PATH] "
+                        "[--metrics A,B,...] [--quiet]",
+     "osqcfm"},
     {"plot", plot_help, "pslab plot DIR", ""},
 };
 
@@ -165,6 +179,7 @@ typedef struct {
   const char **sets;   /* argv strings, plus the --backend one */
   size_t n_sets;
   char *backend_set;   /* "backend=<B>", owned */
+  char **metrics;      /* --metrics, owned (exp_metrics_parse), or NULL */
   bool quiet, help;
 } cli;
 
@@ -201,6 +216,14 @@ static int option_value(int argc, char **argv, int *i, const char *lng,
   return 1;
 }
 
+/* --metrics A,B,...: 0, or a usage error naming every metric. */
+static int parse_metrics(cli *c, const char *list) {
+  char err[2048];
+  free(c->metrics);
+  c->metrics = exp_metrics_parse(list, err, sizeof err);
+  return c->metrics ? 0 : usage_error(c->cmd, "--metrics: ", err);
+}
+
 /* One option at argv[*i]: 0 done, or an exit status. */
 static int parse_option(int argc, char **argv, int *i, cli *c) {
   const char *a = argv[*i], *v = NULL, *takes = c->cmd->options;
@@ -224,6 +247,9 @@ static int parse_option(int argc, char **argv, int *i, cli *c) {
   else if (m == 0 && strchr(takes, 'f') &&
            (m = option_value(argc, argv, i, "--coordinator-file", NULL, &v)) > 0)
     c->coordinator_file = v;
+  else if (m == 0 && strchr(takes, 'm') &&
+           (m = option_value(argc, argv, i, "--metrics", "-m", &v)) > 0)
+    return parse_metrics(c, v);
   else if (m == 0 && strchr(takes, 'b') &&
            (m = option_value(argc, argv, i, "--backend", NULL, &v)) > 0) {
     if (strcmp(v, "sim") != 0 && strcmp(v, "real") != 0)
@@ -294,6 +320,7 @@ static int cmd_run(const cli *c) {
   exp_runner_options_default(&o);
   o.out_dir = c->out;
   o.quiet = c->quiet;
+  o.metrics = (const char *const *)c->metrics;
   int rc = exp_run_experiment(s, &o);
   exp_spec_free(s);
   return rc;
@@ -332,6 +359,7 @@ static int cmd_node(const cli *c) {
     o.out_dir = c->out;
     o.quiet = c->quiet || rank != 0;
     o.node = &role;
+    o.metrics = (const char *const *)c->metrics;
     rc = exp_run_experiment(s, &o);
   }
   exp_spec_free(s);
@@ -381,6 +409,7 @@ int main(int argc, char **argv) {
   int rc = parse_args(argc, argv, &c);
   if (rc == 0) rc = dispatch(&c);
   free(c.backend_set);
+  free(c.metrics);
   free(c.sets);
   return rc;
 }

@@ -52,8 +52,8 @@ done
 run "help run" 0 "$PSLAB" help run
 has "help run" out "usage: pslab run SPEC"
 run "run --help" 0 "$PSLAB" run --help
-for word in "--out DIR" "--set PATH=VALUE" "--backend" "--quiet" "runs.jsonl" \
-            "summary.csv" "Exit status" "README.md"; do
+for word in "--out DIR" "--set PATH=VALUE" "--backend" "--metrics A,B,..." "--quiet" \
+            "runs.jsonl" "runs.csv" "summary.csv" "NAME_ci95" "Exit status" "README.md"; do
   has "run --help" out "$word"
 done
 run "check -h" 0 "$PSLAB" check -h
@@ -81,6 +81,13 @@ has "bad backend" err "--backend must be sim or real, not gpu"
 run "two specs" 2 "$PSLAB" check a.json b.json
 has "two specs" err "unexpected argument b.json"
 run "help of unknown" 2 "$PSLAB" help frob
+run "unknown metric" 2 "$PSLAB" run x.json --metrics time_s,colour
+has "unknown metric" err "pslab run: --metrics: unknown metric \"colour\"; the metrics are: time_s,"
+has "unknown metric" err "sample_tv_distance"
+run "empty metric" 2 "$PSLAB" node x.json -m time_s,
+has "empty metric" err "pslab node: --metrics: an empty metric name"
+run "metrics not for check" 2 "$PSLAB" check x.json --metrics time_s
+has "metrics not for check" err "unknown option --metrics"
 
 # -------------------------------------------------------------------- check
 QS="$SRC/experiments/specs/quickstart.json"
