@@ -13,6 +13,7 @@
 #include "experiments/internal.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <math.h>
 #include <signal.h>
@@ -370,6 +371,64 @@ static void test_summary_without_sweep(void) {
   CU_ASSERT_TRUE(contains(csv, "runs,runs_ok,time_s,time_s_sd,time_s_ci95\n2,2,2,"));
   free(csv);
   cJSON_Delete(records);
+}
+
+/* The backquoted names in text[from .. the first `until` after it). */
+static size_t quoted_names(const char *text, const char *from, const char *until,
+                           char names[][32], size_t max) {
+  const char *s = text ? strstr(text, from) : NULL;
+  const char *end = s ? strstr(s + strlen(from), until) : NULL;
+  size_t n = 0;
+  for (s = s ? s + strlen(from) : NULL; s && s < end && n < max; s++) {
+    if (*s != '`') continue;
+    size_t len = strcspn(s + 1, "`");
+    snprintf(names[n++], 32, "%.*s", (int)len, s + 1);
+    s += len + 1;
+  }
+  return n;
+}
+
+/* The names the reference gives must be the metric table's. */
+static void check_documented(const char *doc, const char *from, const char *until,
+                             bool (*has)(const run_metric *)) {
+  char names[40][32];
+  size_t n = quoted_names(doc, from, until, names, 40), k = 0, count;
+  const run_metric *table = run_metric_table(&count);
+  for (size_t i = 0; i < count; i++) {
+    if (!has(&table[i])) continue;
+    CU_ASSERT_TRUE(k < n && strcmp(names[k], table[i].name) == 0);
+    if (k >= n || strcmp(names[k], table[i].name) != 0)
+      fprintf(stderr, "\nSPEC.md, after \"%s\": %s missing or out of order", from, table[i].name);
+    k++;
+  }
+  CU_ASSERT_EQUAL(k, n);
+}
+
+static bool in_summary(const run_metric *m) { return m->show & RUN_SHOW_SUMMARY; }
+static bool in_table(const run_metric *m) { return m->show & RUN_SHOW_TABLE; }
+static bool by_max(const run_metric *m) { return m->combine == RUN_COMBINE_MAX; }
+static bool by_sum(const run_metric *m) { return m->combine == RUN_COMBINE_SUM; }
+
+static void test_spec_reference_agrees_with_metric_table(void) {
+  char path[1024], err[256];
+  snprintf(path, sizeof path, "%s/experiments/SPEC.md", unit_source_dir());
+  char *doc = exp_read_file(path, NULL, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+  /* Lines wrap anywhere: one space for every run of white space. */
+  size_t k = 0;
+  for (size_t i = 0; doc[i]; i++) {
+    bool space = isspace((unsigned char)doc[i]);
+    if (space && k && doc[k - 1] == ' ') continue;
+    doc[k++] = space ? ' ' : doc[i];
+  }
+  doc[k] = '\0';
+  check_documented(doc, "The summary metrics are, in the order of the metrics table: ",
+                   ", those of them", in_summary);
+  check_documented(doc, "the mean for most; the largest for ", ";", by_max);
+  check_documented(doc, "; the total for ", ".", by_sum);
+  check_documented(doc, "**Metric columns**: the metrics the spec's plots draw (`y`, and `x` "
+                   "when it is a metric), ", ", those some run has", in_table);
+  free(doc);
 }
 
 /* ----------------------------------------------------------- scripts */
@@ -757,6 +816,7 @@ PSLAB_SUITE("results",
             {"stats against a hand computation", test_stats_against_a_hand_computation},
             {"summary.csv: one row per point, mean/max/sum", test_summary_one_row_per_point},
             {"summary.csv without a sweep", test_summary_without_sweep},
+            {"SPEC.md agrees with the metric table", test_spec_reference_agrees_with_metric_table},
             {"script: lines for numeric x", test_script_lines_for_numeric_x},
             {"script: bars for string x", test_script_bars_for_string_x},
             {"script: distinct sweep points kept apart", test_script_keeps_distinct_sweep_points_apart},
