@@ -7,7 +7,7 @@
  * once, one line each: `<file>: <json.path>: expected <what>, found <what>`),
  * expands its sweep into runs, runs each in a child process through its
  * backend's entry (SimGrid holds one simulation per process; real/ forks),
- * and writes runs.jsonl, summary.csv, a table and gnuplot plots. A sweep
+ * and writes runs.jsonl, runs.csv, summary.csv, a table and gnuplot plots. A sweep
  * larger than one machine runs in shards (exp_shard) whose directories
  * exp_merge_dirs joins; an interrupted one resumes from its runs.jsonl
  * (exp_runner_options.resume).
@@ -198,12 +198,13 @@ int exp_plot_dir(const char *dir, const char *gnuplot, FILE *log);
 
 /* ------------------------------------------------------------ results */
 
-/* Metrics summary.csv and the table show first, in this order
- * (NULL-terminated): time_s, steps, steps_per_s, accesses, local_ratio,
- * messages, bytes, relocations, replica_syncs, wall_s. */
-const char *const *exp_summary_metrics(void);
-/* Whether name is in the metric table (run/run.h). */
+/* Whether name is a metric of the metric table (run_metric_find). */
 bool exp_is_metric(const char *name);
+/* `--metrics a,b,c`: the names, as a NULL-terminated list in one allocation
+ * (release it with free()), each a metric of the metric table. NULL with a
+ * message in err (room for every metric's name: 1 kB) for an empty or an
+ * unknown name; the message lists the metric names. */
+char **exp_metrics_parse(const char *list, char *err, size_t errlen);
 /* `pslab metrics`: every metric with its unit, meaning, how repeats
  * combine and where it is shown; with markdown, the table SPEC.md holds. */
 void exp_metrics_print(FILE *f, bool markdown);
@@ -229,16 +230,43 @@ struct cJSON *exp_jsonl_load_interrupted(const char *path, exp_errors *warnings,
  * -1 with a message. */
 int exp_jsonl_write(const char *path, const struct cJSON *records, char *err,
                     size_t errlen);
-/* summary.csv: header run, repeat, seed, the sweep paths, the summary
- * metrics, other scalar metrics, error; one row per record. */
-void exp_summary_csv(FILE *f, const struct cJSON *records);
-/* Writes the CSV to path through a temporary file renamed over it, so the
- * file is never seen half-written. 0, or -1 with a message. */
-int exp_summary_write(const char *path, const struct cJSON *records,
+
+/* What the results files and the table are made from. Everything is
+ * borrowed. */
+typedef struct {
+  const struct cJSON *records; /* run records (exp_record_new), in run order */
+  /* The spec's plots, or NULL: the metrics they draw (y, and x when it is a
+   * metric) are columns of summary.csv and, without --metrics, of the table. */
+  const exp_plot_list *plots;
+  /* --metrics: NULL-terminated metric names, or NULL. The table's columns,
+   * exactly, and more columns of summary.csv. */
+  const char *const *metrics;
+} exp_results;
+
+/* runs.csv: header run, repeat, seed, the sweep paths, every scalar metric
+ * some record has (metric-table order, then unknown ones as met), error;
+ * one row per record. False on no memory (f then holds part of it). */
+bool exp_runs_csv(FILE *f, const struct cJSON *records);
+/* summary.csv: one row per sweep point (first-appearance order): the sweep
+ * paths' values, runs, runs_ok, then per summary metric its value combined
+ * over the point's successful repeats as its entry says, and for a
+ * RUN_COMBINE_MEAN metric <name>_sd and <name>_ci95 (empty below 2
+ * repeats). Summary metrics: those flagged RUN_SHOW_SUMMARY that some record
+ * has, the plots' and --metrics', in metric-table order. False on no
+ * memory (f then holds part of it). */
+bool exp_summary_csv(FILE *f, const exp_results *r);
+/* The table: one row per sweep point, a label column per sweep path that
+ * varies (long labels wrapped at spaces), "runs ok" with repeats or
+ * failures, the metric columns (see exp_results) in engineering form,
+ * "mean ± ci95" with 2 or more successful repeats. Nothing without records. */
+void exp_table_print(FILE *f, const exp_results *r);
+/* Every result derived from the records: writes DIR/runs.csv and
+ * DIR/summary.csv, each through a temporary file renamed over it (never
+ * seen half-written), and, when table is not NULL, prints the table on it.
+ * The runner calls it after each run (table NULL) and at the end. 0, or -1
+ * with a message in err (the other file is still written). */
+int exp_results_write(const char *dir, const exp_results *r, FILE *table,
                       char *err, size_t errlen);
-/* The table: one row per sweep point (means over its successful repeats),
- * aligned columns. */
-void exp_table_print(FILE *f, const struct cJSON *records);
 
 /* --------------------------------------------------------------- spec */
 
@@ -339,6 +367,9 @@ typedef struct {
    * every rank must be given it and see DIR (each reads which runs to skip;
    * rank 0 alone writes). */
   bool resume;
+  /* --metrics (exp_metrics_parse), or NULL: the table's columns, and more
+   * columns of summary.csv. */
+  const char *const *metrics;
 } exp_runner_options;
 
 void exp_runner_options_default(exp_runner_options *o);

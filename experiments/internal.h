@@ -55,6 +55,23 @@ void exp_describe(const cJSON *v, char *buf, size_t n);
  * list (a per-epoch metric); false when v holds no number. */
 bool exp_metric_value(const cJSON *v, double *out);
 
+/* The label of swept value v in the table, among every sweep point's value
+ * at its path (all[0..n), v among them): a string bare, a number exact, an
+ * object as its type then what differs among all, "relocate lookahead=100"
+ * (labels.c). Caller frees; NULL on no memory. */
+char *exp_point_label(const cJSON *v, const cJSON *const *all, size_t n);
+
+/* v in engineering form with unit (a run_metric's unit), 3 significant
+ * digits, never an exponent (quantity.c): "s" with prefixes down to p and
+ * up ("217 ms", "3.1 us"); "B" and others with prefixes up ("278 MB", "147 k
+ * steps/s"); "" a plain number ("720 k", "0.75"); "share" a percentage
+ * ("11.9 %"). NaN: "-". */
+void exp_format_quantity(double v, const char *unit, char *buf, size_t n);
+/* "mean ± half" in the prefix of the larger of the two, half to 2
+ * significant digits: "217 ± 3.1 ms". A NaN half: exp_format_quantity. */
+void exp_format_interval(double mean, double half, const char *unit, char *buf,
+                         size_t n);
+
 /* --------------------------------------------------------- statistics */
 
 /* Values of one metric over the repeats of a sweep point (stats.c). Start
@@ -74,6 +91,67 @@ double exp_stats_ci95(const exp_stats *s);
 /* The values combined as the metric's entry says (mean, max or sum); NAN
  * when there are none. */
 double exp_stats_combined(const exp_stats *s, run_combine how);
+
+/* ----------------------------------------------- points and metrics */
+
+/* Metric-table entries (borrowed from the table). */
+typedef struct {
+  const run_metric **items;
+  size_t count;
+} exp_metric_list;
+
+/* summary.csv's metrics (see exp_summary_csv), in metric-table order. False
+ * on no memory. Release with exp_metric_list_free. */
+bool exp_summary_metric_list(const exp_results *r, exp_metric_list *out);
+/* The table's: --metrics' in their order, or those flagged RUN_SHOW_TABLE
+ * and the plots', in metric-table order, that some record has. */
+bool exp_table_metric_list(const exp_results *r, exp_metric_list *out);
+void exp_metric_list_free(exp_metric_list *l);
+
+/* The sweep paths of records, in first-appearance order, *count of them
+ * (points.c): a NULL-terminated array the caller frees; the names are
+ * borrowed from records. NULL on no memory. */
+const char **exp_sweep_paths(const cJSON *records, size_t *count);
+
+/* The records of one sweep point (points.c). */
+typedef struct {
+  const cJSON *sweep;  /* its sweep values (its first record's); borrowed */
+  size_t runs, ok;     /* its records, and the successful ones */
+  exp_stats *stats;    /* per metric collected: over the successful runs */
+} exp_point;
+
+typedef struct {
+  exp_point *items;    /* in order of first appearance */
+  size_t count;
+} exp_points;
+
+/* Groups records by sweep point (equal "sweep" objects) and adds each
+ * successful record's value of every one of metrics (a list metric by its
+ * mean, exp_metric_value) to the point's stats. False on no memory (p is
+ * then empty). Release with exp_points_free. */
+bool exp_points_collect(exp_points *p, const cJSON *records,
+                        const exp_metric_list *metrics);
+void exp_points_free(exp_points *p);
+
+/* ------------------------------------------------------------- grid */
+
+/* A text table (grid.c): row 0 the header, then a rule, then the rows; the
+ * first label_cols columns left-aligned, their cells wrapped at spaces onto
+ * more lines of their row, indented by two, when longer than wrap
+ * characters (never inside a word: a longer word has a line of its own),
+ * the others right-aligned on the row's first line. */
+typedef struct {
+  char **cells;        /* rows * cols, owned; NULL: empty */
+  size_t rows, cols, label_cols, wrap;
+} exp_grid;
+
+/* False on no memory. Release with exp_grid_free either way. */
+bool exp_grid_init(exp_grid *g, size_t rows, size_t cols, size_t label_cols,
+                   size_t wrap);
+/* Copies text into the cell. False on no memory. */
+bool exp_grid_set(exp_grid *g, size_t row, size_t col, const char *text);
+void exp_grid_print(const exp_grid *g, FILE *f);
+void exp_grid_free(exp_grid *g);
 
 /* ----------------------------------------------------------- paths */
 
@@ -155,11 +233,10 @@ const exp_run *exp_record_run(const cJSON *rec, const exp_run_list *runs);
  * the same number). */
 void exp_records_insert(cJSON *records, cJSON *rec);
 /* The end of an experiment, for `pslab run` and `pslab merge` alike: writes
- * DIR/summary.csv from records, prints the table on out, draws the plots.
- * Problems go to log. Returns EXP_EXIT_OK, EXP_EXIT_FAILED (summary.csv not
- * written) or EXP_EXIT_PLOTS. */
-int exp_results_finish(const char *dir, const char *experiment,
-                       const exp_plot_list *plots, const cJSON *records,
+ * DIR/summary.csv and DIR/runs.csv (exp_results_write), prints the table on
+ * out when there are records, draws the plots. Problems go to log. Returns
+ * EXP_EXIT_OK, EXP_EXIT_FAILED (a file not written) or EXP_EXIT_PLOTS. */
+int exp_results_finish(const char *dir, const char *experiment, const exp_results *r,
                        const char *gnuplot, FILE *out, FILE *log);
 
 /* What a results directory holds for a spec being resumed. */

@@ -2,10 +2,11 @@
  * The `pslab` command: run, check, plot and merge experiments.
  *
  *   pslab run SPEC [--out DIR] [--set PATH=VALUE]... [--backend sim|real]
- *             [--shard K/N] [--resume] [--quiet]
+ *             [--shard K/N] [--resume] [--metrics A,B,...] [--quiet]
  *   pslab check SPEC [--set PATH=VALUE]... [--backend sim|real] [--shard K/N]
  *   pslab node SPEC [--out DIR] [--set PATH=VALUE]... [--coordinator HOST:PORT]
- *              [--coordinator-file PATH] [--shard K/N] [--resume] [--quiet]
+ *              [--coordinator-file PATH] [--shard K/N] [--resume]
+ *              [--metrics A,B,...] [--quiet]
  *   pslab plot DIR
  *   pslab merge [--out DIR] [--quiet] SHARD_DIR...
  *   pslab metrics [--markdown]
@@ -44,17 +45,23 @@ static const char main_help[] =
 
 static const char run_help[] =
     "usage: pslab run SPEC [--out DIR] [--set PATH=VALUE]... [--backend sim|real]\n"
-    "                      [--shard K/N] [--resume] [--quiet]\n"
+    "                      [--shard K/N] [--resume] [--metrics A,B,...] [--quiet]\n"
     "\n"
     "Validates SPEC whole (nothing runs until every problem is fixed), then runs\n"
     "each of its runs (the cartesian product of its sweep lists, times its\n"
     "repeats) in a process of its own, and writes, in DIR:\n"
     "  runs.jsonl        one JSON record per run, appended as each run ends\n"
-    "  summary.csv       one row per run: sweep values, then the main metrics\n"
+    "  runs.csv          one row per run: sweep values, every metric, error\n"
+    "  summary.csv       one row per sweep point: sweep values, runs, runs_ok,\n"
+    "                    each metric over the repeats (NAME; for a mean also\n"
+    "                    NAME_sd and NAME_ci95, the 95% confidence half-width)\n"
     "  spec.json         the spec as run (after --set)\n"
     "  NAME.gp, NAME.svg the plots the spec asks for (gnuplot)\n"
     "  logs/run-N.log    what run N printed, when it printed anything\n"
-    "and prints a table (means over repeats) on stdout. Progress goes to stderr:\n"
+    "and prints a table on stdout: a row per sweep point, labelled by what\n"
+    "varies, values with units, \"mean \xc2\xb1 ci95\" over repeats. Its columns are the\n"
+    "metrics the spec's plots draw, time_s and steps_per_s (or --metrics').\n"
+    "Progress goes to stderr:\n"
     "one updating line on a terminal, a line per run start and end otherwise.\n"
     "A failing run is reported and the others go on.\n"
     "\n"
@@ -83,6 +90,10 @@ static const char run_help[] =
     "                        rerun, a last line cut short by a kill is dropped).\n"
     "                        Refused when DIR/spec.json is another spec. Without\n"
     "                        it, DIR's runs.jsonl is started afresh\n"
+    "  -m, --metrics A,B,... the table's metric columns, in this order, instead\n"
+    "                        of the default ones; also added to summary.csv.\n"
+    "                        Names as in runs.jsonl (time_s, bytes, local_ratio,\n"
+    "                        sample_tv_distance, ...; a wrong one lists them all)\n"
     "  -q, --quiet           no progress lines (failed runs are still reported)\n"
     "  -h, --help            this help\n"
     "\n"
@@ -113,7 +124,7 @@ static const char check_help[] =
 static const char node_help[] =
     "usage: pslab node SPEC [--out DIR] [--set PATH=VALUE]... [--coordinator HOST:PORT]\n"
     "                       [--coordinator-file PATH] [--shard K/N] [--resume]\n"
-    "                       [--quiet]\n"
+    "                       [--metrics A,B,...] [--quiet]\n"
     "\n"
     "Runs this process as one node of every run of SPEC on the real backend, as\n"
     "a launcher starts one process per node on a cluster:\n"
@@ -140,6 +151,8 @@ static const char node_help[] =
     "                             `pslab run`); give every rank the same --out on\n"
     "                             a file system every node sees: each reads which\n"
     "                             runs to skip, rank 0 writes\n"
+    "  -m, --metrics A,B,...      the table's metric columns (rank 0), as for\n"
+    "                             `pslab run` (see `pslab run --help`)\n"
     "  -q, --quiet                no progress lines\n"
     "  -h, --help                 this help\n"
     "\n"
@@ -219,7 +232,7 @@ typedef struct {
   const char *name;
   const char *help;
   const char *usage;   /* first line of help, for errors */
-  const char *options; /* letters of the options it takes: o s b q c f k r m */
+  const char *options; /* letters of the options it takes: o s b q c f k r m d */
   const char *target;  /* what it names on the command line (SPEC, DIR...), or
                           NULL: nothing */
   bool many;           /* several of them */
@@ -235,18 +248,19 @@ static int cmd_merge(const cli *c);
 
 static const command commands[] = {
     {"run", run_help, "pslab run SPEC [--out DIR] [--set PATH=VALUE]... "
-                      "[--backend sim|real] [--shard K/N] [--resume] [--quiet]",
-     "osbqkr", "SPEC", false, cmd_run},
+                      "[--backend sim|real] [--shard K/N] [--resume] [--metrics A,B,...] "
+                      "[--quiet]",
+     "osbqkrm", "SPEC", false, cmd_run},
     {"check", check_help, "pslab check SPEC [--set PATH=VALUE]... "
                           "[--backend sim|real] [--shard K/N]", "sbk", "SPEC", false, cmd_check},
     {"node", node_help, "pslab node SPEC [--out DIR] [--set PATH=VALUE]... "
                         "[--coordinator HOST:PORT] [--coordinator-file PATH] "
-                        "[--shard K/N] [--resume] [--quiet]",
-     "osqcfkr", "SPEC", false, cmd_node},
+                        "[--shard K/N] [--resume] [--metrics A,B,...] [--quiet]",
+     "osqcfkrm", "SPEC", false, cmd_node},
     {"plot", plot_help, "pslab plot DIR", "", "DIR", false, cmd_plot},
     {"merge", merge_help, "pslab merge [--out DIR] [--quiet] SHARD_DIR...", "oq",
      "SHARD_DIR", true, cmd_merge},
-    {"metrics", metrics_help, "pslab metrics [--markdown]", "m", NULL, false, cmd_metrics},
+    {"metrics", metrics_help, "pslab metrics [--markdown]", "d", NULL, false, cmd_metrics},
 };
 
 struct cli {
@@ -260,6 +274,7 @@ struct cli {
   size_t n_sets;
   char *backend_set;   /* "backend=<B>", owned */
   exp_shard shard;     /* {0, 0}: every run */
+  char **metrics;      /* --metrics, owned (exp_metrics_parse), or NULL */
   bool quiet, resume, help, markdown;
 };
 
@@ -296,6 +311,14 @@ static int option_value(int argc, char **argv, int *i, const char *lng,
   return 1;
 }
 
+/* --metrics A,B,...: 0, or a usage error naming every metric. */
+static int parse_metrics(cli *c, const char *list) {
+  char err[2048];
+  free(c->metrics);
+  c->metrics = exp_metrics_parse(list, err, sizeof err);
+  return c->metrics ? 0 : usage_error(c->cmd, "--metrics: ", err);
+}
+
 /* One option at argv[*i]: 0 done, or an exit status. */
 static int parse_option(int argc, char **argv, int *i, cli *c) {
   const char *a = argv[*i], *v = NULL, *takes = c->cmd->options;
@@ -312,7 +335,7 @@ static int parse_option(int argc, char **argv, int *i, cli *c) {
     c->resume = true;
     return 0;
   }
-  if (strchr(takes, 'm') && strcmp(a, "--markdown") == 0) {
+  if (strchr(takes, 'd') && strcmp(a, "--markdown") == 0) {
     c->markdown = true;
     return 0;
   }
@@ -327,6 +350,9 @@ static int parse_option(int argc, char **argv, int *i, cli *c) {
   else if (m == 0 && strchr(takes, 'f') &&
            (m = option_value(argc, argv, i, "--coordinator-file", NULL, &v)) > 0)
     c->coordinator_file = v;
+  else if (m == 0 && strchr(takes, 'm') &&
+           (m = option_value(argc, argv, i, "--metrics", "-m", &v)) > 0)
+    return parse_metrics(c, v);
   else if (m == 0 && strchr(takes, 'k') &&
            (m = option_value(argc, argv, i, "--shard", NULL, &v)) > 0) {
     char err[256];
@@ -419,6 +445,7 @@ static int cmd_run(const cli *c) {
   o.quiet = c->quiet;
   o.shard = c->shard;
   o.resume = c->resume;
+  o.metrics = (const char *const *)c->metrics;
   int rc = exp_run_experiment(s, &o);
   exp_spec_free(s);
   return rc;
@@ -462,6 +489,7 @@ static int cmd_node(const cli *c) {
     o.node = &role;
     o.shard = c->shard;
     o.resume = c->resume;
+    o.metrics = (const char *const *)c->metrics;
     rc = exp_run_experiment(s, &o);
   }
   exp_spec_free(s);
@@ -526,6 +554,7 @@ int main(int argc, char **argv) {
   int rc = parse_args(argc, argv, &c);
   if (rc == 0) rc = dispatch(&c);
   free(c.backend_set);
+  free(c.metrics);
   free(c.sets);
   free(c.targets);
   return rc;

@@ -237,9 +237,9 @@ static int write_out(merger *m) {
   char *label = missing_label(m, &missing);
   cJSON *records = cJSON_CreateArray();
   int rc = records && write_files(m, records) ? EXP_EXIT_OK : EXP_EXIT_FAILED;
+  exp_results res = {records, &m->plots, NULL};
   if (rc == EXP_EXIT_OK)
-    rc = exp_results_finish(m->out_dir, m->name, &m->plots, records, m->o.gnuplot,
-                            m->o.out, m->o.log);
+    rc = exp_results_finish(m->out_dir, m->name, &res, m->o.gnuplot, m->o.out, m->o.log);
   for (const cJSON *r = records ? records->child : NULL; r; r = r->next)
     failed += !exp_record_ok(r);
   if (missing)

@@ -1,31 +1,20 @@
 /*
- * Results of an experiment: run records, runs.jsonl, summary.csv and the
- * table printed at the end.
+ * Results of an experiment: run records, runs.jsonl, and every result
+ * derived from the records (runs.csv, summary.csv, the table).
  *
  * A record is one JSON object per run (experiment, run, repeat, seed,
  * backend, sweep, config, metrics, and error for a failed run). runs.jsonl
  * holds the records as they come, one line each, flushed at once, so an
- * interrupted experiment keeps every finished run. summary.csv (and the
- * table, table.c) are derived from a list of records only: `pslab plot` and
- * the tests use them without running anything.
+ * interrupted experiment keeps every finished run. runs.csv, summary.csv
+ * (csv.c) and the table (table.c) are derived from a list of records only,
+ * so that whatever has the records (the runner after each run, a merge of
+ * results directories, the tests) writes them with exp_results_write.
  */
 #include "experiments/internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const summary_metrics[] = {
-    "time_s", "steps", "steps_per_s", "accesses", "local_ratio", "messages",
-    "bytes", "relocations", "replica_syncs", "wall_s", NULL};
-
-const char *const *exp_summary_metrics(void) { return summary_metrics; }
-
-static bool in_list(const char *const *list, const char *name) {
-  for (size_t i = 0; list[i]; i++)
-    if (strcmp(list[i], name) == 0) return true;
-  return false;
-}
 
 bool exp_is_metric(const char *name) { return run_metric_find(name) != NULL; }
 
@@ -116,135 +105,40 @@ cJSON *exp_jsonl_load(const char *path, exp_errors *errs) {
   return exp_jsonl_load_interrupted(path, NULL, errs);
 }
 
-/* -------------------------------------------------------- columns */
+/* ------------------------------------------------------ derived files */
 
-/* Names in first-appearance order, without duplicates. */
-typedef struct {
-  const char **names;
-  size_t count;
-} name_list;
+typedef bool (*csv_writer)(FILE *f, const exp_results *r);
 
-static void name_add(name_list *l, const char *name) {
-  for (size_t i = 0; i < l->count; i++)
-    if (strcmp(l->names[i], name) == 0) return;
-  const char **n = realloc(l->names, (l->count + 1) * sizeof *n);
-  if (!n) return;
-  l->names = n;
-  l->names[l->count++] = name;
-}
+static bool write_runs(FILE *f, const exp_results *r) { return exp_runs_csv(f, r->records); }
 
-static name_list sweep_paths(const cJSON *records) {
-  name_list l = {0};
-  for (const cJSON *r = records ? records->child : NULL; r; r = r->next) {
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(r, "sweep");
-    for (const cJSON *c = cJSON_IsObject(s) ? s->child : NULL; c; c = c->next)
-      name_add(&l, c->string);
-  }
-  return l;
-}
-
-/* Scalar metrics beyond the summary list (list-valued ones are left out). */
-static name_list extra_metrics(const cJSON *records) {
-  name_list l = {0};
-  for (const cJSON *r = records ? records->child : NULL; r; r = r->next) {
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "metrics");
-    for (const cJSON *c = cJSON_IsObject(m) ? m->child : NULL; c; c = c->next)
-      if (cJSON_IsNumber(c) && !in_list(summary_metrics, c->string))
-        name_add(&l, c->string);
-  }
-  return l;
-}
-
-/* -------------------------------------------------------------- CSV */
-
-static void csv_field(FILE *f, const char *s) {
-  if (!s[strcspn(s, ",\"\r\n")]) {
-    fputs(s, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
-/* Strings bare, numbers exact, lists and objects as compact JSON. */
-static void csv_value(FILE *f, const cJSON *v) {
-  char num[40];
-  if (!v || cJSON_IsNull(v)) return;
-  if (cJSON_IsString(v)) {
-    csv_field(f, v->valuestring);
-  } else if (cJSON_IsNumber(v)) {
-    exp_format_number(v->valuedouble, num, sizeof num);
-    fputs(num, f);
-  } else {
-    char *text = cJSON_PrintUnformatted(v);
-    if (text) csv_field(f, text);
-    free(text);
-  }
-}
-
-static void csv_row(FILE *f, const cJSON *r, const name_list *paths,
-                    const name_list *extra) {
-  const cJSON *sweep = cJSON_GetObjectItemCaseSensitive(r, "sweep");
-  const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "metrics");
-  csv_value(f, cJSON_GetObjectItemCaseSensitive(r, "run"));
-  fputc(',', f);
-  csv_value(f, cJSON_GetObjectItemCaseSensitive(r, "repeat"));
-  fputc(',', f);
-  csv_value(f, cJSON_GetObjectItemCaseSensitive(r, "seed"));
-  for (size_t i = 0; i < paths->count; i++) {
-    fputc(',', f);
-    csv_value(f, cJSON_GetObjectItemCaseSensitive(sweep, paths->names[i]));
-  }
-  for (size_t i = 0; summary_metrics[i]; i++) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, summary_metrics[i]);
-    fputc(',', f);
-    if (cJSON_IsNumber(v)) csv_value(f, v);
-  }
-  for (size_t i = 0; i < extra->count; i++) {
-    fputc(',', f);
-    csv_value(f, cJSON_GetObjectItemCaseSensitive(m, extra->names[i]));
-  }
-  fputc(',', f);
-  csv_value(f, cJSON_GetObjectItemCaseSensitive(r, "error"));
-  fputc('\n', f);
-}
-
-void exp_summary_csv(FILE *f, const cJSON *records) {
-  name_list paths = sweep_paths(records), extra = extra_metrics(records);
-  fputs("run,repeat,seed", f);
-  for (size_t i = 0; i < paths.count; i++) {
-    fputc(',', f);
-    csv_field(f, paths.names[i]);
-  }
-  for (size_t i = 0; summary_metrics[i]; i++) fprintf(f, ",%s", summary_metrics[i]);
-  for (size_t i = 0; i < extra.count; i++) {
-    fputc(',', f);
-    csv_field(f, extra.names[i]);
-  }
-  fputs(",error\n", f);
-  for (const cJSON *r = records ? records->child : NULL; r; r = r->next)
-    csv_row(f, r, &paths, &extra);
-  free(paths.names);
-  free(extra.names);
-}
-
-int exp_summary_write(const char *path, const cJSON *records, char *err,
-                      size_t errlen) {
-  char *text = NULL;
+/* Writes DIR/name through a temporary file renamed over it. */
+static int write_csv(const char *dir, const char *name, csv_writer write,
+                     const exp_results *r, char *err, size_t errlen) {
+  char *path = exp_join_path(dir, name), *text = NULL;
   size_t len = 0;
-  FILE *mem = open_memstream(&text, &len);
+  FILE *mem = path ? open_memstream(&text, &len) : NULL;
   if (!mem) {
-    snprintf(err, errlen, "%s: out of memory", path);
+    snprintf(err, errlen, "%s: out of memory", path ? path : name);
+    free(path);
     return -1;
   }
-  exp_summary_csv(mem, records);
-  bool ok = fclose(mem) == 0;
+  bool ok = write(mem, r);
+  ok = fclose(mem) == 0 && ok;
   int rc = ok ? exp_write_file_atomic(path, text, len, err, errlen) : -1;
   if (!ok) snprintf(err, errlen, "%s: out of memory", path);
   free(text);
+  free(path);
+  return rc;
+}
+
+int exp_results_write(const char *dir, const exp_results *r, FILE *table, char *err,
+                      size_t errlen) {
+  int rc = write_csv(dir, "summary.csv", exp_summary_csv, r, err, errlen);
+  char err2[EXP_PATH_MAX + 128];
+  if (write_csv(dir, "runs.csv", write_runs, r, err2, sizeof err2) != 0 && rc == 0) {
+    snprintf(err, errlen, "%s", err2);
+    rc = -1;
+  }
+  if (table) exp_table_print(table, r);
   return rc;
 }

@@ -84,20 +84,16 @@ int exp_jsonl_write(const char *path, const cJSON *records, char *err,
   return rc;
 }
 
-int exp_results_finish(const char *dir, const char *experiment,
-                       const exp_plot_list *plots, const cJSON *records,
+int exp_results_finish(const char *dir, const char *experiment, const exp_results *r,
                        const char *gnuplot, FILE *out, FILE *log) {
   char err[EXP_PATH_MAX + 128];
   int rc = EXP_EXIT_OK;
-  char *csv = exp_join_path(dir, "summary.csv");
-  if (!csv || exp_summary_write(csv, records, err, sizeof err) != 0) {
-    fprintf(log, "pslab: %s\n", csv ? err : "out of memory");
+  if (exp_results_write(dir, r, r->records->child ? out : NULL, err, sizeof err) != 0) {
+    fprintf(log, "pslab: %s\n", err);
     rc = EXP_EXIT_FAILED;
   }
-  free(csv);
-  if (records->child) exp_table_print(out, records);
   fflush(out);
-  int plots_rc = exp_plots_draw(plots, experiment, records, dir, gnuplot, log);
+  int plots_rc = exp_plots_draw(r->plots, experiment, r->records, dir, gnuplot, log);
   return rc != EXP_EXIT_OK ? rc : plots_rc;
 }
 

@@ -329,6 +329,10 @@ static outcome run_child(runner *r, const exp_run *run, const char *log_path) {
   return run_in_child(&job, &r->pg, log_path);
 }
 
+static exp_results results_of(const runner *r) {
+  return (exp_results){r->records, exp_spec_plots(r->spec), r->o.metrics};
+}
+
 static void record_run(runner *r, const exp_run *run, outcome *out) {
   char err[EXP_PATH_MAX + 128];
   cJSON *rec = exp_record_new(exp_spec_name(r->spec), run, out->metrics, out->error);
@@ -338,12 +342,11 @@ static void record_run(runner *r, const exp_run *run, outcome *out) {
     r->io_failed = true;
   }
   if (rec) exp_records_insert(r->records, rec);
-  char *csv = exp_join_path(r->dir, "summary.csv");
-  if (!csv || exp_summary_write(csv, r->records, err, sizeof err) != 0) {
-    fprintf(r->o.log, "pslab: %s\n", csv ? err : "out of memory");
+  exp_results res = results_of(r);
+  if (exp_results_write(r->dir, &res, NULL, err, sizeof err) != 0) {
+    fprintf(r->o.log, "pslab: %s\n", err);
     r->io_failed = true;
   }
-  free(csv);
 }
 
 static void do_run(runner *r, const exp_run *run) {
@@ -467,8 +470,9 @@ static int finish(runner *r, size_t total) {
   char *logs = exp_join_path(r->dir, "logs");
   if (logs) rmdir(logs); /* only goes when no run left a log */
   free(logs);
-  int rc = exp_results_finish(r->dir, exp_spec_name(r->spec), exp_spec_plots(r->spec),
-                              r->records, r->o.gnuplot, r->o.out, r->o.log);
+  exp_results res = results_of(r);
+  int rc = exp_results_finish(r->dir, exp_spec_name(r->spec), &res, r->o.gnuplot, r->o.out,
+                              r->o.log);
   report_end(r, total);
   return r->failed || r->io_failed ? EXP_EXIT_FAILED : rc;
 }

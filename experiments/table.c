@@ -1,158 +1,148 @@
 /*
- * The table printed when an experiment ends: one row per sweep point, the
- * swept values, then the main metrics averaged over the point's successful
- * repeats, in aligned columns (labels left, numbers right). It is for a
- * human at a terminal; summary.csv and runs.jsonl are for programs.
+ * The table printed when an experiment ends, for a human at a terminal and
+ * for pasting into a paper: one row per sweep point; a label column per
+ * sweep path whose value varies (what is the same everywhere says nothing
+ * about the rows), each label only what tells its point apart
+ * (exp_point_label); a "runs ok" column when there are repeats or failures;
+ * then the metric columns, each value in engineering form with its unit,
+ * "mean ± ci95" over two or more successful repeats. summary.csv holds the
+ * same figures exactly, for programs.
  */
 #include "experiments/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const table_metrics[] = {
-    "time_s", "steps_per_s", "local_ratio", "messages", "bytes", "wall_s", NULL};
-enum { TABLE_METRICS = 6, LABEL_MAX = 40 };
+enum { LABEL_WRAP = 40 };
 
+/* The table's label columns: the sweep paths whose value is not the same
+ * at every point. */
 typedef struct {
-  const cJSON *sweep; /* of the point's first record */
-  size_t ok, total;
-  double sum[TABLE_METRICS];
-  size_t n[TABLE_METRICS];
-} group;
+  const char **paths; /* borrowed from the records */
+  size_t count;
+} label_columns;
 
-static bool same_point(const cJSON *a, const cJSON *b) {
-  if (!a || !b) return a == b;
-  return cJSON_Compare(a, b, true);
-}
-
-static void group_add(group *g, const cJSON *r) {
-  const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "metrics");
-  g->total++;
-  if (!cJSON_IsObject(m) || cJSON_GetObjectItemCaseSensitive(r, "error")) return;
-  g->ok++;
-  for (size_t i = 0; i < TABLE_METRICS; i++) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, table_metrics[i]);
-    if (!cJSON_IsNumber(v)) continue;
-    g->sum[i] += v->valuedouble;
-    g->n[i]++;
+static bool varies(const exp_points *pts, const char *path) {
+  const cJSON *first = cJSON_GetObjectItemCaseSensitive(pts->items[0].sweep, path);
+  for (size_t i = 1; i < pts->count; i++) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(pts->items[i].sweep, path);
+    if (!first || !v || !cJSON_Compare(first, v, true)) return true;
   }
+  return false;
 }
 
-/* Groups records by sweep point, in first-appearance order. */
-static group *group_records(const cJSON *records, size_t *count) {
-  size_t cap = (size_t)cJSON_GetArraySize(records) + 1;
-  group *groups = calloc(cap, sizeof *groups);
-  *count = 0;
-  for (const cJSON *r = groups ? records->child : NULL; r; r = r->next) {
-    const cJSON *sweep = cJSON_GetObjectItemCaseSensitive(r, "sweep");
-    size_t g = 0;
-    while (g < *count && !same_point(groups[g].sweep, sweep)) g++;
-    if (g == *count) groups[(*count)++].sweep = sweep;
-    group_add(&groups[g], r);
-  }
-  return groups;
+static label_columns varying_paths(const cJSON *records, const exp_points *pts) {
+  size_t n;
+  label_columns l = {exp_sweep_paths(records, &n), 0};
+  for (size_t i = 0; l.paths && i < n; i++)
+    if (varies(pts, l.paths[i])) l.paths[l.count++] = l.paths[i];
+  return l;
 }
 
-typedef struct {
-  char **cells; /* rows * cols, row 0 the header */
-  size_t rows, cols;
-  size_t label_cols; /* left-aligned columns */
-} grid;
-
-static void set_cell(grid *t, size_t row, size_t col, const char *text) {
-  size_t len = strlen(text);
-  char *c = len > LABEL_MAX ? malloc(LABEL_MAX + 1) : strdup(text);
-  if (c && len > LABEL_MAX) snprintf(c, LABEL_MAX + 1, "%.*s...", LABEL_MAX - 3, text);
-  t->cells[row * t->cols + col] = c;
+static bool some_repeats(const exp_points *pts) {
+  for (size_t i = 0; i < pts->count; i++)
+    if (pts->items[i].runs > 1 || pts->items[i].ok < pts->items[i].runs) return true;
+  return false;
 }
 
-/* Per sweep path, what all its swept objects share (left out of labels). */
-static cJSON **shared_per_path(const group *groups, size_t n_groups,
-                               const cJSON *paths) {
-  size_t n_paths = (size_t)cJSON_GetArraySize(paths), k = 0;
-  cJSON **shared = calloc(n_paths + 1, sizeof *shared);
-  const cJSON **values = calloc(n_groups + 1, sizeof *values);
-  for (const cJSON *p = shared && values && paths ? paths->child : NULL; p; p = p->next, k++) {
-    for (size_t g = 0; g < n_groups; g++)
-      values[g] = cJSON_GetObjectItemCaseSensitive(groups[g].sweep, p->string);
-    shared[k] = exp_shared_members(values, n_groups);
-  }
-  free(values);
-  return shared;
+/* ------------------------------------------------------------ cells */
+
+/* The label of point k at one path, among every point's value there. */
+static bool put_label(exp_grid *g, size_t row, size_t col, const exp_points *pts,
+                      size_t k, const char *path) {
+  const cJSON **all = calloc(pts->count + 1, sizeof *all);
+  if (!all) return false;
+  for (size_t i = 0; i < pts->count; i++)
+    all[i] = cJSON_GetObjectItemCaseSensitive(pts->items[i].sweep, path);
+  char *label = all[k] ? exp_point_label(all[k], all, pts->count) : strdup("-");
+  bool ok = label && exp_grid_set(g, row, col, label);
+  free(label);
+  free(all);
+  return ok;
 }
 
-static void fill_row(grid *t, size_t row, const group *g, const cJSON *paths_from,
-                     cJSON *const *shared, bool runs_col) {
+static void metric_cell(const exp_point *pt, size_t i, const run_metric *m,
+                        char *buf, size_t n) {
+  const exp_stats *s = &pt->stats[i];
+  if (pt->ok == 0)
+    snprintf(buf, n, "%s", i == 0 ? "failed" : "-");
+  else if (s->n == 0)
+    snprintf(buf, n, "-");
+  else if (m->combine == RUN_COMBINE_MEAN && s->n >= 2)
+    exp_format_interval(s->mean, exp_stats_ci95(s), m->unit, buf, n);
+  else
+    exp_format_quantity(exp_stats_combined(s, m->combine), m->unit, buf, n);
+}
+
+/* Row `row` of the grid: point k's labels, runs and metrics. */
+static bool put_row(exp_grid *g, size_t row, const exp_points *pts, size_t k,
+                    const label_columns *labels, const char *name, bool runs_col,
+                    const exp_metric_list *metrics) {
+  const exp_point *pt = &pts->items[k];
+  char buf[128];
   size_t col = 0;
-  char buf[64];
-  for (const cJSON *p = paths_from ? paths_from->child : NULL; p; p = p->next, col++) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(g->sweep, p->string);
-    char *label = exp_value_label_except(v, shared ? shared[col] : NULL);
-    set_cell(t, row, col, label ? label : "?");
-    free(label);
-  }
+  bool ok = true;
+  for (; col < labels->count && ok; col++)
+    ok = put_label(g, row, col, pts, k, labels->paths[col]);
+  if (!labels->count) ok = exp_grid_set(g, row, col++, name);
   if (runs_col) {
-    snprintf(buf, sizeof buf, "%zu/%zu", g->ok, g->total);
-    set_cell(t, row, col++, buf);
+    snprintf(buf, sizeof buf, "%zu/%zu", pt->ok, pt->runs);
+    ok = ok && exp_grid_set(g, row, col++, buf);
   }
-  for (size_t i = 0; i < TABLE_METRICS; i++) {
-    if (g->n[i])
-      snprintf(buf, sizeof buf, "%.6g", g->sum[i] / (double)g->n[i]);
-    else
-      snprintf(buf, sizeof buf, "%s", !g->ok && i == 0 ? "failed" : "-");
-    set_cell(t, row, col++, buf);
+  for (size_t i = 0; i < metrics->count && ok; i++) {
+    metric_cell(pt, i, metrics->items[i], buf, sizeof buf);
+    ok = exp_grid_set(g, row, col++, buf);
   }
+  return ok;
 }
 
-static void print_grid(FILE *f, const grid *t) {
-  size_t *width = calloc(t->cols, sizeof *width);
-  if (!width) return;
-  for (size_t i = 0; i < t->rows * t->cols; i++) {
-    size_t len = t->cells[i] ? strlen(t->cells[i]) : 0;
-    if (len > width[i % t->cols]) width[i % t->cols] = len;
-  }
-  for (size_t r = 0; r < t->rows; r++) {
-    for (size_t c = 0; c < t->cols; c++) {
-      const char *s = t->cells[r * t->cols + c];
-      int w = (int)width[c];
-      bool left = c < t->label_cols;
-      fprintf(f, "%s%*s", c ? "  " : "", left ? -w : w, s ? s : "");
-    }
-    fputc('\n', f);
-    for (size_t c = 0; r == 0 && c < t->cols; c++) {
-      fprintf(f, "%s", c ? "  " : "");
-      for (size_t k = 0; k < width[c]; k++) fputc('-', f);
-      if (c + 1 == t->cols) fputc('\n', f);
-    }
-  }
-  free(width);
+static bool put_header(exp_grid *g, const label_columns *labels, bool runs_col,
+                       const exp_metric_list *metrics) {
+  size_t col = 0;
+  bool ok = true;
+  for (; col < labels->count && ok; col++) ok = exp_grid_set(g, 0, col, labels->paths[col]);
+  if (!labels->count) ok = exp_grid_set(g, 0, col++, "experiment");
+  if (runs_col) ok = ok && exp_grid_set(g, 0, col++, "runs ok");
+  for (size_t i = 0; i < metrics->count && ok; i++)
+    ok = exp_grid_set(g, 0, col++, metrics->items[i]->name);
+  return ok;
 }
 
-void exp_table_print(FILE *f, const cJSON *records) {
-  size_t n_groups;
-  group *groups = group_records(records, &n_groups);
-  if (!groups) return;
-  const cJSON *paths = n_groups ? groups[0].sweep : NULL;
-  bool runs_col = false;
-  for (size_t g = 0; g < n_groups; g++)
-    runs_col = runs_col || groups[g].total > 1 || groups[g].ok < groups[g].total;
-  grid t = {.rows = n_groups + 1, .label_cols = (size_t)cJSON_GetArraySize(paths)};
-  t.cols = t.label_cols + runs_col + TABLE_METRICS;
-  t.cells = calloc(t.rows * t.cols, sizeof *t.cells);
-  cJSON **shared = shared_per_path(groups, n_groups, paths);
-  if (t.cells) {
-    size_t col = 0;
-    for (const cJSON *p = paths ? paths->child : NULL; p; p = p->next)
-      set_cell(&t, 0, col++, p->string);
-    if (runs_col) set_cell(&t, 0, col++, "runs ok");
-    for (size_t i = 0; i < TABLE_METRICS; i++) set_cell(&t, 0, col++, table_metrics[i]);
-    for (size_t g = 0; g < n_groups; g++)
-      fill_row(&t, g + 1, &groups[g], paths, shared, runs_col);
-    print_grid(f, &t);
-    for (size_t i = 0; i < t.rows * t.cols; i++) free(t.cells[i]);
+/* ------------------------------------------------------------ table */
+
+static void print_points(FILE *f, const exp_results *r, const exp_points *pts,
+                         const exp_metric_list *metrics) {
+  const cJSON *e = cJSON_GetObjectItemCaseSensitive(r->records->child, "experiment");
+  const char *name = cJSON_IsString(e) ? e->valuestring : "experiment";
+  label_columns labels = varying_paths(r->records, pts);
+  bool runs_col = some_repeats(pts);
+  size_t label_cols = labels.count ? labels.count : 1;
+  exp_grid g;
+  bool ok = labels.paths &&
+            exp_grid_init(&g, pts->count + 1, label_cols + runs_col + metrics->count,
+                          label_cols, LABEL_WRAP) &&
+            put_header(&g, &labels, runs_col, metrics);
+  for (size_t k = 0; k < pts->count && ok; k++)
+    ok = put_row(&g, k + 1, pts, k, &labels, name, runs_col, metrics);
+  if (ok) exp_grid_print(&g, f);
+  else fprintf(f, "(the table: out of memory)\n");
+  if (labels.paths) exp_grid_free(&g);
+  free(labels.paths);
+}
+
+void exp_table_print(FILE *f, const exp_results *r) {
+  if (!r->records || !r->records->child) return;
+  exp_metric_list metrics;
+  exp_points pts;
+  if (!exp_table_metric_list(r, &metrics)) {
+    fprintf(f, "(the table: out of memory)\n");
+    return;
   }
-  for (size_t k = 0; shared && k < t.label_cols; k++) cJSON_Delete(shared[k]);
-  free(shared);
-  free(t.cells);
-  free(groups);
+  if (exp_points_collect(&pts, r->records, &metrics)) {
+    print_points(f, r, &pts, &metrics);
+    exp_points_free(&pts);
+  } else {
+    fprintf(f, "(the table: out of memory)\n");
+  }
+  exp_metric_list_free(&metrics);
 }

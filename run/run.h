@@ -147,7 +147,8 @@ typedef enum {
 /* Where a metric is shown without being asked for. */
 enum {
   RUN_SHOW_TABLE = 1u,   /* a column of the table printed at the end */
-  RUN_SHOW_SUMMARY = 2u  /* a column (mean, sd, ci95) of summary.csv */
+  RUN_SHOW_SUMMARY = 2u  /* a column of summary.csv (with _sd and _ci95
+                            columns when it combines by its mean) */
 };
 
 struct run_totals; /* run/metrics.c: every node's report, summed */

@@ -53,8 +53,9 @@ done
 run "help run" 0 "$PSLAB" help run
 has "help run" out "usage: pslab run SPEC"
 run "run --help" 0 "$PSLAB" run --help
-for word in "--out DIR" "--set PATH=VALUE" "--backend" "--quiet" "--shard K/N" "runs.jsonl" \
-            "summary.csv" "Exit status" "README.md"; do
+for word in "--out DIR" "--set PATH=VALUE" "--backend" "--metrics A,B,..." "--quiet" \
+            "--shard K/N" "runs.jsonl" "runs.csv" "summary.csv" "NAME_ci95" "Exit status" \
+            "README.md"; do
   has "run --help" out "$word"
 done
 run "check -h" 0 "$PSLAB" check -h
@@ -92,6 +93,13 @@ run "--shard without value" 2 "$PSLAB" run x.json --shard
 has "--shard without value" err "missing value after --shard"
 run "node --shard" 2 "$PSLAB" node x.json --shard=5/4
 has "node --shard" err "pslab node: --shard: expected K/N with 1 <= K <= N"
+run "unknown metric" 2 "$PSLAB" run x.json --metrics time_s,colour
+has "unknown metric" err "pslab run: --metrics: unknown metric \"colour\"; the metrics are: time_s,"
+has "unknown metric" err "sample_tv_distance"
+run "empty metric" 2 "$PSLAB" node x.json -m time_s,
+has "empty metric" err "pslab node: --metrics: an empty metric name"
+run "metrics not for check" 2 "$PSLAB" check x.json --metrics time_s
+has "metrics not for check" err "unknown option --metrics"
 
 # -------------------------------------------------------------------- check
 QS="$SRC/experiments/specs/quickstart.json"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The real backend through the `pslab` command, on loopback: `pslab run
-# --backend real` forks the nodes and writes runs.jsonl/summary.csv as the
+# --backend real` forks the nodes and writes runs.jsonl and the CSV files as the
 # simulator does; `pslab node` as separate processes (PSLAB_RANK/PSLAB_SIZE,
 # a coordinator file, with --resume and --shard) and under `mpirun
 # --oversubscribe -np 3`; usage and start-up errors. Every command is
@@ -59,6 +59,7 @@ valid_runs() {
   [ "$lines" -eq "$count" ] || fail "$name: $lines records in runs.jsonl, expected $count"
   [ "$good" -eq "$count" ] || { fail "$name: $good of $count records conserve pushes"; cat "$f"; }
   [ -s "$dir/summary.csv" ] || fail "$name: no summary.csv"
+  [ "$(wc -l <"$dir/runs.csv")" -eq $((count + 1)) ] || fail "$name: runs.csv lacks a row per run"
   grep -q '"time_s":' "$f" || fail "$name: no time_s"
   echo "ok   $name: $count valid records"
 }

@@ -1,17 +1,22 @@
 /*
- * Results (experiments/results.c, table.c, plot.c, plotdata.c, draw.c,
- * runner.c): run records and runs.jsonl, summary.csv and its quoting, the
- * table, the gnuplot scripts (their text; the svg when gnuplot is
- * installed), `pslab plot DIR`, and the runner itself, driven by a stand-in
- * for sim_run that succeeds, fails or crashes, each in its forked child.
+ * Results (experiments/results.c, csv.c, points.c, stats.c, plot.c,
+ * plotdata.c, draw.c, runner.c): run records and runs.jsonl, runs.csv and
+ * its quoting, the statistics over repeats against a hand computation,
+ * summary.csv's rows and columns, the gnuplot scripts (their text; the svg
+ * when gnuplot is installed), `pslab plot DIR`, and the runner itself,
+ * driven by a stand-in for sim_run that succeeds, fails or crashes, each in
+ * its forked child. The table has its own suite (test_table.c).
  */
 #include "tests/unit.h"
 
 #include "experiments/experiment.h"
 #include "run/run.h"
+#include "experiments/internal.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <dirent.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,77 +230,208 @@ static cJSON *csv_records(void) {
   return records;
 }
 
-static void test_summary_csv_columns_and_quoting(void) {
-  cJSON *records = csv_records();
+static char *runs_csv_of(const cJSON *records) {
   char *buf = NULL;
   size_t len = 0;
   FILE *mem = open_memstream(&buf, &len);
-  exp_summary_csv(mem, records);
+  CU_ASSERT_TRUE(exp_runs_csv(mem, records));
   fclose(mem);
+  return buf;
+}
+
+static char *summary_csv_of(const exp_results *r) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  CU_ASSERT_TRUE(exp_summary_csv(mem, r));
+  fclose(mem);
+  return buf;
+}
+
+static void test_runs_csv_columns_and_quoting(void) {
+  cJSON *records = csv_records();
+  char *buf = runs_csv_of(records);
+  /* Metrics some record has, in metric-table order (local_ratio before the
+   * unknown extra, though the record has extra first), lists left out. */
   const char *want =
-      "run,repeat,seed,policy,cluster.nodes,time_s,steps,steps_per_s,accesses,"
-      "local_ratio,messages,bytes,relocations,replica_syncs,wall_s,extra,error\n"
-      "1,0,5,\"a,\"\"b\"\"\",2,1.5,10,,,0.1,,,,,,7,\n"
-      "2,0,5,\"{\"\"type\"\":\"\"static\"\"}\",4,,,,,,,,,,,,\"it broke, \"\"badly\"\"\"\n";
+      "run,repeat,seed,policy,cluster.nodes,time_s,steps,local_ratio,extra,error\n"
+      "1,0,5,\"a,\"\"b\"\"\",2,1.5,10,0.1,7,\n"
+      "2,0,5,\"{\"\"type\"\":\"\"static\"\"}\",4,,,,,\"it broke, \"\"badly\"\"\"\n";
   if (strcmp(buf, want) != 0) fprintf(stderr, "\n--- got:\n%s--- want:\n%s", buf, want);
   CU_ASSERT_STRING_EQUAL(buf, want);
   free(buf);
   cJSON_Delete(records);
 }
 
-static void test_summary_written_whole(void) {
+static void test_results_written_whole(void) {
   char *dir = make_temp_dir();
-  char path[1024], err[256];
-  snprintf(path, sizeof path, "%s/summary.csv", dir);
+  char err[256];
   cJSON *records = csv_records();
-  CU_ASSERT_EQUAL(exp_summary_write(path, records, err, sizeof err), 0);
+  exp_results res = {.records = records};
+  char *table = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&table, &len);
+  CU_ASSERT_EQUAL(exp_results_write(dir, &res, mem, err, sizeof err), 0);
+  fclose(mem);
   CU_ASSERT_TRUE(exists(dir, "summary.csv"));
+  CU_ASSERT_TRUE(exists(dir, "runs.csv"));
   CU_ASSERT_FALSE(exists(dir, "summary.csv.tmp"));
-  char *text = slurp(dir, "summary.csv");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-  CU_ASSERT_EQUAL(strncmp(text, "run,repeat,seed,", 16), 0);
+  CU_ASSERT_FALSE(exists(dir, "runs.csv.tmp"));
+  char *text = slurp(dir, "runs.csv");
+  CU_ASSERT_TRUE(text && strncmp(text, "run,repeat,seed,policy,", 23) == 0);
   free(text);
+  text = slurp(dir, "summary.csv");
+  CU_ASSERT_TRUE(text && strncmp(text, "policy,cluster.nodes,runs,runs_ok,", 34) == 0);
+  free(text);
+  CU_ASSERT_TRUE(contains(table, "runs ok")); /* the table, when asked for */
+  free(table);
   /* A directory that does not exist: an error, not a crash. */
-  CU_ASSERT_EQUAL(exp_summary_write("/nonexistent/dir/summary.csv", records, err, sizeof err), -1);
+  CU_ASSERT_EQUAL(exp_results_write("/nonexistent/dir", &res, NULL, err, sizeof err), -1);
   CU_ASSERT_TRUE(contains(err, "/nonexistent/dir/summary.csv: cannot write"));
   cJSON_Delete(records);
   remove_tree(dir);
   free(dir);
 }
 
-/* ------------------------------------------------------------- table */
+/* ------------------------------------------------------- statistics */
 
-static void test_table_means_over_repeats(void) {
-  cJSON *records = cJSON_CreateArray();
-  cJSON_AddItemToArray(records, record(1, 0, "{'cluster.nodes': 2}", "{}", "{'time_s': 1, 'messages': 10}", NULL));
-  cJSON_AddItemToArray(records, record(2, 0, "{'cluster.nodes': 16}", "{}", NULL, "boom"));
-  cJSON_AddItemToArray(records, record(3, 1, "{'cluster.nodes': 2}", "{}", "{'time_s': 3, 'messages': 30}", NULL));
-  cJSON_AddItemToArray(records, record(4, 1, "{'cluster.nodes': 16}", "{}", NULL, "boom"));
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&buf, &len);
-  exp_table_print(mem, records);
-  fclose(mem);
-  /* Header, rule, one row per sweep point. */
-  char *lines[8] = {0};
+/* The values 1, 2, 4, by hand:
+ *   mean = 7/3 = 2.3333...
+ *   sd   = sqrt(((1-7/3)^2 + (2-7/3)^2 + (4-7/3)^2) / 2) = sqrt((42/9) / 2)
+ *        = sqrt(7/3) = 1.5275252316519465
+ *   t(0.975, 2 degrees of freedom): Student's t with 2 degrees has the
+ *        closed-form cdf 1/2 + t / (2 sqrt(2 + t^2)); setting it to 0.975,
+ *        t / sqrt(2 + t^2) = 0.95, t = sqrt(2 * 0.95^2 / (1 - 0.95^2))
+ *        = 4.302652729749464
+ *   ci95 = t * sd / sqrt(3) = t * sqrt(7) / 3 = 3.7945830335967616 */
+#define T_975_2 4.302652729749464
+#define MEAN_124 (7.0 / 3.0)
+#define SD_124 1.5275252316519465
+#define CI_124 3.7945830335967616
+
+static void test_stats_against_a_hand_computation(void) {
+  exp_stats s = {0};
+  CU_ASSERT_TRUE(isnan(exp_stats_combined(&s, RUN_COMBINE_MEAN))); /* no values */
+  exp_stats_add(&s, 1);
+  CU_ASSERT_TRUE(isnan(exp_stats_sd(&s)));   /* one value: no spread */
+  CU_ASSERT_TRUE(isnan(exp_stats_ci95(&s)));
+  exp_stats_add(&s, 2);
+  exp_stats_add(&s, 4);
+  CU_ASSERT_DOUBLE_EQUAL(exp_stats_combined(&s, RUN_COMBINE_MEAN), MEAN_124, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_stats_sd(&s), SD_124, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_stats_ci95(&s), CI_124, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(exp_stats_ci95(&s), T_975_2 * sqrt(7.0) / 3, 1e-9);
+  CU_ASSERT_EQUAL(exp_stats_combined(&s, RUN_COMBINE_MAX), 4);
+  CU_ASSERT_EQUAL(exp_stats_combined(&s, RUN_COMBINE_SUM), 7);
+}
+
+/* ------------------------------------------------------- summary.csv */
+
+/* Splits a CSV line without quotes into at most max fields (in place). */
+static size_t split_fields(char *line, char **fields, size_t max) {
   size_t n = 0;
-  for (char *s = strtok(buf, "\n"); s && n < 8; s = strtok(NULL, "\n")) lines[n++] = s;
-  CU_ASSERT_EQUAL_FATAL(n, 4);
-  CU_ASSERT_PTR_NOT_NULL(strstr(lines[0], "cluster.nodes"));
-  CU_ASSERT_PTR_NOT_NULL(strstr(lines[0], "runs ok"));
-  CU_ASSERT_PTR_NOT_NULL(strstr(lines[0], "time_s"));
-  CU_ASSERT_EQUAL(lines[1][0], '-');
-  CU_ASSERT_EQUAL(strncmp(lines[2], "2 ", 2), 0);
-  CU_ASSERT_PTR_NOT_NULL(strstr(lines[2], " 2/2 "));
-  CU_ASSERT_PTR_NOT_NULL(strstr(lines[2], " 2 "));  /* mean time_s */
-  CU_ASSERT_PTR_NOT_NULL(strstr(lines[2], " 20 ")); /* mean messages */
-  CU_ASSERT_EQUAL(strncmp(lines[3], "16 ", 3), 0);
-  CU_ASSERT_PTR_NOT_NULL(strstr(lines[3], " 0/2 "));
-  CU_ASSERT_PTR_NOT_NULL(strstr(lines[3], "failed"));
-  for (size_t i = 1; i < n; i++) CU_ASSERT_EQUAL(strlen(lines[i]), strlen(lines[0])); /* aligned */
-  free(buf);
+  for (char *s = line; n < max;) {
+    fields[n++] = s;
+    s += strcspn(s, ",\n");
+    if (*s != ',') {
+      *s = '\0';
+      break;
+    }
+    *s++ = '\0';
+  }
+  return n;
+}
+
+static size_t column_of(char **header, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(header[i], name) == 0) return i;
+  CU_FAIL("no such column");
+  return 0;
+}
+
+/* Point cluster.nodes=2: three repeats; point 4: one success, one failure. */
+static cJSON *repeated_records(void) {
+  cJSON *records = cJSON_CreateArray();
+  const char *a[] = {
+      "{'time_s': 1, 'epoch_time_s': [1, 3], 'staleness_max_s': 0.1, 'bad_messages': 1, 'pushed_floats': 9}",
+      "{'time_s': 2, 'epoch_time_s': [2, 2], 'staleness_max_s': 0.3, 'bad_messages': 2, 'pushed_floats': 9}",
+      "{'time_s': 4, 'epoch_time_s': [5, 7], 'staleness_max_s': 0.2, 'bad_messages': 3, 'pushed_floats': 9}"};
+  for (uint32_t i = 0; i < 3; i++) {
+    cJSON_AddItemToArray(records, record(2 * i + 1, i, "{'cluster.nodes': 2}", "{}", a[i], NULL));
+    cJSON_AddItemToArray(records, record(2 * i + 2, i, "{'cluster.nodes': 4}", "{}",
+                                         i == 0 ? "{'time_s': 5, 'epoch_time_s': [4]}" : NULL,
+                                         i == 0 ? NULL : "boom"));
+  }
+  return records;
+}
+
+static void test_summary_one_row_per_point(void) {
+  cJSON *records = repeated_records();
+  cJSON *pj = json_of("[{'name': 'e', 'x': 'cluster.nodes', 'y': 'epoch_time_s'}]");
+  exp_plot_list plots;
+  exp_errors e;
+  exp_errors_init(&e);
+  CU_ASSERT_TRUE(exp_plots_parse(pj, &plots, &e));
+  const char *const asked[] = {"staleness_max_s", NULL};
+  exp_results res = {.records = records, .plots = &plots, .metrics = asked};
+  char *csv = summary_csv_of(&res);
+  char *lines[6] = {0};
+  size_t n_lines = 0;
+  for (char *l = strtok(csv, "\n"); l && n_lines < 6; l = strtok(NULL, "\n")) lines[n_lines++] = l;
+  CU_ASSERT_EQUAL_FATAL(n_lines, 3); /* header, one row per sweep point */
+  /* time_s and bad_messages are shown in summaries and some record has
+   * them; epoch_time_s is plotted; staleness_max_s asked for; pushed_floats
+   * none of these. A mean has _sd and _ci95, a max or a sum does not. */
+  CU_ASSERT_STRING_EQUAL(lines[0],
+                         "cluster.nodes,runs,runs_ok,time_s,time_s_sd,time_s_ci95,"
+                         "epoch_time_s,epoch_time_s_sd,epoch_time_s_ci95,staleness_max_s,"
+                         "bad_messages");
+  char *h[16], *a[16], *b[16];
+  size_t nh = split_fields(lines[0], h, 16);
+  CU_ASSERT_EQUAL(split_fields(lines[1], a, 16), nh);
+  CU_ASSERT_EQUAL(split_fields(lines[2], b, 16), nh);
+  CU_ASSERT_STRING_EQUAL(a[0], "2");
+  CU_ASSERT_STRING_EQUAL(a[column_of(h, nh, "runs")], "3");
+  CU_ASSERT_STRING_EQUAL(a[column_of(h, nh, "runs_ok")], "3");
+  CU_ASSERT_DOUBLE_EQUAL(strtod(a[column_of(h, nh, "time_s")], NULL), MEAN_124, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(strtod(a[column_of(h, nh, "time_s_sd")], NULL), SD_124, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(strtod(a[column_of(h, nh, "time_s_ci95")], NULL), CI_124, 1e-9);
+  /* A list by its mean per run (2, 2, 6), then over the runs: 10/3, sd
+   * sqrt(16/3), ci95 t * sqrt(16/3) / sqrt(3) = t * 4/3. */
+  CU_ASSERT_DOUBLE_EQUAL(strtod(a[column_of(h, nh, "epoch_time_s")], NULL), 10.0 / 3, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(strtod(a[column_of(h, nh, "epoch_time_s_sd")], NULL), sqrt(16.0 / 3), 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(strtod(a[column_of(h, nh, "epoch_time_s_ci95")], NULL), T_975_2 * 4 / 3, 1e-9);
+  CU_ASSERT_STRING_EQUAL(a[column_of(h, nh, "staleness_max_s")], "0.3"); /* MAX */
+  CU_ASSERT_STRING_EQUAL(a[column_of(h, nh, "bad_messages")], "6");      /* SUM */
+  /* One success of two: its values, no interval, nothing it lacks. */
+  CU_ASSERT_STRING_EQUAL(b[0], "4");
+  CU_ASSERT_STRING_EQUAL(b[column_of(h, nh, "runs")], "3");
+  CU_ASSERT_STRING_EQUAL(b[column_of(h, nh, "runs_ok")], "1");
+  CU_ASSERT_STRING_EQUAL(b[column_of(h, nh, "time_s")], "5");
+  CU_ASSERT_STRING_EQUAL(b[column_of(h, nh, "time_s_sd")], "");
+  CU_ASSERT_STRING_EQUAL(b[column_of(h, nh, "time_s_ci95")], "");
+  CU_ASSERT_STRING_EQUAL(b[column_of(h, nh, "epoch_time_s")], "4");
+  CU_ASSERT_STRING_EQUAL(b[column_of(h, nh, "staleness_max_s")], "");
+  CU_ASSERT_STRING_EQUAL(b[column_of(h, nh, "bad_messages")], "");
+  free(csv);
+  exp_plot_list_free(&plots);
+  exp_errors_free(&e);
+  cJSON_Delete(pj);
   cJSON_Delete(records);
 }
+
+static void test_summary_without_sweep(void) {
+  cJSON *records = cJSON_CreateArray();
+  cJSON_AddItemToArray(records, record(1, 0, "{}", "{}", "{'time_s': 1}", NULL));
+  cJSON_AddItemToArray(records, record(2, 1, "{}", "{}", "{'time_s': 3}", NULL));
+  exp_results res = {.records = records};
+  char *csv = summary_csv_of(&res);
+  CU_ASSERT_TRUE(contains(csv, "runs,runs_ok,time_s,time_s_sd,time_s_ci95\n2,2,2,"));
+  free(csv);
+  cJSON_Delete(records);
+}
+
+
 
 /* ----------------------------------------------------------- scripts */
 
@@ -412,14 +548,16 @@ static void test_script_keeps_distinct_sweep_points_apart(void) {
   CU_ASSERT_TRUE(contains(s, "\"{type=static,fast_local_access=false}\" 1\n"
                                    "\"{type=static}\" 2\n\"{type=relocate}\" 3\n"));
   free(s);
-  /* The table labels its rows the same way. */
+  /* The table labels its rows by what differs too, in words. */
   char *buf = NULL;
   size_t len = 0;
   FILE *mem = open_memstream(&buf, &len);
-  exp_table_print(mem, records);
+  exp_results res = {.records = records};
+  exp_table_print(mem, &res);
   fclose(mem);
-  CU_ASSERT_TRUE(contains(buf, "\n{type=static,fast_local_access=false} "));
-  CU_ASSERT_TRUE(contains(buf, "\n{type=relocate} "));
+  CU_ASSERT_TRUE(contains(buf, "\nstatic fast_local_access=false "));
+  CU_ASSERT_TRUE(contains(buf, "\nstatic "));
+  CU_ASSERT_TRUE(contains(buf, "\nrelocate "));
   CU_ASSERT_FALSE(contains(buf, "partition"));
   free(buf);
   cJSON_Delete(records);
@@ -600,6 +738,8 @@ static void test_runner_goes_on_after_failures(void) {
   o.progress_tty = 0;
   o.backends = fake_backends;
   o.n_backends = 1;
+  const char *const metrics[] = {"steps", "time_s", NULL};
+  o.metrics = metrics;
   o.log = open_memstream(&log_text, &log_len);
   o.out = open_memstream(&table, &table_len);
   int rc = exp_run_experiment(spec, &o);
@@ -640,11 +780,19 @@ static void test_runner_goes_on_after_failures(void) {
   CU_ASSERT_TRUE(contains(table, "cluster.nodes"));
   CU_ASSERT_TRUE(contains(table, "failed"));
 
-  char *csv = slurp(dir, "summary.csv");
-  size_t lines = 0;
-  for (char *p = csv; p && *p; p++) lines += *p == '\n';
-  CU_ASSERT_EQUAL(lines, 5);
-  free(csv);
+  /* One row per run, and (each point ran once) one per point; the table's
+   * columns as --metrics said. */
+  const char *files[] = {"summary.csv", "runs.csv"};
+  for (size_t i = 0; i < 2; i++) {
+    char *csv = slurp(dir, files[i]);
+    size_t lines = 0;
+    for (char *p = csv; p && *p; p++) lines += *p == '\n';
+    CU_ASSERT_EQUAL(lines, 5);
+    free(csv);
+  }
+  CU_ASSERT_TRUE(contains(table, "runs ok   steps  time_s\n"));
+  CU_ASSERT_TRUE(contains(table, "\n4                  1/1     400  250 ms\n"));
+  CU_ASSERT_TRUE(contains(table, "\n2                  0/1  failed       -\n"));
   char *saved = slurp(dir, "spec.json");
   cJSON *saved_json = saved ? cJSON_Parse(saved) : NULL;
   CU_ASSERT_TRUE(cJSON_Compare(saved_json, exp_spec_json(spec), true));
@@ -707,9 +855,11 @@ PSLAB_SUITE("results",
             {"record fields", test_record_fields},
             {"runs.jsonl round trip", test_jsonl_round_trip},
             {"runs.jsonl cut short, and written whole", test_jsonl_cut_short_and_written_whole},
-            {"summary.csv columns and quoting", test_summary_csv_columns_and_quoting},
-            {"summary.csv written whole", test_summary_written_whole},
-            {"table: means over repeats, aligned", test_table_means_over_repeats},
+            {"runs.csv columns and quoting", test_runs_csv_columns_and_quoting},
+            {"results written whole", test_results_written_whole},
+            {"stats against a hand computation", test_stats_against_a_hand_computation},
+            {"summary.csv: one row per point, mean/max/sum", test_summary_one_row_per_point},
+            {"summary.csv without a sweep", test_summary_without_sweep},
             {"script: lines for numeric x", test_script_lines_for_numeric_x},
             {"script: bars for string x", test_script_bars_for_string_x},
             {"script: distinct sweep points kept apart", test_script_keeps_distinct_sweep_points_apart},

@@ -406,11 +406,11 @@ static void test_resume_reruns_failed_runs(void) {
   CU_ASSERT_EQUAL(started(2), 2);
   CU_ASSERT_EQUAL(started(3), 1);
   CU_ASSERT_TRUE(contains(log, "pslab: 1 run done, 4 skipped"));
-  /* runs.jsonl is in the order runs ended; summary.csv in run order. */
+  /* runs.jsonl is in the order runs ended; runs.csv in run order. */
   cJSON *recs = records_of(dir);
   CU_ASSERT_EQUAL(run_number(cJSON_GetArrayItem(recs, 4)), 2);
   cJSON_Delete(recs);
-  char *csv = slurp(dir, "summary.csv");
+  char *csv = slurp(dir, "runs.csv");
   CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
   const char *r1 = strstr(csv, "\n1,0,3,1,1,10,"), *r2 = strstr(csv, "\n2,0,3,2,2,20,"),
              *r3 = strstr(csv, "\n3,0,3,3,3,30,");
@@ -582,7 +582,7 @@ static void test_merge_joins_shards(void) {
   CU_ASSERT_STRING_EQUAL(a, w);
   free(a);
   free(w);
-  char *csv = slurp(sub(dir, "all"), "summary.csv");
+  char *csv = slurp(sub(dir, "all"), "runs.csv");
   size_t lines = 0;
   for (char *p = csv; p && *p; p++) lines += *p == '\n';
   CU_ASSERT_EQUAL(lines, 11);
