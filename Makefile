@@ -1,6 +1,7 @@
 # pslab: a thin wrapper over CMake.
 #   make demo   a small simulated comparison of policies: a table and a plot
 #   make test   install what is missing, configure, build, run every test
+#   make reference   rerun the shipped specs into results/reference/ (minutes)
 # Variables: BUILD (build dir, default build), SANITIZE=1 (ASan+UBSan build
 # in build-asan), JOBS (parallel build jobs).
 
@@ -12,7 +13,7 @@ BUILD := build-asan
 CMAKE_FLAGS += -DPSLAB_SANITIZE=ON
 endif
 
-.PHONY: all deps configure build test demo bench clean
+.PHONY: all deps configure build test demo bench reference clean
 
 all: build
 
@@ -30,6 +31,16 @@ test: build
 
 demo: build
 	@$(BUILD)/pslab run experiments/specs/quickstart.json
+
+# Each spec into a fresh directory first, which replaces the old one only when
+# every run succeeded and every plot was drawn: never a half-written reference.
+reference: build
+	@for spec in experiments/specs/*.json; do \
+	  name=$$(basename $$spec .json); new=results/reference/.$$name.new; \
+	  rm -rf $$new; echo "== $$spec"; \
+	  $(BUILD)/pslab run $$spec --out $$new || { rm -rf $$new; exit 1; }; \
+	  rm -rf results/reference/$$name && mv $$new results/reference/$$name; \
+	done
 
 bench: build
 	@for b in $(BUILD)/bench/*; do echo "== $$b"; $$b || exit 1; done

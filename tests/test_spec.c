@@ -10,11 +10,14 @@
 #include "tests/unit.h"
 
 #include "experiments/experiment.h"
+#include "experiments/internal.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---------------------------------------------------------- helpers */
@@ -87,7 +90,7 @@ static void test_shipped_specs_are_valid(void) {
   static const struct {
     const char *file;
     size_t runs, plots;
-  } shipped[] = {{"quickstart.json", 4, 1},
+  } shipped[] = {{"quickstart.json", 4, 2},
                  {"scaling.json", 12, 2},
                  {"skew.json", 20, 2},
                  {"staleness.json", 5, 2},
@@ -105,6 +108,61 @@ static void test_shipped_specs_are_valid(void) {
     exp_spec_free(s);
     exp_errors_free(&e);
   }
+}
+
+/* Every spec shipped in experiments/specs has its reference results in
+ * results/reference/<name>/ (make reference): the same spec, a successful
+ * record of each of its runs, each plot drawn. A spec changed without
+ * `make reference` fails here, so the committed results never describe
+ * another spec. */
+static void test_every_shipped_spec_has_reference_results(void) {
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/experiments/specs", unit_source_dir());
+  DIR *d = opendir(dir);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+  size_t specs = 0;
+  for (struct dirent *ent; (ent = readdir(d));) {
+    size_t len = strlen(ent->d_name);
+    if (len < 6 || strcmp(ent->d_name + len - 5, ".json") != 0) continue;
+    specs++;
+    char path[2048], ref[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+    snprintf(ref, sizeof ref, "%s/results/reference/%.*s", unit_source_dir(), (int)(len - 5),
+             ent->d_name);
+    exp_errors e;
+    exp_errors_init(&e);
+    exp_spec *s = exp_spec_load(path, NULL, 0, &e);
+    print_errors(&e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL(exp_spec_warnings(s)->count, 0);
+    char file[2200], err[2400];
+    snprintf(file, sizeof file, "%s/spec.json", ref);
+    char *text = exp_read_file(file, NULL, err, sizeof err);
+    cJSON *saved = text ? cJSON_Parse(text) : NULL;
+    bool same = cJSON_Compare(saved, exp_spec_json(s), true);
+    if (!same) fprintf(stderr, "\n  %s is not %s: run `make reference`\n", file, path);
+    CU_ASSERT_TRUE(same);
+    snprintf(file, sizeof file, "%s/runs.jsonl", ref);
+    cJSON *records = exp_jsonl_load(file, &e);
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(records), (int)exp_spec_runs(s)->count);
+    for (const cJSON *r = records ? records->child : NULL; r; r = r->next)
+      CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(r, "error"));
+    const exp_plot_list *plots = exp_spec_plots(s);
+    for (size_t i = 0; i < plots->count; i++) {
+      struct stat st;
+      snprintf(file, sizeof file, "%s/%s.svg", ref, plots->items[i].name);
+      CU_ASSERT_TRUE(stat(file, &st) == 0 && st.st_size > 0);
+      snprintf(file, sizeof file, "%s/%s.png", ref, plots->items[i].name);
+      CU_ASSERT_TRUE(stat(file, &st) == 0 && st.st_size > 0);
+    }
+    cJSON_Delete(records);
+    cJSON_Delete(saved);
+    free(text);
+    exp_spec_free(s);
+    exp_errors_free(&e);
+  }
+  closedir(d);
+  CU_ASSERT_TRUE(specs >= 5);
 }
 
 /* --------------------------------------------------------- bad specs */
@@ -606,6 +664,7 @@ static void test_cluster_fields_a_backend_ignores_warn(void) {
 PSLAB_SUITE("spec",
             {"minimal spec is valid, with defaults", test_minimal_spec_is_valid_with_defaults},
             {"shipped specs are valid", test_shipped_specs_are_valid},
+            {"every shipped spec has reference results", test_every_shipped_spec_has_reference_results},
             {"table of bad specs and their messages", test_bad_specs_table},
             {"every error reported at once", test_every_error_reported_at_once},
             {"error of every sweep point reported once", test_error_in_every_sweep_point_reported_once},
