@@ -48,6 +48,18 @@ cJSON *exp_shared_members(const cJSON *const *values, size_t n);
  * so that swept objects are told apart by what differs: {type=relocate}
  * rather than {type=relocate,partition=range}. Caller frees. */
 char *exp_value_label_except(const cJSON *v, const cJSON *shared);
+/* Readable labels for values[0..n) taken together (labels.c), telling them
+ * apart by what differs: an object is flattened to its leaves, written
+ * "key=value" with spaces between; leaves every value has alike are left
+ * out, and so is the path prefix all differing leaves share
+ * ({sampling={scheme=pool,reuse=64}} among other schemes: "pool reuse=64"
+ * with lead "sampling.scheme"). The leaf at `lead` (a dotted path inside
+ * the objects, or NULL) comes first as its bare value: "relocate
+ * lookahead=100" with lead "type". An object nothing sets apart is written
+ * whole; other values as exp_value_label writes them. Fills out[0..n) (the
+ * caller frees each); false on no memory, then out holds NULLs. */
+bool exp_value_labels_varying(const cJSON *const *values, size_t n, const char *lead,
+                              char **out);
 /* What was found, for "found ..." in messages: -3, "abc", an object,
  * nothing (the key is missing). */
 void exp_describe(const cJSON *v, char *buf, size_t n);

@@ -8,6 +8,7 @@
 #include "tests/unit.h"
 
 #include "experiments/experiment.h"
+#include "experiments/internal.h" /* the label helper */
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -376,6 +377,45 @@ static void test_script_without_data_is_an_error(void) {
   cJSON_Delete(records);
 }
 
+/* ------------------------------------------------------------ labels */
+
+static void check_labels(const char *values_json, const char *lead, const char *const *want) {
+  cJSON *values = json_of(values_json);
+  size_t n = (size_t)cJSON_GetArraySize(values), i = 0;
+  const cJSON *v[8];
+  char *out[8];
+  for (const cJSON *c = values->child; c && i < 8; c = c->next) v[i++] = c;
+  CU_ASSERT_TRUE_FATAL(exp_value_labels_varying(v, n, lead, out));
+  for (i = 0; i < n; i++) {
+    if (strcmp(out[i], want[i]) != 0)
+      fprintf(stderr, "\nlabel %zu of %s: got \"%s\", want \"%s\"", i, values_json, out[i], want[i]);
+    CU_ASSERT_STRING_EQUAL(out[i], want[i]);
+    free(out[i]);
+  }
+  cJSON_Delete(values);
+}
+
+static void test_labels_of_varying_values(void) {
+  check_labels("[{'type': 'static', 'partition': 'hash', 'fast_local_access': false},"
+               " {'type': 'static', 'partition': 'hash'},"
+               " {'type': 'relocate', 'partition': 'hash', 'lookahead': 100}]", "type",
+               (const char *const[]){"static fast_local_access=false", "static",
+                                     "relocate lookahead=100"});
+  /* Differing leaves under one parent: named without it. */
+  check_labels("[{'a': 1, 's': {'x': 1, 'y': 2}}, {'a': 1, 's': {'x': 2, 'y': 2}}]", NULL,
+               (const char *const[]){"x=1", "x=2"});
+  check_labels("[{'s': {'p': {'x': 1}, 'q': 3}}, {'s': {'p': {'x': 2}}}]", NULL,
+               (const char *const[]){"p.x=1 q=3", "p.x=2"});
+  /* Nothing differs (the repeats of one point): the whole value. */
+  check_labels("[{'type': 'static', 'partition': 'range'}, {'type': 'static', 'partition': 'range'}]",
+               "type", (const char *const[]){"static partition=range", "static partition=range"});
+  check_labels("[{'type': 'static', 'ks': [1, 2]}]", "type",
+               (const char *const[]){"static ks=[1,2]"});
+  /* Plain values as they are. */
+  check_labels("['static', 3, true, {}]", "type",
+               (const char *const[]){"static", "3", "true", "{}"});
+}
+
 /* ------------------------------------------------------------ drawing */
 
 static void test_draw_svg_and_missing_gnuplot(void) {
@@ -614,6 +654,7 @@ PSLAB_SUITE("results",
             {"script: bars for string x", test_script_bars_for_string_x},
             {"script: distinct sweep points kept apart", test_script_keeps_distinct_sweep_points_apart},
             {"script: no data is an error", test_script_without_data_is_an_error},
+            {"labels of varying values", test_labels_of_varying_values},
             {"draw: svg, and gnuplot missing", test_draw_svg_and_missing_gnuplot},
             {"plot DIR redraws from files", test_plot_dir_redraws_from_files},
             {"runner goes on after a failure and a crash", test_runner_goes_on_after_failures},
