@@ -173,6 +173,9 @@ void exp_plot_data_free(exp_plot_data *d);
 
 /* The canvas of a plot, pixels (a bar chart's grows to fit its labels). */
 enum { EXP_PLOT_WIDTH = 800, EXP_PLOT_HEIGHT = 500 };
+/* The exit status of a plot script whose gnuplot cannot draw the PNG (it
+ * lacks the pngcairo terminal): draw.c says so. */
+enum { EXP_GNUPLOT_NO_PNG = 4 };
 
 /* One axis of a plot (plotaxis.c). */
 typedef struct {

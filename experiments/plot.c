@@ -110,7 +110,8 @@ static void gp_data_label(exp_buf *b, const char *s) {
   exp_buf_puts(b, "\"");
 }
 
-/* How the drawing looks. */
+/* How both drawings look; the svg is the one pslab documents, the PNG
+ * its copy for documents and READMEs. */
 #define TERMINAL_LOOK "noenhanced font \"sans,12\" background rgb \"white\""
 
 static void gp_number(exp_buf *b, double v) {
@@ -153,8 +154,8 @@ static void script_comment(exp_buf *b, const exp_plot *p, const char *experiment
                                     [RUN_COMBINE_SUM] = "the sum of"};
   exp_buf_printf(b, "# Plot \"%s\" of experiment \"%s\", written by pslab from "
                     "runs.jsonl.\n# Redraw with `gnuplot %s.gp` in this directory "
-                    "(it writes %s.svg),\n# or with `pslab plot DIR`.\n#\n",
-                 p->name, experiment, p->name, p->name);
+                    "(it writes %s.svg, then %s.png),\n# or with `pslab plot DIR`.\n#\n",
+                 p->name, experiment, p->name, p->name, p->name);
   if (d->numeric)
     exp_buf_puts(b, "# Data: a block per line ($s0, $s1, ...), a row per point: "
                     "x, y, ci95, runs.\n");
@@ -347,6 +348,19 @@ static void script_bars(exp_buf *b, const exp_plot_data *d, const exp_plot_layou
   exp_buf_puts(b, "\n");
 }
 
+/* The same plot again as a PNG; a gnuplot without cairo says so and fails
+ * (draw.c knows its status) rather than leave an old PNG in place. */
+static void script_png(exp_buf *b, const exp_plot *p, int width, int height) {
+  exp_buf_printf(b, "\n# The same plot as a PNG, for documents and READMEs.\n"
+                    "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") == 0) {\n"
+                    "  print \"pslab: this gnuplot has no pngcairo terminal, so %s.png "
+                    "is not drawn (Debian's gnuplot-nox has it)\"\n"
+                    "  exit status %d\n}\n"
+                    "set terminal pngcairo size %d,%d %s\nset output \"%s.png\"\n"
+                    "replot\nunset output\n",
+                 p->name, EXP_GNUPLOT_NO_PNG, width, height, TERMINAL_LOOK, p->name);
+}
+
 char *exp_plot_script(const exp_plot *p, const char *experiment,
                       const cJSON *records, char *err, size_t errlen) {
   exp_plot_data d = {0};
@@ -370,6 +384,7 @@ char *exp_plot_script(const exp_plot *p, const char *experiment,
       script_lines(&b, &d, p, xa.scale, intervals);
     else
       script_bars(&b, &d, &l, intervals);
+    script_png(&b, p, l.width, l.height);
   } else {
     b.failed = true;
   }

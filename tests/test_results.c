@@ -1,9 +1,11 @@
 /*
- * Results (experiments/results.c, table.c, plot.c, plotdata.c, draw.c,
- * runner.c): run records and runs.jsonl, summary.csv and its quoting, the
- * table, the gnuplot scripts (their text; the svg when gnuplot is
- * installed), `pslab plot DIR`, and the runner itself, driven by a stand-in
- * for sim_run that succeeds, fails or crashes, each in its forked child.
+ * Results (experiments/results.c, table.c, plot.c, plotdata.c, plotaxis.c,
+ * plotlayout.c, labels.c, draw.c, runner.c): run records and runs.jsonl,
+ * summary.csv and its quoting, the table, the gnuplot scripts (their text:
+ * axes with units, labels of swept values and their wrapping, error bars,
+ * the legend; the svg and png when gnuplot is installed), `pslab plot DIR`,
+ * and the runner itself, driven by a stand-in for sim_run that succeeds,
+ * fails or crashes, each in its forked child.
  */
 #include "tests/unit.h"
 
@@ -530,6 +532,7 @@ static void test_script_keeps_distinct_sweep_points_apart(void) {
                              "  \"static\" 1, \\\n  \"relocate\" 2, \\\n"
                              "  \"relocate lookahead=100\" 3)\n"));
   CU_ASSERT_TRUE(contains(s, "set xlabel \"policy\" offset 0,-1\n")); /* below both lines */
+  CU_ASSERT_TRUE(contains(s, "set terminal pngcairo size 890,518 "));
   free(s);
   /* The table labels its rows its own way. */
   char *buf = NULL;
@@ -592,6 +595,23 @@ static void test_script_lines_relabelled_by_sweep_values(void) {
   CU_ASSERT_TRUE(contains(s, "title \"static fast_local_access=false\""));
   CU_ASSERT_TRUE(contains(s, "title \"static\""));
   CU_ASSERT_TRUE(contains(s, "set key below horizontal Left reverse title \"\\npolicy\"\n"));
+  free(s);
+  cJSON_Delete(records);
+}
+
+static void test_script_draws_a_png_too(void) {
+  cJSON *records = scaling_records();
+  char err[256];
+  char *s = script_for("[{'name': 'p', 'x': 'cluster.nodes', 'y': 'time_s'}]", records, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  /* svg first, then the same plot again as a PNG; a gnuplot without cairo
+   * stops with the status draw.c knows. */
+  const char *svg = strstr(s, "set output \"p.svg\"\n");
+  const char *png = strstr(s, "set terminal pngcairo size 800,500 ");
+  CU_ASSERT_TRUE(svg && png && svg < png);
+  CU_ASSERT_TRUE(contains(s, "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") == 0) {\n"));
+  CU_ASSERT_TRUE(contains(s, "  exit status 4\n}\n"));
+  CU_ASSERT_TRUE(contains(s, "set output \"p.png\"\nreplot\nunset output\n"));
   free(s);
   cJSON_Delete(records);
 }
@@ -668,7 +688,32 @@ static void test_wrap_words_never_cuts_a_word(void) {
 
 /* ------------------------------------------------------------ drawing */
 
-static void test_draw_svg_and_missing_gnuplot(void) {
+/* A stand-in for gnuplot in dir: a shell script that writes what `files`
+ * says ("svg", "svg png") for the plot its argument names, then exits with
+ * `status`. Its path; caller frees. */
+static char *fake_gnuplot(const char *dir, const char *files, int status) {
+  char *path = malloc(1024);
+  snprintf(path, 1024, "%s/fake-gnuplot", dir);
+  FILE *f = fopen(path, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fprintf(f, "#!/bin/sh\nname=$(basename \"$1\" .gp)\nfor ext in %s; do echo drawn > \"$name.$ext\"; done\n"
+             "exit %d\n", files, status);
+  fclose(f);
+  chmod(path, 0755);
+  return path;
+}
+
+/* Draws plots with gnuplot program prog; the status, and the log in *log. */
+static int draw_with(const exp_plot_list *plots, const cJSON *records, const char *dir,
+                     const char *prog, char **log) {
+  size_t len = 0;
+  FILE *f = open_memstream(log, &len);
+  int rc = exp_plots_draw(plots, "exp", records, dir, prog, f);
+  fclose(f);
+  return rc;
+}
+
+static void test_draw_svg_png_and_missing_gnuplot(void) {
   char *dir = make_temp_dir();
   cJSON *records = scaling_records();
   cJSON *pj = json_of("[{'name': 'lines', 'x': 'cluster.nodes', 'y': 'time_s', 'series': 'policy.type'},"
@@ -678,25 +723,42 @@ static void test_draw_svg_and_missing_gnuplot(void) {
   exp_errors_init(&e);
   CU_ASSERT_TRUE(exp_plots_parse(pj, &plots, &e));
   char *buf = NULL;
-  size_t len = 0;
-  FILE *log = open_memstream(&buf, &len);
-  int rc = exp_plots_draw(&plots, "exp", records, dir, "/nonexistent/gnuplot", log);
-  fclose(log);
-  CU_ASSERT_EQUAL(rc, EXP_EXIT_PLOTS);
+  CU_ASSERT_EQUAL(draw_with(&plots, records, dir, "/nonexistent/gnuplot", &buf), EXP_EXIT_PLOTS);
   CU_ASSERT_TRUE(exists(dir, "lines.gp")); /* the scripts are still written */
   CU_ASSERT_TRUE(exists(dir, "bars.gp"));
   CU_ASSERT_FALSE(exists(dir, "lines.svg"));
   CU_ASSERT_TRUE(contains(buf, "/nonexistent/gnuplot is not installed"));
   free(buf);
+  /* A gnuplot that draws the svg but not the PNG has not drawn the plot. */
+  char *fake = fake_gnuplot(dir, "svg", 0);
+  CU_ASSERT_EQUAL(draw_with(&plots, records, dir, fake, &buf), EXP_EXIT_PLOTS);
+  CU_ASSERT_TRUE(contains(buf, "pslab: plot lines not drawn: "));
+  CU_ASSERT_TRUE(contains(buf, "wrote no "));
+  CU_ASSERT_TRUE(contains(buf, "/lines.png (script: "));
+  free(buf);
+  free(fake);
+  /* One without pngcairo stops the script with status 4: said plainly. */
+  fake = fake_gnuplot(dir, "svg", 4);
+  CU_ASSERT_EQUAL(draw_with(&plots, records, dir, fake, &buf), EXP_EXIT_PLOTS);
+  CU_ASSERT_TRUE(contains(buf, "has no pngcairo terminal, so the PNG was not drawn"));
+  free(buf);
+  free(fake);
+  fake = fake_gnuplot(dir, "svg png", 0);
+  CU_ASSERT_EQUAL(draw_with(&plots, records, dir, fake, &buf), EXP_EXIT_OK);
+  CU_ASSERT_TRUE(exists(dir, "bars.png"));
+  free(buf);
+  free(fake);
   if (has_gnuplot()) {
     CU_ASSERT_EQUAL(exp_plots_draw(&plots, "exp", records, dir, NULL, stderr), EXP_EXIT_OK);
-    char *svg = slurp(dir, "lines.svg");
-    CU_ASSERT_PTR_NOT_NULL(svg);
+    char *svg = slurp(dir, "lines.svg"), *png = slurp(dir, "bars.png");
     CU_ASSERT_TRUE(contains(svg, "<svg"));
+    CU_ASSERT_TRUE(png && strncmp(png, "\x89PNG", 4) == 0);
     free(svg);
+    free(png);
     CU_ASSERT_TRUE(exists(dir, "bars.svg"));
+    CU_ASSERT_TRUE(exists(dir, "lines.png"));
   } else {
-    fprintf(stderr, "(gnuplot not installed: svg drawing not checked) ");
+    fprintf(stderr, "(gnuplot not installed: svg and png drawing not checked) ");
   }
   exp_plot_list_free(&plots);
   exp_errors_free(&e);
@@ -722,7 +784,10 @@ static void test_plot_dir_redraws_from_files(void) {
   int want = has_gnuplot() ? EXP_EXIT_OK : EXP_EXIT_PLOTS;
   CU_ASSERT_EQUAL(exp_plot_dir(dir, NULL, stderr), want);
   CU_ASSERT_TRUE(exists(dir, "again.gp"));
-  if (want == EXP_EXIT_OK) CU_ASSERT_TRUE(exists(dir, "again.svg"));
+  if (want == EXP_EXIT_OK) {
+    CU_ASSERT_TRUE(exists(dir, "again.svg"));
+    CU_ASSERT_TRUE(exists(dir, "again.png"));
+  }
   /* Without runs.jsonl: a failure that says so. */
   remove(path);
   char *buf = NULL;
@@ -907,10 +972,11 @@ PSLAB_SUITE("results",
             {"script: distinct sweep points kept apart", test_script_keeps_distinct_sweep_points_apart},
             {"script: nested sweep values labelled", test_script_labels_nested_sweep_values},
             {"script: lines relabelled by sweep values", test_script_lines_relabelled_by_sweep_values},
+            {"script: a png too", test_script_draws_a_png_too},
             {"script: no data is an error", test_script_without_data_is_an_error},
             {"labels of varying values", test_labels_of_varying_values},
             {"wrapping never cuts a word", test_wrap_words_never_cuts_a_word},
-            {"draw: svg, and gnuplot missing", test_draw_svg_and_missing_gnuplot},
+            {"draw: svg and png, gnuplot missing or without png", test_draw_svg_png_and_missing_gnuplot},
             {"plot DIR redraws from files", test_plot_dir_redraws_from_files},
             {"runner goes on after a failure and a crash", test_runner_goes_on_after_failures},
             {"runner progress on a terminal", test_runner_progress_on_a_terminal})
