@@ -6,8 +6,13 @@
  * reduces the records to those points. A numeric x gives lines with points,
  * sorted by x; any other x (policy.type, a whole policy object) gives a
  * clustered bar chart, one cluster per x value in the order runs met them.
- * The script is self-contained (its data is inline), so a user can edit and
- * rerun it with plain gnuplot; draw.c runs it.
+ * Points of several runs get error bars (their 95% confidence interval);
+ * axes are labelled with their units (plotaxis.c); the canvas and the bar
+ * labels are laid out to fit (plotlayout.c); the legend goes below the plot.
+ *
+ * The script is self-contained (its data is inline, a comment says what
+ * each column is), so a user can edit and rerun it with plain gnuplot; it
+ * draws <name>.svg, then the same plot as <name>.png. draw.c runs it.
  */
 #include "experiments/internal.h"
 
@@ -110,8 +115,7 @@ static void gp_data_label(exp_buf *b, const char *s) {
   exp_buf_puts(b, "\"");
 }
 
-/* How both drawings look; the svg is the one pslab documents, the PNG
- * its copy for documents and READMEs. */
+/* How both drawings look, the svg and its PNG copy. */
 #define TERMINAL_LOOK "noenhanced font \"sans,12\" background rgb \"white\""
 
 static void gp_number(exp_buf *b, double v) {
@@ -162,8 +166,10 @@ static void script_comment(exp_buf *b, const exp_plot *p, const char *experiment
   else
     exp_buf_puts(b, "# Data: a row per category: its label, then y, ci95, runs "
                     "for each series.\n");
+  bool share = strcmp(ya->data_unit, "share") == 0;
   exp_buf_printf(b, "#   y     %s %s over the runs at that point%s%s\n", how[d->combine],
-                 p->y, *ya->data_unit ? ", in " : "", ya->data_unit);
+                 p->y, share ? ", a share from 0 to 1" : *ya->data_unit ? ", in " : "",
+                 share ? "" : ya->data_unit);
   if (d->combine == RUN_COMBINE_MEAN)
     exp_buf_puts(b, "#   ci95  half-width of the 95% confidence interval of that mean "
                     "(Student's t);\n#         NaN with fewer than 2 runs\n");
@@ -175,12 +181,9 @@ static void script_comment(exp_buf *b, const exp_plot *p, const char *experiment
                                    "wrapped to fit.");
 }
 
-static void script_header(exp_buf *b, const exp_plot *p, const char *experiment,
-                          const exp_plot_data *d, const exp_plot_axis *xa,
-                          const exp_plot_axis *ya, const exp_plot_layout *l) {
-  exp_buf_printf(b, "set encoding utf8\nset terminal svg size %d,%d dynamic %s\n"
-                    "set output \"%s.svg\"\nset title ", l->width, l->height, TERMINAL_LOOK,
-                 p->name);
+static void script_title(exp_buf *b, const exp_plot *p, const char *experiment,
+                         const exp_plot_axis *xa, const exp_plot_axis *ya) {
+  exp_buf_puts(b, "set title ");
   if (p->title) {
     gp_string(b, p->title);
   } else {
@@ -190,7 +193,33 @@ static void script_header(exp_buf *b, const exp_plot *p, const char *experiment,
     gp_string(b, t ? t : p->y);
     free(t);
   }
-  exp_buf_puts(b, "\nset xlabel ");
+  exp_buf_puts(b, "\n");
+}
+
+/* The legend below the plot, where it hides no data, its title a line
+ * apart from x's label so that the two do not read as one; none for one
+ * series. */
+static void script_key(exp_buf *b, const exp_plot_data *d) {
+  if (d->n_series < 2) {
+    exp_buf_puts(b, "unset key\n");
+    return;
+  }
+  exp_buf_puts(b, "set key below horizontal Left reverse title ");
+  exp_buf tb = {0};
+  exp_buf_printf(&tb, "\n%s", d->series_title ? d->series_title : "");
+  char *t = exp_buf_take(&tb);
+  gp_string(b, t ? t : "");
+  free(t);
+  exp_buf_puts(b, "\n");
+}
+
+static void script_header(exp_buf *b, const exp_plot *p, const char *experiment,
+                          const exp_plot_data *d, const exp_plot_axis *xa,
+                          const exp_plot_axis *ya, const exp_plot_layout *l) {
+  exp_buf_printf(b, "set encoding utf8\nset terminal svg size %d,%d dynamic %s\n"
+                    "set output \"%s.svg\"\n", l->width, l->height, TERMINAL_LOOK, p->name);
+  script_title(b, p, experiment, xa, ya);
+  exp_buf_puts(b, "set xlabel ");
   gp_string(b, xa->label);
   /* gnuplot leaves room under the axis for one line of labels only. */
   if (l->tick_lines > 1) exp_buf_printf(b, " offset 0,-%zu", l->tick_lines - 1);
@@ -203,19 +232,7 @@ static void script_header(exp_buf *b, const exp_plot *p, const char *experiment,
     gp_number(b, xa->scale);
   }
   exp_buf_puts(b, d->numeric ? "\nset grid\n" : "\nset grid ytics\n");
-  if (d->n_series > 1) {
-    /* Below the plot, where it hides no data; its title a line apart from
-     * x's label, so that the two do not read as one. */
-    exp_buf_puts(b, "set key below horizontal Left reverse title ");
-    exp_buf tb = {0};
-    exp_buf_printf(&tb, "\n%s", d->series_title ? d->series_title : "");
-    char *t = exp_buf_take(&tb);
-    gp_string(b, t ? t : "");
-    free(t);
-    exp_buf_puts(b, "\n");
-  } else {
-    exp_buf_puts(b, "unset key\n");
-  }
+  script_key(b, d);
   if (!p->logy) exp_buf_puts(b, "set yrange [0:*]\n");
   if (p->logx && d->numeric) exp_buf_puts(b, "set logscale x\n");
   if (p->logx && !d->numeric) exp_buf_puts(b, "# logx ignored: x is not numeric\n");
