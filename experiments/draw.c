@@ -1,7 +1,9 @@
 /*
  * Drawing plots: write each plot's gnuplot script next to the results and
- * run gnuplot on it, and `pslab plot DIR`, which does the same from a
- * results directory alone (DIR/spec.json and DIR/runs.jsonl).
+ * run gnuplot on it, which draws it twice, DIR/<name>.svg and DIR/<name>.png
+ * (both must be written for the plot to count as drawn), and `pslab plot
+ * DIR`, which does the same from a results directory alone (DIR/spec.json
+ * and DIR/runs.jsonl).
  *
  * gnuplot is an external program and may be missing: then the scripts are
  * still written, the user is told how to install it, and the caller gets
@@ -59,40 +61,69 @@ static int run_gnuplot(const char *prog, const char *dir, const char *script,
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
   if (WIFSIGNALED(status))
     snprintf(err, errlen, "%s was killed by signal %d", prog, WTERMSIG(status));
+  else if (WEXITSTATUS(status) == EXP_GNUPLOT_NO_PNG)
+    snprintf(err, errlen, "%s has no pngcairo terminal, so the PNG was not drawn "
+                          "(Debian: apt-get install gnuplot-nox)", prog);
   else
     snprintf(err, errlen, "%s exited with status %d", prog, WEXITSTATUS(status));
   return -1;
+}
+
+/* Whether dir/name is there and not empty; else the reason in err. */
+static bool drawn(const char *dir, const char *name, const char *prog, char *err,
+                  size_t errlen) {
+  char *path = exp_join_path(dir, name);
+  struct stat st;
+  bool ok = path && stat(path, &st) == 0 && st.st_size > 0;
+  if (!ok) snprintf(err, errlen, "%s wrote no %s", prog, path ? path : name);
+  free(path);
+  return ok;
+}
+
+/* Removes what an earlier drawing left, so that a failed one shows. */
+static void remove_drawing(const char *dir, const char *name) {
+  char *path = exp_join_path(dir, name);
+  if (path) remove(path);
+  free(path);
+}
+
+/* Runs gnuplot on plot p's script in dir: both drawings, or -1 with the
+ * reason in err. */
+static int draw_files(const exp_plot *p, const char *dir, const char *prog, char *err,
+                      size_t errlen) {
+  char gp[EXP_PATH_MAX], svg[EXP_PATH_MAX], png[EXP_PATH_MAX];
+  snprintf(gp, sizeof gp, "%s.gp", p->name);
+  snprintf(svg, sizeof svg, "%s.svg", p->name);
+  snprintf(png, sizeof png, "%s.png", p->name);
+  remove_drawing(dir, svg);
+  remove_drawing(dir, png);
+  if (run_gnuplot(prog, dir, gp, err, errlen) != 0) return -1;
+  if (!drawn(dir, svg, prog, err, errlen) || !drawn(dir, png, prog, err, errlen))
+    return -1;
+  return 0;
 }
 
 /* Writes plot p's script and draws it when gnuplot is there. */
 static int draw_one(const exp_plot *p, const char *experiment,
                     const cJSON *records, const char *dir, const char *prog,
                     bool have_prog, FILE *log) {
-  char err[EXP_PATH_MAX + 256];
+  char err[2 * EXP_PATH_MAX + 256];
   char *script = exp_plot_script(p, experiment, records, err, sizeof err);
   if (!script) {
     fprintf(log, "pslab: plot %s not drawn: %s\n", p->name, err);
     return -1;
   }
-  char gp_name[EXP_PATH_MAX], svg_name[EXP_PATH_MAX];
+  char gp_name[EXP_PATH_MAX];
   snprintf(gp_name, sizeof gp_name, "%s.gp", p->name);
-  snprintf(svg_name, sizeof svg_name, "%s.svg", p->name);
-  char *gp = exp_join_path(dir, gp_name), *svg = exp_join_path(dir, svg_name);
-  int rc = gp && svg ? 0 : -1;
+  char *gp = exp_join_path(dir, gp_name);
+  int rc = gp ? 0 : -1;
   if (rc == 0) rc = exp_write_file_atomic(gp, script, strlen(script), err, sizeof err);
   if (rc != 0) fprintf(log, "pslab: plot %s not drawn: %s\n", p->name, err);
   if (rc == 0 && have_prog) {
-    remove(svg);
-    struct stat st;
-    rc = run_gnuplot(prog, dir, gp_name, err, sizeof err);
-    if (rc == 0 && (stat(svg, &st) != 0 || st.st_size == 0)) {
-      snprintf(err, sizeof err, "%s wrote no %s", prog, svg);
-      rc = -1;
-    }
+    rc = draw_files(p, dir, prog, err, sizeof err);
     if (rc != 0) fprintf(log, "pslab: plot %s not drawn: %s (script: %s)\n", p->name, err, gp);
   }
   free(gp);
-  free(svg);
   free(script);
   return rc;
 }

@@ -161,7 +161,7 @@ char *exp_sweep_label(const struct cJSON *sweep);
 /* -------------------------------------------------------------- plots */
 
 typedef struct {
-  char *name;    /* file name stem: DIR/<name>.gp, DIR/<name>.svg */
+  char *name;    /* file name stem: DIR/<name>.gp, .svg and .png */
   char *x;       /* a metric name, or a dotted path into the run config */
   char *y;       /* a metric name */
   char *series;  /* dotted path into the run config, or NULL */
@@ -179,16 +179,19 @@ typedef struct {
 bool exp_plots_parse(const struct cJSON *plots, exp_plot_list *out,
                      exp_errors *errs);
 void exp_plot_list_free(exp_plot_list *l);
-/* The gnuplot script drawing plot p (output "<name>.svg", relative to the
- * script's directory) from run records (exp_record_new); y is averaged over
- * runs with the same x and series. NULL with a message when no record gives
- * a value for x and y. Caller frees. */
+/* The gnuplot script drawing plot p (output "<name>.svg", then the same
+ * plot as "<name>.png", relative to the script's directory) from run records
+ * (exp_record_new): each point y's values over the runs with the same x and
+ * series, combined as y's metric says, with a 95% confidence interval for a
+ * mean of 2 values or more. NULL with a message when no record gives a
+ * value for x and y. Caller frees. */
 char *exp_plot_script(const exp_plot *p, const char *experiment,
                       const struct cJSON *records, char *err, size_t errlen);
 /* Writes DIR/<name>.gp for every plot and runs `gnuplot` (the program to
- * run; NULL: "gnuplot" from PATH) in dir to draw DIR/<name>.svg. Reports
- * problems on log. Returns EXP_EXIT_OK, or EXP_EXIT_PLOTS when some plot
- * was not drawn (gnuplot missing or failing, no data). */
+ * run; NULL: "gnuplot" from PATH) in dir to draw DIR/<name>.svg and
+ * DIR/<name>.png. Reports problems on log. Returns EXP_EXIT_OK, or
+ * EXP_EXIT_PLOTS when some plot was not drawn (gnuplot missing or failing,
+ * without the pngcairo terminal, or either file not written; no data). */
 int exp_plots_draw(const exp_plot_list *plots, const char *experiment,
                    const struct cJSON *records, const char *dir,
                    const char *gnuplot, FILE *log);

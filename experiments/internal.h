@@ -40,14 +40,18 @@ void exp_format_number(double v, char *buf, size_t n);
 /* A short human label: strings bare, numbers formatted, objects as
  * {k=v,...}, lists as [a,b]. Caller frees; NULL on no memory. */
 char *exp_value_label(const cJSON *v);
-/* Members (key and value) that every one of values[0..n) has, as a new
- * object; NULL when there are fewer than 2 values, one is not an object, or
- * they share nothing. */
-cJSON *exp_shared_members(const cJSON *const *values, size_t n);
-/* exp_value_label without v's members that are in `shared` (NULL: none),
- * so that swept objects are told apart by what differs: {type=relocate}
- * rather than {type=relocate,partition=range}. Caller frees. */
-char *exp_value_label_except(const cJSON *v, const cJSON *shared);
+/* Readable labels for values[0..n) taken together (labels.c), telling them
+ * apart by what differs: an object is flattened to its leaves, written
+ * "key=value" with spaces between; leaves every value has alike are left
+ * out, and so is the path prefix all differing leaves share
+ * ({sampling={scheme=pool,reuse=64}} among other schemes: "pool reuse=64"
+ * with lead "sampling.scheme"). The leaf at `lead` (a dotted path inside
+ * the objects, or NULL) comes first as its bare value: "relocate
+ * lookahead=100" with lead "type". An object nothing sets apart is written
+ * whole; other values as exp_value_label writes them. Fills out[0..n) (the
+ * caller frees each); false on no memory, then out holds NULLs. */
+bool exp_value_labels_varying(const cJSON *const *values, size_t n, const char *lead,
+                              char **out);
 /* What was found, for "found ..." in messages: -3, "abc", an object,
  * nothing (the key is missing). */
 void exp_describe(const cJSON *v, char *buf, size_t n);
@@ -55,11 +59,6 @@ void exp_describe(const cJSON *v, char *buf, size_t n);
  * list (a per-epoch metric); false when v holds no number. */
 bool exp_metric_value(const cJSON *v, double *out);
 
-/* The label of swept value v in the table, among every sweep point's value
- * at its path (all[0..n), v among them): a string bare, a number exact, an
- * object as its type then what differs among all, "relocate lookahead=100"
- * (labels.c). Caller frees; NULL on no memory. */
-char *exp_point_label(const cJSON *v, const cJSON *const *all, size_t n);
 
 /* v in engineering form with unit (a run_metric's unit), 3 significant
  * digits, never an exponent (quantity.c): "s" with prefixes down to p and
@@ -200,13 +199,12 @@ bool exp_is_file_stem(const char *s);
 
 /* -------------------------------------------------------- plot data */
 
-/* Mean y of one line (series) at one x: x is a number, or the index of a
- * category in exp_plot_data.cats. */
+/* One point (or bar) of a plot: the y values of the runs of one series at
+ * one x. x is a number, or the index of a category in exp_plot_data.cats. */
 typedef struct {
   size_t series;
   double x;
-  double sum;
-  size_t n;
+  exp_stats y;
 } exp_plot_cell;
 
 typedef struct {
@@ -214,8 +212,22 @@ typedef struct {
   size_t n_series, n_cats;
   exp_plot_cell *cells;
   size_t n_cells;
-  bool numeric; /* every x is a number */
+  bool numeric;        /* every x is a number */
+  run_combine combine; /* how y's values at one point combine (y's metric) */
+  /* What x's values are: the plot's x, or the swept paths that label the
+   * bars when x alone would mix sweep points ("policy" for x policy.type). */
+  char *x_title;
+  /* What tells the series apart (the legend's title): the plot's series,
+   * or the swept paths that label the lines; NULL when neither. */
+  char *series_title;
 } exp_plot_data;
+
+/* A cell's y: its values combined as y's metric says. */
+double exp_plot_cell_y(const exp_plot_data *d, const exp_plot_cell *c);
+/* Half-width of the 95% confidence interval of a cell's y, for a metric
+ * whose repeats combine by their mean and a cell of 2 values or more; NAN
+ * otherwise. */
+double exp_plot_cell_ci95(const exp_plot_data *d, const exp_plot_cell *c);
 
 /* Reduces run records to plot p's points (plotdata.c). */
 void exp_plot_data_collect(exp_plot_data *d, const exp_plot *p,
@@ -255,6 +267,49 @@ typedef struct {
 int exp_resume_read(const char *dir, const exp_spec *spec, exp_resumed *out,
                     exp_errors *warnings, exp_errors *errs);
 void exp_resumed_free(exp_resumed *r);
+
+/* ----------------------------------------------- plot axes and layout */
+
+/* The canvas of a plot, pixels (a bar chart's grows to fit its labels). */
+enum { EXP_PLOT_WIDTH = 800, EXP_PLOT_HEIGHT = 500 };
+/* The exit status of a plot script whose gnuplot cannot draw the PNG (it
+ * lacks the pngcairo terminal): draw.c says so. */
+enum { EXP_GNUPLOT_NO_PNG = 4 };
+
+/* One axis of a plot (plotaxis.c). */
+typedef struct {
+  char label[EXP_PATH_MAX + 64]; /* "time (ms)", "local accesses (%)", "cluster.nodes" */
+  char words[EXP_PATH_MAX];      /* for a title: "time", "cluster.nodes" */
+  const char *data_unit;         /* the unit of the values (the metric's), or "" */
+  double scale;                  /* shown = value * scale */
+} exp_plot_axis;
+
+/* The axis showing `name`: a metric takes its words and unit from the
+ * metric table, in the unit that suits max_abs, the largest absolute value
+ * shown (NaN or 0: the metric's own unit); anything else (a config path) is
+ * labelled by its name, scale 1. */
+void exp_plot_axis_make(exp_plot_axis *a, const char *name, double max_abs);
+
+/* A plot's canvas and, for a bar chart, its category labels (plotlayout.c). */
+typedef struct {
+  int width, height; /* canvas, pixels */
+  bool upright;      /* category labels turned to read upwards */
+  char **ticks;      /* each category's label as shown: wrapped at spaces */
+  size_t n_ticks;
+  size_t tick_lines; /* lines of the tallest label side by side (else 1) */
+} exp_plot_layout;
+
+/* Lays out plot d: a bar chart's labels each wrapped to the width of its
+ * slot, the canvas widened so that whole words fit, or the labels upright
+ * when it would grow too wide; the canvas taller for labels of several
+ * lines and for a legend of more than two rows. false on no memory
+ * (release l with exp_plot_layout_free either way). */
+bool exp_plot_layout_make(exp_plot_layout *l, const exp_plot_data *d);
+void exp_plot_layout_free(exp_plot_layout *l);
+/* s with '\n' in place of the spaces where lines of at most `width`
+ * characters end; a longer word has a line of its own, never cut. Runs of
+ * spaces become one. Caller frees; NULL on no memory. */
+char *exp_wrap_words(const char *s, size_t width);
 
 /* ------------------------------------------------------------ files */
 

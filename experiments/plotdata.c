@@ -2,18 +2,24 @@
  * Plot data: from run records to the points of one plot.
  *
  * Each successful record gives x (a metric, its run/repeat/seed, or a path
- * into its config), y (a metric; a list-valued one reduced by
- * exp_metric_value) and a series label. Points are means over the records
- * that share series and x, which are meant to be the repeats of one sweep
- * point. When two *different* sweep points would fall on the same point
- * (x = policy.type while the sweep varies whole policy objects, two of which
- * are "static"), averaging them would mix two settings into one number; the
- * labels are then made specific instead: a bar chart labels its bars by the
- * sweep values, a line chart draws a line per combination of the values
- * other than x.
+ * into its config), y (a metric; a list-valued one reduced to its mean by
+ * exp_metric_value) and a series label. A point gathers the y values of the
+ * records that share series and x, which are meant to be the repeats of one
+ * sweep point; plot.c draws their combination (the metric's: mean, max or
+ * sum) and, for a mean, its 95% confidence interval. When two *different*
+ * sweep points would fall on the same point (x = policy.type while the
+ * sweep varies whole policy objects, two of which are "static"), combining
+ * them would mix two settings into one number; the labels are then made
+ * specific instead: a bar chart labels its bars by the sweep values that
+ * vary, and says so in x's title ("policy"), a line chart draws a line per
+ * combination of the varying values other than x.
+ *
+ * Labels are readable (labels.c): what differs between the values, without
+ * braces, an object's type first ("relocate lookahead=100").
  */
 #include "experiments/internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,27 +75,33 @@ static entry *read_entries(const exp_plot *p, const cJSON *records, size_t *n,
   return e;
 }
 
-/* What every entry's value (x, or the series) shares, left out of labels. */
-static cJSON *shared_of(const entry *e, size_t n, bool series) {
+/* An object's type, when it has one, names it best: it leads its label. */
+static const char *const TYPE_LEAD = "type";
+
+/* Labels for the values of every entry (x's, or the series'), taken
+ * together, into each entry's xl or sl. Entries without a value keep none. */
+static void label_values(entry *e, size_t n, bool series) {
   const cJSON **values = calloc(n + 1, sizeof *values);
-  for (size_t i = 0; values && i < n; i++) values[i] = series ? e[i].sv : e[i].xv;
-  cJSON *shared = values ? exp_shared_members(values, n) : NULL;
+  char **labels = calloc(n + 1, sizeof *labels);
+  size_t *at = calloc(n + 1, sizeof *at), k = 0;
+  for (size_t i = 0; values && labels && at && i < n; i++) {
+    const cJSON *v = series ? e[i].sv : e[i].xv;
+    if (!v) continue;
+    at[k] = i;
+    values[k++] = v;
+  }
+  if (values && labels && at && exp_value_labels_varying(values, k, TYPE_LEAD, labels))
+    for (size_t j = 0; j < k; j++) *(series ? &e[at[j]].sl : &e[at[j]].xl) = labels[j];
   free(values);
-  return shared;
+  free(labels);
+  free(at);
 }
 
 static void label_entries(entry *e, size_t n, const exp_plot *p, bool numeric) {
-  cJSON *xs = numeric ? NULL : shared_of(e, n, false);
-  cJSON *ss = p->series ? shared_of(e, n, true) : NULL;
-  for (size_t i = 0; i < n; i++) {
-    e[i].xl = numeric ? NULL : exp_value_label_except(e[i].xv, xs);
-    if (e[i].sv)
-      e[i].sl = exp_value_label_except(e[i].sv, ss);
-    else
-      e[i].sl = strdup(p->series ? "(none)" : p->y);
-  }
-  cJSON_Delete(xs);
-  cJSON_Delete(ss);
+  if (!numeric) label_values(e, n, false);
+  if (p->series) label_values(e, n, true);
+  for (size_t i = 0; i < n; i++)
+    if (!e[i].sv) e[i].sl = strdup(p->series ? "(none)" : p->y);
 }
 
 static void free_entries(entry *e, size_t n) {
@@ -120,51 +132,62 @@ static bool collides(const entry *e, size_t n, bool numeric) {
   return false;
 }
 
-/* For each sweep path, what all entries' values there share ({} if none). */
-static cJSON *shared_by_path(const entry *e, size_t n) {
-  cJSON *all = cJSON_CreateObject();
+/* Whether the entries' sweep values at path are not all the same. */
+static bool path_varies(const entry *e, size_t n, const char *path) {
+  const cJSON *first = cJSON_GetObjectItemCaseSensitive(e[0].sweep, path);
+  for (size_t i = 1; i < n; i++)
+    if (!same_point(first, cJSON_GetObjectItemCaseSensitive(e[i].sweep, path)))
+      return true;
+  return false;
+}
+
+/* What leads the label of path's values: x's place inside them (x
+ * policy.type, path policy: "type"), else an object's type. */
+static const char *lead_for(const char *path, const char *x) {
+  size_t len = strlen(path);
+  if (strncmp(x, path, len) == 0 && x[len] == '.') return x + len + 1;
+  return TYPE_LEAD;
+}
+
+/* Adds path's label of each entry to labels[i] ("path: label; " before it
+ * when several paths make the label) and path to *title. */
+static void add_path_labels(entry *e, size_t n, const char *path, const char *x,
+                            bool several, exp_buf *labels, exp_buf *title) {
   const cJSON **values = calloc(n + 1, sizeof *values);
-  const cJSON *paths = n ? e[0].sweep : NULL;
-  for (const cJSON *c = all && values && paths ? paths->child : NULL; c; c = c->next) {
-    for (size_t i = 0; i < n; i++)
-      values[i] = cJSON_GetObjectItemCaseSensitive(e[i].sweep, c->string);
-    cJSON *shared = exp_shared_members(values, n);
-    cJSON_AddItemToObject(all, c->string, shared ? shared : cJSON_CreateObject());
+  char **text = calloc(n + 1, sizeof *text);
+  for (size_t i = 0; values && text && i < n; i++)
+    values[i] = cJSON_GetObjectItemCaseSensitive(e[i].sweep, path);
+  bool ok = values && text && exp_value_labels_varying(values, n, lead_for(path, x), text);
+  for (size_t i = 0; ok && i < n; i++) {
+    const char *sep = labels[i].len ? "; " : "";
+    if (several)
+      exp_buf_printf(&labels[i], "%s%s: %s", sep, path, text[i]);
+    else
+      exp_buf_puts(&labels[i], text[i]);
   }
+  for (size_t i = 0; text && i < n; i++) free(text[i]);
   free(values);
-  return all;
+  free(text);
+  exp_buf_printf(title, "%s%s", title->len ? ", " : "", path);
 }
 
-/* The sweep values except the one at `path`; a lone value without its
- * path. Caller frees; "" when nothing is left. */
-static char *label_without(const cJSON *sweep, const char *path,
-                           const cJSON *shared) {
-  size_t left = 0;
-  const cJSON *only = NULL;
-  for (const cJSON *c = sweep ? sweep->child : NULL; c; c = c->next) {
-    if (path && strcmp(c->string, path) == 0) continue;
-    left++;
-    only = c;
-  }
-  if (left == 1)
-    return exp_value_label_except(only, cJSON_GetObjectItemCaseSensitive(shared, only->string));
-  exp_buf b = {0};
-  exp_buf_puts(&b, "");
-  for (const cJSON *c = sweep ? sweep->child : NULL; c; c = c->next) {
-    if (path && strcmp(c->string, path) == 0) continue;
-    char *v = exp_value_label_except(c, cJSON_GetObjectItemCaseSensitive(shared, c->string));
-    exp_buf_printf(&b, "%s%s=%s", b.len ? ", " : "", c->string, v ? v : "?");
-    free(v);
-  }
-  return exp_buf_take(&b);
-}
-
-/* Bars are labelled by the sweep values (but the series'); lines by the
- * sweep values but x. */
-static void make_specific(entry *e, size_t n, const exp_plot *p, bool numeric) {
-  cJSON *shared = shared_by_path(e, n);
-  for (size_t i = 0; i < n; i++) {
-    char *alt = label_without(e[i].sweep, numeric ? p->x : p->series, shared);
+/* Bars are labelled by the varying sweep values but the series'; lines by
+ * the varying sweep values but x's. The paths used become x's title (bars)
+ * or the legend's (lines). */
+static void make_specific(entry *e, size_t n, const exp_plot *p, bool numeric,
+                          exp_plot_data *d) {
+  const char *skip = numeric ? p->x : p->series;
+  size_t used = 0;
+  const cJSON *sweep = n ? e[0].sweep : NULL;
+  for (const cJSON *c = sweep ? sweep->child : NULL; c; c = c->next)
+    used += (!skip || strcmp(c->string, skip) != 0) && path_varies(e, n, c->string);
+  exp_buf *labels = used ? calloc(n, sizeof *labels) : NULL;
+  exp_buf title = {0};
+  for (const cJSON *c = labels ? sweep->child : NULL; c; c = c->next)
+    if ((!skip || strcmp(c->string, skip) != 0) && path_varies(e, n, c->string))
+      add_path_labels(e, n, c->string, p->x, used > 1, labels, &title);
+  for (size_t i = 0; labels && i < n; i++) {
+    char *alt = exp_buf_take(&labels[i]);
     if (!alt || !*alt) {
       free(alt);
       continue;
@@ -173,7 +196,15 @@ static void make_specific(entry *e, size_t n, const exp_plot *p, bool numeric) {
     free(*target);
     *target = alt;
   }
-  cJSON_Delete(shared);
+  char *t = exp_buf_take(&title);
+  if (t && *t) {
+    char **target = numeric ? &d->series_title : &d->x_title;
+    free(*target);
+    *target = t;
+    t = NULL;
+  }
+  free(t);
+  free(labels);
 }
 
 /* ------------------------------------------------------------ cells */
@@ -197,24 +228,35 @@ static void add_cell(exp_plot_data *d, size_t series, double x, double y) {
   for (size_t i = 0; i < d->n_cells; i++) {
     exp_plot_cell *c = &d->cells[i];
     if (c->series == series && c->x == x) {
-      c->sum += y;
-      c->n++;
+      exp_stats_add(&c->y, y);
       return;
     }
   }
   exp_plot_cell *cells = realloc(d->cells, (d->n_cells + 1) * sizeof *cells);
   if (!cells) return;
   d->cells = cells;
-  cells[d->n_cells++] = (exp_plot_cell){series, x, y, 1};
+  cells[d->n_cells] = (exp_plot_cell){.series = series, .x = x};
+  exp_stats_add(&cells[d->n_cells++].y, y);
+}
+
+double exp_plot_cell_y(const exp_plot_data *d, const exp_plot_cell *c) {
+  return exp_stats_combined(&c->y, d->combine);
+}
+
+double exp_plot_cell_ci95(const exp_plot_data *d, const exp_plot_cell *c) {
+  return d->combine == RUN_COMBINE_MEAN ? exp_stats_ci95(&c->y) : NAN;
 }
 
 void exp_plot_data_collect(exp_plot_data *d, const exp_plot *p,
                            const cJSON *records) {
   size_t n;
-  *d = (exp_plot_data){0};
+  const run_metric *m = run_metric_find(p->y);
+  *d = (exp_plot_data){.combine = m ? m->combine : RUN_COMBINE_MEAN};
+  d->x_title = strdup(p->x);
+  d->series_title = p->series ? strdup(p->series) : NULL;
   entry *e = read_entries(p, records, &n, &d->numeric);
   if (e) label_entries(e, n, p, d->numeric);
-  if (e && collides(e, n, d->numeric)) make_specific(e, n, p, d->numeric);
+  if (e && collides(e, n, d->numeric)) make_specific(e, n, p, d->numeric, d);
   for (size_t i = 0; e && i < n; i++) {
     if (!e[i].sl || (!d->numeric && !e[i].xl)) continue;
     size_t s = label_index(&d->series, &d->n_series, e[i].sl);
@@ -231,5 +273,7 @@ void exp_plot_data_free(exp_plot_data *d) {
   free(d->series);
   free(d->cats);
   free(d->cells);
+  free(d->x_title);
+  free(d->series_title);
   *d = (exp_plot_data){0};
 }

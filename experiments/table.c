@@ -2,8 +2,9 @@
  * The table printed when an experiment ends, for a human at a terminal and
  * for pasting into a paper: one row per sweep point; a label column per
  * sweep path whose value varies (what is the same everywhere says nothing
- * about the rows), each label only what tells its point apart
- * (exp_point_label); a "runs ok" column when there are repeats or failures;
+ * about the rows), each label only what tells its point apart, in the
+ * words the plots use (exp_value_labels_varying); a "runs ok" column when
+ * there are repeats or failures;
  * then the metric columns, each value in engineering form with its unit,
  * "mean ± ci95" over two or more successful repeats. summary.csv holds the
  * same figures exactly, for programs.
@@ -47,17 +48,25 @@ static bool some_repeats(const exp_points *pts) {
 
 /* ------------------------------------------------------------ cells */
 
-/* The label of point k at one path, among every point's value there. */
+/* The label of point k at one path, among every point's value there, in
+ * the words the plots use (exp_value_labels_varying); "-" where point k has
+ * no value at the path. */
 static bool put_label(exp_grid *g, size_t row, size_t col, const exp_points *pts,
                       size_t k, const char *path) {
-  const cJSON **all = calloc(pts->count + 1, sizeof *all);
-  if (!all) return false;
-  for (size_t i = 0; i < pts->count; i++)
-    all[i] = cJSON_GetObjectItemCaseSensitive(pts->items[i].sweep, path);
-  char *label = all[k] ? exp_point_label(all[k], all, pts->count) : strdup("-");
-  bool ok = label && exp_grid_set(g, row, col, label);
-  free(label);
-  free(all);
+  const cJSON **values = calloc(pts->count + 1, sizeof *values);
+  char **labels = calloc(pts->count + 1, sizeof *labels);
+  size_t n = 0, at = SIZE_MAX;
+  for (size_t i = 0; values && labels && i < pts->count; i++) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(pts->items[i].sweep, path);
+    if (!v) continue;
+    if (i == k) at = n;
+    values[n++] = v;
+  }
+  bool ok = values && labels && exp_value_labels_varying(values, n, "type", labels);
+  ok = ok && exp_grid_set(g, row, col, at == SIZE_MAX ? "-" : labels[at]);
+  for (size_t i = 0; labels && i < n; i++) free(labels[i]);
+  free(labels);
+  free(values);
   return ok;
 }
 

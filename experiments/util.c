@@ -112,45 +112,6 @@ char *exp_value_label(const cJSON *v) {
   return exp_buf_take(&b);
 }
 
-cJSON *exp_shared_members(const cJSON *const *values, size_t n) {
-  if (n < 2) return NULL;
-  for (size_t i = 0; i < n; i++)
-    if (!cJSON_IsObject(values[i])) return NULL;
-  cJSON *shared = cJSON_CreateObject();
-  for (const cJSON *m = shared ? values[0]->child : NULL; m; m = m->next) {
-    bool all = true;
-    for (size_t i = 1; i < n && all; i++) {
-      const cJSON *o = cJSON_GetObjectItemCaseSensitive(values[i], m->string);
-      all = o && cJSON_Compare(o, m, true);
-    }
-    if (all) cJSON_AddItemToObject(shared, m->string, cJSON_Duplicate(m, true));
-  }
-  if (shared && !shared->child) {
-    cJSON_Delete(shared);
-    shared = NULL;
-  }
-  return shared;
-}
-
-char *exp_value_label_except(const cJSON *v, const cJSON *shared) {
-  if (!shared || !cJSON_IsObject(v)) return exp_value_label(v);
-  exp_buf b = {0};
-  size_t kept = 0;
-  exp_buf_puts(&b, "{");
-  for (const cJSON *c = v->child; c; c = c->next) {
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(shared, c->string);
-    if (s && cJSON_Compare(s, c, true)) continue;
-    exp_buf_printf(&b, "%s%s=", kept++ ? "," : "", c->string);
-    label_into(&b, c);
-  }
-  exp_buf_puts(&b, "}");
-  if (kept == 0) { /* nothing differs: the whole value says more than {} */
-    exp_buf_free(&b);
-    return exp_value_label(v);
-  }
-  return exp_buf_take(&b);
-}
-
 void exp_describe(const cJSON *v, char *buf, size_t n) {
   enum { SHOWN = 60 };
   if (!v) {

@@ -180,6 +180,10 @@ if command -v gnuplot >/dev/null 2>&1; then
     echo "FAIL plot DIR: no $TMP/res/tput.svg"
     failures=$((failures + 1))
   fi
+  if ! head -c 4 "$TMP/res/tput.png" 2>/dev/null | grep -q PNG; then
+    echo "FAIL plot DIR: no $TMP/res/tput.png"
+    failures=$((failures + 1))
+  fi
 else
   run "plot DIR (no gnuplot)" 3 "$PSLAB" plot "$TMP/res"
   has "plot DIR (no gnuplot)" err "is not installed"

@@ -1,17 +1,19 @@
 /*
  * Results (experiments/results.c, csv.c, points.c, stats.c, plot.c,
- * plotdata.c, draw.c, runner.c): run records and runs.jsonl, runs.csv and
- * its quoting, the statistics over repeats against a hand computation,
- * summary.csv's rows and columns, the gnuplot scripts (their text; the svg
- * when gnuplot is installed), `pslab plot DIR`, and the runner itself,
- * driven by a stand-in for sim_run that succeeds, fails or crashes, each in
- * its forked child. The table has its own suite (test_table.c).
+ * plotdata.c, plotaxis.c, plotlayout.c, labels.c, draw.c, runner.c): run
+ * records and runs.jsonl, runs.csv and its quoting, the statistics over
+ * repeats against a hand computation, summary.csv's rows and columns, the
+ * gnuplot scripts (their text: axes with units, labels of swept values and
+ * their wrapping, error bars, the legend; the svg and png when gnuplot is
+ * installed), `pslab plot DIR`, and the runner itself, driven by a stand-in
+ * backend that succeeds, fails or crashes, each in its forked child. The
+ * table has its own suite (test_table.c).
  */
 #include "tests/unit.h"
 
 #include "experiments/experiment.h"
 #include "run/run.h"
-#include "experiments/internal.h"
+#include "experiments/internal.h" /* label, wrapping, statistics */
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -470,6 +472,25 @@ static cJSON *scaling_records(void) {
   return records;
 }
 
+/* The numbers after `prefix` on the script line that starts with it (a data
+ * row), into v[0..n); how many were read. "NaN" reads as NAN. */
+static size_t data_row(const char *script, const char *prefix, double *v, size_t n) {
+  size_t len = strlen(prefix), got = 0;
+  for (const char *line = script; line && *line; line = strchr(line, '\n'), line += !!line) {
+    if (strncmp(line, prefix, len) != 0) continue;
+    const char *s = line + len;
+    char *end;
+    while (got < n) {
+      double x = strtod(s, &end);
+      if (end == s) break;
+      v[got++] = x;
+      s = end;
+    }
+    return got;
+  }
+  return 0;
+}
+
 static void test_script_lines_for_numeric_x(void) {
   cJSON *records = scaling_records();
   char err[256];
@@ -478,23 +499,39 @@ static void test_script_lines_for_numeric_x(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(s);
   CU_ASSERT_TRUE(contains(s, "set terminal svg"));
   CU_ASSERT_TRUE(contains(s, "set output \"scale.svg\""));
-  CU_ASSERT_TRUE(contains(s, "set title \"exp: time_s by cluster.nodes\""));
-  CU_ASSERT_TRUE(contains(s, "set xlabel \"cluster.nodes\""));
-  CU_ASSERT_TRUE(contains(s, "set key outside right top title \"policy.type\""));
+  /* Axis words and units from the metric table; a config path by its path. */
+  CU_ASSERT_TRUE(contains(s, "set title \"exp: time by cluster.nodes\"\n"));
+  CU_ASSERT_TRUE(contains(s, "set xlabel \"cluster.nodes\"\n"));
+  CU_ASSERT_TRUE(contains(s, "set ylabel \"time (s)\"\nyscale = 1\n"));
+  /* The legend below the plot, titled by the series path. */
+  CU_ASSERT_TRUE(contains(s, "set key below horizontal Left reverse title \"\\npolicy.type\"\n"));
+  CU_ASSERT_TRUE(contains(s, "set yrange [0:*]\n")); /* lines start at 0 too */
   CU_ASSERT_TRUE(contains(s, "set logscale x\n"));
+  CU_ASSERT_TRUE(contains(s, "set xtics (2, 4)\n")); /* at the values swept */
   CU_ASSERT_FALSE(contains(s, "set logscale y"));
-  /* One block per series in order met, x sorted, y the mean of repeats. */
-  CU_ASSERT_TRUE(contains(s, "$s0 << EOD\n2 2\n4 5\nEOD\n"));
-  CU_ASSERT_TRUE(contains(s, "$s1 << EOD\n2 2\n4 4\nEOD\n"));
-  CU_ASSERT_FALSE(contains(s, "\n8 "));
-  CU_ASSERT_TRUE(contains(s, "plot $s0 using 1:2 with linespoints pointtype 7 title \"static\", \\\n"
-                                   "     $s1 using 1:2 with linespoints pointtype 7 title \"relocate\"\n"));
+  /* One block per series in order met, x sorted: x, mean, ci95, runs. */
+  double v[4];
+  CU_ASSERT_TRUE(contains(s, "$s0 << EOD\n2 2 "));
+  CU_ASSERT_EQUAL(data_row(s, "4 5 ", v, 2), 2);
+  CU_ASSERT_DOUBLE_EQUAL(v[0], 12.7062047362, 1e-9); /* t(0.975, 1) * sd / sqrt(2) */
+  CU_ASSERT_EQUAL(v[1], 2);
+  CU_ASSERT_TRUE(contains(s, "$s1 << EOD\n2 2 0 2\n4 4 "));
+  CU_ASSERT_FALSE(contains(s, "\n8 ")); /* the failed run */
+  CU_ASSERT_TRUE(contains(s, "plot $s0 using ($1*xscale):($2*yscale) with linespoints pointtype 7 "
+                             "linecolor 1 title \"static\", \\\n"
+                             "     $s0 using ($1*xscale):($2*yscale):($3*yscale) with yerrorbars "
+                             "pointtype 7 linecolor 1 notitle, \\\n"
+                             "     $s1 using ($1*xscale):($2*yscale) with linespoints pointtype 7 "
+                             "linecolor 2 title \"relocate\", \\\n"));
   free(s);
-  /* List metrics (one value per epoch) by their mean. */
+  /* List metrics (one value per epoch) by their mean; no 0 on a log axis. */
   s = script_for("[{'name': 'e', 'x': 'cluster.nodes', 'y': 'epoch_time_s', 'series': 'policy.type', "
                  "'logy': true}]", records, err, sizeof err);
-  CU_ASSERT_TRUE(contains(s, "$s0 << EOD\n2 3\n4 6\nEOD\n"));
+  CU_ASSERT_TRUE(contains(s, "$s0 << EOD\n2 3 "));
+  CU_ASSERT_EQUAL(data_row(s, "4 6 ", v, 2), 2);
   CU_ASSERT_TRUE(contains(s, "set logscale y\n"));
+  CU_ASSERT_FALSE(contains(s, "yrange"));
+  CU_ASSERT_TRUE(contains(s, "set autoscale xfix\n")); /* not logx: a margin instead */
   free(s);
   cJSON_Delete(records);
 }
@@ -507,12 +544,27 @@ static void test_script_bars_for_string_x(void) {
                        records, err, sizeof err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(s);
   CU_ASSERT_TRUE(contains(s, "set title \"say \\\"hi\\\" \\\\o/\"\n"));
-  CU_ASSERT_TRUE(contains(s, "set style histogram clustered"));
+  CU_ASSERT_TRUE(contains(s, "set xlabel \"policy.type\"\n")); /* not relabelled */
   CU_ASSERT_TRUE(contains(s, "set yrange [0:*]"));
-  /* Rows: categories in order met; columns: series (4 nodes, then 2). */
-  CU_ASSERT_TRUE(contains(s, "$data << EOD\n\"static\" 5 2\n\"relocate\" 4 2\nEOD\n"));
-  CU_ASSERT_TRUE(contains(s, "plot $data using 2:xtic(1) title \"4\", \\\n"
-                                   "     $data using 3 title \"2\"\n"));
+  CU_ASSERT_TRUE(contains(s, "set key below horizontal Left reverse title \"\\ncluster.nodes\"\n"));
+  /* Rows: categories in order met; per series (4 nodes, then 2): mean,
+   * ci95, runs. Repeats give error bars. */
+  double v[6];
+  CU_ASSERT_EQUAL_FATAL(data_row(s, "\"static\" ", v, 6), 6);
+  CU_ASSERT_EQUAL(v[0], 5);
+  CU_ASSERT_DOUBLE_EQUAL(v[1], 12.7062047362, 1e-9);
+  CU_ASSERT_EQUAL(v[2], 2);
+  CU_ASSERT_EQUAL(v[3], 2);
+  CU_ASSERT_EQUAL(v[5], 2);
+  CU_ASSERT_EQUAL_FATAL(data_row(s, "\"relocate\" ", v, 6), 6);
+  CU_ASSERT_EQUAL(v[0], 4);
+  CU_ASSERT_EQUAL(v[3], 2);
+  CU_ASSERT_EQUAL(v[4], 0); /* 2 and 2: no spread */
+  CU_ASSERT_TRUE(contains(s, "set style histogram errorbars"));
+  CU_ASSERT_TRUE(contains(s, "set xtics nomirror (\"static\" 0, \\\n  \"relocate\" 1)\n"
+                             "set xrange [-0.5:1.5]\n"));
+  CU_ASSERT_TRUE(contains(s, "plot $data using ($2*yscale):($3*yscale) title \"4\", \\\n"
+                             "     $data using ($5*yscale):($6*yscale) title \"2\"\n"));
   free(s);
   /* A missing combination is an empty bar, not a zero. */
   cJSON *more = scaling_records();
@@ -521,10 +573,121 @@ static void test_script_bars_for_string_x(void) {
                                     "{'time_s': 7}", NULL));
   s = script_for("[{'name': 'bars', 'x': 'policy.type', 'y': 'time_s', 'series': 'cluster.nodes'}]",
                  more, err, sizeof err);
-  CU_ASSERT_TRUE(contains(s, "\"static\" 5 2 NaN\n\"relocate\" 4 2 7\n"));
+  CU_ASSERT_TRUE(contains(s, " NaN NaN 0\n\"relocate\" "));
+  CU_ASSERT_TRUE(contains(s, " 7 NaN 1\nEOD\n"));
   free(s);
   cJSON_Delete(more);
   cJSON_Delete(records);
+}
+
+/* Runs of two sweep points (nodes 2 and 4) of one metric: the values of
+ * nodes 2 over its repeats, and 10 once for nodes 4. */
+static cJSON *repeat_records(const char *metric, const double *values, size_t n) {
+  cJSON *records = cJSON_CreateArray();
+  char metrics[128];
+  for (size_t i = 0; i < n; i++) {
+    snprintf(metrics, sizeof metrics, "{'%s': %.17g}", metric, values[i]);
+    cJSON_AddItemToArray(records, record((uint32_t)i + 1, (uint32_t)i, "{'cluster.nodes': 2}",
+                                         "{'cluster': {'nodes': 2}}", metrics, NULL));
+  }
+  snprintf(metrics, sizeof metrics, "{'%s': 10}", metric);
+  cJSON_AddItemToArray(records, record((uint32_t)n + 1, 0, "{'cluster.nodes': 4}",
+                                       "{'cluster': {'nodes': 4}}", metrics, NULL));
+  return records;
+}
+
+static void test_script_error_bars_with_repeats(void) {
+  const double three[] = {1, 2, 4};
+  cJSON *records = repeat_records("time_s", three, 3);
+  char err[256];
+  char *s = script_for("[{'name': 'e', 'x': 'cluster.nodes', 'y': 'time_s'}]", records, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  /* Mean 7/3; half-width t(0.975, 2) * sd / sqrt(3), by hand. */
+  double v[3], sd = sqrt(((1 - 7.0 / 3) * (1 - 7.0 / 3) + (2 - 7.0 / 3) * (2 - 7.0 / 3) +
+                          (4 - 7.0 / 3) * (4 - 7.0 / 3)) / 2);
+  CU_ASSERT_EQUAL_FATAL(data_row(s, "2 ", v, 3), 3);
+  CU_ASSERT_DOUBLE_EQUAL(v[0], 2.3333333333, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(v[1], 4.302652729 * sd / sqrt(3), 1e-8);
+  CU_ASSERT_DOUBLE_EQUAL(v[1], 3.7946, 1e-4);
+  CU_ASSERT_EQUAL(v[2], 3);
+  CU_ASSERT_TRUE(contains(s, "\n4 10 NaN 1\n")); /* one run: no interval */
+  CU_ASSERT_TRUE(contains(s, "with yerrorbars"));
+  CU_ASSERT_TRUE(contains(s, "unset key\n")); /* one series */
+  CU_ASSERT_TRUE(contains(s, "#   ci95  half-width of the 95% confidence interval"));
+  free(s);
+  /* As bars: the histogram's error bars, the interval in column 3. */
+  s = script_for("[{'name': 'b', 'x': 'cluster', 'y': 'time_s'}]", records, err, sizeof err);
+  CU_ASSERT_TRUE(contains(s, "set style histogram errorbars"));
+  CU_ASSERT_TRUE(contains(s, "using ($2*yscale):($3*yscale)"));
+  free(s);
+  cJSON_Delete(records);
+  /* A metric combined by its largest value: no interval, y the largest. */
+  records = repeat_records("staleness_max_s", three, 3);
+  s = script_for("[{'name': 'm', 'x': 'cluster.nodes', 'y': 'staleness_max_s'}]", records, err, sizeof err);
+  CU_ASSERT_TRUE(contains(s, "\n2 4 NaN 3\n"));
+  CU_ASSERT_TRUE(contains(s, "#   y     the largest staleness_max_s"));
+  CU_ASSERT_FALSE(contains(s, "errorbars"));
+  free(s);
+  cJSON_Delete(records);
+  /* No repeats: no error bars at all. */
+  records = repeat_records("time_s", three, 1);
+  s = script_for("[{'name': 'e', 'x': 'cluster.nodes', 'y': 'time_s'}]", records, err, sizeof err);
+  CU_ASSERT_TRUE(contains(s, "\n2 1 NaN 1\n"));
+  CU_ASSERT_FALSE(contains(s, "errorbars"));
+  free(s);
+  s = script_for("[{'name': 'b', 'x': 'cluster', 'y': 'time_s'}]", records, err, sizeof err);
+  CU_ASSERT_TRUE(contains(s, "set style histogram clustered"));
+  CU_ASSERT_TRUE(contains(s, "plot $data using ($2*yscale) title"));
+  free(s);
+  cJSON_Delete(records);
+}
+
+/* The y axis of a plot of one value of metric. */
+static char *axis_script(const char *metric, double value) {
+  const double values[] = {value};
+  cJSON *records = repeat_records(metric, values, 1);
+  cJSON_ReplaceItemInObject(cJSON_GetObjectItem(cJSON_GetArrayItem(records, 1), "metrics"),
+                            metric, cJSON_CreateNumber(value / 2));
+  char plot[160], err[256];
+  snprintf(plot, sizeof plot, "[{'name': 'u', 'x': 'cluster.nodes', 'y': '%s'}]", metric);
+  char *s = script_for(plot, records, err, sizeof err);
+  cJSON_Delete(records);
+  CU_ASSERT_PTR_NOT_NULL(s);
+  return s;
+}
+
+static void test_script_axis_units(void) {
+  static const struct {
+    const char *metric;
+    double value;
+    const char *axis;
+  } cases[] = {
+      {"time_s", 2.5, "set ylabel \"time (s)\"\nyscale = 1\n"},
+      {"time_s", 0.000123, "set ylabel \"time (\xc2\xb5s)\"\nyscale = 1000000\n"},
+      {"epoch_time_s", 0.25, "set ylabel \"epoch time (ms)\"\nyscale = 1000\n"},
+      {"bytes", 278439000, "set ylabel \"bytes sent (MB)\"\nyscale = 1e-06\n"},
+      {"bytes", 512, "set ylabel \"bytes sent (B)\"\nyscale = 1\n"},
+      {"local_ratio", 0.25, "set ylabel \"local accesses (%)\"\nyscale = 100\n"},
+      {"steps_per_s", 150000, "set ylabel \"throughput (thousand steps/s)\"\nyscale = 0.001\n"},
+      {"steps_per_s", 150, "set ylabel \"throughput (steps/s)\"\nyscale = 1\n"},
+      {"messages", 5, "set ylabel \"messages\"\nyscale = 1\n"},
+      {"messages", 3e6, "set ylabel \"messages (millions)\"\nyscale = 1e-06\n"},
+      {"staleness_mean_clocks", 3, "set ylabel \"replica staleness (clocks)\"\nyscale = 1\n"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *s = axis_script(cases[i].metric, cases[i].value);
+    if (!contains(s, cases[i].axis))
+      fprintf(stderr, "\n%s = %g: want %s in:\n%s", cases[i].metric, cases[i].value,
+              cases[i].axis, s ? s : "(null)");
+    CU_ASSERT_TRUE(contains(s, cases[i].axis));
+    /* The data stay in the metric's unit; gnuplot never picks exponents. */
+    char row[64];
+    snprintf(row, sizeof row, "\n2 %.15g NaN 1\n", cases[i].value);
+    CU_ASSERT_TRUE(contains(s, row));
+    CU_ASSERT_FALSE(contains(s, "e+0"));
+    CU_ASSERT_TRUE(contains(s, "using ($1*xscale):($2*yscale)"));
+    free(s);
+  }
 }
 
 static void test_script_keeps_distinct_sweep_points_apart(void) {
@@ -533,8 +696,9 @@ static void test_script_keeps_distinct_sweep_points_apart(void) {
   cJSON *records = cJSON_CreateArray();
   const char *policies[] = {"{'type': 'static', 'partition': 'range', 'fast_local_access': false}",
                             "{'type': 'static', 'partition': 'range'}",
-                            "{'type': 'relocate', 'partition': 'range'}"};
-  for (size_t i = 0; i < 3; i++) {
+                            "{'type': 'relocate', 'partition': 'range'}",
+                            "{'type': 'relocate', 'partition': 'range', 'lookahead': 100}"};
+  for (size_t i = 0; i < 4; i++) {
     char sweep[128], config[128], metrics[64];
     snprintf(sweep, sizeof sweep, "{'policy': %s}", policies[i]);
     snprintf(config, sizeof config, "{'policy': %s}", policies[i]);
@@ -544,11 +708,25 @@ static void test_script_keeps_distinct_sweep_points_apart(void) {
   char err[256];
   char *s = script_for("[{'name': 't', 'x': 'policy.type', 'y': 'time_s'}]", records, err, sizeof err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-  /* Labelled by what differs: partition=range, common to all, is left out. */
-  CU_ASSERT_TRUE(contains(s, "\"{type=static,fast_local_access=false}\" 1\n"
-                                   "\"{type=static}\" 2\n\"{type=relocate}\" 3\n"));
+  /* Labelled by what differs, type first, no braces: partition=range,
+   * common to all, is left out. */
+  CU_ASSERT_TRUE(contains(s, "\"static fast_local_access=false\" 1 NaN 1\n"
+                             "\"static\" 2 NaN 1\n\"relocate\" 3 NaN 1\n"
+                             "\"relocate lookahead=100\" 4 NaN 1\n"));
+  /* The bars are whole policies: x says so. */
+  CU_ASSERT_TRUE(contains(s, "set xlabel \"policy\""));
+  CU_ASSERT_TRUE(contains(s, "set title \"exp: time by policy\"\n"));
+  CU_ASSERT_FALSE(contains(s, "xlabel \"policy.type\""));
+  /* The longest word does not fit 4 slots of the default canvas: it
+   * widens, and labels wrap at spaces, words whole. */
+  CU_ASSERT_TRUE(contains(s, "set terminal svg size 890,518 "));
+  CU_ASSERT_TRUE(contains(s, "set xtics nomirror (\"static\\nfast_local_access=false\" 0, \\\n"
+                             "  \"static\" 1, \\\n  \"relocate\" 2, \\\n"
+                             "  \"relocate lookahead=100\" 3)\n"));
+  CU_ASSERT_TRUE(contains(s, "set xlabel \"policy\" offset 0,-1\n")); /* below both lines */
+  CU_ASSERT_TRUE(contains(s, "set terminal pngcairo size 890,518 "));
   free(s);
-  /* The table labels its rows by what differs too, in words. */
+  /* The table labels its rows by what differs too, in the same words. */
   char *buf = NULL;
   size_t len = 0;
   FILE *mem = open_memstream(&buf, &len);
@@ -563,6 +741,75 @@ static void test_script_keeps_distinct_sweep_points_apart(void) {
   cJSON_Delete(records);
 }
 
+static void test_script_labels_nested_sweep_values(void) {
+  /* x inside the swept objects (sampling's scheme) leads each label; the
+   * other differing leaves follow without the prefix they share. */
+  cJSON *records = cJSON_CreateArray();
+  const char *policies[] = {"{'type': 'nups', 'sampling': {'scheme': 'naive'}}",
+                            "{'type': 'nups', 'sampling': {'scheme': 'pool'}}",
+                            "{'type': 'nups', 'sampling': {'scheme': 'pool', 'reuse': 64}}"};
+  for (size_t i = 0; i < 3; i++) {
+    char sweep[128], config[128], metrics[64];
+    snprintf(sweep, sizeof sweep, "{'policy': %s}", policies[i]);
+    snprintf(config, sizeof config, "{'policy': %s}", policies[i]);
+    snprintf(metrics, sizeof metrics, "{'local_ratio': 0.%zu}", i + 1);
+    cJSON_AddItemToArray(records, record((uint32_t)i + 1, 0, sweep, config, metrics, NULL));
+  }
+  char err[256];
+  char *s = script_for("[{'name': 's', 'x': 'policy.sampling.scheme', 'y': 'local_ratio'}]",
+                       records, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_TRUE(contains(s, "\"naive\" 0.1 NaN 1\n\"pool\" 0.2 NaN 1\n\"pool reuse=64\" 0.3 NaN 1\n"));
+  CU_ASSERT_TRUE(contains(s, "set xlabel \"policy\"\n"));
+  CU_ASSERT_TRUE(contains(s, "set ylabel \"local accesses (%)\"\nyscale = 100\n"));
+  CU_ASSERT_TRUE(contains(s, "set terminal svg size 800,500 ")); /* fits as it is */
+  free(s);
+  cJSON_Delete(records);
+}
+
+static void test_script_lines_relabelled_by_sweep_values(void) {
+  /* series = policy.type while whole policies are swept: a line per
+   * policy, the legend titled by what tells them apart. */
+  cJSON *records = cJSON_CreateArray();
+  const char *policies[] = {"{'type': 'static', 'fast_local_access': false}", "{'type': 'static'}"};
+  for (size_t i = 0; i < 4; i++) {
+    char sweep[128], config[160], metrics[64];
+    snprintf(sweep, sizeof sweep, "{'cluster.nodes': %zu, 'policy': %s}", 2 + 2 * (i / 2),
+             policies[i % 2]);
+    snprintf(config, sizeof config, "{'cluster': {'nodes': %zu}, 'policy': %s}", 2 + 2 * (i / 2),
+             policies[i % 2]);
+    snprintf(metrics, sizeof metrics, "{'time_s': %zu}", i + 1);
+    cJSON_AddItemToArray(records, record((uint32_t)i + 1, 0, sweep, config, metrics, NULL));
+  }
+  char err[256];
+  char *s = script_for("[{'name': 'l', 'x': 'cluster.nodes', 'y': 'time_s', 'series': 'policy.type'}]",
+                       records, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_TRUE(contains(s, "$s0 << EOD\n2 1 NaN 1\n4 3 NaN 1\nEOD\n"));
+  CU_ASSERT_TRUE(contains(s, "title \"static fast_local_access=false\""));
+  CU_ASSERT_TRUE(contains(s, "title \"static\""));
+  CU_ASSERT_TRUE(contains(s, "set key below horizontal Left reverse title \"\\npolicy\"\n"));
+  free(s);
+  cJSON_Delete(records);
+}
+
+static void test_script_draws_a_png_too(void) {
+  cJSON *records = scaling_records();
+  char err[256];
+  char *s = script_for("[{'name': 'p', 'x': 'cluster.nodes', 'y': 'time_s'}]", records, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  /* svg first, then the same plot again as a PNG; a gnuplot without cairo
+   * stops with the status draw.c knows. */
+  const char *svg = strstr(s, "set output \"p.svg\"\n");
+  const char *png = strstr(s, "set terminal pngcairo size 800,500 ");
+  CU_ASSERT_TRUE(svg && png && svg < png);
+  CU_ASSERT_TRUE(contains(s, "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") == 0) {\n"));
+  CU_ASSERT_TRUE(contains(s, "  exit status 4\n}\n"));
+  CU_ASSERT_TRUE(contains(s, "set output \"p.png\"\nreplot\nunset output\n"));
+  free(s);
+  cJSON_Delete(records);
+}
+
 static void test_script_without_data_is_an_error(void) {
   cJSON *records = scaling_records();
   char err[256] = "";
@@ -572,9 +819,95 @@ static void test_script_without_data_is_an_error(void) {
   cJSON_Delete(records);
 }
 
+/* ------------------------------------------------------------ labels */
+
+static void check_labels(const char *values_json, const char *lead, const char *const *want) {
+  cJSON *values = json_of(values_json);
+  size_t n = (size_t)cJSON_GetArraySize(values), i = 0;
+  const cJSON *v[8];
+  char *out[8];
+  for (const cJSON *c = values->child; c && i < 8; c = c->next) v[i++] = c;
+  CU_ASSERT_TRUE_FATAL(exp_value_labels_varying(v, n, lead, out));
+  for (i = 0; i < n; i++) {
+    if (strcmp(out[i], want[i]) != 0)
+      fprintf(stderr, "\nlabel %zu of %s: got \"%s\", want \"%s\"", i, values_json, out[i], want[i]);
+    CU_ASSERT_STRING_EQUAL(out[i], want[i]);
+    free(out[i]);
+  }
+  cJSON_Delete(values);
+}
+
+static void test_labels_of_varying_values(void) {
+  check_labels("[{'type': 'static', 'partition': 'hash', 'fast_local_access': false},"
+               " {'type': 'static', 'partition': 'hash'},"
+               " {'type': 'relocate', 'partition': 'hash', 'lookahead': 100}]", "type",
+               (const char *const[]){"static fast_local_access=false", "static",
+                                     "relocate lookahead=100"});
+  /* Differing leaves under one parent: named without it. */
+  check_labels("[{'a': 1, 's': {'x': 1, 'y': 2}}, {'a': 1, 's': {'x': 2, 'y': 2}}]", NULL,
+               (const char *const[]){"x=1", "x=2"});
+  check_labels("[{'s': {'p': {'x': 1}, 'q': 3}}, {'s': {'p': {'x': 2}}}]", NULL,
+               (const char *const[]){"p.x=1 q=3", "p.x=2"});
+  /* Nothing differs (the repeats of one point): the whole value. */
+  check_labels("[{'type': 'static', 'partition': 'range'}, {'type': 'static', 'partition': 'range'}]",
+               "type", (const char *const[]){"static partition=range", "static partition=range"});
+  check_labels("[{'type': 'static', 'ks': [1, 2]}]", "type",
+               (const char *const[]){"static ks=[1,2]"});
+  /* Plain values as they are. */
+  check_labels("['static', 3, true, {}]", "type",
+               (const char *const[]){"static", "3", "true", "{}"});
+}
+
+static void test_wrap_words_never_cuts_a_word(void) {
+  const char *label = "static partition=hash  fast_local_access=false";
+  static const struct {
+    size_t width;
+    const char *want;
+  } cases[] = {
+      {80, "static partition=hash fast_local_access=false"},
+      {21, "static partition=hash\nfast_local_access=false"},
+      {20, "static\npartition=hash\nfast_local_access=false"},
+      {3, "static\npartition=hash\nfast_local_access=false"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *w = exp_wrap_words(label, cases[i].width);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    CU_ASSERT_STRING_EQUAL(w, cases[i].want);
+    free(w);
+  }
+  char *w = exp_wrap_words("", 10);
+  CU_ASSERT_STRING_EQUAL(w, "");
+  free(w);
+}
+
 /* ------------------------------------------------------------ drawing */
 
-static void test_draw_svg_and_missing_gnuplot(void) {
+/* A stand-in for gnuplot in dir: a shell script that writes what `files`
+ * says ("svg", "svg png") for the plot its argument names, then exits with
+ * `status`. Its path; caller frees. */
+static char *fake_gnuplot(const char *dir, const char *files, int status) {
+  char *path = malloc(1024);
+  snprintf(path, 1024, "%s/fake-gnuplot", dir);
+  FILE *f = fopen(path, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fprintf(f, "#!/bin/sh\nname=$(basename \"$1\" .gp)\nfor ext in %s; do echo drawn > \"$name.$ext\"; done\n"
+             "exit %d\n", files, status);
+  fclose(f);
+  chmod(path, 0755);
+  return path;
+}
+
+/* Draws plots with gnuplot program prog; the status, and the log in *log. */
+static int draw_with(const exp_plot_list *plots, const cJSON *records, const char *dir,
+                     const char *prog, char **log) {
+  size_t len = 0;
+  FILE *f = open_memstream(log, &len);
+  int rc = exp_plots_draw(plots, "exp", records, dir, prog, f);
+  fclose(f);
+  return rc;
+}
+
+static void test_draw_svg_png_and_missing_gnuplot(void) {
   char *dir = make_temp_dir();
   cJSON *records = scaling_records();
   cJSON *pj = json_of("[{'name': 'lines', 'x': 'cluster.nodes', 'y': 'time_s', 'series': 'policy.type'},"
@@ -584,25 +917,42 @@ static void test_draw_svg_and_missing_gnuplot(void) {
   exp_errors_init(&e);
   CU_ASSERT_TRUE(exp_plots_parse(pj, &plots, &e));
   char *buf = NULL;
-  size_t len = 0;
-  FILE *log = open_memstream(&buf, &len);
-  int rc = exp_plots_draw(&plots, "exp", records, dir, "/nonexistent/gnuplot", log);
-  fclose(log);
-  CU_ASSERT_EQUAL(rc, EXP_EXIT_PLOTS);
+  CU_ASSERT_EQUAL(draw_with(&plots, records, dir, "/nonexistent/gnuplot", &buf), EXP_EXIT_PLOTS);
   CU_ASSERT_TRUE(exists(dir, "lines.gp")); /* the scripts are still written */
   CU_ASSERT_TRUE(exists(dir, "bars.gp"));
   CU_ASSERT_FALSE(exists(dir, "lines.svg"));
   CU_ASSERT_TRUE(contains(buf, "/nonexistent/gnuplot is not installed"));
   free(buf);
+  /* A gnuplot that draws the svg but not the PNG has not drawn the plot. */
+  char *fake = fake_gnuplot(dir, "svg", 0);
+  CU_ASSERT_EQUAL(draw_with(&plots, records, dir, fake, &buf), EXP_EXIT_PLOTS);
+  CU_ASSERT_TRUE(contains(buf, "pslab: plot lines not drawn: "));
+  CU_ASSERT_TRUE(contains(buf, "wrote no "));
+  CU_ASSERT_TRUE(contains(buf, "/lines.png (script: "));
+  free(buf);
+  free(fake);
+  /* One without pngcairo stops the script with status 4: said plainly. */
+  fake = fake_gnuplot(dir, "svg", 4);
+  CU_ASSERT_EQUAL(draw_with(&plots, records, dir, fake, &buf), EXP_EXIT_PLOTS);
+  CU_ASSERT_TRUE(contains(buf, "has no pngcairo terminal, so the PNG was not drawn"));
+  free(buf);
+  free(fake);
+  fake = fake_gnuplot(dir, "svg png", 0);
+  CU_ASSERT_EQUAL(draw_with(&plots, records, dir, fake, &buf), EXP_EXIT_OK);
+  CU_ASSERT_TRUE(exists(dir, "bars.png"));
+  free(buf);
+  free(fake);
   if (has_gnuplot()) {
     CU_ASSERT_EQUAL(exp_plots_draw(&plots, "exp", records, dir, NULL, stderr), EXP_EXIT_OK);
-    char *svg = slurp(dir, "lines.svg");
-    CU_ASSERT_PTR_NOT_NULL(svg);
+    char *svg = slurp(dir, "lines.svg"), *png = slurp(dir, "bars.png");
     CU_ASSERT_TRUE(contains(svg, "<svg"));
+    CU_ASSERT_TRUE(png && strncmp(png, "\x89PNG", 4) == 0);
     free(svg);
+    free(png);
     CU_ASSERT_TRUE(exists(dir, "bars.svg"));
+    CU_ASSERT_TRUE(exists(dir, "lines.png"));
   } else {
-    fprintf(stderr, "(gnuplot not installed: svg drawing not checked) ");
+    fprintf(stderr, "(gnuplot not installed: svg and png drawing not checked) ");
   }
   exp_plot_list_free(&plots);
   exp_errors_free(&e);
@@ -628,7 +978,10 @@ static void test_plot_dir_redraws_from_files(void) {
   int want = has_gnuplot() ? EXP_EXIT_OK : EXP_EXIT_PLOTS;
   CU_ASSERT_EQUAL(exp_plot_dir(dir, NULL, stderr), want);
   CU_ASSERT_TRUE(exists(dir, "again.gp"));
-  if (want == EXP_EXIT_OK) CU_ASSERT_TRUE(exists(dir, "again.svg"));
+  if (want == EXP_EXIT_OK) {
+    CU_ASSERT_TRUE(exists(dir, "again.svg"));
+    CU_ASSERT_TRUE(exists(dir, "again.png"));
+  }
   /* Without runs.jsonl: a failure that says so. */
   remove(path);
   char *buf = NULL;
@@ -862,9 +1215,16 @@ PSLAB_SUITE("results",
             {"summary.csv without a sweep", test_summary_without_sweep},
             {"script: lines for numeric x", test_script_lines_for_numeric_x},
             {"script: bars for string x", test_script_bars_for_string_x},
+            {"script: error bars with repeats", test_script_error_bars_with_repeats},
+            {"script: axis units", test_script_axis_units},
             {"script: distinct sweep points kept apart", test_script_keeps_distinct_sweep_points_apart},
+            {"script: nested sweep values labelled", test_script_labels_nested_sweep_values},
+            {"script: lines relabelled by sweep values", test_script_lines_relabelled_by_sweep_values},
+            {"script: a png too", test_script_draws_a_png_too},
             {"script: no data is an error", test_script_without_data_is_an_error},
-            {"draw: svg, and gnuplot missing", test_draw_svg_and_missing_gnuplot},
+            {"labels of varying values", test_labels_of_varying_values},
+            {"wrapping never cuts a word", test_wrap_words_never_cuts_a_word},
+            {"draw: svg and png, gnuplot missing or without png", test_draw_svg_png_and_missing_gnuplot},
             {"plot DIR redraws from files", test_plot_dir_redraws_from_files},
             {"SPEC.md lists the metric table", test_spec_md_lists_the_metric_table},
             {"runner goes on after a failure and a crash", test_runner_goes_on_after_failures},

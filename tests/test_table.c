@@ -148,7 +148,11 @@ static char *label_at(const char *values_json, int k) {
   int n = cJSON_GetArraySize(values);
   const cJSON *all[8];
   for (int i = 0; i < n && i < 8; i++) all[i] = cJSON_GetArrayItem(values, i);
-  char *label = exp_point_label(all[k], all, (size_t)n);
+  char *labels[8] = {NULL};
+  CU_ASSERT_TRUE(exp_value_labels_varying(all, (size_t)n, "type", labels));
+  char *label = labels[k];
+  for (int i = 0; i < n && i < 8; i++)
+    if (i != k) free(labels[i]);
   cJSON_Delete(values);
   return label;
 }
@@ -170,10 +174,11 @@ static void test_point_labels(void) {
       {"[{'type': 'static', 'partition': 'hash', 'fast_local_access': false},"
        " {'type': 'static', 'partition': 'hash'}, {'type': 'relocate', 'lookahead': 100,"
        " 'partition': 'hash'}]", 2, "relocate lookahead=100"},
-      /* nested: the shared type left out, members by their dotted path */
+      /* nested: the type names the thing, then the differing members
+       * without the path prefix they share (as the plots label them) */
       {"[{'type': 'nups', 'sampling': {'scheme': 'pool', 'reuse': 64}},"
        " {'type': 'nups', 'sampling': {'scheme': 'naive'}}]", 0,
-       "sampling.scheme=pool sampling.reuse=64"},
+       "nups scheme=pool reuse=64"},
       /* the type kept when nothing else tells this one apart */
       {"[{'type': 'static'}, {'type': 'static', 'fast_local_access': false}]", 0, "static"},
       /* no type: k=v pairs; nothing differing: the whole value */
