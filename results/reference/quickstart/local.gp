@@ -1,0 +1,54 @@
+# Plot "local" of experiment "quickstart", written by pslab from runs.jsonl.
+# Redraw with `gnuplot local.gp` in this directory (it writes local.svg, then local.png),
+# or with `pslab plot DIR`.
+#
+# Data: a row per category: its label, then y, ci95, runs for each series.
+#   y     the mean of local_ratio over the runs at that point, a share from 0 to 1
+#   ci95  half-width of the 95% confidence interval of that mean (Student's t);
+#         NaN with fewer than 2 runs
+#   runs  how many runs gave a value
+# The y axis shows y * yscale (local accesses (%)). The x axis shows the labels of `set xtics`, wrapped to fit.
+set encoding utf8
+set terminal svg size 890,518 dynamic noenhanced font "sans,12" background rgb "white"
+set output "local.svg"
+set linetype 1 linecolor rgb "#0072B2" linewidth 2 pointsize 1.2
+set linetype 2 linecolor rgb "#D55E00" linewidth 2 pointsize 1.2
+set linetype 3 linecolor rgb "#009E73" linewidth 2 pointsize 1.2
+set linetype 4 linecolor rgb "#CC79A7" linewidth 2 pointsize 1.2
+set linetype 5 linecolor rgb "#E69F00" linewidth 2 pointsize 1.2
+set linetype 6 linecolor rgb "#56B4E9" linewidth 2 pointsize 1.2
+set linetype 7 linecolor rgb "#000000" linewidth 2 pointsize 1.2
+set linetype 8 linecolor rgb "#F0E442" linewidth 2 pointsize 1.2
+set linetype cycle 8
+set title "Share of key accesses served locally"
+set xlabel "policy" offset 0,-1
+set ylabel "local accesses (%)"
+yscale = 100
+set grid ytics
+unset key
+set yrange [0:*]
+$data << EOD
+"static partition=hash fast_local_access=false" 0 NaN 1
+"static partition=hash" 0.11872607437647334 NaN 1
+"static partition=range" 0.910369545645107 NaN 1
+"relocate partition=hash lookahead=100" 0.943805282365312 NaN 1
+EOD
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set xtics nomirror ("static partition=hash\nfast_local_access=false" 0, \
+  "static partition=hash" 1, \
+  "static partition=range" 2, \
+  "relocate partition=hash\nlookahead=100" 3)
+set xrange [-0.5:3.5]
+plot $data using ($2*yscale) title "local_ratio"
+
+# The same plot as a PNG, for documents and READMEs.
+if (strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
+  print "pslab: this gnuplot has no pngcairo terminal, so local.png is not drawn (Debian's gnuplot-nox has it)"
+  exit status 4
+}
+set terminal pngcairo size 890,518 noenhanced font "sans,12" background rgb "white"
+set output "local.png"
+replot
+unset output

@@ -1,0 +1,56 @@
+# Plot "conformity" of experiment "sampling", written by pslab from runs.jsonl.
+# Redraw with `gnuplot conformity.gp` in this directory (it writes conformity.svg, then conformity.png),
+# or with `pslab plot DIR`.
+#
+# Data: a row per category: its label, then y, ci95, runs for each series.
+#   y     the mean of sample_tv_distance over the runs at that point
+#   ci95  half-width of the 95% confidence interval of that mean (Student's t);
+#         NaN with fewer than 2 runs
+#   runs  how many runs gave a value
+# The y axis shows y * yscale (distance from the sample distribution). The x axis shows the labels of `set xtics`, wrapped to fit.
+set encoding utf8
+set terminal svg size 800,500 dynamic noenhanced font "sans,12" background rgb "white"
+set output "conformity.svg"
+set linetype 1 linecolor rgb "#0072B2" linewidth 2 pointsize 1.2
+set linetype 2 linecolor rgb "#D55E00" linewidth 2 pointsize 1.2
+set linetype 3 linecolor rgb "#009E73" linewidth 2 pointsize 1.2
+set linetype 4 linecolor rgb "#CC79A7" linewidth 2 pointsize 1.2
+set linetype 5 linecolor rgb "#E69F00" linewidth 2 pointsize 1.2
+set linetype 6 linecolor rgb "#56B4E9" linewidth 2 pointsize 1.2
+set linetype 7 linecolor rgb "#000000" linewidth 2 pointsize 1.2
+set linetype 8 linecolor rgb "#F0E442" linewidth 2 pointsize 1.2
+set linetype cycle 8
+set title "Distance from the intended sample distribution"
+set xlabel "policy"
+set ylabel "distance from the sample distribution"
+yscale = 1
+set grid ytics
+unset key
+set yrange [0:*]
+$data << EOD
+"naive" 0.74502109174473252 NaN 1
+"preloc" 0.74502109174473252 NaN 1
+"pool" 0.91321974522683258 NaN 1
+"pool reuse=64" 0.93512956001715775 NaN 1
+"local" 0.81045605840858881 NaN 1
+EOD
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set xtics nomirror ("naive" 0, \
+  "preloc" 1, \
+  "pool" 2, \
+  "pool reuse=64" 3, \
+  "local" 4)
+set xrange [-0.5:4.5]
+plot $data using ($2*yscale) title "sample_tv_distance"
+
+# The same plot as a PNG, for documents and READMEs.
+if (strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
+  print "pslab: this gnuplot has no pngcairo terminal, so conformity.png is not drawn (Debian's gnuplot-nox has it)"
+  exit status 4
+}
+set terminal pngcairo size 800,500 noenhanced font "sans,12" background rgb "white"
+set output "conformity.png"
+replot
+unset output

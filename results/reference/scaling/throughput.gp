@@ -1,0 +1,64 @@
+# Plot "throughput" of experiment "scaling", written by pslab from runs.jsonl.
+# Redraw with `gnuplot throughput.gp` in this directory (it writes throughput.svg, then throughput.png),
+# or with `pslab plot DIR`.
+#
+# Data: a block per line ($s0, $s1, ...), a row per point: x, y, ci95, runs.
+#   y     the mean of steps_per_s over the runs at that point, in steps/s
+#   ci95  half-width of the 95% confidence interval of that mean (Student's t);
+#         NaN with fewer than 2 runs
+#   runs  how many runs gave a value
+# The y axis shows y * yscale (throughput (thousand steps/s)).
+set encoding utf8
+set terminal svg size 800,500 dynamic noenhanced font "sans,12" background rgb "white"
+set output "throughput.svg"
+set linetype 1 linecolor rgb "#0072B2" linewidth 2 pointsize 1.2
+set linetype 2 linecolor rgb "#D55E00" linewidth 2 pointsize 1.2
+set linetype 3 linecolor rgb "#009E73" linewidth 2 pointsize 1.2
+set linetype 4 linecolor rgb "#CC79A7" linewidth 2 pointsize 1.2
+set linetype 5 linecolor rgb "#E69F00" linewidth 2 pointsize 1.2
+set linetype 6 linecolor rgb "#56B4E9" linewidth 2 pointsize 1.2
+set linetype 7 linecolor rgb "#000000" linewidth 2 pointsize 1.2
+set linetype 8 linecolor rgb "#F0E442" linewidth 2 pointsize 1.2
+set linetype cycle 8
+set title "Steps per second against nodes"
+set xlabel "cluster.nodes"
+set ylabel "throughput (thousand steps/s)"
+yscale = 0.001
+xscale = 1
+set grid
+set key below horizontal Left reverse title "\npolicy"
+set logscale x
+set logscale y
+set xtics (1, 2, 4, 8)
+set xrange [0.901:8.88]
+$s0 << EOD
+1 19272.381378333 NaN 1
+2 19620.703094290115 NaN 1
+4 39002.2442990723 NaN 1
+8 76947.590174493947 NaN 1
+EOD
+$s1 << EOD
+1 19963.072308842769 NaN 1
+2 19622.857605229485 NaN 1
+4 39027.604768386329 NaN 1
+8 77089.773710478432 NaN 1
+EOD
+$s2 << EOD
+1 19963.072308842769 NaN 1
+2 36011.0033925568 NaN 1
+4 64458.224260986222 NaN 1
+8 124840.89102402222 NaN 1
+EOD
+plot $s0 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 1 title "static fast_local_access=false", \
+     $s1 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 2 title "static", \
+     $s2 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 3 title "relocate lookahead=100"
+
+# The same plot as a PNG, for documents and READMEs.
+if (strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
+  print "pslab: this gnuplot has no pngcairo terminal, so throughput.png is not drawn (Debian's gnuplot-nox has it)"
+  exit status 4
+}
+set terminal pngcairo size 800,500 noenhanced font "sans,12" background rgb "white"
+set output "throughput.png"
+replot
+unset output

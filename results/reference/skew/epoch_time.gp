@@ -1,0 +1,77 @@
+# Plot "epoch_time" of experiment "skew", written by pslab from runs.jsonl.
+# Redraw with `gnuplot epoch_time.gp` in this directory (it writes epoch_time.svg, then epoch_time.png),
+# or with `pslab plot DIR`.
+#
+# Data: a block per line ($s0, $s1, ...), a row per point: x, y, ci95, runs.
+#   y     the mean of time_s over the runs at that point, in s
+#   ci95  half-width of the 95% confidence interval of that mean (Student's t);
+#         NaN with fewer than 2 runs
+#   runs  how many runs gave a value
+# The y axis shows y * yscale (time (ms)).
+set encoding utf8
+set terminal svg size 800,500 dynamic noenhanced font "sans,12" background rgb "white"
+set output "epoch_time.svg"
+set linetype 1 linecolor rgb "#0072B2" linewidth 2 pointsize 1.2
+set linetype 2 linecolor rgb "#D55E00" linewidth 2 pointsize 1.2
+set linetype 3 linecolor rgb "#009E73" linewidth 2 pointsize 1.2
+set linetype 4 linecolor rgb "#CC79A7" linewidth 2 pointsize 1.2
+set linetype 5 linecolor rgb "#E69F00" linewidth 2 pointsize 1.2
+set linetype 6 linecolor rgb "#56B4E9" linewidth 2 pointsize 1.2
+set linetype 7 linecolor rgb "#000000" linewidth 2 pointsize 1.2
+set linetype 8 linecolor rgb "#F0E442" linewidth 2 pointsize 1.2
+set linetype cycle 8
+set title "Time per epoch against skew (8 nodes x 4 workers)"
+set xlabel "workload.skew"
+set ylabel "time (ms)"
+yscale = 1000
+xscale = 1
+set grid
+set key below horizontal Left reverse title "\npolicy.type"
+set yrange [0:*]
+set autoscale xfix
+set offsets graph 0.04, graph 0.04, 0, 0
+$s0 << EOD
+0 0.10804802746130869 NaN 1
+0.5 0.10837949647704886 NaN 1
+1 0.10811379755459247 NaN 1
+1.5 0.10656419372180562 NaN 1
+EOD
+$s1 << EOD
+0 0.026492079924372424 NaN 1
+0.5 0.02615100769709704 NaN 1
+1 0.046672327228241273 NaN 1
+1.5 0.055661777300486173 NaN 1
+EOD
+$s2 << EOD
+0 0.10887629488528136 NaN 1
+0.5 0.1097799553679018 NaN 1
+1 0.10755481494303303 NaN 1
+1.5 0.084398262399999951 NaN 1
+EOD
+$s3 << EOD
+0 0.0273181661454965 NaN 1
+0.5 0.0292095221894564 NaN 1
+1 0.021225435272564385 NaN 1
+1.5 0.012830894168536737 NaN 1
+EOD
+$s4 << EOD
+0 0.049577525637725071 NaN 1
+0.5 0.04638003469842502 NaN 1
+1 0.037121295805016 NaN 1
+1.5 0.023065789588050681 NaN 1
+EOD
+plot $s0 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 1 title "static", \
+     $s1 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 2 title "relocate", \
+     $s2 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 3 title "replicate", \
+     $s3 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 4 title "nups", \
+     $s4 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 5 title "adaptive"
+
+# The same plot as a PNG, for documents and READMEs.
+if (strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
+  print "pslab: this gnuplot has no pngcairo terminal, so epoch_time.png is not drawn (Debian's gnuplot-nox has it)"
+  exit status 4
+}
+set terminal pngcairo size 800,500 noenhanced font "sans,12" background rgb "white"
+set output "epoch_time.png"
+replot
+unset output

@@ -1,0 +1,51 @@
+# Plot "staleness" of experiment "staleness", written by pslab from runs.jsonl.
+# Redraw with `gnuplot staleness.gp` in this directory (it writes staleness.svg, then staleness.png),
+# or with `pslab plot DIR`.
+#
+# Data: a block per line ($s0, $s1, ...), a row per point: x, y, ci95, runs.
+#   y     the mean of staleness_mean_s over the runs at that point, in s
+#   ci95  half-width of the 95% confidence interval of that mean (Student's t);
+#         NaN with fewer than 2 runs
+#   runs  how many runs gave a value
+# The y axis shows y * yscale (replica staleness (ms)).
+set encoding utf8
+set terminal svg size 800,500 dynamic noenhanced font "sans,12" background rgb "white"
+set output "staleness.svg"
+set linetype 1 linecolor rgb "#0072B2" linewidth 2 pointsize 1.2
+set linetype 2 linecolor rgb "#D55E00" linewidth 2 pointsize 1.2
+set linetype 3 linecolor rgb "#009E73" linewidth 2 pointsize 1.2
+set linetype 4 linecolor rgb "#CC79A7" linewidth 2 pointsize 1.2
+set linetype 5 linecolor rgb "#E69F00" linewidth 2 pointsize 1.2
+set linetype 6 linecolor rgb "#56B4E9" linewidth 2 pointsize 1.2
+set linetype 7 linecolor rgb "#000000" linewidth 2 pointsize 1.2
+set linetype 8 linecolor rgb "#F0E442" linewidth 2 pointsize 1.2
+set linetype cycle 8
+set title "Mean age of replica reads against sync rounds per second"
+set xlabel "policy.syncs_per_sec"
+set ylabel "replica staleness (ms)"
+yscale = 1000
+xscale = 1
+set grid
+unset key
+set logscale x
+set logscale y
+set xtics (0.2, 1, 5, 25, 125)
+set xrange [0.145:172]
+$s0 << EOD
+0.2 0.20825710089289096 NaN 1
+1 0.20825710089289096 NaN 1
+5 0.096474710789040227 NaN 1
+25 0.019561937981758568 NaN 1
+125 0.00399747773329875 NaN 1
+EOD
+plot $s0 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 1 title "staleness_mean_s"
+
+# The same plot as a PNG, for documents and READMEs.
+if (strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
+  print "pslab: this gnuplot has no pngcairo terminal, so staleness.png is not drawn (Debian's gnuplot-nox has it)"
+  exit status 4
+}
+set terminal pngcairo size 800,500 noenhanced font "sans,12" background rgb "white"
+set output "staleness.png"
+replot
+unset output
