@@ -207,7 +207,7 @@ static const run_metric table[] = {
     {"bad_messages", "", "bad messages",
      "Frames dropped because they failed to decode or validate, or came from a process "
      "that is not a node of the run (each is logged).",
-     "real backend, when some were dropped", RUN_COMBINE_SUM, false, SUMMARY,
+     "on the real backend, when some were dropped", RUN_COMBINE_SUM, false, SUMMARY,
      v_bad_messages, NULL},
     {"wall_s", "s", "wall time",
      "Wall-clock seconds the run took, start to end of its process (added by the "
