@@ -28,75 +28,16 @@
 
 /* ---------------------------------------------------------- helpers */
 
-static cJSON *json_of(const char *single_quoted) {
-  char *t = strdup(single_quoted);
-  for (char *p = t; *p; p++)
-    if (*p == '\'') *p = '"';
-  cJSON *j = cJSON_Parse(t);
-  free(t);
-  CU_ASSERT_PTR_NOT_NULL(j);
-  return j;
-}
-
 /* A record as the runner makes it; metrics NULL for a failed run. */
 static cJSON *record(uint32_t run, uint32_t repeat, const char *sweep,
                      const char *config, const char *metrics, const char *error) {
   exp_run r = {.run = run, .repeat = repeat, .seed = 5 + repeat,
-               .sweep = json_of(sweep), .config = json_of(config)};
-  cJSON *rec = exp_record_new("exp", &r, metrics ? json_of(metrics) : NULL, error);
+               .sweep = unit_json(sweep), .config = unit_json(config)};
+  cJSON *rec = exp_record_new("exp", &r, metrics ? unit_json(metrics) : NULL, error);
   cJSON_Delete(r.sweep);
   cJSON_Delete(r.config);
   CU_ASSERT_PTR_NOT_NULL(rec);
   return rec;
-}
-
-static char *make_temp_dir(void) {
-  char *dir = strdup("/tmp/pslab-results-XXXXXX");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-  return dir;
-}
-
-static void remove_tree(const char *dir) {
-  DIR *d = opendir(dir);
-  struct dirent *ent;
-  while (d && (ent = readdir(d))) {
-    if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, "..")) continue;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
-    struct stat st;
-    if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-      remove_tree(path);
-    else
-      remove(path);
-  }
-  if (d) closedir(d);
-  rmdir(dir);
-}
-
-static char *slurp(const char *dir, const char *name) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&buf, &len);
-  int c;
-  while ((c = fgetc(f)) != EOF) fputc(c, mem);
-  fclose(f);
-  fclose(mem);
-  return buf;
-}
-
-static bool exists(const char *dir, const char *name) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  return access(path, F_OK) == 0;
-}
-
-/* Whether text (which may be NULL) contains needle. */
-static bool contains(const char *text, const char *needle) {
-  return text && strstr(text, needle);
 }
 
 static bool has_gnuplot(void) { return system("command -v gnuplot >/dev/null 2>&1") == 0; }
@@ -126,7 +67,7 @@ static void test_record_fields(void) {
 }
 
 static void test_jsonl_round_trip(void) {
-  char *dir = make_temp_dir();
+  char *dir = unit_temp_dir();
   char path[1024];
   snprintf(path, sizeof path, "%s/runs.jsonl", dir);
   FILE *f = fopen(path, "w");
@@ -136,7 +77,7 @@ static void test_jsonl_round_trip(void) {
   CU_ASSERT_EQUAL(exp_jsonl_append(f, a), 0);
   CU_ASSERT_EQUAL(exp_jsonl_append(f, b), 0);
   fclose(f);
-  char *text = slurp(dir, "runs.jsonl");
+  char *text = unit_slurp(dir, "runs.jsonl");
   size_t lines = 0;
   for (char *p = text; p && *p; p++) lines += *p == '\n';
   CU_ASSERT_EQUAL(lines, 2); /* one line per record, newlines escaped */
@@ -158,14 +99,14 @@ static void test_jsonl_round_trip(void) {
   exp_errors_free(&e);
   cJSON_Delete(a);
   cJSON_Delete(b);
-  remove_tree(dir);
+  unit_remove_tree(dir);
   free(dir);
 }
 
 /* A write cut short by a kill: dropped with a warning when asked, an error
  * otherwise; exp_jsonl_write writes what exp_jsonl_append would. */
 static void test_jsonl_cut_short_and_written_whole(void) {
-  char *dir = make_temp_dir();
+  char *dir = unit_temp_dir();
   char path[1024];
   snprintf(path, sizeof path, "%s/runs.jsonl", dir);
   cJSON *records = cJSON_CreateArray();
@@ -173,8 +114,8 @@ static void test_jsonl_cut_short_and_written_whole(void) {
   cJSON_AddItemToArray(records, record(2, 0, "{}", "{'name': 'exp'}", NULL, "no"));
   char err[256];
   CU_ASSERT_EQUAL_FATAL(exp_jsonl_write(path, records, err, sizeof err), 0);
-  CU_ASSERT_FALSE(exists(dir, "runs.jsonl.tmp"));
-  char *text = slurp(dir, "runs.jsonl");
+  CU_ASSERT_FALSE(unit_exists(dir, "runs.jsonl.tmp"));
+  char *text = unit_slurp(dir, "runs.jsonl");
   char *a = cJSON_PrintUnformatted(cJSON_GetArrayItem(records, 0));
   char *b = cJSON_PrintUnformatted(cJSON_GetArrayItem(records, 1));
   char want[4096];
@@ -215,7 +156,7 @@ static void test_jsonl_cut_short_and_written_whole(void) {
   exp_errors_free(&e);
   exp_errors_free(&w);
   cJSON_Delete(records);
-  remove_tree(dir);
+  unit_remove_tree(dir);
   free(dir);
 }
 
@@ -266,7 +207,7 @@ static void test_runs_csv_columns_and_quoting(void) {
 }
 
 static void test_results_written_whole(void) {
-  char *dir = make_temp_dir();
+  char *dir = unit_temp_dir();
   char err[256];
   cJSON *records = csv_records();
   exp_results res = {.records = records};
@@ -275,23 +216,23 @@ static void test_results_written_whole(void) {
   FILE *mem = open_memstream(&table, &len);
   CU_ASSERT_EQUAL(exp_results_write(dir, &res, mem, err, sizeof err), 0);
   fclose(mem);
-  CU_ASSERT_TRUE(exists(dir, "summary.csv"));
-  CU_ASSERT_TRUE(exists(dir, "runs.csv"));
-  CU_ASSERT_FALSE(exists(dir, "summary.csv.tmp"));
-  CU_ASSERT_FALSE(exists(dir, "runs.csv.tmp"));
-  char *text = slurp(dir, "runs.csv");
+  CU_ASSERT_TRUE(unit_exists(dir, "summary.csv"));
+  CU_ASSERT_TRUE(unit_exists(dir, "runs.csv"));
+  CU_ASSERT_FALSE(unit_exists(dir, "summary.csv.tmp"));
+  CU_ASSERT_FALSE(unit_exists(dir, "runs.csv.tmp"));
+  char *text = unit_slurp(dir, "runs.csv");
   CU_ASSERT_TRUE(text && strncmp(text, "run,repeat,seed,policy,", 23) == 0);
   free(text);
-  text = slurp(dir, "summary.csv");
+  text = unit_slurp(dir, "summary.csv");
   CU_ASSERT_TRUE(text && strncmp(text, "policy,cluster.nodes,runs,runs_ok,", 34) == 0);
   free(text);
-  CU_ASSERT_TRUE(contains(table, "runs ok")); /* the table, when asked for */
+  CU_ASSERT_TRUE(unit_contains(table, "runs ok")); /* the table, when asked for */
   free(table);
   /* A directory that does not exist: an error, not a crash. */
   CU_ASSERT_EQUAL(exp_results_write("/nonexistent/dir", &res, NULL, err, sizeof err), -1);
-  CU_ASSERT_TRUE(contains(err, "/nonexistent/dir/summary.csv: cannot write"));
+  CU_ASSERT_TRUE(unit_contains(err, "/nonexistent/dir/summary.csv: cannot write"));
   cJSON_Delete(records);
-  remove_tree(dir);
+  unit_remove_tree(dir);
   free(dir);
 }
 
@@ -369,7 +310,7 @@ static cJSON *repeated_records(void) {
 
 static void test_summary_one_row_per_point(void) {
   cJSON *records = repeated_records();
-  cJSON *pj = json_of("[{'name': 'e', 'x': 'cluster.nodes', 'y': 'epoch_time_s'}]");
+  cJSON *pj = unit_json("[{'name': 'e', 'x': 'cluster.nodes', 'y': 'epoch_time_s'}]");
   exp_plot_list plots;
   exp_errors e;
   exp_errors_init(&e);
@@ -428,7 +369,7 @@ static void test_summary_without_sweep(void) {
   cJSON_AddItemToArray(records, record(2, 1, "{}", "{}", "{'time_s': 3}", NULL));
   exp_results res = {.records = records};
   char *csv = summary_csv_of(&res);
-  CU_ASSERT_TRUE(contains(csv, "runs,runs_ok,time_s,time_s_sd,time_s_ci95\n2,2,2,"));
+  CU_ASSERT_TRUE(unit_contains(csv, "runs,runs_ok,time_s,time_s_sd,time_s_ci95\n2,2,2,"));
   free(csv);
   cJSON_Delete(records);
 }
@@ -438,7 +379,7 @@ static void test_summary_without_sweep(void) {
 /* ----------------------------------------------------------- scripts */
 
 static char *script_for(const char *plot, const cJSON *records, char *err, size_t errlen) {
-  cJSON *j = json_of(plot);
+  cJSON *j = unit_json(plot);
   exp_plot_list l;
   exp_errors e;
   exp_errors_init(&e);
@@ -497,27 +438,27 @@ static void test_script_lines_for_numeric_x(void) {
   char *s = script_for("[{'name': 'scale', 'x': 'cluster.nodes', 'y': 'time_s', "
                        "'series': 'policy.type', 'logx': true}]", records, err, sizeof err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-  CU_ASSERT_TRUE(contains(s, "set terminal svg"));
-  CU_ASSERT_TRUE(contains(s, "set output \"scale.svg\""));
+  CU_ASSERT_TRUE(unit_contains(s, "set terminal svg"));
+  CU_ASSERT_TRUE(unit_contains(s, "set output \"scale.svg\""));
   /* Axis words and units from the metric table; a config path by its path. */
-  CU_ASSERT_TRUE(contains(s, "set title \"exp: time by cluster.nodes\"\n"));
-  CU_ASSERT_TRUE(contains(s, "set xlabel \"cluster.nodes\"\n"));
-  CU_ASSERT_TRUE(contains(s, "set ylabel \"time (s)\"\nyscale = 1\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "set title \"exp: time by cluster.nodes\"\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "set xlabel \"cluster.nodes\"\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "set ylabel \"time (s)\"\nyscale = 1\n"));
   /* The legend below the plot, titled by the series path. */
-  CU_ASSERT_TRUE(contains(s, "set key below horizontal Left reverse title \"\\npolicy.type\"\n"));
-  CU_ASSERT_TRUE(contains(s, "set yrange [0:*]\n")); /* lines start at 0 too */
-  CU_ASSERT_TRUE(contains(s, "set logscale x\n"));
-  CU_ASSERT_TRUE(contains(s, "set xtics (2, 4)\n")); /* at the values swept */
-  CU_ASSERT_FALSE(contains(s, "set logscale y"));
+  CU_ASSERT_TRUE(unit_contains(s, "set key below horizontal Left reverse title \"\\npolicy.type\"\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "set yrange [0:*]\n")); /* lines start at 0 too */
+  CU_ASSERT_TRUE(unit_contains(s, "set logscale x\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "set xtics (2, 4)\n")); /* at the values swept */
+  CU_ASSERT_FALSE(unit_contains(s, "set logscale y"));
   /* One block per series in order met, x sorted: x, mean, ci95, runs. */
   double v[4];
-  CU_ASSERT_TRUE(contains(s, "$s0 << EOD\n2 2 "));
+  CU_ASSERT_TRUE(unit_contains(s, "$s0 << EOD\n2 2 "));
   CU_ASSERT_EQUAL(data_row(s, "4 5 ", v, 2), 2);
   CU_ASSERT_DOUBLE_EQUAL(v[0], 12.7062047362, 1e-9); /* t(0.975, 1) * sd / sqrt(2) */
   CU_ASSERT_EQUAL(v[1], 2);
-  CU_ASSERT_TRUE(contains(s, "$s1 << EOD\n2 2 0 2\n4 4 "));
-  CU_ASSERT_FALSE(contains(s, "\n8 ")); /* the failed run */
-  CU_ASSERT_TRUE(contains(s, "plot $s0 using ($1*xscale):($2*yscale) with linespoints pointtype 7 "
+  CU_ASSERT_TRUE(unit_contains(s, "$s1 << EOD\n2 2 0 2\n4 4 "));
+  CU_ASSERT_FALSE(unit_contains(s, "\n8 ")); /* the failed run */
+  CU_ASSERT_TRUE(unit_contains(s, "plot $s0 using ($1*xscale):($2*yscale) with linespoints pointtype 7 "
                              "linecolor 1 title \"static\", \\\n"
                              "     $s0 using ($1*xscale):($2*yscale):($3*yscale) with yerrorbars "
                              "pointtype 7 linecolor 1 notitle, \\\n"
@@ -527,11 +468,11 @@ static void test_script_lines_for_numeric_x(void) {
   /* List metrics (one value per epoch) by their mean; no 0 on a log axis. */
   s = script_for("[{'name': 'e', 'x': 'cluster.nodes', 'y': 'epoch_time_s', 'series': 'policy.type', "
                  "'logy': true}]", records, err, sizeof err);
-  CU_ASSERT_TRUE(contains(s, "$s0 << EOD\n2 3 "));
+  CU_ASSERT_TRUE(unit_contains(s, "$s0 << EOD\n2 3 "));
   CU_ASSERT_EQUAL(data_row(s, "4 6 ", v, 2), 2);
-  CU_ASSERT_TRUE(contains(s, "set logscale y\n"));
-  CU_ASSERT_FALSE(contains(s, "yrange"));
-  CU_ASSERT_TRUE(contains(s, "set autoscale xfix\n")); /* not logx: a margin instead */
+  CU_ASSERT_TRUE(unit_contains(s, "set logscale y\n"));
+  CU_ASSERT_FALSE(unit_contains(s, "yrange"));
+  CU_ASSERT_TRUE(unit_contains(s, "set autoscale xfix\n")); /* not logx: a margin instead */
   free(s);
   cJSON_Delete(records);
 }
@@ -543,10 +484,10 @@ static void test_script_bars_for_string_x(void) {
                        "'series': 'cluster.nodes', 'title': 'say \\'hi\\' \\\\o/'}]",
                        records, err, sizeof err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-  CU_ASSERT_TRUE(contains(s, "set title \"say \\\"hi\\\" \\\\o/\"\n"));
-  CU_ASSERT_TRUE(contains(s, "set xlabel \"policy.type\"\n")); /* not relabelled */
-  CU_ASSERT_TRUE(contains(s, "set yrange [0:*]"));
-  CU_ASSERT_TRUE(contains(s, "set key below horizontal Left reverse title \"\\ncluster.nodes\"\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "set title \"say \\\"hi\\\" \\\\o/\"\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "set xlabel \"policy.type\"\n")); /* not relabelled */
+  CU_ASSERT_TRUE(unit_contains(s, "set yrange [0:*]"));
+  CU_ASSERT_TRUE(unit_contains(s, "set key below horizontal Left reverse title \"\\ncluster.nodes\"\n"));
   /* Rows: categories in order met; per series (4 nodes, then 2): mean,
    * ci95, runs. Repeats give error bars. */
   double v[6];
@@ -560,10 +501,10 @@ static void test_script_bars_for_string_x(void) {
   CU_ASSERT_EQUAL(v[0], 4);
   CU_ASSERT_EQUAL(v[3], 2);
   CU_ASSERT_EQUAL(v[4], 0); /* 2 and 2: no spread */
-  CU_ASSERT_TRUE(contains(s, "set style histogram errorbars"));
-  CU_ASSERT_TRUE(contains(s, "set xtics nomirror (\"static\" 0, \\\n  \"relocate\" 1)\n"
+  CU_ASSERT_TRUE(unit_contains(s, "set style histogram errorbars"));
+  CU_ASSERT_TRUE(unit_contains(s, "set xtics nomirror (\"static\" 0, \\\n  \"relocate\" 1)\n"
                              "set xrange [-0.5:1.5]\n"));
-  CU_ASSERT_TRUE(contains(s, "plot $data using ($2*yscale):($3*yscale) title \"4\", \\\n"
+  CU_ASSERT_TRUE(unit_contains(s, "plot $data using ($2*yscale):($3*yscale) title \"4\", \\\n"
                              "     $data using ($5*yscale):($6*yscale) title \"2\"\n"));
   free(s);
   /* A missing combination is an empty bar, not a zero. */
@@ -573,8 +514,8 @@ static void test_script_bars_for_string_x(void) {
                                     "{'time_s': 7}", NULL));
   s = script_for("[{'name': 'bars', 'x': 'policy.type', 'y': 'time_s', 'series': 'cluster.nodes'}]",
                  more, err, sizeof err);
-  CU_ASSERT_TRUE(contains(s, " NaN NaN 0\n\"relocate\" "));
-  CU_ASSERT_TRUE(contains(s, " 7 NaN 1\nEOD\n"));
+  CU_ASSERT_TRUE(unit_contains(s, " NaN NaN 0\n\"relocate\" "));
+  CU_ASSERT_TRUE(unit_contains(s, " 7 NaN 1\nEOD\n"));
   free(s);
   cJSON_Delete(more);
   cJSON_Delete(records);
@@ -610,34 +551,34 @@ static void test_script_error_bars_with_repeats(void) {
   CU_ASSERT_DOUBLE_EQUAL(v[1], 4.302652729 * sd / sqrt(3), 1e-8);
   CU_ASSERT_DOUBLE_EQUAL(v[1], 3.7946, 1e-4);
   CU_ASSERT_EQUAL(v[2], 3);
-  CU_ASSERT_TRUE(contains(s, "\n4 10 NaN 1\n")); /* one run: no interval */
-  CU_ASSERT_TRUE(contains(s, "with yerrorbars"));
-  CU_ASSERT_TRUE(contains(s, "unset key\n")); /* one series */
-  CU_ASSERT_TRUE(contains(s, "#   ci95  half-width of the 95% confidence interval"));
+  CU_ASSERT_TRUE(unit_contains(s, "\n4 10 NaN 1\n")); /* one run: no interval */
+  CU_ASSERT_TRUE(unit_contains(s, "with yerrorbars"));
+  CU_ASSERT_TRUE(unit_contains(s, "unset key\n")); /* one series */
+  CU_ASSERT_TRUE(unit_contains(s, "#   ci95  half-width of the 95% confidence interval"));
   free(s);
   /* As bars: the histogram's error bars, the interval in column 3. */
   s = script_for("[{'name': 'b', 'x': 'cluster', 'y': 'time_s'}]", records, err, sizeof err);
-  CU_ASSERT_TRUE(contains(s, "set style histogram errorbars"));
-  CU_ASSERT_TRUE(contains(s, "using ($2*yscale):($3*yscale)"));
+  CU_ASSERT_TRUE(unit_contains(s, "set style histogram errorbars"));
+  CU_ASSERT_TRUE(unit_contains(s, "using ($2*yscale):($3*yscale)"));
   free(s);
   cJSON_Delete(records);
   /* A metric combined by its largest value: no interval, y the largest. */
   records = repeat_records("staleness_max_s", three, 3);
   s = script_for("[{'name': 'm', 'x': 'cluster.nodes', 'y': 'staleness_max_s'}]", records, err, sizeof err);
-  CU_ASSERT_TRUE(contains(s, "\n2 4 NaN 3\n"));
-  CU_ASSERT_TRUE(contains(s, "#   y     the largest staleness_max_s"));
-  CU_ASSERT_FALSE(contains(s, "errorbars"));
+  CU_ASSERT_TRUE(unit_contains(s, "\n2 4 NaN 3\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "#   y     the largest staleness_max_s"));
+  CU_ASSERT_FALSE(unit_contains(s, "errorbars"));
   free(s);
   cJSON_Delete(records);
   /* No repeats: no error bars at all. */
   records = repeat_records("time_s", three, 1);
   s = script_for("[{'name': 'e', 'x': 'cluster.nodes', 'y': 'time_s'}]", records, err, sizeof err);
-  CU_ASSERT_TRUE(contains(s, "\n2 1 NaN 1\n"));
-  CU_ASSERT_FALSE(contains(s, "errorbars"));
+  CU_ASSERT_TRUE(unit_contains(s, "\n2 1 NaN 1\n"));
+  CU_ASSERT_FALSE(unit_contains(s, "errorbars"));
   free(s);
   s = script_for("[{'name': 'b', 'x': 'cluster', 'y': 'time_s'}]", records, err, sizeof err);
-  CU_ASSERT_TRUE(contains(s, "set style histogram clustered"));
-  CU_ASSERT_TRUE(contains(s, "plot $data using ($2*yscale) title"));
+  CU_ASSERT_TRUE(unit_contains(s, "set style histogram clustered"));
+  CU_ASSERT_TRUE(unit_contains(s, "plot $data using ($2*yscale) title"));
   free(s);
   cJSON_Delete(records);
 }
@@ -676,16 +617,16 @@ static void test_script_axis_units(void) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char *s = axis_script(cases[i].metric, cases[i].value);
-    if (!contains(s, cases[i].axis))
+    if (!unit_contains(s, cases[i].axis))
       fprintf(stderr, "\n%s = %g: want %s in:\n%s", cases[i].metric, cases[i].value,
               cases[i].axis, s ? s : "(null)");
-    CU_ASSERT_TRUE(contains(s, cases[i].axis));
+    CU_ASSERT_TRUE(unit_contains(s, cases[i].axis));
     /* The data stay in the metric's unit; gnuplot never picks exponents. */
     char row[64];
     snprintf(row, sizeof row, "\n2 %.15g NaN 1\n", cases[i].value);
-    CU_ASSERT_TRUE(contains(s, row));
-    CU_ASSERT_FALSE(contains(s, "e+0"));
-    CU_ASSERT_TRUE(contains(s, "using ($1*xscale):($2*yscale)"));
+    CU_ASSERT_TRUE(unit_contains(s, row));
+    CU_ASSERT_FALSE(unit_contains(s, "e+0"));
+    CU_ASSERT_TRUE(unit_contains(s, "using ($1*xscale):($2*yscale)"));
     free(s);
   }
 }
@@ -710,21 +651,21 @@ static void test_script_keeps_distinct_sweep_points_apart(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(s);
   /* Labelled by what differs, type first, no braces: partition=range,
    * common to all, is left out. */
-  CU_ASSERT_TRUE(contains(s, "\"static fast_local_access=false\" 1 NaN 1\n"
+  CU_ASSERT_TRUE(unit_contains(s, "\"static fast_local_access=false\" 1 NaN 1\n"
                              "\"static\" 2 NaN 1\n\"relocate\" 3 NaN 1\n"
                              "\"relocate lookahead=100\" 4 NaN 1\n"));
   /* The bars are whole policies: x says so. */
-  CU_ASSERT_TRUE(contains(s, "set xlabel \"policy\""));
-  CU_ASSERT_TRUE(contains(s, "set title \"exp: time by policy\"\n"));
-  CU_ASSERT_FALSE(contains(s, "xlabel \"policy.type\""));
+  CU_ASSERT_TRUE(unit_contains(s, "set xlabel \"policy\""));
+  CU_ASSERT_TRUE(unit_contains(s, "set title \"exp: time by policy\"\n"));
+  CU_ASSERT_FALSE(unit_contains(s, "xlabel \"policy.type\""));
   /* The longest word does not fit 4 slots of the default canvas: it
    * widens, and labels wrap at spaces, words whole. */
-  CU_ASSERT_TRUE(contains(s, "set terminal svg size 890,518 "));
-  CU_ASSERT_TRUE(contains(s, "set xtics nomirror (\"static\\nfast_local_access=false\" 0, \\\n"
+  CU_ASSERT_TRUE(unit_contains(s, "set terminal svg size 890,518 "));
+  CU_ASSERT_TRUE(unit_contains(s, "set xtics nomirror (\"static\\nfast_local_access=false\" 0, \\\n"
                              "  \"static\" 1, \\\n  \"relocate\" 2, \\\n"
                              "  \"relocate lookahead=100\" 3)\n"));
-  CU_ASSERT_TRUE(contains(s, "set xlabel \"policy\" offset 0,-1\n")); /* below both lines */
-  CU_ASSERT_TRUE(contains(s, "set terminal pngcairo size 890,518 "));
+  CU_ASSERT_TRUE(unit_contains(s, "set xlabel \"policy\" offset 0,-1\n")); /* below both lines */
+  CU_ASSERT_TRUE(unit_contains(s, "set terminal pngcairo size 890,518 "));
   free(s);
   /* The table labels its rows by what differs too, in the same words. */
   char *buf = NULL;
@@ -733,10 +674,10 @@ static void test_script_keeps_distinct_sweep_points_apart(void) {
   exp_results res = {.records = records};
   exp_table_print(mem, &res);
   fclose(mem);
-  CU_ASSERT_TRUE(contains(buf, "\nstatic fast_local_access=false "));
-  CU_ASSERT_TRUE(contains(buf, "\nstatic "));
-  CU_ASSERT_TRUE(contains(buf, "\nrelocate "));
-  CU_ASSERT_FALSE(contains(buf, "partition"));
+  CU_ASSERT_TRUE(unit_contains(buf, "\nstatic fast_local_access=false "));
+  CU_ASSERT_TRUE(unit_contains(buf, "\nstatic "));
+  CU_ASSERT_TRUE(unit_contains(buf, "\nrelocate "));
+  CU_ASSERT_FALSE(unit_contains(buf, "partition"));
   free(buf);
   cJSON_Delete(records);
 }
@@ -759,10 +700,10 @@ static void test_script_labels_nested_sweep_values(void) {
   char *s = script_for("[{'name': 's', 'x': 'policy.sampling.scheme', 'y': 'local_ratio'}]",
                        records, err, sizeof err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-  CU_ASSERT_TRUE(contains(s, "\"naive\" 0.1 NaN 1\n\"pool\" 0.2 NaN 1\n\"pool reuse=64\" 0.3 NaN 1\n"));
-  CU_ASSERT_TRUE(contains(s, "set xlabel \"policy\"\n"));
-  CU_ASSERT_TRUE(contains(s, "set ylabel \"local accesses (%)\"\nyscale = 100\n"));
-  CU_ASSERT_TRUE(contains(s, "set terminal svg size 800,500 ")); /* fits as it is */
+  CU_ASSERT_TRUE(unit_contains(s, "\"naive\" 0.1 NaN 1\n\"pool\" 0.2 NaN 1\n\"pool reuse=64\" 0.3 NaN 1\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "set xlabel \"policy\"\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "set ylabel \"local accesses (%)\"\nyscale = 100\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "set terminal svg size 800,500 ")); /* fits as it is */
   free(s);
   cJSON_Delete(records);
 }
@@ -785,10 +726,10 @@ static void test_script_lines_relabelled_by_sweep_values(void) {
   char *s = script_for("[{'name': 'l', 'x': 'cluster.nodes', 'y': 'time_s', 'series': 'policy.type'}]",
                        records, err, sizeof err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-  CU_ASSERT_TRUE(contains(s, "$s0 << EOD\n2 1 NaN 1\n4 3 NaN 1\nEOD\n"));
-  CU_ASSERT_TRUE(contains(s, "title \"static fast_local_access=false\""));
-  CU_ASSERT_TRUE(contains(s, "title \"static\""));
-  CU_ASSERT_TRUE(contains(s, "set key below horizontal Left reverse title \"\\npolicy\"\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "$s0 << EOD\n2 1 NaN 1\n4 3 NaN 1\nEOD\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "title \"static fast_local_access=false\""));
+  CU_ASSERT_TRUE(unit_contains(s, "title \"static\""));
+  CU_ASSERT_TRUE(unit_contains(s, "set key below horizontal Left reverse title \"\\npolicy\"\n"));
   free(s);
   cJSON_Delete(records);
 }
@@ -803,9 +744,9 @@ static void test_script_draws_a_png_too(void) {
   const char *svg = strstr(s, "set output \"p.svg\"\n");
   const char *png = strstr(s, "set terminal pngcairo size 800,500 ");
   CU_ASSERT_TRUE(svg && png && svg < png);
-  CU_ASSERT_TRUE(contains(s, "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") == 0) {\n"));
-  CU_ASSERT_TRUE(contains(s, "  exit status 4\n}\n"));
-  CU_ASSERT_TRUE(contains(s, "set output \"p.png\"\nreplot\nunset output\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") == 0) {\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "  exit status 4\n}\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "set output \"p.png\"\nreplot\nunset output\n"));
   free(s);
   cJSON_Delete(records);
 }
@@ -815,14 +756,14 @@ static void test_script_without_data_is_an_error(void) {
   char err[256] = "";
   char *s = script_for("[{'name': 'n', 'x': 'cluster.racks', 'y': 'time_s'}]", records, err, sizeof err);
   CU_ASSERT_PTR_NULL(s);
-  CU_ASSERT_TRUE(contains(err, "no successful run has a value for both x (\"cluster.racks\") and y (\"time_s\")"));
+  CU_ASSERT_TRUE(unit_contains(err, "no successful run has a value for both x (\"cluster.racks\") and y (\"time_s\")"));
   cJSON_Delete(records);
 }
 
 /* ------------------------------------------------------------ labels */
 
 static void check_labels(const char *values_json, const char *lead, const char *const *want) {
-  cJSON *values = json_of(values_json);
+  cJSON *values = unit_json(values_json);
   size_t n = (size_t)cJSON_GetArraySize(values), i = 0;
   const cJSON *v[8];
   char *out[8];
@@ -908,9 +849,9 @@ static int draw_with(const exp_plot_list *plots, const cJSON *records, const cha
 }
 
 static void test_draw_svg_png_and_missing_gnuplot(void) {
-  char *dir = make_temp_dir();
+  char *dir = unit_temp_dir();
   cJSON *records = scaling_records();
-  cJSON *pj = json_of("[{'name': 'lines', 'x': 'cluster.nodes', 'y': 'time_s', 'series': 'policy.type'},"
+  cJSON *pj = unit_json("[{'name': 'lines', 'x': 'cluster.nodes', 'y': 'time_s', 'series': 'policy.type'},"
                       " {'name': 'bars', 'x': 'policy.type', 'y': 'time_s'}]");
   exp_plot_list plots;
   exp_errors e;
@@ -918,39 +859,39 @@ static void test_draw_svg_png_and_missing_gnuplot(void) {
   CU_ASSERT_TRUE(exp_plots_parse(pj, &plots, &e));
   char *buf = NULL;
   CU_ASSERT_EQUAL(draw_with(&plots, records, dir, "/nonexistent/gnuplot", &buf), EXP_EXIT_PLOTS);
-  CU_ASSERT_TRUE(exists(dir, "lines.gp")); /* the scripts are still written */
-  CU_ASSERT_TRUE(exists(dir, "bars.gp"));
-  CU_ASSERT_FALSE(exists(dir, "lines.svg"));
-  CU_ASSERT_TRUE(contains(buf, "/nonexistent/gnuplot is not installed"));
+  CU_ASSERT_TRUE(unit_exists(dir, "lines.gp")); /* the scripts are still written */
+  CU_ASSERT_TRUE(unit_exists(dir, "bars.gp"));
+  CU_ASSERT_FALSE(unit_exists(dir, "lines.svg"));
+  CU_ASSERT_TRUE(unit_contains(buf, "/nonexistent/gnuplot is not installed"));
   free(buf);
   /* A gnuplot that draws the svg but not the PNG has not drawn the plot. */
   char *fake = fake_gnuplot(dir, "svg", 0);
   CU_ASSERT_EQUAL(draw_with(&plots, records, dir, fake, &buf), EXP_EXIT_PLOTS);
-  CU_ASSERT_TRUE(contains(buf, "pslab: plot lines not drawn: "));
-  CU_ASSERT_TRUE(contains(buf, "wrote no "));
-  CU_ASSERT_TRUE(contains(buf, "/lines.png (script: "));
+  CU_ASSERT_TRUE(unit_contains(buf, "pslab: plot lines not drawn: "));
+  CU_ASSERT_TRUE(unit_contains(buf, "wrote no "));
+  CU_ASSERT_TRUE(unit_contains(buf, "/lines.png (script: "));
   free(buf);
   free(fake);
   /* One without pngcairo stops the script with status 4: said plainly. */
   fake = fake_gnuplot(dir, "svg", 4);
   CU_ASSERT_EQUAL(draw_with(&plots, records, dir, fake, &buf), EXP_EXIT_PLOTS);
-  CU_ASSERT_TRUE(contains(buf, "has no pngcairo terminal, so the PNG was not drawn"));
+  CU_ASSERT_TRUE(unit_contains(buf, "has no pngcairo terminal, so the PNG was not drawn"));
   free(buf);
   free(fake);
   fake = fake_gnuplot(dir, "svg png", 0);
   CU_ASSERT_EQUAL(draw_with(&plots, records, dir, fake, &buf), EXP_EXIT_OK);
-  CU_ASSERT_TRUE(exists(dir, "bars.png"));
+  CU_ASSERT_TRUE(unit_exists(dir, "bars.png"));
   free(buf);
   free(fake);
   if (has_gnuplot()) {
     CU_ASSERT_EQUAL(exp_plots_draw(&plots, "exp", records, dir, NULL, stderr), EXP_EXIT_OK);
-    char *svg = slurp(dir, "lines.svg"), *png = slurp(dir, "bars.png");
-    CU_ASSERT_TRUE(contains(svg, "<svg"));
+    char *svg = unit_slurp(dir, "lines.svg"), *png = unit_slurp(dir, "bars.png");
+    CU_ASSERT_TRUE(unit_contains(svg, "<svg"));
     CU_ASSERT_TRUE(png && strncmp(png, "\x89PNG", 4) == 0);
     free(svg);
     free(png);
-    CU_ASSERT_TRUE(exists(dir, "bars.svg"));
-    CU_ASSERT_TRUE(exists(dir, "lines.png"));
+    CU_ASSERT_TRUE(unit_exists(dir, "bars.svg"));
+    CU_ASSERT_TRUE(unit_exists(dir, "lines.png"));
   } else {
     fprintf(stderr, "(gnuplot not installed: svg and png drawing not checked) ");
   }
@@ -958,12 +899,12 @@ static void test_draw_svg_png_and_missing_gnuplot(void) {
   exp_errors_free(&e);
   cJSON_Delete(pj);
   cJSON_Delete(records);
-  remove_tree(dir);
+  unit_remove_tree(dir);
   free(dir);
 }
 
 static void test_plot_dir_redraws_from_files(void) {
-  char *dir = make_temp_dir();
+  char *dir = unit_temp_dir();
   char path[1024];
   snprintf(path, sizeof path, "%s/spec.json", dir);
   FILE *f = fopen(path, "w");
@@ -977,10 +918,10 @@ static void test_plot_dir_redraws_from_files(void) {
   fclose(f);
   int want = has_gnuplot() ? EXP_EXIT_OK : EXP_EXIT_PLOTS;
   CU_ASSERT_EQUAL(exp_plot_dir(dir, NULL, stderr), want);
-  CU_ASSERT_TRUE(exists(dir, "again.gp"));
+  CU_ASSERT_TRUE(unit_exists(dir, "again.gp"));
   if (want == EXP_EXIT_OK) {
-    CU_ASSERT_TRUE(exists(dir, "again.svg"));
-    CU_ASSERT_TRUE(exists(dir, "again.png"));
+    CU_ASSERT_TRUE(unit_exists(dir, "again.svg"));
+    CU_ASSERT_TRUE(unit_exists(dir, "again.png"));
   }
   /* Without runs.jsonl: a failure that says so. */
   remove(path);
@@ -989,10 +930,10 @@ static void test_plot_dir_redraws_from_files(void) {
   FILE *log = open_memstream(&buf, &len);
   CU_ASSERT_EQUAL(exp_plot_dir(dir, NULL, log), EXP_EXIT_FAILED);
   fclose(log);
-  CU_ASSERT_TRUE(contains(buf, "runs.jsonl: cannot read"));
+  CU_ASSERT_TRUE(unit_contains(buf, "runs.jsonl: cannot read"));
   free(buf);
   cJSON_Delete(records);
-  remove_tree(dir);
+  unit_remove_tree(dir);
   free(dir);
 }
 
@@ -1003,7 +944,7 @@ static void test_plot_dir_redraws_from_files(void) {
 static void test_spec_md_lists_the_metric_table(void) {
   char dir[1024];
   snprintf(dir, sizeof dir, "%s/experiments", unit_source_dir());
-  char *doc = slurp(dir, "SPEC.md");
+  char *doc = unit_slurp(dir, "SPEC.md");
   CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
   const char *begin = "<!-- metrics: generated by `pslab metrics --markdown`; do not edit by hand -->\n";
   char *from = strstr(doc, begin), *to = from ? strstr(from, "<!-- end of metrics -->") : NULL;
@@ -1025,7 +966,7 @@ static void test_spec_md_lists_the_metric_table(void) {
   for (size_t i = 0; i < n; i++) {
     char row[96];
     snprintf(row, sizeof row, "| `%s` |", t[i].name);
-    CU_ASSERT_TRUE(contains(text, row));
+    CU_ASSERT_TRUE(unit_contains(text, row));
   }
   free(text);
   free(doc);
@@ -1082,7 +1023,7 @@ static exp_spec *runner_spec(const char *nodes) {
 static void test_runner_goes_on_after_failures(void) {
   exp_spec *spec = runner_spec("[1, 2, 3, 4]");
   if (!spec) return;
-  char *dir = make_temp_dir();
+  char *dir = unit_temp_dir();
   char *log_text = NULL, *table = NULL;
   size_t log_len = 0, table_len = 0;
   exp_runner_options o;
@@ -1120,46 +1061,46 @@ static void test_runner_goes_on_after_failures(void) {
   CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(r2, "error")->valuestring, "boom on 2 nodes");
   CU_ASSERT_TRUE(cJSON_IsNull(cJSON_GetObjectItem(r2, "metrics")));
   const char *crash = cJSON_GetObjectItem(r3, "error")->valuestring;
-  CU_ASSERT_TRUE(contains(crash, "the simulation crashed (signal 9"));
-  CU_ASSERT_TRUE(contains(crash, "its log ends with: fake: about to crash"));
+  CU_ASSERT_TRUE(unit_contains(crash, "the simulation crashed (signal 9"));
+  CU_ASSERT_TRUE(unit_contains(crash, "its log ends with: fake: about to crash"));
   CU_ASSERT_EQUAL(exp_path_get(r4, "metrics.time_s")->valuedouble, 0.25);
   CU_ASSERT_EQUAL(cJSON_GetObjectItem(cJSON_GetObjectItem(r4, "sweep"), "cluster.nodes")->valuedouble, 4);
 
-  CU_ASSERT_TRUE(contains(log_text, "[run 1/4] cluster.nodes=1: started\n"));
-  CU_ASSERT_TRUE(contains(log_text, "[run 1/4] cluster.nodes=1: done, time 1 s, wall "));
-  CU_ASSERT_TRUE(contains(log_text, "[run 2/4] cluster.nodes=2: FAILED: boom on 2 nodes\n"));
-  CU_ASSERT_TRUE(contains(log_text, "[run 3/4] cluster.nodes=3: FAILED: the simulation crashed"));
-  CU_ASSERT_TRUE(contains(log_text, "pslab: 2 of 4 runs failed"));
-  CU_ASSERT_TRUE(contains(table, "cluster.nodes"));
-  CU_ASSERT_TRUE(contains(table, "failed"));
+  CU_ASSERT_TRUE(unit_contains(log_text, "[run 1/4] cluster.nodes=1: started\n"));
+  CU_ASSERT_TRUE(unit_contains(log_text, "[run 1/4] cluster.nodes=1: done, time 1 s, wall "));
+  CU_ASSERT_TRUE(unit_contains(log_text, "[run 2/4] cluster.nodes=2: FAILED: boom on 2 nodes\n"));
+  CU_ASSERT_TRUE(unit_contains(log_text, "[run 3/4] cluster.nodes=3: FAILED: the simulation crashed"));
+  CU_ASSERT_TRUE(unit_contains(log_text, "pslab: 2 of 4 runs failed"));
+  CU_ASSERT_TRUE(unit_contains(table, "cluster.nodes"));
+  CU_ASSERT_TRUE(unit_contains(table, "failed"));
 
   /* One row per run, and (each point ran once) one per point; the table's
    * columns as --metrics said. */
   const char *files[] = {"summary.csv", "runs.csv"};
   for (size_t i = 0; i < 2; i++) {
-    char *csv = slurp(dir, files[i]);
+    char *csv = unit_slurp(dir, files[i]);
     size_t lines = 0;
     for (char *p = csv; p && *p; p++) lines += *p == '\n';
     CU_ASSERT_EQUAL(lines, 5);
     free(csv);
   }
-  CU_ASSERT_TRUE(contains(table, "runs ok   steps  time_s\n"));
-  CU_ASSERT_TRUE(contains(table, "\n4                  1/1     400  250 ms\n"));
-  CU_ASSERT_TRUE(contains(table, "\n2                  0/1  failed       -\n"));
-  char *saved = slurp(dir, "spec.json");
+  CU_ASSERT_TRUE(unit_contains(table, "runs ok   steps  time_s\n"));
+  CU_ASSERT_TRUE(unit_contains(table, "\n4                  1/1     400  250 ms\n"));
+  CU_ASSERT_TRUE(unit_contains(table, "\n2                  0/1  failed       -\n"));
+  char *saved = unit_slurp(dir, "spec.json");
   cJSON *saved_json = saved ? cJSON_Parse(saved) : NULL;
   CU_ASSERT_TRUE(cJSON_Compare(saved_json, exp_spec_json(spec), true));
   cJSON_Delete(saved_json);
   free(saved);
   /* Logs are kept only for runs that printed something. */
-  CU_ASSERT_FALSE(exists(dir, "logs/run-1.log"));
-  CU_ASSERT_TRUE(exists(dir, "logs/run-2.log"));
-  CU_ASSERT_TRUE(exists(dir, "logs/run-3.log"));
-  CU_ASSERT_TRUE(exists(dir, "t.gp"));
+  CU_ASSERT_FALSE(unit_exists(dir, "logs/run-1.log"));
+  CU_ASSERT_TRUE(unit_exists(dir, "logs/run-2.log"));
+  CU_ASSERT_TRUE(unit_exists(dir, "logs/run-3.log"));
+  CU_ASSERT_TRUE(unit_exists(dir, "t.gp"));
 
   cJSON_Delete(records);
   exp_errors_free(&e);
-  remove_tree(dir);
+  unit_remove_tree(dir);
   free(dir);
   free(log_text);
   free(table);
@@ -1169,7 +1110,7 @@ static void test_runner_goes_on_after_failures(void) {
 static void test_runner_progress_on_a_terminal(void) {
   exp_spec *spec = runner_spec("[1]");
   if (!spec) return;
-  char *dir = make_temp_dir();
+  char *dir = unit_temp_dir();
   /* A log an earlier experiment left there goes. */
   char old_log[1024];
   snprintf(old_log, sizeof old_log, "%s/logs", dir);
@@ -1193,11 +1134,11 @@ static void test_runner_progress_on_a_terminal(void) {
   fclose(o.log);
   fclose(o.out);
   CU_ASSERT_EQUAL(rc, EXP_EXIT_PLOTS); /* runs fine, plot not drawn */
-  CU_ASSERT_TRUE(contains(log_text, "\r\033[K[run 1/1] cluster.nodes=1 sim t=0.5s 50%"));
-  CU_ASSERT_FALSE(contains(log_text, "started\n")); /* no per-run lines */
-  CU_ASSERT_TRUE(contains(log_text, "is not installed"));
-  CU_ASSERT_FALSE(exists(dir, "logs")); /* no run printed anything */
-  remove_tree(dir);
+  CU_ASSERT_TRUE(unit_contains(log_text, "\r\033[K[run 1/1] cluster.nodes=1 sim t=0.5s 50%"));
+  CU_ASSERT_FALSE(unit_contains(log_text, "started\n")); /* no per-run lines */
+  CU_ASSERT_TRUE(unit_contains(log_text, "is not installed"));
+  CU_ASSERT_FALSE(unit_exists(dir, "logs")); /* no run printed anything */
+  unit_remove_tree(dir);
   free(dir);
   free(log_text);
   free(table);

@@ -16,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool contains(const char *s, const char *needle) { return s && strstr(s, needle); }
-
 static double metric(const cJSON *m, const char *name) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, name);
   return cJSON_IsNumber(v) ? v->valuedouble : NAN;
@@ -196,9 +194,9 @@ static void test_report_decode_refuses_bad_text(void) {
     char err[160] = "";
     CU_ASSERT_EQUAL(run_report_decode(cases[i].text, strlen(cases[i].text), &r, err, sizeof err),
                     -1);
-    if (!contains(err, cases[i].message))
+    if (!unit_contains(err, cases[i].message))
       fprintf(stderr, "\n  case %zu: got \"%s\", expected \"%s\"\n", i, err, cases[i].message);
-    CU_ASSERT_TRUE(contains(err, cases[i].message));
+    CU_ASSERT_TRUE(unit_contains(err, cases[i].message));
     CU_ASSERT_PTR_NULL(r.workers);
   }
   /* A good report with one field broken in each of its parts. */
@@ -225,9 +223,9 @@ static void test_report_decode_refuses_bad_text(void) {
     run_node_report back;
     char err[160] = "";
     CU_ASSERT_EQUAL(run_report_decode(bad, strlen(bad), &back, err, sizeof err), -1);
-    if (!contains(err, breaks[i].message))
+    if (!unit_contains(err, breaks[i].message))
       fprintf(stderr, "\n  break %zu: got \"%s\", expected \"%s\"\n", i, err, breaks[i].message);
-    CU_ASSERT_TRUE(contains(err, breaks[i].message));
+    CU_ASSERT_TRUE(unit_contains(err, breaks[i].message));
   }
   free(good);
 }
@@ -248,15 +246,15 @@ static void test_setup_errors_name_the_object(void) {
   char err[256];
   run_args a = {.workload = wl, .policy = bad_pol, .nodes = 2, .workers_per_node = 1};
   CU_ASSERT_PTR_NULL(run_setup_new(&a, err, sizeof err));
-  CU_ASSERT_TRUE(contains(err, "policy."));
+  CU_ASSERT_TRUE(unit_contains(err, "policy."));
   a.policy = pol;
   a.workload = bad_wl;
   CU_ASSERT_PTR_NULL(run_setup_new(&a, err, sizeof err));
-  CU_ASSERT_TRUE(contains(err, "workload.keys"));
+  CU_ASSERT_TRUE(unit_contains(err, "workload.keys"));
   a.workload = wl;
   a.nodes = 0;
   CU_ASSERT_PTR_NULL(run_setup_new(&a, err, sizeof err));
-  CU_ASSERT_TRUE(contains(err, "at least one node"));
+  CU_ASSERT_TRUE(unit_contains(err, "at least one node"));
   a.nodes = 3;
   run_setup *s = run_setup_new(&a, err, sizeof err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(s);

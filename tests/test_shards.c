@@ -28,44 +28,6 @@
 
 /* ---------------------------------------------------------- helpers */
 
-static char *make_temp_dir(void) {
-  char *dir = strdup("/tmp/pslab-shards-XXXXXX");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-  return dir;
-}
-
-static void remove_tree(const char *dir) {
-  DIR *d = opendir(dir);
-  struct dirent *ent;
-  while (d && (ent = readdir(d))) {
-    if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, "..")) continue;
-    char path[2048];
-    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
-    struct stat st;
-    if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-      remove_tree(path);
-    else
-      remove(path);
-  }
-  if (d) closedir(d);
-  rmdir(dir);
-}
-
-static char *slurp(const char *dir, const char *name) {
-  char path[2048];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&buf, &len);
-  int c;
-  while ((c = fgetc(f)) != EOF) fputc(c, mem);
-  fclose(f);
-  fclose(mem);
-  return buf;
-}
-
 static void write_text(const char *dir, const char *name, const char *text, const char *mode) {
   char path[2048];
   snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -73,16 +35,6 @@ static void write_text(const char *dir, const char *name, const char *text, cons
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   fputs(text, f);
   fclose(f);
-}
-
-static bool exists(const char *dir, const char *name) {
-  char path[2048];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  return access(path, F_OK) == 0;
-}
-
-static bool contains(const char *text, const char *needle) {
-  return text && strstr(text, needle);
 }
 
 /* DIR/runs.jsonl as a list (NULL when it cannot be read). */
@@ -241,9 +193,9 @@ static void test_shard_parse(void) {
       CU_ASSERT_EQUAL(s.count, cases[i].n);
     } else {
       CU_ASSERT_EQUAL(rc, -1);
-      if (!contains(err, cases[i].message))
+      if (!unit_contains(err, cases[i].message))
         fprintf(stderr, "\n  %s: got \"%s\"\n", cases[i].text, err);
-      CU_ASSERT_TRUE(contains(err, cases[i].message));
+      CU_ASSERT_TRUE(unit_contains(err, cases[i].message));
     }
   }
 }
@@ -278,7 +230,7 @@ static void test_shards_split_every_run_once(void) {
  * configs, and says which shard it was. */
 static void test_runner_runs_only_its_shard(void) {
   exp_spec *spec = spec_of("[1, 2, 3, 4, 5]", 2, "fake"); /* 10 runs */
-  char *dir = make_temp_dir(), *whole = make_temp_dir(), *log = NULL;
+  char *dir = unit_temp_dir(), *whole = unit_temp_dir(), *log = NULL;
   reset_stand_in(dir);
   CU_ASSERT_EQUAL(run_into(spec, dir, (how){.shard = {2, 3}}, &log), EXP_EXIT_OK);
   cJSON *recs = records_of(dir);
@@ -290,10 +242,10 @@ static void test_runner_runs_only_its_shard(void) {
   CU_ASSERT_EQUAL(started(2), 1);
   CU_ASSERT_EQUAL(started(5), 1);
   CU_ASSERT_EQUAL(started(3), 1); /* run 8: repeat 1, 3 nodes */
-  CU_ASSERT_TRUE(contains(log, "[run 2/10] cluster.nodes=2: started\n"));
-  CU_ASSERT_TRUE(contains(log, "[run 8/10] cluster.nodes=3: done"));
-  CU_ASSERT_FALSE(contains(log, "[run 1/10]"));
-  CU_ASSERT_TRUE(contains(log, "pslab: shard 2/3: ran 3 of the experiment's 10 runs; results in "));
+  CU_ASSERT_TRUE(unit_contains(log, "[run 2/10] cluster.nodes=2: started\n"));
+  CU_ASSERT_TRUE(unit_contains(log, "[run 8/10] cluster.nodes=3: done"));
+  CU_ASSERT_FALSE(unit_contains(log, "[run 1/10]"));
+  CU_ASSERT_TRUE(unit_contains(log, "pslab: shard 2/3: ran 3 of the experiment's 10 runs; results in "));
   /* The same records as the whole experiment's runs 2, 5 and 8 (but wall_s). */
   reset_stand_in(whole);
   CU_ASSERT_EQUAL(run_into(spec, whole, (how){0}, NULL), EXP_EXIT_OK);
@@ -311,8 +263,8 @@ static void test_runner_runs_only_its_shard(void) {
   free(log);
   remove(counter_path);
   reset_stand_in(dir);
-  remove_tree(dir);
-  remove_tree(whole);
+  unit_remove_tree(dir);
+  unit_remove_tree(whole);
   free(dir);
   free(whole);
   exp_spec_free(spec);
@@ -356,7 +308,7 @@ static void run_until_killed(const exp_spec *spec, const char *dir) {
 
 static void test_resume_after_a_kill(void) {
   exp_spec *spec = five_runs();
-  char *dir = make_temp_dir(), *log = NULL;
+  char *dir = unit_temp_dir(), *log = NULL;
   reset_stand_in(dir);
   run_until_killed(spec, dir);
   cJSON *before = records_of(dir);
@@ -373,29 +325,29 @@ static void test_resume_after_a_kill(void) {
   CU_ASSERT_EQUAL(started(3), 2);
   CU_ASSERT_EQUAL(started(4), 1);
   CU_ASSERT_EQUAL(started(5), 1);
-  CU_ASSERT_TRUE(contains(log, "[run 1/5] cluster.nodes=1: skipped, already in runs.jsonl\n"));
-  CU_ASSERT_TRUE(contains(log, "[run 2/5] cluster.nodes=2: skipped"));
-  CU_ASSERT_TRUE(contains(log, "[run 3/5] cluster.nodes=3: started\n"));
-  CU_ASSERT_TRUE(contains(log, "pslab: 3 runs done, 2 skipped (already in runs.jsonl); results in "));
+  CU_ASSERT_TRUE(unit_contains(log, "[run 1/5] cluster.nodes=1: skipped, already in runs.jsonl\n"));
+  CU_ASSERT_TRUE(unit_contains(log, "[run 2/5] cluster.nodes=2: skipped"));
+  CU_ASSERT_TRUE(unit_contains(log, "[run 3/5] cluster.nodes=3: started\n"));
+  CU_ASSERT_TRUE(unit_contains(log, "pslab: 3 runs done, 2 skipped (already in runs.jsonl); results in "));
   /* summary.csv covers the old records and the new. */
-  char *csv = slurp(dir, "summary.csv");
+  char *csv = unit_slurp(dir, "summary.csv");
   size_t lines = 0;
   for (char *p = csv; p && *p; p++) lines += *p == '\n';
   CU_ASSERT_EQUAL(lines, 6);
-  CU_ASSERT_FALSE(exists(dir, "logs")); /* run 3's log from the kill went with its rerun */
+  CU_ASSERT_FALSE(unit_exists(dir, "logs")); /* run 3's log from the kill went with its rerun */
   free(csv);
   cJSON_Delete(before);
   cJSON_Delete(after);
   free(log);
   remove(counter_path);
-  remove_tree(dir);
+  unit_remove_tree(dir);
   free(dir);
   exp_spec_free(spec);
 }
 
 static void test_resume_reruns_failed_runs(void) {
   exp_spec *spec = five_runs();
-  char *dir = make_temp_dir(), *log = NULL;
+  char *dir = unit_temp_dir(), *log = NULL;
   reset_stand_in(dir);
   fail_nodes = 2;
   CU_ASSERT_EQUAL(run_into(spec, dir, (how){0}, NULL), EXP_EXIT_FAILED);
@@ -405,12 +357,12 @@ static void test_resume_reruns_failed_runs(void) {
   CU_ASSERT_EQUAL(started(1), 1);
   CU_ASSERT_EQUAL(started(2), 2);
   CU_ASSERT_EQUAL(started(3), 1);
-  CU_ASSERT_TRUE(contains(log, "pslab: 1 run done, 4 skipped"));
+  CU_ASSERT_TRUE(unit_contains(log, "pslab: 1 run done, 4 skipped"));
   /* runs.jsonl is in the order runs ended; runs.csv in run order. */
   cJSON *recs = records_of(dir);
   CU_ASSERT_EQUAL(run_number(cJSON_GetArrayItem(recs, 4)), 2);
   cJSON_Delete(recs);
-  char *csv = slurp(dir, "runs.csv");
+  char *csv = unit_slurp(dir, "runs.csv");
   CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
   const char *r1 = strstr(csv, "\n1,0,3,1,1,10,"), *r2 = strstr(csv, "\n2,0,3,2,2,20,"),
              *r3 = strstr(csv, "\n3,0,3,3,3,30,");
@@ -418,7 +370,7 @@ static void test_resume_reruns_failed_runs(void) {
   free(csv);
   free(log);
   remove(counter_path);
-  remove_tree(dir);
+  unit_remove_tree(dir);
   free(dir);
   exp_spec_free(spec);
 }
@@ -427,7 +379,7 @@ static void test_resume_reruns_failed_runs(void) {
  * not the run's (another spec's, or edited) is not taken for it. */
 static void test_resume_drops_a_cut_short_line(void) {
   exp_spec *spec = five_runs();
-  char *dir = make_temp_dir(), *log = NULL;
+  char *dir = unit_temp_dir(), *log = NULL;
   reset_stand_in(dir);
   CU_ASSERT_EQUAL(run_into(spec, dir, (how){0}, NULL), EXP_EXIT_OK);
   cJSON *recs = records_of(dir);
@@ -445,7 +397,7 @@ static void test_resume_drops_a_cut_short_line(void) {
   CU_ASSERT_EQUAL(run_into(spec, dir, (how){.resume = true}, &log), EXP_EXIT_OK);
   char want[4096];
   snprintf(want, sizeof want, "pslab: warning: %s:4: the last line is cut short", path);
-  CU_ASSERT_TRUE(contains(log, want));
+  CU_ASSERT_TRUE(unit_contains(log, want));
   assert_every_run_once(dir); /* strictly readable again */
   CU_ASSERT_EQUAL(started(1), 2); /* its record had another seed */
   CU_ASSERT_EQUAL(started(2), 1);
@@ -454,36 +406,36 @@ static void test_resume_drops_a_cut_short_line(void) {
   cJSON_Delete(recs);
   free(log);
   remove(counter_path);
-  remove_tree(dir);
+  unit_remove_tree(dir);
   free(dir);
   exp_spec_free(spec);
 }
 
 static void test_resume_refuses_another_spec(void) {
   exp_spec *spec = five_runs(), *other = spec_of("[1, 2, 3]", 1, "fake");
-  char *dir = make_temp_dir(), *log = NULL;
+  char *dir = unit_temp_dir(), *log = NULL;
   reset_stand_in(dir);
   CU_ASSERT_EQUAL(run_into(spec, dir, (how){0}, NULL), EXP_EXIT_OK);
-  char *jsonl = slurp(dir, "runs.jsonl"), *saved = slurp(dir, "spec.json");
+  char *jsonl = unit_slurp(dir, "runs.jsonl"), *saved = unit_slurp(dir, "spec.json");
   CU_ASSERT_EQUAL(run_into(other, dir, (how){.resume = true}, &log), EXP_EXIT_FAILED);
   char want[4096];
   snprintf(want, sizeof want, "pslab: %s/spec.json: the results there are of a different spec "
            "than fake.json", dir);
-  CU_ASSERT_TRUE(contains(log, want));
-  CU_ASSERT_TRUE(contains(log, "nothing was changed"));
+  CU_ASSERT_TRUE(unit_contains(log, want));
+  CU_ASSERT_TRUE(unit_contains(log, "nothing was changed"));
   /* Nothing changed, nothing ran. */
-  char *jsonl2 = slurp(dir, "runs.jsonl"), *saved2 = slurp(dir, "spec.json");
+  char *jsonl2 = unit_slurp(dir, "runs.jsonl"), *saved2 = unit_slurp(dir, "spec.json");
   CU_ASSERT_STRING_EQUAL(jsonl, jsonl2);
   CU_ASSERT_STRING_EQUAL(saved, saved2);
   CU_ASSERT_EQUAL(started(1), 1);
-  CU_ASSERT_FALSE(exists(dir, "runs.jsonl.tmp"));
+  CU_ASSERT_FALSE(unit_exists(dir, "runs.jsonl.tmp"));
   free(jsonl);
   free(jsonl2);
   free(saved);
   free(saved2);
   free(log);
   remove(counter_path);
-  remove_tree(dir);
+  unit_remove_tree(dir);
   free(dir);
   exp_spec_free(spec);
   exp_spec_free(other);
@@ -493,22 +445,22 @@ static void test_resume_refuses_another_spec(void) {
  * a finished experiment runs nothing. */
 static void test_resume_from_nothing_and_of_a_shard(void) {
   exp_spec *spec = five_runs();
-  char *top = make_temp_dir(), *log = NULL;
+  char *top = unit_temp_dir(), *log = NULL;
   char dir[512];
   snprintf(dir, sizeof dir, "%s/not/yet", top);
   reset_stand_in(top);
   CU_ASSERT_EQUAL(run_into(spec, dir, (how){.resume = true}, &log), EXP_EXIT_OK);
   assert_every_run_once(dir);
-  CU_ASSERT_TRUE(contains(log, "pslab: 5 runs done; results in "));
+  CU_ASSERT_TRUE(unit_contains(log, "pslab: 5 runs done; results in "));
   free(log);
   CU_ASSERT_EQUAL(run_into(spec, dir, (how){.shard = {1, 2}, .resume = true}, &log), EXP_EXIT_OK);
-  CU_ASSERT_TRUE(contains(log, "pslab: shard 1/2: ran 0 of the experiment's 5 runs, 3 skipped"));
-  CU_ASSERT_FALSE(contains(log, "[run 2/5]"));
+  CU_ASSERT_TRUE(unit_contains(log, "pslab: shard 1/2: ran 0 of the experiment's 5 runs, 3 skipped"));
+  CU_ASSERT_FALSE(unit_contains(log, "[run 2/5]"));
   assert_every_run_once(dir);
   for (uint32_t n = 1; n <= 5; n++) CU_ASSERT_EQUAL(started(n), 1);
   free(log);
   remove(counter_path);
-  remove_tree(top);
+  unit_remove_tree(top);
   free(top);
   exp_spec_free(spec);
 }
@@ -556,7 +508,7 @@ static void drop_wall_s(cJSON *records) {
 
 static void test_merge_joins_shards(void) {
   exp_spec *spec = spec_of("[1, 2, 3, 4, 5]", 2, "fake");
-  char *dir = make_temp_dir();
+  char *dir = unit_temp_dir();
   reset_stand_in(dir);
   CU_ASSERT_EQUAL(run_into(spec, sub(dir, "whole"), (how){0}, NULL), EXP_EXIT_OK);
   for (uint32_t k = 1; k <= 3; k++) {
@@ -571,18 +523,18 @@ static void test_merge_joins_shards(void) {
   const char *dirs[] = {s2, s3, s1};
   merged m = merge_into(sub(dir, "all"), dirs, 3);
   CU_ASSERT_EQUAL(m.rc, EXP_EXIT_OK);
-  CU_ASSERT_TRUE(contains(m.log, "pslab merge: 10 of the experiment's 10 runs from 3 directories; "
+  CU_ASSERT_TRUE(unit_contains(m.log, "pslab merge: 10 of the experiment's 10 runs from 3 directories; "
                                  "results in "));
-  CU_ASSERT_TRUE(contains(m.table, "cluster.nodes"));
+  CU_ASSERT_TRUE(unit_contains(m.table, "cluster.nodes"));
   cJSON *all = records_of(sub(dir, "all")), *whole = records_of(sub(dir, "whole"));
   drop_wall_s(all);
   drop_wall_s(whole);
   CU_ASSERT_TRUE(cJSON_Compare(all, whole, true)); /* in run order */
-  char *a = slurp(sub(dir, "all"), "spec.json"), *w = slurp(sub(dir, "whole"), "spec.json");
+  char *a = unit_slurp(sub(dir, "all"), "spec.json"), *w = unit_slurp(sub(dir, "whole"), "spec.json");
   CU_ASSERT_STRING_EQUAL(a, w);
   free(a);
   free(w);
-  char *csv = slurp(sub(dir, "all"), "runs.csv");
+  char *csv = unit_slurp(sub(dir, "all"), "runs.csv");
   size_t lines = 0;
   for (char *p = csv; p && *p; p++) lines += *p == '\n';
   CU_ASSERT_EQUAL(lines, 11);
@@ -591,14 +543,14 @@ static void test_merge_joins_shards(void) {
   cJSON_Delete(whole);
   merged_free(&m);
   remove(counter_path);
-  remove_tree(dir);
+  unit_remove_tree(dir);
   free(dir);
   exp_spec_free(spec);
 }
 
 static void test_merge_refuses_different_specs(void) {
   exp_spec *spec = five_runs(), *other = spec_of("[1, 2, 3, 4, 5]", 1, "other");
-  char *dir = make_temp_dir();
+  char *dir = unit_temp_dir();
   reset_stand_in(dir);
   CU_ASSERT_EQUAL(run_into(spec, sub(dir, "a"), (how){.shard = {1, 3}}, NULL), EXP_EXIT_OK);
   CU_ASSERT_EQUAL(run_into(spec, sub(dir, "b"), (how){.shard = {2, 3}}, NULL), EXP_EXIT_OK);
@@ -611,19 +563,19 @@ static void test_merge_refuses_different_specs(void) {
   merged m = merge_into(sub(dir, "all"), dirs, 3);
   CU_ASSERT_EQUAL(m.rc, EXP_EXIT_FAILED);
   snprintf(want, sizeof want, "pslab merge: %s/spec.json is not the spec of %s/spec.json", c, a);
-  CU_ASSERT_TRUE(contains(m.log, want));
-  CU_ASSERT_TRUE(contains(m.log, "nothing was written"));
-  CU_ASSERT_FALSE(exists(dir, "all"));
+  CU_ASSERT_TRUE(unit_contains(m.log, want));
+  CU_ASSERT_TRUE(unit_contains(m.log, "nothing was written"));
+  CU_ASSERT_FALSE(unit_exists(dir, "all"));
   merged_free(&m);
   /* Not a results directory at all. */
   const char *nowhere[] = {a, sub(dir, "nowhere")};
   m = merge_into(sub(dir, "all"), nowhere, 2);
   CU_ASSERT_EQUAL(m.rc, EXP_EXIT_FAILED);
-  CU_ASSERT_TRUE(contains(m.log, "nowhere/spec.json: cannot read"));
-  CU_ASSERT_FALSE(exists(dir, "all"));
+  CU_ASSERT_TRUE(unit_contains(m.log, "nowhere/spec.json: cannot read"));
+  CU_ASSERT_FALSE(unit_exists(dir, "all"));
   merged_free(&m);
   remove(counter_path);
-  remove_tree(dir);
+  unit_remove_tree(dir);
   free(dir);
   exp_spec_free(spec);
   exp_spec_free(other);
@@ -632,7 +584,7 @@ static void test_merge_refuses_different_specs(void) {
 /* What there is is written; the missing runs are listed, ranges joined. */
 static void test_merge_names_missing_runs(void) {
   exp_spec *spec = spec_of("[1, 2, 3, 4, 5, 6, 7]", 1, "fake");
-  char *dir = make_temp_dir();
+  char *dir = unit_temp_dir();
   reset_stand_in(dir);
   char s1[512], s2[512];
   snprintf(s1, sizeof s1, "%s", sub(dir, "s1"));
@@ -642,9 +594,9 @@ static void test_merge_names_missing_runs(void) {
   const char *one[] = {s1};
   merged m = merge_into(sub(dir, "all"), one, 1);
   CU_ASSERT_EQUAL(m.rc, EXP_EXIT_FAILED);
-  CU_ASSERT_TRUE(contains(m.log, "pslab merge: warning: runs 2-3, 5-6 of the experiment's 7 "
+  CU_ASSERT_TRUE(unit_contains(m.log, "pslab merge: warning: runs 2-3, 5-6 of the experiment's 7 "
                                  "are in none of the directories"));
-  CU_ASSERT_TRUE(contains(m.log, "pslab merge: 3 of the experiment's 7 runs from 1 directory"));
+  CU_ASSERT_TRUE(unit_contains(m.log, "pslab merge: 3 of the experiment's 7 runs from 1 directory"));
   cJSON *all = records_of(sub(dir, "all"));
   CU_ASSERT_EQUAL(cJSON_GetArraySize(all), 3);
   cJSON_Delete(all);
@@ -655,25 +607,25 @@ static void test_merge_names_missing_runs(void) {
   const char *both[] = {s1, s2};
   m = merge_into(sub(dir, "all"), both, 2);
   CU_ASSERT_EQUAL(m.rc, EXP_EXIT_FAILED);
-  CU_ASSERT_TRUE(contains(m.log, "s2/runs.jsonl:3: the last line is cut short"));
-  CU_ASSERT_TRUE(contains(m.log, "warning: runs 3, 6 of the experiment's 7"));
+  CU_ASSERT_TRUE(unit_contains(m.log, "s2/runs.jsonl:3: the last line is cut short"));
+  CU_ASSERT_TRUE(unit_contains(m.log, "warning: runs 3, 6 of the experiment's 7"));
   merged_free(&m);
   remove(counter_path);
-  remove_tree(dir);
+  unit_remove_tree(dir);
   free(dir);
   exp_spec_free(spec);
 }
 
 static void test_merge_refuses_an_input_as_output(void) {
   exp_spec *spec = five_runs();
-  char *dir = make_temp_dir();
+  char *dir = unit_temp_dir();
   reset_stand_in(dir);
   char s1[512], s2[512];
   snprintf(s1, sizeof s1, "%s", sub(dir, "s1"));
   snprintf(s2, sizeof s2, "%s", sub(dir, "s2"));
   CU_ASSERT_EQUAL(run_into(spec, s1, (how){.shard = {1, 2}}, NULL), EXP_EXIT_OK);
   CU_ASSERT_EQUAL(run_into(spec, s2, (how){.shard = {2, 2}}, NULL), EXP_EXIT_OK);
-  char *before = slurp(s2, "runs.jsonl");
+  char *before = unit_slurp(s2, "runs.jsonl");
   const char *dirs[] = {s1, s2};
   char out[600];
   snprintf(out, sizeof out, "%s/../s2/.", s1); /* s2, spelt otherwise */
@@ -682,14 +634,14 @@ static void test_merge_refuses_an_input_as_output(void) {
   char want[4096];
   snprintf(want, sizeof want, "pslab merge: the output directory %s is one of the directories "
            "to merge (%s)", out, s2);
-  CU_ASSERT_TRUE(contains(m.log, want));
-  char *after = slurp(s2, "runs.jsonl");
+  CU_ASSERT_TRUE(unit_contains(m.log, want));
+  char *after = unit_slurp(s2, "runs.jsonl");
   CU_ASSERT_STRING_EQUAL(before, after);
   free(before);
   free(after);
   merged_free(&m);
   remove(counter_path);
-  remove_tree(dir);
+  unit_remove_tree(dir);
   free(dir);
   exp_spec_free(spec);
 }
@@ -698,7 +650,7 @@ static void test_merge_refuses_an_input_as_output(void) {
  * first directory's of two successful ones, with a warning naming both. */
 static void test_merge_chooses_one_record_per_run(void) {
   exp_spec *spec = five_runs();
-  char *dir = make_temp_dir();
+  char *dir = unit_temp_dir();
   reset_stand_in(dir);
   char a[512], b[512];
   snprintf(a, sizeof a, "%s", sub(dir, "a"));
@@ -713,8 +665,8 @@ static void test_merge_chooses_one_record_per_run(void) {
   char want[4096];
   snprintf(want, sizeof want, "pslab merge: warning: run 1 succeeded in both %s and %s; "
            "keeping the record of %s", a, b, a);
-  CU_ASSERT_TRUE(contains(m.log, want));
-  CU_ASSERT_FALSE(contains(m.log, "run 2 succeeded"));
+  CU_ASSERT_TRUE(unit_contains(m.log, want));
+  CU_ASSERT_FALSE(unit_contains(m.log, "run 2 succeeded"));
   cJSON *all = records_of(sub(dir, "all")), *ra = records_of(a), *rb = records_of(b);
   CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(all), 5);
   CU_ASSERT_TRUE(cJSON_Compare(cJSON_GetArrayItem(all, 0), cJSON_GetArrayItem(ra, 0), true));
@@ -728,10 +680,10 @@ static void test_merge_chooses_one_record_per_run(void) {
   const char *only[] = {a};
   m = merge_into(sub(dir, "all"), only, 1);
   CU_ASSERT_EQUAL(m.rc, EXP_EXIT_FAILED);
-  CU_ASSERT_TRUE(contains(m.log, "pslab merge: 1 of the runs merged failed"));
+  CU_ASSERT_TRUE(unit_contains(m.log, "pslab merge: 1 of the runs merged failed"));
   merged_free(&m);
   remove(counter_path);
-  remove_tree(dir);
+  unit_remove_tree(dir);
   free(dir);
   exp_spec_free(spec);
 }

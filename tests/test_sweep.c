@@ -15,19 +15,9 @@
 
 /* ---------------------------------------------------------- helpers */
 
-static cJSON *json_of(const char *single_quoted) {
-  char *t = strdup(single_quoted);
-  for (char *p = t; *p; p++)
-    if (*p == '\'') *p = '"';
-  cJSON *j = cJSON_Parse(t);
-  free(t);
-  CU_ASSERT_PTR_NOT_NULL(j);
-  return j;
-}
-
 /* Expands a spec that must be fine. */
 static exp_run_list expand_ok(const char *spec) {
-  cJSON *j = json_of(spec);
+  cJSON *j = unit_json(spec);
   exp_errors e;
   exp_errors_init(&e);
   exp_run_list l;
@@ -204,7 +194,7 @@ static void test_list_index_in_a_path(void) {
 /* ------------------------------------------------------ bad sweeps */
 
 static void expect_sweep_error(const char *spec, const char *want) {
-  cJSON *j = json_of(spec);
+  cJSON *j = unit_json(spec);
   exp_errors e;
   exp_errors_init(&e);
   exp_run_list l;
@@ -250,7 +240,7 @@ static void test_invalid_sweep_paths(void) {
 }
 
 static void test_valid_axes_survive_an_invalid_one(void) {
-  cJSON *j = json_of("{" BASE ", 'sweep': {'cluster.nodes': [1, 2], 'bad.path': [1]}}");
+  cJSON *j = unit_json("{" BASE ", 'sweep': {'cluster.nodes': [1, 2], 'bad.path': [1]}}");
   exp_errors e;
   exp_errors_init(&e);
   exp_run_list l;
@@ -279,7 +269,7 @@ static void test_too_many_runs(void) {
 /* ------------------------------------------------------------ paths */
 
 static void test_path_get_and_set(void) {
-  cJSON *j = json_of("{'a': {'b': [10, {'c': 'x'}]}, 'd': 1}");
+  cJSON *j = unit_json("{'a': {'b': [10, {'c': 'x'}]}, 'd': 1}");
   CU_ASSERT_EQUAL(exp_path_get(j, "d")->valuedouble, 1);
   CU_ASSERT_EQUAL(exp_path_get(j, "a.b.0")->valuedouble, 10);
   CU_ASSERT_STRING_EQUAL(exp_path_get(j, "a.b.1.c")->valuestring, "x");

@@ -18,29 +18,15 @@
 
 /* ---------------------------------------------------------- helpers */
 
-static cJSON *json_of(const char *single_quoted) {
-  char *t = strdup(single_quoted);
-  for (char *p = t; *p; p++)
-    if (*p == '\'') *p = '"';
-  cJSON *j = cJSON_Parse(t);
-  free(t);
-  CU_ASSERT_PTR_NOT_NULL(j);
-  return j;
-}
-
 static cJSON *record(uint32_t run, uint32_t repeat, const char *sweep, const char *metrics,
                      const char *error) {
-  exp_run r = {.run = run, .repeat = repeat, .seed = 1, .sweep = json_of(sweep),
-               .config = json_of("{}")};
-  cJSON *rec = exp_record_new("exp", &r, metrics ? json_of(metrics) : NULL, error);
+  exp_run r = {.run = run, .repeat = repeat, .seed = 1, .sweep = unit_json(sweep),
+               .config = unit_json("{}")};
+  cJSON *rec = exp_record_new("exp", &r, metrics ? unit_json(metrics) : NULL, error);
   cJSON_Delete(r.sweep);
   cJSON_Delete(r.config);
   CU_ASSERT_PTR_NOT_NULL(rec);
   return rec;
-}
-
-static bool contains(const char *text, const char *needle) {
-  return text && strstr(text, needle);
 }
 
 /* The table of records, with plots (a JSON list, or NULL) and --metrics. */
@@ -49,7 +35,7 @@ static char *table_of(const cJSON *records, const char *plots_json,
   exp_plot_list plots = {0};
   exp_errors e;
   exp_errors_init(&e);
-  cJSON *pj = plots_json ? json_of(plots_json) : NULL;
+  cJSON *pj = plots_json ? unit_json(plots_json) : NULL;
   if (pj) CU_ASSERT_TRUE(exp_plots_parse(pj, &plots, &e));
   exp_results res = {records, pj ? &plots : NULL, metrics};
   char *buf = NULL;
@@ -112,7 +98,7 @@ static void test_quantities(void) {
       fprintf(stderr, "\n%.17g %s: got \"%s\", want \"%s\"", cases[i].v, cases[i].unit, buf,
               cases[i].want);
     CU_ASSERT_STRING_EQUAL(buf, cases[i].want);
-    CU_ASSERT_FALSE(contains(buf, "e+") || contains(buf, "e-")); /* never an exponent */
+    CU_ASSERT_FALSE(unit_contains(buf, "e+") || unit_contains(buf, "e-")); /* never an exponent */
   }
 }
 
@@ -144,7 +130,7 @@ static void test_intervals(void) {
 
 /* The label of values[k] among values (a JSON list). */
 static char *label_at(const char *values_json, int k) {
-  cJSON *values = json_of(values_json);
+  cJSON *values = unit_json(values_json);
   int n = cJSON_GetArraySize(values);
   const cJSON *all[8];
   for (int i = 0; i < n && i < 8; i++) all[i] = cJSON_GetArrayItem(values, i);
@@ -236,7 +222,7 @@ static void test_grid_wraps_labels_at_spaces(void) {
     size_t w = i == 2 ? strlen(cell) - strlen("217 ms") : strlen(cell);
     while (w > 0 && cell[w - 1] == ' ') w--;
     CU_ASSERT_TRUE(w <= 40);
-    CU_ASSERT_EQUAL(i == 2, contains(cell, "217 ms"));
+    CU_ASSERT_EQUAL(i == 2, unit_contains(cell, "217 ms"));
     CU_ASSERT_NOT_EQUAL(cell[strlen(cell) - 1], ' '); /* no trailing spaces */
     size_t skip = strspn(cell, " ");
     snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%.*s",
@@ -245,8 +231,8 @@ static void test_grid_wraps_labels_at_spaces(void) {
   CU_ASSERT_TRUE(label_lines >= 3);
   CU_ASSERT_STRING_EQUAL(joined, label);
   /* A word longer than the width is not cut: it has a line of its own. */
-  CU_ASSERT_TRUE(contains(buf, "\na_single_word_longer_than_the_wrap_width_of_forty"));
-  CU_ASSERT_TRUE(contains(buf, "_of_forty     3 s\n"));
+  CU_ASSERT_TRUE(unit_contains(buf, "\na_single_word_longer_than_the_wrap_width_of_forty"));
+  CU_ASSERT_TRUE(unit_contains(buf, "_of_forty     3 s\n"));
   free(text);
   free(buf);
 }
@@ -286,13 +272,13 @@ static void test_table_default_columns(void) {
   CU_ASSERT_STRING_EQUAL(lines[0],
                          "cluster.nodes  runs ok        time_s        steps_per_s  sample_tv_distance");
   /* Three repeats: mean ± ci95 (1, 2, 4: 2.33 ± 3.8, see test_results.c). */
-  CU_ASSERT_TRUE(contains(lines[2], "2                  3/3  2.33 \xc2\xb1 3.8 s"));
+  CU_ASSERT_TRUE(unit_contains(lines[2], "2                  3/3  2.33 \xc2\xb1 3.8 s"));
   /* Identical repeats: an interval of 0, in the mean's prefix and unit. */
-  CU_ASSERT_TRUE(contains(lines[3], "2.5 \xc2\xb1 0 ms"));
-  CU_ASSERT_TRUE(contains(lines[3], "147 \xc2\xb1 0 k steps/s"));
-  CU_ASSERT_TRUE(contains(lines[3], "0.25 \xc2\xb1 0"));
+  CU_ASSERT_TRUE(unit_contains(lines[3], "2.5 \xc2\xb1 0 ms"));
+  CU_ASSERT_TRUE(unit_contains(lines[3], "147 \xc2\xb1 0 k steps/s"));
+  CU_ASSERT_TRUE(unit_contains(lines[3], "0.25 \xc2\xb1 0"));
   /* A failed point: failed in the first metric column, - in the others. */
-  CU_ASSERT_TRUE(contains(lines[4], "8                  0/3"));
+  CU_ASSERT_TRUE(unit_contains(lines[4], "8                  0/3"));
   CU_ASSERT_STRING_EQUAL(lines[4], "8                  0/3        failed                  -                   -");
   free(buf);
   cJSON_Delete(records);
@@ -327,13 +313,13 @@ static void test_table_one_run_per_point(void) {
                                              "'group_size': 250, 'reuse': 16}}}",
                                        "{'time_s': 0.0962823, 'steps_per_s': 332356}", NULL));
   char *buf = table_of(records, NULL, NULL);
-  CU_ASSERT_TRUE(contains(buf, "policy"));
-  CU_ASSERT_FALSE(contains(buf, "runs ok"));
-  CU_ASSERT_FALSE(contains(buf, "partition"));
-  CU_ASSERT_FALSE(contains(buf, "\xc2\xb1"));
-  CU_ASSERT_TRUE(contains(buf, "\nstatic fast_local_access=false   217 ms  147 k steps/s\n"));
+  CU_ASSERT_TRUE(unit_contains(buf, "policy"));
+  CU_ASSERT_FALSE(unit_contains(buf, "runs ok"));
+  CU_ASSERT_FALSE(unit_contains(buf, "partition"));
+  CU_ASSERT_FALSE(unit_contains(buf, "\xc2\xb1"));
+  CU_ASSERT_TRUE(unit_contains(buf, "\nstatic fast_local_access=false   217 ms  147 k steps/s\n"));
   /* 43 characters: wrapped between members, continuations indented. */
-  CU_ASSERT_TRUE(contains(buf, "\nrelocate lookahead=100          96.3 ms  332 k steps/s\n"
+  CU_ASSERT_TRUE(unit_contains(buf, "\nrelocate lookahead=100          96.3 ms  332 k steps/s\n"
                                "  sampling.scheme=pool\n  sampling.group_size=250\n"
                                "  sampling.reuse=16\n"));
   free(buf);
@@ -369,10 +355,10 @@ static void test_metrics_option_parsing(void) {
   CU_ASSERT_PTR_NULL(m[2]);
   free(m);
   CU_ASSERT_PTR_NULL(exp_metrics_parse("time_s,colour", err, sizeof err));
-  CU_ASSERT_TRUE(contains(err, "unknown metric \"colour\"; the metrics are: time_s, "));
-  CU_ASSERT_TRUE(contains(err, "sample_tv_distance"));
+  CU_ASSERT_TRUE(unit_contains(err, "unknown metric \"colour\"; the metrics are: time_s, "));
+  CU_ASSERT_TRUE(unit_contains(err, "sample_tv_distance"));
   CU_ASSERT_PTR_NULL(exp_metrics_parse("time_s,,bytes", err, sizeof err));
-  CU_ASSERT_TRUE(contains(err, "an empty metric name"));
+  CU_ASSERT_TRUE(unit_contains(err, "an empty metric name"));
   CU_ASSERT_PTR_NULL(exp_metrics_parse("", err, sizeof err));
 }
 
