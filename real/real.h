@@ -12,8 +12,8 @@
  *   real_node_*   one started node: rendezvous through rank 0, the core, the
  *                 receiver thread, collectives (barrier, quiescence, gather),
  *                 a clean shutdown. Tests and benches drive it directly.
- *   real_run_*    one experiment run on top of it, with the shared worker
- *                 loop (wl_drive) and the same metrics as sim_run:
+ *   real_run_*    one experiment run on top of it, through the run layer
+ *                 (run/: setup, the shared worker loop, the metrics):
  *                 real_run_node is one node (mpirun, srun, `pslab node`),
  *                 real_run_local forks every node of a run on this machine.
  *
@@ -177,8 +177,8 @@ typedef struct {
 } real_run_args;
 
 /* Runs this process's node of one run. On rank 0, returns the run's metrics
- * (the fields of sim_run, time_s being the wall-clock time from the start
- * barrier to the end barrier, plus bad_messages when some were dropped);
+ * (run_metrics of every node's report, time_s being the wall-clock time from
+ * the start barrier to the end barrier);
  * on other ranks an empty object. NULL with a message in err on failure
  * (a peer that died is named by rank). Caller frees. */
 struct cJSON *real_run_node(const real_run_args *a, char *err, size_t errlen);

@@ -4,7 +4,9 @@
  *
  * The cluster arrives typed (experiments/ parses and validates the spec's
  * "cluster" object, units included); workload and policy arrive as their JSON
- * objects, which workloads/ and policies/ interpret. SimGrid keeps one engine
+ * objects, which the run layer (run/) turns into the run's setup: sim/ adds
+ * only transport (mailboxes), time (SimGrid's clock) and compute (flops on
+ * hosts, the cost model). SimGrid keeps one engine
  * per process, so sim_run runs at most once per process: the experiments
  * runner forks a child per run.
  */
@@ -68,10 +70,8 @@ typedef struct {
 } sim_run_args;
 
 /* Runs one simulation and returns its metrics as a new JSON object (caller
- * frees): time_s (simulated time when every worker was done and no message
- * was in flight), epoch_time_s, steps, steps_per_s, accesses, local_ratio,
- * messages, bytes, relocations, replica_syncs, pushed_floats and value_sum
- * (instead value_sum_unreadable, a count, if keys were still in transfer).
+ * frees): run_metrics (run/run.h) of every node's report, time_s being the
+ * simulated time when every worker was done and no message was in flight.
  * NULL with a message in err on error. */
 struct cJSON *sim_run(const sim_run_args *args, char *err, size_t errlen);
 
