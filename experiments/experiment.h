@@ -233,6 +233,10 @@ struct cJSON *exp_jsonl_load_interrupted(const char *path, exp_errors *warnings,
  * -1 with a message. */
 int exp_jsonl_write(const char *path, const struct cJSON *records, char *err,
                     size_t errlen);
+/* Writes spec (the spec as run, after --set) as DIR/spec.json, through a
+ * temporary file renamed over it: what `pslab plot`, --resume and `pslab
+ * merge` read back. 0, or -1 with a message. */
+int exp_spec_save(const char *dir, const struct cJSON *spec, char *err, size_t errlen);
 
 /* What the results files and the table are made from. Everything is
  * borrowed. */

@@ -238,6 +238,9 @@ void exp_plot_data_free(exp_plot_data *d);
 
 /* Whether a run record is of a run that succeeded (metrics, no error). */
 bool exp_record_ok(const cJSON *rec);
+/* Whether two records' "sweep" objects name the same sweep point (both
+ * absent counts as the same). */
+bool exp_same_point(const cJSON *a, const cJSON *b);
 /* The run of runs a record is of: same run number, config and seed; NULL
  * when it is of none (another spec, or not a record). Borrowed from runs. */
 const exp_run *exp_record_run(const cJSON *rec, const exp_run_list *runs);

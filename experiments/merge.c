@@ -216,18 +216,14 @@ static bool write_files(merger *m, cJSON *records) {
     if (m->chosen[i]) cJSON_AddItemToArray(records, m->chosen[i]);
     m->chosen[i] = NULL;
   }
-  char *spec = exp_join_path(m->out_dir, "spec.json");
   char *jsonl = exp_join_path(m->out_dir, "runs.jsonl");
-  char *text = cJSON_Print(m->spec); /* as the runner saves it */
-  int rc = spec && jsonl && text ? 0 : -1;
+  int rc = jsonl ? 0 : -1;
   if (rc != 0) snprintf(err, sizeof err, "out of memory");
   if (rc == 0) rc = exp_mkdir_p(m->out_dir, err, sizeof err);
-  if (rc == 0) rc = exp_write_file_atomic(spec, text, strlen(text), err, sizeof err);
+  if (rc == 0) rc = exp_spec_save(m->out_dir, m->spec, err, sizeof err);
   if (rc == 0) rc = exp_jsonl_write(jsonl, records, err, sizeof err);
   if (rc != 0) fprintf(m->o.log, "pslab merge: %s\n", err);
-  free(spec);
   free(jsonl);
-  free(text);
   return rc == 0;
 }
 

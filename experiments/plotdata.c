@@ -46,7 +46,7 @@ static const cJSON *record_value(const cJSON *r, const char *path) {
 }
 
 static bool usable(const cJSON *r, const exp_plot *p, const cJSON **x, double *y) {
-  if (cJSON_GetObjectItemCaseSensitive(r, "error")) return false;
+  if (!exp_record_ok(r)) return false;
   *x = record_value(r, p->x);
   return *x && exp_metric_value(record_value(r, p->y), y);
 }
@@ -118,16 +118,11 @@ static bool same_place(const entry *a, const entry *b, bool numeric) {
   return a->xl && b->xl && strcmp(a->xl, b->xl) == 0;
 }
 
-static bool same_point(const cJSON *a, const cJSON *b) {
-  if (!a || !b) return a == b;
-  return cJSON_Compare(a, b, true);
-}
-
 /* Whether two different sweep points would be averaged into one point. */
 static bool collides(const entry *e, size_t n, bool numeric) {
   for (size_t i = 0; i < n; i++)
     for (size_t j = i + 1; j < n; j++)
-      if (same_place(&e[i], &e[j], numeric) && !same_point(e[i].sweep, e[j].sweep))
+      if (same_place(&e[i], &e[j], numeric) && !exp_same_point(e[i].sweep, e[j].sweep))
         return true;
   return false;
 }
@@ -136,7 +131,7 @@ static bool collides(const entry *e, size_t n, bool numeric) {
 static bool path_varies(const entry *e, size_t n, const char *path) {
   const cJSON *first = cJSON_GetObjectItemCaseSensitive(e[0].sweep, path);
   for (size_t i = 1; i < n; i++)
-    if (!same_point(first, cJSON_GetObjectItemCaseSensitive(e[i].sweep, path)))
+    if (!exp_same_point(first, cJSON_GetObjectItemCaseSensitive(e[i].sweep, path)))
       return true;
   return false;
 }

@@ -35,19 +35,9 @@ const char **exp_sweep_paths(const cJSON *records, size_t *count) {
   return paths;
 }
 
-static bool same_point(const cJSON *a, const cJSON *b) {
-  if (!a || !b) return a == b;
-  return cJSON_Compare(a, b, true);
-}
-
-static bool record_ok(const cJSON *r) {
-  return cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(r, "metrics")) &&
-         !cJSON_GetObjectItemCaseSensitive(r, "error");
-}
-
 static void point_add(exp_point *pt, const cJSON *r, const exp_metric_list *metrics) {
   pt->runs++;
-  if (!record_ok(r)) return;
+  if (!exp_record_ok(r)) return;
   pt->ok++;
   const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "metrics");
   for (size_t i = 0; i < metrics->count; i++) {
@@ -65,7 +55,7 @@ bool exp_points_collect(exp_points *p, const cJSON *records,
   for (const cJSON *r = ok && records ? records->child : NULL; r && ok; r = r->next) {
     const cJSON *sweep = cJSON_GetObjectItemCaseSensitive(r, "sweep");
     size_t k = 0;
-    while (k < p->count && !same_point(p->items[k].sweep, sweep)) k++;
+    while (k < p->count && !exp_same_point(p->items[k].sweep, sweep)) k++;
     if (k == p->count) {
       exp_point *pt = &p->items[p->count++];
       pt->sweep = sweep;

@@ -44,6 +44,16 @@ cJSON *exp_record_new(const char *experiment, const exp_run *run,
   return ok ? r : NULL;
 }
 
+bool exp_record_ok(const cJSON *rec) {
+  return cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(rec, "metrics")) &&
+         !cJSON_GetObjectItemCaseSensitive(rec, "error");
+}
+
+bool exp_same_point(const cJSON *a, const cJSON *b) {
+  if (!a || !b) return a == b;
+  return cJSON_Compare(a, b, true);
+}
+
 int exp_jsonl_append(FILE *f, const cJSON *record) {
   char *text = cJSON_PrintUnformatted(record);
   if (!text) return -1;

@@ -22,11 +22,6 @@
 
 /* ---------------------------------------------------------- records */
 
-bool exp_record_ok(const cJSON *rec) {
-  return cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(rec, "metrics")) &&
-         !cJSON_GetObjectItemCaseSensitive(rec, "error");
-}
-
 /* The record's run number, or 0 when it has none. */
 static uint32_t record_number(const cJSON *rec) {
   const cJSON *n = cJSON_GetObjectItemCaseSensitive(rec, "run");
@@ -80,6 +75,16 @@ int exp_jsonl_write(const char *path, const cJSON *records, char *err,
   if (mem && fclose(mem) != 0) ok = false;
   int rc = ok ? exp_write_file_atomic(path, text, len, err, errlen) : -1;
   if (!ok) snprintf(err, errlen, "%s: out of memory", path);
+  free(text);
+  return rc;
+}
+
+int exp_spec_save(const char *dir, const cJSON *spec, char *err, size_t errlen) {
+  char *path = exp_join_path(dir, "spec.json");
+  char *text = cJSON_Print(spec);
+  int rc = path && text ? exp_write_file_atomic(path, text, strlen(text), err, errlen) : -1;
+  if (!path || !text) snprintf(err, errlen, "%s/spec.json: out of memory", dir);
+  free(path);
   free(text);
   return rc;
 }

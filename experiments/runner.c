@@ -9,10 +9,10 @@
  * the parent times it, records it and goes on to the next run. On the real
  * backend the child forks every node of the run on this machine, or, under
  * `pslab node`, is this process's node of the run; then only rank 0 records
- * results, and the other ranks only run and report their failures. The child's stdout and stderr (SimGrid's log, a sanitizer
- * report, the real nodes' messages) go to DIR/logs/run-<n>.log, kept only
- * when not empty, so a failure can be read afterwards and the progress line
- * stays clean.
+ * results, and the other ranks only run and report their failures. The
+ * child's stdout and stderr (SimGrid's log, a sanitizer report, the real
+ * nodes' messages) go to DIR/logs/run-<n>.log, kept only when not empty, so
+ * a failure can be read afterwards and the progress line stays clean.
  *
  * Which runs run: those of the shard asked for (every run by default) and,
  * when resuming, not those whose successful record the directory already
@@ -428,20 +428,16 @@ static int prepare(runner *r) {
   char err[EXP_PATH_MAX + 128];
   if (r->o.resume && read_resumed(r, true) != 0) return -1;
   char *logs = exp_join_path(r->dir, "logs");
-  char *spec = exp_join_path(r->dir, "spec.json");
   char *jsonl = exp_join_path(r->dir, "runs.jsonl");
-  char *text = cJSON_Print(exp_spec_json(r->spec));
-  int rc = logs && spec && jsonl && text ? 0 : -1;
+  int rc = logs && jsonl ? 0 : -1;
   if (rc != 0) snprintf(err, sizeof err, "out of memory");
   if (rc == 0) rc = exp_mkdir_p(logs, err, sizeof err);
   if (rc == 0 && !r->o.resume) clear_logs(logs); /* resuming keeps the kept runs' */
-  if (rc == 0) rc = exp_write_file_atomic(spec, text, strlen(text), err, sizeof err);
+  if (rc == 0) rc = exp_spec_save(r->dir, exp_spec_json(r->spec), err, sizeof err);
   if (rc == 0) rc = open_jsonl(r, jsonl, err, sizeof err);
   if (rc != 0) fprintf(r->o.log, "pslab: %s\n", err);
   free(logs);
-  free(spec);
   free(jsonl);
-  free(text);
   return rc;
 }
 

@@ -150,6 +150,12 @@ static void warn_swept_sets(const cJSON *json, const char *const *sets,
   }
 }
 
+static bool said_already(const exp_errors *said, const char *line) {
+  for (size_t i = 0; i < said->count; i++)
+    if (strcmp(said->lines[i], line) == 0) return true;
+  return false;
+}
+
 /* A cluster field that a run's backend does not read describes the other
  * backend's machine (the simulated network on the real backend, addresses
  * in a simulation): harmless, since specs are shared between backends, but
@@ -168,7 +174,7 @@ static void warn_unread_cluster_fields(const exp_run_list *runs, exp_errors *war
     for (const cJSON *k = be && cJSON_IsObject(cluster) ? cluster->child : NULL; k; k = k->next) {
       char pair[EXP_PATH_MAX];
       snprintf(pair, sizeof pair, "%s %s", be->name, k->string);
-      if (exp_backend_reads(be, k->string) || exp_errors_contain(&said, pair)) continue;
+      if (exp_backend_reads(be, k->string) || said_already(&said, pair)) continue;
       exp_errors_addf(&said, "%s", pair);
       exp_buf reads = {0};
       for (size_t i = 0; be->cluster_keys[i]; i++)
