@@ -26,7 +26,8 @@ static cJSON *run_sim(const exp_backend_job *job, char *err, size_t errlen) {
     return NULL;
   }
   sim_run_args a = {.cluster = &job->cluster->sim, .workload = job->workload,
-                    .policy = job->policy, .seed = job->seed, .progress = job->progress,
+                    .policy = job->policy, .base_dir = job->base_dir, .seed = job->seed,
+                    .progress = job->progress,
                     .progress_ctx = job->progress_ctx};
   return sim_run(&a, err, errlen);
 }
@@ -41,7 +42,8 @@ static cJSON *run_real(const exp_backend_job *job, char *err, size_t errlen) {
   const exp_cluster *c = job->cluster;
   real_run_args a = {.nodes = c->sim.nodes, .workers_per_node = c->sim.workers_per_node,
                      .host_speed = c->sim.host_speed, .cluster = &c->real,
-                     .workload = job->workload, .policy = job->policy, .seed = job->seed,
+                     .workload = job->workload, .policy = job->policy,
+                     .base_dir = job->base_dir, .seed = job->seed,
                      .run = job->run, .progress = job->progress,
                      .progress_ctx = job->progress_ctx};
   if (!job->node) return real_run_local(&a, err, errlen);

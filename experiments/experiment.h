@@ -317,6 +317,7 @@ typedef struct {
 typedef struct {
   const exp_cluster *cluster;
   const struct cJSON *workload, *policy; /* the run config's objects */
+  const char *base_dir;                  /* the spec's directory (data files) */
   uint64_t seed;
   uint32_t run;                          /* its number in the experiment */
   /* Now and then: the run's time (simulated or wall) and the fraction done.

@@ -191,6 +191,7 @@ static noreturn void child_main(const child_job *job, int fd, const char *log_pa
       .cluster = &cluster,
       .workload = cJSON_GetObjectItemCaseSensitive(config, "workload"),
       .policy = cJSON_GetObjectItemCaseSensitive(config, "policy"),
+      .base_dir = exp_spec_dir(job->spec),
       .seed = job->run->seed,
       .run = job->run->run,
       .progress = job->want_progress ? child_on_progress : NULL,

@@ -251,10 +251,11 @@ static void add_prefixed(exp_errors *e, const char *prefix, const char *msg) {
 }
 
 static const char *room_verdict(checker *c, const cJSON *json, bool workload,
-                                uint32_t nodes) {
+                                uint32_t nodes, uint32_t workers_per_node) {
   char *text = cJSON_PrintUnformatted(json);
   exp_buf kb = {0};
-  exp_buf_printf(&kb, "%c%u|%s", workload ? 'w' : 'p', nodes, text ? text : "");
+  exp_buf_printf(&kb, "%c%u.%u|%s", workload ? 'w' : 'p', nodes, workers_per_node,
+                 text ? text : "");
   free(text);
   char *key = exp_buf_take(&kb);
   if (!key) return "out of memory";
@@ -266,7 +267,9 @@ static const char *room_verdict(checker *c, const cJSON *json, bool workload,
   char err[1024] = "";
   bool ok;
   if (workload) {
-    wl_workload *wl = wl_create(json, nodes, err, sizeof err);
+    wl_context ctx = {.nodes = nodes, .workers_per_node = workers_per_node,
+                      .base_dir = c->dir};
+    wl_workload *wl = wl_create(json, &ctx, err, sizeof err);
     ok = wl != NULL;
     wl_free(wl);
   } else {
@@ -318,15 +321,15 @@ static void validate_config(checker *c, const cJSON *config, exp_errors *e) {
   exp_cluster_parse(cl, c->dir, &cluster, e);
   /* An invalid node count leaves the default (1): the workload is still
    * checked, so its own problems show in the same report. */
-  uint32_t nodes = cluster.sim.nodes;
+  uint32_t nodes = cluster.sim.nodes, workers = cluster.sim.workers_per_node;
   exp_cluster_free(&cluster);
   const cJSON *wl = NULL, *pol = NULL;
   if (exp_get_object(e, config, "", "workload", true, &wl) && wl) {
-    const char *msg = room_verdict(c, wl, true, nodes);
+    const char *msg = room_verdict(c, wl, true, nodes, workers ? workers : 1);
     if (msg) add_prefixed(e, "workload", msg);
   }
   if (exp_get_object(e, config, "", "policy", true, &pol) && pol) {
-    const char *msg = room_verdict(c, pol, false, 0);
+    const char *msg = room_verdict(c, pol, false, 0, 0);
     if (msg) add_prefixed(e, "policy", msg);
   }
 }

@@ -159,6 +159,7 @@ typedef struct {
   double host_speed;             /* flop/s of one worker's core */
   const real_cluster *cluster;
   const struct cJSON *workload;  /* the spec's "workload" object */
+  const char *base_dir;          /* relative data files are read from here */
   const struct cJSON *policy;    /* the spec's "policy" object */
   uint64_t seed;
   uint32_t run;                  /* the run's number in its experiment */

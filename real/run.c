@@ -70,9 +70,10 @@ static int drv_wait(void *ctx, ps_worker *w, ps_ticket t) {
   return real_node_wait(nw->run->node, w, t);
 }
 
-static void drv_compute(void *ctx, double flops) {
+static void drv_compute(void *ctx, double flops, bool math_done) {
   node_worker *nw = ctx;
   const real_run_args *a = nw->run->a;
+  if (math_done) return; /* the step's real math took its own time */
   if (!(flops > 0) || !(a->host_speed > 0)) return;
   double s = flops / a->host_speed;
   if (a->cluster->compute == REAL_COMPUTE_SLEEP) {
@@ -108,7 +109,8 @@ static int configure(node_run *s) {
   if (!a->cluster || a->nodes == 0 || a->workers_per_node == 0 || a->rank >= a->nodes)
     return fail(s, "real_run: bad arguments (nodes, workers, rank or cluster)");
   run_args ra = {.workload = a->workload, .policy = a->policy, .nodes = a->nodes,
-                 .workers_per_node = a->workers_per_node, .seed = a->seed};
+                 .workers_per_node = a->workers_per_node, .seed = a->seed,
+                 .base_dir = a->base_dir};
   s->setup = run_setup_new(&ra, s->err, s->errlen);
   return s->setup ? 0 : -1;
 }

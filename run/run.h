@@ -48,6 +48,8 @@ typedef struct {
   const struct cJSON *policy;   /* the spec's "policy" object */
   uint32_t nodes, workers_per_node;
   uint64_t seed;                /* the run's seed */
+  const char *base_dir;         /* where the spec is: relative data files are
+                                   read from there (NULL: the current one) */
 } run_args;
 
 typedef struct run_setup run_setup;

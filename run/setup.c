@@ -42,9 +42,12 @@ run_setup *run_setup_new(const run_args *a, char *err, size_t errlen) {
   run_setup *s = calloc(1, sizeof *s);
   if (!s) return fail(NULL, err, errlen, "run: out of memory");
   s->args = *a;
+  s->args.base_dir = NULL; /* read once, here */
   if (ps_policy_configure(a->policy, &s->policy, &s->settings, why, sizeof why) != PS_OK)
     return fail(s, err, errlen, "policy.%s", why);
-  if (!(s->wl = wl_create(a->workload, a->nodes, why, sizeof why)))
+  wl_context ctx = {.nodes = a->nodes, .workers_per_node = a->workers_per_node,
+                    .base_dir = a->base_dir};
+  if (!(s->wl = wl_create(a->workload, &ctx, why, sizeof why)))
     return fail(s, err, errlen, "workload.%s", why);
   wl_tables(s->wl, &s->layout);
   s->layout.num_nodes = a->nodes;

@@ -45,6 +45,8 @@ int run_worker_drive(run_worker *w, const run_setup *s, wl_driver_env env) {
   env.sample_prepare = w->sampler ? ps_sampler_prepare_cb : NULL;
   env.sample_pull = w->sampler ? ps_sampler_pull_cb : NULL;
   env.sample_stats = w->sampler ? ps_sampler_stats_cb : NULL;
+  env.rank = w->rank;
+  env.workers = s->args.nodes * s->args.workers_per_node;
   w->status = wl_drive(w->handle, w->stream, &env, s->settings.lookahead, &w->stats);
   return w->status;
 }

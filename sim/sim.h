@@ -62,6 +62,7 @@ void sim_cluster_default(sim_cluster *c);
 typedef struct {
   const sim_cluster *cluster;
   const struct cJSON *workload; /* the spec's "workload" object */
+  const char *base_dir;         /* relative data files are read from here */
   const struct cJSON *policy;   /* the spec's "policy" object */
   uint64_t seed;
   /* Called now and then with simulated time and progress in [0,1]; may be NULL. */

@@ -77,7 +77,8 @@ static int drv_wait(void *ctx, ps_worker *handle, ps_ticket t) {
   return PS_OK;
 }
 
-static void drv_compute(void *ctx, double flops) {
+static void drv_compute(void *ctx, double flops, bool math_done) {
+  (void)math_done; /* simulated time: the step's flops are charged all the same */
   sim_worker *w = ctx;
   worker_settle(w);
   if (flops > 0) sg_actor_execute(flops);

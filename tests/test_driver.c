@@ -160,8 +160,9 @@ static int env_wait(void *ctx, ps_worker *w, ps_ticket t) {
   return PS_OK;
 }
 
-static void env_compute(void *ctx, double flops) {
+static void env_compute(void *ctx, double flops, bool math_done) {
   cluster *c = ctx;
+  CU_ASSERT_FALSE(math_done); /* zipf has no math */
   c->computes++;
   /* The step's pull is complete; only the last push may be in flight. */
   CU_ASSERT(ps_worker_pending(c->running) <= 1);
@@ -175,7 +176,8 @@ static double env_now(void *ctx) { return ((cluster *)ctx)->clock; }
 static wl_workload *make(const char *json, uint32_t nodes) {
   cJSON *j = cJSON_Parse(json);
   char err[256] = "";
-  wl_workload *wl = wl_create(j, nodes, err, sizeof err);
+  wl_context ctx = {.nodes = nodes, .workers_per_node = 1};
+  wl_workload *wl = wl_create(j, &ctx, err, sizeof err);
   cJSON_Delete(j);
   if (!wl) fprintf(stderr, "workload: %s\n", err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(wl);

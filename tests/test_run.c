@@ -291,7 +291,8 @@ static int harness_wait_cb(void *ctx, ps_worker *w, ps_ticket t) {
   drive_ctx *d = ctx;
   return harness_wait(d->h, w, t) ? PS_OK : PS_ERR_INVAL;
 }
-static void no_compute(void *ctx, double flops) {
+static void no_compute(void *ctx, double flops, bool math_done) {
+  (void)math_done;
   (void)ctx;
   (void)flops;
 }

@@ -20,7 +20,8 @@ static wl_workload *make(const char *json, uint32_t nodes, char *err,
                          size_t errlen) {
   cJSON *j = cJSON_Parse(json);
   CU_ASSERT_PTR_NOT_NULL_FATAL(j);
-  wl_workload *wl = wl_create(j, nodes, err, errlen);
+  wl_context ctx = {.nodes = nodes, .workers_per_node = 1};
+  wl_workload *wl = wl_create(j, &ctx, err, errlen);
   cJSON_Delete(j);
   return wl;
 }
@@ -119,7 +120,7 @@ static void test_validation_messages(void) {
 static void test_no_message_buffer_and_no_nodes(void) {
   /* A NULL message buffer is allowed; a cluster of no nodes is refused. */
   cJSON *j = cJSON_Parse("{\"type\":\"zipf\",\"keys\":0}");
-  CU_ASSERT_PTR_NULL(wl_create(j, 4, NULL, 0));
+  CU_ASSERT_PTR_NULL(wl_create(j, &(wl_context){.nodes = 4, .workers_per_node = 1}, NULL, 0));
   cJSON_Delete(j);
   char err[256] = "";
   CU_ASSERT_PTR_NULL(make("{\"type\":\"zipf\",\"keys\":10,"

@@ -19,6 +19,13 @@
  * management): a step's samples are prepared while the step before runs
  * (with lookahead 0, or for the first step, when it starts), pulled after
  * its reads, and pushed with its writes in one push.
+ *
+ * Real math (wl_math): the pulled values get their initial values added,
+ * the workload's math turns them into the deltas the push carries, and the
+ * step's loss adds to its epoch's. At an epoch's end (after its last push
+ * completed) the worker pulls the keys of its share of the held-out data and
+ * evaluates them; the time that takes is left out of the epoch's recorded
+ * end, so epoch times are training times.
  */
 #include "workloads/internal.h"
 
@@ -42,6 +49,8 @@ typedef struct {
   size_t union_cap;
   ps_key *push_keys; /* writes then samples */
   size_t push_keys_cap;
+  const ps_key *to_push; /* the step's push: n_push keys, push_floats floats */
+  size_t n_push, push_floats;
   ps_key *sample_keys;
   size_t sample_keys_cap;
   float *sample_vals;
@@ -54,6 +63,21 @@ typedef struct {
   ps_ticket push_ticket;
   uint64_t steps_per_epoch;
   size_t epochs_cap;
+  /* real math */
+  const wl_workload *wl;
+  bool math;
+  float *deltas;     /* the push: writes' deltas, then the samples' */
+  size_t deltas_cap;
+  size_t *read_off, *write_off, *sample_off;
+  size_t read_off_cap, write_off_cap, sample_off_cap;
+  wl_epoch_quality epoch; /* the current epoch's, so far */
+  size_t quality_cap;
+  bool quality;      /* the worker evaluates held-out data */
+  ps_key *eval_keys; /* its share's keys, pulled at each epoch's end */
+  size_t n_eval;
+  float *eval_vals;
+  size_t *eval_off;
+  size_t eval_floats;
 } drive_state;
 
 /* ------------------------------------------------------------- buffers */
@@ -100,6 +124,32 @@ static size_t value_floats(const drive_state *d, const ps_key *keys, size_t n,
   }
   *rc = PS_OK;
   return total;
+}
+
+/* Where each key's value starts in the keys' concatenated values, into
+ * *off (grown to n), and the floats in all. PS_OK, PS_ERR_KEY_RANGE or
+ * PS_ERR_NOMEM. */
+static int value_offsets(const drive_state *d, const ps_key *keys, size_t n, size_t **off,
+                         size_t *cap, size_t *floats) {
+  size_t *o = grow(*off, cap, n ? n : 1, sizeof *o);
+  if (!o) return PS_ERR_NOMEM;
+  *off = o;
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t len = ps_layout_value_len(d->layout, keys[i]);
+    if (len == 0) return PS_ERR_KEY_RANGE;
+    o[i] = total;
+    total += len;
+  }
+  *floats = total;
+  return PS_OK;
+}
+
+/* Adds the keys' initial values to their pulled values. */
+static void add_initial(const drive_state *d, const ps_key *keys, size_t n, float *vals,
+                        const size_t *off) {
+  for (size_t i = 0; i < n; i++)
+    wl_add_initial(d->wl, keys[i], vals + off[i], ps_layout_value_len(d->layout, keys[i]));
 }
 
 static double now(const drive_state *d) { return d->env->now(d->env->ctx); }
@@ -168,7 +218,13 @@ static int pull_reads(drive_state *d, const wl_step *st) {
   ps_ticket t;
   rc = ps_pull(d->w, st->reads, st->n_reads, d->pull_buf, floats, &t, now(d));
   if (rc == PS_PENDING) rc = wait_ticket(d, t);
-  return rc < 0 ? rc : PS_OK;
+  if (rc < 0) return rc;
+  if (!d->math) return PS_OK;
+  if ((rc = value_offsets(d, st->reads, st->n_reads, &d->read_off, &d->read_off_cap,
+                          &floats)) != PS_OK)
+    return rc;
+  add_initial(d, st->reads, st->n_reads, d->pull_buf, d->read_off);
+  return PS_OK;
 }
 
 static int prepare_samples(drive_state *d, size_t n) {
@@ -196,13 +252,45 @@ static int pull_samples(drive_state *d, const wl_step *st, const wl_step *next) 
                              d->sample_vals, floats, &t, now(d));
     if (rc == PS_PENDING) rc = wait_ticket(d, t);
     if (rc < 0) return rc;
+    if (d->math) {
+      if ((rc = value_offsets(d, d->sample_keys, n, &d->sample_off, &d->sample_off_cap,
+                              &floats)) != PS_OK)
+        return rc;
+      add_initial(d, d->sample_keys, n, d->sample_vals, d->sample_off);
+    }
   }
   if (next && next->n_samples) rc = prepare_samples(d, next->n_samples);
   return rc;
 }
 
-/* Pushes +1.0 to the step's writes and samples. */
-static int push_writes(drive_state *d, const wl_step *st) {
+/* Runs the step's math: the deltas of its writes, then of its samples,
+ * into d->deltas (floats of them), and its loss into the epoch's. */
+static int run_math(drive_state *d, const wl_step *st, size_t floats) {
+  int rc = grow_floats(&d->deltas, &d->deltas_cap, floats ? floats : 1);
+  size_t write_floats = 0;
+  if (rc == PS_OK)
+    rc = value_offsets(d, st->writes, st->n_writes, &d->write_off, &d->write_off_cap,
+                       &write_floats);
+  if (rc != PS_OK) return rc;
+  memset(d->deltas, 0, floats * sizeof *d->deltas);
+  wl_math_io io = {
+      .reads = d->pull_buf, .read_off = d->read_off,
+      .samples = d->sample_keys, .sample_vals = d->sample_vals,
+      .sample_off = d->sample_off, .n_samples = st->n_samples,
+      .write_deltas = d->deltas, .write_off = d->write_off,
+      .sample_deltas = d->deltas + write_floats,
+  };
+  rc = d->wl->type->math(d->s->impl, st, &io);
+  if (rc < 0) return rc;
+  d->epoch.loss += io.loss;
+  d->epoch.examples += io.examples;
+  return PS_OK;
+}
+
+/* Gathers the step's push: its writes, then its samples, into d->to_push
+ * (n_push keys, push_floats floats), with the values it carries: +1.0 to
+ * every float, or with real math the deltas its math computes. */
+static int prepare_push(drive_state *d, const wl_step *st) {
   const ps_key *keys = st->writes;
   size_t n = st->n_writes;
   if (st->n_samples) {
@@ -214,20 +302,55 @@ static int push_writes(drive_state *d, const wl_step *st) {
     keys = u;
     n += st->n_samples;
   }
+  d->to_push = keys;
+  d->n_push = n;
+  d->push_floats = 0;
   if (n == 0) return PS_OK;
   int rc;
-  size_t floats = value_floats(d, keys, n, &rc);
-  if (rc == PS_OK) rc = grow_ones(d, floats);
+  d->push_floats = value_floats(d, keys, n, &rc);
+  if (rc == PS_OK) rc = d->math ? run_math(d, st, d->push_floats) : grow_ones(d, d->push_floats);
+  return rc;
+}
+
+/* Pushes what prepare_push gathered; at most one push is in flight. */
+static int push_writes(drive_state *d) {
+  if (d->n_push == 0) return PS_OK;
+  int rc = wait_push(d);
   if (rc != PS_OK) return rc;
-  if ((rc = wait_push(d)) != PS_OK) return rc; /* at most one push in flight */
-  d->last_push_floats = floats;
+  d->last_push_floats = d->push_floats;
   ps_ticket t;
-  rc = ps_push(d->w, keys, n, d->ones, floats, &t, now(d));
+  rc = ps_push(d->w, d->to_push, d->n_push, d->math ? d->deltas : d->ones, d->push_floats,
+               &t, now(d));
   if (rc == PS_PENDING) {
     d->push_pending = true;
     d->push_ticket = t;
   }
   return rc < 0 ? rc : PS_OK;
+}
+
+/* Pulls the worker's share of the held-out keys (in operations of at most
+ * PS_MAX_OP_KEYS keys) and evaluates them into d->epoch. */
+static int evaluate(drive_state *d) {
+  for (size_t at = 0; at < d->n_eval;) {
+    size_t n = d->n_eval - at < PS_MAX_OP_KEYS ? d->n_eval - at : PS_MAX_OP_KEYS;
+    size_t first = d->eval_off[at];
+    size_t last = at + n < d->n_eval ? d->eval_off[at + n] : d->eval_floats;
+    ps_ticket t;
+    int rc = ps_pull(d->w, d->eval_keys + at, n, d->eval_vals + first, last - first, &t,
+                     now(d));
+    if (rc == PS_PENDING) rc = wait_ticket(d, t);
+    if (rc < 0) return rc;
+    at += n;
+  }
+  add_initial(d, d->eval_keys, d->n_eval, d->eval_vals, d->eval_off);
+  wl_eval_in in = {.keys = d->eval_keys, .n = d->n_eval, .vals = d->eval_vals,
+                   .off = d->eval_off};
+  double num = 0, den = 0;
+  int rc = d->wl->type->eval(d->wl->impl, d->env->rank, d->env->workers, &in, &num, &den);
+  if (rc < 0) return rc;
+  d->epoch.q_num = num;
+  d->epoch.q_den = den;
+  return PS_OK;
 }
 
 static int record_epoch(drive_state *d, wl_driver_stats *stats) {
@@ -237,7 +360,20 @@ static int record_epoch(drive_state *d, wl_driver_stats *stats) {
                       sizeof *ends);
   if (!ends) return PS_ERR_NOMEM;
   stats->epoch_end_s = ends;
-  stats->epoch_end_s[stats->epochs++] = now(d);
+  double end = now(d);
+  stats->epoch_end_s[stats->epochs] = end - stats->eval_s;
+  if (d->math) {
+    size_t cap = d->quality_cap;
+    wl_epoch_quality *q = grow(stats->epoch_quality, &cap, stats->epochs + 1, sizeof *q);
+    if (!q) return PS_ERR_NOMEM;
+    stats->epoch_quality = q;
+    d->quality_cap = cap;
+    if (d->quality && (rc = evaluate(d)) != PS_OK) return rc;
+    stats->eval_s += now(d) - end;
+    q[stats->epochs] = d->epoch;
+    d->epoch = (wl_epoch_quality){0};
+  }
+  stats->epochs++;
   return PS_OK;
 }
 
@@ -246,9 +382,12 @@ static int run_step(drive_state *d, const wl_step *st, const wl_step *next,
   int rc = pull_reads(d, st);
   if (rc == PS_OK) rc = pull_samples(d, st, next);
   if (rc != PS_OK) return rc;
-  d->env->compute(d->env->ctx, st->flops);
-  rc = push_writes(d, st);
-  if (rc != PS_OK) return rc;
+  if (d->env->trace_step && (rc = d->env->trace_step(d->env->trace_ctx, ps_worker_clock(d->w),
+                                                     st, d->sample_keys, st->n_samples)) < 0)
+    return rc;
+  if ((rc = prepare_push(d, st)) != PS_OK) return rc; /* real math runs here */
+  d->env->compute(d->env->ctx, st->flops, d->math);
+  if ((rc = push_writes(d)) != PS_OK) return rc;
   ps_advance_clock(d->w);
   stats->steps++;
   stats->accesses += st->n_reads + st->n_writes + 2 * st->n_samples;
@@ -275,6 +414,21 @@ static int drive_init(drive_state *d, ps_worker *w, wl_stream *s,
     if (d->layout->tables[t].value_len > d->max_value_len)
       d->max_value_len = d->layout->tables[t].value_len;
   if (lookahead > PS_MAX_LOOKAHEAD) return PS_ERR_INVAL;
+  d->wl = s->wl;
+  d->math = wl_math(s->wl);
+  wl_quality q;
+  d->quality = d->math && wl_quality_info(s->wl, &q) && env->workers > 0;
+  if (d->quality) {
+    if (env->rank >= env->workers) return PS_ERR_INVAL;
+    int rc = s->wl->type->eval_keys(s->wl->impl, env->rank, env->workers, &d->eval_keys,
+                                    &d->n_eval);
+    size_t cap = 0;
+    if (rc == PS_OK)
+      rc = value_offsets(d, d->eval_keys, d->n_eval, &d->eval_off, &cap, &d->eval_floats);
+    if (rc != PS_OK) return rc;
+    if (!(d->eval_vals = malloc((d->eval_floats ? d->eval_floats : 1) * sizeof(float))))
+      return PS_ERR_NOMEM;
+  }
   int rc = wl_stream_keep(s, (size_t)lookahead + 2);
   if (rc != PS_OK) return rc;
   d->ahead = malloc(((size_t)lookahead + 1) * sizeof *d->ahead);
@@ -289,6 +443,13 @@ static void drive_free(drive_state *d) {
   free(d->push_keys);
   free(d->sample_keys);
   free(d->sample_vals);
+  free(d->deltas);
+  free(d->read_off);
+  free(d->write_off);
+  free(d->sample_off);
+  free(d->eval_keys);
+  free(d->eval_vals);
+  free(d->eval_off);
 }
 
 static int drive_loop(drive_state *d, wl_driver_stats *stats) {

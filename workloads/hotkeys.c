@@ -77,6 +77,7 @@ static bool count_node(const wl_workload *wl, uint32_t node, uint64_t steps, cou
 }
 
 size_t wl_hot_keys(const wl_workload *wl, size_t n, ps_key *out) {
+  if (wl->type->hot_keys) return wl->type->hot_keys(wl->impl, n, out);
   uint32_t nodes = wl->num_nodes;
   uint64_t per_step = wl->info.max_step_keys ? wl->info.max_step_keys : 1;
   uint64_t steps = HOT_SAMPLE_ACCESSES / per_step / nodes + 1;

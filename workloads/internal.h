@@ -24,14 +24,43 @@
 typedef struct {
   uint64_t steps_per_worker;
   uint64_t steps_per_epoch;
-  size_t max_step_keys; /* keys one step's arrays may hold (slot size) */
-  bool samples;         /* steps draw samples */
+  size_t max_step_keys;  /* keys one step's arrays may hold (slot size) */
+  size_t max_step_items; /* items one step may name (0: none) */
+  bool samples;          /* steps draw samples */
+  bool math;             /* steps compute (math "real"): the type has math */
+  bool has_quality;      /* the type evaluates held-out data (quality) */
+  wl_quality quality;    /* when has_quality */
 } wl_info;
+
+/* What the driver hands a step's math, and what it takes back. Values are
+ * concatenated, each as long as its key's table says; *_off[i] is where key
+ * i's value starts. Initial values are already added (wl_add_initial). */
+typedef struct {
+  const float *reads;       /* values of step->reads */
+  const size_t *read_off;
+  const ps_key *samples;    /* the keys sampled for the step (n_samples) */
+  const float *sample_vals;
+  const size_t *sample_off;
+  size_t n_samples;
+  float *write_deltas;      /* zeroed room for step->writes' deltas: add */
+  const size_t *write_off;
+  float *sample_deltas;     /* zeroed room for the samples' deltas: add */
+  double loss;              /* add the step's training loss (a sum) */
+  double examples;          /* add the examples that loss is over */
+} wl_math_io;
+
+/* Held-out evaluation, split over the workers of a run. */
+typedef struct {
+  const ps_key *keys; /* the keys pulled, as eval_keys gave them */
+  size_t n;
+  const float *vals;  /* their values, initial values added */
+  const size_t *off;  /* where key i's value starts in vals */
+} wl_eval_in;
 
 typedef struct wl_type {
   const char *name;
   /* Parses and checks json (an object); NULL with a message in err. */
-  void *(*create)(const struct cJSON *json, uint32_t num_nodes, wl_info *info,
+  void *(*create)(const struct cJSON *json, const wl_context *ctx, wl_info *info,
                   char *err, size_t errlen);
   void (*free)(void *impl);
   void (*tables)(const void *impl, ps_layout *layout);
@@ -39,12 +68,37 @@ typedef struct wl_type {
   void *(*stream_new)(const void *impl, uint32_t node, uint32_t worker_rank,
                       uint64_t seed);
   void (*stream_free)(void *stream);
-  /* Draws the next step with its keys in slot (max_step_keys keys). */
-  bool (*next_step)(void *stream, ps_key *slot, wl_step *out);
+  /* Draws the next step with its keys in slot (max_step_keys keys) and its
+   * items in items (max_step_items; NULL when the type names none). */
+  bool (*next_step)(void *stream, ps_key *slot, uint64_t *items, wl_step *out);
   /* The sample distribution (see wl_sample_distribution); NULL when the
    * type never samples. */
   int (*sample_distribution)(const void *impl, ps_key *first, uint64_t *count,
                              double **weights);
+
+  /* Optional (NULL: wl_hot_keys estimates from sample streams): the n
+   * hottest keys by the data's own access counts, hottest first, ties by
+   * key; returns how many (0 on no memory). */
+  size_t (*hot_keys)(const void *impl, size_t n, ps_key *out);
+
+  /* ---- real math: all NULL for a type without it; used only when the
+   * workload's info.math is true. */
+  /* Adds key k's initial value (len floats) to val: a fixed function of the
+   * key and the workload (never of a worker or a node). */
+  void (*initial)(const void *impl, ps_key k, float *val, uint32_t len);
+  /* The step's math: reads io's values, adds the step's deltas and its loss.
+   * Called on the step's worker with that worker's stream (for scratch
+   * space). PS_OK or a negative ps_status. */
+  int (*math)(void *stream, const wl_step *st, wl_math_io *io);
+  /* The keys worker `rank` of `workers` pulls to evaluate its share of the
+   * held-out data (malloc'd into *keys, *n of them; the caller frees; n may
+   * be 0). PS_OK or PS_ERR_NOMEM. NULL when !info.has_quality. */
+  int (*eval_keys)(const void *impl, uint32_t rank, uint32_t workers, ps_key **keys,
+                   size_t *n);
+  /* That worker's share of the quality, from the pulled values: *num and
+   * *den, which add up over workers (wl_quality says what they become). */
+  int (*eval)(const void *impl, uint32_t rank, uint32_t workers, const wl_eval_in *in,
+              double *num, double *den);
 } wl_type;
 
 extern const wl_type wl_type_zipf;
@@ -54,6 +108,7 @@ struct wl_workload {
   void *impl;
   wl_info info;
   uint32_t num_nodes;
+  wl_context ctx;
 };
 
 struct wl_stream {
@@ -64,6 +119,8 @@ struct wl_stream {
   size_t slots;     /* min(keep, steps_per_worker): ring length */
   size_t slot_keys; /* keys per slot (at least 1) */
   ps_key *ring;     /* slots * slot_keys, allocated on first need */
+  size_t slot_items; /* items per slot (0: the type names none) */
+  uint64_t *item_ring; /* slots * slot_items */
   uint64_t drawn;   /* steps drawn so far */
 };
 
@@ -95,6 +152,71 @@ bool wlj_uint(const struct cJSON *json, const char *field, uint64_t min,
 bool wlj_number(const struct cJSON *json, const char *field, double min,
                 double max, double def, double *out, char *err,
                 size_t errlen);
+
+/* Reads a string field; def NULL makes it required. *out borrows from json. */
+bool wlj_string(const struct cJSON *json, const char *field, const char *def,
+                const char **out, char *err, size_t errlen);
+/* Reads a string field that must be one of choices (NULL-terminated); its
+ * index into *out; def_index when missing (SIZE_MAX: required). */
+bool wlj_choice(const struct cJSON *json, const char *field, const char *const *choices,
+                size_t def_index, size_t *out, char *err, size_t errlen);
+/* The fields every computing workload has: "math" ("real", the default, or
+ * "none": the same access pattern with no arithmetic) into info->math, and
+ * "target_quality" (a number; needs a quality measure) into info->quality.
+ * Call after info->has_quality and info->quality's name and direction are
+ * set. */
+bool wlj_math_fields(const struct cJSON *json, wl_info *info, char *err, size_t errlen);
+
+/* ------------------------------------------------------------ data files */
+
+/* A file name from a spec, resolved against ctx->base_dir unless absolute
+ * (malloc'd; NULL on no memory). */
+char *wl_path(const wl_context *ctx, const char *file);
+
+/* Reads a text file line by line, for loaders whose errors name the field,
+ * the file and the line: "<field>: <path>:<line>: <what was wrong>". */
+typedef struct {
+  void *file;        /* FILE * */
+  const char *field; /* the workload field that named the file */
+  char *path;        /* resolved (for messages) */
+  uint64_t line;     /* number of the line last read (1-based) */
+  char *buf;
+  size_t cap;
+} wl_reader;
+/* Opens file (resolved by wl_path), which the workload's `field` (a static
+ * string) named, for reading; a missing file, a directory or an unreadable
+ * one is an error "<field>: <path>: ...". false with a message in err. */
+bool wl_reader_open(wl_reader *r, const wl_context *ctx, const char *field, const char *file,
+                    char *err, size_t errlen);
+/* The next line, without its line ending (\n or \r\n), NUL-terminated, in a
+ * buffer the reader owns (valid until the next call); NULL at the end of the
+ * file or on a read error (then *failed is set, if given). */
+char *wl_reader_next(wl_reader *r, size_t *len, bool *failed);
+/* Writes "<field>: <path>:<line>: <fmt...>" into err. Returns false (for `return
+ * wl_reader_error(...)`). */
+bool wl_reader_error(const wl_reader *r, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void wl_reader_close(wl_reader *r);
+
+/* Names to dense ids 0, 1, 2... in order of first appearance (entities,
+ * users, items, words). */
+typedef struct {
+  char **names;      /* by id */
+  uint32_t count;
+  uint32_t *slots;   /* open addressing: id + 1, 0 empty */
+  size_t cap;        /* slots (power of two) */
+  uint32_t names_cap;
+} wl_dict;
+/* The id of name[0..len), added if new (*added set if given). UINT32_MAX on
+ * no memory. */
+uint32_t wl_dict_add(wl_dict *d, const char *name, size_t len, bool *added);
+/* The id of name[0..len), or UINT32_MAX when it is not there. */
+uint32_t wl_dict_find(const wl_dict *d, const char *name, size_t len);
+void wl_dict_free(wl_dict *d);
+
+/* A fixed pseudo-random value in [-scale, scale) for float i of key k,
+ * salted per use: the deterministic initial values of embeddings. */
+float wl_initial_uniform(uint64_t salt, ps_key k, uint32_t i, float scale);
 
 /* ------------------------------------------------- Zipf over an index range */
 

@@ -125,7 +125,9 @@ bool wlj_number(const cJSON *json, const char *field, double min, double max,
   double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
   if (!isfinite(d) || d < min || d > max) {
     char expected[96];
-    if (isinf(max))
+    if (isinf(max) && isinf(min))
+      snprintf(expected, sizeof expected, "a number");
+    else if (isinf(max))
       snprintf(expected, sizeof expected, "a number >= %g", min);
     else
       snprintf(expected, sizeof expected, "a number in [%g, %g]", min, max);
@@ -133,5 +135,65 @@ bool wlj_number(const cJSON *json, const char *field, double min, double max,
     return false;
   }
   *out = d;
+  return true;
+}
+
+bool wlj_string(const cJSON *json, const char *field, const char *def, const char **out,
+                char *err, size_t errlen) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(json, field);
+  if (!v && def) {
+    *out = def;
+    return true;
+  }
+  if (!cJSON_IsString(v) || !v->valuestring[0]) {
+    wlj_error(err, errlen, field, "a non-empty string", v);
+    return false;
+  }
+  *out = v->valuestring;
+  return true;
+}
+
+bool wlj_choice(const cJSON *json, const char *field, const char *const *choices,
+                size_t def_index, size_t *out, char *err, size_t errlen) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(json, field);
+  if (!v && def_index != SIZE_MAX) {
+    *out = def_index;
+    return true;
+  }
+  for (size_t i = 0; cJSON_IsString(v) && choices[i]; i++)
+    if (strcmp(v->valuestring, choices[i]) == 0) {
+      *out = i;
+      return true;
+    }
+  char expected[256] = "one of";
+  size_t used = strlen(expected);
+  for (size_t i = 0; choices[i] && used < sizeof expected; i++) {
+    int n = snprintf(expected + used, sizeof expected - used, "%s \"%s\"", i ? "," : "",
+                     choices[i]);
+    if (n < 0) break;
+    used += (size_t)n;
+  }
+  wlj_error(err, errlen, field, expected, v);
+  return false;
+}
+
+bool wlj_math_fields(const cJSON *json, wl_info *info, char *err, size_t errlen) {
+  static const char *const maths[] = {"real", "none", NULL};
+  size_t math;
+  if (!wlj_choice(json, "math", maths, 0, &math, err, errlen)) return false;
+  info->math = math == 0;
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(json, "target_quality");
+  if (!t) return true;
+  if (!info->has_quality || !info->math) {
+    wlj_error(err, errlen, "target_quality",
+              info->math ? "nothing: this workload has no held-out data to measure"
+                         : "nothing: with \"math\": \"none\" nothing is measured",
+              t);
+    return false;
+  }
+  if (!wlj_number(json, "target_quality", -INFINITY, INFINITY, 0, &info->quality.target, err,
+                  errlen))
+    return false;
+  info->quality.has_target = true;
   return true;
 }

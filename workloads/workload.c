@@ -8,6 +8,8 @@
  * asks for only what its lookahead needs (wl_stream_keep), which keeps the
  * memory of a simulation with thousands of workers small. The ring is
  * allocated once, before the first step; drawing a step allocates nothing.
+ * A type whose math needs more than keys (the examples of a minibatch) names
+ * them as items, kept in a second ring beside the keys.
  */
 #include "workloads/internal.h"
 
@@ -40,7 +42,7 @@ static void type_error(const cJSON *type, char *err, size_t errlen) {
 
 /* ------------------------------------------------------------- workloads */
 
-wl_workload *wl_create(const cJSON *json, uint32_t num_nodes, char *err,
+wl_workload *wl_create(const cJSON *json, const wl_context *ctx, char *err,
                        size_t errlen) {
   char scratch[1];
   if (!err || !errlen) { /* callers may not care for the message */
@@ -53,8 +55,8 @@ wl_workload *wl_create(const cJSON *json, uint32_t num_nodes, char *err,
     snprintf(err, errlen, "expected an object, found %s", what);
     return NULL;
   }
-  if (num_nodes == 0) {
-    snprintf(err, errlen, "expected a cluster of at least one node, found 0");
+  if (!ctx || ctx->nodes == 0 || ctx->workers_per_node == 0) {
+    snprintf(err, errlen, "expected a cluster of at least one node and one worker");
     return NULL;
   }
   const cJSON *type = cJSON_GetObjectItemCaseSensitive(json, "type");
@@ -69,8 +71,10 @@ wl_workload *wl_create(const cJSON *json, uint32_t num_nodes, char *err,
     return NULL;
   }
   wl->type = t;
-  wl->num_nodes = num_nodes;
-  wl->impl = t->create(json, num_nodes, &wl->info, err, errlen);
+  wl->num_nodes = ctx->nodes;
+  wl->ctx = *ctx;
+  wl->ctx.base_dir = NULL; /* only create reads files */
+  wl->impl = t->create(json, ctx, &wl->info, err, errlen);
   if (!wl->impl) {
     free(wl);
     return NULL;
@@ -104,6 +108,21 @@ int wl_sample_distribution(const wl_workload *wl, ps_key *first, uint64_t *count
   return wl->type->sample_distribution(wl->impl, first, count, weights);
 }
 
+/* ------------------------------------------------------------ real math */
+
+bool wl_math(const wl_workload *wl) { return wl->info.math && wl->type->math; }
+
+bool wl_quality_info(const wl_workload *wl, wl_quality *out) {
+  if (!wl_math(wl) || !wl->info.has_quality || !wl->type->eval) return false;
+  *out = wl->info.quality;
+  return true;
+}
+
+void wl_add_initial(const wl_workload *wl, ps_key k, float *val, uint32_t len) {
+  if (!wl_math(wl) || !wl->type->initial || len == 0) return;
+  wl->type->initial(wl->impl, k, val, len);
+}
+
 /* --------------------------------------------------------------- streams */
 
 wl_stream *wl_stream_new(const wl_workload *wl, uint32_t node,
@@ -114,6 +133,7 @@ wl_stream *wl_stream_new(const wl_workload *wl, uint32_t node,
   s->wl = wl;
   s->keep = WL_STEP_KEEP;
   s->slot_keys = wl->info.max_step_keys ? wl->info.max_step_keys : 1;
+  s->slot_items = wl->info.max_step_items;
   s->impl = wl->type->stream_new(wl->impl, node, worker_rank, seed);
   if (!s->impl) {
     free(s);
@@ -126,6 +146,7 @@ void wl_stream_free(wl_stream *s) {
   if (!s) return;
   s->type->stream_free(s->impl);
   free(s->ring);
+  free(s->item_ring);
   free(s);
 }
 
@@ -136,8 +157,14 @@ int wl_stream_keep(wl_stream *s, size_t steps) {
   uint64_t total = s->wl->info.steps_per_worker;
   size_t slots = total < steps ? (size_t)(total ? total : 1) : steps;
   if (s->slot_keys > SIZE_MAX / sizeof(ps_key) / slots) return PS_ERR_NOMEM;
+  if (s->slot_items > SIZE_MAX / sizeof(uint64_t) / slots) return PS_ERR_NOMEM;
   s->ring = malloc(slots * s->slot_keys * sizeof(ps_key));
   if (!s->ring) return PS_ERR_NOMEM;
+  if (s->slot_items && !(s->item_ring = malloc(slots * s->slot_items * sizeof(uint64_t)))) {
+    free(s->ring);
+    s->ring = NULL;
+    return PS_ERR_NOMEM;
+  }
   s->keep = steps;
   s->slots = slots;
   return PS_OK;
@@ -145,8 +172,12 @@ int wl_stream_keep(wl_stream *s, size_t steps) {
 
 bool wl_next_step(wl_stream *s, wl_step *out) {
   if (!s->ring && wl_stream_keep(s, s->keep) != PS_OK) return false;
-  ps_key *slot = s->ring + (size_t)(s->drawn % s->slots) * s->slot_keys;
-  if (!s->type->next_step(s->impl, slot, out)) return false;
+  size_t i = (size_t)(s->drawn % s->slots);
+  ps_key *slot = s->ring + i * s->slot_keys;
+  uint64_t *items = s->item_ring ? s->item_ring + i * s->slot_items : NULL;
+  out->items = NULL;
+  out->n_items = 0;
+  if (!s->type->next_step(s->impl, slot, items, out)) return false;
   s->drawn++;
   return true;
 }

@@ -32,12 +32,27 @@ typedef struct {
   size_t n_writes;
   size_t n_samples; /* keys the step samples (see wl_sample_distribution) */
   double flops;   /* compute cost of the step */
+  /* The workload's own items of the step (e.g. the indices of the ratings
+   * or triples of its minibatch), which its math reads; kept as long as the
+   * keys. NULL and 0 for a workload without math. */
+  const uint64_t *items;
+  size_t n_items;
 } wl_step;
 
-/* Creates a workload from its JSON object ("type": "zipf", ...) for a cluster
- * of num_nodes nodes. NULL on error, with a message in err naming the field
- * (relative to the workload object), what was expected and what was found. */
-wl_workload *wl_create(const struct cJSON *json, uint32_t num_nodes, char *err,
+/* Where a workload runs: what its data split and its paths depend on. */
+typedef struct {
+  uint32_t nodes;            /* cluster size (>= 1) */
+  uint32_t workers_per_node; /* >= 1; worker ranks are node * this + index */
+  const char *base_dir;      /* relative file names are taken from here
+                                (the spec's directory); NULL: the current one */
+} wl_context;
+
+/* Creates a workload from its JSON object ("type": "zipf", ...) for the
+ * cluster ctx describes. Data files it names are read here, once; the
+ * workload is read-only afterwards. NULL on error, with a message in err
+ * naming the field (relative to the workload object), what was expected and
+ * what was found, or the file, its line and what was wrong. */
+wl_workload *wl_create(const struct cJSON *json, const wl_context *ctx, char *err,
                        size_t errlen);
 void wl_free(wl_workload *wl);
 /* The key space the workload uses: tables and their value lengths (fills
@@ -59,9 +74,35 @@ int wl_sample_distribution(const wl_workload *wl, ps_key *first, uint64_t *count
 
 /* The n keys the workload accesses most, hottest first, into out (room for
  * n); returns how many it found (fewer when fewer keys are ever accessed), or
- * 0 on no memory. An estimate from sample streams of every node with a fixed
- * seed: the same workload gives the same keys. */
+ * 0 on no memory. From the data when the type knows its access counts
+ * (entity degree, word frequency); otherwise an estimate from sample streams
+ * of every node with a fixed seed. The same workload gives the same keys. */
 size_t wl_hot_keys(const wl_workload *wl, size_t n, ps_key *out);
+
+/* ------------------------------------------------------------ real math */
+
+/* Whether steps compute: the driver then hands the step its pulled values
+ * and pushes the deltas it returns (math "real"), instead of pushing +1.0
+ * to every float (no math, or math "none"). */
+bool wl_math(const wl_workload *wl);
+
+/* What a computing workload measures about the model. */
+typedef struct {
+  const char *name;   /* "rmse", "mrr", "hits10", "spearman", "analogy" */
+  bool higher_better; /* mrr: true; rmse: false */
+  bool sqrt;          /* quality = sqrt(num / den) (RMSE), else num / den */
+  bool has_target;    /* the spec set workload.target_quality */
+  double target;
+} wl_quality;
+/* The workload's quality measure; false when it has none (no math, or no
+ * held-out data). */
+bool wl_quality_info(const wl_workload *wl, wl_quality *out);
+
+/* Parameters are the stored value plus an initial value that is a fixed
+ * function of the key (the store starts every value at zero and only ever
+ * adds pushes): adds key k's initial value to val (len floats). No-op for
+ * a workload without math. */
+void wl_add_initial(const wl_workload *wl, ps_key k, float *val, uint32_t len);
 
 /* A stream for one worker on `node` (worker_rank is global over the cluster).
  * Its generator is seeded from (seed, worker_rank), so the run's seed may be
@@ -87,8 +128,10 @@ typedef struct {
    * a negative ps_status when it never will (a peer died): the driver then
    * stops and returns it. */
   int (*wait)(void *ctx, ps_worker *w, ps_ticket t);
-  /* Charge `flops` of computation to this worker. */
-  void (*compute)(void *ctx, double flops);
+  /* Charge `flops` of computation to this worker. math_done: the step's
+   * real math already ran on this thread (a backend on real time then need
+   * not spin for it; the simulator charges it all the same). */
+  void (*compute)(void *ctx, double flops, bool math_done);
   /* Current time in seconds (simulated or wall). */
   double (*now)(void *ctx);
   /* Sampling management (policies' ps_sampler_*_cb), for steps that draw
@@ -101,7 +144,24 @@ typedef struct {
   int (*sample_pull)(void *sample_ctx, uint64_t handle, ps_key *keys, size_t n, float *vals,
                      size_t vals_len, ps_ticket *ticket, double now);
   void (*sample_stats)(void *sample_ctx, double *tv_distance, double *reuse_factor);
+  /* Trace recording (NULL: none): called once per step, after its samples
+   * are pulled and before its push, with the worker's clock, the step and
+   * the keys it sampled. A negative ps_status stops the run. */
+  void *trace_ctx;
+  int (*trace_step)(void *trace_ctx, int64_t clock, const wl_step *st,
+                    const ps_key *samples, size_t n_samples);
+  /* The worker's place, for its share of held-out evaluation. */
+  uint32_t rank, workers;
 } wl_driver_env;
+
+/* One epoch's training loss and held-out quality, as one worker saw them:
+ * sums that add up over workers (wl_quality says how num/den become the
+ * quality). */
+typedef struct {
+  double loss;      /* the epoch's training loss, summed over its examples */
+  double examples;  /* examples the loss is over */
+  double q_num, q_den; /* this worker's share of the held-out evaluation */
+} wl_epoch_quality;
 
 typedef struct {
   uint64_t steps;
@@ -113,13 +173,20 @@ typedef struct {
   double start_s, end_s;
   double *epoch_end_s;     /* malloc'd, one per finished epoch; caller frees */
   size_t epochs;
+  /* With real math: one per finished epoch (malloc'd; caller frees), else
+   * NULL. epoch_end_s then leaves out the time spent evaluating. */
+  wl_epoch_quality *epoch_quality;
+  double eval_s;           /* time spent in held-out evaluation */
 } wl_driver_stats;
 
 /* Runs all of the stream's steps on w. A step's samples are prepared while
  * the step before runs (for the first, at its start), pulled with its reads
- * and pushed with its writes. Every push adds 1.0 to each float of
- * each written (or sampled) key, so after a run the sum over all values equals the sum of
- * value lengths of all pushed keys. lookahead <= PS_MAX_LOOKAHEAD (a step's
+ * and pushed with its writes. Without math, every push adds 1.0 to each
+ * float of each written (or sampled) key, so after a run the sum over all
+ * values equals the sum of value lengths of all pushed keys. With math, the
+ * step's math turns the pulled values (initial values added) into the
+ * deltas pushed, and at each epoch's end the worker evaluates its share of
+ * the held-out data by pulling the keys it needs. lookahead <= PS_MAX_LOOKAHEAD (a step's
  * keys must outlive its intent and its push, which completes during the next
  * step). Returns PS_OK, PS_ERR_INVAL (lookahead too large, the stream
  * already drew steps under a smaller wl_stream_keep, or a step samples and

@@ -129,8 +129,9 @@ static void zipf_free(void *impl) {
   free(z);
 }
 
-static void *zipf_create(const cJSON *json, uint32_t num_nodes, wl_info *info,
+static void *zipf_create(const cJSON *json, const wl_context *ctx, wl_info *info,
                          char *err, size_t errlen) {
+  uint32_t num_nodes = ctx->nodes;
   zipf_workload *z = calloc(1, sizeof *z);
   if (!z) {
     snprintf(err, errlen, "out of memory");
@@ -238,7 +239,8 @@ static const zipf_source *pick_source(zipf_stream *s) {
   return &s->whole;
 }
 
-static bool zipf_next_step(void *stream, ps_key *slot, wl_step *out) {
+static bool zipf_next_step(void *stream, ps_key *slot, uint64_t *items, wl_step *out) {
+  (void)items;
   zipf_stream *s = stream;
   const zipf_workload *z = s->z;
   if (s->drawn == z->steps) return false;
