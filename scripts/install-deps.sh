@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Install, from Debian's packages, everything pslab builds and runs with.
+# (wordnet-base: the WordNet data the kge and w2v workloads build real data sets from.)
 # Idempotent: packages already present are not reinstalled. When not root (and
 # no sudo without a password), prints the apt-get line to run instead.
 set -euo pipefail
@@ -8,6 +9,7 @@ PACKAGES=(
   build-essential cmake pkg-config
   libsimgrid-dev libgsl-dev libcjson-dev libcunit1-dev
   libzmq3-dev gnuplot-nox openmpi-bin
+  wordnet-base
 )
 
 missing=()
