@@ -198,6 +198,7 @@ static void check_workers(node_run *s) {
 
 typedef struct {
   double time_s;
+  const wl_quality *quality;
   cJSON *metrics;
   char err[REAL_ERROR_MAX];
 } reduce_ctx;
@@ -217,7 +218,7 @@ static void *decide_metrics(void *ctx, uint32_t size, const void *const *in,
     break;
   }
   if (reports && read == size)
-    r->metrics = run_metrics(reports, size, r->time_s, r->err, sizeof r->err);
+    r->metrics = run_metrics(reports, size, r->time_s, r->quality, r->err, sizeof r->err);
   for (uint32_t p = 0; reports && p < read; p++) run_report_free(&reports[p]);
   free(reports);
   *out_len = 0;
@@ -242,7 +243,7 @@ static char *node_report(node_run *s) {
 static cJSON *finish_run(node_run *s) {
   real_node *n = s->node;
   if (real_node_barrier(n, "the end of the run", INFINITY) != PS_OK) return NULL;
-  reduce_ctx r = {.time_s = real_node_now(n)};
+  reduce_ctx r = {.time_s = real_node_now(n), .quality = run_setup_quality(s->setup)};
   real_node_stop_timers(n);
   if (real_node_quiesce(n) != PS_OK) return NULL;
   char *mine = node_report(s);

@@ -18,6 +18,8 @@ struct run_setup {
   ps_key *hot;             /* the workload's hottest keys, when the policy asks */
   size_t n_hot;
   ps_sample_dist *samples; /* the workload's sample distribution, if it samples */
+  wl_quality quality;      /* the workload's quality measure, when has_quality */
+  bool has_quality;
 };
 
 #endif

@@ -32,7 +32,15 @@ struct run_totals {
   double owned_sum;
   uint64_t in_transfer, dropped;
   double *epochs;      /* per epoch: its duration (slowest worker) */
+  double *epoch_ends;  /* per epoch: its end, from the run's start */
   size_t n_epochs;
+  /* With real math (epochs_q of them, else 0): per epoch, the mean training
+   * loss per example, and the held-out quality when measured. */
+  double *loss, *quality;
+  size_t epochs_q, n_quality;
+  wl_quality q;
+  bool has_q;
+  double eval_s;       /* the most any worker spent evaluating */
 };
 
 /* Epoch e lasts from the latest end of e - 1 over all workers (the earliest
@@ -47,7 +55,9 @@ static int epoch_times(run_totals *t, const run_node_report *nodes, uint32_t n) 
       if (w->start_s < prev) prev = w->start_s;
     }
   t->epochs = epochs ? malloc(epochs * sizeof *t->epochs) : NULL;
-  if (epochs && !t->epochs) return PS_ERR_NOMEM;
+  t->epoch_ends = epochs ? malloc(epochs * sizeof *t->epoch_ends) : NULL;
+  if (epochs && (!t->epochs || !t->epoch_ends)) return PS_ERR_NOMEM;
+  double start = prev;
   for (size_t e = 0; e < epochs; e++) {
     double end = prev;
     for (uint32_t r = 0; r < n; r++)
@@ -56,15 +66,56 @@ static int epoch_times(run_totals *t, const run_node_report *nodes, uint32_t n) 
         if (e < w->epochs && w->epoch_end_s[e] > end) end = w->epoch_end_s[e];
       }
     t->epochs[e] = end - prev;
+    t->epoch_ends[e] = end - start;
     prev = end;
   }
   t->n_epochs = epochs;
   return PS_OK;
 }
 
+/* Epoch e's loss is the loss summed over every worker's epoch e divided by
+ * the examples it is over; its quality comes from the held-out sums of all
+ * workers (wl_quality says how). Only epochs every worker finished count. */
+static int epoch_quality(run_totals *t, const run_node_report *nodes, uint32_t n) {
+  size_t epochs = SIZE_MAX;
+  for (uint32_t r = 0; r < n; r++)
+    for (uint32_t i = 0; i < nodes[r].n_workers; i++) {
+      const run_worker_report *w = &nodes[r].workers[i];
+      size_t have = w->epoch_quality ? w->epochs : 0;
+      if (have < epochs) epochs = have;
+      if (w->eval_s > t->eval_s) t->eval_s = w->eval_s;
+    }
+  if (epochs == SIZE_MAX || epochs == 0) return PS_OK;
+  t->loss = malloc(epochs * sizeof *t->loss);
+  t->quality = malloc(epochs * sizeof *t->quality);
+  if (!t->loss || !t->quality) return PS_ERR_NOMEM;
+  t->epochs_q = epochs;
+  t->n_quality = t->has_q ? epochs : 0;
+  for (size_t e = 0; e < epochs; e++) {
+    wl_epoch_quality sum = {0};
+    for (uint32_t r = 0; r < n; r++)
+      for (uint32_t i = 0; i < nodes[r].n_workers; i++) {
+        const wl_epoch_quality *q = &nodes[r].workers[i].epoch_quality[e];
+        sum.loss += q->loss;
+        sum.examples += q->examples;
+        sum.q_num += q->q_num;
+        sum.q_den += q->q_den;
+      }
+    t->loss[e] = sum.examples > 0 ? sum.loss / sum.examples : 0;
+    if (!(sum.q_den > 0)) {
+      t->n_quality = 0; /* an epoch without held-out data: no quality at all */
+      continue;
+    }
+    double v = sum.q_num / sum.q_den;
+    t->quality[e] = t->q.sqrt ? sqrt(v > 0 ? v : 0) : v;
+  }
+  return PS_OK;
+}
+
 static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
-                       double time_s) {
-  *t = (run_totals){.time_s = time_s};
+                       double time_s, const wl_quality *q) {
+  *t = (run_totals){.time_s = time_s, .has_q = q != NULL};
+  if (q) t->q = *q;
   for (uint32_t r = 0; r < n; r++) {
     const run_node_report *node = &nodes[r];
     for (uint32_t i = 0; i < node->n_workers; i++) {
@@ -83,7 +134,15 @@ static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
     t->in_transfer += node->in_transfer;
     t->dropped += node->dropped;
   }
-  return epoch_times(t, nodes, n);
+  int rc = epoch_times(t, nodes, n);
+  return rc == PS_OK ? epoch_quality(t, nodes, n) : rc;
+}
+
+static void totals_free(run_totals *t) {
+  free(t->epochs);
+  free(t->epoch_ends);
+  free(t->loss);
+  free(t->quality);
 }
 
 /* ---------------------------------------------------------- the values */
@@ -134,6 +193,38 @@ static size_t v_epoch_times(const run_totals *t, const double **out) {
   return t->n_epochs;
 }
 
+static size_t v_epoch_ends(const run_totals *t, const double **out) {
+  *out = t->epoch_ends;
+  return t->epochs_q ? t->n_epochs : 0; /* for quality against time */
+}
+
+static size_t v_epoch_loss(const run_totals *t, const double **out) {
+  *out = t->loss;
+  return t->epochs_q;
+}
+
+static size_t v_epoch_quality(const run_totals *t, const double **out) {
+  *out = t->quality;
+  return t->n_quality;
+}
+
+SCALAR_IF(v_loss, t->epochs_q, t->loss[t->epochs_q - 1])
+SCALAR_IF(v_quality, t->n_quality, t->quality[t->n_quality - 1])
+SCALAR_IF(v_eval_s, t->epochs_q, t->eval_s)
+
+/* The end of the first epoch whose quality reaches the target. */
+static bool v_time_to_quality(const run_totals *t, double *out) {
+  if (!t->n_quality || !t->q.has_target || t->n_quality > t->n_epochs) return false;
+  for (size_t e = 0; e < t->n_quality; e++) {
+    double v = t->quality[e];
+    if (t->q.higher_better ? v >= t->q.target : v <= t->q.target) {
+      *out = t->epoch_ends[e];
+      return true;
+    }
+  }
+  return false;
+}
+
 /* ------------------------------------------------------------- the table */
 
 #define BOTH (RUN_SHOW_TABLE | RUN_SHOW_SUMMARY)
@@ -142,6 +233,8 @@ static size_t v_epoch_times(const run_totals *t, const double **out) {
 #define MAX RUN_COMBINE_MAX
 #define REPLICAS "with replicas (some read was served by a replica)"
 #define SAMPLING "when the workload samples"
+#define WITH_MATH "with real math (mf, kge, w2v)"
+#define WITH_QUALITY "with real math and held-out data"
 
 static const run_metric table[] = {
     {"time_s", "s", "time",
@@ -185,11 +278,13 @@ static const run_metric table[] = {
      "The largest replica staleness in the reading worker's clocks.", REPLICAS, MAX,
      false, 0, v_stale_max_clocks, NULL},
     {"pushed_floats", "", "floats pushed",
-     "Floats pushed by all workers: what every value summed must come to, since each "
-     "push adds 1.0 per float.", NULL, MEAN, false, 0, v_pushed_floats, NULL},
+     "Floats pushed by all workers: without real math (zipf, trace, `\"math\": \"none\"`) "
+     "what every value summed must come to, since each push then adds 1.0 per float.",
+     NULL, MEAN, false, 0, v_pushed_floats, NULL},
     {"value_sum", "", "sum of all values",
-     "Every value summed over the nodes that own it; equals `pushed_floats` when no "
-     "push was lost or doubled.", "once no key is in transfer (every run that ends)",
+     "Every value summed over the nodes that own it (the stored part: initial values are "
+     "not stored); without real math it equals `pushed_floats` when no push was lost or "
+     "doubled.", "once no key is in transfer (every run that ends)",
      MEAN, false, 0, v_value_sum, NULL},
     {"value_sum_unreadable", "", "keys in transfer",
      "Instead of `value_sum`: keys still in transfer when the run ended (never once a "
@@ -209,6 +304,32 @@ static const run_metric table[] = {
      "that is not a node of the run (each is logged).",
      "on the real backend, when some were dropped", RUN_COMBINE_SUM, false, SUMMARY,
      v_bad_messages, NULL},
+    {"loss", "", "training loss",
+     "The last epoch's training loss, per example (the task's own loss: squared error "
+     "for mf, logistic loss of positives and negatives for kge and w2v).", WITH_MATH,
+     MEAN, false, BOTH, v_loss, NULL},
+    {"epoch_loss", "", "training loss",
+     "One value per epoch: the epoch's training loss summed over every worker's examples, "
+     "per example.", WITH_MATH, MEAN, true, 0, NULL, v_epoch_loss},
+    {"quality", "", "quality",
+     "The last epoch's held-out quality: RMSE (mf, lower is better), filtered MRR or "
+     "Hits@10 (kge), Spearman's rho or analogy accuracy (w2v), as `workload.quality` or "
+     "the workload's default says.", WITH_QUALITY, MEAN, false, BOTH, v_quality, NULL},
+    {"epoch_quality", "", "quality",
+     "One value per epoch: the held-out quality after the epoch, every worker evaluating "
+     "its share of the held-out data at its own epoch's end.", WITH_QUALITY, MEAN, true, 0,
+     NULL, v_epoch_quality},
+    {"epoch_end_s", "s", "training time",
+     "One value per epoch: when its slowest worker finished it, from the run's start, "
+     "not counting time spent evaluating (the x of quality against time).", WITH_MATH,
+     MEAN, true, 0, NULL, v_epoch_ends},
+    {"time_to_quality_s", "s", "time to quality",
+     "`epoch_end_s` of the first epoch whose quality reaches `workload.target_quality`.",
+     "when the spec sets workload.target_quality and a run reaches it", MEAN, false, BOTH,
+     v_time_to_quality, NULL},
+    {"eval_s", "s", "evaluation time",
+     "The most time one worker spent evaluating held-out data (included in `time_s`, "
+     "left out of `epoch_end_s`).", WITH_MATH, MAX, false, 0, v_eval_s, NULL},
     {"wall_s", "s", "wall time",
      "Wall-clock seconds the run took, start to end of its process (added by the "
      "runner).", NULL, MEAN, false, SUMMARY, NULL, NULL},
@@ -233,17 +354,18 @@ static bool add_metric(cJSON *m, const run_metric *d, const run_totals *t) {
   if (!d->values) return true;
   const double *vals;
   size_t n = d->values(t, &vals);
+  if (n == 0 && d->when) return true; /* a list only some runs have: absent */
   cJSON *list = cJSON_AddArrayToObject(m, d->name);
   for (size_t i = 0; list && i < n; i++)
     if (!cJSON_AddItemToArray(list, cJSON_CreateNumber(vals[i]))) return false;
   return list != NULL;
 }
 
-cJSON *run_metrics(const run_node_report *nodes, uint32_t n, double time_s, char *err,
-                   size_t errlen) {
+cJSON *run_metrics(const run_node_report *nodes, uint32_t n, double time_s,
+                   const wl_quality *quality, char *err, size_t errlen) {
   run_totals t;
   cJSON *m = NULL;
-  if (totals_make(&t, nodes, n, time_s) == PS_OK && (m = cJSON_CreateObject())) {
+  if (totals_make(&t, nodes, n, time_s, quality) == PS_OK && (m = cJSON_CreateObject())) {
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
       if (add_metric(m, &table[i], &t)) continue;
       cJSON_Delete(m);
@@ -251,7 +373,7 @@ cJSON *run_metrics(const run_node_report *nodes, uint32_t n, double time_s, char
       break;
     }
   }
-  free(t.epochs);
+  totals_free(&t);
   if (!m) snprintf(err, errlen, "out of memory building the run's metrics");
   return m;
 }

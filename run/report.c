@@ -44,18 +44,27 @@ int run_report_worker(run_node_report *r, const run_worker *rw) {
   const wl_driver_stats *st = &rw->stats;
   run_worker_report *w = &r->workers[rw->index];
   free(w->epoch_end_s);
-  *w = (run_worker_report){st->steps, st->accesses, st->pushed_floats, st->samples,
-                           st->sample_tv_distance, st->sample_reuse_factor,
-                           st->start_s, NULL, 0};
+  free(w->epoch_quality);
+  *w = (run_worker_report){.steps = st->steps, .accesses = st->accesses,
+                           .pushed_floats = st->pushed_floats, .samples = st->samples,
+                           .sample_tv_distance = st->sample_tv_distance,
+                           .sample_reuse_factor = st->sample_reuse_factor,
+                           .start_s = st->start_s, .eval_s = st->eval_s};
   if (!st->epochs) return PS_OK;
   if (!(w->epoch_end_s = malloc(st->epochs * sizeof *w->epoch_end_s))) return PS_ERR_NOMEM;
   memcpy(w->epoch_end_s, st->epoch_end_s, st->epochs * sizeof *w->epoch_end_s);
   w->epochs = st->epochs;
+  if (!st->epoch_quality) return PS_OK;
+  if (!(w->epoch_quality = malloc(st->epochs * sizeof *w->epoch_quality))) return PS_ERR_NOMEM;
+  memcpy(w->epoch_quality, st->epoch_quality, st->epochs * sizeof *w->epoch_quality);
   return PS_OK;
 }
 
 void run_report_free(run_node_report *r) {
-  for (uint32_t i = 0; r->workers && i < r->n_workers; i++) free(r->workers[i].epoch_end_s);
+  for (uint32_t i = 0; r->workers && i < r->n_workers; i++) {
+    free(r->workers[i].epoch_end_s);
+    free(r->workers[i].epoch_quality);
+  }
   free(r->workers);
   *r = (run_node_report){0};
 }
@@ -110,6 +119,18 @@ static cJSON *worker_to_json(const run_worker_report *w) {
             put(o, "start_s", w->start_s);
   cJSON *ends = ok ? cJSON_AddArrayToObject(o, "epoch_end_s") : NULL;
   for (size_t e = 0; ends && e < w->epochs; e++) ok = ok && append(ends, w->epoch_end_s[e]);
+  if (ok && ends && w->epoch_quality) { /* [[loss, examples, q_num, q_den], ...] */
+    ok = put(o, "eval_s", w->eval_s);
+    cJSON *qs = ok ? cJSON_AddArrayToObject(o, "epoch_quality") : NULL;
+    for (size_t e = 0; qs && ok && e < w->epochs; e++) {
+      const wl_epoch_quality *q = &w->epoch_quality[e];
+      cJSON *four = cJSON_CreateArray();
+      ok = four && cJSON_AddItemToArray(qs, four) && append(four, q->loss) &&
+           append(four, q->examples) && append(four, q->q_num) && append(four, q->q_den);
+      if (!ok && four && !four->prev) cJSON_Delete(four);
+    }
+    ok = ok && qs;
+  }
   if (!ok || !ends) {
     cJSON_Delete(o);
     return NULL;
@@ -215,6 +236,35 @@ static void worker_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
       continue;
     }
     if (!rd->bad) snprintf(rd->err, rd->errlen, "workers[].epoch_end_s[%zu]: expected a number", e);
+    rd->bad = true;
+  }
+  const cJSON *qs = cJSON_GetObjectItemCaseSensitive(o, "epoch_quality");
+  if (!qs) return; /* no real math */
+  w->eval_s = num(rd, o, at, "eval_s");
+  if (!cJSON_IsArray(qs) || (size_t)cJSON_GetArraySize(qs) != n || !n) {
+    if (!rd->bad)
+      snprintf(rd->err, rd->errlen, "workers[].epoch_quality: expected a list of %zu", n);
+    rd->bad = true;
+    return;
+  }
+  if (!(w->epoch_quality = calloc(n, sizeof *w->epoch_quality))) {
+    if (!rd->bad) snprintf(rd->err, rd->errlen, "out of memory");
+    rd->bad = true;
+    return;
+  }
+  e = 0;
+  for (const cJSON *v = qs->child; v; v = v->next, e++) {
+    double x[4];
+    int k = 0;
+    for (const cJSON *c = cJSON_IsArray(v) ? v->child : NULL; c && k < 4 && cJSON_IsNumber(c);
+         c = c->next)
+      x[k++] = c->valuedouble;
+    if (k == 4 && cJSON_GetArraySize(v) == 4) {
+      w->epoch_quality[e] = (wl_epoch_quality){x[0], x[1], x[2], x[3]};
+      continue;
+    }
+    if (!rd->bad)
+      snprintf(rd->err, rd->errlen, "workers[].epoch_quality[%zu]: expected 4 numbers", e);
     rd->bad = true;
   }
 }

@@ -66,6 +66,9 @@ void run_setup_free(run_setup *s);
 const ps_layout *run_setup_layout(const run_setup *s);
 /* Steps each worker runs (for progress). */
 uint64_t run_setup_steps_per_worker(const run_setup *s);
+/* The workload's quality measure, or NULL when it has none (for
+ * run_metrics). Borrowed from s. */
+const wl_quality *run_setup_quality(const run_setup *s);
 
 /* Fills, over ps_node_config_default, what the run decides in node id's
  * config: id, workers, layout, policy and its JSON, settings, hot keys. The
@@ -109,6 +112,8 @@ typedef struct {
   double start_s;
   double *epoch_end_s; /* owned by the report; `epochs` of them */
   size_t epochs;
+  wl_epoch_quality *epoch_quality; /* with real math, `epochs` of them; else NULL */
+  double eval_s;       /* time spent evaluating held-out data */
 } run_worker_report;
 
 /* What one node says about itself once the run is quiet. */
@@ -181,9 +186,10 @@ const run_metric *run_metric_find(const char *name);
 /* The metrics of a run, from every node's report (nodes[n], in rank order),
  * as the JSON object runs.jsonl records: each metric of the table whose
  * value applies, in table order. time_s is the backend's (simulated time
- * when the run went quiet, or wall-clock time). NULL with a message in err
- * on no memory. */
+ * when the run went quiet, or wall-clock time). quality: the workload's
+ * (run_setup_quality), or NULL when it measures none. NULL with a message in
+ * err on no memory. */
 struct cJSON *run_metrics(const run_node_report *nodes, uint32_t n, double time_s,
-                          char *err, size_t errlen);
+                          const wl_quality *quality, char *err, size_t errlen);
 
 #endif

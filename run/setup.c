@@ -60,6 +60,7 @@ run_setup *run_setup_new(const run_args *a, char *err, size_t errlen) {
                   (unsigned)s->settings.hot_keys);
     s->n_hot = wl_hot_keys(s->wl, s->settings.hot_keys, s->hot);
   }
+  s->has_quality = wl_quality_info(s->wl, &s->quality);
   int rc = wl_samples(s->wl) ? make_samples(s) : PS_OK;
   if (rc == PS_ERR_NOMEM) return fail(s, err, errlen, "run: out of memory");
   if (rc != PS_OK) return fail(s, err, errlen, "workload: invalid sample distribution");
@@ -76,6 +77,10 @@ void run_setup_free(run_setup *s) {
 
 const ps_layout *run_setup_layout(const run_setup *s) { return &s->layout; }
 uint64_t run_setup_steps_per_worker(const run_setup *s) { return wl_steps_per_worker(s->wl); }
+
+const wl_quality *run_setup_quality(const run_setup *s) {
+  return s->has_quality ? &s->quality : NULL;
+}
 
 void run_node_config(const run_setup *s, uint32_t id, ps_node_config *cfg) {
   ps_node_config_default(cfg);

@@ -284,7 +284,8 @@ static cJSON *collect_metrics(sim_setup *s) {
     for (uint32_t k = 0; ok && k < run->workers_per_node; k++)
       ok = run_report_worker(&reports[i], &n->workers[k].rw) == PS_OK;
   }
-  cJSON *m = ok ? run_metrics(reports, run->num_nodes, run->quiet_time, s->err, s->errlen)
+  cJSON *m = ok ? run_metrics(reports, run->num_nodes, run->quiet_time,
+                                  run_setup_quality(s->setup), s->err, s->errlen)
                 : NULL;
   if (!ok) fail(s, "sim_run: out of memory building metrics");
   for (uint32_t i = 0; reports && i < run->num_nodes; i++) run_report_free(&reports[i]);

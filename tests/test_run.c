@@ -37,7 +37,8 @@ static void test_metric_table_shape(void) {
     CU_ASSERT_PTR_EQUAL(run_metric_find(t[i].name), &t[i]);
     for (size_t j = 0; j < i; j++) CU_ASSERT_STRING_NOT_EQUAL(t[i].name, t[j].name);
   }
-  CU_ASSERT_PTR_NULL(run_metric_find("loss")); /* nothing produces it */
+  CU_ASSERT_PTR_NOT_NULL(run_metric_find("loss"));
+  CU_ASSERT_PTR_NULL(run_metric_find("losses"));
   CU_ASSERT_PTR_NULL(run_metric_find(NULL));
   const run_metric *wall = run_metric_find("wall_s");
   CU_ASSERT_TRUE(wall && !wall->value && !wall->values); /* the runner's */
@@ -54,10 +55,10 @@ static double ends0[] = {1.0, 3.0}, ends1[] = {2.0, 2.5}, ends2[] = {1.5, 4.0}, 
 static void make_reports(run_node_report r[2]) {
   memset(r, 0, 2 * sizeof *r);
   static run_worker_report w0[2], w1[2];
-  w0[0] = (run_worker_report){10, 40, 400, 0, 0, 0, 0.25, ends0, 2};
-  w0[1] = (run_worker_report){10, 40, 400, 0, 0, 0, 0.5, ends1, 2};
-  w1[0] = (run_worker_report){10, 60, 600, 20, 0.5, 2.0, 0.125, ends2, 2};
-  w1[1] = (run_worker_report){5, 30, 300, 10, 0.25, 4.0, 0.75, ends3, 1};
+  w0[0] = (run_worker_report){10, 40, 400, 0, 0, 0, 0.25, ends0, 2, NULL, 0};
+  w0[1] = (run_worker_report){10, 40, 400, 0, 0, 0, 0.5, ends1, 2, NULL, 0};
+  w1[0] = (run_worker_report){10, 60, 600, 20, 0.5, 2.0, 0.125, ends2, 2, NULL, 0};
+  w1[1] = (run_worker_report){5, 30, 300, 10, 0.25, 4.0, 0.75, ends3, 1, NULL, 0};
   r[0] = (run_node_report){.owned_sum = 900, .workers = w0, .n_workers = 2};
   r[0].stats.local_accesses = 30;
   r[0].stats.remote_accesses = 50;
@@ -81,7 +82,7 @@ static void test_metrics_from_reports(void) {
   run_node_report r[2];
   make_reports(r);
   char err[128];
-  cJSON *m = run_metrics(r, 2, 5.0, err, sizeof err);
+  cJSON *m = run_metrics(r, 2, 5.0, NULL, err, sizeof err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   CU_ASSERT_EQUAL(metric(m, "time_s"), 5.0);
   CU_ASSERT_EQUAL(metric(m, "steps"), 35);
@@ -130,7 +131,7 @@ static void test_metrics_absent_when_not_applicable(void) {
   r[1].in_transfer = 3;
   r[1].workers[0].samples = r[1].workers[1].samples = 0;
   char err[128];
-  cJSON *m = run_metrics(r, 2, 0.0, err, sizeof err);
+  cJSON *m = run_metrics(r, 2, 0.0, NULL, err, sizeof err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   const char *absent[] = {"staleness_mean_s", "staleness_p99_s", "staleness_max_s",
                           "staleness_mean_clocks", "staleness_max_clocks", "samples",
@@ -143,6 +144,82 @@ static void test_metrics_absent_when_not_applicable(void) {
   cJSON_Delete(m);
 }
 
+/* Real math: per-epoch loss and held-out sums add up over workers. */
+static wl_epoch_quality q0[2] = {{10, 5, 8, 2}, {4, 5, 2, 2}}, q1[2] = {{20, 5, 10, 2}, {6, 5, 0.5, 2}},
+                        q2[2] = {{0, 10, 0, 4}, {0, 10, 1.5, 4}}, q3[1] = {{30, 10, 6, 0}};
+
+static void add_quality(run_node_report r[2]) {
+  r[0].workers[0].epoch_quality = q0;
+  r[0].workers[1].epoch_quality = q1;
+  r[1].workers[0].epoch_quality = q2;
+  r[1].workers[1].epoch_quality = q3; /* finished one epoch only */
+  r[0].workers[1].eval_s = 0.25;
+  r[1].workers[0].eval_s = 0.5;
+}
+
+static void test_quality_metrics(void) {
+  run_node_report r[2];
+  make_reports(r);
+  add_quality(r);
+  wl_quality rmse = {.name = "rmse", .higher_better = false, .sqrt = true, .has_target = true,
+                     .target = 1.5};
+  char err[128];
+  cJSON *m = run_metrics(r, 2, 5.0, &rmse, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  /* Only epoch 0 was finished by every worker: loss (10+20+0+30)/(5+5+10+10),
+   * quality sqrt((8+10+0+6)/(2+2+4+0)). */
+  const cJSON *loss = cJSON_GetObjectItem(m, "epoch_loss");
+  const cJSON *quality = cJSON_GetObjectItem(m, "epoch_quality");
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(loss), 1);
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(quality), 1);
+  CU_ASSERT_DOUBLE_EQUAL(cJSON_GetArrayItem(loss, 0)->valuedouble, 2.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(cJSON_GetArrayItem(quality, 0)->valuedouble, sqrt(3.0), 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(metric(m, "loss"), 2.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(metric(m, "quality"), sqrt(3.0), 1e-12);
+  CU_ASSERT_EQUAL(metric(m, "eval_s"), 0.5);
+  /* epoch ends from the earliest start (0.125): 2.0 and 4.0. */
+  const cJSON *ends = cJSON_GetObjectItem(m, "epoch_end_s");
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(ends), 2);
+  CU_ASSERT_EQUAL(cJSON_GetArrayItem(ends, 0)->valuedouble, 2.0 - 0.125);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, "time_to_quality_s")); /* sqrt 3 > 1.5 */
+  cJSON_Delete(m);
+  /* Every worker finishes epoch 1: its quality sqrt(4/8) reaches the target. */
+  static wl_epoch_quality q3b[2] = {{30, 10, 6, 0}, {0, 10, 0, 0}};
+  r[1].workers[1].epoch_quality = q3b;
+  r[1].workers[1].epochs = 2;
+  static double ends3b[] = {0.5, 3.0};
+  r[1].workers[1].epoch_end_s = ends3b;
+  m = run_metrics(r, 2, 5.0, &rmse, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  quality = cJSON_GetObjectItem(m, "epoch_quality");
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(quality), 2);
+  CU_ASSERT_DOUBLE_EQUAL(cJSON_GetArrayItem(quality, 1)->valuedouble, sqrt(0.5), 1e-12);
+  CU_ASSERT_EQUAL(metric(m, "time_to_quality_s"), 4.0 - 0.125);
+  cJSON_Delete(m);
+  /* Higher is better: MRR 0.3 and 0.25, target 0.28 met at epoch 0. */
+  wl_quality mrr = {.name = "mrr", .higher_better = true, .has_target = true, .target = 0.28};
+  r[0].workers[0].epoch_quality[0].q_num = 0.6;
+  r[0].workers[1].epoch_quality[0].q_num = 0;
+  r[1].workers[0].epoch_quality[0].q_num = 0;
+  r[1].workers[1].epoch_quality[0].q_num = 1.8; /* (0.6 + 1.8) / 8 = 0.3 */
+  m = run_metrics(r, 2, 5.0, &mrr, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_DOUBLE_EQUAL(cJSON_GetArrayItem(cJSON_GetObjectItem(m, "epoch_quality"), 0)->valuedouble,
+                         0.3, 1e-12);
+  CU_ASSERT_EQUAL(metric(m, "time_to_quality_s"), 2.0 - 0.125);
+  cJSON_Delete(m);
+  /* Without a quality measure: loss, but no quality. */
+  m = run_metrics(r, 2, 5.0, NULL, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItem(m, "epoch_loss"));
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, "epoch_quality"));
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, "quality"));
+  cJSON_Delete(m);
+  q0[0].q_num = 8; /* restore the statics for later tests */
+  q1[0].q_num = 10;
+  q2[0].q_num = 0;
+}
+
 /* ----------------------------------------------------------- report text */
 
 static void test_report_text_round_trip(void) {
@@ -152,6 +229,8 @@ static void test_report_text_round_trip(void) {
   r[0].workers[0].start_s = 1.0 / 3.0;
   r[0].stats.bytes_sent = (1ull << 53) - 1;
   r[0].stats.staleness_hist[47] = 12345;
+  add_quality(r);
+  r[1].workers[1].epoch_quality = NULL; /* a worker without: no field */
   for (int k = 0; k < 2; k++) {
     char *text = run_report_encode(&r[k]);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
@@ -172,6 +251,10 @@ static void test_report_text_round_trip(void) {
                      a->start_s == b->start_s);
       CU_ASSERT_EQUAL_FATAL(a->epochs, b->epochs);
       for (size_t e = 0; e < a->epochs; e++) CU_ASSERT_EQUAL(a->epoch_end_s[e], b->epoch_end_s[e]);
+      CU_ASSERT_EQUAL(a->eval_s, b->eval_s);
+      CU_ASSERT_EQUAL_FATAL(!a->epoch_quality, !b->epoch_quality);
+      for (size_t e = 0; b->epoch_quality && e < a->epochs; e++)
+        CU_ASSERT_EQUAL(memcmp(&a->epoch_quality[e], &b->epoch_quality[e], sizeof *a->epoch_quality), 0);
     }
     run_report_free(&back);
     free(text);
@@ -202,7 +285,8 @@ static void test_report_decode_refuses_bad_text(void) {
   /* A good report with one field broken in each of its parts. */
   run_node_report r[2];
   make_reports(r);
-  char *good = run_report_encode(&r[1]);
+  add_quality(r);
+  char *good = run_report_encode(&r[0]);
   static const struct {
     const char *from, *to, *message;
   } breaks[] = {
@@ -213,6 +297,9 @@ static void test_report_decode_refuses_bad_text(void) {
       {"\"staleness_hist\":[0,", "\"staleness_hist\":[true,", "stats.staleness_hist[0]: expected a count"},
       {"\"epoch_end_s\":[", "\"epoch_end_s\":[\"x\",", "workers[].epoch_end_s[0]: expected a number"},
       {"\"dropped\":", "\"dropped\":null,\"y\":", "report.dropped: expected a number"},
+      {"\"epoch_quality\":[[", "\"epoch_quality\":[[1],[", "workers[].epoch_quality: expected a list of 2"},
+      {"\"epoch_quality\":[[", "\"epoch_quality\":[[\"x\",", "workers[].epoch_quality[0]: expected 4 numbers"},
+      {"\"eval_s\":", "\"eval_x\":", "workers[].eval_s: expected a number"},
   };
   for (size_t i = 0; good && i < sizeof breaks / sizeof breaks[0]; i++) {
     const char *at = strstr(good, breaks[i].from);
@@ -348,7 +435,7 @@ static void test_run_on_the_harness(void) {
   }
   run_worker stray = {.index = 2};
   CU_ASSERT_EQUAL(run_report_worker(&r[0], &stray), PS_ERR_INVAL);
-  cJSON *m = run_metrics(r, 2, 1.0, err, sizeof err);
+  cJSON *m = run_metrics(r, 2, 1.0, NULL, err, sizeof err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   CU_ASSERT_EQUAL(metric(m, "steps"), 120);
   CU_ASSERT_EQUAL(metric(m, "samples"), 240);
@@ -370,6 +457,7 @@ PSLAB_SUITE("run",
             {"metric table: one entry per metric, each complete", test_metric_table_shape},
             {"metrics from node reports, by hand", test_metrics_from_reports},
             {"metrics absent when they do not apply", test_metrics_absent_when_not_applicable},
+            {"loss and quality per epoch, time to quality", test_quality_metrics},
             {"report text round trip is exact", test_report_text_round_trip},
             {"report decoder refuses bad text", test_report_decode_refuses_bad_text},
             {"setup errors name the object", test_setup_errors_name_the_object},
