@@ -11,6 +11,7 @@
 #include "workloads/internal.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,7 @@ struct cluster {
   uint64_t waits;  /* calls of env->wait */
   uint64_t delivered;
   uint64_t computes;
+  bool math;       /* the workload driven has real math */
 };
 
 static void send_forbidden(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
@@ -162,7 +164,7 @@ static int env_wait(void *ctx, ps_worker *w, ps_ticket t) {
 
 static void env_compute(void *ctx, double flops, bool math_done) {
   cluster *c = ctx;
-  CU_ASSERT_FALSE(math_done); /* zipf has no math */
+  CU_ASSERT_EQUAL(math_done, c->math); /* only a workload with math says so */
   c->computes++;
   /* The step's pull is complete; only the last push may be in flight. */
   CU_ASSERT(ps_worker_pending(c->running) <= 1);
@@ -443,6 +445,171 @@ static void script_stats(void *ctx, double *tv, double *reuse) {
 /* Steps that sample: each step's samples are prepared during the step
  * before (the first at its start), pulled, and pushed with the writes; a
  * driver without sampling callbacks refuses such a workload. */
+/* ------------------------------------------------------------ real math */
+
+/* A workload of the test's own with real math: key k (value of 2 floats,
+ * initially (1, 1)) is fitted to the target (k, -k) by gradient steps on
+ * the squared error; step i reads and writes key i % FIT_KEYS (its item is
+ * i). Held-out "quality" is the RMSE of every key against its target,
+ * evaluated by worker 0 alone. */
+#define FIT_KEYS 10
+#define FIT_STEPS 200
+#define FIT_LR 0.25f
+
+typedef struct {
+  uint64_t drawn;
+  uint64_t math_calls, bad_inputs;
+} fit_stream;
+
+static fit_stream fit_last; /* the last stream's counters, for the test */
+
+static void *fit_stream_new(const void *impl, uint32_t node, uint32_t rank, uint64_t seed) {
+  (void)impl, (void)node, (void)rank, (void)seed;
+  return calloc(1, sizeof(fit_stream));
+}
+
+static void fit_stream_free(void *s) {
+  fit_last = *(fit_stream *)s;
+  free(s);
+}
+
+static bool fit_next(void *stream, ps_key *slot, uint64_t *items, wl_step *out) {
+  fit_stream *s = stream;
+  if (s->drawn == FIT_STEPS) return false;
+  slot[0] = s->drawn % FIT_KEYS;
+  items[0] = s->drawn++;
+  *out = (wl_step){.reads = slot, .n_reads = 1, .writes = slot, .n_writes = 1,
+                   .flops = 1e3, .items = items, .n_items = 1};
+  return true;
+}
+
+static void fit_tables(const void *impl, ps_layout *l) {
+  (void)impl;
+  l->num_tables = 1;
+  l->tables[0] = (ps_table){.first = 0, .count = FIT_KEYS, .value_len = 2};
+}
+
+static void fit_initial(const void *impl, ps_key k, float *val, uint32_t len) {
+  (void)impl, (void)k;
+  for (uint32_t i = 0; i < len; i++) val[i] += 1.0f;
+}
+
+static int fit_math(void *stream, const wl_step *st, wl_math_io *io) {
+  fit_stream *s = stream;
+  s->math_calls++;
+  ps_key k = st->reads[0];
+  if (st->n_items != 1 || st->items[0] % FIT_KEYS != k || io->read_off[0] != 0 ||
+      io->write_off[0] != 0 || io->n_samples != 0)
+    s->bad_inputs++;
+  float target[2] = {(float)k, -(float)k};
+  for (int i = 0; i < 2; i++) {
+    float err = io->reads[i] - target[i];
+    if (io->write_deltas[i] != 0) s->bad_inputs++; /* handed zeroed */
+    io->write_deltas[i] = -FIT_LR * 2 * err;
+    io->loss += err * err;
+  }
+  io->examples += 1;
+  return PS_OK;
+}
+
+static int fit_eval_keys(const void *impl, uint32_t rank, uint32_t workers, ps_key **keys,
+                         size_t *n) {
+  (void)impl, (void)workers;
+  *n = rank == 0 ? FIT_KEYS : 0;
+  *keys = malloc(FIT_KEYS * sizeof **keys);
+  if (!*keys) return PS_ERR_NOMEM;
+  for (ps_key k = 0; k < *n; k++) (*keys)[k] = k;
+  return PS_OK;
+}
+
+static int fit_eval(const void *impl, uint32_t rank, uint32_t workers, const wl_eval_in *in,
+                    double *num, double *den) {
+  (void)impl, (void)rank, (void)workers;
+  for (size_t i = 0; i < in->n; i++) {
+    const float *v = in->vals + in->off[i];
+    double a = v[0] - (double)in->keys[i], b = v[1] + (double)in->keys[i];
+    *num += a * a + b * b;
+    *den += 2;
+  }
+  return PS_OK;
+}
+
+static const wl_type fit_type = {
+    .name = "fit", .tables = fit_tables, .stream_new = fit_stream_new,
+    .stream_free = fit_stream_free, .next_step = fit_next, .initial = fit_initial,
+    .math = fit_math, .eval_keys = fit_eval_keys, .eval = fit_eval};
+
+static void test_real_math(void) {
+  wl_workload wl = {
+      .type = &fit_type,
+      .info = {.steps_per_worker = FIT_STEPS, .steps_per_epoch = FIT_STEPS / 4,
+               .max_step_keys = 1, .max_step_items = 1, .math = true, .has_quality = true,
+               .quality = {.name = "rmse", .sqrt = true}},
+      .num_nodes = 2,
+      .ctx = {.nodes = 2, .workers_per_node = 1}};
+  CU_ASSERT_TRUE(wl_math(&wl));
+  ps_layout tables;
+  memset(&tables, 0, sizeof tables);
+  wl_tables(&wl, &tables);
+  cluster c;
+  cluster_init(&c, 2, &tables, PS_PARTITION_HASH); /* half the keys are remote */
+  c.math = true;
+  wl_driver_env env = {.ctx = &c, .wait = env_wait, .compute = env_compute, .now = env_now,
+                       .rank = 0, .workers = 1};
+  wl_stream *s = wl_stream_new(&wl, 0, 0, 1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  c.running = ps_node_worker(c.nodes[0], 0);
+  wl_driver_stats stats;
+  CU_ASSERT_EQUAL(wl_drive(c.running, s, &env, 3, &stats), PS_OK);
+  wl_stream_free(s);
+  CU_ASSERT_EQUAL(fit_last.math_calls, FIT_STEPS);
+  CU_ASSERT_EQUAL(fit_last.bad_inputs, 0);
+  CU_ASSERT_EQUAL(c.computes, FIT_STEPS);
+  /* Each key gets 20 steps, each halving its error: the loss of an epoch is
+   * 1/32 of the one before; the first epoch starts from the initial error. */
+  CU_ASSERT_EQUAL_FATAL(stats.epochs, 4);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(stats.epoch_quality);
+  double first_loss = 0;
+  for (ps_key k = 0; k < FIT_KEYS; k++) {
+    double a = 1.0 - (double)k, b = 1.0 + (double)k, e2 = a * a + b * b;
+    first_loss += e2 * (1 + 0.25 + 0.0625 + 0.015625 + 0.00390625);
+  }
+  CU_ASSERT_DOUBLE_EQUAL(stats.epoch_quality[0].loss, first_loss, first_loss * 1e-5);
+  for (size_t e = 0; e < 4; e++) {
+    const wl_epoch_quality *q = &stats.epoch_quality[e];
+    CU_ASSERT_EQUAL(q->examples, FIT_STEPS / 4);
+    CU_ASSERT_EQUAL(q->q_den, 2 * FIT_KEYS);
+    if (e) CU_ASSERT_DOUBLE_EQUAL(q->loss, stats.epoch_quality[e - 1].loss / 1024, q->loss * 1e-3 + 1e-9);
+    /* After epoch e every error is 2^-(5(e+1)) of the initial one. */
+    double scale = pow(0.5, 5.0 * (double)(e + 1));
+    double want = 0;
+    for (ps_key k = 0; k < FIT_KEYS; k++) {
+      double a = (1.0 - (double)k) * scale, b = (1.0 + (double)k) * scale;
+      want += a * a + b * b;
+    }
+    CU_ASSERT_DOUBLE_EQUAL(q->q_num, want, want * 1e-3 + 1e-9);
+  }
+  /* The store holds the pushes only: value - initial. */
+  float v[2];
+  for (ps_key k = 0; k < FIT_KEYS; k++) {
+    int found = 0;
+    for (uint32_t n = 0; n < 2; n++) {
+      if (ps_node_read_owned(c.nodes[n], k, v) != PS_OK) continue;
+      found++;
+      CU_ASSERT_DOUBLE_EQUAL(v[0] + 1.0f, (float)k, 1e-4);
+      CU_ASSERT_DOUBLE_EQUAL(v[1] + 1.0f, -(float)k, 1e-4);
+    }
+    CU_ASSERT_EQUAL(found, 1);
+  }
+  CU_ASSERT(c.delivered > 0); /* remote keys and evaluation went through messages */
+  /* Evaluating pulled remote keys, which took time; epoch ends leave it out. */
+  CU_ASSERT(stats.eval_s > 0);
+  CU_ASSERT_DOUBLE_EQUAL(stats.epoch_end_s[3] + stats.eval_s, stats.end_s, 1e-12);
+  free(stats.epoch_end_s);
+  free(stats.epoch_quality);
+  cluster_free(&c);
+}
+
 static void test_samples(void) {
   wl_workload *wl = make("{\"type\":\"zipf\",\"keys\":500,\"skew\":1.1,"
                          "\"value_length\":8,\"reads_per_step\":4,\"writes_per_step\":4,"
@@ -505,6 +672,7 @@ static void test_samples(void) {
 
 PSLAB_SUITE("driver",
             {"steps with samples", test_samples},
+            {"real math: values in, deltas out, loss and quality per epoch", test_real_math},
             {"one node, lookahead 5", test_one_node_lookahead},
             {"one node, no lookahead", test_one_node_no_lookahead},
             {"one node, lookahead beyond the steps",
