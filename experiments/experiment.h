@@ -167,6 +167,10 @@ typedef struct {
   char *series;  /* dotted path into the run config, or NULL */
   char *title;   /* or NULL */
   bool logx, logy;
+  /* kind "quality_vs_time": x and y are per-epoch lists (by default
+   * epoch_end_s and epoch_quality), one line per sweep point through its
+   * epochs, repeats averaged epoch by epoch. */
+  bool per_epoch;
 } exp_plot;
 
 typedef struct {

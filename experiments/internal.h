@@ -203,8 +203,9 @@ bool exp_is_file_stem(const char *s);
  * one x. x is a number, or the index of a category in exp_plot_data.cats. */
 typedef struct {
   size_t series;
-  double x;
+  double x;    /* per-epoch plots: the mean of xs */
   exp_stats y;
+  exp_stats xs; /* per-epoch plots: x's values at this epoch (else empty) */
 } exp_plot_cell;
 
 typedef struct {

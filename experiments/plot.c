@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const plot_keys[] = {"name", "x", "y", "series",
+static const char *const plot_keys[] = {"name", "kind", "x", "y", "series",
                                         "logx", "logy", "title", NULL};
 
 /* ---------------------------------------------------------- parsing */
@@ -38,8 +38,34 @@ static void parse_plot(const cJSON *j, const char *p, exp_plot *out,
     exp_expect(e, np, "a file name stem of letters, digits, '_', '.' and '-'",
                cJSON_GetObjectItemCaseSensitive(j, "name"));
   }
-  exp_get_string(e, j, p, "x", true, &x);
-  exp_get_string(e, j, p, "y", true, &y);
+  const char *kind = NULL;
+  if (exp_get_string(e, j, p, "kind", false, &kind) && kind) {
+    if (strcmp(kind, "quality_vs_time") == 0) {
+      out->per_epoch = true;
+    } else if (strcmp(kind, "points") != 0) {
+      char kp[EXP_PATH_MAX];
+      exp_child_path(kp, sizeof kp, p, "kind");
+      exp_expect(e, kp, "\"points\" (the default) or \"quality_vs_time\"",
+                 cJSON_GetObjectItemCaseSensitive(j, "kind"));
+    }
+  }
+  exp_get_string(e, j, p, "x", !out->per_epoch, &x);
+  exp_get_string(e, j, p, "y", !out->per_epoch, &y);
+  if (out->per_epoch) {
+    if (!x) x = "epoch_end_s";
+    if (!y) y = "epoch_quality";
+    const char *const which[] = {"x", "y"};
+    const char *const names[] = {x, y};
+    for (int k = 0; k < 2; k++) {
+      const run_metric *m = run_metric_find(names[k]);
+      if (m && m->list) continue;
+      char kp[EXP_PATH_MAX];
+      exp_child_path(kp, sizeof kp, p, which[k]);
+      exp_errors_addf(e, "%s: expected a metric with one value per epoch (epoch_end_s, "
+                         "epoch_quality, epoch_loss, epoch_time_s) for kind "
+                         "\"quality_vs_time\", found \"%s\"", kp, names[k]);
+    }
+  }
   exp_get_string(e, j, p, "series", false, &series);
   exp_get_string(e, j, p, "title", false, &title);
   exp_get_bool(e, j, p, "logx", &out->logx);

@@ -16,6 +16,12 @@
  *
  * Labels are readable (labels.c): what differs between the values, without
  * braces, an object's type first ("relocate lookahead=100").
+ *
+ * A per-epoch plot (kind "quality_vs_time") takes x and y from two lists of
+ * one value per epoch: each record gives one point per epoch, the line of
+ * its sweep point (or of its series value) runs through its epochs, and the
+ * repeats of a sweep point are combined epoch by epoch, x and y both by
+ * their mean.
  */
 #include "experiments/internal.h"
 
@@ -24,6 +30,7 @@
 #include <string.h>
 
 typedef struct {
+  const cJSON *rec;   /* the record */
   const cJSON *sweep; /* the record's sweep point */
   const cJSON *xv;    /* x's value */
   const cJSON *sv;    /* the series' value, or NULL */
@@ -68,7 +75,7 @@ static entry *read_entries(const exp_plot *p, const cJSON *records, size_t *n,
   size_t i = 0;
   for (const cJSON *r = e && records ? records->child : NULL; r; r = r->next) {
     if (!usable(r, p, &x, &y)) continue;
-    e[i++] = (entry){.sweep = cJSON_GetObjectItemCaseSensitive(r, "sweep"), .xv = x,
+    e[i++] = (entry){.rec = r, .sweep = cJSON_GetObjectItemCaseSensitive(r, "sweep"), .xv = x,
                      .sv = p->series ? record_value(r, p->series) : NULL, .y = y};
   }
   *n = i;
@@ -219,19 +226,22 @@ static size_t label_index(char ***labels, size_t *n, const char *label) {
   return (*n)++;
 }
 
-static void add_cell(exp_plot_data *d, size_t series, double x, double y) {
+/* Adds y to the cell of (series, x), made if new; the cell, or NULL on no
+ * memory. */
+static exp_plot_cell *add_cell(exp_plot_data *d, size_t series, double x, double y) {
   for (size_t i = 0; i < d->n_cells; i++) {
     exp_plot_cell *c = &d->cells[i];
     if (c->series == series && c->x == x) {
       exp_stats_add(&c->y, y);
-      return;
+      return c;
     }
   }
   exp_plot_cell *cells = realloc(d->cells, (d->n_cells + 1) * sizeof *cells);
-  if (!cells) return;
+  if (!cells) return NULL;
   d->cells = cells;
   cells[d->n_cells] = (exp_plot_cell){.series = series, .x = x};
-  exp_stats_add(&cells[d->n_cells++].y, y);
+  exp_stats_add(&cells[d->n_cells].y, y);
+  return &cells[d->n_cells++];
 }
 
 double exp_plot_cell_y(const exp_plot_data *d, const exp_plot_cell *c) {
@@ -242,6 +252,48 @@ double exp_plot_cell_ci95(const exp_plot_data *d, const exp_plot_cell *c) {
   return d->combine == RUN_COMBINE_MEAN ? exp_stats_ci95(&c->y) : NAN;
 }
 
+/* ------------------------------------------------------- per epoch */
+
+static const cJSON *metric_list(const cJSON *rec, const char *name) {
+  const cJSON *v = record_value(rec, name);
+  return cJSON_IsArray(v) ? v : NULL;
+}
+
+static void collect_per_epoch(exp_plot_data *d, const exp_plot *p, const cJSON *records) {
+  d->numeric = true;
+  size_t n = 0;
+  for (const cJSON *r = records ? records->child : NULL; r; r = r->next)
+    n += exp_record_ok(r) && metric_list(r, p->x) && metric_list(r, p->y);
+  entry *e = calloc(n + 1, sizeof *e);
+  size_t k = 0;
+  for (const cJSON *r = records && e ? records->child : NULL; r; r = r->next) {
+    if (!exp_record_ok(r) || !metric_list(r, p->x) || !metric_list(r, p->y)) continue;
+    const cJSON *sweep = cJSON_GetObjectItemCaseSensitive(r, "sweep");
+    e[k++] = (entry){.rec = r, .sweep = sweep,
+                     .sv = p->series ? record_value(r, p->series) : NULL};
+  }
+  /* A line per series value, or else per sweep point, labelled by the swept
+   * values that vary (the legend's title says which paths). */
+  if (e && p->series) label_values(e, k, true);
+  for (size_t i = 0; e && !p->series && i < k; i++) e[i].sl = strdup(p->y);
+  if (e && !p->series && k) make_specific(e, k, p, true, d);
+  for (size_t i = 0; i < k; i++) {
+    const char *label = e[i].sl && *e[i].sl ? e[i].sl : p->y;
+    size_t s = label_index(&d->series, &d->n_series, label);
+    if (s == SIZE_MAX) continue;
+    const cJSON *xs = metric_list(e[i].rec, p->x), *ys = metric_list(e[i].rec, p->y);
+    size_t epoch = 0;
+    for (const cJSON *xv = xs->child, *yv = ys->child; xv && yv;
+         xv = xv->next, yv = yv->next, epoch++) {
+      if (!cJSON_IsNumber(xv) || !cJSON_IsNumber(yv)) break;
+      exp_plot_cell *c = add_cell(d, s, (double)epoch, yv->valuedouble);
+      if (c) exp_stats_add(&c->xs, xv->valuedouble);
+    }
+  }
+  for (size_t i = 0; i < d->n_cells; i++) d->cells[i].x = d->cells[i].xs.mean;
+  free_entries(e, k);
+}
+
 void exp_plot_data_collect(exp_plot_data *d, const exp_plot *p,
                            const cJSON *records) {
   size_t n;
@@ -249,6 +301,11 @@ void exp_plot_data_collect(exp_plot_data *d, const exp_plot *p,
   *d = (exp_plot_data){.combine = m ? m->combine : RUN_COMBINE_MEAN};
   d->x_title = strdup(p->x);
   d->series_title = p->series ? strdup(p->series) : NULL;
+  if (p->per_epoch) {
+    d->combine = RUN_COMBINE_MEAN;
+    collect_per_epoch(d, p, records);
+    return;
+  }
   entry *e = read_entries(p, records, &n, &d->numeric);
   if (e) label_entries(e, n, p, d->numeric);
   if (e && collides(e, n, d->numeric)) make_specific(e, n, p, d->numeric, d);

@@ -477,6 +477,68 @@ static void test_script_lines_for_numeric_x(void) {
   cJSON_Delete(records);
 }
 
+/* Quality against time: a line per sweep point through its epochs, the
+ * repeats averaged epoch by epoch (x and y). */
+static void test_script_quality_vs_time(void) {
+  cJSON *records = cJSON_CreateArray();
+  static const struct { const char *type; int repeat; double t0, t1, q0, q1; } rows[] = {
+      {"static", 0, 1, 2, 0.5, 0.25}, {"relocate", 0, 0.5, 1, 0.75, 0.5},
+      {"static", 1, 3, 4, 0.5, 0.75}, {"relocate", 1, 0.5, 1.5, 0.25, 0.5},
+  };
+  for (size_t i = 0; i < 4; i++) {
+    char sweep[96], config[128], metrics[160];
+    snprintf(sweep, sizeof sweep, "{'policy.type': '%s'}", rows[i].type);
+    snprintf(config, sizeof config, "{'policy': {'type': '%s'}}", rows[i].type);
+    snprintf(metrics, sizeof metrics, "{'time_s': 9, 'epoch_end_s': [%g, %g], "
+             "'epoch_quality': [%g, %g]}", rows[i].t0, rows[i].t1, rows[i].q0, rows[i].q1);
+    cJSON_AddItemToArray(records, record((uint32_t)i + 1, (uint32_t)rows[i].repeat, sweep,
+                                         config, metrics, NULL));
+  }
+  /* A run without quality (another workload) is left out. */
+  cJSON_AddItemToArray(records, record(5, 0, "{'policy.type': 'nups'}",
+                                       "{'policy': {'type': 'nups'}}", "{'time_s': 1}", NULL));
+  char err[256];
+  char *s = script_for("[{'name': 'q', 'kind': 'quality_vs_time'}]", records, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_TRUE(unit_contains(s, "set xlabel \"training time (s)\"\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "set ylabel \"quality\"\n"));
+  double v[4];
+  /* static: epoch 0 at mean time 2, quality 0.5 (both repeats 0.5). */
+  CU_ASSERT_TRUE(unit_contains(s, "$s0 << EOD\n2 0.5 0 2\n3 0.5 "));
+  /* relocate: epoch 0 at 0.5, quality 0.5; epoch 1 at 1.25, quality 0.5. */
+  CU_ASSERT_TRUE(unit_contains(s, "$s1 << EOD\n0.5 0.5 "));
+  CU_ASSERT_EQUAL(data_row(s, "1.25 0.5 ", v, 2), 2);
+  CU_ASSERT_EQUAL(v[1], 2);
+  CU_ASSERT_TRUE(unit_contains(s, "title \"static\""));
+  CU_ASSERT_TRUE(unit_contains(s, "title \"relocate\""));
+  CU_ASSERT_FALSE(unit_contains(s, "nups"));
+  free(s);
+  /* y may be another per-epoch list; not a scalar metric. */
+  s = script_for("[{'name': 'q', 'kind': 'quality_vs_time', 'y': 'epoch_end_s'}]", records, err,
+                 sizeof err);
+  CU_ASSERT_PTR_NOT_NULL(s);
+  free(s);
+  cJSON_Delete(records);
+  const char *bad[][2] = {
+      {"[{'name': 'q', 'kind': 'quality_vs_time', 'y': 'time_s'}]",
+       "plots[0].y: expected a metric with one value per epoch"},
+      {"[{'name': 'q', 'kind': 'scatter', 'x': 'a', 'y': 'time_s'}]",
+       "plots[0].kind: expected \"points\" (the default) or \"quality_vs_time\""},
+  };
+  for (size_t i = 0; i < 2; i++) {
+    cJSON *j = unit_json(bad[i][0]);
+    exp_plot_list l;
+    exp_errors e;
+    exp_errors_init(&e);
+    CU_ASSERT_FALSE(exp_plots_parse(j, &l, &e));
+    CU_ASSERT_TRUE(e.count > 0 && unit_contains(e.lines[0], bad[i][1]));
+    if (e.count && !unit_contains(e.lines[0], bad[i][1])) fprintf(stderr, "\n  got: %s\n", e.lines[0]);
+    exp_plot_list_free(&l);
+    exp_errors_free(&e);
+    cJSON_Delete(j);
+  }
+}
+
 static void test_script_bars_for_string_x(void) {
   cJSON *records = scaling_records();
   char err[256];
@@ -1155,6 +1217,7 @@ PSLAB_SUITE("results",
             {"summary.csv: one row per point, mean/max/sum", test_summary_one_row_per_point},
             {"summary.csv without a sweep", test_summary_without_sweep},
             {"script: lines for numeric x", test_script_lines_for_numeric_x},
+            {"script: quality against time, per epoch", test_script_quality_vs_time},
             {"script: bars for string x", test_script_bars_for_string_x},
             {"script: error bars with repeats", test_script_error_bars_with_repeats},
             {"script: axis units", test_script_axis_units},
