@@ -553,6 +553,54 @@ static void test_math_none(void) {
   wl_free(none);
 }
 
+
+/* Held-out evaluation split over 3 workers: each pulls the distinct keys of
+ * ratings i with i % 3 == its rank, and their sums add up to the whole. */
+static void test_eval_split(void) {
+  wl_workload *wl = gen("");
+  const mf_workload *m = mf_of(wl);
+  size_t keys = (size_t)m->d.rows + m->d.cols;
+  float *all = calloc(keys * 4, sizeof *all);
+  for (size_t k = 0; k < keys; k++) wl_add_initial(wl, k, all + 4 * k, 4);
+  double num[4], den[4];
+  for (uint32_t workers = 1; workers <= 3; workers += 2) {
+    double sum_num = 0, sum_den = 0;
+    for (uint32_t r = 0; r < workers; r++) {
+      ps_key *k;
+      size_t n;
+      CU_ASSERT_EQUAL_FATAL(wl->type->eval_keys(wl->impl, r, workers, &k, &n), PS_OK);
+      uint8_t *needed = calloc(keys, 1), *listed = calloc(keys, 1);
+      for (size_t i = r; i < m->d.n_test; i += workers) {
+        needed[m->d.test[i].row] = 1;
+        needed[m->d.rows + m->d.test[i].col] = 1;
+      }
+      float *vals = malloc((n ? n : 1) * 4 * sizeof *vals);
+      size_t *off = malloc((n ? n : 1) * sizeof *off);
+      for (size_t i = 0; i < n; i++) {
+        CU_ASSERT_FATAL(k[i] < keys);
+        CU_ASSERT(needed[k[i]] && !listed[k[i]]); /* needed, and listed once */
+        listed[k[i]] = 1;
+        off[i] = 4 * i;
+        memcpy(vals + off[i], all + 4 * k[i], 4 * sizeof *vals);
+      }
+      for (size_t j = 0; j < keys; j++) CU_ASSERT(needed[j] == listed[j]);
+      wl_eval_in in = {k, n, vals, off};
+      double a, b;
+      CU_ASSERT_EQUAL(wl->type->eval(wl->impl, r, workers, &in, &a, &b), PS_OK);
+      sum_num += a;
+      sum_den += b;
+      free(k), free(vals), free(off), free(needed), free(listed);
+    }
+    num[workers] = sum_num;
+    den[workers] = sum_den;
+  }
+  CU_ASSERT_DOUBLE_EQUAL(den[1], (double)m->d.n_test, 0);
+  CU_ASSERT_DOUBLE_EQUAL(den[3], den[1], 0);
+  CU_ASSERT_DOUBLE_EQUAL(num[3], num[1], 1e-9 * num[1]);
+  free(all);
+  wl_free(wl);
+}
+
 /* ------------------------------------------------------------- learning */
 
 static void send_forbidden(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
@@ -681,5 +729,5 @@ PSLAB_SUITE("mf", {"gradient_matches_finite_differences", test_gradient_matches_
             {"generator_deterministic", test_generator_deterministic},
             {"blocking", test_blocking}, {"split_and_clustering", test_split_and_clustering},
             {"streams_deterministic", test_streams_deterministic},
-            {"hot_keys", test_hot_keys}, {"math_none", test_math_none},
+            {"hot_keys", test_hot_keys}, {"eval_split", test_eval_split}, {"math_none", test_math_none},
             {"learning_through_the_driver", test_learning_through_the_driver})
