@@ -84,9 +84,12 @@ static bool records_have(const cJSON *records, const char *name) {
   return false;
 }
 
+/* Whether a plot shows the metric as one number per run (a per-epoch plot
+ * shows its lists epoch by epoch: their mean means little in a table). */
 static bool plots_use(const exp_plot_list *plots, const char *name) {
   for (size_t i = 0; plots && i < plots->count; i++)
-    if (strcmp(plots->items[i].y, name) == 0 || strcmp(plots->items[i].x, name) == 0)
+    if (!plots->items[i].per_epoch &&
+        (strcmp(plots->items[i].y, name) == 0 || strcmp(plots->items[i].x, name) == 0))
       return true;
   return false;
 }
