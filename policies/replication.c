@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,7 +45,7 @@ int replication_parse(const cJSON *json, replication_config *cfg, char *err, siz
   int rc;
   if ((rc = parse_hot_keys(json, &cfg->hot_keys, err, errlen)) ||
       (rc = parse_sync(json, &cfg->sync, err, errlen)) ||
-      (rc = policy_get_number(json, "syncs_per_sec", 0, false, 1e6, &cfg->syncs_per_sec, err,
+      (rc = policy_get_number(json, "syncs_per_sec", 0, true, 1e6, &cfg->syncs_per_sec, err,
                               errlen)) ||
       (rc = policy_get_number(json, "threshold", 0, true, 1e300, &cfg->threshold, err, errlen)))
     return rc;
@@ -86,6 +87,9 @@ int replication_init(ps_node *node, const replication_config *cfg, void **state)
 double replication_on_timer(void *state, double now) {
   replication_state *s = state;
   ps_node_sync_replicas(s->node, s->cfg.sync, s->cfg.threshold, now);
+  /* 0: no sync rounds while training; the deltas meet at the run's end
+   * (ps_node_finish), so replicas only ever see their own node's updates. */
+  if (s->cfg.syncs_per_sec == 0) return INFINITY;
   return now + 1.0 / s->cfg.syncs_per_sec;
 }
 

@@ -13,7 +13,7 @@ struct cJSON;
 
 typedef struct {
   uint32_t hot_keys;      /* how many hottest keys to replicate, or ALL_KEYS */
-  double syncs_per_sec;   /* sync rounds per second (> 0) */
+  double syncs_per_sec;   /* sync rounds per second (0: none until the run ends) */
   ps_sync_mode sync;
   double threshold;       /* deltas with a smaller L2 norm wait (all-reduce) */
 } replication_config;
