@@ -178,6 +178,210 @@ static void test_malformed_tsv(void) {
   free(dir);
 }
 
+/* --------------------------------------------------------------- steps */
+
+/* Steps over 2 workers: keys are the distinct entities then relations of
+ * the step's triples, samples batch * neg, every worker runs the same
+ * steps, and an epoch deals each worker's share once, shares disjoint. */
+static void test_steps(void) {
+  char *dir = unit_temp_dir();
+  char text[4096] = "";
+  size_t n = 0;
+  for (int i = 0; i < 23; i++) /* worker 0 gets 12, worker 1 11 */
+    n += (size_t)sprintf(text + n, "e%d\tr%d\te%d\n", i % 7, i % 3, (i * 5 + 1) % 9);
+  write_file(dir, "t.tsv", text);
+  char err[512];
+  wl_workload *wl = make("{'type':'kge','train':'t.tsv','batch':4,'neg':3,'epochs':2,'dim':3}",
+                         dir, 2, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(wl);
+  ps_layout l;
+  memset(&l, 0, sizeof l);
+  wl_tables(wl, &l);
+  const ps_key E = l.tables[0].count;
+  CU_ASSERT_EQUAL(E, 9);
+  CU_ASSERT_EQUAL(l.tables[1].count, 3);
+  CU_ASSERT_EQUAL(l.tables[0].value_len, 12); /* ComplEx: 2 * dim, twice */
+  CU_ASSERT_EQUAL(wl_steps_per_epoch(wl), 3); /* 11 triples per worker: 4 + 4 + 3 */
+  CU_ASSERT_EQUAL(wl_steps_per_worker(wl), 6);
+  /* entity ids: "e<n>" in order of first appearance */
+  ps_key ent_id[9];
+  bool named[9] = {false};
+  ps_key next_id = 0;
+  for (int i = 0; i < 23; i++)
+    for (int side = 0; side < 2; side++) {
+      int e = side ? (i * 5 + 1) % 9 : i % 7;
+      if (!named[e]) ent_id[e] = next_id++;
+      named[e] = true;
+    }
+  CU_ASSERT_EQUAL_FATAL(next_id, 9);
+  bool seen[23] = {false};
+  uint32_t owner[23] = {0};
+  for (uint32_t rank = 0; rank < 2; rank++) {
+    wl_stream *s = wl_stream_new(wl, rank, rank, 5);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    wl_step st;
+    size_t steps = 0, in_epoch = 0;
+    bool epoch_seen[23] = {false};
+    while (wl_next_step(s, &st)) {
+      steps++;
+      CU_ASSERT_EQUAL(st.n_items, steps % 3 == 0 ? 3 : 4);
+      CU_ASSERT_EQUAL(st.n_samples, st.n_items * 3);
+      CU_ASSERT_PTR_EQUAL(st.reads, st.writes);
+      CU_ASSERT_EQUAL(st.n_reads, st.n_writes);
+      CU_ASSERT(st.flops > 0);
+      /* the keys are exactly the items' entities and relations */
+      bool used[12] = {false};
+      size_t distinct = 0;
+      for (size_t i = 0; i < st.n_items; i++) {
+        uint64_t t = st.items[i];
+        CU_ASSERT_FATAL(t < 23);
+        CU_ASSERT(owner[t] == 0 || owner[t] == rank + 1); /* shares are disjoint */
+        owner[t] = rank + 1;
+        CU_ASSERT_FALSE(epoch_seen[t]);
+        epoch_seen[t] = seen[t] = true;
+        ps_key want[3] = {ent_id[t % 7], ent_id[(t * 5 + 1) % 9], E + t % 3};
+        for (int k = 0; k < 3; k++) {
+          bool found = false;
+          for (size_t j = 0; j < st.n_reads; j++) found |= st.reads[j] == want[k];
+          CU_ASSERT_TRUE(found);
+          if (!used[want[k]]) distinct++;
+          used[want[k]] = true;
+        }
+      }
+      CU_ASSERT_EQUAL(distinct, st.n_reads);
+      bool rel_part = false;
+      for (size_t i = 0; i < st.n_reads; i++) {
+        if (st.reads[i] >= E) rel_part = true;
+        CU_ASSERT(rel_part == (st.reads[i] >= E)); /* entities, then relations */
+        for (size_t j = 0; j < i; j++) CU_ASSERT_NOT_EQUAL(st.reads[i], st.reads[j]);
+      }
+      if (++in_epoch == 3) {
+        in_epoch = 0;
+        memset(epoch_seen, 0, sizeof epoch_seen);
+      }
+    }
+    CU_ASSERT_EQUAL(steps, 6);
+    wl_stream_free(s);
+  }
+  size_t covered = 0;
+  for (int i = 0; i < 23; i++) covered += seen[i];
+  CU_ASSERT(covered >= 21); /* each epoch leaves out at most worker 0's 12th */
+  /* hot keys: by accesses in train; relations r0 and r1 (8 triples each)
+   * lead, r2 (7) ties with the busiest entities (degree 7 at most) */
+  ps_key hot[16];
+  CU_ASSERT_EQUAL(wl_hot_keys(wl, 16, hot), 12);
+  CU_ASSERT_EQUAL(hot[0], E + 0);
+  CU_ASSERT_EQUAL(hot[1], E + 1);
+  bool r2_in_head = false;
+  for (int i = 2; i < 6; i++) r2_in_head |= hot[i] == E + 2;
+  CU_ASSERT_TRUE(r2_in_head);
+  wl_free(wl);
+
+  /* degree^sample_power samples, hits10, no math */
+  wl = make("{'type':'kge','train':'t.tsv','test':'t.tsv','sample_power':1,"
+            "'quality':'hits10'}", dir, 1, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(wl);
+  ps_key first;
+  uint64_t count;
+  double *w;
+  CU_ASSERT_EQUAL_FATAL(wl_sample_distribution(wl, &first, &count, &w), PS_OK);
+  CU_ASSERT_EQUAL(count, 9);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+  double total = 0;
+  for (uint64_t i = 0; i < count; i++) total += w[i];
+  CU_ASSERT_DOUBLE_EQUAL(total, 46, 1e-12); /* 23 heads and 23 tails */
+  free(w);
+  wl_quality q;
+  CU_ASSERT_TRUE(wl_quality_info(wl, &q));
+  CU_ASSERT_STRING_EQUAL(q.name, "hits10");
+  CU_ASSERT_TRUE(q.higher_better);
+  /* initial values: embeddings in [-0.1, 0.1), AdaGrad half untouched */
+  float val[200] = {0};
+  wl_add_initial(wl, 3, val, 200);
+  bool in_range = true, any = false;
+  for (int i = 0; i < 100; i++) {
+    in_range &= val[i] >= -0.1f && val[i] < 0.1f;
+    any |= val[i] != 0;
+  }
+  for (int i = 100; i < 200; i++) in_range &= val[i] == 0;
+  CU_ASSERT_TRUE(in_range && any);
+  wl_free(wl);
+  wl = make("{'type':'kge','train':'t.tsv','test':'t.tsv','math':'none'}", dir, 1, err,
+            sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(wl);
+  CU_ASSERT_FALSE(wl_math(wl));
+  CU_ASSERT_FALSE(wl_quality_info(wl, &q));
+  CU_ASSERT_TRUE(wl_samples(wl));
+  wl_free(wl);
+  unit_remove_tree(dir);
+  free(dir);
+}
+
+static size_t index_of(const wl_step *st, ps_key k) {
+  for (size_t i = 0; i < st->n_reads; i++)
+    if (st->reads[i] == k) return i;
+  CU_FAIL("a key is not among the step's reads");
+  return 0;
+}
+
+/* The step's math sums a key's gradients over its triples and its
+ * samples (a sample that is also a read, or drawn twice, adds to one
+ * gradient) and pushes one AdaGrad step per key, computed from the pulled
+ * accumulator. */
+static void test_step_math(void) {
+  char *dir = unit_temp_dir();
+  write_file(dir, "t.tsv", "a\tr\tb\nb\tr\tc\n");
+  char err[512];
+  wl_workload *wl = make("{'type':'kge','train':'t.tsv','model':'distmult','dim':2,'batch':2,"
+                         "'neg':2,'lr':0.5,'reg':0.1}", dir, 1, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(wl);
+  wl_stream *s = wl_stream_new(wl, 0, 0, 1);
+  wl_step st;
+  CU_ASSERT_TRUE_FATAL(wl_next_step(s, &st));
+  CU_ASSERT_EQUAL_FATAL(st.n_reads, 4); /* a b c, then r (key 3) */
+  CU_ASSERT_EQUAL_FATAL(st.n_samples, 4);
+  /* values: [emb(2) | acc(2)] each, acc 0.5 */
+  float reads[16];
+  size_t off[4] = {0, 4, 8, 12};
+  for (int i = 0; i < 16; i++) reads[i] = (i % 4) < 2 ? 0.1f * (float)(i + 1) : 0.5f;
+  const ps_key samples[4] = {2, 2, 0, 1}; /* c c a b: all of them reads too */
+  float sample_vals[16];
+  size_t sample_off[4] = {0, 4, 8, 12};
+  for (int j = 0; j < 4; j++)
+    memcpy(sample_vals + 4 * j, reads + off[index_of(&st, samples[j])], 4 * sizeof(float));
+  float deltas[32] = {0};
+  wl_math_io io = {.reads = reads, .read_off = off, .samples = samples,
+                   .sample_vals = sample_vals, .sample_off = sample_off, .n_samples = 4,
+                   .write_deltas = deltas, .write_off = off, .sample_deltas = deltas + 16};
+  CU_ASSERT_EQUAL_FATAL(wl->type->math(s->impl, &st, &io), PS_OK);
+  /* expected: each read's gradient, summed over the examples it is in */
+  double g[4][2] = {{0}}, loss = 0;
+  const float *r = reads + off[index_of(&st, 3)];
+  double *gr = g[index_of(&st, 3)];
+  for (size_t i = 0; i < st.n_items; i++) {
+    /* item 0 is a r b (keys 0 3 1), item 1 is b r c (1 3 2) */
+    size_t h = index_of(&st, st.items[i]), t = index_of(&st, st.items[i] + 1);
+    loss += kge_example(KGE_DISTMULT, 2, reads + off[h], r, reads + off[t], 1, 0.1, g[h], gr,
+                        g[t]);
+    for (size_t j = 2 * i; j < 2 * i + 2; j++)
+      loss += kge_example(KGE_DISTMULT, 2, reads + off[h], r, sample_vals + 4 * j, 0, 0.1, g[h],
+                          gr, g[index_of(&st, samples[j])]);
+  }
+  CU_ASSERT_DOUBLE_EQUAL(io.loss, loss, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(io.examples, 6, 0);
+  for (int k = 0; k < 4; k++)
+    for (int c = 0; c < 2; c++) {
+      double acc = 0.5 + g[k][c] * g[k][c];
+      CU_ASSERT_DOUBLE_EQUAL(deltas[4 * k + c], -0.5 * g[k][c] / sqrt(acc + 1e-10), 1e-6);
+      CU_ASSERT_DOUBLE_EQUAL(deltas[4 * k + 2 + c], g[k][c] * g[k][c], 1e-6);
+    }
+  for (int i = 16; i < 32; i++) CU_ASSERT_EQUAL(deltas[i], 0); /* all samples were reads */
+  wl_stream_free(s);
+  wl_free(wl);
+  unit_remove_tree(dir);
+  free(dir);
+}
+
 /* ------------------------------------------------------------- WordNet */
 
 static const char *const fake_noun =
@@ -269,6 +473,24 @@ static void test_real_wordnet(void) {
          (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9);
   free(in_train);
   kge_graph_free(&g);
+  /* the whole workload: loading, split, order, evaluation sample */
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  wl_workload *wl = make("{'type':'kge','data':'wordnet'}", NULL, 4, err, sizeof err);
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(wl);
+  ps_layout l;
+  memset(&l, 0, sizeof l);
+  wl_tables(wl, &l);
+  ps_key hot[30];
+  CU_ASSERT_EQUAL(wl_hot_keys(wl, 30, hot), 30);
+  size_t rel_first = 0;
+  while (rel_first < 30 && hot[rel_first] >= l.tables[0].count) rel_first++;
+  CU_ASSERT(rel_first >= 10); /* the common relations outrank every synset */
+  printf("\n    wl_create of data wordnet on 4 workers: %.2f s, %llu steps per epoch; "
+         "the %zu hottest keys are relations",
+         (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9,
+         (unsigned long long)wl_steps_per_epoch(wl), rel_first);
+  wl_free(wl);
 }
 
 /* ------------------------------------------------------------- learning */
@@ -405,6 +627,8 @@ PSLAB_SUITE("kge",
             {"distmult gradient", test_gradient_distmult},
             {"rescal gradient", test_gradient_rescal},
             {"malformed TSV", test_malformed_tsv},
+            {"steps", test_steps},
+            {"step math", test_step_math},
             {"fake WordNet", test_fake_wordnet},
             {"real WordNet", test_real_wordnet},
             {"complex learns", test_learn_complex},
