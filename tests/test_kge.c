@@ -1,10 +1,12 @@
 /*
- * The kge workload: each model's gradient against finite differences, the
- * loaders' messages for malformed files, a tiny fake WordNet, the real one
- * when it is installed (its statistics printed), and learning: a small
- * graph of cycles trained through the driver on an in-process one-node
- * cluster with a naive sampler, whose loss falls and whose filtered MRR
- * rises far above chance.
+ * The kge workload: each model's gradient against finite differences; the
+ * loaders' messages for malformed files; the steps' keys, items and
+ * per-worker shares; one step's summed gradients and AdaGrad deltas; the
+ * filtered rank by hand; a tiny fake WordNet, and the real one when it is
+ * installed (its statistics printed); and learning: a small graph of
+ * cycles trained through the driver on an in-process cluster (1 and 2
+ * nodes) with naive samplers, whose loss falls and whose filtered MRR
+ * rises far above chance (the numbers printed).
  */
 #include "policies/policy.h"
 #include "tests/harness.h"
@@ -382,6 +384,50 @@ static void test_step_math(void) {
   free(dir);
 }
 
+/* The filtered rank by hand: DistMult of dimension 1, h = r = 1, so a
+ * tail's score is its own value. Test triple a r c; a r b is known (train)
+ * and skipped whatever its score; d outranks c; a ties with it or not. */
+static void test_filtered_rank(void) {
+  char *dir = unit_temp_dir();
+  write_file(dir, "train.tsv", "a\tr\tb\nc\tr\td\n");
+  write_file(dir, "test.tsv", "a\tr\tc\n");
+  char err[512];
+  wl_workload *wl = make("{'type':'kge','train':'train.tsv','test':'test.tsv','model':'distmult',"
+                         "'dim':1}", dir, 1, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(wl);
+  ps_key *keys;
+  size_t n;
+  CU_ASSERT_EQUAL_FATAL(wl->type->eval_keys(wl->impl, 0, 1, &keys, &n), PS_OK);
+  CU_ASSERT_EQUAL_FATAL(n, 5); /* a b c d (0..3), all candidates, and r (4) */
+  for (size_t i = 0; i < n; i++) CU_ASSERT_EQUAL(keys[i], i);
+  size_t off[5] = {0, 2, 4, 6, 8};
+  /* values [emb | acc]: a, b, c, d, r */
+  float vals[10] = {1, 0, 9, 0, 2, 0, 3, 0, 1, 0};
+  wl_eval_in in = {.keys = keys, .n = n, .vals = vals, .off = off};
+  double num = 0, den = 0;
+  /* a (score 1) below c (2), b (9) filtered, d (3) above: rank 2 */
+  CU_ASSERT_EQUAL(wl->type->eval(wl->impl, 0, 1, &in, &num, &den), PS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(num, 0.5, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(den, 1, 0);
+  vals[0] = 2; /* a ties with c: half a place */
+  num = den = 0;
+  CU_ASSERT_EQUAL(wl->type->eval(wl->impl, 0, 1, &in, &num, &den), PS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(num, 1 / 2.5, 1e-12);
+  /* a second worker has no triple of its own, only the candidates */
+  free(keys);
+  CU_ASSERT_EQUAL_FATAL(wl->type->eval_keys(wl->impl, 1, 2, &keys, &n), PS_OK);
+  CU_ASSERT_EQUAL(n, 4);
+  num = den = 0;
+  in.keys = keys;
+  in.n = n;
+  CU_ASSERT_EQUAL(wl->type->eval(wl->impl, 1, 2, &in, &num, &den), PS_OK);
+  CU_ASSERT_EQUAL(den, 0);
+  free(keys);
+  wl_free(wl);
+  unit_remove_tree(dir);
+  free(dir);
+}
+
 /* ------------------------------------------------------------- WordNet */
 
 static const char *const fake_noun =
@@ -544,16 +590,22 @@ static void write_cycles(const char *dir, size_t *n_train, size_t *n_test) {
   free(test);
 }
 
-static void learn(const char *model, double reg, double min_mrr) {
+/* Trains `model` on the cycles through wl_drive on an in-process cluster
+ * of `nodes` nodes of one worker each (the harness delivers the messages
+ * while the driver waits), the workers one after the other, each with a
+ * naive sampler of the workload's distribution; checks the first and last
+ * epochs' loss and quality, summed over the workers. */
+static void learn(const char *model, uint32_t nodes, double reg, double min_mrr) {
+  enum { EPOCHS = 60 };
   char *dir = unit_temp_dir();
   size_t n_train, n_test;
   write_cycles(dir, &n_train, &n_test);
   char json[512], err[512];
   snprintf(json, sizeof json,
            "{'type':'kge','model':'%s','dim':16,'train':'train.tsv','test':'test.tsv',"
-           "'batch':8,'neg':4,'epochs':60,'lr':0.2,'reg':%g,'eval_triples':1000}",
-           model, reg);
-  wl_workload *wl = make(json, dir, 1, err, sizeof err);
+           "'batch':8,'neg':4,'epochs':%d,'lr':0.2,'reg':%g,'eval_triples':1000}",
+           model, EPOCHS, reg);
+  wl_workload *wl = make(json, dir, nodes, err, sizeof err);
   if (!wl) fprintf(stderr, "\n%s\n", err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(wl);
   CU_ASSERT_TRUE(wl_math(wl));
@@ -562,7 +614,7 @@ static void learn(const char *model, double reg, double min_mrr) {
   CU_ASSERT_STRING_EQUAL(q.name, "mrr");
   harness_config hc;
   harness_config_default(&hc);
-  hc.nodes = 1;
+  hc.nodes = nodes;
   memset(&hc.layout, 0, sizeof hc.layout);
   wl_tables(wl, &hc.layout);
   hc.layout.partition = PS_PARTITION_HASH;
@@ -576,34 +628,48 @@ static void learn(const char *model, double reg, double min_mrr) {
   CU_ASSERT_EQUAL(count, RING);
   CU_ASSERT_PTR_NULL(weights); /* sample_power 0: uniform */
   ps_sample_dist *d = ps_sample_dist_new(first, count, weights);
-  ps_worker *w = harness_worker(h, 0, 0);
-  ps_sampler *sampler = ps_sampler_new(NULL, w, d, 11);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(sampler);
-  env_state es = {.h = h};
-  wl_driver_env env = {.ctx = &es, .wait = env_wait, .compute = env_compute, .now = env_now,
-                       .sample_ctx = sampler, .sample_prepare = ps_sampler_prepare_cb,
-                       .sample_pull = ps_sampler_pull_cb, .sample_stats = ps_sampler_stats_cb,
-                       .rank = 0, .workers = 1};
-  wl_stream *s = wl_stream_new(wl, 0, 0, 3);
-  wl_driver_stats stats;
-  CU_ASSERT_EQUAL_FATAL(wl_drive(w, s, &env, 2, &stats), PS_OK);
-  CU_ASSERT_EQUAL_FATAL(stats.epochs, 60);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(stats.epoch_quality);
-  const wl_epoch_quality *e0 = &stats.epoch_quality[0], *eN = &stats.epoch_quality[59];
-  double loss0 = e0->loss / e0->examples, lossN = eN->loss / eN->examples;
-  double mrr0 = e0->q_num / e0->q_den, mrrN = eN->q_num / eN->q_den;
+  wl_epoch_quality sum[2] = {{0}}; /* the first and the last epoch */
+  uint64_t samples = 0;
+  for (uint32_t rank = 0; rank < nodes; rank++) {
+    ps_worker *w = harness_worker(h, rank, 0);
+    ps_sampler *sampler = ps_sampler_new(NULL, w, d, 11 + rank);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sampler);
+    env_state es = {.h = h};
+    wl_driver_env env = {.ctx = &es, .wait = env_wait, .compute = env_compute, .now = env_now,
+                         .sample_ctx = sampler, .sample_prepare = ps_sampler_prepare_cb,
+                         .sample_pull = ps_sampler_pull_cb, .sample_stats = ps_sampler_stats_cb,
+                         .rank = rank, .workers = nodes};
+    wl_stream *s = wl_stream_new(wl, rank, rank, 3);
+    wl_driver_stats stats;
+    CU_ASSERT_EQUAL_FATAL(wl_drive(w, s, &env, 2, &stats), PS_OK);
+    CU_ASSERT_EQUAL_FATAL(stats.epochs, EPOCHS);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(stats.epoch_quality);
+    for (int e = 0; e < 2; e++) {
+      const wl_epoch_quality *x = &stats.epoch_quality[e ? EPOCHS - 1 : 0];
+      sum[e].loss += x->loss;
+      sum[e].examples += x->examples;
+      sum[e].q_num += x->q_num;
+      sum[e].q_den += x->q_den;
+    }
+    samples += stats.samples;
+    free(stats.epoch_end_s);
+    free(stats.epoch_quality);
+    wl_stream_free(s);
+    ps_sampler_free(sampler);
+  }
+  double loss0 = sum[0].loss / sum[0].examples, lossN = sum[1].loss / sum[1].examples;
+  double mrr0 = sum[0].q_num / sum[0].q_den, mrrN = sum[1].q_num / sum[1].q_den;
   /* Each held-out triple is ranked among the 30 entities less the known
-   * tails of its (h, r), 29 of them: chance MRR is about H(29)/29 = 0.14. */
-  CU_ASSERT_DOUBLE_EQUAL(e0->q_den, (double)n_test, 1e-12);
+   * tails of its (h, r), 29 of them: chance MRR is about H(29)/29 = 0.14.
+   * The workers' shares add up to all of them. */
+  CU_ASSERT_DOUBLE_EQUAL(sum[0].q_den, (double)n_test, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(sum[1].q_den, (double)n_test, 1e-12);
   CU_ASSERT(lossN < 0.6 * loss0);
   CU_ASSERT(mrrN > min_mrr);
-  CU_ASSERT_EQUAL(stats.samples, 60 * n_train * 4); /* 4 negatives per training triple */
-  printf("\n    %s: loss/example %.3f -> %.3f, filtered MRR %.3f -> %.3f (chance 0.14)", model,
-         loss0, lossN, mrr0, mrrN);
-  free(stats.epoch_end_s);
-  free(stats.epoch_quality);
-  wl_stream_free(s);
-  ps_sampler_free(sampler);
+  /* 4 negatives per training triple each epoch runs (floor(78 / nodes) per worker) */
+  CU_ASSERT_EQUAL(samples, (uint64_t)EPOCHS * (n_train / nodes) * nodes * 4);
+  printf("\n    %s, %u node%s: loss/example %.3f -> %.3f, filtered MRR %.3f -> %.3f (chance 0.14)",
+         model, (unsigned)nodes, nodes > 1 ? "s" : "", loss0, lossN, mrr0, mrrN);
   ps_sample_dist_free(d);
   harness_free(h);
   wl_free(wl);
@@ -611,16 +677,23 @@ static void learn(const char *model, double reg, double min_mrr) {
   free(dir);
 }
 
-static void test_learn_complex(void) { learn("complex", 0, 0.8); }
+static void test_learn_complex(void) { learn("complex", 1, 0, 0.8); }
+
+/* Two nodes, keys spread by hashing: pulls and pushes go through
+ * messages, the held-out triples are split over the two workers. The
+ * workers run one after the other, so worker 0 is evaluated having trained
+ * on its half of train only (many held-out triples' inverses are in the
+ * other half); measured 0.62 over both. */
+static void test_learn_two_nodes(void) { learn("complex", 2, 0, 0.4); }
 
 /* DistMult scores are symmetric: s(i, next, i+1) = s(i+1, next, i), so the
  * true tail ties with the one the other way round (measured: 0.46). */
-static void test_learn_distmult(void) { learn("distmult", 0, 0.3); }
+static void test_learn_distmult(void) { learn("distmult", 1, 0, 0.3); }
 
 /* RESCAL's relation matrices share nothing between next and prev, so it
  * must infer a held-out next from the others' geometry: it generalizes
  * unevenly (0.28 to 0.68 over seeds; 0.49 with these). */
-static void test_learn_rescal(void) { learn("rescal", 0.01, 0.25); }
+static void test_learn_rescal(void) { learn("rescal", 1, 0.01, 0.25); }
 
 PSLAB_SUITE("kge",
             {"complex gradient", test_gradient_complex},
@@ -629,8 +702,10 @@ PSLAB_SUITE("kge",
             {"malformed TSV", test_malformed_tsv},
             {"steps", test_steps},
             {"step math", test_step_math},
+            {"filtered rank", test_filtered_rank},
             {"fake WordNet", test_fake_wordnet},
             {"real WordNet", test_real_wordnet},
             {"complex learns", test_learn_complex},
+            {"complex learns on two nodes", test_learn_two_nodes},
             {"distmult learns", test_learn_distmult},
             {"rescal learns", test_learn_rescal})
