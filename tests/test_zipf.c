@@ -100,9 +100,9 @@ static void test_validation_messages(void) {
       {"{\"type\":\"zipf\",\"keys\":10,\"keys\":20,\"steps_per_worker\":10}",
        "keys: expected one value, found the field twice"},
       {"{\"type\":\"nope\",\"keys\":10}", "type: expected one of \"zipf\", \"mf\", "
-                                          "found \"nope\""},
-      {"{\"keys\":10}", "type: expected one of \"zipf\", \"mf\", found nothing"},
-      {"{\"type\":3}", "type: expected one of \"zipf\", \"mf\", found 3"},
+                                          "\"kge\", found \"nope\""},
+      {"{\"keys\":10}", "type: expected one of \"zipf\", \"mf\", \"kge\", found nothing"},
+      {"{\"type\":3}", "type: expected one of \"zipf\", \"mf\", \"kge\", found 3"},
       {"[1,2]", "expected an object, found an array"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

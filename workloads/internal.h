@@ -103,6 +103,7 @@ typedef struct wl_type {
 
 extern const wl_type wl_type_zipf;
 extern const wl_type wl_type_mf;
+extern const wl_type wl_type_kge;
 
 struct wl_workload {
   const wl_type *type;
