@@ -163,6 +163,7 @@ static void test_min_count_and_vocabulary(void) {
   for (int i = 0; i < 7; i++) CU_ASSERT_EQUAL(o[i], 0);
   wl_free(wl);
   unit_remove_tree(dir);
+  free(dir);
 }
 
 /* --------------------------------------------------------------- loaders */
@@ -236,6 +237,7 @@ static void test_loader_errors(void) {
   free(s.pairs);
   w2v_corpus_free(&c);
   unit_remove_tree(dir);
+  free(dir);
 }
 
 /* --------------------------------------------------------------- Spearman */
@@ -428,6 +430,7 @@ static void test_steps(void) {
   wl_stream_free(s);
   wl_free(wl);
   unit_remove_tree(dir);
+  free(dir);
 }
 
 /* ----------------------------------------------------------- evaluation */
@@ -505,6 +508,7 @@ static void test_eval(void) {
   free(keys);
   wl_free(wl);
   unit_remove_tree(dir);
+  free(dir);
 }
 
 /* --------------------------------------------------------------- WordNet */
@@ -690,6 +694,7 @@ static void test_learning(void) {
   CU_ASSERT_FALSE(wl_quality_info(wl, &q));
   wl_free(wl);
   unit_remove_tree(dir);
+  free(dir);
 }
 
 PSLAB_SUITE("w2v",
