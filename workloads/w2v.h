@@ -59,10 +59,11 @@ typedef struct {
 } w2v_similarity;
 
 /* Reads `w1 w2 score` lines (tabs or spaces; '#' comments and blank lines
- * skipped; an optional header line first, whose score is not a number), or
- * builds "wordnet:synonyms" (n_synonyms pairs of words sharing a synset,
- * score 1, and as many pairs sharing none, score 0). false with
- * "similarity: ..." in err. */
+ * skipped; an optional header line first, whose last field is not a
+ * number), or builds "wordnet:synonyms" from WordNet in wordnet_dir
+ * (n_synonyms pairs of words sharing a synset, score 1, and as many pairs of
+ * the same words sharing none, score 0). false with "similarity: ..." in
+ * err. */
 bool w2v_similarity_load(w2v_similarity *s, const wl_context *ctx, const char *file,
                          const w2v_corpus *c, uint64_t n_synonyms, const char *wordnet_dir,
                          char *err, size_t errlen);

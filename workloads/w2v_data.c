@@ -405,7 +405,6 @@ static bool read_similarity(w2v_similarity *s, const wl_context *ctx, const char
 typedef struct {
   uint64_t *pairs; /* a << 32 | b */
   uint64_t n, cap;
-  bool *in_wordnet; /* per vocabulary id */
 } synonyms;
 
 static bool one_word(void *ctx, const char *word, size_t len) {
@@ -449,7 +448,6 @@ static bool add_synset(synonyms *sy, const w2v_corpus *c, char *line) {
     if (!seen && n < sizeof ids / sizeof ids[0]) ids[n++] = id;
   }
   for (size_t i = 0; i < n; i++) {
-    sy->in_wordnet[ids[i]] = true;
     for (size_t j = i + 1; j < n; j++) {
       if (!grow_to((void **)&sy->pairs, &sy->cap, sy->n + 1, sizeof *sy->pairs)) return false;
       uint32_t a = ids[i] < ids[j] ? ids[i] : ids[j], b = ids[i] ^ ids[j] ^ a;
@@ -472,15 +470,13 @@ static bool is_synonym(const synonyms *sy, uint32_t a, uint32_t b) {
 #define SYNONYM_SEED 0x73796e6f6e796dULL /* "synonym": fixed, never the run's */
 
 /* n pairs of synonyms (score 1) drawn without replacement from all the
- * synonym pairs of the vocabulary, and as many pairs of WordNet words of the
- * vocabulary that share no synset (score 0), both with a fixed seed. */
+ * synonym pairs of the vocabulary, and as many pairs of their words that
+ * share no synset (score 0), both with a fixed seed. */
 static bool build_synonyms(w2v_similarity *s, const w2v_corpus *c, uint64_t n,
                            const char *wordnet_dir, char *err, size_t errlen) {
   synonyms sy = {0};
-  uint32_t *words = NULL;
   gsl_rng *rng = NULL;
-  bool ok = (sy.in_wordnet = calloc(c->vocab.count, sizeof *sy.in_wordnet)) != NULL;
-  if (!ok) return nomem(err, errlen, "similarity");
+  bool ok = true;
   for (size_t p = 0; ok && wordnet_parts[p]; p++) {
     wl_reader r;
     if (!(ok = open_wordnet(&r, "similarity", "\"wordnet:synonyms\"", wordnet_dir,
@@ -505,11 +501,7 @@ static bool build_synonyms(w2v_similarity *s, const w2v_corpus *c, uint64_t n,
       ok = false;
     }
   }
-  uint32_t n_words = 0;
-  if (ok) ok = (words = malloc(c->vocab.count * sizeof *words)) &&
-               (rng = wl_rng_new(SYNONYM_SEED, 0));
-  for (uint32_t i = 0; ok && i < c->vocab.count; i++)
-    if (sy.in_wordnet[i]) words[n_words++] = i;
+  if (ok) ok = (rng = wl_rng_new(SYNONYM_SEED, 0)) != NULL;
   size_t cap = 0;
   uint64_t take = ok ? (n < sy.n ? n : sy.n) : 0;
   /* Partial Fisher-Yates on a copy keeps the synonym set sorted for lookups. */
@@ -524,19 +516,20 @@ static bool build_synonyms(w2v_similarity *s, const w2v_corpus *c, uint64_t n,
     pick[j] = t;
     ok = push_pair(s, &cap, (uint32_t)(pick[i] >> 32), (uint32_t)pick[i], 1.0);
   }
-  for (uint64_t tries = 0, got = 0; ok && got < take && tries < 100 * take; tries++) {
-    uint32_t a = words[gsl_rng_uniform_int(rng, n_words)];
-    uint32_t b = words[gsl_rng_uniform_int(rng, n_words)];
-    if (a == b || is_synonym(&sy, a, b)) continue;
+  /* Each non-synonym pair takes the first word of synonym pair i and the
+   * second of another chosen pair: both kinds then have the same words at
+   * the same frequencies, so a ranking by frequency alone scores 0. */
+  for (uint64_t i = 0, tries = 0; ok && i < take && take > 1 && tries < 100 * take; tries++) {
+    uint64_t j = gsl_rng_uniform_int(rng, (unsigned long)take);
+    uint32_t a = (uint32_t)(pick[i] >> 32), b = (uint32_t)pick[j];
+    if (j == i || a == b || is_synonym(&sy, a, b)) continue;
     ok = push_pair(s, &cap, a, b, 0.0);
-    got++;
+    i++;
   }
   if (!ok && !err[0]) nomem(err, errlen, "similarity");
   free(pick);
-  free(words);
   if (rng) gsl_rng_free(rng);
   free(sy.pairs);
-  free(sy.in_wordnet);
   return ok;
 }
 
