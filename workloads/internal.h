@@ -104,6 +104,7 @@ typedef struct wl_type {
 extern const wl_type wl_type_zipf;
 extern const wl_type wl_type_mf;
 extern const wl_type wl_type_kge;
+extern const wl_type wl_type_w2v;
 
 struct wl_workload {
   const wl_type *type;

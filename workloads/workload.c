@@ -20,7 +20,8 @@
 
 /* -------------------------------------------------------------- registry */
 
-static const wl_type *const wl_types[] = {&wl_type_zipf, &wl_type_mf, &wl_type_kge, NULL};
+static const wl_type *const wl_types[] = {&wl_type_zipf, &wl_type_mf, &wl_type_kge,
+                                          &wl_type_w2v, NULL};
 
 static const wl_type *find_type(const char *name) {
   for (size_t i = 0; wl_types[i]; i++)
