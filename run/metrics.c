@@ -106,8 +106,8 @@ static int epoch_quality(run_totals *t, const run_node_report *nodes, uint32_t n
       t->n_quality = 0; /* an epoch without held-out data: no quality at all */
       continue;
     }
-    double v = sum.q_num / sum.q_den;
-    t->quality[e] = t->q.sqrt ? sqrt(v > 0 ? v : 0) : v;
+    double v = sum.q_num / sum.q_den; /* NaN once training diverged: kept */
+    t->quality[e] = t->q.sqrt ? sqrt(v) : v;
   }
   return PS_OK;
 }
@@ -216,7 +216,7 @@ SCALAR_IF(v_eval_s, t->epochs_q, t->eval_s)
 static bool v_time_to_quality(const run_totals *t, double *out) {
   if (!t->n_quality || !t->q.has_target || t->n_quality > t->n_epochs) return false;
   for (size_t e = 0; e < t->n_quality; e++) {
-    double v = t->quality[e];
+    double v = t->quality[e]; /* a NaN (diverged) never reaches it */
     if (t->q.higher_better ? v >= t->q.target : v <= t->q.target) {
       *out = t->epoch_ends[e];
       return true;
