@@ -102,6 +102,7 @@ typedef struct wl_type {
 } wl_type;
 
 extern const wl_type wl_type_zipf;
+extern const wl_type wl_type_trace;
 
 struct wl_workload {
   const wl_type *type;
