@@ -92,6 +92,14 @@ fi
 run "stats --nodes 1" 0 "$PSLAB" trace stats "$TMP/tiny.trace" --nodes 1
 has "stats --nodes 1" out "locality: 100.0% of accesses"
 
+# The real backend records the same accesses (the same seeds, one process per node).
+run "record on the real backend" 0 "$PSLAB" run "$SRC/tests/specs/tiny.json" --set "$ONE" \
+  --backend real --out "$TMP/resr" --quiet --record-trace "$TMP/real.trace"
+sim_acc=$("$PSLAB" trace stats "$TMP/tiny.trace" | grep '^accesses:')
+real_acc=$("$PSLAB" trace stats "$TMP/real.trace" | grep '^accesses:')
+[ -n "$sim_acc" ] && [ "$sim_acc" = "$real_acc" ] || {
+  echo "FAIL real backend: $real_acc, the simulator $sim_acc"; failures=$((failures + 1)); }
+
 # A sweep of two runs: one file per run.
 run "record a sweep" 0 "$PSLAB" run "$SRC/tests/specs/tiny.json" \
   --set 'sweep.policy=[{"type":"static"},{"type":"relocate","lookahead":5}]' \

@@ -158,10 +158,9 @@ static bool decode_header(decoder *d, bool part, trace_header *h) {
   h->nodes = (uint32_t)v;
   /* Each worker takes at least one byte (its section's length): a forged
    * count cannot make us allocate more than the file's size. */
-  uint64_t most = part ? UINT32_MAX : (uint64_t)(d->end - d->p);
-  if (most > UINT32_MAX) most = UINT32_MAX;
   const uint8_t *at = d->p;
   if (!dvarint(d, d->end, "the number of workers", 1, UINT32_MAX, &v)) return false;
+  uint64_t most = part ? UINT32_MAX : (uint64_t)(d->end - d->p);
   if (v > most)
     return dfail(d, at, "%" PRIu64 " workers, but only %" PRIu64 " bytes follow", v, most);
   h->workers = (uint32_t)v;
