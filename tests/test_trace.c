@@ -133,12 +133,16 @@ static void test_binary_round_trip(void) {
   /* Saved and loaded again: the same bytes. */
   char *copy = path_in(dir, "copy.trace");
   CU_ASSERT_EQUAL(wl_trace_save(t, copy, err, sizeof err), 0);
-  char *a = unit_slurp(dir, "t.trace"), *b = unit_slurp(dir, "copy.trace");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-  CU_ASSERT_EQUAL(memcmp(a, b, 60), 0);
-  free(a);
-  free(b);
+  uint8_t a[256], b[256];
+  FILE *fa = fopen(file, "rb"), *fb = fopen(copy, "rb");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(fa);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(fb);
+  size_t na = fread(a, 1, sizeof a, fa), nb = fread(b, 1, sizeof b, fb);
+  fclose(fa);
+  fclose(fb);
+  CU_ASSERT(na > 30 && na < sizeof a);
+  CU_ASSERT_EQUAL_FATAL(na, nb);
+  CU_ASSERT_EQUAL(memcmp(a, b, na), 0);
   /* A merge with a part missing says which, and leaves the others. */
   char *part = wl_trace_part_path(file, 0);
   wl_trace_writer *w = wl_trace_writer_open(part, &l, 1, 2, 0, err, sizeof err);

@@ -100,9 +100,9 @@ static void test_validation_messages(void) {
       {"{\"type\":\"zipf\",\"keys\":10,\"keys\":20,\"steps_per_worker\":10}",
        "keys: expected one value, found the field twice"},
       {"{\"type\":\"mf\",\"keys\":10}", "type: expected one of \"zipf\", "
-                                        "found \"mf\""},
-      {"{\"keys\":10}", "type: expected one of \"zipf\", found nothing"},
-      {"{\"type\":3}", "type: expected one of \"zipf\", found 3"},
+                                        "\"trace\", found \"mf\""},
+      {"{\"keys\":10}", "type: expected one of \"zipf\", \"trace\", found nothing"},
+      {"{\"type\":3}", "type: expected one of \"zipf\", \"trace\", found 3"},
       {"[1,2]", "expected an object, found an array"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -205,7 +205,7 @@ static bool worker_touches(const wl_trace *t, uint32_t w, ps_key *keys, u64_list
     more = wl_trace_next(&c, &r, keys);
     if (!more || r.clock != clock) { /* the step ends: keep its keys once */
       size_t n = touches->n - step_start;
-      qsort(touches->v + step_start, n, sizeof *touches->v, cmp_u64);
+      if (n > 1) qsort(touches->v + step_start, n, sizeof *touches->v, cmp_u64);
       size_t k = 0;
       for (size_t i = 0; i < n; i++)
         if (i == 0 || touches->v[step_start + i] != touches->v[step_start + i - 1])
