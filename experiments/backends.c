@@ -27,6 +27,7 @@ static cJSON *run_sim(const exp_backend_job *job, char *err, size_t errlen) {
   }
   sim_run_args a = {.cluster = &job->cluster->sim, .workload = job->workload,
                     .policy = job->policy, .base_dir = job->base_dir, .seed = job->seed,
+                    .trace_path = job->trace_path,
                     .progress = job->progress,
                     .progress_ctx = job->progress_ctx};
   return sim_run(&a, err, errlen);
@@ -44,7 +45,8 @@ static cJSON *run_real(const exp_backend_job *job, char *err, size_t errlen) {
                      .host_speed = c->sim.host_speed, .cluster = &c->real,
                      .workload = job->workload, .policy = job->policy,
                      .base_dir = job->base_dir, .seed = job->seed,
-                     .run = job->run, .progress = job->progress,
+                     .run = job->run, .trace_path = job->trace_path,
+                     .progress = job->progress,
                      .progress_ctx = job->progress_ctx};
   if (!job->node) return real_run_local(&a, err, errlen);
   if (job->node->size != c->sim.nodes) {

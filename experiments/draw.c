@@ -19,8 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Whether prog can be run: a path that is executable, or found in PATH. */
-static bool program_exists(const char *prog) {
+bool exp_program_exists(const char *prog) {
   if (strchr(prog, '/')) return access(prog, X_OK) == 0;
   const char *path = getenv("PATH");
   if (!path) path = "/usr/bin:/bin";
@@ -37,10 +36,8 @@ static bool program_exists(const char *prog) {
   }
 }
 
-/* Runs `prog script` in dir, its output to /dev/null and its complaints to
- * our stderr. 0, or -1 with a reason. */
-static int run_gnuplot(const char *prog, const char *dir, const char *script,
-                       char *err, size_t errlen) {
+int exp_run_gnuplot(const char *prog, const char *dir, const char *script, char *err,
+                    size_t errlen) {
   fflush(NULL);
   pid_t pid = fork();
   if (pid < 0) {
@@ -97,7 +94,7 @@ static int draw_files(const exp_plot *p, const char *dir, const char *prog, char
   snprintf(png, sizeof png, "%s.png", p->name);
   remove_drawing(dir, svg);
   remove_drawing(dir, png);
-  if (run_gnuplot(prog, dir, gp, err, errlen) != 0) return -1;
+  if (exp_run_gnuplot(prog, dir, gp, err, errlen) != 0) return -1;
   if (!drawn(dir, svg, prog, err, errlen) || !drawn(dir, png, prog, err, errlen))
     return -1;
   return 0;
@@ -132,7 +129,7 @@ int exp_plots_draw(const exp_plot_list *plots, const char *experiment,
                    const cJSON *records, const char *dir, const char *gnuplot,
                    FILE *log) {
   const char *prog = gnuplot ? gnuplot : "gnuplot";
-  bool have = program_exists(prog);
+  bool have = exp_program_exists(prog);
   int rc = EXP_EXIT_OK;
   for (size_t i = 0; i < plots->count; i++)
     if (draw_one(&plots->items[i], experiment, records, dir, prog, have, log) != 0)

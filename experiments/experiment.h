@@ -329,6 +329,9 @@ typedef struct {
   void (*progress)(void *ctx, double time_s, double fraction);
   void *progress_ctx;
   const exp_node_role *node;             /* `pslab node`, or NULL */
+  /* Record the run's trace: each worker writes "<trace_path>.part<rank>"
+   * (the runner merges them into trace_path); NULL: none. */
+  const char *trace_path;
 } exp_backend_job;
 
 /* A way of running runs (backends.c). */
@@ -382,7 +385,30 @@ typedef struct {
   /* --metrics (exp_metrics_parse), or NULL: the table's columns, and more
    * columns of summary.csv. */
   const char *const *metrics;
+  /* --record-trace FILE, or NULL: each run records what every worker
+   * accessed into a trace (workloads/TRACE.md), written to FILE when the
+   * spec has one run, else to exp_trace_run_path(FILE, run) per run. Under
+   * `pslab node`, FILE must be on a file system every node sees: each node
+   * writes its workers' parts, rank 0 merges them. */
+  const char *record_trace;
 } exp_runner_options;
+
+/* Where run `run` of an experiment of `runs` runs records its trace given
+ * --record-trace FILE: FILE itself for a single run, else FILE with
+ * "-run<N>" before the extension of its last component ("t.trace" ->
+ * "t-run3.trace", "t" -> "t-run3"). malloc'd; NULL on no memory. */
+char *exp_trace_run_path(const char *file, size_t runs, uint32_t run);
+
+/* `pslab trace stats FILE`: prints the statistics of the trace in file to
+ * out (locality for `nodes` nodes; 0: the trace's own) and, with svg, draws
+ * its log-log rank-frequency curve there with gnuplot (the script beside it,
+ * <svg without .svg>.gp). Returns EXP_EXIT_OK, EXP_EXIT_FAILED (the trace
+ * cannot be read: the reason on log) or EXP_EXIT_PLOTS (the SVG not drawn). */
+int exp_trace_stats(const char *file, uint32_t nodes, const char *svg, const char *gnuplot,
+                    FILE *out, FILE *log);
+/* `pslab trace merge FILE`: joins FILE.part0.. into FILE (as the runner
+ * does after a run). EXP_EXIT_OK or EXP_EXIT_FAILED (the reason on log). */
+int exp_trace_merge(const char *file, FILE *log);
 
 void exp_runner_options_default(exp_runner_options *o);
 /* Runs every run of spec (of o->shard), each in a forked child through its

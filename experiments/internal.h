@@ -279,6 +279,12 @@ enum { EXP_PLOT_WIDTH = 800, EXP_PLOT_HEIGHT = 500 };
 /* The exit status of a plot script whose gnuplot cannot draw the PNG (it
  * lacks the pngcairo terminal): draw.c says so. */
 enum { EXP_GNUPLOT_NO_PNG = 4 };
+/* Whether prog can be run: a path that is executable, or found in PATH. */
+bool exp_program_exists(const char *prog);
+/* Runs `prog script` in dir, its output to /dev/null and its complaints to
+ * our stderr (plots, `pslab trace stats --svg`). 0, or -1 with a reason. */
+int exp_run_gnuplot(const char *prog, const char *dir, const char *script, char *err,
+                    size_t errlen);
 
 /* One axis of a plot (plotaxis.c). */
 typedef struct {

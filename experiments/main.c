@@ -2,14 +2,17 @@
  * The `pslab` command: run, check, plot and merge experiments.
  *
  *   pslab run SPEC [--out DIR] [--set PATH=VALUE]... [--backend sim|real]
- *             [--shard K/N] [--resume] [--metrics A,B,...] [--quiet]
+ *             [--shard K/N] [--resume] [--metrics A,B,...] [--record-trace FILE]
+ *             [--quiet]
  *   pslab check SPEC [--set PATH=VALUE]... [--backend sim|real] [--shard K/N]
  *   pslab node SPEC [--out DIR] [--set PATH=VALUE]... [--coordinator HOST:PORT]
  *              [--coordinator-file PATH] [--shard K/N] [--resume]
- *              [--metrics A,B,...] [--quiet]
+ *              [--metrics A,B,...] [--record-trace FILE] [--quiet]
  *   pslab plot DIR
  *   pslab merge [--out DIR] [--quiet] SHARD_DIR...
  *   pslab metrics [--markdown]
+ *   pslab trace stats FILE [--svg OUT.svg] [--nodes N]
+ *   pslab trace merge FILE
  *
  * This file only reads the command line and calls the door of experiments/;
  * everything it does is in experiment.h. Exit statuses: 0 success, 1 invalid
@@ -34,6 +37,7 @@ static const char main_help[] =
     "  plot DIR     redraw the plots of a results directory\n"
     "  merge DIR... join the results directories of an experiment's shards\n"
     "  metrics      every metric a run reports: unit, meaning, how repeats combine\n"
+    "  trace        what a recorded access trace says (stats), or merge its parts\n"
     "  help [CMD]   this help, or the help of a command\n"
     "\n"
     "Options:\n"
@@ -45,7 +49,8 @@ static const char main_help[] =
 
 static const char run_help[] =
     "usage: pslab run SPEC [--out DIR] [--set PATH=VALUE]... [--backend sim|real]\n"
-    "                      [--shard K/N] [--resume] [--metrics A,B,...] [--quiet]\n"
+    "                      [--shard K/N] [--resume] [--metrics A,B,...]\n"
+    "                      [--record-trace FILE] [--quiet]\n"
     "\n"
     "Validates SPEC whole (nothing runs until every problem is fixed), then runs\n"
     "each of its runs (the cartesian product of its sweep lists, times its\n"
@@ -95,6 +100,16 @@ static const char run_help[] =
     "                        of the default ones; also added to summary.csv.\n"
     "                        Names as in runs.jsonl (time_s, bytes, local_ratio,\n"
     "                        sample_tv_distance, ...; a wrong one lists them all)\n"
+    "  -t, --record-trace FILE  record what every worker accessed (per worker, its\n"
+    "                        clock, read/write/sample and the keys) into FILE, a\n"
+    "                        binary trace (workloads/TRACE.md) that `pslab trace\n"
+    "                        stats` studies and the \"trace\" workload replays. With\n"
+    "                        one run FILE itself; with several (sweeps, repeats)\n"
+    "                        one file per run, \"-run<N>\" before FILE's extension\n"
+    "                        (t.trace -> t-run1.trace, t-run2.trace...). Written\n"
+    "                        as FILE.part<rank> per worker during the run, then\n"
+    "                        merged (under a temporary name, then renamed); a\n"
+    "                        failed run leaves none\n"
     "  -q, --quiet           no progress lines (failed runs are still reported)\n"
     "  -h, --help            this help\n"
     "\n"
@@ -125,7 +140,7 @@ static const char check_help[] =
 static const char node_help[] =
     "usage: pslab node SPEC [--out DIR] [--set PATH=VALUE]... [--coordinator HOST:PORT]\n"
     "                       [--coordinator-file PATH] [--shard K/N] [--resume]\n"
-    "                       [--metrics A,B,...] [--quiet]\n"
+    "                       [--metrics A,B,...] [--record-trace FILE] [--quiet]\n"
     "\n"
     "Runs this process as one node of every run of SPEC on the real backend, as\n"
     "a launcher starts one process per node on a cluster:\n"
@@ -154,6 +169,11 @@ static const char node_help[] =
     "                             runs to skip, rank 0 writes\n"
     "  -m, --metrics A,B,...      the table's metric columns (rank 0), as for\n"
     "                             `pslab run` (see `pslab run --help`)\n"
+    "  -t, --record-trace FILE    record a trace, as `pslab run` (one file per run\n"
+    "                             when there are several); give every rank the same\n"
+    "                             FILE on a file system every node sees: each node\n"
+    "                             writes its workers' parts FILE.part<rank>, rank 0\n"
+    "                             merges them (else `pslab trace merge FILE` later)\n"
     "  -q, --quiet                no progress lines\n"
     "  -h, --help                 this help\n"
     "\n"
@@ -228,13 +248,52 @@ static const char metrics_help[] =
     "\n"
     "Exit status: 0; 2 bad command line.\n";
 
+static const char trace_help[] =
+    "usage: pslab trace stats FILE [--svg OUT.svg] [--nodes N]\n"
+    "       pslab trace merge FILE\n"
+    "\n"
+    "stats: what the access trace in FILE (binary, as `pslab run --record-trace`\n"
+    "writes it, or the text form; workloads/TRACE.md) says, one \"name: value\"\n"
+    "line each:\n"
+    "  workers, steps, tables   as recorded\n"
+    "  keys                     distinct keys accessed, and their share of the tables\n"
+    "  accesses                 keys over all records (reads, writes, samples)\n"
+    "  top keys                 the share of accesses to the hottest 0.1%, 1% and\n"
+    "                           10% of the keys accessed\n"
+    "  zipf exponent            least squares on the log-log rank-frequency curve,\n"
+    "                           ranks weighted 1/rank, over the head: the ranks\n"
+    "                           with at least 100 accesses\n"
+    "  locality                 the share of accesses to keys that range\n"
+    "                           partitioning over N nodes homes on the accessing\n"
+    "                           worker's node (worker w on node w*N/workers)\n"
+    "  reuse distance           p50, p90, p99 of the distinct keys a worker touches\n"
+    "                           between two touches of one key (a step touches each\n"
+    "                           of its keys once)\n"
+    "\n"
+    "merge: joins the parts FILE.part0, FILE.part1... that a recording run's\n"
+    "workers wrote into FILE and removes them (`pslab run` does it after each run;\n"
+    "for `pslab node` on machines that do not share the file system, gather the\n"
+    "parts in one place first).\n"
+    "\n"
+    "Options:\n"
+    "      --svg OUT.svg   also draw the log-log rank-frequency curve and the\n"
+    "                      fitted Zipf line with gnuplot (script: OUT.gp)\n"
+    "      --nodes N       nodes of the locality figure (default: the recording\n"
+    "                      run's)\n"
+    "  -h, --help          this help\n"
+    "\n"
+    "Exit status: 0 done; 1 FILE cannot be read or is not a valid trace (the\n"
+    "message names the byte offset or the line); 2 bad command line; 3 the SVG\n"
+    "was not drawn (e.g. gnuplot is missing).\n";
+
 typedef struct cli cli;
 
 typedef struct {
   const char *name;
   const char *help;
   const char *usage;   /* first line of help, for errors */
-  const char *options; /* letters of the options it takes: o s b q c f k r m d */
+  const char *options; /* letters of the options it takes: o s b q c f k r m d t
+                          v n */
   const char *target;  /* what it names on the command line (SPEC, DIR...), or
                           NULL: nothing */
   bool many;           /* several of them */
@@ -247,22 +306,27 @@ static int cmd_node(const cli *c);
 static int cmd_plot(const cli *c);
 static int cmd_metrics(const cli *c);
 static int cmd_merge(const cli *c);
+static int cmd_trace(const cli *c);
 
 static const command commands[] = {
     {"run", run_help, "pslab run SPEC [--out DIR] [--set PATH=VALUE]... "
                       "[--backend sim|real] [--shard K/N] [--resume] [--metrics A,B,...] "
-                      "[--quiet]",
-     "osbqkrm", "SPEC", false, cmd_run},
+                      "[--record-trace FILE] [--quiet]",
+     "osbqkrmt", "SPEC", false, cmd_run},
     {"check", check_help, "pslab check SPEC [--set PATH=VALUE]... "
                           "[--backend sim|real] [--shard K/N]", "sbk", "SPEC", false, cmd_check},
     {"node", node_help, "pslab node SPEC [--out DIR] [--set PATH=VALUE]... "
                         "[--coordinator HOST:PORT] [--coordinator-file PATH] "
-                        "[--shard K/N] [--resume] [--metrics A,B,...] [--quiet]",
-     "osqcfkrm", "SPEC", false, cmd_node},
+                        "[--shard K/N] [--resume] [--metrics A,B,...] "
+                        "[--record-trace FILE] [--quiet]",
+     "osqcfkrmt", "SPEC", false, cmd_node},
     {"plot", plot_help, "pslab plot DIR", "", "DIR", false, cmd_plot},
     {"merge", merge_help, "pslab merge [--out DIR] [--quiet] SHARD_DIR...", "oq",
      "SHARD_DIR", true, cmd_merge},
     {"metrics", metrics_help, "pslab metrics [--markdown]", "d", NULL, false, cmd_metrics},
+    {"trace", trace_help, "pslab trace stats FILE [--svg OUT.svg] [--nodes N] | "
+                          "pslab trace merge FILE", "vn", "stats FILE or merge FILE", true,
+     cmd_trace},
 };
 
 struct cli {
@@ -277,6 +341,9 @@ struct cli {
   char *backend_set;   /* "backend=<B>", owned */
   exp_shard shard;     /* {0, 0}: every run */
   char **metrics;      /* --metrics, owned (exp_metrics_parse), or NULL */
+  const char *record_trace; /* --record-trace FILE */
+  const char *svg;     /* pslab trace stats --svg */
+  uint32_t nodes;      /* pslab trace stats --nodes (0: the trace's) */
   bool quiet, resume, help, markdown;
 };
 
@@ -352,7 +419,19 @@ static int parse_option(int argc, char **argv, int *i, cli *c) {
   else if (m == 0 && strchr(takes, 'f') &&
            (m = option_value(argc, argv, i, "--coordinator-file", NULL, &v)) > 0)
     c->coordinator_file = v;
-  else if (m == 0 && strchr(takes, 'm') &&
+  else if (m == 0 && strchr(takes, 't') &&
+           (m = option_value(argc, argv, i, "--record-trace", "-t", &v)) > 0)
+    c->record_trace = v;
+  else if (m == 0 && strchr(takes, 'v') && (m = option_value(argc, argv, i, "--svg", NULL, &v)) > 0)
+    c->svg = v;
+  else if (m == 0 && strchr(takes, 'n') &&
+           (m = option_value(argc, argv, i, "--nodes", NULL, &v)) > 0) {
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (!*v || *end || v[0] == '-' || n < 1 || n > UINT32_MAX)
+      return usage_error(c->cmd, "--nodes must be an integer from 1 to 4294967295, not ", v);
+    c->nodes = (uint32_t)n;
+  } else if (m == 0 && strchr(takes, 'm') &&
            (m = option_value(argc, argv, i, "--metrics", "-m", &v)) > 0)
     return parse_metrics(c, v);
   else if (m == 0 && strchr(takes, 'k') &&
@@ -448,6 +527,7 @@ static int cmd_run(const cli *c) {
   o.shard = c->shard;
   o.resume = c->resume;
   o.metrics = (const char *const *)c->metrics;
+  o.record_trace = c->record_trace;
   int rc = exp_run_experiment(s, &o);
   exp_spec_free(s);
   return rc;
@@ -492,6 +572,7 @@ static int cmd_node(const cli *c) {
     o.shard = c->shard;
     o.resume = c->resume;
     o.metrics = (const char *const *)c->metrics;
+    o.record_trace = c->record_trace;
     rc = exp_run_experiment(s, &o);
   }
   exp_spec_free(s);
@@ -504,6 +585,18 @@ static int cmd_merge(const cli *c) {
   o.out_dir = c->out;
   o.quiet = c->quiet;
   return exp_merge_dirs(c->targets, c->n_targets, &o);
+}
+
+static int cmd_trace(const cli *c) {
+  if (c->n_targets != 2 || (strcmp(c->targets[0], "stats") != 0 &&
+                            strcmp(c->targets[0], "merge") != 0))
+    return usage_error(c->cmd, "expected stats FILE or merge FILE", NULL);
+  if (strcmp(c->targets[0], "merge") == 0) {
+    if (c->svg || c->nodes)
+      return usage_error(c->cmd, "--svg and --nodes are options of ", "stats");
+    return exp_trace_merge(c->targets[1], stderr);
+  }
+  return exp_trace_stats(c->targets[1], c->nodes, c->svg, NULL, stdout, stderr);
 }
 
 static int cmd_plot(const cli *c) { return exp_plot_dir(c->target, NULL, stderr); }

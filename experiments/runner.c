@@ -25,6 +25,7 @@
  *   E <message>                               the backend's error
  */
 #include "experiments/internal.h"
+#include "workloads/trace.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -160,6 +161,7 @@ typedef struct {
   size_t n_backends;
   const exp_node_role *node; /* pslab node, or NULL */
   bool want_progress;
+  const char *trace_path;    /* --record-trace: this run's trace, or NULL */
 } child_job;
 
 static noreturn void child_main(const child_job *job, int fd, const char *log_path) {
@@ -197,6 +199,7 @@ static noreturn void child_main(const child_job *job, int fd, const char *log_pa
       .progress = job->want_progress ? child_on_progress : NULL,
       .progress_ctx = &cp,
       .node = job->node,
+      .trace_path = job->trace_path,
   };
   char err[2048] = "";
   cJSON *metrics = backend->run(&bj, err, sizeof err);
@@ -324,10 +327,56 @@ static char *log_path_of(const runner *r, uint32_t run) {
   return exp_join_path(r->dir, name);
 }
 
-static outcome run_child(runner *r, const exp_run *run, const char *log_path) {
+static outcome run_child(runner *r, const exp_run *run, const char *log_path,
+                         const char *trace_path) {
   child_job job = {r->spec, run, r->o.backends, r->o.n_backends, r->o.node,
-                   r->pg.tty && !r->pg.quiet};
+                   r->pg.tty && !r->pg.quiet, trace_path};
   return run_in_child(&job, &r->pg, log_path);
+}
+
+/* ------------------------------------------------------------ traces */
+
+char *exp_trace_run_path(const char *file, size_t runs, uint32_t run) {
+  if (runs == 1) return strdup(file);
+  const char *base = strrchr(file, '/');
+  base = base ? base + 1 : file;
+  const char *dot = strrchr(base, '.');
+  if (!dot || dot == base) dot = file + strlen(file);
+  exp_buf b = {0};
+  exp_buf_printf(&b, "%.*s-run%u%s", (int)(dot - file), file, (unsigned)run, dot);
+  return exp_buf_take(&b);
+}
+
+/* The trace path of run (NULL when not recording, or on no memory). */
+static char *trace_path_of(const runner *r, const exp_run *run) {
+  if (!r->o.record_trace) return NULL;
+  return exp_trace_run_path(r->o.record_trace, exp_spec_runs(r->spec)->count, run->run);
+}
+
+/* Workers of a run's cluster (its parts of a trace). */
+static uint32_t run_workers(const exp_run *run) {
+  const cJSON *n = exp_path_get(run->config, "cluster.nodes");
+  const cJSON *w = exp_path_get(run->config, "cluster.workers_per_node");
+  double nodes = cJSON_IsNumber(n) ? n->valuedouble : 1;
+  double wpn = cJSON_IsNumber(w) ? w->valuedouble : 1;
+  return (uint32_t)(nodes * wpn);
+}
+
+/* After a run that recorded a trace: its parts merged into the trace when
+ * it succeeded, else removed. */
+static void finish_trace(runner *r, const exp_run *run, const char *path, bool ok) {
+  if (!ok) {
+    wl_trace_remove_parts(path, run_workers(run));
+    return;
+  }
+  char err[EXP_PATH_MAX + 512];
+  if (wl_trace_merge(path, err, sizeof err) != 0) {
+    fprintf(r->o.log, "pslab: run %u: trace not written: %s\n", run->run, err);
+    r->io_failed = true;
+  } else if (!r->o.quiet) {
+    fprintf(r->o.log, "%s[run %u/%zu] trace in %s\n", r->pg.tty ? "\r\033[K" : "", run->run,
+            r->pg.total, path);
+  }
 }
 
 static exp_results results_of(const runner *r) {
@@ -352,10 +401,12 @@ static void record_run(runner *r, const exp_run *run, outcome *out) {
 
 static void do_run(runner *r, const exp_run *run) {
   char *log_path = log_path_of(r, run->run);
+  char *trace = trace_path_of(r, run);
   progress_begin(&r->pg, run, exp_spec_name(r->spec));
   double start = now_s();
-  outcome out = log_path ? run_child(r, run, log_path)
-                         : (outcome){NULL, strdup("out of memory")};
+  outcome out = log_path && (trace || !r->o.record_trace)
+                    ? run_child(r, run, log_path, trace)
+                    : (outcome){NULL, strdup("out of memory")};
   double wall = now_s() - start;
   r->ran++;
   if (out.metrics) {
@@ -365,6 +416,8 @@ static void do_run(runner *r, const exp_run *run) {
     r->failed++;
   }
   progress_end(&r->pg, out.metrics, out.error, wall);
+  if (trace) finish_trace(r, run, trace, out.metrics != NULL);
+  free(trace);
   struct stat st;
   if (log_path && stat(log_path, &st) == 0 && st.st_size == 0) remove(log_path);
   record_run(r, run, &out);
@@ -490,7 +543,9 @@ static int follow_runs(runner *r, const exp_run_list *runs) {
   for (size_t i = 0; i < runs->count; i++) {
     const exp_run *run = &runs->runs[i];
     if (!wanted(r, run)) continue;
-    outcome out = run_child(r, run, NULL);
+    char *trace = trace_path_of(r, run); /* rank 0 merges the parts */
+    outcome out = run_child(r, run, NULL, trace);
+    free(trace);
     if (out.error) {
       fprintf(r->o.log, "pslab node %u: run %u failed: %s\n", r->o.node->rank, run->run,
               out.error);

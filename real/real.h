@@ -163,6 +163,10 @@ typedef struct {
   const struct cJSON *policy;    /* the spec's "policy" object */
   uint64_t seed;
   uint32_t run;                  /* the run's number in its experiment */
+  /* Record a trace (NULL: none): each worker of each node writes its part,
+   * "<trace_path>.part<rank>" (run_args), on its node's file system; the
+   * caller merges them. */
+  const char *trace_path;
   /* real_run_node only (real_run_local sets them for its nodes): */
   uint32_t rank;
   const char *coordinator;       /* NULL: cluster->coordinator */

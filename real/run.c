@@ -110,7 +110,7 @@ static int configure(node_run *s) {
     return fail(s, "real_run: bad arguments (nodes, workers, rank or cluster)");
   run_args ra = {.workload = a->workload, .policy = a->policy, .nodes = a->nodes,
                  .workers_per_node = a->workers_per_node, .seed = a->seed,
-                 .base_dir = a->base_dir};
+                 .base_dir = a->base_dir, .trace_path = a->trace_path};
   s->setup = run_setup_new(&ra, s->err, s->errlen);
   return s->setup ? 0 : -1;
 }
@@ -191,7 +191,8 @@ static void check_workers(node_run *s) {
   for (uint32_t i = 0; s->workers && i < s->a->workers_per_node; i++) {
     int st = s->workers[i].rw.status;
     if (st == PS_OK) continue;
-    real_fail_and_tell(s->node, "worker %u.%u failed: %s", s->a->rank, i, ps_strerror(st));
+    real_fail_and_tell(s->node, "worker %u.%u failed: %s", s->a->rank, i,
+                       run_worker_error(&s->workers[i].rw));
     return;
   }
 }

@@ -21,8 +21,10 @@
  *
  * A backend (sim/, real/) starts the nodes, runs each worker through
  * run_worker_drive, says what time it is, charges compute, and hands every
- * node's report to run_metrics. Nothing here does I/O, reads a clock or
- * starts a thread; nothing keeps global state but the constant metric table.
+ * node's report to run_metrics. Nothing here does I/O (but a worker's trace
+ * part, which workloads/ writes for it when the run records one), reads a
+ * clock or starts a thread; nothing keeps global state but the constant
+ * metric table.
  *
  * Arrows: sim/ and real/ include this door; it includes policies/ and
  * workloads/ (and through them model/); experiments/ reads the metric table.
@@ -50,6 +52,11 @@ typedef struct {
   uint64_t seed;                /* the run's seed */
   const char *base_dir;         /* where the spec is: relative data files are
                                    read from there (NULL: the current one) */
+  /* Recording a trace (NULL: none): each worker of rank r writes its part,
+   * "<trace_path>.part<r>" (workloads/trace.h), under a temporary name
+   * renamed once the worker is done; whoever runs the run merges the parts
+   * (wl_trace_merge). Borrowed: must outlive the setup. */
+  const char *trace_path;
 } run_args;
 
 typedef struct run_setup run_setup;
@@ -88,6 +95,8 @@ typedef struct {
   ps_sampler *sampler;        /* when the workload samples, else NULL */
   int status;                 /* wl_drive's result, once driven */
   wl_driver_stats stats;      /* filled by run_worker_drive */
+  struct wl_trace_writer *trace; /* its part of the trace, when recording */
+  char trace_error[256];      /* why recording failed, or "" */
 } run_worker;
 
 /* Prepares worker `index` of the node whose core is `core`: its handle, its
@@ -102,6 +111,9 @@ void run_worker_free(run_worker *w);
  * are the run's. Call once, from the thread (or actor) that is the worker.
  * Stores and returns wl_drive's status. */
 int run_worker_drive(run_worker *w, const run_setup *s, wl_driver_env env);
+/* Why a driven worker failed (status < 0): the trace writer's message when
+ * recording failed, else the status's text. */
+const char *run_worker_error(const run_worker *w);
 
 /* -------------------------------------------------------------- reports */
 

@@ -3,6 +3,7 @@
  * and the shared worker loop driven with the backend's callbacks.
  */
 #include "run/internal.h"
+#include "workloads/trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,10 +31,23 @@ int run_worker_init(run_worker *w, const run_setup *s, ps_node *core, uint32_t i
              (unsigned)index);
     return -1;
   }
+  if (a->trace_path) {
+    char *part = wl_trace_part_path(a->trace_path, w->rank);
+    if (!part) {
+      snprintf(err, errlen, "worker %u.%u: out of memory", (unsigned)node, (unsigned)index);
+      return -1;
+    }
+    w->trace = wl_trace_writer_open(part, &s->layout, a->nodes,
+                                    a->nodes * a->workers_per_node, w->rank, err, errlen);
+    free(part);
+    if (!w->trace) return -1;
+  }
   return 0;
 }
 
 void run_worker_free(run_worker *w) {
+  char ignored[8];
+  wl_trace_writer_close(w->trace, false, ignored, sizeof ignored);
   wl_stream_free(w->stream);
   ps_sampler_free(w->sampler);
   free(w->stats.epoch_end_s);
@@ -47,6 +61,19 @@ int run_worker_drive(run_worker *w, const run_setup *s, wl_driver_env env) {
   env.sample_stats = w->sampler ? ps_sampler_stats_cb : NULL;
   env.rank = w->rank;
   env.workers = s->args.nodes * s->args.workers_per_node;
+  env.trace_ctx = w->trace;
+  env.trace_step = w->trace ? wl_trace_writer_step : NULL;
   w->status = wl_drive(w->handle, w->stream, &env, s->settings.lookahead, &w->stats);
+  if (w->trace) { /* the part is kept only when the whole of it is there */
+    int rc = wl_trace_writer_close(w->trace, w->status == PS_OK, w->trace_error,
+                                   sizeof w->trace_error);
+    w->trace = NULL;
+    if (rc != 0 && w->status == PS_OK) w->status = PS_ERR_INVAL;
+    if (rc == 0) w->trace_error[0] = '\0';
+  }
   return w->status;
+}
+
+const char *run_worker_error(const run_worker *w) {
+  return w->trace_error[0] ? w->trace_error : ps_strerror(w->status);
 }

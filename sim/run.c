@@ -150,7 +150,7 @@ static int configure(sim_setup *s) {
   const sim_cluster *c = s->args->cluster;
   run_args a = {.workload = s->args->workload, .policy = s->args->policy, .nodes = c->nodes,
                 .workers_per_node = c->workers_per_node, .seed = s->args->seed,
-                .base_dir = s->args->base_dir};
+                .base_dir = s->args->base_dir, .trace_path = s->args->trace_path};
   s->setup = run_setup_new(&a, s->err, s->errlen);
   return s->setup ? 0 : -1;
 }
@@ -236,7 +236,7 @@ static int check_outcome(sim_setup *s) {
                   (long long)ps_worker_clock(w->rw.handle));
     if (w->rw.status != PS_OK)
       return fail(s, "worker %u.%u failed: %s", (unsigned)w->node->id, (unsigned)w->rw.index,
-                  ps_strerror(w->rw.status));
+                  run_worker_error(&w->rw));
   }
   if (run->send_failed) return fail(s, "a message could not be sent (out of memory or bad node)");
   uint64_t bad = 0;

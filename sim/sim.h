@@ -65,6 +65,9 @@ typedef struct {
   const char *base_dir;         /* relative data files are read from here */
   const struct cJSON *policy;   /* the spec's "policy" object */
   uint64_t seed;
+  /* Record a trace (NULL: none): every worker writes its part,
+   * "<trace_path>.part<rank>" (run_args); the caller merges them. */
+  const char *trace_path;
   /* Called now and then with simulated time and progress in [0,1]; may be NULL. */
   void (*progress)(void *ctx, double sim_time_s, double fraction);
   void *progress_ctx;

@@ -105,6 +105,7 @@ extern const wl_type wl_type_zipf;
 extern const wl_type wl_type_mf;
 extern const wl_type wl_type_kge;
 extern const wl_type wl_type_w2v;
+extern const wl_type wl_type_trace;
 
 struct wl_workload {
   const wl_type *type;
