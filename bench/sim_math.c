@@ -1,0 +1,114 @@
+/*
+ * sim_math: what real math costs the simulator. The same mf workload (a
+ * generated 100k x 20k matrix, Zipf 1.1, rank 16, static hash partitioning,
+ * one worker per node) runs with "math": "real" and with "math": "none"
+ * (the same keys, pushes of 1.0, no arithmetic), at 8 and at 64 simulated
+ * nodes, each in its own child process (SimGrid allows one engine per
+ * process), the two maths interleaved over rounds. It prints simulated key
+ * accesses per wall-clock second for each, the median of the rounds, and
+ * real / none: the share of a what-if run's wall time the math takes.
+ *
+ * Usage: sim_math [rounds]   (default 3)
+ */
+#include "sim/sim.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct {
+  double wall_s, accesses, sim_s;
+} figures;
+
+static double wall_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double metric(const cJSON *m, const char *name) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, name);
+  return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static int child(uint32_t nodes, const char *math, figures *out) {
+  sim_cluster c;
+  sim_cluster_default(&c);
+  c.nodes = nodes;
+  c.workers_per_node = 1;
+  char wl_text[512];
+  snprintf(wl_text, sizeof wl_text,
+           "{\"type\":\"mf\",\"rows\":100000,\"cols\":20000,\"nnz\":%u,\"rank\":16,"
+           "\"epochs\":1,\"math\":\"%s\"}",
+           nodes * 4000u, math);
+  cJSON *wl = cJSON_Parse(wl_text), *pol = cJSON_Parse("{\"type\":\"static\"}");
+  sim_run_args a = {.cluster = &c, .workload = wl, .policy = pol, .seed = 1};
+  char err[512];
+  double t0 = wall_now();
+  cJSON *m = sim_run(&a, err, sizeof err);
+  out->wall_s = wall_now() - t0;
+  if (!m) fprintf(stderr, "sim_math: %s\n", err);
+  out->accesses = metric(m, "accesses");
+  out->sim_s = metric(m, "time_s");
+  int rc = m ? 0 : -1;
+  cJSON_Delete(m);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  return rc;
+}
+
+static int in_child(uint32_t nodes, const char *math, figures *out) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    figures f = {0};
+    int rc = child(nodes, math, &f);
+    ssize_t n = rc == 0 ? write(fds[1], &f, sizeof f) : -1;
+    _exit(n == (ssize_t)sizeof f ? 0 : 1);
+  }
+  close(fds[1]);
+  ssize_t n = read(fds[0], out, sizeof *out);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return n == (ssize_t)sizeof *out && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+  int rounds = argc > 1 ? atoi(argv[1]) : 3;
+  if (rounds < 1 || rounds > 15) {
+    fprintf(stderr, "usage: sim_math [rounds 1..15]\n");
+    return 2;
+  }
+  printf("sim_math: mf rank 16, 4000 ratings per node, static; key accesses per wall "
+         "second, median of %d rounds\n", rounds);
+  const uint32_t sizes[] = {8, 64};
+  for (size_t s = 0; s < 2; s++) {
+    double real[15], none[15];
+    figures f;
+    for (int r = 0; r < rounds; r++) {
+      if (in_child(sizes[s], "real", &f) != 0) return 1;
+      real[r] = f.accesses / f.wall_s;
+      if (in_child(sizes[s], "none", &f) != 0) return 1;
+      none[r] = f.accesses / f.wall_s;
+    }
+    qsort(real, (size_t)rounds, sizeof *real, by_value);
+    qsort(none, (size_t)rounds, sizeof *none, by_value);
+    double a = real[rounds / 2], b = none[rounds / 2];
+    printf("%3u nodes  math real %8.0f k accesses/s  math none %8.0f k accesses/s  "
+           "real/none %.2f\n", (unsigned)sizes[s], a / 1e3, b / 1e3, a / b);
+  }
+  return 0;
+}
