@@ -51,6 +51,7 @@ void run_worker_free(run_worker *w) {
   wl_stream_free(w->stream);
   ps_sampler_free(w->sampler);
   free(w->stats.epoch_end_s);
+  free(w->stats.epoch_quality);
   *w = (run_worker){0};
 }
 

@@ -413,6 +413,13 @@ static void test_filtered_rank(void) {
   num = den = 0;
   CU_ASSERT_EQUAL(wl->type->eval(wl->impl, 0, 1, &in, &num, &den), PS_OK);
   CU_ASSERT_DOUBLE_EQUAL(num, 1 / 2.5, 1e-12);
+  /* a diverged model (NaN values) ranks nothing: NaN, never a top rank */
+  float keep = vals[0];
+  vals[0] = NAN;
+  num = den = 0;
+  CU_ASSERT_EQUAL(wl->type->eval(wl->impl, 0, 1, &in, &num, &den), PS_OK);
+  CU_ASSERT_TRUE(isnan(num));
+  vals[0] = keep;
   /* a second worker has no triple of its own, only the candidates */
   free(keys);
   CU_ASSERT_EQUAL_FATAL(wl->type->eval_keys(wl->impl, 1, 2, &keys, &n), PS_OK);

@@ -254,6 +254,8 @@ static void test_spearman(void) {
   double flat[] = {7, 7, 7, 7};
   CU_ASSERT_DOUBLE_EQUAL(w2v_spearman(flat, inc, 4, &ok), 0.0, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(w2v_spearman(x, y, 1, &ok), 0.0, 1e-12);
+  double diverged[] = {1, NAN, 3, 4}; /* a NaN model has no rank order */
+  CU_ASSERT_TRUE(isnan(w2v_spearman(diverged, inc, 4, &ok)));
   /* Binary scores (a similarity set of synonyms and non-synonyms). */
   double cos[] = {0.9, 0.1, 0.5, 0.3}, bin[] = {1, 0, 1, 0};
   /* ranks cos: 4, 1, 3, 2; bin: 3.5, 1.5, 3.5, 1.5 -> Sxy = 4, Sxx = 5, Syy = 4 */

@@ -572,6 +572,11 @@ static int kge_eval(const void *impl, uint32_t rank, uint32_t workers, const wl_
     }
     kge_query(k->model, k->dim, h, r, q);
     double truth = dot(q, t, k->ent_len), rank_of = 1;
+    if (!isfinite(truth)) { /* a diverged model ranks nothing */
+      *num = NAN;
+      *den += 1;
+      continue;
+    }
     for (size_t c = 0; c < k->n_candidates; c++) {
       uint32_t e = k->candidates[c];
       if (e == x.t || set_has(&k->known, x.h, x.r, e)) continue;
@@ -581,7 +586,7 @@ static int kge_eval(const void *impl, uint32_t rank, uint32_t workers, const wl_
         break;
       }
       double s = dot(q, v, k->ent_len);
-      rank_of += s > truth ? 1 : s == truth ? 0.5 : 0;
+      rank_of += !isfinite(s) || s > truth ? 1 : s == truth ? 0.5 : 0;
     }
     *num += k->hits10 ? (rank_of <= 10) : 1 / rank_of;
     *den += 1;

@@ -467,7 +467,8 @@ static bool text_record(text_state *s, char *first, char *rest) {
   if (w >= s->workers)
     return tfail(&s->tp, "worker %" PRIu64 ", but the trace has %u workers", w,
                  (unsigned)s->workers);
-  if (!text_number(s, next_word(&rest), "the clock", 0, INT64_MAX, &clock)) return false;
+  /* A record's head holds the clock's step in 62 bits (op | delta << 2). */
+  if (!text_number(s, next_word(&rest), "the clock", 0, INT64_MAX >> 2, &clock)) return false;
   char *op_word = next_word(&rest);
   wl_trace_op op;
   if (!op_word) return tfail(&s->tp, "missing the operation (read, write or sample)");
@@ -835,6 +836,10 @@ int wl_trace_writer_record(wl_trace_writer *w, int64_t clock, wl_trace_op op,
       writer_failed(w, "a key in no table");
       return PS_ERR_INVAL;
     }
+  if ((uint64_t)(clock - w->clock) > (UINT64_MAX >> 2)) {
+    writer_failed(w, "a clock step past 2^62");
+    return PS_ERR_INVAL;
+  }
   w->rec.len = 0;
   encode_record(&w->rec, (uint64_t)(clock - w->clock), op, w->sorted, n);
   if (w->rec.failed) return PS_ERR_NOMEM;

@@ -478,6 +478,7 @@ static int w2v_eval_keys(const void *impl, uint32_t rank, uint32_t workers, ps_k
 
 static double cosine(const float *a, const float *b, uint32_t n) {
   double ab = dot(a, b, n), aa = dot(a, a, n), bb = dot(b, b, n);
+  if (!isfinite(aa) || !isfinite(bb) || !isfinite(ab)) return NAN; /* diverged */
   return aa > 0 && bb > 0 ? ab / sqrt(aa * bb) : 0;
 }
 
@@ -517,6 +518,12 @@ static int eval_analogy(const w2v_workload *w, uint32_t rank, uint32_t workers,
   for (uint32_t i = 0; i < A; i++) {
     const float *v = in->vals + in->off[i];
     double norm = sqrt(dot(v, v, dim));
+    if (!isfinite(norm)) { /* a diverged model answers nothing */
+      free(unit);
+      *num = NAN;
+      *den = (double)(end - first);
+      return PS_OK;
+    }
     for (uint32_t j = 0; j < dim; j++)
       unit[(size_t)i * dim + j] = norm > 0 ? (float)(v[j] / norm) : 0;
   }

@@ -202,24 +202,33 @@ static bool read_glosses(builder *b, const char *wordnet_dir, char *err, size_t 
 
 /* ------------------------------------------------------------ pruning */
 
-static const uint64_t *sort_counts; /* qsort has no context argument */
+typedef struct {
+  uint64_t count;
+  uint32_t id;
+} counted; /* qsort has no context: each entry carries its count */
 
 static int by_count_then_id(const void *x, const void *y) {
-  uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-  if (sort_counts[a] != sort_counts[b]) return sort_counts[a] > sort_counts[b] ? -1 : 1;
-  return a < b ? -1 : a > b;
+  const counted *a = x, *b = y;
+  if (a->count != b->count) return a->count > b->count ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
 }
 
 /* Keeps words seen min_count times, renumbered by frequency, and the tokens
  * and sentences that remain. */
 static bool prune(builder *b, w2v_corpus *c, uint64_t min_count) {
   uint32_t raw = b->dict.count, kept = 0;
+  counted *by_count = malloc((raw ? raw : 1) * sizeof *by_count);
   uint32_t *order = malloc((raw ? raw : 1) * sizeof *order);
-  if (!order) return false;
+  if (!order || !by_count) {
+    free(order);
+    free(by_count);
+    return false;
+  }
   for (uint32_t id = 0; id < raw; id++)
-    if (b->counts[id] >= min_count) order[kept++] = id;
-  sort_counts = b->counts;
-  qsort(order, kept, sizeof *order, by_count_then_id);
+    if (b->counts[id] >= min_count) by_count[kept++] = (counted){b->counts[id], id};
+  qsort(by_count, kept, sizeof *by_count, by_count_then_id);
+  for (uint32_t r = 0; r < kept; r++) order[r] = by_count[r].id;
+  free(by_count);
   c->counts = malloc((kept ? kept : 1) * sizeof *c->counts);
   bool ok = c->counts != NULL;
   for (uint32_t r = 0; ok && r < kept; r++) {
@@ -609,25 +618,28 @@ bool w2v_analogy_load(w2v_analogy *a, const wl_context *ctx, const char *file,
 
 /* ------------------------------------------------------------ Spearman */
 
-static const double *rank_values; /* qsort has no context argument */
+typedef struct {
+  double v;
+  size_t i;
+} valued; /* qsort has no context: each entry carries its value */
 
 static int by_value(const void *x, const void *y) {
-  double a = rank_values[*(const size_t *)x], b = rank_values[*(const size_t *)y];
-  return a < b ? -1 : a > b;
+  const valued *a = x, *b = y;
+  if (a->v != b->v) return a->v < b->v ? -1 : 1;
+  return a->i < b->i ? -1 : a->i > b->i;
 }
 
-/* Ranks 1..n of v, ties averaged, into r. */
+/* Ranks 1..n of v (no NaN), ties averaged, into r. */
 static bool ranks(const double *v, size_t n, double *r) {
-  size_t *idx = malloc(n * sizeof *idx);
+  valued *idx = malloc(n * sizeof *idx);
   if (!idx) return false;
-  for (size_t i = 0; i < n; i++) idx[i] = i;
-  rank_values = v;
+  for (size_t i = 0; i < n; i++) idx[i] = (valued){v[i], i};
   qsort(idx, n, sizeof *idx, by_value);
   for (size_t i = 0; i < n;) {
     size_t j = i + 1;
-    while (j < n && v[idx[j]] == v[idx[i]]) j++;
+    while (j < n && idx[j].v == idx[i].v) j++;
     double avg = (double)(i + j + 1) / 2.0; /* ranks i+1 .. j */
-    for (size_t k = i; k < j; k++) r[idx[k]] = avg;
+    for (size_t k = i; k < j; k++) r[idx[k].i] = avg;
     i = j;
   }
   free(idx);
@@ -637,6 +649,8 @@ static bool ranks(const double *v, size_t n, double *r) {
 double w2v_spearman(const double *x, const double *y, size_t n, bool *ok) {
   *ok = true;
   if (n < 2) return 0;
+  for (size_t i = 0; i < n; i++) /* a diverged model has no rank order */
+    if (isnan(x[i]) || isnan(y[i])) return NAN;
   double *rx = malloc(2 * n * sizeof *rx);
   if (!rx || !ranks(x, n, rx) || !ranks(y, n, rx + n)) {
     free(rx);
