@@ -17,10 +17,7 @@
 #define HOT_SAMPLE_ACCESSES 2000000u
 #define HOT_SAMPLE_SEED 0x686f746b657973ULL /* "hotkeys" */
 
-typedef struct {
-  ps_key key;
-  uint64_t count; /* 0: empty slot */
-} key_count;
+typedef wl_key_count key_count; /* count 0: an empty slot */
 
 typedef struct {
   key_count *slots;
@@ -56,9 +53,19 @@ static bool counter_add(counter *c, ps_key k) {
 }
 
 static int by_count_then_key(const void *a, const void *b) {
-  const key_count *x = a, *y = b;
+  const wl_key_count *x = a, *y = b;
   if (x->count != y->count) return x->count > y->count ? -1 : 1;
   return x->key < y->key ? -1 : x->key > y->key;
+}
+
+size_t wl_hottest(wl_key_count *c, size_t n, size_t want, ps_key *out) {
+  size_t used = 0;
+  for (size_t i = 0; i < n; i++)
+    if (c[i].count) c[used++] = c[i];
+  qsort(c, used, sizeof *c, by_count_then_key);
+  size_t found = used < want ? used : want;
+  for (size_t i = 0; i < found; i++) out[i] = c[i].key;
+  return found;
 }
 
 /* Counts the keys of `steps` steps of node's sample stream. */
@@ -85,15 +92,7 @@ size_t wl_hot_keys(const wl_workload *wl, size_t n, ps_key *out) {
   counter c = {0};
   bool ok = true;
   for (uint32_t node = 0; ok && node < nodes; node++) ok = count_node(wl, node, steps, &c);
-  size_t found = 0;
-  if (ok) {
-    size_t k = 0;
-    for (size_t i = 0; i < c.cap; i++)
-      if (c.slots[i].count) c.slots[k++] = c.slots[i];
-    qsort(c.slots, k, sizeof *c.slots, by_count_then_key);
-    found = k < n ? k : n;
-    for (size_t i = 0; i < found; i++) out[i] = c.slots[i].key;
-  }
+  size_t found = ok ? wl_hottest(c.slots, c.cap, n, out) : 0;
   free(c.slots);
   return found;
 }

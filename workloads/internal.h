@@ -157,6 +157,9 @@ bool wlj_number(const struct cJSON *json, const char *field, double min,
                 double max, double def, double *out, char *err,
                 size_t errlen);
 
+/* Reads a boolean field (true or false), def when missing. */
+bool wlj_bool(const struct cJSON *json, const char *field, bool def, bool *out, char *err,
+              size_t errlen);
 /* Reads a string field; def NULL makes it required. *out borrows from json. */
 bool wlj_string(const struct cJSON *json, const char *field, const char *def,
                 const char **out, char *err, size_t errlen);
@@ -217,6 +220,17 @@ uint32_t wl_dict_add(wl_dict *d, const char *name, size_t len, bool *added);
 /* The id of name[0..len), or UINT32_MAX when it is not there. */
 uint32_t wl_dict_find(const wl_dict *d, const char *name, size_t len);
 void wl_dict_free(wl_dict *d);
+
+/* A key and how often the data accesses it. */
+typedef struct {
+  ps_key key;
+  uint64_t count;
+} wl_key_count;
+/* The hot-key answer every type gives (wl_hot_keys): sorts c[0..n) hottest
+ * first, ties by key (so the answer is deterministic), and writes the keys
+ * of the first min(want, n) entries with a count above 0 into out; returns
+ * how many. */
+size_t wl_hottest(wl_key_count *c, size_t n, size_t want, ps_key *out);
 
 /* A fixed pseudo-random value in [-scale, scale) for float i of key k,
  * salted per use: the deterministic initial values of embeddings. */

@@ -138,6 +138,19 @@ bool wlj_number(const cJSON *json, const char *field, double min, double max,
   return true;
 }
 
+bool wlj_bool(const cJSON *json, const char *field, bool def, bool *out, char *err,
+              size_t errlen) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(json, field);
+  *out = def;
+  if (!v) return true;
+  if (!cJSON_IsBool(v)) {
+    wlj_error(err, errlen, field, "true or false", v);
+    return false;
+  }
+  *out = cJSON_IsTrue(v);
+  return true;
+}
+
 bool wlj_string(const cJSON *json, const char *field, const char *def, const char **out,
                 char *err, size_t errlen) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(json, field);

@@ -612,29 +612,15 @@ static int kge_sample_distribution(const void *impl, ps_key *first, uint64_t *co
   return PS_OK;
 }
 
-typedef struct {
-  uint64_t count;
-  ps_key key;
-} key_count;
-
-static int by_count_then_key(const void *a, const void *b) {
-  const key_count *x = a, *y = b;
-  if (x->count != y->count) return x->count > y->count ? -1 : 1;
-  return x->key < y->key ? -1 : x->key > y->key;
-}
-
 static size_t kge_hot_keys(const void *impl, size_t n, ps_key *out) {
   const kge_workload *k = impl;
   size_t all = (size_t)k->g.entities + k->g.relations, m = 0;
-  key_count *v = malloc((all ? all : 1) * sizeof *v);
+  wl_key_count *v = malloc((all ? all : 1) * sizeof *v);
   if (!v) return 0;
-  for (uint32_t e = 0; e < k->g.entities; e++)
-    if (k->degree[e]) v[m++] = (key_count){k->degree[e], e};
+  for (uint32_t e = 0; e < k->g.entities; e++) v[m++] = (wl_key_count){e, k->degree[e]};
   for (uint32_t r = 0; r < k->g.relations; r++)
-    if (k->rel_count[r]) v[m++] = (key_count){k->rel_count[r], (ps_key)k->g.entities + r};
-  qsort(v, m, sizeof *v, by_count_then_key);
-  size_t found = m < n ? m : n;
-  for (size_t i = 0; i < found; i++) out[i] = v[i].key;
+    v[m++] = (wl_key_count){(ps_key)k->g.entities + r, k->rel_count[r]};
+  size_t found = wl_hottest(v, m, n, out);
   free(v);
   return found;
 }

@@ -206,19 +206,6 @@ static const char *const mf_fields[] = {
     "type",       "rank",     "lr",     "reg",  "batch", "epochs", "flops_per_step",
     "init_scale", "clustering", "blocking", "math", "target_quality", NULL};
 
-static bool read_bool(const cJSON *json, const char *field, bool *out, char *err,
-                      size_t errlen) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(json, field);
-  *out = false;
-  if (!v) return true;
-  if (!cJSON_IsBool(v)) {
-    wlj_error(err, errlen, field, "true or false", v);
-    return false;
-  }
-  *out = cJSON_IsTrue(v);
-  return true;
-}
-
 /* The known fields: the type's own and the data's. */
 static bool check_fields(const cJSON *json, char *err, size_t errlen) {
   const char *known[32];
@@ -239,8 +226,8 @@ static bool mf_parse(const cJSON *json, mf_workload *m, char *err, size_t errlen
       !wlj_uint(json, "epochs", 1, 1u << 30, &one, &m->epochs, err, errlen) ||
       !wlj_number(json, "flops_per_step", 0, INFINITY, 0, &m->flops, err, errlen) ||
       !wlj_number(json, "init_scale", 0, INFINITY, -1, &m->init_scale, err, errlen) ||
-      !read_bool(json, "clustering", &m->clustering, err, errlen) ||
-      !read_bool(json, "blocking", &m->blocking, err, errlen))
+      !wlj_bool(json, "clustering", false, &m->clustering, err, errlen) ||
+      !wlj_bool(json, "blocking", false, &m->blocking, err, errlen))
     return false;
   m->has_flops = cJSON_GetObjectItemCaseSensitive(json, "flops_per_step") != NULL;
   if (m->blocking && m->workers > MF_MAX_BLOCKING_WORKERS) {
@@ -505,34 +492,18 @@ static int mf_eval(const void *impl, uint32_t rank, uint32_t workers, const wl_e
 
 /* -------------------------------------------------------------- hot keys */
 
-typedef struct {
-  ps_key key;
-  uint64_t count;
-} key_count;
-
-static int by_count_then_key(const void *a, const void *b) {
-  const key_count *x = a, *y = b;
-  if (x->count != y->count) return x->count > y->count ? -1 : 1;
-  return x->key < y->key ? -1 : x->key > y->key;
-}
-
 /* The most rated rows and columns of the training data. */
 static size_t mf_hot_keys(const void *impl, size_t n, ps_key *out) {
   const mf_workload *m = impl;
   size_t keys = (size_t)m->d.rows + m->d.cols;
-  key_count *c = calloc(keys, sizeof *c);
+  wl_key_count *c = calloc(keys, sizeof *c);
   if (!c) return 0;
   for (size_t k = 0; k < keys; k++) c[k].key = k;
   for (size_t i = 0; i < m->d.n_train; i++) {
     c[m->d.train[i].row].count++;
     c[(size_t)m->d.rows + m->d.train[i].col].count++;
   }
-  size_t used = 0;
-  for (size_t k = 0; k < keys; k++)
-    if (c[k].count) c[used++] = c[k];
-  qsort(c, used, sizeof *c, by_count_then_key);
-  size_t found = used < n ? used : n;
-  for (size_t i = 0; i < found; i++) out[i] = c[i].key;
+  size_t found = wl_hottest(c, keys, n, out);
   free(c);
   return found;
 }
