@@ -203,6 +203,10 @@ static void test_loader_errors(void) {
   expect_error("{'type':'w2v','corpus':'c.txt','min_count':1,'analogy':'ana.txt',"
                "'similarity':'one.txt'}",
                dir, "analogy: expected nothing when similarity is set");
+  expect_error("{'type':'w2v','corpus':'c.txt','min_count':1,'wordnet_dir':'/x'}", dir,
+               "wordnet_dir: expected nothing unless corpus or similarity reads WordNet");
+  expect_error("{'type':'w2v','corpus':'wordnet:glosses','wordnet_dir':'no-such-dir'}", dir,
+               "install Debian's wordnet-base");
   expect_error("{'type':'w2v','corpus':'c.txt','min_count':1,'similarity_pairs':5}", dir,
                "similarity_pairs: expected nothing unless similarity is \"wordnet:synonyms\"");
   expect_error("{'type':'w2v','corpus':'c.txt','min_count':1,'window':1000,'batch':20000}", dir,

@@ -96,12 +96,12 @@ static void w2v_free(void *impl) {
 }
 
 static bool parse(const cJSON *json, w2v_workload *w, const char **corpus, const char **sim,
-                  const char **ana, uint64_t *sim_pairs, uint64_t *ana_vocab, char *err,
-                  size_t errlen) {
+                  const char **ana, uint64_t *sim_pairs, uint64_t *ana_vocab,
+                  const char **wordnet_dir, char *err, size_t errlen) {
   static const char *const known[] = {
       "type", "corpus", "min_count", "dim", "window", "neg", "batch", "subsample",
       "sample_power", "lr", "lr_schedule", "epochs", "similarity", "similarity_pairs",
-      "analogy", "analogy_vocab", "math", "target_quality", NULL};
+      "analogy", "analogy_vocab", "wordnet_dir", "math", "target_quality", NULL};
   static const char *const schedules[] = {"linear", "constant", NULL};
   const uint64_t one = 1, five = 5, ten = 10, fifty = 50, thousand = 1000, tenk = 10000;
   if (!wlj_check_fields(json, known, err, errlen) ||
@@ -119,8 +119,16 @@ static bool parse(const cJSON *json, w2v_workload *w, const char **corpus, const
       !wlj_string(json, "similarity", "", sim, err, errlen) ||
       !wlj_uint(json, "similarity_pairs", 1, 10000000, &thousand, sim_pairs, err, errlen) ||
       !wlj_string(json, "analogy", "", ana, err, errlen) ||
-      !wlj_uint(json, "analogy_vocab", 1, UINT32_MAX, &tenk, ana_vocab, err, errlen))
+      !wlj_uint(json, "analogy_vocab", 1, UINT32_MAX, &tenk, ana_vocab, err, errlen) ||
+      !wlj_string(json, "wordnet_dir", W2V_WORDNET_DIR, wordnet_dir, err, errlen))
     return false;
+  if (cJSON_GetObjectItemCaseSensitive(json, "wordnet_dir") &&
+      strncmp(*corpus, "wordnet:", 8) != 0 && strncmp(*sim, "wordnet:", 8) != 0) {
+    wlj_error(err, errlen, "wordnet_dir",
+              "nothing unless corpus or similarity reads WordNet (\"wordnet:...\")",
+              cJSON_GetObjectItemCaseSensitive(json, "wordnet_dir"));
+    return false;
+  }
   uint64_t keys = w->batch * (1 + 2 * w->window), samples = w->batch * 2 * w->window * w->neg;
   if (keys > PS_MAX_OP_KEYS || samples > PS_MAX_OP_KEYS) {
     char expected[160];
@@ -195,21 +203,24 @@ static void *w2v_create(const cJSON *json, const wl_context *ctx, wl_info *info,
                         size_t errlen) {
   w2v_workload *w = calloc(1, sizeof *w);
   if (!w) return fail(NULL, err, errlen, "out of memory");
-  const char *corpus, *sim, *ana;
+  const char *corpus, *sim, *ana, *wn_given;
   uint64_t sim_pairs, ana_vocab;
-  if (!parse(json, w, &corpus, &sim, &ana, &sim_pairs, &ana_vocab, err, errlen))
+  if (!parse(json, w, &corpus, &sim, &ana, &sim_pairs, &ana_vocab, &wn_given, err, errlen))
     return fail(w, err, errlen, NULL);
   info->has_quality = *sim || *ana;
   info->quality = (wl_quality){.name = *ana ? "analogy" : "spearman", .higher_better = true};
   if (!wlj_math_fields(json, info, err, errlen)) return fail(w, err, errlen, NULL);
-  if (!w2v_corpus_load(&w->c, ctx, corpus, w->min_count, W2V_WORDNET_DIR, err, errlen))
-    return fail(w, err, errlen, NULL);
+  char *wordnet_dir = wl_path(ctx, wn_given); /* relative: from the spec's directory */
+  if (!wordnet_dir) return fail(w, err, errlen, "out of memory");
+  bool loaded = w2v_corpus_load(&w->c, ctx, corpus, w->min_count, wordnet_dir, err, errlen) &&
+                (!*sim || w2v_similarity_load(&w->sim, ctx, sim, &w->c, sim_pairs, wordnet_dir,
+                                              err, errlen));
+  free(wordnet_dir);
+  if (!loaded) return fail(w, err, errlen, NULL);
   w->V = w->c.vocab.count;
   if (w->V > (uint32_t)(UINT32_MAX / 2)) return fail(w, err, errlen, "corpus: too many words");
   if (!make_keep(w)) return fail(w, err, errlen, "corpus: out of memory");
   if (*sim) {
-    if (!w2v_similarity_load(&w->sim, ctx, sim, &w->c, sim_pairs, W2V_WORDNET_DIR, err, errlen))
-      return fail(w, err, errlen, NULL);
     if (!make_sim_keys(w)) return fail(w, err, errlen, "similarity: out of memory");
     w->quality = QUALITY_SIMILARITY;
   } else if (*ana) {
