@@ -26,6 +26,7 @@
 struct run_totals {
   double time_s;
   uint64_t steps, accesses, pushed_floats, samples;
+  double pushed_sum;
   uint32_t samplers; /* workers that drew samples */
   double tv_sum, reuse_sum;
   ps_node_stats nodes; /* summed with ps_node_stats_add */
@@ -123,6 +124,7 @@ static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
       t->steps += w->steps;
       t->accesses += w->accesses;
       t->pushed_floats += w->pushed_floats;
+      t->pushed_sum += w->pushed_sum;
       t->samples += w->samples;
       if (!w->samples) continue;
       t->samplers++;
@@ -182,6 +184,7 @@ SCALAR_IF(v_stale_mean_clocks, t->nodes.replica_reads,
 SCALAR_IF(v_stale_max_clocks, t->nodes.replica_reads, (double)t->nodes.staleness_max_clocks)
 SCALAR(v_pushed_floats, (double)t->pushed_floats)
 SCALAR_IF(v_value_sum, !t->in_transfer, t->owned_sum)
+SCALAR_IF(v_pushed_sum, t->epochs_q, t->pushed_sum)
 SCALAR_IF(v_value_sum_unreadable, t->in_transfer, (double)t->in_transfer)
 SCALAR_IF(v_samples, t->samplers, (double)t->samples)
 SCALAR_IF(v_sample_tv, t->samplers, t->tv_sum / t->samplers)
@@ -286,6 +289,10 @@ static const run_metric table[] = {
      "not stored); without real math it equals `pushed_floats` when no push was lost or "
      "doubled.", "once no key is in transfer (every run that ends)",
      MEAN, false, 0, v_value_sum, NULL},
+    {"pushed_sum", "", "sum of the floats pushed",
+     "Every float pushed by all workers (the deltas of real math), summed: what `value_sum` "
+     "must come to, up to float rounding, when no push was lost or doubled.", WITH_MATH,
+     MEAN, false, 0, v_pushed_sum, NULL},
     {"value_sum_unreadable", "", "keys in transfer",
      "Instead of `value_sum`: keys still in transfer when the run ended (never once a "
      "run is quiet).", "when keys were still in transfer", MAX, false, 0,

@@ -47,6 +47,7 @@ int run_report_worker(run_node_report *r, const run_worker *rw) {
   free(w->epoch_quality);
   *w = (run_worker_report){.steps = st->steps, .accesses = st->accesses,
                            .pushed_floats = st->pushed_floats, .samples = st->samples,
+                           .pushed_sum = st->pushed_sum,
                            .sample_tv_distance = st->sample_tv_distance,
                            .sample_reuse_factor = st->sample_reuse_factor,
                            .start_s = st->start_s, .eval_s = st->eval_s};
@@ -113,6 +114,7 @@ static cJSON *worker_to_json(const run_worker_report *w) {
   cJSON *o = cJSON_CreateObject();
   bool ok = o && put(o, "steps", (double)w->steps) && put(o, "accesses", (double)w->accesses) &&
             put(o, "pushed_floats", (double)w->pushed_floats) &&
+            put(o, "pushed_sum", w->pushed_sum) &&
             put(o, "samples", (double)w->samples) &&
             put(o, "sample_tv_distance", w->sample_tv_distance) &&
             put(o, "sample_reuse_factor", w->sample_reuse_factor) &&
@@ -213,6 +215,7 @@ static void worker_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
   w->steps = count(rd, o, at, "steps");
   w->accesses = count(rd, o, at, "accesses");
   w->pushed_floats = count(rd, o, at, "pushed_floats");
+  w->pushed_sum = num(rd, o, at, "pushed_sum");
   w->samples = count(rd, o, at, "samples");
   w->sample_tv_distance = num(rd, o, at, "sample_tv_distance");
   w->sample_reuse_factor = num(rd, o, at, "sample_reuse_factor");

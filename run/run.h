@@ -120,6 +120,7 @@ const char *run_worker_error(const run_worker *w);
 /* One worker's driver statistics, as a node reports them. */
 typedef struct {
   uint64_t steps, accesses, pushed_floats, samples;
+  double pushed_sum;   /* every float it pushed, summed */
   double sample_tv_distance, sample_reuse_factor; /* when samples > 0 */
   double start_s;
   double *epoch_end_s; /* owned by the report; `epochs` of them */

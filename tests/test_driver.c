@@ -589,18 +589,23 @@ static void test_real_math(void) {
     }
     CU_ASSERT_DOUBLE_EQUAL(q->q_num, want, want * 1e-3 + 1e-9);
   }
-  /* The store holds the pushes only: value - initial. */
+  /* The store holds the pushes only: value - initial, and they add up to
+   * the deltas pushed. */
   float v[2];
+  double stored = 0;
   for (ps_key k = 0; k < FIT_KEYS; k++) {
     int found = 0;
     for (uint32_t n = 0; n < 2; n++) {
       if (ps_node_read_owned(c.nodes[n], k, v) != PS_OK) continue;
       found++;
+      stored += (double)v[0] + v[1];
       CU_ASSERT_DOUBLE_EQUAL(v[0] + 1.0f, (float)k, 1e-4);
       CU_ASSERT_DOUBLE_EQUAL(v[1] + 1.0f, -(float)k, 1e-4);
     }
     CU_ASSERT_EQUAL(found, 1);
   }
+  CU_ASSERT_DOUBLE_EQUAL(stored, stats.pushed_sum, 1e-4);
+  CU_ASSERT(stats.pushed_sum < -10); /* the targets pull every key down, overall */
   CU_ASSERT(c.delivered > 0); /* remote keys and evaluation went through messages */
   /* Evaluating pulled remote keys, which took time; epoch ends leave it out. */
   CU_ASSERT(stats.eval_s > 0);

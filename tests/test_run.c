@@ -55,10 +55,10 @@ static double ends0[] = {1.0, 3.0}, ends1[] = {2.0, 2.5}, ends2[] = {1.5, 4.0}, 
 static void make_reports(run_node_report r[2]) {
   memset(r, 0, 2 * sizeof *r);
   static run_worker_report w0[2], w1[2];
-  w0[0] = (run_worker_report){10, 40, 400, 0, 0, 0, 0.25, ends0, 2, NULL, 0};
-  w0[1] = (run_worker_report){10, 40, 400, 0, 0, 0, 0.5, ends1, 2, NULL, 0};
-  w1[0] = (run_worker_report){10, 60, 600, 20, 0.5, 2.0, 0.125, ends2, 2, NULL, 0};
-  w1[1] = (run_worker_report){5, 30, 300, 10, 0.25, 4.0, 0.75, ends3, 1, NULL, 0};
+  w0[0] = (run_worker_report){10, 40, 400, 0, 400, 0, 0, 0.25, ends0, 2, NULL, 0};
+  w0[1] = (run_worker_report){10, 40, 400, 0, 400, 0, 0, 0.5, ends1, 2, NULL, 0};
+  w1[0] = (run_worker_report){10, 60, 600, 20, 600, 0.5, 2.0, 0.125, ends2, 2, NULL, 0};
+  w1[1] = (run_worker_report){5, 30, 300, 10, 300, 0.25, 4.0, 0.75, ends3, 1, NULL, 0};
   r[0] = (run_node_report){.owned_sum = 900, .workers = w0, .n_workers = 2};
   r[0].stats.local_accesses = 30;
   r[0].stats.remote_accesses = 50;
@@ -95,6 +95,7 @@ static void test_metrics_from_reports(void) {
   CU_ASSERT_EQUAL(metric(m, "pushed_floats"), 1700);
   CU_ASSERT_EQUAL(metric(m, "value_sum"), 1700);
   CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, "value_sum_unreadable"));
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, "pushed_sum")); /* no real math */
   /* Epochs: from the earliest start 0.125 to the latest end of epoch 0
    * (2.0), then to the latest end of epoch 1 (4.0). */
   const cJSON *e = cJSON_GetObjectItem(m, "epoch_time_s");
@@ -177,6 +178,7 @@ static void test_quality_metrics(void) {
   CU_ASSERT_DOUBLE_EQUAL(metric(m, "loss"), 2.0, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(metric(m, "quality"), sqrt(3.0), 1e-12);
   CU_ASSERT_EQUAL(metric(m, "eval_s"), 0.5);
+  CU_ASSERT_EQUAL(metric(m, "pushed_sum"), 1700); /* with real math only */
   /* epoch ends from the earliest start (0.125): 2.0 and 4.0. */
   const cJSON *ends = cJSON_GetObjectItem(m, "epoch_end_s");
   CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(ends), 2);
@@ -226,6 +228,7 @@ static void test_report_text_round_trip(void) {
   run_node_report r[2];
   make_reports(r);
   r[0].owned_sum = 0.1; /* needs 17 digits */
+  r[0].workers[1].pushed_sum = -1.0 / 3.0;
   r[0].workers[0].start_s = 1.0 / 3.0;
   r[0].stats.bytes_sent = (1ull << 53) - 1;
   r[0].stats.staleness_hist[47] = 12345;
@@ -245,7 +248,8 @@ static void test_report_text_round_trip(void) {
     for (uint32_t i = 0; i < back.n_workers; i++) {
       const run_worker_report *a = &back.workers[i], *b = &r[k].workers[i];
       CU_ASSERT_TRUE(a->steps == b->steps && a->accesses == b->accesses &&
-                     a->pushed_floats == b->pushed_floats && a->samples == b->samples);
+                     a->pushed_floats == b->pushed_floats && a->samples == b->samples &&
+                     a->pushed_sum == b->pushed_sum);
       CU_ASSERT_TRUE(a->sample_tv_distance == b->sample_tv_distance &&
                      a->sample_reuse_factor == b->sample_reuse_factor &&
                      a->start_s == b->start_s);

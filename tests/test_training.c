@@ -152,6 +152,13 @@ static void check_learned(const cJSON *rec, const char *what, double loss_drop,
   bool better = higher_better ? q1 > quality_bound : q1 < quality_bound && q1 < q0;
   CU_ASSERT_TRUE(better);
   CU_ASSERT_DOUBLE_EQUAL(metric(rec, "quality")->valuedouble, q1, 0);
+  /* No delta lost or doubled: the stored values add up to what was pushed
+   * (float rounding aside: the store adds in float). */
+  const cJSON *stored = metric(rec, "value_sum"), *pushed = metric(rec, "pushed_sum");
+  CU_ASSERT_TRUE_FATAL(cJSON_IsNumber(stored) && cJSON_IsNumber(pushed));
+  printf(", stored %.6f, pushed %.6f", stored->valuedouble, pushed->valuedouble);
+  CU_ASSERT_DOUBLE_EQUAL(stored->valuedouble, pushed->valuedouble,
+                         1e-3 + 1e-4 * fabs(pushed->valuedouble));
 }
 
 /* The data files, written once, in the first test that needs them. */

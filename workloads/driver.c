@@ -51,6 +51,7 @@ typedef struct {
   size_t push_keys_cap;
   const ps_key *to_push; /* the step's push: n_push keys, push_floats floats */
   size_t n_push, push_floats;
+  double pushed_sum;     /* every float pushed so far, summed */
   ps_key *sample_keys;
   size_t sample_keys_cap;
   float *sample_vals;
@@ -318,9 +319,10 @@ static int push_writes(drive_state *d) {
   int rc = wait_push(d);
   if (rc != PS_OK) return rc;
   d->last_push_floats = d->push_floats;
+  const float *vals = d->math ? d->deltas : d->ones;
+  for (size_t i = 0; i < d->push_floats; i++) d->pushed_sum += vals[i];
   ps_ticket t;
-  rc = ps_push(d->w, d->to_push, d->n_push, d->math ? d->deltas : d->ones, d->push_floats,
-               &t, now(d));
+  rc = ps_push(d->w, d->to_push, d->n_push, vals, d->push_floats, &t, now(d));
   if (rc == PS_PENDING) {
     d->push_pending = true;
     d->push_ticket = t;
@@ -481,6 +483,7 @@ int wl_drive(ps_worker *w, wl_stream *s, const wl_driver_env *env,
   stats->end_s = env->now(env->ctx);
   if (stats->samples && env->sample_stats)
     env->sample_stats(env->sample_ctx, &stats->sample_tv_distance, &stats->sample_reuse_factor);
+  stats->pushed_sum = d.pushed_sum;
   drive_free(&d);
   return rc;
 }
