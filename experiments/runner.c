@@ -25,7 +25,7 @@
  *   E <message>                               the backend's error
  */
 #include "experiments/internal.h"
-#include "workloads/trace.h"
+#include "workloads/workload.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
  * rank-frequency curve with gnuplot as the plots are drawn (draw.c).
  */
 #include "experiments/internal.h"
-#include "workloads/trace.h"
+#include "workloads/workload.h"
 
 #include <math.h>
 #include <stdlib.h>

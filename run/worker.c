@@ -3,7 +3,6 @@
  * and the shared worker loop driven with the backend's callbacks.
  */
 #include "run/internal.h"
-#include "workloads/trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  */
 #include "tests/unit.h"
 #include "workloads/internal.h"
-#include "workloads/trace.h"
+#include "workloads/workload.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

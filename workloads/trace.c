@@ -24,7 +24,6 @@
  * a trace holds accesses, not values.
  */
 #include "workloads/internal.h"
-#include "workloads/trace.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>

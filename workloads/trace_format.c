@@ -15,7 +15,6 @@
  * size of the file, not of its keys.
  */
 #include "workloads/internal.h"
-#include "workloads/trace.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -14,7 +14,6 @@
  *              marks after the previous touch, O(log n) per touch.
  */
 #include "workloads/internal.h"
-#include "workloads/trace.h"
 
 #include <math.h>
 #include <stdlib.h>
