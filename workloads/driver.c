@@ -320,7 +320,7 @@ static int push_writes(drive_state *d) {
   if (rc != PS_OK) return rc;
   d->last_push_floats = d->push_floats;
   const float *vals = d->math ? d->deltas : d->ones;
-  for (size_t i = 0; i < d->push_floats; i++) d->pushed_sum += vals[i];
+  for (size_t i = 0; d->math && i < d->push_floats; i++) d->pushed_sum += vals[i];
   ps_ticket t;
   rc = ps_push(d->w, d->to_push, d->n_push, vals, d->push_floats, &t, now(d));
   if (rc == PS_PENDING) {

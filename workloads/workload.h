@@ -170,7 +170,8 @@ typedef struct {
   double sample_tv_distance, sample_reuse_factor; /* env.sample_stats's */
   uint64_t pushes;         /* keys pushed (each adds 1.0 to every float) */
   uint64_t pushed_floats;  /* floats pushed: the sum of the pushed keys' lengths */
-  double pushed_sum;       /* the floats pushed, summed (in double) */
+  double pushed_sum;       /* with real math: the floats pushed, summed (in
+                              double); 0 without, where each is 1.0 */
   double start_s, end_s;
   double *epoch_end_s;     /* malloc'd, one per finished epoch; caller frees */
   size_t epochs;
