@@ -23,15 +23,6 @@
 
 /* ------------------------------------------------------------- helpers */
 
-static void write_file(const char *dir, const char *name, const char *text) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-  fputs(text, f);
-  fclose(f);
-}
-
 /* wl_create of the single-quoted JSON with base_dir dir for nodes x
  * workers; NULL with the message in err. */
 static wl_workload *make(const char *json, const char *dir, uint32_t nodes, char *err,
@@ -110,14 +101,14 @@ static void test_gradient_rescal(void) { check_gradient(KGE_RESCAL); }
 
 static void test_malformed_tsv(void) {
   char *dir = unit_temp_dir();
-  write_file(dir, "ok.tsv", "a\tr\tb\nb\tr\tc\n\n");
-  write_file(dir, "two.tsv", "a\tr\tb\nb\tr\n");
-  write_file(dir, "four.tsv", "a\tr\tb\tx\n");
-  write_file(dir, "empty.tsv", "");
-  write_file(dir, "blank.tsv", "\n  \n");
-  write_file(dir, "nohead.tsv", "a\tr\tb\n\tr\tc\n");
-  write_file(dir, "unknown_e.tsv", "a\tr\tb\na\tr\tz\n");
-  write_file(dir, "unknown_r.tsv", "a\ts\tb\n");
+  unit_write(dir, "ok.tsv", "a\tr\tb\nb\tr\tc\n\n");
+  unit_write(dir, "two.tsv", "a\tr\tb\nb\tr\n");
+  unit_write(dir, "four.tsv", "a\tr\tb\tx\n");
+  unit_write(dir, "empty.tsv", "");
+  unit_write(dir, "blank.tsv", "\n  \n");
+  unit_write(dir, "nohead.tsv", "a\tr\tb\n\tr\tc\n");
+  unit_write(dir, "unknown_e.tsv", "a\tr\tb\na\tr\tz\n");
+  unit_write(dir, "unknown_r.tsv", "a\ts\tb\n");
   char sub[512];
   snprintf(sub, sizeof sub, "%s/sub", dir);
   mkdir(sub, 0700);
@@ -191,7 +182,7 @@ static void test_steps(void) {
   size_t n = 0;
   for (int i = 0; i < 23; i++) /* worker 0 gets 12, worker 1 11 */
     n += (size_t)sprintf(text + n, "e%d\tr%d\te%d\n", i % 7, i % 3, (i * 5 + 1) % 9);
-  write_file(dir, "t.tsv", text);
+  unit_write(dir, "t.tsv", text);
   char err[512];
   wl_workload *wl = make("{'type':'kge','train':'t.tsv','batch':4,'neg':3,'epochs':2,'dim':3}",
                          dir, 2, err, sizeof err);
@@ -332,7 +323,7 @@ static size_t index_of(const wl_step *st, ps_key k) {
  * accumulator. */
 static void test_step_math(void) {
   char *dir = unit_temp_dir();
-  write_file(dir, "t.tsv", "a\tr\tb\nb\tr\tc\n");
+  unit_write(dir, "t.tsv", "a\tr\tb\nb\tr\tc\n");
   char err[512];
   wl_workload *wl = make("{'type':'kge','train':'t.tsv','model':'distmult','dim':2,'batch':2,"
                          "'neg':2,'lr':0.5,'reg':0.1}", dir, 1, err, sizeof err);
@@ -389,8 +380,8 @@ static void test_step_math(void) {
  * and skipped whatever its score; d outranks c; a ties with it or not. */
 static void test_filtered_rank(void) {
   char *dir = unit_temp_dir();
-  write_file(dir, "train.tsv", "a\tr\tb\nc\tr\td\n");
-  write_file(dir, "test.tsv", "a\tr\tc\n");
+  unit_write(dir, "train.tsv", "a\tr\tb\nc\tr\td\n");
+  unit_write(dir, "test.tsv", "a\tr\tc\n");
   char err[512];
   wl_workload *wl = make("{'type':'kge','train':'train.tsv','test':'test.tsv','model':'distmult',"
                          "'dim':1}", dir, 1, err, sizeof err);
@@ -452,10 +443,10 @@ static const char *const fake_adj =
 
 static void test_fake_wordnet(void) {
   char *dir = unit_temp_dir();
-  write_file(dir, "data.noun", fake_noun);
-  write_file(dir, "data.verb", fake_verb);
-  write_file(dir, "data.adj", fake_adj);
-  write_file(dir, "data.adv", "  1 license only  \n");
+  unit_write(dir, "data.noun", fake_noun);
+  unit_write(dir, "data.verb", fake_verb);
+  unit_write(dir, "data.adj", fake_adj);
+  unit_write(dir, "data.adv", "  1 license only  \n");
   kge_graph g;
   char err[512] = "";
   wl_context ctx = {.nodes = 1, .workers_per_node = 1};
@@ -477,11 +468,11 @@ static void test_fake_wordnet(void) {
   kge_graph_free(&g);
 
   /* a malformed line names the file and the line */
-  write_file(dir, "data.verb", "00000100 29 v 01 breathe 0 00x | y  \n");
+  unit_write(dir, "data.verb", "00000100 29 v 01 breathe 0 00x | y  \n");
   CU_ASSERT_FALSE(kge_load_wordnet(&g, &ctx, dir, err, sizeof err));
   CU_ASSERT_TRUE(unit_contains(err, "wordnet_dir: "));
   CU_ASSERT_TRUE(unit_contains(err, "/data.verb:1: expected a pointer count"));
-  write_file(dir, "data.verb", "00000100 29 v 01 breathe 0 002 @ 00000200 v 0000 | y  \n");
+  unit_write(dir, "data.verb", "00000100 29 v 01 breathe 0 002 @ 00000200 v 0000 | y  \n");
   CU_ASSERT_FALSE(kge_load_wordnet(&g, &ctx, dir, err, sizeof err));
   CU_ASSERT_TRUE(unit_contains(err, "/data.verb:1: pointer 2 of 2 is malformed"));
   unit_remove_tree(dir);
@@ -591,8 +582,8 @@ static void write_cycles(const char *dir, size_t *n_train, size_t *n_test) {
       }
     }
   }
-  write_file(dir, "train.tsv", train);
-  write_file(dir, "test.tsv", test);
+  unit_write(dir, "train.tsv", train);
+  unit_write(dir, "test.tsv", test);
   free(train);
   free(test);
 }

@@ -39,15 +39,6 @@ static wl_workload *make(const char *single_quoted, uint32_t nodes, uint32_t per
 
 static const mf_workload *mf_of(const wl_workload *wl) { return wl->impl; }
 
-static void write_file(const char *dir, const char *name, const char *text) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-  fputs(text, f);
-  fclose(f);
-}
-
 /* The objective the math descends, in double: sum over the step's ratings
  * of (W_r . H_c - y)^2 + reg (|W_r|^2 + |H_c|^2); vals by read position. */
 static double objective(const mf_workload *m, const wl_step *st, const double *vals) {
@@ -177,8 +168,8 @@ static void test_loader_errors(void) {
   };
   char *dir = unit_temp_dir();
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-    write_file(dir, "train.txt", cases[c].train);
-    if (cases[c].test) write_file(dir, "test.txt", cases[c].test);
+    unit_write(dir, "train.txt", cases[c].train);
+    if (cases[c].test) unit_write(dir, "test.txt", cases[c].test);
     char spec[512], want[1024], err[1024] = "";
     snprintf(spec, sizeof spec, "{'type':'mf','ratings':'train.txt'%s%s}",
              cases[c].test ? ",'test':'test.txt'" : "", cases[c].spec_extra);
@@ -202,7 +193,7 @@ static void test_loader_errors(void) {
   CU_ASSERT_PTR_NULL(make_in("{'type':'mf','ratings':'sub'}", 1, 1, dir, err, sizeof err));
   snprintf(want, sizeof want, "ratings: %s/sub: expected a file, found a directory", dir);
   CU_ASSERT_STRING_EQUAL(err, want);
-  write_file(dir, "train.txt", "1 2 3\n");
+  unit_write(dir, "train.txt", "1 2 3\n");
   CU_ASSERT_PTR_NULL(
       make_in("{'type':'mf','ratings':'train.txt','test':'sub'}", 1, 1, dir, err, sizeof err));
   snprintf(want, sizeof want, "test: %s/sub: expected a file, found a directory", dir);
@@ -251,12 +242,12 @@ static void test_spec_errors(void) {
  * columns) and u.data (tab, four columns); names become dense ids. */
 static void test_movielens_formats(void) {
   char *dir = unit_temp_dir();
-  write_file(dir, "ratings.csv",
+  unit_write(dir, "ratings.csv",
              "userId,movieId,rating,timestamp\r\n1,31,2.5,1260759144\r\n1,1029,3.0,1260759179\r\n"
              "7,31,4.5,1260759182\r\n");
-  write_file(dir, "u.data", "196\t242\t3\t881250949\n186\t302\t3\t891717742\n\n"
+  unit_write(dir, "u.data", "196\t242\t3\t881250949\n186\t302\t3\t891717742\n\n"
                             "22\t377\t1\t878887116\n196\t377\t4\t880606923\n");
-  write_file(dir, "u.test", "22\t242\t5\t881250949\n");
+  unit_write(dir, "u.test", "22\t242\t5\t881250949\n");
   wl_workload *wl = NULL;
   char err[512] = "";
   wl = make_in("{'type':'mf','ratings':'ratings.csv','test_fraction':0}", 1, 1, dir, err,

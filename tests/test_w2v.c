@@ -22,15 +22,6 @@
 
 /* ------------------------------------------------------------- helpers */
 
-static void write_file(const char *dir, const char *name, const char *text) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-  fputs(text, f);
-  fclose(f);
-}
-
 /* Creates a workload from single-quoted JSON with files taken from dir;
  * NULL with the message in err. */
 static wl_workload *make(const char *json, const char *dir, uint32_t nodes, char *err,
@@ -97,7 +88,7 @@ static void test_tokenizer(void) {
 
 static void test_min_count_and_vocabulary(void) {
   char *dir = unit_temp_dir();
-  write_file(dir, "c.txt", "a b C a, b a\n\n...\nB d e\ne\n");
+  unit_write(dir, "c.txt", "a b C a, b a\n\n...\nB d e\ne\n");
   w2v_corpus c;
   char err[512];
   wl_context ctx = {.nodes = 1, .workers_per_node = 1, .base_dir = dir};
@@ -173,13 +164,13 @@ static void test_loader_errors(void) {
   char sub[4200];
   snprintf(sub, sizeof sub, "%s/sub", dir);
   CU_ASSERT_EQUAL_FATAL(mkdir(sub, 0700), 0);
-  write_file(dir, "empty.txt", " .,;\n\n!!\n");
-  write_file(dir, "c.txt", "alpha beta gamma alpha beta\nbeta gamma alpha\n");
-  write_file(dir, "short.txt", "# a comment\nalpha beta 1\nbeta gamma\n");
-  write_file(dir, "nan.txt", "w1 w2 score\nalpha beta 1\nbeta gamma high\n");
-  write_file(dir, "one.txt", "alpha beta 1\nalpha zeta 2\n");
-  write_file(dir, "nothing.txt", "# only a comment\n\n");
-  write_file(dir, "ana.txt", ": section\nalpha beta gamma alpha\nalpha beta\n");
+  unit_write(dir, "empty.txt", " .,;\n\n!!\n");
+  unit_write(dir, "c.txt", "alpha beta gamma alpha beta\nbeta gamma alpha\n");
+  unit_write(dir, "short.txt", "# a comment\nalpha beta 1\nbeta gamma\n");
+  unit_write(dir, "nan.txt", "w1 w2 score\nalpha beta 1\nbeta gamma high\n");
+  unit_write(dir, "one.txt", "alpha beta 1\nalpha zeta 2\n");
+  unit_write(dir, "nothing.txt", "# only a comment\n\n");
+  unit_write(dir, "ana.txt", ": section\nalpha beta gamma alpha\nalpha beta\n");
 
   expect_error("{'type':'w2v'}", dir, "corpus: expected a non-empty string, found nothing");
   expect_error("{'type':'w2v','corpus':'empty.txt'}", dir,
@@ -231,7 +222,7 @@ static void test_loader_errors(void) {
                                       sizeof err));
   CU_ASSERT_TRUE(unit_contains(err, "similarity: \"wordnet:synonyms\" reads WordNet"));
   /* A header line is allowed, unknown words are skipped and counted. */
-  write_file(dir, "ok.txt", "Word 1\tWord 2\tHuman (mean)\nALPHA  beta 1.5\nbeta zeta 2\n"
+  unit_write(dir, "ok.txt", "Word 1\tWord 2\tHuman (mean)\nALPHA  beta 1.5\nbeta zeta 2\n"
                             "gamma\talpha -1e0\n");
   CU_ASSERT_TRUE_FATAL(w2v_similarity_load(&s, &ctx, "ok.txt", &c, 10, dir, err, sizeof err));
   CU_ASSERT_EQUAL(s.n, 2);
@@ -339,7 +330,7 @@ static void test_gradient(void) {
 static void test_steps(void) {
   char *dir = unit_temp_dir();
   /* 4 sentences of distinct-looking words, 53 tokens in all. */
-  write_file(dir, "c.txt",
+  unit_write(dir, "c.txt",
              "a b c d e f g h i j k l m n o p q r s t\n"
              "a c e g i k m o q s\n"
              "b d f h j l n p r t a b c d e f g\n"
@@ -390,7 +381,7 @@ static void test_steps(void) {
 
   /* One worker, window 1, batch = the corpus: the pairs are exactly the
    * neighbours within each sentence (b is always 1). */
-  write_file(dir, "s.txt", "x y z\nw x\n");
+  unit_write(dir, "s.txt", "x y z\nw x\n");
   wl = make_ok("{'type':'w2v','corpus':'s.txt','min_count':1,'window':1,'batch':5,"
                "'subsample':0,'neg':1,'dim':2}", dir, 1);
   wl_stream *s = wl_stream_new(wl, 0, 0, 1);
@@ -416,7 +407,7 @@ static void test_steps(void) {
   for (int i = 0; i < 4000; i++) n += (size_t)snprintf(big + n, sizeof big - n, "the %c ", 'a' + i % 26);
   big[n++] = '\n';
   big[n] = '\0';
-  write_file(dir, "f.txt", big);
+  unit_write(dir, "f.txt", big);
   wl = make_ok("{'type':'w2v','corpus':'f.txt','min_count':1,'window':1,'batch':100,"
                "'subsample':0.01,'neg':0,'dim':2}", dir, 1);
   s = wl_stream_new(wl, 0, 0, 3);
@@ -445,8 +436,8 @@ static void test_steps(void) {
  * through the type's eval. */
 static void test_eval(void) {
   char *dir = unit_temp_dir();
-  write_file(dir, "c.txt", "king queen man woman apple\nking queen man woman\n");
-  write_file(dir, "q.txt", ": royals\nman king woman queen\nMAN WOMAN king queen\n"
+  unit_write(dir, "c.txt", "king queen man woman apple\nking queen man woman\n");
+  unit_write(dir, "q.txt", ": royals\nman king woman queen\nMAN WOMAN king queen\n"
                            "king queen man apple\nking queen nobody woman\n");
   wl_workload *wl = make_ok("{'type':'w2v','corpus':'c.txt','min_count':1,'dim':3,"
                             "'analogy':'q.txt','analogy_vocab':5}", dir, 2);
@@ -484,7 +475,7 @@ static void test_eval(void) {
   CU_ASSERT_DOUBLE_EQUAL(num, 2, 0);
   wl_free(wl);
 
-  write_file(dir, "sim.txt", "king queen 9\nman woman 8\nking apple 1\nqueen apple 0.5\n");
+  unit_write(dir, "sim.txt", "king queen 9\nman woman 8\nking apple 1\nqueen apple 0.5\n");
   wl = make_ok("{'type':'w2v','corpus':'c.txt','min_count':1,'dim':3,"
                "'similarity':'sim.txt','target_quality':0.5}", dir, 2);
   CU_ASSERT_TRUE_FATAL(wl_quality_info(wl, &q));

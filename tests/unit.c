@@ -51,6 +51,15 @@ char *unit_temp_dir(void) {
   return dir;
 }
 
+void unit_write(const char *dir, const char *name, const char *text) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_TRUE(fputs(text, f) >= 0);
+  fclose(f);
+}
+
 void unit_remove_tree(const char *dir) {
   DIR *d = opendir(dir);
   struct dirent *ent;

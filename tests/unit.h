@@ -39,6 +39,8 @@ struct cJSON *unit_json(const char *single_quoted);
  * test), and its removal with everything in it. */
 char *unit_temp_dir(void);
 void unit_remove_tree(const char *dir);
+/* Writes text into dir/name (a failure ends the test). */
+void unit_write(const char *dir, const char *name, const char *text);
 /* The whole of dir/name, NUL-terminated (caller frees), or NULL. */
 char *unit_slurp(const char *dir, const char *name);
 /* Whether dir/name exists. */

@@ -13,6 +13,20 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* ------------------------------------------------------------ arrays */
+
+void *wl_grow(void *buf, size_t *cap, size_t need, size_t size) {
+  if (need <= *cap && *cap) return buf;
+  size_t n = *cap ? *cap : 64;
+  while (n < need) {
+    if (n > SIZE_MAX / 2 / size) return NULL;
+    n *= 2;
+  }
+  void *p = realloc(buf, n * size);
+  if (p) *cap = n;
+  return p;
+}
+
 /* ------------------------------------------------------------- paths */
 
 char *wl_path(const wl_context *ctx, const char *file) {

@@ -83,19 +83,7 @@ typedef struct {
 
 /* ------------------------------------------------------------- buffers */
 
-/* Returns buf grown (doubling) to hold `need` elements of `size` bytes and
- * updates *cap; NULL on no memory, buf then unchanged. */
-static void *grow(void *buf, size_t *cap, size_t need, size_t size) {
-  if (need <= *cap && *cap) return buf;
-  size_t n = *cap ? *cap : 64;
-  while (n < need) {
-    if (n > SIZE_MAX / 2 / size) return NULL;
-    n *= 2;
-  }
-  void *p = realloc(buf, n * size);
-  if (p) *cap = n;
-  return p;
-}
+#define grow wl_grow
 
 static int grow_floats(float **buf, size_t *cap, size_t need) {
   float *p = grow(*buf, cap, need, sizeof *p);

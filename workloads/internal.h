@@ -221,6 +221,11 @@ uint32_t wl_dict_add(wl_dict *d, const char *name, size_t len, bool *added);
 uint32_t wl_dict_find(const wl_dict *d, const char *name, size_t len);
 void wl_dict_free(wl_dict *d);
 
+/* Returns buf grown (doubling, from 64) to hold `need` elements of `size`
+ * bytes and updates *cap; NULL on no memory or overflow, buf then unchanged
+ * (the one growable-array helper of the folder). */
+void *wl_grow(void *buf, size_t *cap, size_t need, size_t size);
+
 /* A key and how often the data accesses it. */
 typedef struct {
   ps_key key;

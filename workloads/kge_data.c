@@ -35,13 +35,9 @@ typedef struct {
 } triples;
 
 static bool push_triple(triples *a, uint32_t h, uint32_t r, uint32_t t) {
-  if (a->n == a->cap) {
-    size_t cap = a->cap ? a->cap * 2 : 1024;
-    kge_triple *v = realloc(a->v, cap * sizeof *v);
-    if (!v) return false;
-    a->v = v;
-    a->cap = cap;
-  }
+  kge_triple *v = wl_grow(a->v, &a->cap, a->n + 1, sizeof *v);
+  if (!v) return false;
+  a->v = v;
   a->v[a->n++] = (kge_triple){h, r, t};
   return true;
 }

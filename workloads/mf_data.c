@@ -56,13 +56,9 @@ typedef struct {
 } rating_list;
 
 static bool list_add(rating_list *l, uint32_t row, uint32_t col, float rating) {
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 1024;
-    mf_rating *v = realloc(l->v, cap * sizeof *v);
-    if (!v) return false;
-    l->v = v;
-    l->cap = cap;
-  }
+  mf_rating *v = wl_grow(l->v, &l->cap, l->n + 1, sizeof *v);
+  if (!v) return false;
+  l->v = v;
   l->v[l->n++] = (mf_rating){row, col, rating};
   return true;
 }

@@ -175,13 +175,9 @@ typedef struct {
 } u64_list;
 
 static bool list_add(u64_list *l, uint64_t x) {
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 1024;
-    uint64_t *p = realloc(l->v, cap * sizeof *p);
-    if (!p) return false;
-    l->v = p;
-    l->cap = cap;
-  }
+  uint64_t *p = wl_grow(l->v, &l->cap, l->n + 1, sizeof *p);
+  if (!p) return false;
+  l->v = p;
   l->v[l->n++] = x;
   return true;
 }

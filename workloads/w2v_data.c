@@ -78,13 +78,11 @@ typedef struct {
 } builder;
 
 static bool grow_to(void **p, uint64_t *cap, uint64_t need, size_t size) {
-  if (need <= *cap) return true;
-  uint64_t n = *cap ? *cap : 1024;
-  while (n < need) n *= 2;
-  void *q = realloc(*p, (size_t)n * size);
+  size_t c = (size_t)*cap;
+  void *q = wl_grow(*p, &c, (size_t)need, size);
   if (!q) return false;
   *p = q;
-  *cap = n;
+  *cap = c;
   return true;
 }
 
