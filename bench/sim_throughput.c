@@ -174,7 +174,9 @@ static void raw_client(int argc, char **argv) {
 
 static void raw_spawn(const char *name, uint32_t node, void (*code)(int, char **), raw_pair *p) {
   char host[24];
-  sim_host_name(node, host, sizeof host);
+  sim_cluster plain; /* bench_cluster's: no placement, a machine per node */
+  sim_cluster_default(&plain);
+  sim_machine_name(&plain, node, host, sizeof host);
   sg_actor_t actor = sg_actor_init(name, sg_host_by_name(host));
   sg_actor_set_data(actor, p);
   sg_actor_start(actor, code, 0, NULL);

@@ -16,8 +16,10 @@
 
 /* ------------------------------------------------------------------ sim */
 
-static const char *const sim_keys[] = {"nodes", "workers_per_node", "host_speed", "network",
-                                       "stragglers", "platform_file", "hosts", "cost", NULL};
+static const char *const sim_keys[] = {"nodes",    "workers_per_node", "host_speed",
+                                       "network",  "stragglers",       "platform_file",
+                                       "hosts",    "cost",             "machines",
+                                       "profile",  NULL};
 
 static cJSON *run_sim(const exp_backend_job *job, char *err, size_t errlen) {
   if (job->node) {
@@ -35,8 +37,9 @@ static cJSON *run_sim(const exp_backend_job *job, char *err, size_t errlen) {
 
 /* ----------------------------------------------------------------- real */
 
-static const char *const real_keys[] = {"nodes", "workers_per_node", "host_speed", "bind",
-                                        "coordinator", "base_port", "timeout_s", "compute",
+static const char *const real_keys[] = {"nodes",       "workers_per_node", "host_speed",
+                                        "profile",     "bind",             "coordinator",
+                                        "base_port",   "timeout_s",        "compute",
                                         NULL};
 
 static cJSON *run_real(const exp_backend_job *job, char *err, size_t errlen) {

@@ -18,18 +18,21 @@
 
 #define MAX_NODES 1000000.0
 #define MAX_WORKERS_PER_NODE 1024.0
+#define MAX_CORES 1048576.0
 
 static const char *const cluster_keys[] = {
     "nodes", "workers_per_node", "host_speed", "network", "stragglers",
-    "platform_file", "hosts", "cost", "bind", "coordinator", "base_port", "timeout_s",
-    "compute", NULL};
+    "platform_file", "hosts", "cost", "machines", "profile", "bind", "coordinator",
+    "base_port", "timeout_s", "compute", NULL};
 static const char *const network_keys[] = {
     "bandwidth", "latency", "model", "topology", "backbone_bandwidth",
     "backbone_latency", NULL};
 static const char *const straggler_keys[] = {"node", "speed_factor",
                                              "bandwidth_factor", NULL};
-static const char *const cost_keys[] = {"per_message_s", "per_key_s",
-                                        "per_byte_s", "local_per_key_s", NULL};
+static const char *const cost_keys[] = {"per_message_s", "per_key_s", "per_byte_s",
+                                        "local_per_key_s", "send_per_message_s", NULL};
+static const char *const machine_keys[] = {"count", "cores", "place", "loopback_latency",
+                                           "loopback_bandwidth", NULL};
 
 static void parse_network(exp_errors *e, const cJSON *net, sim_cluster *c) {
   static const char *const models[] = {"CM02", "LV08", NULL};
@@ -167,6 +170,53 @@ static void parse_cost(exp_errors *e, const cJSON *cost, sim_cost *c) {
   exp_get_quantity(e, cost, p, "per_byte_s", EXP_QTY_DURATION, &c->per_byte_s);
   exp_get_quantity(e, cost, p, "local_per_key_s", EXP_QTY_DURATION,
                    &c->local_per_key_s);
+  exp_get_quantity(e, cost, p, "send_per_message_s", EXP_QTY_DURATION,
+                   &c->send_per_message_s);
+}
+
+/* Node i's machine from "place"; count is 0 when it is itself invalid. */
+static void parse_place(exp_errors *e, const cJSON *list, uint32_t nodes, uint32_t count,
+                        exp_cluster *out) {
+  const char *p = "cluster.machines.place";
+  char what[96];
+  snprintf(what, sizeof what, "a list of %u machine numbers (one per node)", nodes);
+  if (!cJSON_IsArray(list) || !nodes || cJSON_GetArraySize(list) != (int)nodes) {
+    exp_expect(e, p, what, list);
+    return;
+  }
+  out->place = calloc(nodes, sizeof *out->place);
+  if (!out->place) {
+    exp_errors_addf(e, "%s: out of memory", p);
+    return;
+  }
+  size_t i = 0;
+  for (const cJSON *v = list->child; v; v = v->next, i++) {
+    char ip[EXP_PATH_MAX];
+    exp_index_path(ip, sizeof ip, p, i);
+    double at = v->valuedouble;
+    if (!cJSON_IsNumber(v) || at != (double)(uint32_t)at || (count && at >= count)) {
+      snprintf(what, sizeof what, "a machine number in [0, %u)", (unsigned)count);
+      exp_expect(e, ip, what, v);
+      continue;
+    }
+    out->place[i] = (uint32_t)at;
+  }
+  out->sim.machines.place = out->place;
+}
+
+/* Placement; nodes is 0 when the node count is invalid. */
+static void parse_machines(exp_errors *e, const cJSON *m, uint32_t nodes, exp_cluster *out) {
+  const char *p = "cluster.machines";
+  sim_machines *pm = &out->sim.machines;
+  exp_check_keys(e, m, p, machine_keys);
+  double count = 1, cores = 0;
+  if (exp_get_int(e, m, p, "count", 1, nodes ? nodes : MAX_NODES, false, &count))
+    pm->count = count > 0 ? (uint32_t)count : 1;
+  if (exp_get_int(e, m, p, "cores", 1, MAX_CORES, true, &cores)) pm->cores = (uint32_t)cores;
+  exp_get_quantity(e, m, p, "loopback_latency", EXP_QTY_DURATION, &pm->loopback_latency);
+  exp_get_quantity(e, m, p, "loopback_bandwidth", EXP_QTY_BANDWIDTH, &pm->loopback_bandwidth);
+  const cJSON *place = cJSON_GetObjectItemCaseSensitive(m, "place");
+  if (place) parse_place(e, place, nodes, pm->count, out);
 }
 
 /* The real backend's fields; nodes is 0 when the node count is invalid. */
@@ -199,6 +249,104 @@ static void parse_real(exp_errors *e, const cJSON *json, uint32_t nodes, real_cl
     c->compute = strcmp(compute, "sleep") == 0 ? REAL_COMPUTE_SLEEP : REAL_COMPUTE_SPIN;
 }
 
+/* ------------------------------------------------------------- profile */
+
+/* Adds src's fields to dst: objects merge field by field, anything else
+ * replaces what dst has. */
+static bool merge_into(cJSON *dst, const cJSON *src) {
+  for (const cJSON *f = src->child; f; f = f->next) {
+    cJSON *have = cJSON_GetObjectItemCaseSensitive(dst, f->string);
+    if (cJSON_IsObject(have) && cJSON_IsObject(f)) {
+      if (!merge_into(have, f)) return false;
+      continue;
+    }
+    cJSON *copy = cJSON_Duplicate(f, true);
+    if (!copy) return false;
+    if (have) cJSON_ReplaceItemInObjectCaseSensitive(dst, f->string, copy);
+    else cJSON_AddItemToObject(dst, f->string, copy);
+  }
+  return true;
+}
+
+/* The cluster with its profile's fields under its own: a new object, or
+ * NULL with a message. *file gets the profile's path (caller frees). */
+static cJSON *with_profile(exp_errors *e, const cJSON *json, const char *base_dir,
+                           char **file) {
+  const char *name = NULL;
+  *file = NULL;
+  if (!exp_get_string(e, json, "cluster", "profile", true, &name) || !name) return NULL;
+  *file = resolve_file(base_dir, name);
+  if (!*file) return NULL;
+  exp_errors mine;
+  exp_errors_init(&mine);
+  cJSON *profile = exp_json_load(*file, &mine);
+  for (size_t i = 0; i < mine.count; i++)
+    exp_errors_addf(e, "cluster.profile: %s", mine.lines[i]);
+  exp_errors_free(&mine);
+  if (!profile) return NULL;
+  cJSON *merged = NULL;
+  if (!cJSON_IsObject(profile) || cJSON_GetObjectItemCaseSensitive(profile, "profile")) {
+    exp_errors_addf(e, "cluster.profile: %s: expected an object of cluster fields without "
+                       "\"profile\" (as `pslab calibrate` writes)", *file);
+  } else {
+    cJSON_DeleteItemFromObjectCaseSensitive(profile, EXP_PROFILE_ABOUT);
+    /* "profile" itself is kept, made absolute: it says which, from anywhere. */
+    char *where = realpath(*file, NULL);
+    cJSON *abs = where ? cJSON_CreateString(where) : NULL;
+    free(where);
+    if (abs && merge_into(profile, json)) {
+      cJSON_ReplaceItemInObjectCaseSensitive(profile, "profile", abs);
+      merged = profile;
+      profile = NULL;
+    } else {
+      cJSON_Delete(abs);
+      exp_errors_addf(e, "cluster.profile: out of memory");
+    }
+  }
+  cJSON_Delete(profile);
+  return merged;
+}
+
+void exp_cluster_include_profile(cJSON *spec, const char *base_dir, exp_errors *errs,
+                                 exp_errors *profile_keys) {
+  cJSON *cluster = cJSON_GetObjectItemCaseSensitive(spec, "cluster");
+  if (!cJSON_IsObject(cluster) || !cJSON_GetObjectItemCaseSensitive(cluster, "profile")) return;
+  char *file = NULL;
+  cJSON *merged = with_profile(errs, cluster, base_dir, &file);
+  free(file);
+  for (const cJSON *k = merged ? merged->child : NULL; k && profile_keys; k = k->next)
+    if (!cJSON_GetObjectItemCaseSensitive(cluster, k->string))
+      exp_errors_addf(profile_keys, "%s", k->string);
+  if (merged) cJSON_ReplaceItemInObjectCaseSensitive(spec, "cluster", merged);
+  else cJSON_DeleteItemFromObjectCaseSensitive(cluster, "profile"); /* said once */
+}
+
+/* ---------------------------------------------------------------- door */
+
+static void parse_fields(const cJSON *json, const char *base_dir, exp_cluster *out,
+                         exp_errors *errs) {
+  const char *p = "cluster";
+  exp_check_keys(errs, json, p, cluster_keys);
+  double nodes = 0, wpn = 0;
+  if (exp_get_int(errs, json, p, "nodes", 1, MAX_NODES, true, &nodes))
+    out->sim.nodes = (uint32_t)nodes;
+  if (exp_get_int(errs, json, p, "workers_per_node", 1, MAX_WORKERS_PER_NODE,
+                  false, &wpn) && wpn > 0)
+    out->sim.workers_per_node = (uint32_t)wpn;
+  exp_get_quantity(errs, json, p, "host_speed", EXP_QTY_FLOPS, &out->sim.host_speed);
+  const cJSON *net = NULL, *cost = NULL, *machines = NULL;
+  if (exp_get_object(errs, json, p, "network", false, &net) && net)
+    parse_network(errs, net, &out->sim);
+  if (exp_get_object(errs, json, p, "cost", false, &cost) && cost)
+    parse_cost(errs, cost, &out->sim.cost);
+  if (exp_get_object(errs, json, p, "machines", false, &machines) && machines)
+    parse_machines(errs, machines, (uint32_t)nodes, out);
+  const cJSON *stragglers = cJSON_GetObjectItemCaseSensitive(json, "stragglers");
+  if (stragglers) parse_stragglers(errs, stragglers, (uint32_t)nodes, out);
+  parse_platform(errs, json, base_dir, (uint32_t)nodes, out);
+  parse_real(errs, json, (uint32_t)nodes, &out->real);
+}
+
 bool exp_cluster_parse(const cJSON *json, const char *base_dir,
                        exp_cluster *out, exp_errors *errs) {
   size_t before = errs->count;
@@ -209,29 +357,32 @@ bool exp_cluster_parse(const cJSON *json, const char *base_dir,
     exp_expect(errs, "cluster", "an object", json);
     return false;
   }
-  const char *p = "cluster";
-  exp_check_keys(errs, json, p, cluster_keys);
-  double nodes = 0, wpn = 0;
-  if (exp_get_int(errs, json, p, "nodes", 1, MAX_NODES, true, &nodes))
-    out->sim.nodes = (uint32_t)nodes;
-  if (exp_get_int(errs, json, p, "workers_per_node", 1, MAX_WORKERS_PER_NODE,
-                  false, &wpn) && wpn > 0)
-    out->sim.workers_per_node = (uint32_t)wpn;
-  exp_get_quantity(errs, json, p, "host_speed", EXP_QTY_FLOPS, &out->sim.host_speed);
-  const cJSON *net = NULL, *cost = NULL;
-  if (exp_get_object(errs, json, p, "network", false, &net) && net)
-    parse_network(errs, net, &out->sim);
-  if (exp_get_object(errs, json, p, "cost", false, &cost) && cost)
-    parse_cost(errs, cost, &out->sim.cost);
-  const cJSON *stragglers = cJSON_GetObjectItemCaseSensitive(json, "stragglers");
-  if (stragglers) parse_stragglers(errs, stragglers, (uint32_t)nodes, out);
-  parse_platform(errs, json, base_dir, (uint32_t)nodes, out);
-  parse_real(errs, json, (uint32_t)nodes, &out->real);
+  cJSON *merged = NULL;
+  char *profile = NULL;
+  if (cJSON_GetObjectItemCaseSensitive(json, "profile")) {
+    merged = with_profile(errs, json, base_dir, &profile);
+    if (!merged) {
+      free(profile);
+      return false;
+    }
+    json = merged;
+  }
+  parse_fields(json, base_dir, out, errs);
+  /* What only the whole cluster can tell (placement against stragglers). */
+  char err[EXP_PATH_MAX + 256];
+  if (errs->count == before && sim_cluster_check(&out->sim, err, sizeof err) != 0)
+    exp_errors_addf(errs, "%s", err);
+  if (merged && errs->count > before)
+    exp_errors_addf(errs, "cluster.profile: the fields above may come from %s, merged under "
+                          "the spec's own", profile);
+  cJSON_Delete(merged);
+  free(profile);
   return errs->count == before;
 }
 
 void exp_cluster_free(exp_cluster *c) {
   free(c->stragglers);
+  free(c->place);
   free(c->platform_file);
   for (size_t i = 0; c->hosts && i < c->sim.n_hosts; i++) free(c->hosts[i]);
   free(c->hosts);

@@ -98,12 +98,18 @@ typedef struct {
   sim_cluster sim;
   real_cluster real;
   sim_straggler *stragglers;
+  uint32_t *place;     /* machines.place */
   char *platform_file; /* resolved against the spec's directory */
   char **hosts;
 } exp_cluster;
 
+/* In a cluster profile (`pslab calibrate`), the object that says how it was
+ * measured; not a cluster field. */
+#define EXP_PROFILE_ABOUT "calibration"
+
 /* Parses json (the "cluster" object) over sim_cluster_default(). A relative
- * platform_file is taken from base_dir. Adds one message per problem to errs
+ * platform_file or profile is taken from base_dir; a profile's fields go
+ * under the cluster's own (EXP_PROFILE_ABOUT in it is left out). Adds one message per problem to errs
  * (paths start with "cluster."); returns true when it added none. out is
  * always filled and must be released with exp_cluster_free. */
 bool exp_cluster_parse(const struct cJSON *json, const char *base_dir,

@@ -323,6 +323,15 @@ char *exp_wrap_words(const char *s, size_t width);
 
 /* ------------------------------------------------------------ files */
 
+/* Replaces spec's "cluster" by itself over the fields of its "profile" file
+ * (a relative path taken from base_dir), keeping "profile" to say which;
+ * nothing without a profile. A problem adds a message to errs; the names of
+ * the fields only the profile gave are added to profile_keys (may be NULL). */
+void exp_cluster_include_profile(struct cJSON *spec, const char *base_dir, exp_errors *errs,
+                                 exp_errors *profile_keys);
+/* A JSON file, parsed; NULL with "<path>: <reason>" or "<path>:L:C: invalid
+ * JSON ..." added to errs. */
+struct cJSON *exp_json_load(const char *path, exp_errors *errs);
 /* The whole file, NUL-terminated; NULL with "<path>: <reason>" in err. */
 char *exp_read_file(const char *path, size_t *len, char *err, size_t errlen);
 /* mkdir -p. 0, or -1 with a message. */

@@ -160,8 +160,11 @@ static bool said_already(const exp_errors *said, const char *line) {
  * backend's machine (the simulated network on the real backend, addresses
  * in a simulation): harmless, since specs are shared between backends, but
  * a user must not believe it took effect (stragglers on the real backend).
- * One line per field and backend, naming what that backend reads. */
-static void warn_unread_cluster_fields(const exp_run_list *runs, exp_errors *warnings) {
+ * One line per field and backend, naming what that backend reads. A field
+ * that only the cluster's profile gave is not warned about: a profile
+ * describes a machine for both backends. */
+static void warn_unread_cluster_fields(const exp_run_list *runs, const exp_errors *profile_keys,
+                                       exp_errors *warnings) {
   size_t n;
   const exp_backend *table = exp_backends(&n);
   exp_errors said; /* "<backend> <key>" already warned about */
@@ -174,7 +177,9 @@ static void warn_unread_cluster_fields(const exp_run_list *runs, exp_errors *war
     for (const cJSON *k = be && cJSON_IsObject(cluster) ? cluster->child : NULL; k; k = k->next) {
       char pair[EXP_PATH_MAX];
       snprintf(pair, sizeof pair, "%s %s", be->name, k->string);
-      if (exp_backend_reads(be, k->string) || said_already(&said, pair)) continue;
+      if (exp_backend_reads(be, k->string) || said_already(&said, pair) ||
+          said_already(profile_keys, k->string))
+        continue;
       exp_errors_addf(&said, "%s", pair);
       exp_buf reads = {0};
       for (size_t i = 0; be->cluster_keys[i]; i++)
@@ -453,6 +458,19 @@ static void check_plot_names(const exp_plot_list *plots,
   free(metrics);
 }
 
+cJSON *exp_json_load(const char *path, exp_errors *errs) {
+  char err[EXP_PATH_MAX + 128];
+  size_t len = 0;
+  char *text = exp_read_file(path, &len, err, sizeof err);
+  if (!text) {
+    exp_errors_addf(errs, "%s", err);
+    return NULL;
+  }
+  cJSON *json = parse_text(text, len, path, errs);
+  free(text);
+  return json;
+}
+
 /* ------------------------------------------------------------ door */
 
 static char *dir_of(const char *path) {
@@ -479,12 +497,13 @@ exp_spec *exp_spec_load(const char *path, const char *const *sets,
 }
 
 /* Checks json whole; the messages go to e unprefixed. */
-static void check_spec(const cJSON *json, const char *dir, exp_run_list *runs,
-                       exp_plot_list *plots, exp_errors *e) {
+static void check_spec(cJSON *json, const char *dir, exp_run_list *runs,
+                       exp_plot_list *plots, exp_errors *profile_keys, exp_errors *e) {
   if (!cJSON_IsObject(json)) {
     exp_expect(e, "", "an object", json);
     return;
   }
+  exp_cluster_include_profile(json, dir, e, profile_keys); /* sweeps reach its fields */
   exp_sweep_expand(json, runs, e);
   exp_plots_parse(cJSON_GetObjectItemCaseSensitive(json, "plots"), plots, e);
   validate_runs(json, runs, dir, e);
@@ -499,11 +518,12 @@ exp_spec *exp_spec_parse(const char *text, size_t len, const char *file,
   if (!json) return NULL;
   for (size_t i = 0; i < n_sets && cJSON_IsObject(json); i++)
     apply_set(json, sets[i], errs);
-  exp_errors mine;
+  exp_errors mine, profile_keys;
   exp_errors_init(&mine);
+  exp_errors_init(&profile_keys);
   exp_run_list runs = {0};
   exp_plot_list plots = {0};
-  check_spec(json, base_dir, &runs, &plots, &mine);
+  check_spec(json, base_dir, &runs, &plots, &profile_keys, &mine);
   for (size_t i = 0; i < mine.count; i++)
     exp_errors_addf(errs, "%s: %s", file, mine.lines[i]);
   exp_errors_free(&mine);
@@ -515,12 +535,14 @@ exp_spec *exp_spec_parse(const char *text, size_t len, const char *file,
                     .runs = runs, .plots = plots};
     exp_errors_init(&s->warnings);
     warn_swept_sets(json, sets, n_sets, &s->warnings);
-    warn_unread_cluster_fields(&s->runs, &s->warnings);
+    warn_unread_cluster_fields(&s->runs, &profile_keys, &s->warnings);
+    exp_errors_free(&profile_keys);
     if (s->file && s->dir && s->name) return s;
     exp_errors_addf(errs, "%s: out of memory", file);
     exp_spec_free(s);
     return NULL;
   }
+  exp_errors_free(&profile_keys);
   exp_run_list_free(&runs);
   exp_plot_list_free(&plots);
   cJSON_Delete(json);

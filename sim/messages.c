@@ -21,6 +21,12 @@
  * comms, which are over and return at once, and recycles the envelopes. An
  * actor about to exit first waits for all its sends (sim_outbox_drain), since
  * SimGrid cancels the unfinished comms of an actor that ends.
+ *
+ * Sending costs the sender's thread cost.send_per_message_s. env.send is
+ * called from inside the core, where an actor must not yield (it would let
+ * another actor into the core mid-call), so the cost is owed in the outbox
+ * and paid at the actor's next reap: after the message left, which is how a
+ * thread handing a message to ZeroMQ's I/O thread pays for it too.
  */
 #include "sim/sim_internal.h"
 
@@ -87,6 +93,11 @@ static void outstanding_unlink(sim_outbox *out, sim_envelope *e) {
 }
 
 void sim_outbox_reap(sim_outbox *out) {
+  if (out->send_debt > 0) {
+    double debt = out->send_debt;
+    out->send_debt = 0;
+    sim_spend(out->run, debt);
+  }
   sim_envelope *e;
   while ((e = out->delivered)) {
     out->delivered = e->next_delivered;
@@ -152,6 +163,7 @@ static void env_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
   *e = (sim_envelope){.outbox = out, .buf = buf, .len = len, .src = n->id,
                       .state = ENVELOPE_SENT};
   outstanding_link(out, e);
+  out->send_debt += run->cost.send_per_message_s; /* paid at the actor's next reap */
   run->in_flight++;
   e->comm = sg_mailbox_put_async(run->nodes[dst].inbox, e, (long)len);
 }

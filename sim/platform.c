@@ -3,14 +3,17 @@
  * platform XML written from a sim_cluster.
  *
  * The XML is one zone with routing "Cluster" (a star in SimGrid 3.32): per
- * node a host, a SPLITDUPLEX link (SimGrid creates <id>_UP and <id>_DOWN, so a
- * node sends and receives at full bandwidth at once, as a full-duplex NIC
- * does) and a host_link tying them; with SIM_TOPOLOGY_BACKBONE a <backbone>
- * that every route crosses. A route between two nodes is thus
- * src_UP (+ backbone) + dst_DOWN: under CM02 a lone message of S bytes takes
- * latency(src) (+ latency(bb)) + latency(dst) + S / min(bandwidths). Each node
- * also gets a loopback route through one FATPIPE link (flows do not share
- * it), used when the core sends a message to its own node.
+ * machine a host, a SPLITDUPLEX link (SimGrid creates <id>_UP and <id>_DOWN,
+ * so a machine sends and receives at full bandwidth at once, as a
+ * full-duplex NIC does) and a host_link tying them; with
+ * SIM_TOPOLOGY_BACKBONE a <backbone> that every route crosses. A route
+ * between two machines is thus src_UP (+ backbone) + dst_DOWN: under CM02 a
+ * lone message of S bytes takes latency(src) (+ latency(bb)) + latency(dst)
+ * + S / min(bandwidths). A machine also gets a loopback route, for messages
+ * that stay on it: without placement (a machine per node) one FATPIPE link
+ * shared by all (flows do not share it), standing for a memory copy; with
+ * placement a SHARED link per machine with the machine's loopback figures,
+ * standing for the TCP loopback its nodes talk over.
  *
  * Numbers are printed with %.17g so the file says exactly what the cluster
  * says; units are SimGrid's (f = flop/s, Bps = bytes/s, s = seconds).
@@ -43,28 +46,41 @@ void sim_cluster_default(sim_cluster *c) {
   c->cost.per_key_s = 50e-9;
   c->cost.per_byte_s = 0.1e-9;
   c->cost.local_per_key_s = 20e-9;
+  c->machines.loopback_latency = SIM_LOOPBACK_LATENCY;
+  c->machines.loopback_bandwidth = SIM_LOOPBACK_BANDWIDTH;
 }
 
-/* --------------------------------------------------------------- nodes */
+/* ------------------------------------------------------------ machines */
 
-void sim_host_name(uint32_t i, char *buf, size_t size) {
-  snprintf(buf, size, "node-%u", (unsigned)i);
+uint32_t sim_machine_count(const sim_cluster *c) {
+  return c->machines.count ? c->machines.count : c->nodes;
 }
 
-static double straggler_factor(const sim_cluster *c, uint32_t i, bool speed) {
+uint32_t sim_node_machine(const sim_cluster *c, uint32_t node) {
+  const sim_machines *m = &c->machines;
+  if (!m->count) return node;
+  if (m->place) return m->place[node];
+  return (uint32_t)((uint64_t)node * m->count / c->nodes);
+}
+
+void sim_machine_name(const sim_cluster *c, uint32_t m, char *buf, size_t size) {
+  snprintf(buf, size, "%s-%u", c->machines.count ? "machine" : "node", (unsigned)m);
+}
+
+static double straggler_factor(const sim_cluster *c, uint32_t m, bool speed) {
   double f = 1.0;
   for (size_t k = 0; k < c->n_stragglers; k++)
-    if (c->stragglers[k].node == i)
+    if (sim_node_machine(c, c->stragglers[k].node) == m)
       f *= speed ? c->stragglers[k].speed_factor : c->stragglers[k].bandwidth_factor;
   return f;
 }
 
-double sim_node_speed(const sim_cluster *c, uint32_t i) {
-  return c->host_speed * straggler_factor(c, i, true);
+double sim_machine_speed(const sim_cluster *c, uint32_t m) {
+  return c->host_speed * straggler_factor(c, m, true);
 }
 
-double sim_node_bandwidth(const sim_cluster *c, uint32_t i) {
-  return c->bandwidth * straggler_factor(c, i, false);
+double sim_machine_bandwidth(const sim_cluster *c, uint32_t m) {
+  return c->bandwidth * straggler_factor(c, m, false);
 }
 
 static bool positive(double x) { return isfinite(x) && x > 0; }
@@ -83,8 +99,60 @@ static int check_stragglers(const sim_cluster *c, char *err, size_t errlen) {
                k, (unsigned)c->nodes, (unsigned)s->node, s->speed_factor, s->bandwidth_factor);
       return -1;
     }
+    for (size_t j = 0; c->machines.count && j < k; j++)
+      if (sim_node_machine(c, c->stragglers[j].node) == sim_node_machine(c, s->node)) {
+        snprintf(err, errlen,
+                 "cluster.stragglers[%zu]: expected at most one straggler per machine (its "
+                 "factors slow the machine), found nodes %u and %u both on machine %u",
+                 k, (unsigned)c->stragglers[j].node, (unsigned)s->node,
+                 (unsigned)sim_node_machine(c, s->node));
+        return -1;
+      }
   }
   return 0;
+}
+
+static int check_machines(const sim_cluster *c, char *err, size_t errlen) {
+  const sim_machines *m = &c->machines;
+  if (!m->count) return 0;
+  if (c->platform_file) {
+    snprintf(err, errlen, "cluster.machines: expected none with platform_file (the platform "
+                          "file says what the machines are)");
+    return -1;
+  }
+  if (m->count > c->nodes || m->cores == 0 || !positive(m->loopback_bandwidth) ||
+      !isfinite(m->loopback_latency) || m->loopback_latency < 0) {
+    snprintf(err, errlen,
+             "cluster.machines: expected 1 <= count <= nodes (%u), cores >= 1, loopback "
+             "latency >= 0 and bandwidth > 0, found count %u, cores %u, %g s, %g B/s",
+             (unsigned)c->nodes, (unsigned)m->count, (unsigned)m->cores, m->loopback_latency,
+             m->loopback_bandwidth);
+    return -1;
+  }
+  bool *used = calloc(m->count, sizeof *used);
+  if (!used) {
+    snprintf(err, errlen, "cluster.machines: out of memory");
+    return -1;
+  }
+  int rc = 0;
+  for (uint32_t i = 0; i < c->nodes && rc == 0; i++) {
+    uint32_t at = sim_node_machine(c, i);
+    if (at >= m->count) {
+      snprintf(err, errlen, "cluster.machines.place[%u]: expected a machine < %u, found %u",
+               (unsigned)i, (unsigned)m->count, (unsigned)at);
+      rc = -1;
+    } else {
+      used[at] = true;
+    }
+  }
+  for (uint32_t k = 0; k < m->count && rc == 0; k++)
+    if (!used[k]) {
+      snprintf(err, errlen, "cluster.machines: expected every machine to run a node, found "
+                            "none on machine %u", (unsigned)k);
+      rc = -1;
+    }
+  free(used);
+  return rc;
 }
 
 int sim_cluster_check(const sim_cluster *c, char *err, size_t errlen) {
@@ -105,46 +173,68 @@ int sim_cluster_check(const sim_cluster *c, char *err, size_t errlen) {
   else if (c->cost.per_message_s < 0 || c->cost.per_key_s < 0 || c->cost.per_byte_s < 0 ||
            c->cost.local_per_key_s < 0)
     what = "cost figures >= 0";
+  else if (c->cost.send_per_message_s < 0)
+    what = "cost figures >= 0";
   if (what) {
     snprintf(err, errlen, "cluster: expected %s", what);
     return -1;
   }
+  if (check_machines(c, err, errlen) != 0) return -1;
   return check_stragglers(c, err, errlen);
 }
 
 /* ----------------------------------------------------------------- XML */
 
-static void write_node(const sim_cluster *c, uint32_t i, FILE *out) {
+static void write_machine(const sim_cluster *c, uint32_t m, FILE *out) {
   char host[24];
-  sim_host_name(i, host, sizeof host);
+  sim_machine_name(c, m, host, sizeof host);
+  uint32_t cores = c->machines.count ? c->machines.cores : c->workers_per_node;
   fprintf(out, "    <host id=\"%s\" speed=\"%.17gf\" core=\"%u\"/>\n", host,
-          sim_node_speed(c, i), (unsigned)c->workers_per_node);
+          sim_machine_speed(c, m), (unsigned)cores);
   fprintf(out,
           "    <link id=\"link-%u\" bandwidth=\"%.17gBps\" latency=\"%.17gs\""
           " sharing_policy=\"SPLITDUPLEX\"/>\n",
-          (unsigned)i, sim_node_bandwidth(c, i), c->latency);
+          (unsigned)m, sim_machine_bandwidth(c, m), c->latency);
   fprintf(out, "    <host_link id=\"%s\" up=\"link-%u_UP\" down=\"link-%u_DOWN\"/>\n", host,
-          (unsigned)i, (unsigned)i);
+          (unsigned)m, (unsigned)m);
+}
+
+/* Without placement, one FATPIPE loopback that every node's messages to
+ * itself take; with it, a loopback per machine that its flows share. */
+static void write_loopbacks(const sim_cluster *c, uint32_t machines, FILE *out) {
+  const sim_machines *pm = &c->machines;
+  if (!pm->count)
+    fprintf(out,
+            "    <link id=\"loopback\" bandwidth=\"%.17gBps\" latency=\"%.17gs\""
+            " sharing_policy=\"FATPIPE\"/>\n",
+            SIM_LOOPBACK_BANDWIDTH, SIM_LOOPBACK_LATENCY);
+  for (uint32_t m = 0; pm->count && m < machines; m++)
+    fprintf(out,
+            "    <link id=\"loopback-%u\" bandwidth=\"%.17gBps\" latency=\"%.17gs\""
+            " sharing_policy=\"SHARED\"/>\n",
+            (unsigned)m, pm->loopback_bandwidth, pm->loopback_latency);
 }
 
 int sim_platform_write(const sim_cluster *c, FILE *out) {
+  uint32_t machines = sim_machine_count(c);
   fputs("<?xml version='1.0'?>\n"
         "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
         "<platform version=\"4.1\">\n"
         "  <zone id=\"pslab\" routing=\"Cluster\">\n",
         out);
-  for (uint32_t i = 0; i < c->nodes; i++) write_node(c, i, out);
-  fprintf(out,
-          "    <link id=\"loopback\" bandwidth=\"%.17gBps\" latency=\"%.17gs\""
-          " sharing_policy=\"FATPIPE\"/>\n",
-          SIM_LOOPBACK_BANDWIDTH, SIM_LOOPBACK_LATENCY);
+  for (uint32_t m = 0; m < machines; m++) write_machine(c, m, out);
+  write_loopbacks(c, machines, out);
   if (c->topology == SIM_TOPOLOGY_BACKBONE)
     fprintf(out, "    <backbone id=\"backbone\" bandwidth=\"%.17gBps\" latency=\"%.17gs\"/>\n",
             c->backbone_bandwidth, c->backbone_latency);
-  for (uint32_t i = 0; i < c->nodes; i++)
-    fprintf(out,
-            "    <route src=\"node-%u\" dst=\"node-%u\"><link_ctn id=\"loopback\"/></route>\n",
-            (unsigned)i, (unsigned)i);
+  for (uint32_t m = 0; m < machines; m++) {
+    char host[24], link[24];
+    sim_machine_name(c, m, host, sizeof host);
+    if (c->machines.count) snprintf(link, sizeof link, "loopback-%u", (unsigned)m);
+    else snprintf(link, sizeof link, "loopback");
+    fprintf(out, "    <route src=\"%s\" dst=\"%s\"><link_ctn id=\"%s\"/></route>\n", host, host,
+            link);
+  }
   fputs("  </zone>\n</platform>\n", out);
   return ferror(out) ? -1 : 0;
 }

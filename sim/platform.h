@@ -3,13 +3,15 @@
  *
  * SimGrid 3.32 has no C API to build a platform, so the cluster is written as
  * a platform XML (DTD 4.1) to a temporary file that SimGrid loads and we then
- * remove. One host per node (named by sim_host_name), each with
- * workers_per_node cores of host_speed flop/s, so workers of a node do not
- * share a core; one full-duplex link per node; a Cluster (star) zone routes
- * every pair through the source's up link and the destination's down link,
- * plus a shared backbone link with SIM_TOPOLOGY_BACKBONE; a node talks to
- * itself through a fat-pipe loopback link. Only sim/ and its tests include
- * this header.
+ * remove. One host per machine (sim_machine_name): without placement a
+ * machine per node with workers_per_node cores of host_speed flop/s, so
+ * workers of a node do not share a core; with placement (cluster.machines)
+ * its cores are shared by the nodes on it. One full-duplex link per machine;
+ * a Cluster (star) zone routes every pair through the source's up link and
+ * the destination's down link, plus a shared backbone link with
+ * SIM_TOPOLOGY_BACKBONE; messages within a machine take its loopback (a
+ * fat pipe without placement; a link its flows share with it). Only sim/ and
+ * its tests include this header.
  */
 #ifndef PSLAB_SIM_PLATFORM_H
 #define PSLAB_SIM_PLATFORM_H
@@ -23,18 +25,20 @@
 #define SIM_LOOPBACK_BANDWIDTH 10e9 /* bytes/s */
 #define SIM_LOOPBACK_LATENCY 0.0
 
-/* Writes "node-<i>" into buf (size >= 24). */
-void sim_host_name(uint32_t i, char *buf, size_t size);
+/* Machines: without placement (c->machines.count 0) one per node, machine i
+ * being node i's; with it, c->machines.count. */
+uint32_t sim_machine_count(const sim_cluster *c);
+/* The machine node runs on. */
+uint32_t sim_node_machine(const sim_cluster *c, uint32_t node);
+/* Machine m's host name into buf (size >= 24): "node-<m>" without
+ * placement, "machine-<m>" with it. */
+void sim_machine_name(const sim_cluster *c, uint32_t m, char *buf, size_t size);
 
-/* Speed of node i's cores and bandwidth of its link, stragglers applied
- * (factors of several entries for one node multiply). */
-double sim_node_speed(const sim_cluster *c, uint32_t i);
-double sim_node_bandwidth(const sim_cluster *c, uint32_t i);
+/* Speed of machine m's cores and bandwidth of its link, the factors of the
+ * stragglers on it applied (several entries for one node multiply). */
+double sim_machine_speed(const sim_cluster *c, uint32_t m);
+double sim_machine_bandwidth(const sim_cluster *c, uint32_t m);
 
-/* Checks c: sizes, speeds, network model, topology, stragglers, costs (not
- * platform_file and hosts, which sim_run checks).
- * 0, or -1 with a message in err. */
-int sim_cluster_check(const sim_cluster *c, char *err, size_t errlen);
 
 /* Writes the platform XML of c to out. 0, or -1 on a write error. */
 int sim_platform_write(const sim_cluster *c, FILE *out);

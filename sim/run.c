@@ -99,7 +99,7 @@ static int platform_load(sim_setup *s) {
 static sg_host_t node_host(sim_setup *s, uint32_t i) {
   const sim_cluster *c = s->args->cluster;
   char name[24];
-  if (!c->platform_file) sim_host_name(i, name, sizeof name);
+  if (!c->platform_file) sim_machine_name(c, sim_node_machine(c, i), name, sizeof name);
   const char *host = c->platform_file ? c->hosts[i] : name;
   sg_host_t h = sg_host_by_name(host);
   if (!h) fail(s, "cluster.hosts[%u]: no host \"%s\" in the platform", (unsigned)i, host);
@@ -111,6 +111,12 @@ void sim_actor_spawn(const char *name, sg_host_t host, void (*entry)(int, char *
   sg_actor_t a = sg_actor_init(name, host);
   sg_actor_set_data(a, out);
   sg_actor_start(a, entry, 0, NULL);
+}
+
+void sim_spend(const sim_state *run, double seconds) {
+  if (!(seconds > 0)) return;
+  if (run->shared_cores) sg_actor_execute(seconds * run->core_speed);
+  else sg_actor_sleep_for(seconds);
 }
 
 static void server_entry(int argc, char **argv) {
@@ -189,6 +195,8 @@ static int run_init(sim_setup *s) {
   sim_state *run = &s->run;
   run->setup = s->setup;
   run->cost = c->cost;
+  run->shared_cores = c->machines.count > 0;
+  run->core_speed = c->host_speed;
   run->workers_per_node = c->workers_per_node;
   run->num_nodes = c->nodes;
   run->num_workers = c->nodes * c->workers_per_node;

@@ -11,10 +11,13 @@
  * created before workers, so no message can reach an inbox before it has
  * its receiver (one that did would be taken out of order).
  *
- * Cost model. Before handling a message the server sleeps per_message_s +
- * per_key_s x keys + per_byte_s x bytes. A sleep, not an execution on the
- * host: the server thread has its own core, so handling neither slows the
- * workers' flops nor is slowed by them, and the figures mean what they say.
+ * Cost model. Before handling a message the server spends per_message_s +
+ * per_key_s x keys + per_byte_s x bytes (sim_spend). Without placement a
+ * sleep, not an execution on the host: the server thread has its own core,
+ * so handling neither slows the workers' flops nor is slowed by them, and
+ * the figures mean what they say. With placement (cluster.machines) the
+ * server is one more thread on its machine: the same seconds are work on the
+ * machine's cores, shared with every worker and server there.
  *
  * Timers. The server never waits with a timeout: in SimGrid a receive that
  * times out while its message is being transferred fails that transfer, and
@@ -48,7 +51,7 @@ static void charge_handling(const sim_node *n, const uint8_t *buf, size_t len) {
     ps_msg m;
     if (ps_msg_decode(buf, len, &m) == PS_OK) s += c->per_key_s * m.key_count;
   }
-  if (s > 0) sg_actor_sleep_for(s);
+  sim_spend(n->run, s);
 }
 
 void sim_server_main(sim_node *n) {

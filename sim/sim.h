@@ -18,19 +18,40 @@
 
 struct cJSON;
 
+/* A slow node. With placement (sim_machines) the factors apply to the node's
+ * machine, and a machine has at most one straggler among its nodes. */
 typedef struct {
   uint32_t node;
   double speed_factor;     /* host speed multiplied by this (0 < f) */
   double bandwidth_factor; /* the node's link bandwidth multiplied by this */
 } sim_straggler;
 
-/* What the simulated servers and workers pay besides the network and flops. */
+/* What the simulated servers and workers pay besides the network and flops:
+ * time of a thread's core (a sleep when the thread has a core of its own,
+ * work on the machine's cores with placement: sim_machines). */
 typedef struct {
   double per_message_s;    /* a server handling one message */
   double per_key_s;        /* ... plus per key in it */
   double per_byte_s;       /* ... plus per byte of it */
   double local_per_key_s;  /* a worker accessing one key in local memory */
+  double send_per_message_s; /* the thread that sends a message, per message */
 } sim_cost;
+
+/* Where nodes run. With count 0 (the default) every node has a machine of
+ * its own with one core per worker, and its server thread a core of its own
+ * besides. With count >= 1, nodes share `count` machines of `cores` cores:
+ * every thread a node runs on the real backend (its workers, its server) is
+ * an actor competing for its machine's cores, the cost model's figures are
+ * work on those cores (seconds of a core at host_speed), and nodes on one
+ * machine talk over the machine's loopback link (shared by its flows). */
+typedef struct {
+  uint32_t count;            /* machines; 0: no placement */
+  uint32_t cores;            /* cores of each machine (>= 1 with count) */
+  const uint32_t *place;     /* borrowed: node i runs on machine place[i];
+                                NULL: in blocks, node i on i * count / nodes */
+  double loopback_latency;   /* seconds */
+  double loopback_bandwidth; /* bytes/s */
+} sim_machines;
 
 typedef enum { SIM_TOPOLOGY_STAR = 0, SIM_TOPOLOGY_BACKBONE = 1 } sim_topology;
 
@@ -50,14 +71,21 @@ typedef struct {
   const char *const *hosts;  /* with platform_file: host names, one per node */
   size_t n_hosts;
   sim_cost cost;
+  sim_machines machines;
 } sim_cluster;
 
 /* Defaults: 1 node, 1 worker, 10 Gf, 10 Gbps, 50 us, CM02, star (backbone,
  * when chosen: 40 Gbps, 0 s), and the cost model: a server pays 1 us per
  * message, 50 ns per key and 0.1 ns per byte; a worker pays 20 ns per key it
- * accesses in local memory. host_speed is per core: a host has
- * workers_per_node cores. */
+ * accesses in local memory; sending costs nothing. host_speed is per core:
+ * without placement a host has workers_per_node cores. No placement; a
+ * machine's loopback, when there is placement: 0 s, 10 GB/s. */
 void sim_cluster_default(sim_cluster *c);
+
+/* Checks c: sizes, speeds, network model, topology, stragglers, costs,
+ * placement (not platform_file and hosts, which sim_run checks).
+ * 0, or -1 with a message in err naming the field ("cluster.machines: ..."). */
+int sim_cluster_check(const sim_cluster *c, char *err, size_t errlen);
 
 typedef struct {
   const sim_cluster *cluster;

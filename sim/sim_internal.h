@@ -61,6 +61,7 @@ struct sim_outbox {
   void *owner;               /* the sim_node or sim_worker this actor serves */
   sim_envelope *outstanding; /* doubly linked */
   sim_envelope *delivered;   /* received at their destination: wait for them */
+  double send_debt;          /* cost.send_per_message_s of sends not yet paid */
 };
 
 /* ---------------------------------------------------------------- nodes */
@@ -97,6 +98,10 @@ struct sim_worker {
 struct sim_state {
   const run_setup *setup;
   sim_cost cost;
+  /* Placement (cluster.machines): costs are work on the machine's cores, at
+   * core_speed flop/s a second; without it, a sleep of their own core. */
+  bool shared_cores;
+  double core_speed;
   uint32_t workers_per_node;
   sim_node *nodes;
   uint32_t num_nodes;
@@ -124,6 +129,9 @@ struct sim_state {
  * data. */
 void sim_actor_spawn(const char *name, sg_host_t host, void (*entry)(int, char **),
                      sim_outbox *out);
+/* The calling actor spends `seconds` of a core's time on a cost of the cost
+ * model: work on its machine's shared cores with placement, else a sleep. */
+void sim_spend(const sim_state *run, double seconds);
 
 /* messages.c */
 void sim_outbox_init(sim_outbox *out, sim_state *run, void *owner);
@@ -133,7 +141,8 @@ void sim_node_env(sim_node *n, ps_env *env);
 sim_envelope *sim_receive(sim_node *n);
 /* Done with a received envelope (its buffer was taken). */
 void sim_received(sim_envelope *e);
-/* Waits for the sends of the calling actor that have been delivered. */
+/* Waits for the sends of the calling actor that have been delivered, and
+ * pays the sending cost of the messages it sent since it last did. */
 void sim_outbox_reap(sim_outbox *out);
 /* Waits for every send of the calling actor (before it exits). */
 void sim_outbox_drain(sim_outbox *out);

@@ -11,7 +11,8 @@
  *   now      the simulated clock.
  *
  * Local accesses (keys a worker reads or writes in its node's memory, counted
- * by the core per node) cost cost.local_per_key_s each. The driver does not
+ * by the core per node) cost cost.local_per_key_s each (sim_spend: a sleep,
+ * or work on the machine's cores with placement). The driver does not
  * say which worker made them, so at each wait and compute the worker charges,
  * as a sleep, the node's local accesses not yet charged to anyone: exact with
  * one worker per node; with several, a worker may pay for a neighbour's keys
@@ -52,7 +53,7 @@ static void charge_local(sim_worker *w) {
   ps_node_get_stats(n->core, &st);
   uint64_t fresh = st.local_accesses - n->local_charged;
   n->local_charged = st.local_accesses;
-  if (fresh) sg_actor_sleep_for(per_key * (double)fresh);
+  if (fresh) sim_spend(n->run, per_key * (double)fresh);
 }
 
 /* What every callback does first: pay for local accesses, count steps, and

@@ -378,6 +378,130 @@ static void test_time_matches_arithmetic(void) {
                                .bb_latency = 3e-4, .steps = 50, .len = 5000});
 }
 
+/* ------------------------------------------------------------ placement */
+
+static void test_placement_xml_and_checks(void) {
+  sim_cluster c;
+  char err[256];
+  small_cluster(&c, SIM_TOPOLOGY_STAR);
+  c.nodes = 5;
+  c.n_stragglers = 0;
+  c.machines = (sim_machines){.count = 2, .cores = 3, .loopback_latency = 7e-6,
+                              .loopback_bandwidth = 2e9};
+  CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), 0);
+  /* Blocks: nodes 0-2 on machine 0, 3-4 on machine 1. */
+  CU_ASSERT_EQUAL(sim_node_machine(&c, 2), 0);
+  CU_ASSERT_EQUAL(sim_node_machine(&c, 3), 1);
+  char *x = platform_text(&c);
+  CU_ASSERT_EQUAL(count(x, "<host "), 2);
+  CU_ASSERT_EQUAL(count(x, "core=\"3\""), 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(x, "<host id=\"machine-1\""));
+  CU_ASSERT_EQUAL(count(x, "sharing_policy=\"SHARED\""), 2);
+  CU_ASSERT_DOUBLE_EQUAL(attribute(x, "<link id=\"loopback-1\"", "latency"), 7e-6, 0);
+  CU_ASSERT_DOUBLE_EQUAL(attribute(x, "<link id=\"loopback-0\"", "bandwidth"), 2e9, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(x, "<route src=\"machine-1\" dst=\"machine-1\">"));
+  free(x);
+  /* A straggler slows its machine; two on one machine are refused. */
+  sim_straggler two[] = {{.node = 3, .speed_factor = 0.5, .bandwidth_factor = 1},
+                         {.node = 4, .speed_factor = 0.5, .bandwidth_factor = 1}};
+  c.stragglers = two;
+  c.n_stragglers = 1;
+  CU_ASSERT_DOUBLE_EQUAL(sim_machine_speed(&c, 1), 1e9, 0);
+  CU_ASSERT_DOUBLE_EQUAL(sim_machine_speed(&c, 0), 2e9, 0);
+  c.n_stragglers = 2;
+  CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "one straggler per machine"));
+  c.n_stragglers = 0;
+  /* Explicit places: in range, and every machine runs a node. */
+  uint32_t place[5] = {1, 1, 1, 1, 1};
+  c.machines.place = place;
+  CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "none on machine 0"));
+  place[0] = 2;
+  CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "machines.place[0]"));
+  place[0] = 0;
+  CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), 0);
+  c.machines.place = NULL;
+  c.machines.count = 6;
+  CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), -1);
+  c.machines.count = 2;
+  c.machines.cores = 0;
+  CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), -1);
+}
+
+/* Compute only (no keys): S steps of F flops per worker, one worker per
+ * node, at host speed H. */
+static void compute_case(run_spec *r, uint32_t machines, uint32_t cores) {
+  static const char *workload =
+      "{\"type\":\"zipf\",\"keys\":10,\"value_length\":1,\"reads_per_step\":0,"
+      "\"writes_per_step\":0,\"steps_per_worker\":40,\"flops_per_step\":5e6}";
+  sim_cluster_default(&r->cluster);
+  r->cluster.nodes = 2;
+  r->cluster.host_speed = 1e9;
+  r->cluster.machines = (sim_machines){.count = machines, .cores = cores,
+                                       .loopback_bandwidth = 1e9};
+  r->workload = workload;
+  r->policy = "{\"type\":\"static\"}";
+  r->seed = 1;
+}
+
+/* Two nodes on one one-core machine take twice the compute time of the same
+ * nodes on two machines, or on one machine of two cores. */
+static void test_placement_shares_cores(void) {
+  const double alone = 40 * 5e6 / 1e9;
+  run_spec r;
+  compute_case(&r, 2, 1);
+  cJSON *apart = run(&r);
+  compute_case(&r, 1, 1);
+  cJSON *shared = run(&r);
+  compute_case(&r, 1, 2);
+  cJSON *two_cores = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(apart);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(shared);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(two_cores);
+  CU_ASSERT_DOUBLE_EQUAL(num(apart, "time_s"), alone, alone * 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(num(shared, "time_s"), 2 * alone, alone * 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(num(two_cores, "time_s"), alone, alone * 1e-9);
+  cJSON_Delete(apart);
+  cJSON_Delete(shared);
+  cJSON_Delete(two_cores);
+}
+
+/* The hand case with both nodes on one machine: messages take its loopback
+ * (latency Lb, bandwidth Bb, once per message), the server's costs are work
+ * on the machine's core, which nothing else uses meanwhile. */
+static void test_placement_loopback_arithmetic(void) {
+  const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 50, .len = 1000};
+  run_spec r;
+  hand_case(&r, &h);
+  r.cluster.machines = (sim_machines){.count = 1, .cores = 1, .loopback_latency = 3e-5,
+                                      .loopback_bandwidth = 5e8};
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  const sim_cost *c = &r.cluster.cost;
+  double req = (double)ps_msg_encoded_len(1, 0);
+  double rep = (double)ps_msg_encoded_len(1, (uint32_t)h.len);
+  double pull = 2 * 3e-5 + (req + rep) / 5e8 + 2 * (c->per_message_s + c->per_key_s) +
+                c->per_byte_s * (req + rep);
+  CU_ASSERT_DOUBLE_EQUAL(num(m, "time_s"), h.steps * pull, h.steps * pull * 1e-9);
+  CU_ASSERT_EQUAL(num(m, "messages"), 2 * h.steps);
+  cJSON_Delete(m);
+}
+
+/* The sending cost: node 1's worker pays it after each request it sends;
+ * when it is longer than a whole pull, it sets the pace: S x s. */
+static void test_send_cost(void) {
+  const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 30, .len = 1000};
+  run_spec r;
+  hand_case(&r, &h);
+  r.cluster.cost.send_per_message_s = 2e-3;
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_DOUBLE_EQUAL(num(m, "time_s"), h.steps * 2e-3, h.steps * 2e-3 * 1e-9);
+  cJSON_Delete(m);
+}
+
 /* The user's own platform: our XML in a file, nodes mapped to hosts in
  * reverse; and LV08. Both must run and conserve. */
 static void test_platform_file_and_lv08(void) {
@@ -439,4 +563,8 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"fast_local_access_saves_messages", test_fast_local_access_saves_messages},
             {"time_matches_arithmetic", test_time_matches_arithmetic},
             {"platform_file_and_lv08", test_platform_file_and_lv08},
+            {"placement_xml_and_checks", test_placement_xml_and_checks},
+            {"placement_shares_cores", test_placement_shares_cores},
+            {"placement_loopback_arithmetic", test_placement_loopback_arithmetic},
+            {"send_cost", test_send_cost},
             {"bad_spec_is_an_error", test_bad_spec_is_an_error})

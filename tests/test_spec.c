@@ -198,6 +198,16 @@ static const struct {
     {"{'name': 't', 'cluster': {'nodes': 2000000}, " GOOD_REST "}", "cluster.nodes: expected an integer <= 1000000, found 2000000"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'nodez': 3}, " GOOD_REST "}", "spec.json: cluster.nodez: expected one of the keys of cluster (nodes, workers_per_node,"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'workers_per_node': 0}, " GOOD_REST "}", "cluster.workers_per_node: expected an integer >= 1, found 0"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'machines': {'count': 1}}, " GOOD_REST "}", "spec.json: cluster.machines.cores: expected an integer >= 1, found nothing (the key is missing)"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'machines': {'count': 3, 'cores': 1}}, " GOOD_REST "}", "spec.json: cluster.machines.count: expected an integer <= 2, found 3"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'machines': {'count': 2, 'cores': 1, 'place': [0, 2]}}, " GOOD_REST "}", "spec.json: cluster.machines.place[1]: expected a machine number in [0, 2), found 2"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'machines': {'count': 2, 'cores': 1, 'place': [0]}}, " GOOD_REST "}", "spec.json: cluster.machines.place: expected a list of 2 machine numbers (one per node), found a list of 1"},
+    {"{'name': 't', 'cluster': {'nodes': 3, 'machines': {'count': 2, 'cores': 1, 'place': [1, 1, 1]}}, " GOOD_REST "}", "spec.json: cluster.machines: expected every machine to run a node, found none on machine 0"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'machines': {'cores': 1}, 'stragglers': [{'node': 0, 'speed_factor': 0.5}, {'node': 1, 'speed_factor': 0.5}]}, " GOOD_REST "}", "cluster.stragglers[1]: expected at most one straggler per machine"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'machines': {'cores': 1, 'loopback_latency': '1 parsec'}}, " GOOD_REST "}", "spec.json: cluster.machines.loopback_latency: expected a duration"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'send_per_message_s': -1}}, " GOOD_REST "}", "spec.json: cluster.cost.send_per_message_s: expected a duration"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'profile': 3}, " GOOD_REST "}", "spec.json: cluster.profile: expected a string, found 3"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'profile': 'no-such-profile.json'}, " GOOD_REST "}", "spec.json: cluster.profile: no-such-profile.json: cannot read"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'host_speed': '10GHz'}, " GOOD_REST "}", "cluster.host_speed: expected a speed such as \"10Gf\", \"1.5Mf\", \"100f\" or a number of flop/s > 0, found \"10GHz\""},
     {"{'name': 't', 'cluster': {'nodes': 2, 'host_speed': 0}, " GOOD_REST "}", "cluster.host_speed: expected a speed such as"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'bandwidth': '10Gbs'}}, " GOOD_REST "}", "cluster.network.bandwidth: expected a bandwidth such as \"10Gbps\", \"100Mbps\", \"125MBps\" or a number of bytes/s > 0, found \"10Gbs\""},
@@ -215,7 +225,7 @@ static const struct {
     {"{'name': 't', 'cluster': {'nodes': 2, 'platform_file': 'no-such-platform.xml', 'hosts': ['a', 'b']}, " GOOD_REST "}", "spec.json: cluster.platform_file: expected a readable SimGrid platform file (looked for no-such-platform.xml), found \"no-such-platform.xml\""},
     {"{'name': 't', 'cluster': {'nodes': 2, 'hosts': ['a', 'b']}, " GOOD_REST "}", "cluster.hosts: expected nothing without cluster.platform_file, found a list of 2"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'per_key_s': -1}}, " GOOD_REST "}", "cluster.cost.per_key_s: expected a duration such as"},
-    {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'per_msg_s': 1}}, " GOOD_REST "}", "cluster.cost.per_msg_s: expected one of the keys of cluster.cost (per_message_s, per_key_s, per_byte_s, local_per_key_s), found an unknown key"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'per_msg_s': 1}}, " GOOD_REST "}", "cluster.cost.per_msg_s: expected one of the keys of cluster.cost (per_message_s, per_key_s, per_byte_s, local_per_key_s, send_per_message_s), found an unknown key"},
     /* cluster, the real backend's fields */
     {"{'name': 't', 'cluster': {'nodes': 2, 'coordinator': 'node01'}, " GOOD_REST "}", "spec.json: cluster.coordinator: expected \"HOST:PORT\", rank 0's address (a port 1-65535), found \"node01\""},
     {"{'name': 't', 'cluster': {'nodes': 2, 'coordinator': 'node01:0'}, " GOOD_REST "}", "cluster.coordinator: expected \"HOST:PORT\""},
@@ -522,6 +532,58 @@ static void test_platform_file_is_found_next_to_the_spec(void) {
   rmdir(dir);
 }
 
+/* A profile's fields go under the spec's own, objects merged field by field;
+ * its "calibration" is not a cluster field; "profile" becomes absolute. */
+static void test_profile_is_included_under_the_spec(void) {
+  char *dir = unit_temp_dir();
+  unit_write(dir, "prof.json",
+             "{\"calibration\": {\"cores\": {\"value\": 2}}, \"host_speed\": \"2Gf\","
+             " \"cost\": {\"per_message_s\": \"20us\", \"per_key_s\": \"1us\"},"
+             " \"machines\": {\"count\": 1, \"cores\": 2, \"loopback_latency\": \"15us\"}}");
+  char *text = dq("{'name': 'p', 'cluster': {'nodes': 4, 'profile': 'prof.json', "
+                  "'cost': {'per_key_s': '100ns'}}, " GOOD_REST ", "
+                  "'sweep': {'cluster.machines.count': [1, 2]}}");
+  unit_write(dir, "spec.json", text);
+  free(text);
+  char *spec = exp_join_path(dir, "spec.json");
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = exp_spec_load(spec, NULL, 0, &e);
+  print_errors(&e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_EQUAL(exp_spec_runs(s)->count, 2);
+  const cJSON *cl = cJSON_GetObjectItem(exp_spec_runs(s)->runs[1].config, "cluster");
+  exp_cluster c;
+  CU_ASSERT_TRUE(exp_cluster_parse(cl, exp_spec_dir(s), &c, &e));
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.host_speed, 2e9, 0);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.cost.per_message_s, 20e-6, 1e-18);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.cost.per_key_s, 100e-9, 1e-18); /* the spec's */
+  CU_ASSERT_EQUAL(c.sim.machines.count, 2);                    /* the sweep's */
+  CU_ASSERT_EQUAL(c.sim.machines.cores, 2);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.machines.loopback_latency, 15e-6, 1e-18);
+  exp_cluster_free(&c);
+  const cJSON *prof = cJSON_GetObjectItem(cl, "profile");
+  CU_ASSERT_TRUE(cJSON_IsString(prof) && prof->valuestring[0] == '/');
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(cl, EXP_PROFILE_ABOUT));
+  exp_spec_free(s);
+  /* A profile that is not an object of cluster fields. */
+  unit_write(dir, "prof.json", "[1]");
+  s = exp_spec_load(spec, NULL, 0, &e);
+  CU_ASSERT_PTR_NULL(s);
+  CU_ASSERT_TRUE(exp_errors_contain(&e, "prof.json: expected an object of cluster fields"));
+  exp_errors_free(&e);
+  exp_errors_init(&e);
+  unit_write(dir, "prof.json", "{\"machines\": {\"cores\": 0}}");
+  s = exp_spec_load(spec, NULL, 0, &e);
+  CU_ASSERT_PTR_NULL(s);
+  CU_ASSERT_TRUE(exp_errors_contain(&e, "cluster.machines.cores: expected an integer >= 1"));
+  CU_ASSERT_TRUE(exp_errors_contain(&e, "may come from"));
+  exp_errors_free(&e);
+  free(spec);
+  unit_remove_tree(dir);
+  free(dir);
+}
+
 /* --------------------------------------------------------- overrides */
 
 static const cJSON *config_at(const exp_spec *s, size_t run, const char *path) {
@@ -661,7 +723,7 @@ static void test_cluster_fields_a_backend_ignores_warn(void) {
   exp_errors_free(&e);
 }
 
-PSLAB_SUITE("spec",
+PSLAB_SUITE("spec", {"profile_is_included_under_the_spec", test_profile_is_included_under_the_spec},
             {"minimal spec is valid, with defaults", test_minimal_spec_is_valid_with_defaults},
             {"shipped specs are valid", test_shipped_specs_are_valid},
             {"every shipped spec has reference results", test_every_shipped_spec_has_reference_results},
