@@ -416,6 +416,57 @@ int exp_trace_stats(const char *file, uint32_t nodes, const char *svg, const cha
  * does after a run). EXP_EXIT_OK or EXP_EXIT_FAILED (the reason on log). */
 int exp_trace_merge(const char *file, FILE *log);
 
+/* ---------------------------------------------------------- calibrate */
+
+/* Totals over a batch of operations (experiments/calibrate.c). */
+typedef struct {
+  double wall_s;       /* wall-clock time */
+  double cpu_s;        /* CPU time of every process involved */
+  double thread_cpu_s; /* CPU time of the thread that issued them */
+} exp_calib_sample;
+
+/* Where the figures come from: a probe of the real backend
+ * (exp_calib_real_source), or made-up numbers in tests. */
+typedef struct {
+  void *ctx;
+  /* `count` pulls, one outstanding, of `keys` keys of `floats` floats each,
+   * homed at another node on this machine. 0, or -1 with a message. */
+  int (*remote)(void *ctx, uint32_t keys, uint32_t floats, uint32_t count,
+                exp_calib_sample *out, char *err, size_t errlen);
+  /* The same, of keys in the node's own memory. */
+  int (*local)(void *ctx, uint32_t keys, uint32_t floats, uint32_t count,
+               exp_calib_sample *out, char *err, size_t errlen);
+  /* How long `flops` flops of the tasks' kind of math take. */
+  int (*compute)(void *ctx, double flops, double *wall_s, char *err, size_t errlen);
+  uint32_t cores; /* cores the nodes may run on */
+} exp_calib_source;
+
+typedef struct {
+  unsigned min_rounds;  /* a figure is the median of its last min_rounds */
+  unsigned max_rounds;  /* ... rounds, measured until they agree or this */
+  double target_spread; /* agree: half their range / median at most this */
+  double scale;         /* multiplies each round's length (1: ~40 ms) */
+  FILE *log;            /* what was measured, as it is; NULL: nothing */
+} exp_calib_options;
+
+/* 5 to 25 rounds, 5%, scale 1, no log. */
+void exp_calib_options_default(exp_calib_options *o);
+/* Measures through src and returns a cluster profile (caller frees):
+ * host_speed, cost, machines {count 1, cores, loopback}, and
+ * EXP_PROFILE_ABOUT with every figure, its spread and rounds, and notes.
+ * NULL with a message in err. */
+struct cJSON *exp_calibrate(const exp_calib_source *src, const exp_calib_options *o,
+                            char *err, size_t errlen);
+/* The real source: two real nodes on loopback (real_probe). Forks: call
+ * before any ZeroMQ context or thread exists. 0, or -1 with a message. */
+int exp_calib_real_source(exp_calib_source *src, char *err, size_t errlen);
+/* Stops the probe; 0 when both nodes ended cleanly. */
+int exp_calib_real_source_end(exp_calib_source *src);
+/* `pslab calibrate`: measures this machine with the real source and writes
+ * the profile to path (whole or not at all); the figures go to o->log,
+ * problems to log. EXP_EXIT_OK or EXP_EXIT_FAILED. */
+int exp_calibrate_file(const char *path, const exp_calib_options *o, FILE *log);
+
 void exp_runner_options_default(exp_runner_options *o);
 /* Runs every run of spec (of o->shard), each in a forked child through its
  * backend's entry (with o->node, as this process's node of it), writing the

@@ -13,6 +13,7 @@
  *   pslab metrics [--markdown]
  *   pslab trace stats FILE [--svg OUT.svg] [--nodes N]
  *   pslab trace merge FILE
+ *   pslab calibrate [--out FILE] [--quick] [--quiet]
  *
  * This file only reads the command line and calls the door of experiments/;
  * everything it does is in experiment.h. Exit statuses: 0 success, 1 invalid
@@ -38,6 +39,7 @@ static const char main_help[] =
     "  merge DIR... join the results directories of an experiment's shards\n"
     "  metrics      every metric a run reports: unit, meaning, how repeats combine\n"
     "  trace        what a recorded access trace says (stats), or merge its parts\n"
+    "  calibrate    measure this machine with the real backend: a cluster profile\n"
     "  help [CMD]   this help, or the help of a command\n"
     "\n"
     "Options:\n"
@@ -286,6 +288,36 @@ static const char trace_help[] =
     "message names the byte offset or the line); 2 bad command line; 3 the SVG\n"
     "was not drawn (e.g. gnuplot is missing).\n";
 
+static const char calibrate_help[] =
+    "usage: pslab calibrate [--out FILE] [--quick] [--quiet]\n"
+    "\n"
+    "Measures this machine with the real backend itself (two real nodes on\n"
+    "loopback, this process and a forked child) and writes a cluster profile\n"
+    "that specs include with \"cluster\": {\"profile\": \"FILE\", ...} (fields given\n"
+    "beside it override it). Figures, each measured in rounds until the last 5\n"
+    "agree within 5% (or 25 rounds), printed with their spread:\n"
+    "  round trips of remote pulls of 1 to 64 keys and 1 to 4096 floats: wall\n"
+    "  time, CPU time of both processes, CPU time of the pulling thread;\n"
+    "  local pulls (per key); a compute kernel (flop/s); the cores.\n"
+    "The profile holds what the simulator needs to predict runs of nodes on\n"
+    "this machine: host_speed, cost.{per_message_s, per_key_s, per_byte_s,\n"
+    "local_per_key_s, send_per_message_s}, machines.{count 1, cores,\n"
+    "loopback_latency, loopback_bandwidth}, and under \"calibration\" every\n"
+    "figure and how the model was fitted to them (experiments/calibrate.c). It\n"
+    "takes 10-30 s; run it on an idle machine, since load changes the figures.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --out FILE   where the profile goes (default: calibration.json),\n"
+    "                   written whole or not at all\n"
+    "      --quick      fewer and shorter rounds (about 2 s; for tests)\n"
+    "  -q, --quiet      print nothing but errors\n"
+    "  -h, --help       this help\n"
+    "\n"
+    "Exit status: 0 written; 1 a measurement failed or FILE cannot be written;\n"
+    "2 bad command line.\n"
+    "\n"
+    "Reference: README.md, \"Does the simulator predict the real backend?\".\n";
+
 typedef struct cli cli;
 
 typedef struct {
@@ -293,7 +325,7 @@ typedef struct {
   const char *help;
   const char *usage;   /* first line of help, for errors */
   const char *options; /* letters of the options it takes: o s b q c f k r m d t
-                          v n */
+                          v n u */
   const char *target;  /* what it names on the command line (SPEC, DIR...), or
                           NULL: nothing */
   bool many;           /* several of them */
@@ -307,6 +339,7 @@ static int cmd_plot(const cli *c);
 static int cmd_metrics(const cli *c);
 static int cmd_merge(const cli *c);
 static int cmd_trace(const cli *c);
+static int cmd_calibrate(const cli *c);
 
 static const command commands[] = {
     {"run", run_help, "pslab run SPEC [--out DIR] [--set PATH=VALUE]... "
@@ -327,6 +360,8 @@ static const command commands[] = {
     {"trace", trace_help, "pslab trace stats FILE [--svg OUT.svg] [--nodes N] | "
                           "pslab trace merge FILE", "vn", "stats FILE or merge FILE", true,
      cmd_trace},
+    {"calibrate", calibrate_help, "pslab calibrate [--out FILE] [--quick] [--quiet]", "oqu",
+     NULL, false, cmd_calibrate},
 };
 
 struct cli {
@@ -344,7 +379,7 @@ struct cli {
   const char *record_trace; /* --record-trace FILE */
   const char *svg;     /* pslab trace stats --svg */
   uint32_t nodes;      /* pslab trace stats --nodes (0: the trace's) */
-  bool quiet, resume, help, markdown;
+  bool quiet, resume, help, markdown, quick;
 };
 
 /* ---------------------------------------------------- command line */
@@ -406,6 +441,10 @@ static int parse_option(int argc, char **argv, int *i, cli *c) {
   }
   if (strchr(takes, 'd') && strcmp(a, "--markdown") == 0) {
     c->markdown = true;
+    return 0;
+  }
+  if (strchr(takes, 'u') && strcmp(a, "--quick") == 0) {
+    c->quick = true;
     return 0;
   }
   if (strchr(takes, 'o') && (m = option_value(argc, argv, i, "--out", "-o", &v)) > 0)
@@ -597,6 +636,18 @@ static int cmd_trace(const cli *c) {
     return exp_trace_merge(c->targets[1], stderr);
   }
   return exp_trace_stats(c->targets[1], c->nodes, c->svg, NULL, stdout, stderr);
+}
+
+static int cmd_calibrate(const cli *c) {
+  exp_calib_options o;
+  exp_calib_options_default(&o);
+  if (c->quick) {
+    o.min_rounds = 2;
+    o.max_rounds = 3;
+    o.scale = 0.25;
+  }
+  o.log = c->quiet ? NULL : stdout;
+  return exp_calibrate_file(c->out ? c->out : "calibration.json", &o, stderr);
 }
 
 static int cmd_plot(const cli *c) { return exp_plot_dir(c->target, NULL, stderr); }

@@ -195,4 +195,34 @@ struct cJSON *real_run_node(const real_run_args *a, char *err, size_t errlen);
  * Call from a process without ZeroMQ contexts or threads (it forks). */
 struct cJSON *real_run_local(const real_run_args *a, char *err, size_t errlen);
 
+/* ---------------------------------------------------------------- probe */
+
+/* Two nodes on loopback for measuring what operations cost on this machine
+ * (pslab calibrate): this process is node 0, with one worker the calling
+ * thread drives; node 1 is a forked child. Values are REAL_PROBE_LENGTHS
+ * floats long; up to 64 keys per pull. */
+#define REAL_PROBE_LENGTHS 1, 16, 64, 256, 1024, 4096
+typedef struct real_probe real_probe;
+
+/* Totals over a batch of operations. */
+typedef struct {
+  double wall_s;       /* wall-clock time */
+  double cpu_s;        /* CPU time of both node processes, every thread */
+  double thread_cpu_s; /* CPU time of the thread that issued the operations */
+} real_probe_sample;
+
+/* Starts both nodes (cluster NULL: real_cluster_default). Call from a
+ * process without ZeroMQ contexts or threads (it forks). NULL with a
+ * message in err. */
+real_probe *real_probe_start(const real_cluster *cluster, char *err, size_t errlen);
+/* `count` pulls, one at a time, of `keys` keys of `floats` floats homed at
+ * node 1 (remote) or node 0 (local: served from memory). 0, or -1 with a
+ * message (a length not in REAL_PROBE_LENGTHS, a failed node). */
+int real_probe_remote(real_probe *p, uint32_t keys, uint32_t floats, uint32_t count,
+                      real_probe_sample *out, char *err, size_t errlen);
+int real_probe_local(real_probe *p, uint32_t keys, uint32_t floats, uint32_t count,
+                     real_probe_sample *out, char *err, size_t errlen);
+/* Stops both nodes and frees p (NULL: nothing). 0 when both ended cleanly. */
+int real_probe_free(real_probe *p);
+
 #endif

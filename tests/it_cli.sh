@@ -234,6 +234,22 @@ has "merge, different specs" err "$TMP/m/s3/spec.json is not the spec of $TMP/m/
 run "merge into a shard" 1 "$PSLAB" merge --out "$TMP/m/s1/" "$TMP/m/s1" "$TMP/m/s2"
 has "merge into a shard" err "is one of the directories to merge ($TMP/m/s1)"
 
+# calibrate: help, usage, a quick real calibration whose profile a spec includes.
+run "calibrate --help" 0 "$PSLAB" calibrate --help
+has "calibrate --help" out "cluster profile"
+run "calibrate, bad option" 2 "$PSLAB" calibrate --slow
+run "calibrate, unwritable" 1 "$PSLAB" calibrate --quick --out "$TMP/no/such/dir/c.json"
+has "calibrate, unwritable" err "is not a writable directory"
+run "calibrate --quick" 0 "$PSLAB" calibrate --quick --out "$TMP/cal.json"
+has "calibrate --quick" out "round trip, 1 key of 1 float"
+has "calibrate --quick" out "wrote $TMP/cal.json"
+cat >"$TMP/with-profile.json" <<EOF
+{"name": "p", "cluster": {"nodes": 2, "profile": "cal.json"},
+ "workload": {"type": "zipf", "keys": 100, "steps_per_worker": 5}, "policy": {"type": "static"}}
+EOF
+run "check a spec with the profile" 0 "$PSLAB" check "$TMP/with-profile.json"
+has "check a spec with the profile" out "valid, 1 run"
+
 if [ "$failures" -ne 0 ]; then
   echo "it_cli: $failures failure(s)"
   exit 1
