@@ -104,7 +104,8 @@ while [ $# -gt 0 ]; do
     --keep) KEEP=1; shift ;;
     -h | --help) usage; exit 0 ;;
     --) SAW_DASHES=1; shift; break ;;
-    *) die_usage "unknown argument '$1' (SPEC and the pslab node options go after --)" ;;
+    -*) die_usage "unknown option '$1' (the pslab node options go after -- SPEC)" ;;
+    *) die_usage "missing -- before SPEC '$1' (SPEC and the pslab node options go after --)" ;;
   esac
 done
 
@@ -377,37 +378,27 @@ node_done() {
   fi
 }
 
-# Waits for the nodes; after the first failure the others get GRACE_S
-# seconds to fail or finish by themselves (rank 0 then names the failed
-# peer), then they are stopped.
+# Waits for the nodes, polling (bash's `wait -n` can miss a job that ended
+# while another was being reaped); after the first failure the others get
+# GRACE_S seconds to fail or finish by themselves (rank 0 then names the
+# failed peer), then they are stopped.
 while [ "$running" -gt 0 ]; do
-  if [ -z "$failed" ]; then
-    st=0
-    who=""
-    # shellcheck disable=SC2046 # one pid per word
-    wait -n -p who $(running_pids) || st=$?
-    [ -n "$who" ] || die "lost track of the nodes (wait: status $st)"
-    for ((i = 0; i < NODES; i++)); do
-      [ "${NODE_PIDS[i]}" != "$who" ] || node_done "$i" "$st"
-    done
-  else
-    alive=0
-    for ((i = 0; i < NODES; i++)); do
-      [ -z "${STATUS[i]:-}" ] || continue
-      if kill -0 "${NODE_PIDS[i]}" 2>/dev/null; then
-        alive=1
-      else
-        st=0
-        wait "${NODE_PIDS[i]}" || st=$?
-        node_done "$i" "$st"
-      fi
-    done
-    if [ "$alive" -eq 1 ] && [ "$SECONDS" -ge "$grace_until" ]; then
-      say "stopping the nodes still running $GRACE_S s after node $failed failed"
-      stop_nodes
-    elif [ "$alive" -eq 1 ]; then
-      sleep 0.1
+  alive=0
+  for ((i = 0; i < NODES; i++)); do
+    [ -z "${STATUS[i]:-}" ] || continue
+    if kill -0 "${NODE_PIDS[i]}" 2>/dev/null; then
+      alive=1
+    else
+      st=0
+      wait "${NODE_PIDS[i]}" || st=$?
+      node_done "$i" "$st"
     fi
+  done
+  if [ "$alive" -eq 1 ] && [ -n "$failed" ] && [ "$SECONDS" -ge "$grace_until" ]; then
+    say "stopping the nodes still running $GRACE_S s after node $failed failed"
+    stop_nodes
+  elif [ "$alive" -eq 1 ]; then
+    sleep 0.1
   fi
 done
 
