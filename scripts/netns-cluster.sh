@@ -72,7 +72,7 @@ failed or the cluster could not be set up (not root, no ip, no netem for
 
 Example (as root):
   scripts/netns-cluster.sh --nodes 3 --rate 100mbit -- \\
-      tests/specs/tiny.json --set backend=real --out results/netns
+      tests/specs/tiny.json --out /tmp/netns
 EOF
 }
 

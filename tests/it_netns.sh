@@ -258,6 +258,8 @@ if background_until_running "$TMP/endless.json" "$TMP/killed"; then
   if [ "$got" -ne 0 ]; then echo "ok   node 2 killed: exit status $got"; else
     fail "node 2 killed: exit status 0"; fi
   has "node 2 killed" err "node 2 exited with status 137"
+  # node 1 sees it go, on stderr under its prefix
+  has "node 2 killed" err "[node 1] pslab node 1: run 1 failed: lost node 2"
   nothing_left "node 2 killed" "$prefix"
 fi
 
