@@ -234,7 +234,7 @@ cleanup() {
       ip netns del "${CREATED[p]}" 2>/dev/null
     done
     for ns in "${CREATED[@]}"; do
-      ! ip netns list | grep -qw -- "$ns" || left+=("$ns")
+      ! ip netns list | awk '{ print $1 }' | grep -qxF -- "$ns" || left+=("$ns")
     done
     if [ "${#left[@]}" -gt 0 ]; then
       say "error: could not remove namespaces ${left[*]}"
