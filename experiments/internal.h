@@ -152,6 +152,32 @@ bool exp_grid_set(exp_grid *g, size_t row, size_t col, const char *text);
 void exp_grid_print(const exp_grid *g, FILE *f);
 void exp_grid_free(exp_grid *g);
 
+/* ------------------------------------------------ sweep point labels */
+
+/* Label cells longer than this wrap onto more lines of their row. */
+enum { EXP_LABEL_WRAP = 40 };
+
+/* The label columns of a table with a row per sweep point, as `pslab run`'s
+ * table has them (table.c): one per sweep path whose value is not the same
+ * at every point (what is the same everywhere says nothing about the rows),
+ * each cell only what tells its point apart, in the words the plots use
+ * (exp_value_labels_varying, lead "type"), "-" where a point has no value
+ * at the path; when nothing varies, one column "experiment" holding the
+ * experiment's name. */
+typedef struct {
+  size_t cols, rows;   /* cols >= 1 once made; a row per point */
+  const char **header; /* cols names, borrowed from the records (or static) */
+  char **cells;        /* rows * cols, owned */
+} exp_point_labels;
+
+/* records: objects with a "sweep" member (run records), whose sweep paths
+ * in first-appearance order are the candidate columns; sweeps[0..n): each
+ * point's sweep object; name: the experiment's. False on no memory. Release
+ * l with exp_point_labels_free either way. */
+bool exp_point_labels_make(exp_point_labels *l, const cJSON *records,
+                           const cJSON *const *sweeps, size_t n, const char *name);
+void exp_point_labels_free(exp_point_labels *l);
+
 /* ----------------------------------------------------------- paths */
 
 void exp_child_path(char *buf, size_t n, const char *parent, const char *key);
