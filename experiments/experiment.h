@@ -363,6 +363,10 @@ typedef struct {
   const char *gnuplot;   /* NULL: "gnuplot" */
   FILE *out;             /* the table; NULL: stdout */
   FILE *log;             /* progress and errors; NULL: stderr */
+  /* Put before every progress line and after "pslab: " in the closing
+   * line, so that two experiments' lines in one log tell themselves apart
+   * (`pslab validate`: "sim: [run 3/12] ..."); NULL: nothing. */
+  const char *prefix;
   /* The backends runs are looked up in (NULL: exp_backends()); tests put
    * stand-ins here. */
   const exp_backend *backends;
