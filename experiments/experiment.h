@@ -10,7 +10,9 @@
  * and writes runs.jsonl, runs.csv, summary.csv, a table and gnuplot plots. A sweep
  * larger than one machine runs in shards (exp_shard) whose directories
  * exp_merge_dirs joins; an interrupted one resumes from its runs.jsonl
- * (exp_runner_options.resume).
+ * (exp_runner_options.resume). exp_validate runs a spec on both backends
+ * with the same seeds and reports how well the simulator predicted the real
+ * backend.
  *
  * Ownership: every pointer a function returns is the caller's unless its
  * comment says "borrowed"; structs filled by *_parse / *_expand are released

@@ -211,9 +211,12 @@ static void test_point_records(void) {
 static void test_failed_runs_and_one_repeat(void) {
   cJSON *sim, *real;
   two_points(&sim, &real);
-  cJSON_DeleteItemFromArray(real, 2); /* run 3 */
-  cJSON_InsertItemInArray(real, 2, record("real", 3, 1, "{'policy': {'type': 'static'}}", NULL));
-  cJSON_DeleteItemFromArray(sim, 3);  /* run 4: no sim record at all */
+  CU_ASSERT_TRUE(cJSON_ReplaceItemInArray(real, 2, record("real", 3, 1,
+                                                         "{'policy': {'type': 'static'}}",
+                                                         NULL))); /* run 3 failed */
+  cJSON_DeleteItemFromArray(sim, 3); /* run 4: no sim record at all */
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(real), 4);
+  CU_ASSERT_FALSE(exp_record_ok(cJSON_GetArrayItem(real, 2)));
   cJSON *cmp = exp_validate_compare(sim, real);
   CU_ASSERT_PTR_NOT_NULL_FATAL(cmp);
   CU_ASSERT_PTR_NULL(find(cmp, "run", 0, 3, "time_s"));
