@@ -113,14 +113,21 @@ static void print_warnings(const validation *v) {
 
 /* Both specs, valid, with the repeats decided. */
 static int load_both(validation *v) {
-  if (v->o.profile && !(v->profile_set = profile_set(v->o.profile))) return -1;
-  if (v->o.repeats && set_repeats(v, v->o.repeats) != 0) return -1;
+  if ((v->o.profile && !(v->profile_set = profile_set(v->o.profile))) ||
+      (v->o.repeats && set_repeats(v, v->o.repeats) != 0)) {
+    fprintf(v->o.log, "pslab validate: out of memory\n");
+    return -1;
+  }
   if (!(v->sim = load_side(v, "sim"))) return -1;
   double repeats = spec_repeats(v->sim);
   if (!v->o.repeats && repeats < EXP_VALIDATE_REPEATS) {
     exp_spec_free(v->sim);
-    if (set_repeats(v, EXP_VALIDATE_REPEATS) != 0 || !(v->sim = load_side(v, "sim")))
+    v->sim = NULL;
+    if (set_repeats(v, EXP_VALIDATE_REPEATS) != 0) {
+      fprintf(v->o.log, "pslab validate: out of memory\n");
       return -1;
+    }
+    if (!(v->sim = load_side(v, "sim"))) return -1;
     v->spec_repeats = repeats;
   }
   if (!(v->real = load_side(v, "real"))) return -1;
