@@ -437,8 +437,9 @@ static int compare(validation *v) {
   size_t total = exp_spec_runs(v->sim)->count;
   if (!v->o.quiet || failed)
     fprintf(v->o.log, "pslab validate: %zu run%s on each backend, %zu failed; comparison "
-                      "in %s/validate.jsonl, validate.csv, validate.svg\n", total,
-            total == 1 ? "" : "s", failed, v->dir);
+                      "in %s/validate.jsonl and validate.csv%s\n", total,
+            total == 1 ? "" : "s", failed, v->dir,
+            plot_rc == EXP_EXIT_OK ? ", drawn in validate.svg" : "");
   if (failed) return EXP_EXIT_FAILED;
   return rc != EXP_EXIT_OK ? rc : plot_rc;
 }

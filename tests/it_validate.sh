@@ -213,6 +213,28 @@ has "validate --netns: the script's arguments" "$TMP/stub.args" \
 has "validate --netns: rank 0's progress" err "real: [run 1/4]"
 [ "$(grep -c '"kind":"point"' "$N/validate.jsonl")" -eq 10 ] || fail "validate --netns: not 10 point records"
 
+# A real side that fails: every run is named, the comparison is still
+# written (empty), and the exit status is 1.
+cat >"$TMP/failing.sh" <<'EOF'
+#!/usr/bin/env bash
+echo "stub: no namespaces here" >&2
+exit 1
+EOF
+chmod +x "$TMP/failing.sh"
+run "validate --netns, the real side fails" 1 env PSLAB_NETNS_SCRIPT="$TMP/failing.sh" \
+  "$PSLAB" validate "$SPEC" --netns --repeats 2 --out "$TMP/f"
+has "validate, the real side fails" err "real: stub: no namespaces here"
+has "validate, the real side fails" err "exited with status 1"
+for k in 1 2 3 4; do
+  has "validate, the real side fails" err "run $k ("
+done
+has "validate, the real side fails" err "failed on the real backend: it has no record in runs.jsonl"
+has "validate, the real side fails" err "4 runs on each backend, 4 failed"
+has "validate, the real side fails" out "nothing to compare"
+side "validate, the real side fails: sim side" "$TMP/f/sim" sim 4
+[ -e "$TMP/f/validate.jsonl" ] && [ "$(lines "$TMP/f/validate.jsonl")" -eq 0 ] ||
+  fail "validate, the real side fails: validate.jsonl is not there and empty"
+
 # ---------------------------------------------------------- --profile
 # --profile FILE is --set cluster.profile="<FILE made absolute>"; the spec
 # format gets cluster.profile from `pslab calibrate`'s branch. Until then
