@@ -24,7 +24,7 @@
 
 /* ------------------------------------------------------------ fields */
 
-static void csv_field(FILE *f, const char *s) {
+void exp_csv_field(FILE *f, const char *s) {
   if (!s[strcspn(s, ",\"\r\n")]) {
     fputs(s, f);
     return;
@@ -37,18 +37,17 @@ static void csv_field(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-/* Strings bare, numbers exact, lists and objects as compact JSON. */
-static void csv_value(FILE *f, const cJSON *v) {
+void exp_csv_value(FILE *f, const cJSON *v) {
   char num[40];
   if (!v || cJSON_IsNull(v)) return;
   if (cJSON_IsString(v)) {
-    csv_field(f, v->valuestring);
+    exp_csv_field(f, v->valuestring);
   } else if (cJSON_IsNumber(v)) {
     exp_format_number(v->valuedouble, num, sizeof num);
     fputs(num, f);
   } else {
     char *text = cJSON_PrintUnformatted(v);
-    if (text) csv_field(f, text);
+    if (text) exp_csv_field(f, text);
     free(text);
   }
 }
@@ -65,7 +64,7 @@ static void csv_number(FILE *f, double v) {
 static void csv_header(FILE *f, const char *const *paths, size_t n) {
   for (size_t i = 0; i < n; i++) {
     if (i) fputc(',', f);
-    csv_field(f, paths[i]);
+    exp_csv_field(f, paths[i]);
   }
 }
 
@@ -116,22 +115,22 @@ static void runs_row(FILE *f, const cJSON *r, const char *const *paths, size_t n
                      const name_list *metrics) {
   const cJSON *sweep = cJSON_GetObjectItemCaseSensitive(r, "sweep");
   const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "metrics");
-  csv_value(f, cJSON_GetObjectItemCaseSensitive(r, "run"));
+  exp_csv_value(f, cJSON_GetObjectItemCaseSensitive(r, "run"));
   fputc(',', f);
-  csv_value(f, cJSON_GetObjectItemCaseSensitive(r, "repeat"));
+  exp_csv_value(f, cJSON_GetObjectItemCaseSensitive(r, "repeat"));
   fputc(',', f);
-  csv_value(f, cJSON_GetObjectItemCaseSensitive(r, "seed"));
+  exp_csv_value(f, cJSON_GetObjectItemCaseSensitive(r, "seed"));
   for (size_t i = 0; i < n_paths; i++) {
     fputc(',', f);
-    csv_value(f, cJSON_GetObjectItemCaseSensitive(sweep, paths[i]));
+    exp_csv_value(f, cJSON_GetObjectItemCaseSensitive(sweep, paths[i]));
   }
   for (size_t i = 0; i < metrics->count; i++) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, metrics->names[i]);
     fputc(',', f);
-    if (cJSON_IsNumber(v)) csv_value(f, v);
+    if (cJSON_IsNumber(v)) exp_csv_value(f, v);
   }
   fputc(',', f);
-  csv_value(f, cJSON_GetObjectItemCaseSensitive(r, "error"));
+  exp_csv_value(f, cJSON_GetObjectItemCaseSensitive(r, "error"));
   fputc('\n', f);
 }
 
@@ -148,11 +147,11 @@ bool exp_runs_csv(FILE *f, const cJSON *records) {
   fputs("run,repeat,seed", f);
   for (size_t i = 0; i < n_paths; i++) {
     fputc(',', f);
-    csv_field(f, paths[i]);
+    exp_csv_field(f, paths[i]);
   }
   for (size_t i = 0; i < metrics.count; i++) {
     fputc(',', f);
-    csv_field(f, metrics.names[i]);
+    exp_csv_field(f, metrics.names[i]);
   }
   fputs(",error\n", f);
   for (const cJSON *r = records ? records->child : NULL; r; r = r->next)
@@ -180,7 +179,7 @@ static void summary_row(FILE *f, const exp_point *pt, const char *const *paths,
                         size_t n_paths, const exp_metric_list *metrics) {
   for (size_t i = 0; i < n_paths; i++) {
     if (i) fputc(',', f);
-    csv_value(f, cJSON_GetObjectItemCaseSensitive(pt->sweep, paths[i]));
+    exp_csv_value(f, cJSON_GetObjectItemCaseSensitive(pt->sweep, paths[i]));
   }
   fprintf(f, "%s%zu,%zu", n_paths ? "," : "", pt->runs, pt->ok);
   for (size_t i = 0; i < metrics->count; i++) {

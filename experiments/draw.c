@@ -84,20 +84,38 @@ static void remove_drawing(const char *dir, const char *name) {
   free(path);
 }
 
-/* Runs gnuplot on plot p's script in dir: both drawings, or -1 with the
- * reason in err. */
-static int draw_files(const exp_plot *p, const char *dir, const char *prog, char *err,
+/* Runs gnuplot on the script <name>.gp in dir: both drawings, or -1 with
+ * the reason in err. */
+static int draw_files(const char *name, const char *dir, const char *prog, char *err,
                       size_t errlen) {
   char gp[EXP_PATH_MAX], svg[EXP_PATH_MAX], png[EXP_PATH_MAX];
-  snprintf(gp, sizeof gp, "%s.gp", p->name);
-  snprintf(svg, sizeof svg, "%s.svg", p->name);
-  snprintf(png, sizeof png, "%s.png", p->name);
+  snprintf(gp, sizeof gp, "%s.gp", name);
+  snprintf(svg, sizeof svg, "%s.svg", name);
+  snprintf(png, sizeof png, "%s.png", name);
   remove_drawing(dir, svg);
   remove_drawing(dir, png);
   if (exp_run_gnuplot(prog, dir, gp, err, errlen) != 0) return -1;
   if (!drawn(dir, svg, prog, err, errlen) || !drawn(dir, png, prog, err, errlen))
     return -1;
   return 0;
+}
+
+int exp_draw_script(const char *name, const char *script, const char *dir,
+                    const char *prog, bool have_prog, FILE *log) {
+  char err[2 * EXP_PATH_MAX + 256];
+  char gp_name[EXP_PATH_MAX];
+  snprintf(gp_name, sizeof gp_name, "%s.gp", name);
+  char *gp = exp_join_path(dir, gp_name);
+  int rc = gp ? 0 : -1;
+  if (rc != 0) snprintf(err, sizeof err, "out of memory");
+  if (rc == 0) rc = exp_write_file_atomic(gp, script, strlen(script), err, sizeof err);
+  if (rc != 0) fprintf(log, "pslab: plot %s not drawn: %s\n", name, err);
+  if (rc == 0 && have_prog) {
+    rc = draw_files(name, dir, prog, err, sizeof err);
+    if (rc != 0) fprintf(log, "pslab: plot %s not drawn: %s (script: %s)\n", name, err, gp);
+  }
+  free(gp);
+  return rc;
 }
 
 /* Writes plot p's script and draws it when gnuplot is there. */
@@ -110,17 +128,7 @@ static int draw_one(const exp_plot *p, const char *experiment,
     fprintf(log, "pslab: plot %s not drawn: %s\n", p->name, err);
     return -1;
   }
-  char gp_name[EXP_PATH_MAX];
-  snprintf(gp_name, sizeof gp_name, "%s.gp", p->name);
-  char *gp = exp_join_path(dir, gp_name);
-  int rc = gp ? 0 : -1;
-  if (rc == 0) rc = exp_write_file_atomic(gp, script, strlen(script), err, sizeof err);
-  if (rc != 0) fprintf(log, "pslab: plot %s not drawn: %s\n", p->name, err);
-  if (rc == 0 && have_prog) {
-    rc = draw_files(p, dir, prog, err, sizeof err);
-    if (rc != 0) fprintf(log, "pslab: plot %s not drawn: %s (script: %s)\n", p->name, err, gp);
-  }
-  free(gp);
+  int rc = exp_draw_script(p->name, script, dir, prog, have_prog, log);
   free(script);
   return rc;
 }

@@ -10,7 +10,9 @@
  * and writes runs.jsonl, runs.csv, summary.csv, a table and gnuplot plots. A sweep
  * larger than one machine runs in shards (exp_shard) whose directories
  * exp_merge_dirs joins; an interrupted one resumes from its runs.jsonl
- * (exp_runner_options.resume).
+ * (exp_runner_options.resume). exp_validate runs a spec on both backends
+ * with the same seeds and reports how well the simulator predicted the real
+ * backend.
  *
  * Ownership: every pointer a function returns is the caller's unless its
  * comment says "borrowed"; structs filled by *_parse / *_expand are released
@@ -369,6 +371,10 @@ typedef struct {
   const char *gnuplot;   /* NULL: "gnuplot" */
   FILE *out;             /* the table; NULL: stdout */
   FILE *log;             /* progress and errors; NULL: stderr */
+  /* Put before every progress line and after "pslab: " in the closing
+   * line, so that two experiments' lines in one log tell themselves apart
+   * (`pslab validate`: "sim: [run 3/12] ..."); NULL: nothing. */
+  const char *prefix;
   /* The backends runs are looked up in (NULL: exp_backends()); tests put
    * stand-ins here. */
   const exp_backend *backends;
@@ -497,5 +503,103 @@ void exp_merge_options_default(exp_merge_options *o);
  * what there is when runs are in no directory (a warning lists them: "runs
  * 5-7, 12") or failed; else EXP_EXIT_OK or EXP_EXIT_PLOTS. */
 int exp_merge_dirs(const char *const *dirs, size_t n_dirs, const exp_merge_options *o);
+
+/* ----------------------------------------------------------- validate */
+
+/* `pslab validate`: a spec run on both backends with the same seeds, and how
+ * well the simulator predicted the real backend (the comparison:
+ * validate.c; the drawing: validateplot.c; the command: validatecmd.c). */
+
+/* The repeats a validation runs when neither --repeats nor the spec asks
+ * for more: the real runs' spread needs several. */
+enum { EXP_VALIDATE_REPEATS = 3 };
+
+/* The metrics compared (borrowed, *count of them): time_s, steps_per_s,
+ * messages, bytes, local_ratio, each where both records of a run have it
+ * as one number. */
+const char *const *exp_validate_metrics(size_t *count);
+/* (sim - real) / real; 0 when both are 0; NaN when only real is 0. */
+double exp_validate_error(double sim, double real);
+/* Whether sim lies within the real runs' spread: |sim - real_mean| <= (real_max
+ * - real_min) / 2 (plus 1e-9 of the mean, for rounding). 1 yes, 0 no, -1 n/a
+ * (fewer than 2 real runs: no spread). */
+int exp_validate_within(double sim, double real_mean, double real_min, double real_max,
+                        size_t real_runs);
+/* Compares the run records of the sim backend with those of the real
+ * backend (exp_record_new's, as runs.jsonl holds them; borrowed), run k with
+ * run k (same "run" number). Returns validate.jsonl's records (caller
+ * frees; NULL on no memory), each {"kind", "experiment", "point" (from 1,
+ * in order of first appearance), ...}:
+ *   "run":   per run that succeeded on both and metric both have: "run",
+ *            "repeat", "seed", "label", "sweep", "metric", "sim", "real",
+ *            "error" (exp_validate_error; null when undefined), "within"
+ *            (sim against the point's real runs; true, false or null);
+ *   "point": per sweep point and metric some run of it has on both:
+ *            "label", "sweep", "metric", "runs" (its runs), "compared" (of
+ *            them, the runs both backends completed with the metric),
+ *            "sim" and "real" (means over those), "real_min", "real_max",
+ *            "real_spread" (half the range; null below 2), "error" (of the
+ *            means), "within" (the sim mean).
+ * Runs first, by run number, then points; metrics in exp_validate_metrics
+ * order. "label" is the point's label as the table shows it (the varying
+ * sweep paths' labels, "path=label" joined by ", " when several vary). */
+struct cJSON *exp_validate_compare(const struct cJSON *sim, const struct cJSON *real);
+/* validate.csv: header kind, point, run, repeat, seed, the sweep paths,
+ * label, metric, runs, compared, sim, real, real_min, real_max,
+ * real_spread, error, within; a row per record (empty: no value; within
+ * yes, no or n/a). False on no memory. */
+bool exp_validate_csv(FILE *f, const struct cJSON *comparison);
+/* The table: a row per sweep point, labelled as `pslab run`'s table does,
+ * "runs" (compared/runs), then per metric some point has: sim, real (mean ±
+ * half the range with 2 or more runs), error (%), within (yes, no, n/a);
+ * then a summary row per metric: sweep points, median and max |error|
+ * over them, within the spread at how many of those judged. */
+void exp_validate_print(FILE *f, const struct cJSON *comparison);
+/* The gnuplot script of validate.svg and validate.png: real time_s
+ * against simulated time_s, a point per run, a colour per sweep point (up
+ * to 8), the line y = x, log axes when the times span more than a decade.
+ * NULL with a message when no run record has both times. Caller frees. */
+char *exp_validate_plot_script(const struct cJSON *comparison, const char *experiment,
+                               char *err, size_t errlen);
+
+typedef struct {
+  const char *out_dir;  /* NULL: results/<name>-validate */
+  /* Repeats of every sweep point, on both backends; 0: the spec's (after
+   * --set), raised to EXP_VALIDATE_REPEATS when it has fewer. */
+  uint32_t repeats;
+  /* --profile FILE: the same as --set cluster.profile="<FILE made
+   * absolute>", after the other overrides; NULL: none. */
+  const char *profile;
+  /* The real side in network namespaces: netns_script --nodes N [--rate
+   * rate] --pslab <pslab> -- SPEC --set ... --out DIR/real, instead of the
+   * runner's forked nodes on loopback. Every run must have the same
+   * cluster.nodes. */
+  bool netns;
+  const char *rate;         /* --rate for the script, or NULL */
+  /* The script; NULL: scripts/netns-cluster.sh in the nearest folder
+   * above the pslab binary that has one. */
+  const char *netns_script;
+  const char *pslab;        /* the binary the script runs; NULL: this one */
+  bool quiet;               /* no progress (failures are still reported) */
+  const char *gnuplot;      /* NULL: "gnuplot" */
+  FILE *out;                /* the table; NULL: stdout */
+  FILE *log;                /* progress and errors; NULL: stderr */
+} exp_validate_options;
+
+void exp_validate_options_default(exp_validate_options *o);
+/* `pslab validate SPEC`: loads the spec at spec_path with sets (--set) for
+ * each backend, runs every run with backend sim into DIR/sim/ and with
+ * backend real into DIR/real/ (the runner, exp_run_experiment: results
+ * directories as `pslab run --backend X --out DIR/X` writes them; the same
+ * runs, so the same seeds), then compares them (exp_validate_compare) into
+ * DIR/validate.jsonl and DIR/validate.csv, prints the table on o->out and
+ * draws DIR/validate.svg and .png (script DIR/validate.gp). Nothing runs
+ * when the spec is invalid or --netns cannot be honoured (its script
+ * missing, node counts that differ). Returns EXP_EXIT_OK, EXP_EXIT_FAILED
+ * (nothing ran, or a run failed on either backend: each is named on log,
+ * or a file could not be written) or EXP_EXIT_PLOTS (every run succeeded,
+ * but a drawing was not made: gnuplot missing). */
+int exp_validate(const char *spec_path, const char *const *sets, size_t n_sets,
+                 const exp_validate_options *o);
 
 #endif

@@ -91,6 +91,15 @@ double exp_stats_ci95(const exp_stats *s);
  * when there are none. */
 double exp_stats_combined(const exp_stats *s, run_combine how);
 
+/* ---------------------------------------------------------------- CSV */
+
+/* One field as RFC 4180 quotes it (in double quotes, quotes doubled, when
+ * it holds a comma, quote or newline) (csv.c). */
+void exp_csv_field(FILE *f, const char *s);
+/* A JSON value as a field: strings bare, numbers exact (exp_format_number),
+ * lists and objects as compact JSON; nothing for NULL or null. */
+void exp_csv_value(FILE *f, const cJSON *v);
+
 /* ----------------------------------------------- points and metrics */
 
 /* Metric-table entries (borrowed from the table). */
@@ -151,6 +160,32 @@ bool exp_grid_init(exp_grid *g, size_t rows, size_t cols, size_t label_cols,
 bool exp_grid_set(exp_grid *g, size_t row, size_t col, const char *text);
 void exp_grid_print(const exp_grid *g, FILE *f);
 void exp_grid_free(exp_grid *g);
+
+/* ------------------------------------------------ sweep point labels */
+
+/* Label cells longer than this wrap onto more lines of their row. */
+enum { EXP_LABEL_WRAP = 40 };
+
+/* The label columns of a table with a row per sweep point, as `pslab run`'s
+ * table has them (table.c): one per sweep path whose value is not the same
+ * at every point (what is the same everywhere says nothing about the rows),
+ * each cell only what tells its point apart, in the words the plots use
+ * (exp_value_labels_varying, lead "type"), "-" where a point has no value
+ * at the path; when nothing varies, one column "experiment" holding the
+ * experiment's name. */
+typedef struct {
+  size_t cols, rows;   /* cols >= 1 once made; a row per point */
+  const char **header; /* cols names, borrowed from the records (or static) */
+  char **cells;        /* rows * cols, owned */
+} exp_point_labels;
+
+/* records: objects with a "sweep" member (run records), whose sweep paths
+ * in first-appearance order are the candidate columns; sweeps[0..n): each
+ * point's sweep object; name: the experiment's. False on no memory. Release
+ * l with exp_point_labels_free either way. */
+bool exp_point_labels_make(exp_point_labels *l, const cJSON *records,
+                           const cJSON *const *sweeps, size_t n, const char *name);
+void exp_point_labels_free(exp_point_labels *l);
 
 /* ----------------------------------------------------------- paths */
 
@@ -285,6 +320,26 @@ bool exp_program_exists(const char *prog);
  * our stderr (plots, `pslab trace stats --svg`). 0, or -1 with a reason. */
 int exp_run_gnuplot(const char *prog, const char *dir, const char *script, char *err,
                     size_t errlen);
+
+/* Pieces of every gnuplot script pslab writes (plot.c), so that all its
+ * drawings look alike. */
+/* A gnuplot double-quoted string (backslash escapes). */
+void exp_gp_string(exp_buf *b, const char *s);
+/* Shortest text that reads back as v (exp_format_number). */
+void exp_gp_number(exp_buf *b, double v);
+/* The start: UTF-8, the svg terminal of width x height pixels writing
+ * "<name>.svg", the line colours (Okabe and Ito's palette). */
+void exp_gp_begin(exp_buf *b, const char *name, int width, int height);
+/* The end: the same plot again as "<name>.png"; a gnuplot without the
+ * pngcairo terminal says so and exits with EXP_GNUPLOT_NO_PNG rather than
+ * leave an old PNG in place. */
+void exp_gp_png(exp_buf *b, const char *name, int width, int height);
+/* Writes script as DIR/<name>.gp and, when have_prog, runs prog on it in
+ * dir; the drawing counts only when both DIR/<name>.svg and .png are there
+ * and not empty (draw.c). Problems go to log ("pslab: plot NAME not drawn:
+ * ..."). 0, or -1. */
+int exp_draw_script(const char *name, const char *script, const char *dir,
+                    const char *prog, bool have_prog, FILE *log);
 
 /* One axis of a plot (plotaxis.c). */
 typedef struct {

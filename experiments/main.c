@@ -14,6 +14,8 @@
  *   pslab trace stats FILE [--svg OUT.svg] [--nodes N]
  *   pslab trace merge FILE
  *   pslab calibrate [--out FILE] [--quick] [--quiet]
+ *   pslab validate SPEC [--profile FILE] [--repeats N] [--out DIR]
+ *                  [--set PATH=VALUE]... [--netns [--rate RATE]] [--quiet]
  *
  * This file only reads the command line and calls the door of experiments/;
  * everything it does is in experiment.h. Exit statuses: 0 success, 1 invalid
@@ -40,6 +42,9 @@ static const char main_help[] =
     "  metrics      every metric a run reports: unit, meaning, how repeats combine\n"
     "  trace        what a recorded access trace says (stats), or merge its parts\n"
     "  calibrate    measure this machine with the real backend: a cluster profile\n"
+    "  validate SPEC\n"
+    "               run a spec on both backends with the same seeds and report how\n"
+    "               well the simulator predicted the real backend\n"
     "  help [CMD]   this help, or the help of a command\n"
     "\n"
     "Options:\n"
@@ -318,6 +323,65 @@ static const char calibrate_help[] =
     "\n"
     "Reference: README.md, \"Does the simulator predict the real backend?\".\n";
 
+static const char validate_help[] =
+    "usage: pslab validate SPEC [--profile FILE] [--repeats N] [--out DIR]\n"
+    "                           [--set PATH=VALUE]... [--netns [--rate RATE]] [--quiet]\n"
+    "\n"
+    "Does the simulator predict the real backend? Runs every run of SPEC (its\n"
+    "sweep points times its repeats) twice, with the same seeds: on the sim\n"
+    "backend into DIR/sim/ and on the real backend into DIR/real/, each an\n"
+    "ordinary results directory as `pslab run --backend X --out DIR/X` writes\n"
+    "it (progress lines start \"sim: \" and \"real: \"). Then compares, for each\n"
+    "run and each sweep point, the metrics time_s, steps_per_s, messages, bytes\n"
+    "and local_ratio (those both records have as numbers):\n"
+    "  error   (sim - real) / real; of a sweep point: of the means over its runs\n"
+    "  within  whether sim lies within the real runs' spread at the point:\n"
+    "          |sim - real mean| <= (real max - real min) / 2; n/a with one\n"
+    "          real run\n"
+    "and writes, in DIR:\n"
+    "  validate.jsonl   a record per run and metric (\"kind\": \"run\") and per\n"
+    "                   sweep point and metric (\"kind\": \"point\")\n"
+    "  validate.csv     the same records, a row each\n"
+    "  validate.gp      a gnuplot script drawing validate.svg and validate.png:\n"
+    "                   real time_s against simulated time_s, a point per run,\n"
+    "                   and the line y = x\n"
+    "and prints a table on stdout: a row per sweep point, labelled as `pslab\n"
+    "run` labels it, with per metric the simulated value, the real one (mean \xc2\xb1\n"
+    "half the range), the error and whether it is within the spread; then per\n"
+    "metric the median and largest |error| over the sweep points and at how\n"
+    "many the simulator was within the spread.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --out DIR         results directory, created with its parents\n"
+    "                        (default: results/<name>-validate/)\n"
+    "      --repeats N       run each sweep point N times on each backend\n"
+    "                        (default: the spec's repeats, at least 3, since the\n"
+    "                        real runs' spread needs several)\n"
+    "      --profile FILE    the cluster profile `pslab calibrate` wrote for the\n"
+    "                        real machine: the same as --set\n"
+    "                        cluster.profile=\"<FILE made absolute>\"\n"
+    "  -s, --set PATH=VALUE  change the spec before it is validated, as for\n"
+    "                        `pslab run` (see `pslab run --help`); the backend\n"
+    "                        is set by each side\n"
+    "      --netns           run the real side in network namespaces, one per\n"
+    "                        node, joined by a bridge, through\n"
+    "                        scripts/netns-cluster.sh (found in the repository\n"
+    "                        the pslab binary was built in, or at\n"
+    "                        $PSLAB_NETNS_SCRIPT; needs root). Every run must\n"
+    "                        have the same cluster.nodes\n"
+    "      --rate RATE       with --netns: each node's link rate, as tc writes\n"
+    "                        it (1gbit, 100mbit)\n"
+    "  -q, --quiet           no progress lines (failed runs are still reported)\n"
+    "  -h, --help            this help\n"
+    "\n"
+    "Exit status: 0 every run succeeded on both backends; 1 the spec is invalid\n"
+    "or --netns cannot be honoured (nothing ran), a run failed on either\n"
+    "backend (each is named) or a file could not be written; 2 bad command\n"
+    "line; 3 every run succeeded but a drawing was not made (e.g. gnuplot is\n"
+    "missing).\n"
+    "\n"
+    "Reference: README.md, \"Does the simulator predict the real backend?\".\n";
+
 typedef struct cli cli;
 
 typedef struct {
@@ -325,7 +389,8 @@ typedef struct {
   const char *help;
   const char *usage;   /* first line of help, for errors */
   const char *options; /* letters of the options it takes: o s b q c f k r m d t
-                          v n u */
+                          v n, calibrate's u (--quick), and validate's p
+                          (--profile), e (--repeats), N (--netns), a (--rate) */
   const char *target;  /* what it names on the command line (SPEC, DIR...), or
                           NULL: nothing */
   bool many;           /* several of them */
@@ -340,6 +405,7 @@ static int cmd_metrics(const cli *c);
 static int cmd_merge(const cli *c);
 static int cmd_trace(const cli *c);
 static int cmd_calibrate(const cli *c);
+static int cmd_validate(const cli *c);
 
 static const command commands[] = {
     {"run", run_help, "pslab run SPEC [--out DIR] [--set PATH=VALUE]... "
@@ -362,6 +428,10 @@ static const command commands[] = {
      cmd_trace},
     {"calibrate", calibrate_help, "pslab calibrate [--out FILE] [--quick] [--quiet]", "oqu",
      NULL, false, cmd_calibrate},
+    {"validate", validate_help, "pslab validate SPEC [--profile FILE] [--repeats N] "
+                                "[--out DIR] [--set PATH=VALUE]... [--netns [--rate RATE]] "
+                                "[--quiet]",
+     "osqpeNa", "SPEC", false, cmd_validate},
 };
 
 struct cli {
@@ -379,7 +449,10 @@ struct cli {
   const char *record_trace; /* --record-trace FILE */
   const char *svg;     /* pslab trace stats --svg */
   uint32_t nodes;      /* pslab trace stats --nodes (0: the trace's) */
-  bool quiet, resume, help, markdown, quick;
+  const char *profile; /* pslab validate --profile FILE */
+  uint32_t repeats;    /* pslab validate --repeats (0: the default) */
+  const char *rate;    /* pslab validate --rate */
+  bool quiet, resume, help, markdown, netns, quick;
 };
 
 /* ---------------------------------------------------- command line */
@@ -447,6 +520,10 @@ static int parse_option(int argc, char **argv, int *i, cli *c) {
     c->quick = true;
     return 0;
   }
+  if (strchr(takes, 'N') && strcmp(a, "--netns") == 0) {
+    c->netns = true;
+    return 0;
+  }
   if (strchr(takes, 'o') && (m = option_value(argc, argv, i, "--out", "-o", &v)) > 0)
     c->out = v;
   else if (m == 0 && strchr(takes, 's') &&
@@ -470,6 +547,20 @@ static int parse_option(int argc, char **argv, int *i, cli *c) {
     if (!*v || *end || v[0] == '-' || n < 1 || n > UINT32_MAX)
       return usage_error(c->cmd, "--nodes must be an integer from 1 to 4294967295, not ", v);
     c->nodes = (uint32_t)n;
+  } else if (m == 0 && strchr(takes, 'e') &&
+             (m = option_value(argc, argv, i, "--repeats", NULL, &v)) > 0) {
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (!*v || *end || v[0] == '-' || n < 1 || n > 1000000)
+      return usage_error(c->cmd, "--repeats must be an integer from 1 to 1000000, not ", v);
+    c->repeats = (uint32_t)n;
+  } else if (m == 0 && strchr(takes, 'p') &&
+             (m = option_value(argc, argv, i, "--profile", NULL, &v)) > 0) {
+    if (!*v) return usage_error(c->cmd, "--profile needs a file name", NULL);
+    c->profile = v;
+  } else if (m == 0 && strchr(takes, 'a') &&
+             (m = option_value(argc, argv, i, "--rate", NULL, &v)) > 0) {
+    c->rate = v;
   } else if (m == 0 && strchr(takes, 'm') &&
            (m = option_value(argc, argv, i, "--metrics", "-m", &v)) > 0)
     return parse_metrics(c, v);
@@ -517,6 +608,8 @@ static int parse_args(int argc, char **argv, cli *c) {
   }
   if (!c->help && c->cmd->target && !c->target)
     return usage_error(c->cmd, "missing ", c->cmd->target);
+  if (c->rate && !c->netns)
+    return usage_error(c->cmd, "--rate shapes the links of --netns, which is not given", NULL);
   /* --backend counts as the last --set, whatever its place. */
   if (c->backend_set) c->sets[c->n_sets++] = c->backend_set;
   return 0;
@@ -648,6 +741,20 @@ static int cmd_calibrate(const cli *c) {
   }
   o.log = c->quiet ? NULL : stdout;
   return exp_calibrate_file(c->out ? c->out : "calibration.json", &o, stderr);
+}
+
+static int cmd_validate(const cli *c) {
+  exp_validate_options o;
+  exp_validate_options_default(&o);
+  o.out_dir = c->out;
+  o.repeats = c->repeats;
+  o.profile = c->profile;
+  o.netns = c->netns;
+  o.rate = c->rate;
+  o.netns_script = getenv("PSLAB_NETNS_SCRIPT");
+  if (o.netns_script && !*o.netns_script) o.netns_script = NULL;
+  o.quiet = c->quiet;
+  return exp_validate(c->target, c->sets, c->n_sets, &o);
 }
 
 static int cmd_plot(const cli *c) { return exp_plot_dir(c->target, NULL, stderr); }

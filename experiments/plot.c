@@ -120,8 +120,7 @@ void exp_plot_list_free(exp_plot_list *l) {
 
 /* ----------------------------------------------------------- script */
 
-/* A gnuplot double-quoted string (backslash escapes). */
-static void gp_string(exp_buf *b, const char *s) {
+void exp_gp_string(exp_buf *b, const char *s) {
   exp_buf_puts(b, "\"");
   for (; *s; s++) {
     if (*s == '"' || *s == '\\')
@@ -144,7 +143,7 @@ static void gp_data_label(exp_buf *b, const char *s) {
 /* How both drawings look, the svg and its PNG copy. */
 #define TERMINAL_LOOK "noenhanced font \"sans,12\" background rgb \"white\""
 
-static void gp_number(exp_buf *b, double v) {
+void exp_gp_number(exp_buf *b, double v) {
   char num[40];
   exp_format_number(v, num, sizeof num);
   exp_buf_puts(b, num);
@@ -211,12 +210,12 @@ static void script_title(exp_buf *b, const exp_plot *p, const char *experiment,
                          const exp_plot_axis *xa, const exp_plot_axis *ya) {
   exp_buf_puts(b, "set title ");
   if (p->title) {
-    gp_string(b, p->title);
+    exp_gp_string(b, p->title);
   } else {
     exp_buf tb = {0};
     exp_buf_printf(&tb, "%s: %s by %s", experiment, ya->words, xa->words);
     char *t = exp_buf_take(&tb);
-    gp_string(b, t ? t : p->y);
+    exp_gp_string(b, t ? t : p->y);
     free(t);
   }
   exp_buf_puts(b, "\n");
@@ -234,7 +233,7 @@ static void script_key(exp_buf *b, const exp_plot_data *d) {
   exp_buf tb = {0};
   exp_buf_printf(&tb, "\n%s", d->series_title ? d->series_title : "");
   char *t = exp_buf_take(&tb);
-  gp_string(b, t ? t : "");
+  exp_gp_string(b, t ? t : "");
   free(t);
   exp_buf_puts(b, "\n");
 }
@@ -251,24 +250,28 @@ static void script_palette(exp_buf *b) {
   exp_buf_printf(b, "set linetype cycle %zu\n", sizeof colours / sizeof colours[0]);
 }
 
+void exp_gp_begin(exp_buf *b, const char *name, int width, int height) {
+  exp_buf_printf(b, "set encoding utf8\nset terminal svg size %d,%d dynamic %s\n"
+                    "set output \"%s.svg\"\n", width, height, TERMINAL_LOOK, name);
+  script_palette(b);
+}
+
 static void script_header(exp_buf *b, const exp_plot *p, const char *experiment,
                           const exp_plot_data *d, const exp_plot_axis *xa,
                           const exp_plot_axis *ya, const exp_plot_layout *l) {
-  exp_buf_printf(b, "set encoding utf8\nset terminal svg size %d,%d dynamic %s\n"
-                    "set output \"%s.svg\"\n", l->width, l->height, TERMINAL_LOOK, p->name);
-  script_palette(b);
+  exp_gp_begin(b, p->name, l->width, l->height);
   script_title(b, p, experiment, xa, ya);
   exp_buf_puts(b, "set xlabel ");
-  gp_string(b, xa->label);
+  exp_gp_string(b, xa->label);
   /* gnuplot leaves room under the axis for one line of labels only. */
   if (l->tick_lines > 1) exp_buf_printf(b, " offset 0,-%zu", l->tick_lines - 1);
   exp_buf_puts(b, "\nset ylabel ");
-  gp_string(b, ya->label);
+  exp_gp_string(b, ya->label);
   exp_buf_puts(b, "\nyscale = ");
-  gp_number(b, ya->scale);
+  exp_gp_number(b, ya->scale);
   if (d->numeric) {
     exp_buf_puts(b, "\nxscale = ");
-    gp_number(b, xa->scale);
+    exp_gp_number(b, xa->scale);
   }
   exp_buf_puts(b, d->numeric ? "\nset grid\n" : "\nset grid ytics\n");
   script_key(b, d);
@@ -285,11 +288,11 @@ static void cell_columns(exp_buf *b, const exp_plot_data *d, const exp_plot_cell
     return;
   }
   exp_buf_puts(b, " ");
-  gp_number(b, exp_plot_cell_y(d, c));
+  exp_gp_number(b, exp_plot_cell_y(d, c));
   exp_buf_puts(b, " ");
   double ci = exp_plot_cell_ci95(d, c);
   if (isfinite(ci))
-    gp_number(b, ci);
+    exp_gp_number(b, ci);
   else
     exp_buf_puts(b, "NaN");
   exp_buf_printf(b, " %zu", c->y.n);
@@ -320,7 +323,7 @@ static void script_log_x_tics(exp_buf *b, const exp_plot_data *d, double scale) 
   exp_buf_puts(b, "set xtics (");
   for (size_t k = 0; k < n; k++) {
     exp_buf_puts(b, k ? ", " : "");
-    gp_number(b, xs[k]);
+    exp_gp_number(b, xs[k]);
     lo = xs[k] < lo ? xs[k] : lo;
     hi = xs[k] > hi ? xs[k] : hi;
   }
@@ -342,7 +345,7 @@ static void script_lines(exp_buf *b, exp_plot_data *d, const exp_plot *p,
     exp_buf_printf(b, "$s%zu << EOD\n", s);
     for (size_t i = 0; i < d->n_cells; i++) {
       if (d->cells[i].series != s) continue;
-      gp_number(b, d->cells[i].x);
+      exp_gp_number(b, d->cells[i].x);
       cell_columns(b, d, &d->cells[i]);
       exp_buf_puts(b, "\n");
     }
@@ -353,7 +356,7 @@ static void script_lines(exp_buf *b, exp_plot_data *d, const exp_plot *p,
     exp_buf_printf(b, "%s$s%zu using ($1*xscale):($2*yscale) with linespoints "
                       "pointtype 7 linecolor %zu title ",
                    s ? ", \\\n     " : "", s, s + 1);
-    gp_string(b, d->series[s]);
+    exp_gp_string(b, d->series[s]);
     /* Bars apart from the line, so that a point of one run keeps its line. */
     if (intervals)
       exp_buf_printf(b, ", \\\n     $s%zu using ($1*xscale):($2*yscale):($3*yscale) "
@@ -375,7 +378,7 @@ static void script_bar_tics(exp_buf *b, const exp_plot_layout *l) {
   exp_buf_printf(b, "set xtics nomirror %s(", l->upright ? "rotate by 90 right " : "");
   for (size_t c = 0; c < l->n_ticks; c++) {
     exp_buf_puts(b, c ? ", \\\n  " : "");
-    gp_string(b, l->ticks[c]);
+    exp_gp_string(b, l->ticks[c]);
     exp_buf_printf(b, " %zu", c);
   }
   exp_buf_printf(b, ")\nset xrange [-0.5:%zu.5]\n", l->n_ticks ? l->n_ticks - 1 : 0);
@@ -399,14 +402,12 @@ static void script_bars(exp_buf *b, const exp_plot_data *d, const exp_plot_layou
     exp_buf_printf(b, "%s$data using ($%zu*yscale)", s ? ", \\\n     " : "", y);
     if (intervals) exp_buf_printf(b, ":($%zu*yscale)", y + 1);
     exp_buf_puts(b, " title ");
-    gp_string(b, d->series[s]);
+    exp_gp_string(b, d->series[s]);
   }
   exp_buf_puts(b, "\n");
 }
 
-/* The same plot again as a PNG; a gnuplot without cairo says so and fails
- * (draw.c knows its status) rather than leave an old PNG in place. */
-static void script_png(exp_buf *b, const exp_plot *p, int width, int height) {
+void exp_gp_png(exp_buf *b, const char *name, int width, int height) {
   exp_buf_printf(b, "\n# The same plot as a PNG, for documents and READMEs.\n"
                     "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") == 0) {\n"
                     "  print \"pslab: this gnuplot has no pngcairo terminal, so %s.png "
@@ -414,7 +415,7 @@ static void script_png(exp_buf *b, const exp_plot *p, int width, int height) {
                     "  exit status %d\n}\n"
                     "set terminal pngcairo size %d,%d %s\nset output \"%s.png\"\n"
                     "replot\nunset output\n",
-                 p->name, EXP_GNUPLOT_NO_PNG, width, height, TERMINAL_LOOK, p->name);
+                 name, EXP_GNUPLOT_NO_PNG, width, height, TERMINAL_LOOK, name);
 }
 
 char *exp_plot_script(const exp_plot *p, const char *experiment,
@@ -440,7 +441,7 @@ char *exp_plot_script(const exp_plot *p, const char *experiment,
       script_lines(&b, &d, p, xa.scale, intervals);
     else
       script_bars(&b, &d, &l, intervals);
-    script_png(&b, p, l.width, l.height);
+    exp_gp_png(&b, p->name, l.width, l.height);
   } else {
     b.failed = true;
   }

@@ -47,6 +47,7 @@ void exp_runner_options_default(exp_runner_options *o) {
 
 typedef struct {
   FILE *log;
+  const char *prefix; /* before every line: "sim: ", or "" */
   bool quiet, tty;
   size_t total;
   uint32_t run;
@@ -67,17 +68,19 @@ static void progress_begin(progress *pg, const exp_run *run, const char *name) {
   progress_label(pg, run, name);
   if (pg->quiet) return;
   if (pg->tty)
-    fprintf(pg->log, "\r\033[K[run %u/%zu] %s starting", pg->run, pg->total, pg->label);
+    fprintf(pg->log, "\r\033[K%s[run %u/%zu] %s starting", pg->prefix, pg->run, pg->total,
+            pg->label);
   else
-    fprintf(pg->log, "[run %u/%zu] %s: started\n", pg->run, pg->total, pg->label);
+    fprintf(pg->log, "%s[run %u/%zu] %s: started\n", pg->prefix, pg->run, pg->total,
+            pg->label);
   fflush(pg->log);
 }
 
 static void progress_skip(progress *pg, const exp_run *run, const char *name) {
   progress_label(pg, run, name);
   if (pg->quiet) return;
-  fprintf(pg->log, "%s[run %u/%zu] %s: skipped, already in runs.jsonl\n",
-          pg->tty ? "\r\033[K" : "", pg->run, pg->total, pg->label);
+  fprintf(pg->log, "%s%s[run %u/%zu] %s: skipped, already in runs.jsonl\n",
+          pg->tty ? "\r\033[K" : "", pg->prefix, pg->run, pg->total, pg->label);
   fflush(pg->log);
 }
 
@@ -92,8 +95,8 @@ static void progress_update(progress *pg, double sim_t, double fraction) {
   double now = now_s();
   if (now < pg->drawn + 0.1 && fraction < 1) return; /* a terminal needs no more */
   pg->drawn = now;
-  fprintf(pg->log, "\r\033[K[run %u/%zu] %s sim t=%.4gs %.0f%%", pg->run, pg->total,
-          pg->label, sim_t, 100 * fraction);
+  fprintf(pg->log, "\r\033[K%s[run %u/%zu] %s sim t=%.4gs %.0f%%", pg->prefix, pg->run,
+          pg->total, pg->label, sim_t, 100 * fraction);
   fflush(pg->log);
 }
 
@@ -101,12 +104,12 @@ static void progress_end(progress *pg, const cJSON *metrics, const char *error,
                          double wall) {
   if (pg->tty && (!pg->quiet || error)) fputs("\r\033[K", pg->log);
   if (error) {
-    fprintf(pg->log, "[run %u/%zu] %s: FAILED: %s\n", pg->run, pg->total,
+    fprintf(pg->log, "%s[run %u/%zu] %s: FAILED: %s\n", pg->prefix, pg->run, pg->total,
             pg->label, error);
   } else if (!pg->quiet && !pg->tty) {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(metrics, "time_s");
-    fprintf(pg->log, "[run %u/%zu] %s: done, time %.6g s, wall %.3f s\n", pg->run,
-            pg->total, pg->label, cJSON_IsNumber(t) ? t->valuedouble : NAN, wall);
+    fprintf(pg->log, "%s[run %u/%zu] %s: done, time %.6g s, wall %.3f s\n", pg->prefix,
+            pg->run, pg->total, pg->label, cJSON_IsNumber(t) ? t->valuedouble : NAN, wall);
   }
   fflush(pg->log);
 }
@@ -374,8 +377,8 @@ static void finish_trace(runner *r, const exp_run *run, const char *path, bool o
     fprintf(r->o.log, "pslab: run %u: trace not written: %s\n", run->run, err);
     r->io_failed = true;
   } else if (!r->o.quiet) {
-    fprintf(r->o.log, "%s[run %u/%zu] trace in %s\n", r->pg.tty ? "\r\033[K" : "", run->run,
-            r->pg.total, path);
+    fprintf(r->o.log, "%s%s[run %u/%zu] trace in %s\n", r->pg.tty ? "\r\033[K" : "",
+            r->pg.prefix, run->run, r->pg.total, path);
   }
 }
 
@@ -500,7 +503,7 @@ static void report_end(const runner *r, size_t total) {
   if (!r->failed && r->o.quiet) return;
   const exp_shard *sh = &r->o.shard;
   exp_buf b = {0};
-  exp_buf_puts(&b, "pslab: ");
+  exp_buf_printf(&b, "pslab: %s", r->pg.prefix);
   if (sh->count)
     exp_buf_printf(&b, "shard %u/%u: ran %zu of the experiment's %zu runs", sh->index,
                    sh->count, r->ran, total);
@@ -578,7 +581,8 @@ int exp_run_experiment(const exp_spec *spec, const exp_runner_options *opts) {
   if (!r.o.log) r.o.log = stderr;
   if (!r.o.backends) r.o.backends = exp_backends(&r.o.n_backends);
   const exp_run_list *runs = exp_spec_runs(spec);
-  r.pg = (progress){.log = r.o.log, .quiet = r.o.quiet, .total = runs->count,
+  r.pg = (progress){.log = r.o.log, .prefix = r.o.prefix ? r.o.prefix : "",
+                    .quiet = r.o.quiet, .total = runs->count,
                     .tty = r.o.progress_tty < 0 ? isatty(fileno(r.o.log))
                                                 : r.o.progress_tty != 0};
   r.dir = r.o.out_dir ? strdup(r.o.out_dir)
