@@ -290,16 +290,11 @@ static cJSON *with_profile(exp_errors *e, const cJSON *json, const char *base_di
                        "\"profile\" (as `pslab calibrate` writes)", *file);
   } else {
     cJSON_DeleteItemFromObjectCaseSensitive(profile, EXP_PROFILE_ABOUT);
-    /* "profile" itself is kept, made absolute: it says which, from anywhere. */
-    char *where = realpath(*file, NULL);
-    cJSON *abs = where ? cJSON_CreateString(where) : NULL;
-    free(where);
-    if (abs && merge_into(profile, json)) {
-      cJSON_ReplaceItemInObjectCaseSensitive(profile, "profile", abs);
+    /* "profile" itself is kept as given: it says which. */
+    if (merge_into(profile, json)) {
       merged = profile;
       profile = NULL;
     } else {
-      cJSON_Delete(abs);
       exp_errors_addf(e, "cluster.profile: out of memory");
     }
   }
