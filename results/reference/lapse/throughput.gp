@@ -1,0 +1,64 @@
+# Plot "throughput" of experiment "lapse", written by pslab from runs.jsonl.
+# Redraw with `gnuplot throughput.gp` in this directory (it writes throughput.svg, then throughput.png),
+# or with `pslab plot DIR`.
+#
+# Data: a block per line ($s0, $s1, ...), a row per point: x, y, ci95, runs.
+#   y     the mean of steps_per_s over the runs at that point, in steps/s
+#   ci95  half-width of the 95% confidence interval of that mean (Student's t);
+#         NaN with fewer than 2 runs
+#   runs  how many runs gave a value
+# The y axis shows y * yscale (throughput (thousand steps/s)).
+set encoding utf8
+set terminal svg size 800,500 dynamic noenhanced font "sans,12" background rgb "white"
+set output "throughput.svg"
+set linetype 1 linecolor rgb "#0072B2" linewidth 2 pointsize 1.2
+set linetype 2 linecolor rgb "#D55E00" linewidth 2 pointsize 1.2
+set linetype 3 linecolor rgb "#009E73" linewidth 2 pointsize 1.2
+set linetype 4 linecolor rgb "#CC79A7" linewidth 2 pointsize 1.2
+set linetype 5 linecolor rgb "#E69F00" linewidth 2 pointsize 1.2
+set linetype 6 linecolor rgb "#56B4E9" linewidth 2 pointsize 1.2
+set linetype 7 linecolor rgb "#000000" linewidth 2 pointsize 1.2
+set linetype 8 linecolor rgb "#F0E442" linewidth 2 pointsize 1.2
+set linetype cycle 8
+set title "KGE (RESCAL dim 100): steps per second against nodes (4 workers each)"
+set xlabel "cluster.nodes"
+set ylabel "throughput (thousand steps/s)"
+yscale = 0.001
+xscale = 1
+set grid
+set key below horizontal Left reverse title "\npolicy"
+set logscale x
+set logscale y
+set xtics (1, 2, 4, 8)
+set xrange [0.901:8.88]
+$s0 << EOD
+1 17103.225653093163 NaN 1
+2 9039.1158013633449 NaN 1
+4 11643.169298566303 NaN 1
+8 19746.870767822023 NaN 1
+EOD
+$s1 << EOD
+1 24734.1083353944 NaN 1
+2 9077.97233803385 NaN 1
+4 11509.057476974614 NaN 1
+8 20136.738328881554 NaN 1
+EOD
+$s2 << EOD
+1 24734.1083353944 NaN 1
+2 49300.671452543815 NaN 1
+4 97280.4778435366 NaN 1
+8 182406.27853947875 NaN 1
+EOD
+plot $s0 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 1 title "static fast_local_access=false", \
+     $s1 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 2 title "static", \
+     $s2 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 3 title "relocate lookahead=21"
+
+# The same plot as a PNG, for documents and READMEs.
+if (strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
+  print "pslab: this gnuplot has no pngcairo terminal, so throughput.png is not drawn (Debian's gnuplot-nox has it)"
+  exit status 4
+}
+set terminal pngcairo size 800,500 noenhanced font "sans,12" background rgb "white"
+set output "throughput.png"
+replot
+unset output

@@ -1,0 +1,63 @@
+# Plot "time" of experiment "lapse", written by pslab from runs.jsonl.
+# Redraw with `gnuplot time.gp` in this directory (it writes time.svg, then time.png),
+# or with `pslab plot DIR`.
+#
+# Data: a block per line ($s0, $s1, ...), a row per point: x, y, ci95, runs.
+#   y     the mean of time_s over the runs at that point, in s
+#   ci95  half-width of the 95% confidence interval of that mean (Student's t);
+#         NaN with fewer than 2 runs
+#   runs  how many runs gave a value
+# The y axis shows y * yscale (time (s)).
+set encoding utf8
+set terminal svg size 800,500 dynamic noenhanced font "sans,12" background rgb "white"
+set output "time.svg"
+set linetype 1 linecolor rgb "#0072B2" linewidth 2 pointsize 1.2
+set linetype 2 linecolor rgb "#D55E00" linewidth 2 pointsize 1.2
+set linetype 3 linecolor rgb "#009E73" linewidth 2 pointsize 1.2
+set linetype 4 linecolor rgb "#CC79A7" linewidth 2 pointsize 1.2
+set linetype 5 linecolor rgb "#E69F00" linewidth 2 pointsize 1.2
+set linetype 6 linecolor rgb "#56B4E9" linewidth 2 pointsize 1.2
+set linetype 7 linecolor rgb "#000000" linewidth 2 pointsize 1.2
+set linetype 8 linecolor rgb "#F0E442" linewidth 2 pointsize 1.2
+set linetype cycle 8
+set title "KGE (RESCAL dim 100): time for the same 16,800 calls"
+set xlabel "cluster.nodes"
+set ylabel "time (s)"
+yscale = 1
+xscale = 1
+set grid
+set key below horizontal Left reverse title "\npolicy"
+set yrange [0:*]
+set autoscale xfix
+set offsets graph 0.04, graph 0.04, 0, 0
+$s0 << EOD
+1 0.982270849999671 NaN 1
+2 1.8585888674494138 NaN 1
+4 1.44290609963635 NaN 1
+8 0.85076770884508868 NaN 1
+EOD
+$s1 << EOD
+1 0.67922400000000283 NaN 1
+2 1.8506335307514963 NaN 1
+4 1.4597198800692943 NaN 1
+8 0.83429598804014027 NaN 1
+EOD
+$s2 << EOD
+1 0.67922400000000283 NaN 1
+2 0.340766149933099 NaN 1
+4 0.17269652012833123 NaN 1
+8 0.092102092836480548 NaN 1
+EOD
+plot $s0 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 1 title "static fast_local_access=false", \
+     $s1 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 2 title "static", \
+     $s2 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 3 title "relocate lookahead=21"
+
+# The same plot as a PNG, for documents and READMEs.
+if (strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
+  print "pslab: this gnuplot has no pngcairo terminal, so time.png is not drawn (Debian's gnuplot-nox has it)"
+  exit status 4
+}
+set terminal pngcairo size 800,500 noenhanced font "sans,12" background rgb "white"
+set output "time.png"
+replot
+unset output
