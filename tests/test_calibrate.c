@@ -81,14 +81,27 @@ static double at(const cJSON *o, const char *path) {
 
 #define CLOSE(a, b) CU_ASSERT_DOUBLE_EQUAL((a), (b), fabs(b) * 1e-6 + 1e-18)
 
+/* The profile calibrating the fake machine m gives (NULL: it failed). */
+static cJSON *calibrate(model *m, unsigned max_rounds) {
+  exp_calib_source src = source(m);
+  exp_calib_options o;
+  exp_calib_options_default(&o);
+  if (max_rounds) o.max_rounds = max_rounds;
+  char err[256] = "";
+  cJSON *p = exp_calibrate(&src, &o, err, sizeof err);
+  if (!p) fprintf(stderr, "calibrate: %s\n", err);
+  return p;
+}
+
+static const cJSON *about_item(const cJSON *profile, const char *name) {
+  return cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetObjectItemCaseSensitive(profile, EXP_PROFILE_ABOUT), name);
+}
+
 /* The fit gives back the model the figures came from. */
 static void test_fit_recovers_the_model(void) {
   model m = machine();
-  exp_calib_source src = source(&m);
-  exp_calib_options o;
-  exp_calib_options_default(&o);
-  char err[256] = "";
-  cJSON *p = exp_calibrate(&src, &o, err, sizeof err);
+  cJSON *p = calibrate(&m, 0);
   CU_ASSERT_PTR_NOT_NULL_FATAL(p);
   CLOSE(at(p, "cost.per_message_s"), m.per_message);
   CLOSE(at(p, "cost.send_per_message_s"), m.send);
@@ -101,15 +114,16 @@ static void test_fit_recovers_the_model(void) {
   CU_ASSERT_EQUAL(at(p, "machines.cores"), 3);
   CU_ASSERT_EQUAL(at(p, "machines.count"), 1);
   /* Every figure is there, agreed after the first window of rounds. */
-  const cJSON *about = cJSON_GetObjectItemCaseSensitive(p, EXP_PROFILE_ABOUT);
-  const cJSON *figs = cJSON_GetObjectItemCaseSensitive(about, "figures");
+  exp_calib_options o;
+  exp_calib_options_default(&o);
+  const cJSON *figs = about_item(p, "figures");
   CU_ASSERT_EQUAL(cJSON_GetArraySize(figs), 9);
   const cJSON *f;
   cJSON_ArrayForEach(f, figs) {
     CU_ASSERT_EQUAL(at(f, "rounds"), o.min_rounds);
     CU_ASSERT_EQUAL(at(f, "spread"), 0);
   }
-  CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(about, "notes")), 0);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(about_item(p, "notes")), 0);
   cJSON_Delete(p);
 }
 
@@ -117,18 +131,10 @@ static void test_fit_recovers_the_model(void) {
 static void test_noisy_rounds_report_their_spread(void) {
   model m = machine();
   m.noise = 0.2;
-  exp_calib_source src = source(&m);
-  exp_calib_options o;
-  exp_calib_options_default(&o);
-  o.max_rounds = 8;
-  char err[256] = "";
-  cJSON *p = exp_calibrate(&src, &o, err, sizeof err);
+  cJSON *p = calibrate(&m, 8);
   CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-  const cJSON *figs =
-      cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p, EXP_PROFILE_ABOUT),
-                                       "figures");
   const cJSON *f;
-  cJSON_ArrayForEach(f, figs) {
+  cJSON_ArrayForEach(f, about_item(p, "figures")) {
     CU_ASSERT_EQUAL(at(f, "rounds"), 8);
     CU_ASSERT(at(f, "spread") > 0.05);
   }
@@ -140,28 +146,17 @@ static void test_noisy_rounds_report_their_spread(void) {
 static void test_degenerate_figures_are_noted(void) {
   model m = machine();
   m.bandwidth = INFINITY;
-  exp_calib_source src = source(&m);
-  exp_calib_options o;
-  exp_calib_options_default(&o);
-  char err[256] = "";
-  cJSON *p = exp_calibrate(&src, &o, err, sizeof err);
+  cJSON *p = calibrate(&m, 0);
   CU_ASSERT_PTR_NOT_NULL_FATAL(p);
   CU_ASSERT(at(p, "machines.loopback_bandwidth") >= 1e12);
-  const cJSON *notes =
-      cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p, EXP_PROFILE_ABOUT),
-                                       "notes");
-  CU_ASSERT(cJSON_GetArraySize(notes) >= 1);
+  CU_ASSERT(cJSON_GetArraySize(about_item(p, "notes")) >= 1);
   cJSON_Delete(p);
 }
 
 /* The profile a calibration writes is a cluster a spec includes. */
 static void test_profile_validates_as_a_cluster(void) {
   model m = machine();
-  exp_calib_source src = source(&m);
-  exp_calib_options o;
-  exp_calib_options_default(&o);
-  char err[256] = "";
-  cJSON *p = exp_calibrate(&src, &o, err, sizeof err);
+  cJSON *p = calibrate(&m, 0);
   CU_ASSERT_PTR_NOT_NULL_FATAL(p);
   char *dir = unit_temp_dir();
   char *text = cJSON_Print(p);
