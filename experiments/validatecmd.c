@@ -320,6 +320,27 @@ static int run_side(validation *v, const exp_spec *s, const char *dir, const cha
   return exp_run_experiment(s, &ro);
 }
 
+/* The run rec is a record of. Under --netns each node ran with the address
+ * the script gave it (--set cluster.bind), so rank 0's record differs from
+ * its run there and there only: that field is taken as the run's. */
+static const exp_run *record_run(const cJSON *rec, const exp_run_list *runs, bool netns) {
+  if (!netns) return exp_record_run(rec, runs);
+  cJSON *copy = cJSON_Duplicate(rec, true);
+  cJSON *cluster = exp_path_get(copy, "config.cluster");
+  const cJSON *n = cJSON_GetObjectItemCaseSensitive(rec, "run");
+  const exp_run *run = NULL;
+  if (cJSON_IsObject(cluster) && cJSON_IsNumber(n) && n->valuedouble >= 1 &&
+      n->valuedouble <= (double)runs->count) {
+    const cJSON *bind = exp_path_get(runs->runs[(size_t)n->valuedouble - 1].config,
+                                     "cluster.bind");
+    cJSON_DeleteItemFromObjectCaseSensitive(cluster, "bind");
+    if (bind) cJSON_AddItemToObject(cluster, "bind", cJSON_Duplicate(bind, true));
+    run = exp_record_run(copy, runs);
+  }
+  cJSON_Delete(copy);
+  return run;
+}
+
 /* A side's records of its spec's runs (others, of another spec, are left
  * out); an empty list, after saying why, when there are none to read. */
 static cJSON *read_side(const validation *v, const exp_spec *s, const char *dir) {
@@ -333,7 +354,7 @@ static cJSON *read_side(const validation *v, const exp_spec *s, const char *dir)
   cJSON *mine = cJSON_CreateArray();
   for (cJSON *r = all ? all->child : NULL, *next; mine && r; r = next) {
     next = r->next;
-    if (exp_record_run(r, exp_spec_runs(s)))
+    if (record_run(r, exp_spec_runs(s), v->o.netns && s == v->real))
       cJSON_AddItemToArray(mine, cJSON_DetachItemViaPointer(all, r));
   }
   cJSON_Delete(all);

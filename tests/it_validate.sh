@@ -170,7 +170,9 @@ has "validate --repeats 1: the table" out "n/a"
 # ---------------------------------------------------------- --netns
 # A stand-in for scripts/netns-cluster.sh with its interface: it records its
 # arguments, then runs one `pslab node` per node on loopback, meeting
-# through a coordinator file, and exits with rank 0's status.
+# through a coordinator file, and exits with rank 0's status. Like the
+# script, it gives every node its address (--set cluster.bind), so rank 0's
+# records are not quite the spec's runs.
 STUB="$TMP/netns-stub.sh"
 cat >"$STUB" <<'EOF'
 #!/usr/bin/env bash
@@ -190,11 +192,12 @@ shift
 coord="$STUB_ARGS.coord"
 pids=()
 for ((r = 1; r < nodes; r++)); do
-  PSLAB_RANK=$r PSLAB_SIZE=$nodes "$pslab" node "$spec" "$@" --coordinator-file "$coord" \
-    >/dev/null 2>&1 &
+  PSLAB_RANK=$r PSLAB_SIZE=$nodes "$pslab" node "$spec" --set 'cluster.bind="127.0.0.1"' "$@" \
+    --coordinator-file "$coord" >/dev/null 2>&1 &
   pids+=($!)
 done
-PSLAB_RANK=0 PSLAB_SIZE=$nodes "$pslab" node "$spec" "$@" --coordinator-file "$coord"
+PSLAB_RANK=0 PSLAB_SIZE=$nodes "$pslab" node "$spec" --set 'cluster.bind="127.0.0.1"' "$@" \
+  --coordinator-file "$coord"
 status=$?
 for p in "${pids[@]}"; do wait "$p"; done
 exit $status
