@@ -28,7 +28,8 @@ static cJSON *run_sim(const exp_backend_job *job, char *err, size_t errlen) {
     return NULL;
   }
   sim_run_args a = {.cluster = &job->cluster->sim, .workload = job->workload,
-                    .policy = job->policy, .base_dir = job->base_dir, .seed = job->seed,
+                    .policy = job->policy, .consistency = job->consistency,
+                    .stages = job->stages, .base_dir = job->base_dir, .seed = job->seed,
                     .trace_path = job->trace_path,
                     .progress = job->progress,
                     .progress_ctx = job->progress_ctx};
@@ -47,6 +48,7 @@ static cJSON *run_real(const exp_backend_job *job, char *err, size_t errlen) {
   real_run_args a = {.nodes = c->sim.nodes, .workers_per_node = c->sim.workers_per_node,
                      .host_speed = c->sim.host_speed, .cluster = &c->real,
                      .workload = job->workload, .policy = job->policy,
+                     .consistency = job->consistency, .stages = job->stages,
                      .base_dir = job->base_dir, .seed = job->seed,
                      .run = job->run, .trace_path = job->trace_path,
                      .progress = job->progress,

@@ -329,6 +329,7 @@ typedef struct {
 typedef struct {
   const exp_cluster *cluster;
   const struct cJSON *workload, *policy; /* the run config's objects */
+  const struct cJSON *consistency, *stages; /* ... or NULL when absent */
   const char *base_dir;                  /* the spec's directory (data files) */
   uint64_t seed;
   uint32_t run;                          /* its number in the experiment */

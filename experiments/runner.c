@@ -196,6 +196,8 @@ static noreturn void child_main(const child_job *job, int fd, const char *log_pa
       .cluster = &cluster,
       .workload = cJSON_GetObjectItemCaseSensitive(config, "workload"),
       .policy = cJSON_GetObjectItemCaseSensitive(config, "policy"),
+      .consistency = cJSON_GetObjectItemCaseSensitive(config, "consistency"),
+      .stages = cJSON_GetObjectItemCaseSensitive(config, "stages"),
       .base_dir = exp_spec_dir(job->spec),
       .seed = job->run->seed,
       .run = job->run->run,

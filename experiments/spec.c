@@ -31,7 +31,7 @@ struct exp_spec {
 
 static const char *const top_keys[] = {
     "name", "backend", "seed", "repeats", "cluster", "workload", "policy",
-    "sweep", "plots", "description", NULL};
+    "sweep", "plots", "description", "consistency", "stages", NULL};
 
 /* --------------------------------------------------------- reading */
 

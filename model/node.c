@@ -23,6 +23,7 @@ void ps_policy_settings_default(ps_policy_settings *s) {
   s->fast_local_access = true;
   s->lookahead = 0;
   s->hot_keys = 0;
+  s->owner_replicas = false;
 }
 
 void ps_node_config_default(ps_node_config *c) {

@@ -193,6 +193,10 @@ typedef enum {
                            keys[i]; request carries the sender's clock, echoed */
   PS_MSG_INTENT_REPLY,  /* home -> node (START only): pos[i] is the number of
                            nodes intending keys[i] now, the sender included */
+  PS_MSG_CLOCK,         /* node -> every node: its clock (request), then, for
+                           SPARSE, keys: the hash set of its intents */
+  PS_MSG_REFRESH,       /* owner -> caching node (ESSP): fresh values; request
+                           is the run's clock they hold every write before */
   PS_MSG_TYPE_END
 } ps_msg_type;
 
@@ -266,6 +270,10 @@ typedef struct {
                                at most PS_MAX_LOOKAHEAD) */
   uint32_t hot_keys;        /* how many of the workload's hottest keys the
                                policy wants in ps_node_config (0: none) */
+  /* The policy keeps replicas synced through their owners (PS_SYNC_OWNER):
+   * their reads cannot be bounded in clocks, so bounded consistency refuses
+   * it (the run layer says so). */
+  bool owner_replicas;
 } ps_policy_settings;
 
 void ps_policy_settings_default(ps_policy_settings *s);
@@ -308,6 +316,10 @@ typedef struct {
   uint32_t stripes;         /* lock stripes, power of two (default 64) */
   const ps_key *hot_keys;   /* the workload's hottest keys, hottest first */
   size_t num_hot_keys;      /* (settings.hot_keys of them, or fewer) */
+  /* Nodes tell each other their clocks (see "clocks, consistency"): needed
+   * by bounded consistency and ps_clock_wait; off, clocks stay local and no
+   * CLOCK message is ever sent. */
+  bool clock_service;
 } ps_node_config;
 
 /* Fills defaults: 1 worker, 64 stripes, no policy, default settings. */
@@ -337,6 +349,7 @@ uint32_t ps_node_id(const ps_node *node);
 const ps_layout *ps_node_layout(const ps_node *node);
 
 #define PS_STALENESS_BUCKETS 48
+#define PS_CLOCK_BUCKETS 17 /* staleness or gaps of 0..15 clocks, and 16 or more */
 
 /* Counters of one node since creation. */
 typedef struct {
@@ -357,6 +370,17 @@ typedef struct {
   double staleness_sum_s, staleness_max_s;
   uint64_t staleness_sum_clocks, staleness_max_clocks;
   uint64_t staleness_hist[PS_STALENESS_BUCKETS];
+  /* Bounded consistency: reads of keys neither owned here nor replicated
+   * that the cache served (cache_reads) or that were fetched because the
+   * cache had none fresh enough (cache_misses); and for every read served
+   * from a copy (cache or replica) under a bounded model, its staleness in
+   * clocks: the reader's clock minus the clock the copy holds every write
+   * before (hist[i]: i clocks; the last bucket: that many or more). */
+  uint64_t cache_reads, cache_misses;
+  uint64_t bounded_reads, bounded_staleness_sum, bounded_staleness_max;
+  uint64_t bounded_staleness_hist[PS_CLOCK_BUCKETS];
+  uint64_t clock_messages;  /* CLOCK messages sent */
+  uint64_t refreshes;       /* keys sent in REFRESH messages (ESSP) */
 } ps_node_stats;
 
 /* The q-quantile (0..1) of read ages in seconds, from a histogram as above
@@ -482,9 +506,78 @@ int ps_localize(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket,
  * the policy decides what that means. Never pending. */
 int ps_intent(ps_worker *w, const ps_key *keys, size_t n, int64_t clock_start,
               int64_t clock_end, double now);
-/* Moves the worker's clock on by one; returns the new clock. */
-int64_t ps_advance_clock(ps_worker *w);
+/* Moves the worker's clock on by one; returns the new clock. With the clock
+ * service (ps_node_config.clock_service), a worker under a bounded model
+ * must have no write outstanding when it calls this (the driver waits for
+ * its push): a node tells the others its clock only once every write of
+ * the clocks before is applied. */
+int64_t ps_advance_clock(ps_worker *w, double now);
 int64_t ps_worker_clock(const ps_worker *w);
+
+/* -------------------------------------------------- clocks, consistency
+ *
+ * The clock service (ps_node_config.clock_service): when the smallest clock
+ * of a node's workers moves on, the node first hands its replicas' deltas
+ * on (all-reduce) and then tells every other node (a CLOCK message; FIFO
+ * channels put it behind those deltas). So every node knows each node's
+ * clock, and the run's: the smallest of them (ps_node_min_clock). When a
+ * node says clock m, every write its workers issued in clocks < m has been
+ * applied where it belongs.
+ *
+ * Consistency (per worker, ps_worker_set_consistency): ASYNC reads what the
+ * owner holds. SSP with staleness s (BSP: s = 0): a worker at clock c
+ * waits (ps_clock_wait(c - s)) until every worker of the run has ended
+ * clock c - s - 1, so any value it then reads holds every write of clocks
+ * <= c - s - 1; and a key that is neither owned here nor replicated is read
+ * from the node's cache when the cached value holds every write of clocks
+ * <= c - s - 1 (its stamp, the run's clock when it was fetched, is >= c - s),
+ * and fetched from the owner otherwise (which fills the cache). The node's
+ * own pushes go into its cached values too (a worker reads its writes).
+ * ESSP: as SSP, and an owner sends the fresh values of the keys a node
+ * caches to it whenever the run's clock moves on (Petuum's eager push), so
+ * reads seldom fetch. SPARSE (FlexPS's SparseSSP): as SSP, but a worker
+ * also goes on past the bound when none of the keys of its step can be
+ * written by the nodes that hold it back; a node tells, with each CLOCK,
+ * the keys its workers said (ps_intent) they will use in the next
+ * `lookahead` clocks, as a hash set: a worker under SPARSE must signal its
+ * intents (lookahead >= 1). */
+#define PS_CLOCK_DONE INT64_MAX /* a worker that has left: it holds nobody back */
+
+typedef enum {
+  PS_CONSISTENCY_ASYNC = 0,
+  PS_CONSISTENCY_SSP = 1,
+  PS_CONSISTENCY_ESSP = 2,
+  PS_CONSISTENCY_SPARSE = 3,
+} ps_consistency_model;
+
+typedef struct {
+  ps_consistency_model model;
+  uint32_t staleness; /* s: clocks a worker may run ahead (SSP, ESSP, SPARSE) */
+  uint32_t lookahead; /* SPARSE: clocks ahead the worker signals its intents
+                         (its driver's lookahead); a node's CLOCK m covers
+                         the writes its workers intend before m + lookahead */
+} ps_consistency;
+
+/* Name of a model ("async", "ssp", "essp", "sparse"), "?" when unknown. */
+const char *ps_consistency_name(ps_consistency_model m);
+/* Sets the consistency of w's later operations. PS_OK, or PS_ERR_INVAL for
+ * a bounded model on a node without the clock service. */
+int ps_worker_set_consistency(ps_worker *w, ps_consistency c);
+/* Moves w's clock forward to `clock` (>= its clock; PS_CLOCK_DONE: the
+ * worker leaves the run's clock for good), as ps_advance_clock does one
+ * step. PS_OK or PS_ERR_INVAL (backwards). */
+int ps_set_clock(ps_worker *w, int64_t clock, double now);
+/* Whether every worker of the run has reached `clock` (the run's clock >=
+ * clock): PS_OK; or PS_PENDING with *ticket, completed when it has. With
+ * SPARSE consistency, keys[n] are the keys of the worker's next step, and
+ * it may also go on when no node that holds it back intends to use them
+ * before `clock` (keys may be NULL: then only the clock counts). PS_ERR_INVAL
+ * without the clock service. */
+int ps_clock_wait(ps_worker *w, int64_t clock, const ps_key *keys, size_t n,
+                  ps_ticket *ticket, double now);
+/* The run's clock as this node knows it: the smallest clock any node has
+ * said (PS_CLOCK_DONE once all have left). */
+int64_t ps_node_min_clock(ps_node *node);
 
 /* Where key k is, seen from w's node: served from local memory (owned, or a
  * replica), on its way here, or elsewhere. A snapshot: it may change at any

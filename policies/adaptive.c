@@ -152,6 +152,7 @@ static int adaptive_configure(const struct cJSON *json, ps_policy_settings *s, c
       (rc = parse(json, &syncs, &window, err, errlen)))
     return rc;
   s->fast_local_access = true; /* relocation needs it (see relocate) */
+  s->owner_replicas = true;    /* its replicas sync through the owner */
   return PS_OK;
 }
 

@@ -161,6 +161,7 @@ typedef struct {
   const struct cJSON *workload;  /* the spec's "workload" object */
   const char *base_dir;          /* relative data files are read from here */
   const struct cJSON *policy;    /* the spec's "policy" object */
+  const struct cJSON *consistency, *stages; /* the spec's, or NULL (run_args) */
   uint64_t seed;
   uint32_t run;                  /* the run's number in its experiment */
   /* Record a trace (NULL: none): each worker of each node writes its part,

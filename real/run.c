@@ -108,7 +108,8 @@ static int configure(node_run *s) {
   const real_run_args *a = s->a;
   if (!a->cluster || a->nodes == 0 || a->workers_per_node == 0 || a->rank >= a->nodes)
     return fail(s, "real_run: bad arguments (nodes, workers, rank or cluster)");
-  run_args ra = {.workload = a->workload, .policy = a->policy, .nodes = a->nodes,
+  run_args ra = {.workload = a->workload, .policy = a->policy,
+                .consistency = a->consistency, .stages = a->stages, .nodes = a->nodes,
                  .workers_per_node = a->workers_per_node, .seed = a->seed,
                  .base_dir = a->base_dir, .trace_path = a->trace_path};
   s->setup = run_setup_new(&ra, s->err, s->errlen);

@@ -20,6 +20,8 @@ struct run_setup {
   ps_sample_dist *samples; /* the workload's sample distribution, if it samples */
   wl_quality quality;      /* the workload's quality measure, when has_quality */
   bool has_quality;
+  ps_consistency consistency; /* the spec's "consistency" */
+  bool clock_service;         /* nodes tell each other their clocks */
 };
 
 #endif

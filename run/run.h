@@ -48,6 +48,9 @@ struct cJSON;
 typedef struct {
   const struct cJSON *workload; /* the spec's "workload" object */
   const struct cJSON *policy;   /* the spec's "policy" object */
+  /* The spec's "consistency" object ({"model", "staleness"}; NULL: async)
+   * and its "stages" list (NULL: one stage, the workload as it is). */
+  const struct cJSON *consistency, *stages;
   uint32_t nodes, workers_per_node;
   uint64_t seed;                /* the run's seed */
   const char *base_dir;         /* where the spec is: relative data files are
@@ -68,6 +71,20 @@ typedef struct run_setup run_setup;
  * ...", or out of memory). */
 run_setup *run_setup_new(const run_args *a, char *err, size_t errlen);
 void run_setup_free(run_setup *s);
+
+/* Reads a "consistency" object ({"model": "async" | "bsp" | "ssp" | "essp" |
+ * "sparse", "staleness": s}; NULL: async; bsp is ssp with staleness 0, and
+ * takes none) into *out. 0, or -1 with a message in err naming the field
+ * (relative to the object), what was expected and what was found. */
+int run_consistency_parse(const struct cJSON *json, ps_consistency *out, char *err,
+                          size_t errlen);
+/* Whether the policy (its settings), the workload and the lookahead allow
+ * consistency c: 0, or -1 with a message saying which combination is refused
+ * and why. */
+int run_consistency_check(ps_consistency c, const ps_policy_settings *settings,
+                          bool samples, char *err, size_t errlen);
+/* The run's consistency (the spec's, async when it gives none). */
+ps_consistency run_setup_consistency(const run_setup *s);
 
 /* The layout every node shares (num_nodes and partition set). */
 const ps_layout *run_setup_layout(const run_setup *s);

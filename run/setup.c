@@ -10,6 +10,8 @@
  */
 #include "run/internal.h"
 
+#include <cjson/cJSON.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +62,12 @@ run_setup *run_setup_new(const run_args *a, char *err, size_t errlen) {
                   (unsigned)s->settings.hot_keys);
     s->n_hot = wl_hot_keys(s->wl, s->settings.hot_keys, s->hot);
   }
+  if (run_consistency_parse(a->consistency, &s->consistency, why, sizeof why) != 0)
+    return fail(s, err, errlen, "consistency.%s", why);
+  if (run_consistency_check(s->consistency, &s->settings, wl_samples(s->wl), why,
+                            sizeof why) != 0)
+    return fail(s, err, errlen, "consistency: %s", why);
+  s->clock_service = s->consistency.model != PS_CONSISTENCY_ASYNC || a->stages;
   s->has_quality = wl_quality_info(s->wl, &s->quality);
   int rc = wl_samples(s->wl) ? make_samples(s) : PS_OK;
   if (rc == PS_ERR_NOMEM) return fail(s, err, errlen, "run: out of memory");
@@ -92,4 +100,92 @@ void run_node_config(const run_setup *s, uint32_t id, ps_node_config *cfg) {
   cfg->settings = s->settings;
   cfg->hot_keys = s->hot;
   cfg->num_hot_keys = s->n_hot;
+  cfg->clock_service = s->clock_service;
+}
+
+ps_consistency run_setup_consistency(const run_setup *s) { return s->consistency; }
+
+/* ---------------------------------------------------------- consistency */
+
+int run_consistency_parse(const cJSON *json, ps_consistency *out, char *err, size_t errlen) {
+  *out = (ps_consistency){PS_CONSISTENCY_ASYNC, 0};
+  if (!json) return 0;
+  if (!cJSON_IsObject(json)) {
+    snprintf(err, errlen, "expected an object {\"model\", \"staleness\"}");
+    return -1;
+  }
+  for (const cJSON *f = json->child; f; f = f->next)
+    if (strcmp(f->string, "model") != 0 && strcmp(f->string, "staleness") != 0) {
+      snprintf(err, errlen, "%s: unknown field (expected \"model\" or \"staleness\")",
+               f->string);
+      return -1;
+    }
+  static const struct {
+    const char *name;
+    ps_consistency_model model;
+  } models[] = {{"async", PS_CONSISTENCY_ASYNC}, {"bsp", PS_CONSISTENCY_SSP},
+                {"ssp", PS_CONSISTENCY_SSP},     {"essp", PS_CONSISTENCY_ESSP},
+                {"sparse", PS_CONSISTENCY_SPARSE}};
+  const cJSON *m = cJSON_GetObjectItemCaseSensitive(json, "model");
+  size_t i = 0, n = sizeof models / sizeof models[0];
+  while (cJSON_IsString(m) && i < n && strcmp(models[i].name, m->valuestring) != 0) i++;
+  if (!cJSON_IsString(m) || i == n) {
+    snprintf(err, errlen, "model: expected \"async\", \"bsp\", \"ssp\", \"essp\" or "
+                          "\"sparse\", found %s%s%s",
+             cJSON_IsString(m) ? "\"" : "",
+             cJSON_IsString(m) ? m->valuestring : m ? "a non-string" : "nothing",
+             cJSON_IsString(m) ? "\"" : "");
+    return -1;
+  }
+  out->model = models[i].model;
+  bool bsp = strcmp(models[i].name, "bsp") == 0;
+  const cJSON *st = cJSON_GetObjectItemCaseSensitive(json, "staleness");
+  if (st && (bsp || out->model == PS_CONSISTENCY_ASYNC)) {
+    snprintf(err, errlen, "staleness: %s takes none (%s)", models[i].name,
+             bsp ? "bsp is ssp with staleness 0" : "async has no bound");
+    return -1;
+  }
+  if (st) {
+    double v = cJSON_IsNumber(st) ? st->valuedouble : -1;
+    if (v < 0 || v > 1000000 || v != (double)(uint32_t)v) {
+      snprintf(err, errlen, "staleness: expected an integer from 0 to 1000000");
+      return -1;
+    }
+    out->staleness = (uint32_t)v;
+  } else if (!bsp && out->model != PS_CONSISTENCY_ASYNC) {
+    snprintf(err, errlen, "staleness: expected the clocks a worker may run ahead (an "
+                          "integer >= 0; 0 is bsp), found nothing");
+    return -1;
+  }
+  return 0;
+}
+
+int run_consistency_check(ps_consistency c, const ps_policy_settings *settings, bool samples,
+                          char *err, size_t errlen) {
+  if (c.model == PS_CONSISTENCY_ASYNC) return 0;
+  if (settings->owner_replicas) {
+    snprintf(err, errlen, "%s is refused with replicas synced through their owner (policy "
+                          "adaptive, or sync \"owner\"): their reads cannot be bounded in "
+                          "clocks; use sync \"allreduce\"",
+             ps_consistency_name(c.model));
+    return -1;
+  }
+  if (!settings->fast_local_access) {
+    snprintf(err, errlen, "%s needs fast_local_access (its reads are served from the "
+                          "node's memory and cache)",
+             ps_consistency_name(c.model));
+    return -1;
+  }
+  if (c.model == PS_CONSISTENCY_SPARSE && settings->lookahead == 0) {
+    snprintf(err, errlen, "sparse needs the workers' intents: a policy with a lookahead "
+                          ">= 1 (relocate, nups)");
+    return -1;
+  }
+  if (c.model == PS_CONSISTENCY_SPARSE && samples) {
+    snprintf(err, errlen, "sparse is refused for a workload that samples: its samples are "
+                          "not signalled as intents, so the keys a worker writes are not "
+                          "known ahead");
+    return -1;
+  }
+  return 0;
 }

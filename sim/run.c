@@ -154,7 +154,8 @@ static int check_args(sim_setup *s) {
 
 static int configure(sim_setup *s) {
   const sim_cluster *c = s->args->cluster;
-  run_args a = {.workload = s->args->workload, .policy = s->args->policy, .nodes = c->nodes,
+  run_args a = {.workload = s->args->workload, .policy = s->args->policy,
+                .consistency = s->args->consistency, .stages = s->args->stages, .nodes = c->nodes,
                 .workers_per_node = c->workers_per_node, .seed = s->args->seed,
                 .base_dir = s->args->base_dir, .trace_path = s->args->trace_path};
   s->setup = run_setup_new(&a, s->err, s->errlen);

@@ -92,6 +92,7 @@ typedef struct {
   const struct cJSON *workload; /* the spec's "workload" object */
   const char *base_dir;         /* relative data files are read from here */
   const struct cJSON *policy;   /* the spec's "policy" object */
+  const struct cJSON *consistency, *stages; /* the spec's, or NULL (run_args) */
   uint64_t seed;
   /* Record a trace (NULL: none): every worker writes its part,
    * "<trace_path>.part<rank>" (run_args); the caller merges them. */

@@ -152,6 +152,11 @@ typedef struct {
                     const ps_key *samples, size_t n_samples);
   /* The worker's place, for its share of held-out evaluation. */
   uint32_t rank, workers;
+  /* Consistency (zero: async, no clock bound). A bounded model needs the
+   * node's clock service: the worker then waits at each step's start until
+   * the run's clock allows it (ps_clock_wait(c - staleness), with the
+   * step's keys for SPARSE), and its push completes before its clock ends. */
+  ps_consistency consistency;
 } wl_driver_env;
 
 /* One epoch's training loss and held-out quality, as one worker saw them:
@@ -179,6 +184,13 @@ typedef struct {
    * NULL. epoch_end_s then leaves out the time spent evaluating. */
   wl_epoch_quality *epoch_quality;
   double eval_s;           /* time spent in held-out evaluation */
+  /* Bounded consistency: time spent blocked at the clock bound, how many
+   * steps blocked, and at each step's start how far the worker's clock was
+   * ahead of the run's (gap_hist[i]: i clocks; the last bucket: that many
+   * or more). */
+  double wait_s;
+  uint64_t clock_waits;
+  uint64_t gap_hist[PS_CLOCK_BUCKETS];
 } wl_driver_stats;
 
 /* Runs all of the stream's steps on w. A step's samples are prepared while
