@@ -63,7 +63,15 @@ int run_worker_drive(run_worker *w, const run_setup *s, wl_driver_env env) {
   env.workers = s->args.nodes * s->args.workers_per_node;
   env.trace_ctx = w->trace;
   env.trace_step = w->trace ? wl_trace_writer_step : NULL;
-  w->status = wl_drive(w->handle, w->stream, &env, s->settings.lookahead, &w->stats);
+  env.consistency = s->consistency;
+  uint32_t lookahead = s->settings.lookahead;
+  if (env.consistency.model == PS_CONSISTENCY_SPARSE && env.consistency.lookahead > lookahead)
+    lookahead = env.consistency.lookahead; /* its intents tell who writes what */
+  w->status = wl_drive(w->handle, w->stream, &env, lookahead, &w->stats);
+  if (s->clock_service) { /* it holds nobody back any more */
+    int rc = ps_set_clock(w->handle, PS_CLOCK_DONE, env.now(env.ctx));
+    if (rc != PS_OK && w->status == PS_OK) w->status = rc;
+  }
   if (w->trace) { /* the part is kept only when the whole of it is there */
     int rc = wl_trace_writer_close(w->trace, w->status == PS_OK, w->trace_error,
                                    sizeof w->trace_error);
