@@ -824,16 +824,20 @@ static double metric(const cJSON *m, const char *name) {
   return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-/* real_run_local on 3 nodes: the metrics sim_run reports, pushes conserved. */
-static void check_local_run(const char *policy, bool relocates) {
+/* real_run_local on 3 nodes: the metrics sim_run reports, pushes conserved;
+ * with a bounded consistency (JSON text, or NULL), its metrics too and a
+ * staleness read within the bound. */
+static void check_local_run_with(const char *policy, bool relocates, const char *consistency,
+                                 double staleness) {
   alarm(BOUND_S);
   cJSON *wl = parse_json("{\"type\": \"zipf\", \"keys\": 300, \"value_length\": 4, "
                          "\"reads_per_step\": 4, \"writes_per_step\": 3, "
                          "\"steps_per_worker\": 150, \"epochs\": 3, \"locality\": 0.7}");
   cJSON *pol = parse_json(policy);
+  cJSON *cons = consistency ? parse_json(consistency) : NULL;
   real_cluster c = test_cluster(10);
   real_run_args a = {.nodes = 3, .workers_per_node = 2, .host_speed = 1e9, .cluster = &c,
-                     .workload = wl, .policy = pol, .seed = 5, .run = 1};
+                     .workload = wl, .policy = pol, .consistency = cons, .seed = 5, .run = 1};
   char err[REAL_ERROR_MAX] = "";
   cJSON *m = real_run_local(&a, err, sizeof err);
   if (!m) fprintf(stderr, "\n  %s\n", err);
@@ -848,15 +852,38 @@ static void check_local_run(const char *policy, bool relocates) {
   CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "epoch_time_s")), 3);
   CU_ASSERT_EQUAL(metric(m, "relocations") > 0, relocates);
   CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m, "bad_messages"));
+  CU_ASSERT_EQUAL(!isnan(metric(m, "clock_gap_mean")), consistency != NULL);
+  if (consistency) {
+    CU_ASSERT(metric(m, "clock_messages") > 0);
+    CU_ASSERT(metric(m, "wait_s") >= 0);
+    CU_ASSERT(!(metric(m, "read_staleness_max_clocks") > staleness));
+  }
   cJSON_Delete(m);
   cJSON_Delete(wl);
   cJSON_Delete(pol);
+  cJSON_Delete(cons);
   alarm(0);
+}
+
+static void check_local_run(const char *policy, bool relocates) {
+  check_local_run_with(policy, relocates, NULL, 0);
 }
 
 static void test_local_runs(void) {
   check_local_run("{\"type\": \"static\", \"fast_local_access\": false}", false);
   check_local_run("{\"type\": \"relocate\", \"lookahead\": 4}", true);
+}
+
+/* Bounded consistency through the run layer, with processes. */
+static void test_local_runs_bounded(void) {
+  check_local_run_with("{\"type\": \"relocate\", \"lookahead\": 4}", true,
+                       "{\"model\": \"bsp\"}", 0);
+  check_local_run_with("{\"type\": \"nups\", \"hot_keys\": 20}", true,
+                       "{\"model\": \"ssp\", \"staleness\": 2}", 2);
+  check_local_run_with("{\"type\": \"static\"}", false,
+                       "{\"model\": \"essp\", \"staleness\": 1}", 1);
+  check_local_run_with("{\"type\": \"static\"}", false,
+                       "{\"model\": \"sparse\", \"staleness\": 1}", 1e9);
 }
 
 /* ------------------------------------------------------------- bad frames */
@@ -1013,33 +1040,36 @@ static const char *long_workload =
 /* Failure tests use a short timeout: a stopped peer is detected within it. */
 #define FAILURE_TIMEOUT_S 2.0
 
+/* arg: the run's "consistency" as JSON text, or NULL. */
 static int run_child(uint32_t rank, const char *coordinator, void *arg) {
-  (void)arg;
   cJSON *wl = cJSON_Parse(long_workload), *pol = cJSON_Parse("{\"type\": \"static\"}");
+  cJSON *cons = arg ? cJSON_Parse(arg) : NULL;
   real_cluster c = test_cluster(FAILURE_TIMEOUT_S);
   real_run_args a = {.nodes = 3, .workers_per_node = 2, .host_speed = 1e9, .cluster = &c,
-                     .workload = wl, .policy = pol, .seed = 1, .run = 1, .rank = rank,
-                     .coordinator = coordinator};
+                     .workload = wl, .policy = pol, .consistency = cons, .seed = 1, .run = 1,
+                     .rank = rank, .coordinator = coordinator};
   char err[REAL_ERROR_MAX];
   cJSON *m = real_run_node(&a, err, sizeof err);
   if (!m) fprintf(stderr, "pslab node %u: %s\n", rank, err);
   cJSON_Delete(m);
   cJSON_Delete(wl);
   cJSON_Delete(pol);
+  cJSON_Delete(cons);
   return m ? 0 : 1;
 }
 
-/* A 3-node run during which node 2 gets `signal`: nodes 0 and 1 must fail,
- * naming node 2, and exit. */
-static void check_node_2_lost(int signal) {
+/* A 3-node run (with this consistency, NULL: async) during which node 2
+ * gets `signal`: nodes 0 and 1 must fail, naming node 2, and exit. */
+static void check_node_2_lost(int signal, const char *consistency) {
   alarm(BOUND_S);
   kids ks;
-  kids_spawn(&ks, 3, run_child, NULL);
+  kids_spawn(&ks, 3, run_child, (void *)consistency);
   cJSON *wl = parse_json(long_workload), *pol = parse_json("{\"type\": \"static\"}");
+  cJSON *cons = consistency ? parse_json(consistency) : NULL;
   real_cluster c = test_cluster(FAILURE_TIMEOUT_S);
   killer k = {.ks = &ks, .signal = signal};
   real_run_args a = {.nodes = 3, .workers_per_node = 2, .host_speed = 1e9, .cluster = &c,
-                     .workload = wl, .policy = pol, .seed = 1, .run = 1,
+                     .workload = wl, .policy = pol, .consistency = cons, .seed = 1, .run = 1,
                      .listening = kids_tell, .hook_ctx = &ks, .progress = signal_node_2,
                      .progress_ctx = &k};
   char err[REAL_ERROR_MAX] = "";
@@ -1057,15 +1087,22 @@ static void check_node_2_lost(int signal) {
   if (!strstr(ks.k[1].text, "node 2")) fprintf(stderr, "\n  node 1: %s\n", ks.k[1].text);
   cJSON_Delete(wl);
   cJSON_Delete(pol);
+  cJSON_Delete(cons);
   alarm(0);
 }
 
 /* Its connections close at once: the others see it go. */
-static void test_node_killed_mid_run(void) { check_node_2_lost(SIGKILL); }
+static void test_node_killed_mid_run(void) { check_node_2_lost(SIGKILL, NULL); }
 
 /* Its connections stay open but it answers nothing: ZeroMQ's heartbeats
  * time out within timeout_s. */
-static void test_node_that_stops_answering(void) { check_node_2_lost(SIGSTOP); }
+static void test_node_that_stops_answering(void) { check_node_2_lost(SIGSTOP, NULL); }
+
+/* Under BSP the others soon all wait for node 2's clock: they must still
+ * end, naming it, rather than wait for ever. */
+static void test_node_killed_under_bsp(void) {
+  check_node_2_lost(SIGKILL, "{\"model\": \"bsp\"}");
+}
 
 PSLAB_SUITE("real",
             {"guarantees with processes: static", test_guarantees_static},
@@ -1077,8 +1114,10 @@ PSLAB_SUITE("real",
             {"replicas converge on the real backend with 3 processes",
              test_replicas_converge},
             {"whole runs on this machine", test_local_runs},
+            {"whole runs with bounded consistency", test_local_runs_bounded},
             {"bad frames are dropped and counted", test_bad_frames_are_dropped},
             {"a node that never arrives", test_node_that_never_arrives},
             {"a coordinator that never answers", test_coordinator_that_never_answers},
             {"a node killed mid-run", test_node_killed_mid_run},
-            {"a node that stops answering mid-run", test_node_that_stops_answering})
+            {"a node that stops answering mid-run", test_node_that_stops_answering},
+            {"a node killed mid-run under bsp", test_node_killed_under_bsp})
