@@ -23,11 +23,11 @@ static ticket_slot *ticket_find(ps_worker *w, ps_ticket id) {
 
 int ticket_open(ps_worker *w, uint64_t keys, float *out, size_t out_len,
                 ps_ticket *id) {
-  return ticket_open_bounded(w, keys, out, out_len, -1, 0, id);
+  return ticket_open_bounded(w, keys, out, out_len, -1, 0, -1, id);
 }
 
 int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
-                        int64_t stamp, uint64_t issue_seq, ps_ticket *id) {
+                        int64_t stamp, uint64_t issue_seq, int64_t write_clock, ps_ticket *id) {
   pthread_mutex_lock(&w->lock);
   if (w->n_tickets == w->cap_tickets) {
     size_t cap = w->cap_tickets ? w->cap_tickets * 2 : 8;
@@ -40,7 +40,8 @@ int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
     w->cap_tickets = cap;
   }
   *id = w->next_ticket++;
-  w->tickets[w->n_tickets++] = (ticket_slot){*id, keys + 1, out, out_len, stamp, issue_seq};
+  w->tickets[w->n_tickets++] =
+      (ticket_slot){*id, keys + 1, out, out_len, stamp, issue_seq, write_clock};
   pthread_mutex_unlock(&w->lock);
   return PS_OK;
 }
@@ -182,8 +183,9 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
   /* A bounded pull's values hold every write of clocks < the run's clock now. */
   int64_t stamp = bounded && type == PS_MSG_PULL ? ps_node_min_clock(node) : -1;
   uint64_t seq = stamp >= 0 ? atomic_load(&node->clk.push_seq) : 0;
+  int64_t write_clock = node->has_clock && type != PS_MSG_PULL ? ps_worker_clock(w) : -1;
   if ((rc = ticket_open_bounded(w, n, type == PS_MSG_PULL ? buf : NULL, buf_len, stamp, seq,
-                                &id)) != PS_OK)
+                                write_clock, &id)) != PS_OK)
     return rc;
   uint64_t local = 0, remote = 0;
   size_t deferred = 0; /* keys[i] that need messages, compacted into scratch_defer */

@@ -24,8 +24,9 @@
  * (reply) or was made in a clock < the value's stamp (REFRESH).
  *
  * SPARSE. With its CLOCK m a node also sends the keys its workers intend to
- * use in clocks [their clock, m + lookahead): the writes it may still make
- * before m + lookahead. A worker whose target clock t is not reached may go on
+ * use in clocks [m, m + lookahead): the writes it may still make (or still
+ * have on their way) before m + lookahead; when it cannot tell them all, it
+ * sends none, and holds back whoever waits for it. A worker whose target clock t is not reached may go on
  * when every node that holds it back (said < t) has said its keys, t - 1 <
  * said + lookahead, and none of those keys is one of the step's.
  */
@@ -427,7 +428,9 @@ int ps_worker_set_consistency(ps_worker *w, ps_consistency c) {
   }
   pthread_mutex_lock(&n->clk.lock);
   int rc = PS_OK;
-  uint32_t slots = c.model == PS_CONSISTENCY_SPARSE ? c.lookahead + 1 : 0;
+  /* Clocks c - 1 .. c + lookahead: the one before may still have a write
+   * on its way (the driver has at most one). */
+  uint32_t slots = c.model == PS_CONSISTENCY_SPARSE ? c.lookahead + 2 : 0;
   if (slots > w->n_intents) {
     intent_slot *s = realloc(w->intents, slots * sizeof *s);
     if (s) {
@@ -497,12 +500,13 @@ static bool own_intents(ps_node *n, int64_t said_tick) {
   bool complete = true;
   for (uint32_t i = 0; i < n->num_workers; i++) {
     const ps_worker *w = &n->workers[i];
-    int64_t c = atomic_load(&w->clock);
-    if (c == PS_CLOCK_DONE || w->cons.model != PS_CONSISTENCY_SPARSE) continue;
+    if (atomic_load(&w->clock) == PS_CLOCK_DONE || w->cons.model != PS_CONSISTENCY_SPARSE)
+      continue;
+    /* From the clock said: a write of it may still be on its way. */
     int64_t until = said + (int64_t)w->cons.lookahead;
-    for (int64_t t = c; t < until; t++) {
+    for (int64_t t = said; t < until; t++) {
       const intent_slot *s = &w->intents[t % w->n_intents];
-      if (s->clock == -2) complete = false;
+      if (s->clock == -2 || s->clock > t) complete = false; /* lost, or overwritten */
       if (s->clock != t) continue;
       memcpy(keys + count, s->keys, s->n * sizeof *keys);
       count += s->n;
@@ -521,8 +525,22 @@ static bool own_intents(ps_node *n, int64_t said_tick) {
 
 /* ------------------------------------------------------- saying a clock */
 
-/* Inside a call (order lock held): after a worker's clock moved, says the
- * node's clock to every node if it moved on, and lets waiters go. */
+/* The tick worker w lets its node say: its own, but not past the clock of
+ * a write of it still outstanding (its reads of that clock are done). */
+static int64_t sayable_tick(ps_worker *w) {
+  int64_t t = atomic_load(&w->tick);
+  pthread_mutex_lock(&w->lock);
+  for (size_t i = 0; i < w->n_tickets; i++) {
+    int64_t wc = w->tickets[i].write_clock;
+    if (wc >= 0 && 2 * wc + 1 < t) t = 2 * wc + 1;
+  }
+  pthread_mutex_unlock(&w->lock);
+  return t;
+}
+
+/* Inside a call (order lock held): after a worker's clock moved or a write
+ * completed, says the node's clock to every node if it moved on, and lets
+ * waiters go. */
 static void clock_moved(call_ctx *c) {
   ps_node *n = c->node;
   clock_service *clk = &n->clk;
@@ -536,7 +554,7 @@ static void clock_moved(call_ctx *c) {
   int64_t m = INT64_MAX;
   bool sparse = false;
   for (uint32_t i = 0; i < n->num_workers; i++) {
-    int64_t wc = atomic_load(&n->workers[i].tick);
+    int64_t wc = sayable_tick(&n->workers[i]);
     if (wc < m) m = wc;
     sparse |= n->workers[i].cons.model == PS_CONSISTENCY_SPARSE;
   }
@@ -574,6 +592,8 @@ static void clock_moved(call_ctx *c) {
   if (go != go_buf) free(go);
   if (clock_of(min) > clock_of(old_min)) refresh_dirty(c, clock_of(min));
 }
+
+void clock_check(call_ctx *c) { clock_moved(c); }
 
 int handle_clock(call_ctx *c, const ps_msg *m) {
   ps_node *n = c->node;

@@ -169,6 +169,9 @@ typedef struct {
   size_t out_len;
   int64_t stamp;     /* a bounded pull: the run's clock when issued (-1: none) */
   uint64_t issue_seq; /* ... and the node's write count then */
+  int64_t write_clock; /* with the clock service, a write: its worker's clock
+                          (-1: none); the node says no later clock until it
+                          completes */
 } ticket_slot;
 
 /* A worker's intents of one clock, for SPARSE (clock.c). */
@@ -200,13 +203,13 @@ struct ps_worker {
   bool wait_sparse;        /* ... or, SPARSE, for its step's keys: */
   ps_key *wait_keys;       /* sorted, distinct */
   size_t n_wait_keys, cap_wait_keys;
-  intent_slot *intents;    /* SPARSE: intents of clocks c .. c + lookahead */
+  intent_slot *intents;    /* SPARSE: intents of clocks c - 1 .. c + lookahead */
   uint32_t n_intents;
 };
 
 /* Opens a ticket with `keys` outstanding plus the issuing guard. */
 int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
-                        int64_t stamp, uint64_t issue_seq, ps_ticket *id);
+                        int64_t stamp, uint64_t issue_seq, int64_t write_clock, ps_ticket *id);
 /* A bounded pull's stamp and write count (false: no such ticket). */
 bool ticket_stamp(ps_worker *w, ps_ticket id, int64_t *stamp, uint64_t *issue_seq);
 int ticket_open(ps_worker *w, uint64_t keys, float *out, size_t out_len,
@@ -400,6 +403,9 @@ void bounded_fill_from(ps_node *n, key_entry *e, ps_key k, const ps_msg *m, uint
 /* With the entry locked: a write of this node was acknowledged. */
 void bounded_acked(key_entry *e);
 int handle_clock(call_ctx *c, const ps_msg *m);
+/* Inside a call: says the node's clock if it moved on (a worker advanced,
+ * or the last write of an earlier clock completed). */
+void clock_check(call_ctx *c);
 int handle_refresh(call_ctx *c, const ps_msg *m);
 /* Whether any worker of this node reads under a bounded model (cheap). */
 static inline bool node_bounded(const ps_node *n) { return n->has_clock; }

@@ -504,6 +504,7 @@ int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, doubl
   case PS_MSG_REFRESH: rc = handle_refresh(&c, &m); break;
   default: rc = PS_ERR_TYPE;
   }
+  if (n->has_clock) clock_check(&c); /* a write may have completed */
   ctx_finish(&c);
   if (rc == PS_OK && c.error) rc = c.error;
   if (rc != PS_OK) stat_add(&n->stats.bad_messages, 1);
