@@ -146,7 +146,8 @@ typedef struct {
  * cluster (a->stages non-NULL), as run_setup_new does, and fills
  * info[0..*n) (room for RUN_STAGES_MAX). allow_auto: whether "workers":
  * "auto" is accepted (the spec may say it; a backend may not). 0, or -1 with
- * one message in err naming the JSON path ("stages[1].lr: ..."). A workload
+ * a message in err naming the JSON path ("stages[1].lr: ..."), a line for
+ * each stage that has a problem (lines separated by '\n'). A workload
  * or policy that is itself invalid is not reported here (it is where it is
  * checked): then 0 with *n = 0. */
 int run_stages_check(const run_args *a, bool allow_auto, run_stage_info *info, size_t *n,

@@ -257,9 +257,17 @@ int run_stages_check(const run_args *a, bool allow_auto, run_stage_info *info, s
     r.top = (ps_consistency){PS_CONSISTENCY_ASYNC, 0, 0}; /* reported on its own */
   size_t count;
   int rc = read_list(&r, a->stages, &count);
-  size_t i = 0;
-  for (const cJSON *st = rc == 0 ? a->stages->child : NULL; st && rc == 0; st = st->next, i++)
-    rc = read_stage(&r, st, i, &info[i], NULL, NULL);
+  size_t i = 0, used = 0;
+  char one[768];
+  r.err = one;
+  r.errlen = sizeof one;
+  for (const cJSON *st = rc == 0 ? a->stages->child : NULL; st; st = st->next, i++) {
+    if (read_stage(&r, st, i, &info[i], NULL, NULL) == 0) continue;
+    /* Every stage's problem, a line each. */
+    int k = snprintf(err + used, errlen - used, "%s%s", rc ? "\n" : "", one);
+    if (k > 0) used += (size_t)k < errlen - used ? (size_t)k : errlen - used - 1;
+    rc = -1;
+  }
   wl_free(base);
   if (rc == 0) *n = count;
   return rc;
