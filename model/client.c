@@ -23,6 +23,11 @@ static ticket_slot *ticket_find(ps_worker *w, ps_ticket id) {
 
 int ticket_open(ps_worker *w, uint64_t keys, float *out, size_t out_len,
                 ps_ticket *id) {
+  return ticket_open_bounded(w, keys, out, out_len, -1, 0, id);
+}
+
+int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
+                        int64_t stamp, uint64_t issue_seq, ps_ticket *id) {
   pthread_mutex_lock(&w->lock);
   if (w->n_tickets == w->cap_tickets) {
     size_t cap = w->cap_tickets ? w->cap_tickets * 2 : 8;
@@ -35,9 +40,20 @@ int ticket_open(ps_worker *w, uint64_t keys, float *out, size_t out_len,
     w->cap_tickets = cap;
   }
   *id = w->next_ticket++;
-  w->tickets[w->n_tickets++] = (ticket_slot){*id, keys + 1, out, out_len};
+  w->tickets[w->n_tickets++] = (ticket_slot){*id, keys + 1, out, out_len, stamp, issue_seq};
   pthread_mutex_unlock(&w->lock);
   return PS_OK;
+}
+
+bool ticket_stamp(ps_worker *w, ps_ticket id, int64_t *stamp, uint64_t *issue_seq) {
+  pthread_mutex_lock(&w->lock);
+  ticket_slot *t = ticket_find(w, id);
+  if (t) {
+    *stamp = t->stamp;
+    *issue_seq = t->issue_seq;
+  }
+  pthread_mutex_unlock(&w->lock);
+  return t != NULL;
 }
 
 static bool span_ok(const ticket_slot *t, uint32_t pos, uint32_t len) {
@@ -88,14 +104,6 @@ size_t ps_worker_pending(ps_worker *w) {
 ps_node *ps_worker_node(ps_worker *w) { return w->node; }
 uint32_t ps_worker_index(const ps_worker *w) { return w->index; }
 int64_t ps_worker_clock(const ps_worker *w) { return atomic_load(&w->clock); }
-int64_t ps_advance_clock(ps_worker *w) {
-  int64_t c = atomic_fetch_add(&w->clock, 1) + 1;
-  _Atomic int64_t *node_clock = &w->node->clock;
-  int64_t old = atomic_load_explicit(node_clock, memory_order_relaxed);
-  while (c > old && !atomic_compare_exchange_weak(node_clock, &old, c)) {
-  }
-  return c;
-}
 
 /* ----------------------------------------------------------- arguments */
 
@@ -127,8 +135,9 @@ static int plan_offsets(ps_worker *w, const ps_key *keys, size_t n, uint64_t *fl
 /* ----------------------------------------------------- reads and writes */
 
 /* Serves key i of an access from local memory, if fast local access can:
- * an owned key, or a replica (but a set on a replica must reach the owner).
- * With the entry locked; sends nothing. Returns whether it did. */
+ * an owned key, or a replica (but a set on a replica must reach the owner),
+ * or under a bounded model a read of a cached copy fresh enough. With the
+ * entry locked; sends nothing. Returns whether it did. */
 static bool serve_inline(ps_worker *w, key_entry *e, ps_key k, uint8_t type, float *buf,
                          uint32_t pos, double now, int *err) {
   ps_node *node = w->node;
@@ -136,13 +145,23 @@ static bool serve_inline(ps_worker *w, key_entry *e, ps_key k, uint8_t type, flo
   uint32_t len = ps_layout_value_len(&node->layout, k);
   const float *vals = type == PS_MSG_PULL ? NULL : buf + pos;
   float *out = type == PS_MSG_PULL ? buf + pos : NULL;
+  bool bounded = w->cons.model != PS_CONSISTENCY_ASYNC;
   int rc;
-  if (e->state == KEY_OWNED)
+  if (e->state == KEY_OWNED) {
     rc = value_apply(e, len, type, vals, out);
-  else if (e->state == KEY_REPLICA && type != PS_MSG_SET)
+    if (rc == PS_OK && bounded && type != PS_MSG_PULL && e->kb) {
+      bounded_note_write(w, e, k, type, vals, false);
+      bounded_owner_written(node, e, k);
+    }
+  } else if (e->state == KEY_REPLICA && type != PS_MSG_SET) {
     rc = replica_apply_local(node, e, k, type, vals, out, ps_worker_clock(w), now);
-  else
+    if (bounded && type == PS_MSG_PULL) bounded_note_replica_read(w);
+    else if (bounded && e->kb) bounded_note_write(w, e, k, type, vals, false);
+  } else if (bounded && type == PS_MSG_PULL && e->state == KEY_ABSENT) {
+    return cache_read(w, e, k, out);
+  } else {
     return false;
+  }
   if (rc != PS_OK) *err = rc;
   return true;
 }
@@ -159,7 +178,12 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
   if (buf_len < floats || (floats && !buf) || !ticket) return PS_ERR_INVAL;
   if (type != PS_MSG_PULL && buf_len != floats) return PS_ERR_VALUE_LEN;
   ps_ticket id;
-  if ((rc = ticket_open(w, n, type == PS_MSG_PULL ? buf : NULL, buf_len, &id)) != PS_OK)
+  bool bounded = w->cons.model != PS_CONSISTENCY_ASYNC;
+  /* A bounded pull's values hold every write of clocks < the run's clock now. */
+  int64_t stamp = bounded && type == PS_MSG_PULL ? atomic_load(&node->clk.min) : -1;
+  uint64_t seq = stamp >= 0 ? atomic_load(&node->clk.push_seq) : 0;
+  if ((rc = ticket_open_bounded(w, n, type == PS_MSG_PULL ? buf : NULL, buf_len, stamp, seq,
+                                &id)) != PS_OK)
     return rc;
   uint64_t local = 0, remote = 0;
   size_t deferred = 0; /* keys[i] that need messages, compacted into scratch_defer */
@@ -184,7 +208,9 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
       uint32_t len = ps_layout_value_len(&node->layout, k), pos = w->scratch_pos[i];
       const float *vals = type == PS_MSG_PULL ? NULL : buf + pos;
       pending_op op = {.type = type, .origin = node->id, .worker = w->index,
-                       .request = id, .pos = pos, .len = vals ? len : 0};
+                       .request = id, .pos = pos, .len = vals ? len : 0,
+                       .subscribe = type == PS_MSG_PULL &&
+                                    w->cons.model == PS_CONSISTENCY_ESSP};
       store_stripe *st;
       key_entry *e = node_lock_entry(node, k, &st);
       if (!e) {
@@ -198,6 +224,10 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
         ctx_add(&c, node->id, type, node->id, w->index, id, 0, k, pos, vals, op.len);
         remote++;
       } else {
+        if (bounded && type != PS_MSG_PULL && (e->kb || e->state == KEY_ABSENT))
+          bounded_note_write(w, e, k, type, vals, e->state == KEY_ABSENT);
+        else if (bounded && e->state == KEY_ABSENT)
+          stat_add(&node->bounded.cache_misses, 1);
         serve_op(&c, e, k, &op, vals);
         remote++;
       }
@@ -338,6 +368,7 @@ int ps_intent(ps_worker *w, const ps_key *keys, size_t n, int64_t clock_start,
   if (clock_end < clock_start) return PS_ERR_INVAL;
   int rc = check_op_keys(node, keys, n);
   if (rc != PS_OK) return rc;
+  if (node->has_clock) clock_note_intent(w, keys, n, clock_start, clock_end);
   if (node->policy && node->policy->on_intent)
     node->policy->on_intent(node->policy_state, w, keys, n, clock_start, clock_end, now);
   return PS_OK;

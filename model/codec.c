@@ -47,7 +47,8 @@ static const char *const type_names[PS_MSG_TYPE_END] = {
     [PS_MSG_HANDOVER] = "HANDOVER",   [PS_MSG_TRANSFER] = "TRANSFER",
     [PS_MSG_SYNC] = "SYNC",           [PS_MSG_SYNC_REPLY] = "SYNC_REPLY",
     [PS_MSG_DELTA] = "DELTA",         [PS_MSG_INTENT] = "INTENT",
-    [PS_MSG_INTENT_REPLY] = "INTENT_REPLY",
+    [PS_MSG_INTENT_REPLY] = "INTENT_REPLY", [PS_MSG_CLOCK] = "CLOCK",
+    [PS_MSG_REFRESH] = "REFRESH",
 };
 
 const char *ps_msg_type_name(int type) {
@@ -58,7 +59,7 @@ const char *ps_msg_type_name(int type) {
 bool ps_msg_type_has_values(int type) {
   return type == PS_MSG_PULL_REPLY || type == PS_MSG_PUSH || type == PS_MSG_SET ||
          type == PS_MSG_TRANSFER || type == PS_MSG_SYNC || type == PS_MSG_SYNC_REPLY ||
-         type == PS_MSG_DELTA;
+         type == PS_MSG_DELTA || type == PS_MSG_REFRESH;
 }
 
 /* --------------------------------------------------------- encoding */

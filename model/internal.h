@@ -29,11 +29,28 @@ enum {
   KEY_REPLICA_ARRIVING = 4, /* a copy whose first value is on its way */
 };
 
+/* What bounded consistency keeps about one key beside its entry (clock.c),
+ * made when first needed: on a node that reads it, its cached value and the
+ * bookkeeping that keeps a node's own writes in what it reads; on its owner,
+ * under ESSP, the nodes that cache it. */
+typedef struct {
+  float *cache;            /* a copy of a key neither owned nor replicated here */
+  int64_t stamp;           /* the copy holds every write of clocks < stamp */
+  int64_t last_push_clock; /* this node's latest write of the key: its worker's
+                              clock then (-1: none) ... */
+  uint64_t last_push_seq;  /* ... and its number among the node's writes */
+  uint32_t inflight;       /* this node's writes sent and not yet acknowledged */
+  uint32_t *subs;          /* owner, ESSP: nodes that cache the key */
+  uint32_t n_subs, cap_subs;
+  bool dirty;              /* owner, ESSP: written since its last REFRESH */
+} key_bounded;
+
 /* An operation waiting for a key in transfer, applied in order on arrival. */
 typedef struct pending_op {
   struct pending_op *next;
   uint8_t type;        /* PS_MSG_PULL, PUSH, SET, SYNC, or LOCALIZE (a waiter) */
   bool via_message;    /* arrived as a message: answer with one */
+  bool subscribe;      /* PULL under ESSP: the origin caches the value (aux 1) */
   uint32_t origin;     /* node of the issuing worker */
   uint32_t worker;
   uint64_t request;    /* ticket on origin (0: nobody waits) */
@@ -60,6 +77,7 @@ typedef struct {
   double synced_at;     /* REPLICA: when it last took part in a sync */
   int64_t synced_clock; /* ... and the node's clock then */
   pending_op *queue_head, *queue_tail;
+  key_bounded *kb;      /* bounded consistency's, or NULL (clock.c) */
 } key_entry;
 
 /* One stripe: an open-addressing table under its own mutex. */
@@ -149,7 +167,16 @@ typedef struct {
   uint64_t pending;  /* keys still outstanding, plus one while being issued */
   float *out;        /* pull: the caller's buffer */
   size_t out_len;
+  int64_t stamp;     /* a bounded pull: the run's clock when issued (-1: none) */
+  uint64_t issue_seq; /* ... and the node's write count then */
 } ticket_slot;
+
+/* A worker's intents of one clock, for SPARSE (clock.c). */
+typedef struct {
+  int64_t clock;
+  ps_key *keys;
+  size_t n, cap;
+} intent_slot;
 
 struct ps_worker {
   ps_node *node;
@@ -163,9 +190,24 @@ struct ps_worker {
   uint32_t *scratch_pos;   /* each key's float offset in the caller's buffer */
   uint32_t *scratch_defer; /* keys that need messages */
   size_t scratch_cap;
+  /* Bounded consistency (clock.c); under the node's clock lock but cons,
+   * which only the worker's own thread writes. */
+  ps_consistency cons;
+  bool waiting;            /* a ps_clock_wait is pending: */
+  int64_t wait_clock;      /* ... for this clock */
+  ps_ticket wait_ticket;
+  bool wait_sparse;        /* ... or, SPARSE, for its step's keys: */
+  ps_key *wait_keys;       /* sorted, distinct */
+  size_t n_wait_keys, cap_wait_keys;
+  intent_slot *intents;    /* SPARSE: intents of clocks c .. c + lookahead */
+  uint32_t n_intents;
 };
 
 /* Opens a ticket with `keys` outstanding plus the issuing guard. */
+int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
+                        int64_t stamp, uint64_t issue_seq, ps_ticket *id);
+/* A bounded pull's stamp and write count (false: no such ticket). */
+bool ticket_stamp(ps_worker *w, ps_ticket id, int64_t *stamp, uint64_t *issue_seq);
 int ticket_open(ps_worker *w, uint64_t keys, float *out, size_t out_len,
                 ps_ticket *id);
 /* Drops `n` outstanding keys; when the count reaches 0 the ticket completes
@@ -185,6 +227,29 @@ typedef struct {
   _Atomic uint64_t local_accesses, remote_accesses, messages_sent, bytes_sent,
       messages_received, forwards, relocations, queued, bad_messages, replica_syncs;
 } node_counters;
+
+/* Bounded consistency's counters. */
+typedef struct {
+  _Atomic uint64_t cache_reads, cache_misses, reads, sum, max, clock_messages, refreshes;
+  _Atomic uint64_t hist[PS_CLOCK_BUCKETS];
+} bounded_counters;
+
+/* The clock service (clock.c), under clock_lock: taken after the order
+ * lock, never with a stripe lock held; a worker's ticket lock may be taken
+ * under it. */
+typedef struct {
+  pthread_mutex_t lock;
+  int64_t *known;       /* per node: the clock it said last */
+  ps_key **keys;        /* SPARSE, per node: keys its workers intend ... */
+  size_t *n_keys;
+  bool *keys_known;     /* ... once it said any */
+  int64_t said;         /* the clock this node said last */
+  _Atomic int64_t min;  /* the smallest of known */
+  _Atomic uint64_t push_seq; /* numbers this node's writes (bounded) */
+  pthread_mutex_t dirty_lock; /* ESSP: owned keys written since their refresh; */
+  ps_key *dirty;              /* taken under a stripe lock, never before one */
+  size_t n_dirty, cap_dirty;
+} clock_service;
 
 /* Ages of replica reads. */
 typedef struct {
@@ -219,6 +284,9 @@ struct ps_node {
   const ps_key *init_hot_keys; /* the config's, during the policy's init */
   size_t init_num_hot_keys;
   staleness_counters staleness;
+  bool has_clock;           /* config.clock_service */
+  clock_service clk;
+  bounded_counters bounded;
 };
 
 static inline void stat_add(_Atomic uint64_t *c, uint64_t n) {
@@ -297,6 +365,48 @@ void entry_drain_queue(call_ctx *c, key_entry *e, ps_key k);
 /* Drops an entry that no longer says anything (not owned, not in transfer,
  * not a directory entry). With the stripe locked; e dies here. */
 void entry_release(ps_node *n, store_stripe *st, key_entry *e, ps_key k);
+
+/* Bounded consistency (clock.c). */
+int clock_init(ps_node *n);
+void clock_destroy(ps_node *n);
+void key_bounded_free(key_bounded *kb);
+/* With the entry locked: e's bounded state, made when absent (NULL: no memory). */
+key_bounded *entry_bounded(key_entry *e);
+/* With the entry locked, for worker w's read of a key neither owned nor
+ * replicated here: serves it from the cache into out if the copy is fresh
+ * enough for w (true), else counts a miss (false). */
+bool cache_read(ps_worker *w, key_entry *e, ps_key k, float *out);
+/* With the entry locked: worker w writes vals (type PUSH or SET) to k here;
+ * by_message: the write is sent to the owner. */
+void bounded_note_write(ps_worker *w, key_entry *e, ps_key k, uint8_t type,
+                        const float *vals, bool by_message);
+/* With the entry locked: a read of a replica under a bounded model. */
+void bounded_note_replica_read(ps_worker *w);
+/* With the entry locked, on the owner: k was written (ESSP refresh) or
+ * read by a subscriber (op->subscribe). */
+void bounded_owner_written(ps_node *n, key_entry *e, ps_key k);
+void bounded_subscribe(key_entry *e, uint32_t node);
+/* With the entry locked: k leaves this node (its subscribers are dropped). */
+void bounded_on_leave(key_entry *e);
+/* With the entry locked: the value of k in PULL_REPLY m (at float offset)
+ * arrived for a bounded pull stamped `stamp`, issued at the node's write
+ * count issue_seq. */
+void bounded_fill_from(ps_node *n, key_entry *e, ps_key k, const ps_msg *m, uint32_t offset,
+                       int64_t stamp, uint64_t issue_seq);
+/* With the entry locked: a write of this node was acknowledged. */
+void bounded_acked(key_entry *e);
+int handle_clock(call_ctx *c, const ps_msg *m);
+int handle_refresh(call_ctx *c, const ps_msg *m);
+/* Whether any worker of this node reads under a bounded model (cheap). */
+static inline bool node_bounded(const ps_node *n) { return n->has_clock; }
+/* Starts a message without keys (a CLOCK that names none). */
+void ctx_add_empty(call_ctx *c, uint32_t dst, uint8_t type, uint64_t request, uint32_t aux);
+/* SPARSE: worker w intends keys[n] in clocks [start, end). */
+void clock_note_intent(ps_worker *w, const ps_key *keys, size_t n, int64_t start,
+                       int64_t end);
+/* Hands on every all-reduce delta (replicas' and mirrored owned keys') now:
+ * before a CLOCK. */
+void replica_flush_allreduce(call_ctx *c);
 
 /* Queues op (and its values) on a key in transfer. */
 void queue_op(call_ctx *c, key_entry *e, const pending_op *op, const float *vals);

@@ -70,6 +70,8 @@ ps_node *ps_node_new(const ps_node_config *c) {
   if (store_init(&n->store, c->stripes ? c->stripes : 64) != PS_OK ||
       workers_init(n, c->workers) != PS_OK)
     goto fail;
+  n->has_clock = c->clock_service;
+  if (n->has_clock && clock_init(n) != PS_OK) goto fail;
   n->init_hot_keys = c->hot_keys;
   n->init_num_hot_keys = c->hot_keys ? c->num_hot_keys : 0;
   int init_rc = n->policy && n->policy->init
@@ -89,6 +91,7 @@ fail:
 void ps_node_free(ps_node *n) {
   if (!n) return;
   if (n->policy && n->policy->free) n->policy->free(n->policy_state);
+  if (n->has_clock) clock_destroy(n);
   store_destroy(&n->store);
   for (uint32_t i = 0; n->workers && i < n->num_workers; i++) {
     pthread_mutex_destroy(&n->workers[i].lock);
@@ -136,6 +139,16 @@ void ps_node_get_stats(const ps_node *n, ps_node_stats *o) {
   o->staleness_sum_clocks = atomic_load(&a->sum_clocks);
   o->staleness_max_clocks = atomic_load(&a->max_clocks);
   for (unsigned i = 0; i < PS_STALENESS_BUCKETS; i++) o->staleness_hist[i] = atomic_load(&a->hist[i]);
+  const bounded_counters *b = &n->bounded;
+  o->cache_reads = atomic_load(&b->cache_reads);
+  o->cache_misses = atomic_load(&b->cache_misses);
+  o->bounded_reads = atomic_load(&b->reads);
+  o->bounded_staleness_sum = atomic_load(&b->sum);
+  o->bounded_staleness_max = atomic_load(&b->max);
+  for (unsigned i = 0; i < PS_CLOCK_BUCKETS; i++)
+    o->bounded_staleness_hist[i] = atomic_load(&b->hist[i]);
+  o->clock_messages = atomic_load(&b->clock_messages);
+  o->refreshes = atomic_load(&b->refreshes);
 }
 
 void ps_node_stats_add(ps_node_stats *sum, const ps_node_stats *s) {
@@ -156,6 +169,16 @@ void ps_node_stats_add(ps_node_stats *sum, const ps_node_stats *s) {
   if (s->staleness_max_clocks > sum->staleness_max_clocks)
     sum->staleness_max_clocks = s->staleness_max_clocks;
   for (unsigned i = 0; i < PS_STALENESS_BUCKETS; i++) sum->staleness_hist[i] += s->staleness_hist[i];
+  sum->cache_reads += s->cache_reads;
+  sum->cache_misses += s->cache_misses;
+  sum->bounded_reads += s->bounded_reads;
+  sum->bounded_staleness_sum += s->bounded_staleness_sum;
+  if (s->bounded_staleness_max > sum->bounded_staleness_max)
+    sum->bounded_staleness_max = s->bounded_staleness_max;
+  for (unsigned i = 0; i < PS_CLOCK_BUCKETS; i++)
+    sum->bounded_staleness_hist[i] += s->bounded_staleness_hist[i];
+  sum->clock_messages += s->clock_messages;
+  sum->refreshes += s->refreshes;
 }
 
 /* --------------------------------------------------------------- timers */
@@ -294,6 +317,10 @@ static void apply_op(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
     c->error = rc;
     return;
   }
+  if (op->type == PS_MSG_PULL && op->subscribe && op->origin != c->node->id)
+    bounded_subscribe(e, op->origin); /* ESSP: refresh its copy at clock ends */
+  else if (op->type != PS_MSG_PULL && e->kb)
+    bounded_owner_written(c->node, e, k);
   bool with_value = op->type == PS_MSG_PULL || op->type == PS_MSG_SYNC;
   deliver_result(c, op, k, with_value ? e->value : NULL, len);
 }
@@ -343,8 +370,8 @@ void serve_op(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
   } else { /* a replica serves only its own node: the rest goes to the owner */
     /* Not here: pass it on, keeping the original requester. */
     uint32_t dst = route_of(n, e, k);
-    ctx_add(c, dst, op->type, op->origin, op->worker, op->request, 0, k, op->pos, vals,
-            vals ? op->len : 0);
+    ctx_add(c, dst, op->type, op->origin, op->worker, op->request, op->subscribe, k, op->pos,
+            vals, vals ? op->len : 0);
     if (op->via_message) stat_add(&n->stats.forwards, 1);
   }
 }
@@ -379,6 +406,7 @@ static int handle_request(call_ctx *c, const ps_msg *m) {
     uint32_t len = ps_layout_value_len(&n->layout, k);
     pending_op op = {.type = m->type, .via_message = true, .origin = m->origin,
                      .worker = m->worker, .request = m->request,
+                     .subscribe = n->has_clock && m->type == PS_MSG_PULL && m->aux == 1,
                      .pos = ps_msg_pos(m, i), .len = m->values ? len : 0};
     if (vals) {
       ps_msg_values(m, offset, vals, len);
@@ -402,6 +430,25 @@ static int handle_reply(call_ctx *c, const ps_msg *m) {
   ps_node *n = c->node;
   if (m->origin != n->id || m->worker >= n->num_workers) return PS_ERR_PEER;
   ps_worker *w = &n->workers[m->worker];
+  int64_t stamp = -1;
+  uint64_t issue_seq = 0;
+  if (n->has_clock && !ticket_stamp(w, m->request, &stamp, &issue_seq)) return PS_ERR_PROTOCOL;
+  if (n->has_clock) { /* the node's copies learn what came back */
+    uint32_t offset = 0;
+    for (uint32_t i = 0; i < m->key_count; i++) {
+      ps_key k = ps_msg_key(m, i);
+      uint32_t len = ps_layout_value_len(&n->layout, k);
+      if (m->type == PS_MSG_WRITE_ACK || stamp >= 0) {
+        store_stripe *st;
+        key_entry *e = node_lock_entry(n, k, &st);
+        if (!e) return PS_ERR_NOMEM;
+        if (m->type == PS_MSG_WRITE_ACK) bounded_acked(e);
+        else bounded_fill_from(n, e, k, m, offset, stamp, issue_seq);
+        pthread_mutex_unlock(&st->lock);
+      }
+      offset += len;
+    }
+  }
   if (m->type == PS_MSG_PULL_REPLY) {
     /* Copy every value first; the ticket completes only after all landed. */
     uint32_t offset = 0;
@@ -452,6 +499,8 @@ int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, doubl
   case PS_MSG_HANDOVER: rc = handle_handover(&c, &m); break;
   case PS_MSG_TRANSFER: rc = handle_transfer(&c, &m); break;
   case PS_MSG_INTENT: rc = handle_intent(&c, &m); break;
+  case PS_MSG_CLOCK: rc = handle_clock(&c, &m); break;
+  case PS_MSG_REFRESH: rc = handle_refresh(&c, &m); break;
   default: rc = PS_ERR_TYPE;
   }
   ctx_finish(&c);

@@ -90,6 +90,11 @@ oom:
   if (!c->error) c->error = PS_ERR_NOMEM;
 }
 
+void ctx_add_empty(call_ctx *c, uint32_t dst, uint8_t type, uint64_t request, uint32_t aux) {
+  if (!find_or_add(c, dst, type, c->node->id, 0, request, aux) && !c->error)
+    c->error = PS_ERR_NOMEM;
+}
+
 void ctx_wake(call_ctx *c, uint32_t worker, ps_ticket t) {
   if (c->n_wakes == c->cap_wakes) {
     size_t cap = c->cap_wakes ? c->cap_wakes * 2 : 4;

@@ -21,7 +21,8 @@
 #include <string.h>
 
 void entry_release(ps_node *n, store_stripe *st, key_entry *e, ps_key k) {
-  if (e->state == KEY_ABSENT && !e->queue_head && ps_layout_home(&n->layout, k) != n->id)
+  if (e->state == KEY_ABSENT && !e->queue_head && !e->kb &&
+      ps_layout_home(&n->layout, k) != n->id)
     stripe_remove(st, k);
 }
 
@@ -41,6 +42,7 @@ static void send_value(call_ctx *c, key_entry *e, ps_key k, uint32_t new_owner) 
   }
   ctx_add(c, new_owner, PS_MSG_TRANSFER, c->node->id, 0, 0, 0, k, 0, v, len);
   free(tmp);
+  bounded_on_leave(e);
   free(e->value);
   e->value = NULL;
   e->state = KEY_ABSENT;

@@ -378,6 +378,33 @@ void ps_node_finish(ps_node *n, double now) {
   free(keys);
 }
 
+void replica_flush_allreduce(call_ctx *c) {
+  ps_node *n = c->node;
+  if (n->replica_mode != PS_SYNC_ALLREDUCE) return;
+  pthread_mutex_lock(&n->replica_lock);
+  size_t count = n->n_replicas;
+  ps_key *keys = count ? malloc(count * sizeof *keys) : NULL;
+  if (keys) memcpy(keys, n->replica_keys, count * sizeof *keys);
+  pthread_mutex_unlock(&n->replica_lock);
+  if (count && !keys) {
+    c->error = PS_ERR_NOMEM;
+    return;
+  }
+  uint64_t synced = 0;
+  for (size_t i = 0; i < count; i++) {
+    store_stripe *st = store_stripe_of(&n->store, keys[i]);
+    pthread_mutex_lock(&st->lock);
+    key_entry *e = stripe_find(st, keys[i]);
+    if (e && e->delta && (e->state == KEY_REPLICA || (e->state == KEY_OWNED && e->mirror))) {
+      broadcast_delta(c, e, keys[i], ps_layout_value_len(&n->layout, keys[i]));
+      synced++;
+    }
+    pthread_mutex_unlock(&st->lock);
+  }
+  stat_add(&n->stats.replica_syncs, synced);
+  free(keys);
+}
+
 /* ------------------------------------------------------------ handlers */
 
 int handle_sync_reply(call_ctx *c, const ps_msg *m) {

@@ -34,6 +34,7 @@ void store_destroy(key_store *s) {
       if (!st->slots[j].used) continue;
       free(st->slots[j].value);
       free(st->slots[j].delta);
+      key_bounded_free(st->slots[j].kb);
       free_queue(st->slots[j].queue_head);
     }
     free(st->slots);

@@ -42,6 +42,13 @@ struct run_totals {
   wl_quality q;
   bool has_q;
   double eval_s;       /* the most any worker spent evaluating */
+  /* Bounded consistency: time blocked summed over workers, and how many
+   * there are; steps that blocked; steps that passed the gate (0: the run
+   * had no bound); clock gaps and read staleness as lists of counts. */
+  double wait_sum;
+  uint32_t workers;
+  uint64_t clock_waits, gated, gap_sum;
+  double gap_hist[PS_CLOCK_BUCKETS], stale_hist[PS_CLOCK_BUCKETS];
   /* With stages: per stage, over its active workers (those with steps). */
   struct stage_total {
     uint32_t workers;
@@ -165,6 +172,14 @@ static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
       t->pushed_floats += w->pushed_floats;
       t->pushed_sum += w->pushed_sum;
       t->samples += w->samples;
+      t->workers++;
+      t->wait_sum += w->wait_s;
+      t->clock_waits += w->clock_waits;
+      for (int g = 0; g < PS_CLOCK_BUCKETS; g++) {
+        t->gap_hist[g] += (double)w->gap_hist[g];
+        t->gated += w->gap_hist[g];
+        t->gap_sum += (uint64_t)g * w->gap_hist[g];
+      }
       if (!w->samples) continue;
       t->samplers++;
       t->tv_sum += w->sample_tv_distance;
@@ -175,6 +190,8 @@ static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
     t->in_transfer += node->in_transfer;
     t->dropped += node->dropped;
   }
+  for (int g = 0; g < PS_CLOCK_BUCKETS; g++)
+    t->stale_hist[g] = (double)t->nodes.bounded_staleness_hist[g];
   int rc = epoch_times(t, nodes, n);
   if (rc == PS_OK) rc = stage_totals(t, nodes, n);
   return rc == PS_OK ? epoch_quality(t, nodes, n) : rc;
@@ -231,6 +248,25 @@ SCALAR_IF(v_samples, t->samplers, (double)t->samples)
 SCALAR_IF(v_sample_tv, t->samplers, t->tv_sum / t->samplers)
 SCALAR_IF(v_sample_reuse, t->samplers, t->reuse_sum / t->samplers)
 SCALAR_IF(v_bad_messages, t->dropped, (double)t->dropped)
+SCALAR_IF(v_wait, t->gated, t->wait_sum / t->workers)
+SCALAR_IF(v_clock_waits, t->gated, (double)t->clock_waits)
+SCALAR_IF(v_gap_mean, t->gated, (double)t->gap_sum / (double)t->gated)
+SCALAR_IF(v_read_stale_mean, t->nodes.bounded_reads,
+          (double)t->nodes.bounded_staleness_sum / (double)t->nodes.bounded_reads)
+SCALAR_IF(v_read_stale_max, t->nodes.bounded_reads, (double)t->nodes.bounded_staleness_max)
+SCALAR_IF(v_cache_hits, t->nodes.cache_reads + t->nodes.cache_misses,
+          (double)t->nodes.cache_reads /
+              (double)(t->nodes.cache_reads + t->nodes.cache_misses))
+SCALAR_IF(v_clock_messages, t->gated, (double)t->nodes.clock_messages)
+SCALAR_IF(v_refreshes, t->nodes.refreshes, (double)t->nodes.refreshes)
+static size_t v_gap_hist(const run_totals *t, const double **out) {
+  *out = t->gap_hist;
+  return t->gated ? PS_CLOCK_BUCKETS : 0;
+}
+static size_t v_stale_hist(const run_totals *t, const double **out) {
+  *out = t->stale_hist;
+  return t->nodes.bounded_reads ? PS_CLOCK_BUCKETS : 0;
+}
 
 static size_t v_epoch_times(const run_totals *t, const double **out) {
   *out = t->epochs;
@@ -299,11 +335,14 @@ static bool v_stages(const run_totals *t, cJSON *list) {
 #define BOTH (RUN_SHOW_TABLE | RUN_SHOW_SUMMARY)
 #define SUMMARY RUN_SHOW_SUMMARY
 #define MEAN RUN_COMBINE_MEAN
+#define SUM RUN_COMBINE_SUM
 #define MAX RUN_COMBINE_MAX
 #define REPLICAS "with replicas (some read was served by a replica)"
 #define SAMPLING "when the workload samples"
 #define WITH_MATH "with real math (mf, kge, w2v)"
 #define WITH_QUALITY "with real math and held-out data"
+#define BOUNDED "with bounded consistency (bsp, ssp, essp, sparse)"
+#define COPIES "with bounded consistency, when a read was served by a copy (cache or replica)"
 
 static const run_metric table[] = {
     {"time_s", "s", "time",
@@ -403,6 +442,39 @@ static const run_metric table[] = {
     {"eval_s", "s", "evaluation time",
      "The most time one worker spent evaluating held-out data (included in `time_s`, "
      "left out of `epoch_end_s`).", WITH_MATH, MAX, false, 0, v_eval_s, NULL, NULL},
+    {"wait_s", "s", "clock wait",
+     "Time a worker spent blocked at the clock bound (its clock more than `staleness` "
+     "ahead of the slowest worker's), mean over workers.", BOUNDED, MEAN, false, SUMMARY,
+     v_wait, NULL, NULL},
+    {"clock_waits", "", "blocked steps", "Steps, over all workers, that blocked at the bound.",
+     BOUNDED, MEAN, false, 0, v_clock_waits, NULL, NULL},
+    {"clock_gap_mean", "clocks", "clock gap",
+     "Mean over steps of how many clocks the worker was ahead of the slowest worker (as its "
+     "node knew it) when the step started.", BOUNDED, MEAN, false, SUMMARY, v_gap_mean, NULL, NULL},
+    {"clock_gap_hist", "", "clock gaps",
+     "The same as a histogram: element i counts steps that started i clocks ahead (the "
+     "last element: 16 or more). Not a per-epoch list.", BOUNDED, SUM, true, 0, NULL,
+     v_gap_hist, NULL},
+    {"read_staleness_mean_clocks", "clocks", "staleness read",
+     "Mean over reads served by a copy (the node's cache or a replica) of the reader's "
+     "clock minus the clock the copy holds every write before: the staleness actually "
+     "read, at most `staleness`.", COPIES, MEAN, false, SUMMARY, v_read_stale_mean, NULL, NULL},
+    {"read_staleness_max_clocks", "clocks", "staleness read (max)", "The largest of the same.",
+     COPIES, MAX, false, 0, v_read_stale_max, NULL, NULL},
+    {"read_staleness_hist", "", "staleness read",
+     "The same as a histogram: element i counts reads i clocks stale (the last: 16 or "
+     "more). Not a per-epoch list.", COPIES, SUM, true, 0, NULL, v_stale_hist, NULL},
+    {"cache_hit_ratio", "share", "cache hits",
+     "Share of reads of keys neither owned nor replicated on the reader's node that its "
+     "cache served (the rest were fetched from the owner).",
+     "with bounded consistency, when a read needed another node", MEAN, false, 0,
+     v_cache_hits, NULL, NULL},
+    {"clock_messages", "", "clock messages",
+     "CLOCK messages sent (a node tells every other its clock when its slowest worker's "
+     "advances).", BOUNDED, MEAN, false, 0, v_clock_messages, NULL, NULL},
+    {"refreshes", "", "values refreshed",
+     "ESSP: keys whose fresh value an owner sent to a node caching them, at clock ends.",
+     "with essp", MEAN, false, 0, v_refreshes, NULL, NULL},
     {"stages", "", "stages",
      "One object per stage, in order: `stage` (its index), `workers` (its active "
      "workers), `steps` (theirs, summed), `time_s` (from the first start of one of its "

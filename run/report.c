@@ -25,7 +25,9 @@
   X(local_accesses) X(remote_accesses) X(messages_sent) X(bytes_sent)        \
   X(messages_received) X(forwards) X(relocations) X(queued) X(bad_messages)  \
   X(replica_syncs) X(replica_reads) X(staleness_sum_clocks)                  \
-  X(staleness_max_clocks)
+  X(staleness_max_clocks) X(cache_reads) X(cache_misses) X(bounded_reads)    \
+  X(bounded_staleness_sum) X(bounded_staleness_max) X(clock_messages)        \
+  X(refreshes)
 #define STATS_REALS(X) X(staleness_sum_s) X(staleness_max_s)
 
 /* ------------------------------------------------------------ in memory */
@@ -51,7 +53,9 @@ int run_report_worker(run_node_report *r, const run_worker *rw) {
                            .pushed_sum = st->pushed_sum,
                            .sample_tv_distance = st->sample_tv_distance,
                            .sample_reuse_factor = st->sample_reuse_factor,
-                           .start_s = st->start_s, .eval_s = st->eval_s};
+                           .start_s = st->start_s, .eval_s = st->eval_s,
+                           .wait_s = st->wait_s, .clock_waits = st->clock_waits};
+  memcpy(w->gap_hist, st->gap_hist, sizeof w->gap_hist);
   if (rw->stages && rw->n_stages) {
     if (!(w->stages = malloc(rw->n_stages * sizeof *w->stages))) return PS_ERR_NOMEM;
     memcpy(w->stages, rw->stages, rw->n_stages * sizeof *w->stages);
@@ -102,6 +106,14 @@ static bool append(cJSON *list, double v) {
   return false;
 }
 
+/* counts[n] as a list named `name` of o. */
+static bool put_counts(cJSON *o, const char *name, const uint64_t *counts, int n) {
+  cJSON *list = cJSON_AddArrayToObject(o, name);
+  bool ok = list != NULL;
+  for (int i = 0; ok && i < n; i++) ok = append(list, (double)counts[i]);
+  return ok;
+}
+
 static cJSON *stats_to_json(const ps_node_stats *s) {
   cJSON *o = cJSON_CreateObject();
   bool ok = o != NULL;
@@ -109,10 +121,8 @@ static cJSON *stats_to_json(const ps_node_stats *s) {
   STATS_COUNTS(PUT)
   STATS_REALS(PUT)
 #undef PUT
-  cJSON *hist = ok ? cJSON_AddArrayToObject(o, "staleness_hist") : NULL;
-  for (int i = 0; hist && i < PS_STALENESS_BUCKETS; i++)
-    ok = ok && append(hist, (double)s->staleness_hist[i]);
-  ok = ok && hist;
+  ok = ok && put_counts(o, "staleness_hist", s->staleness_hist, PS_STALENESS_BUCKETS) &&
+       put_counts(o, "bounded_staleness_hist", s->bounded_staleness_hist, PS_CLOCK_BUCKETS);
   if (!ok) cJSON_Delete(o);
   return ok ? o : NULL;
 }
@@ -125,7 +135,9 @@ static cJSON *worker_to_json(const run_worker_report *w) {
             put(o, "samples", (double)w->samples) &&
             put(o, "sample_tv_distance", w->sample_tv_distance) &&
             put(o, "sample_reuse_factor", w->sample_reuse_factor) &&
-            put(o, "start_s", w->start_s);
+            put(o, "start_s", w->start_s) && put(o, "wait_s", w->wait_s) &&
+            put(o, "clock_waits", (double)w->clock_waits) &&
+            put_counts(o, "gap_hist", w->gap_hist, PS_CLOCK_BUCKETS);
   cJSON *ends = ok ? cJSON_AddArrayToObject(o, "epoch_end_s") : NULL;
   for (size_t e = 0; ends && e < w->epochs; e++) ok = ok && append(ends, w->epoch_end_s[e]);
   if (ok && ends && w->epoch_quality) { /* [[loss, examples, q_num, q_den], ...] */
@@ -202,6 +214,26 @@ static uint64_t count(reader *rd, const cJSON *o, const char *where, const char 
   return 0;
 }
 
+/* The list `name` of o, of exactly n counts, into out[n]. */
+static void get_counts(reader *rd, const cJSON *o, const char *where, const char *name,
+                       uint64_t *out, int n) {
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(o, name);
+  if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) != n) {
+    if (!rd->bad) snprintf(rd->err, rd->errlen, "%s.%s: expected %d counts", where, name, n);
+    rd->bad = true;
+    return;
+  }
+  int i = 0;
+  for (const cJSON *h = list->child; h; h = h->next, i++) {
+    if (cJSON_IsNumber(h) && h->valuedouble >= 0) {
+      out[i] = (uint64_t)h->valuedouble;
+      continue;
+    }
+    if (!rd->bad) snprintf(rd->err, rd->errlen, "%s.%s[%d]: expected a count", where, name, i);
+    rd->bad = true;
+  }
+}
+
 static void stats_from_json(reader *rd, const cJSON *o, ps_node_stats *s) {
 #define GET_COUNT(f) s->f = count(rd, o, "stats", #f);
 #define GET_REAL(f) s->f = num(rd, o, "stats", #f);
@@ -209,23 +241,9 @@ static void stats_from_json(reader *rd, const cJSON *o, ps_node_stats *s) {
   STATS_REALS(GET_REAL)
 #undef GET_COUNT
 #undef GET_REAL
-  const cJSON *hist = cJSON_GetObjectItemCaseSensitive(o, "staleness_hist");
-  if (!cJSON_IsArray(hist) || cJSON_GetArraySize(hist) != PS_STALENESS_BUCKETS) {
-    if (!rd->bad)
-      snprintf(rd->err, rd->errlen, "stats.staleness_hist: expected %d counts",
-               PS_STALENESS_BUCKETS);
-    rd->bad = true;
-    return;
-  }
-  int i = 0;
-  for (const cJSON *h = hist->child; h; h = h->next, i++) {
-    if (cJSON_IsNumber(h) && h->valuedouble >= 0) {
-      s->staleness_hist[i] = (uint64_t)h->valuedouble;
-      continue;
-    }
-    if (!rd->bad) snprintf(rd->err, rd->errlen, "stats.staleness_hist[%d]: expected a count", i);
-    rd->bad = true;
-  }
+  get_counts(rd, o, "stats", "staleness_hist", s->staleness_hist, PS_STALENESS_BUCKETS);
+  get_counts(rd, o, "stats", "bounded_staleness_hist", s->bounded_staleness_hist,
+             PS_CLOCK_BUCKETS);
 }
 
 /* "stages": [[steps, start_s, end_s, wait_s], ...], when the run has stages. */
@@ -266,6 +284,9 @@ static void worker_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
   w->sample_tv_distance = num(rd, o, at, "sample_tv_distance");
   w->sample_reuse_factor = num(rd, o, at, "sample_reuse_factor");
   w->start_s = num(rd, o, at, "start_s");
+  w->wait_s = num(rd, o, at, "wait_s");
+  w->clock_waits = count(rd, o, at, "clock_waits");
+  get_counts(rd, o, at, "gap_hist", w->gap_hist, PS_CLOCK_BUCKETS);
   stages_from_json(rd, o, w);
   const cJSON *ends = cJSON_GetObjectItemCaseSensitive(o, "epoch_end_s");
   if (!cJSON_IsArray(ends)) {

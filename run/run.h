@@ -72,9 +72,12 @@ typedef struct run_setup run_setup;
 run_setup *run_setup_new(const run_args *a, char *err, size_t errlen);
 void run_setup_free(run_setup *s);
 
+#define RUN_SPARSE_LOOKAHEAD 10 /* sparse's default "lookahead" */
+
 /* Reads a "consistency" object ({"model": "async" | "bsp" | "ssp" | "essp" |
- * "sparse", "staleness": s}; NULL: async; bsp is ssp with staleness 0, and
- * takes none) into *out. 0, or -1 with a message in err naming the field
+ * "sparse", "staleness": s, "lookahead": l}; NULL: async; bsp is ssp with
+ * staleness 0, and takes none; only sparse takes a lookahead, default
+ * RUN_SPARSE_LOOKAHEAD) into *out. 0, or -1 with a message in err naming the field
  * (relative to the object), what was expected and what was found. */
 int run_consistency_parse(const struct cJSON *json, ps_consistency *out, char *err,
                           size_t errlen);
@@ -224,6 +227,9 @@ typedef struct {
   size_t epochs;
   wl_epoch_quality *epoch_quality; /* with real math, `epochs` of them; else NULL */
   double eval_s;       /* time spent evaluating held-out data */
+  double wait_s;       /* bounded consistency: time blocked at the clock bound, */
+  uint64_t clock_waits; /* steps that blocked, */
+  uint64_t gap_hist[PS_CLOCK_BUCKETS]; /* and clocks ahead of the run's */
   run_stage_stats *stages; /* owned; n_stages of them (0 without stages) */
   size_t n_stages;
 } run_worker_report;

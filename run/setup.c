@@ -116,16 +116,17 @@ ps_consistency run_setup_consistency(const run_setup *s) { return s->consistency
 /* ---------------------------------------------------------- consistency */
 
 int run_consistency_parse(const cJSON *json, ps_consistency *out, char *err, size_t errlen) {
-  *out = (ps_consistency){PS_CONSISTENCY_ASYNC, 0};
+  *out = (ps_consistency){.model = PS_CONSISTENCY_ASYNC};
   if (!json) return 0;
   if (!cJSON_IsObject(json)) {
     snprintf(err, errlen, "expected an object {\"model\", \"staleness\"}");
     return -1;
   }
   for (const cJSON *f = json->child; f; f = f->next)
-    if (strcmp(f->string, "model") != 0 && strcmp(f->string, "staleness") != 0) {
-      snprintf(err, errlen, "%s: unknown field (expected \"model\" or \"staleness\")",
-               f->string);
+    if (strcmp(f->string, "model") != 0 && strcmp(f->string, "staleness") != 0 &&
+        strcmp(f->string, "lookahead") != 0) {
+      snprintf(err, errlen, "%s: unknown field (expected \"model\", \"staleness\" or "
+                            "\"lookahead\")", f->string);
       return -1;
     }
   static const struct {
@@ -165,6 +166,21 @@ int run_consistency_parse(const cJSON *json, ps_consistency *out, char *err, siz
                           "integer >= 0; 0 is bsp), found nothing");
     return -1;
   }
+  const cJSON *la = cJSON_GetObjectItemCaseSensitive(json, "lookahead");
+  if (la && out->model != PS_CONSISTENCY_SPARSE) {
+    snprintf(err, errlen, "lookahead: only sparse takes one (the clocks ahead its workers "
+                          "signal the keys they will use)");
+    return -1;
+  }
+  out->lookahead = out->model == PS_CONSISTENCY_SPARSE ? RUN_SPARSE_LOOKAHEAD : 0;
+  if (la) {
+    double v = cJSON_IsNumber(la) ? la->valuedouble : -1;
+    if (v < 1 || v > PS_MAX_LOOKAHEAD || v != (double)(uint32_t)v) {
+      snprintf(err, errlen, "lookahead: expected an integer from 1 to %u", PS_MAX_LOOKAHEAD);
+      return -1;
+    }
+    out->lookahead = (uint32_t)v;
+  }
   return 0;
 }
 
@@ -182,11 +198,6 @@ int run_consistency_check(ps_consistency c, const ps_policy_settings *settings, 
     snprintf(err, errlen, "%s needs fast_local_access (its reads are served from the "
                           "node's memory and cache)",
              ps_consistency_name(c.model));
-    return -1;
-  }
-  if (c.model == PS_CONSISTENCY_SPARSE && settings->lookahead == 0) {
-    snprintf(err, errlen, "sparse needs the workers' intents: a policy with a lookahead "
-                          ">= 1 (relocate, nups)");
     return -1;
   }
   if (c.model == PS_CONSISTENCY_SPARSE && samples) {

@@ -66,6 +66,15 @@ void run_worker_free(run_worker *w) {
 
 /* --------------------------------------------------------------- stages */
 
+/* The driver's lookahead: the policy's, or under SPARSE consistency its
+ * own when longer (its intents tell who writes what). */
+static uint32_t driver_lookahead(const run_setup *s, ps_consistency c) {
+  uint32_t lookahead = s->settings.lookahead;
+  if (c.model == PS_CONSISTENCY_SPARSE && c.lookahead > lookahead) lookahead = c.lookahead;
+  return lookahead;
+}
+
+
 /* Adds one stage's driver statistics into the worker's (taking its epoch
  * lists). */
 static int stats_add(wl_driver_stats *sum, wl_driver_stats *part) {
@@ -135,7 +144,7 @@ static int drive_stage(run_worker *w, const run_setup *s, wl_driver_env *env, si
     wl_stream_limit(stream, n);
     env->consistency = st->consistency;
     wl_driver_stats part;
-    int rc = wl_drive(w->handle, stream, env, s->settings.lookahead, &part);
+    int rc = wl_drive(w->handle, stream, env, driver_lookahead(s, st->consistency), &part);
     wl_stream_free(stream);
     *rec = (run_stage_stats){.steps = part.steps, .start_s = part.start_s,
                              .end_s = part.end_s, .wait_s = part.wait_s};
@@ -167,12 +176,14 @@ int run_worker_drive(run_worker *w, const run_setup *s, wl_driver_env env) {
   if (s->n_stages) {
     w->status = drive_stages(w, s, &env);
   } else {
-    env.consistency = run_setup_consistency(s);
-    w->status = wl_drive(w->handle, w->stream, &env, s->settings.lookahead, &w->stats);
+    env.consistency = s->consistency;
+    w->status = wl_drive(w->handle, w->stream, &env, driver_lookahead(s, env.consistency),
+                         &w->stats);
   }
-  /* The worker leaves the run's clock (also when it failed: nobody waits
-   * for it any more). */
-  if (s->clock_service) ps_set_clock(w->handle, PS_CLOCK_DONE, env.now(env.ctx));
+  if (s->clock_service) { /* it holds nobody back any more (also after a failure) */
+    int rc = ps_set_clock(w->handle, PS_CLOCK_DONE, env.now(env.ctx));
+    if (rc != PS_OK && w->status == PS_OK) w->status = rc;
+  }
   if (w->trace) { /* the part is kept only when the whole of it is there */
     int rc = wl_trace_writer_close(w->trace, w->status == PS_OK, w->trace_error,
                                    sizeof w->trace_error);

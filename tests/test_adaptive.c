@@ -51,7 +51,7 @@ static void timers(harness *h, uint32_t nodes, double now) {
 }
 
 static void advance(ps_worker *w, int64_t to) {
-  while (ps_worker_clock(w) < to) ps_advance_clock(w);
+  while (ps_worker_clock(w) < to) ps_advance_clock(w, 0);
 }
 
 static void test_alone_relocates(void) {
@@ -214,7 +214,7 @@ static uint64_t run_random(uint64_t seed) {
       if (rc == PS_PENDING) CU_ASSERT_TRUE(harness_wait(h, w, t));
       CU_ASSERT(out[g] == (float)pushed[k * total + g]);
     } else if (r < 18) {
-      ps_advance_clock(w);
+      ps_advance_clock(w, 0);
     } else {
       ps_node_on_timer(harness_node(h, (uint32_t)(harness_rand(h) % nodes)), now);
     }

@@ -233,7 +233,7 @@ static void test_due_time_moves_only_on_timer(void) {
                                : ps_intent(w, &k, 1, ps_worker_clock(w) + 1,
                                            ps_worker_clock(w) + 3, now);
         if (rc == PS_PENDING) harness_wait(h, w, t);
-        ps_advance_clock(w);
+        ps_advance_clock(w, 0);
         harness_deliver_one(h);
         for (uint32_t m = 0; m < 3; m++)
           CU_ASSERT_EQUAL(ps_node_next_timer(harness_node(h, m)), due[m]);

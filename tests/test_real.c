@@ -293,7 +293,7 @@ static int sc_step(sc_worker *w, ps_worker *h, uint64_t *rng, float *vals, float
     rc = ps_localize(h, keys, n, wait ? &t : NULL, now);
     if (rc == PS_PENDING) rc = real_node_wait(w->node, h, t);
   }
-  ps_advance_clock(h);
+  ps_advance_clock(h, 0);
   return rc < 0 ? rc : PS_OK;
 }
 

@@ -156,8 +156,9 @@ static int wait_push(drive_state *d) {
 
 /* ------------------------------------------------------------ look-ahead */
 
-/* Signals that `st` runs `ahead` clocks from now: its reads and writes. */
-static int signal_intent(drive_state *d, const wl_step *st, int64_t ahead) {
+/* The keys a step touches, reads then writes (duplicates allowed), into
+ * *keys (the step's own array, or the union buffer) and *count. */
+static int step_keys(drive_state *d, const wl_step *st, const ps_key **out, size_t *count) {
   const ps_key *keys = st->reads;
   size_t n = st->n_reads;
   if (st->writes == st->reads) { /* one array: the longer covers both */
@@ -175,10 +176,51 @@ static int signal_intent(drive_state *d, const wl_step *st, int64_t ahead) {
     keys = d->union_buf;
     n += st->n_writes;
   }
-  if (n == 0) return PS_OK;
+  *out = keys;
+  *count = n;
+  return PS_OK;
+}
+
+/* Signals that `st` runs `ahead` clocks from now: its reads and writes. */
+static int signal_intent(drive_state *d, const wl_step *st, int64_t ahead) {
+  const ps_key *keys;
+  size_t n;
+  int rc = step_keys(d, st, &keys, &n);
+  if (rc != PS_OK || n == 0) return rc;
   int64_t c = ps_worker_clock(d->w) + ahead;
-  int rc = ps_intent(d->w, keys, n, c, c + 1, now(d));
+  rc = ps_intent(d->w, keys, n, c, c + 1, now(d));
   return rc < 0 ? rc : PS_OK;
+}
+
+/* ---------------------------------------------------------- consistency */
+
+static bool bounded(const drive_state *d) {
+  return d->env->consistency.model != PS_CONSISTENCY_ASYNC;
+}
+
+/* Under a bounded model: waits until the run's clock lets step st start
+ * (SPARSE: or its keys are clear of every node that holds it back), and
+ * counts the gap and the time blocked. */
+static int clock_gate(drive_state *d, const wl_step *st, wl_driver_stats *stats) {
+  const ps_consistency *cons = &d->env->consistency;
+  int64_t c = ps_worker_clock(d->w);
+  int64_t gap = c - ps_node_min_clock(ps_worker_node(d->w));
+  if (gap < 0) gap = 0;
+  stats->gap_hist[gap < PS_CLOCK_BUCKETS - 1 ? gap : PS_CLOCK_BUCKETS - 1]++;
+  const ps_key *keys = NULL;
+  size_t n = 0;
+  if (cons->model == PS_CONSISTENCY_SPARSE) {
+    int rc = step_keys(d, st, &keys, &n);
+    if (rc != PS_OK) return rc;
+  }
+  double t0 = now(d);
+  ps_ticket t;
+  int rc = ps_clock_wait(d->w, c - (int64_t)cons->staleness, keys, n, &t, t0);
+  if (rc != PS_PENDING) return rc;
+  stats->clock_waits++;
+  rc = wait_ticket(d, t);
+  stats->wait_s += now(d) - t0;
+  return rc;
 }
 
 /* Draws one more step into the ring and signals it `ahead` clocks away
@@ -369,7 +411,8 @@ static int record_epoch(drive_state *d, wl_driver_stats *stats) {
 
 static int run_step(drive_state *d, const wl_step *st, const wl_step *next,
                     wl_driver_stats *stats) {
-  int rc = pull_reads(d, st);
+  int rc = bounded(d) ? clock_gate(d, st, stats) : PS_OK;
+  if (rc == PS_OK) rc = pull_reads(d, st);
   if (rc == PS_OK) rc = pull_samples(d, st, next);
   if (rc != PS_OK) return rc;
   if (d->env->trace_step && (rc = d->env->trace_step(d->env->trace_ctx, ps_worker_clock(d->w),
@@ -378,7 +421,9 @@ static int run_step(drive_state *d, const wl_step *st, const wl_step *next,
   if ((rc = prepare_push(d, st)) != PS_OK) return rc; /* real math runs here */
   d->env->compute(d->env->ctx, st->flops, d->math);
   if ((rc = push_writes(d)) != PS_OK) return rc;
-  ps_advance_clock(d->w);
+  /* A clock ends with its writes applied: what the clock service promises. */
+  if (bounded(d) && (rc = wait_push(d)) != PS_OK) return rc;
+  ps_advance_clock(d->w, now(d));
   stats->steps++;
   stats->accesses += st->n_reads + st->n_writes + 2 * st->n_samples;
   stats->samples += st->n_samples;
@@ -404,6 +449,8 @@ static int drive_init(drive_state *d, ps_worker *w, wl_stream *s,
     if (d->layout->tables[t].value_len > d->max_value_len)
       d->max_value_len = d->layout->tables[t].value_len;
   if (lookahead > PS_MAX_LOOKAHEAD) return PS_ERR_INVAL;
+  int rc0 = ps_worker_set_consistency(w, env->consistency);
+  if (rc0 != PS_OK) return rc0;
   d->wl = s->wl;
   d->math = wl_math(s->wl);
   wl_quality q;
