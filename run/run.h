@@ -92,7 +92,7 @@ ps_consistency run_setup_consistency(const run_setup *s);
 /* The layout every node shares (num_nodes and partition set). */
 const ps_layout *run_setup_layout(const run_setup *s);
 /* Steps each worker runs (for progress); with stages, the clock every worker
- * ends at (the sum over stages of the most steps one of its workers runs). */
+ * ends at (the last stage's closing clock, see below). */
 uint64_t run_setup_steps_per_worker(const run_setup *s);
 /* The workload's quality measure, or NULL when it has none (for
  * run_metrics). Borrowed from s. */
@@ -127,11 +127,14 @@ void run_node_config(const run_setup *s, uint32_t id, ps_node_config *cfg);
  *
  * Parameters stay where they are from one stage to the next (no reload).
  * A stage ends at clock E, the sum over the stages so far of the most steps
- * one of their workers runs: every worker moves its clock to E once its
- * steps are done (an idle one at once) and waits until every worker of the
- * run has (ps_set_clock, ps_clock_wait: the core's clock service), so no
- * step of a stage starts before every step of the one before has ended, in
- * both backends. Each stage's stream of a worker is seeded from (run seed,
+ * one of their workers runs plus one: every worker moves its clock to E once
+ * its steps are done and its last push acknowledged (an idle one at once)
+ * and waits until every worker of the run has (ps_set_clock, ps_clock_wait:
+ * the core's clock service), so no step of a stage starts before every step
+ * of the one before has ended and its writes are applied, in both backends.
+ * (The one clock more: the driver ends a step's clock when it issues its
+ * push, before the push is acknowledged, under async consistency; the
+ * closing clock is one only a finished worker moves to.) Each stage's stream of a worker is seeded from (run seed,
  * stage) and the worker's rank. */
 
 #define RUN_STAGES_MAX 256

@@ -293,7 +293,11 @@ int run_stages_plan(run_setup *s, char *err, size_t errlen) {
     s->n_stages = i + 1; /* from here run_stages_free frees its workload */
     p->workers = info.workers;
     p->steps = info.steps;
-    clock += (int64_t)((info.steps + info.workers - 1) / info.workers);
+    /* One clock more than its longest share: a worker's driver ends its last
+     * step's clock before that step's push is acknowledged (async does not
+     * wait), so the stage's closing clock is one that every worker moves to
+     * only after wl_drive returned, its writes applied. */
+    clock += (int64_t)((info.steps + info.workers - 1) / info.workers) + 1;
     p->end_clock = clock;
     /* Distinct per stage, the same whichever backend runs it; each worker's
      * stream then mixes in its rank (wl_stream_new). */
