@@ -199,6 +199,7 @@ static void warn_unread_cluster_fields(const exp_run_list *runs, const exp_error
 typedef struct {
   char *key;
   char *msg;
+  bool samples; /* a valid workload that draws samples */
 } verdict;
 
 typedef struct {
@@ -229,7 +230,7 @@ static verdict *remember(checker *c, char *key, const char *msg) {
     free(copy);
     return NULL;
   }
-  c->items[c->count] = (verdict){key, copy};
+  c->items[c->count] = (verdict){key, copy, false};
   return &c->items[c->count++];
 }
 
@@ -256,7 +257,7 @@ static void add_prefixed(exp_errors *e, const char *prefix, const char *msg) {
 }
 
 static const char *room_verdict(checker *c, const cJSON *json, bool workload,
-                                uint32_t nodes, uint32_t workers_per_node) {
+                                uint32_t nodes, uint32_t workers_per_node, bool *samples) {
   char *text = cJSON_PrintUnformatted(json);
   exp_buf kb = {0};
   exp_buf_printf(&kb, "%c%u.%u|%s", workload ? 'w' : 'p', nodes, workers_per_node,
@@ -267,15 +268,17 @@ static const char *room_verdict(checker *c, const cJSON *json, bool workload,
   verdict *v = find_verdict(c, key);
   if (v) {
     free(key);
+    if (samples) *samples = v->samples;
     return v->msg;
   }
   char err[1024] = "";
-  bool ok;
+  bool ok, draws = false;
   if (workload) {
     wl_context ctx = {.nodes = nodes, .workers_per_node = workers_per_node,
                       .base_dir = c->dir};
     wl_workload *wl = wl_create(json, &ctx, err, sizeof err);
     ok = wl != NULL;
+    draws = wl && wl_samples(wl);
     wl_free(wl);
   } else {
     const ps_policy_ops *ops = NULL;
@@ -285,6 +288,8 @@ static const char *room_verdict(checker *c, const cJSON *json, bool workload,
   }
   if (!ok && !*err) snprintf(err, sizeof err, "invalid (no reason given)");
   v = remember(c, key, ok ? NULL : err);
+  if (v) v->samples = draws;
+  if (samples) *samples = draws;
   return v ? v->msg : (ok ? NULL : "out of memory");
 }
 
@@ -319,6 +324,26 @@ static void check_top_fields(exp_errors *e, const cJSON *config) {
   exp_get_string(e, config, "", "description", false, &desc);
 }
 
+/* "consistency": its fields, and whether the policy and workload allow it
+ * (pol NULL: the policy is invalid, said already). */
+static void check_consistency(exp_errors *e, const cJSON *config, const cJSON *pol,
+                              bool wl_ok, bool samples) {
+  const cJSON *json = cJSON_GetObjectItemCaseSensitive(config, "consistency");
+  ps_consistency cons;
+  char err[512];
+  if (run_consistency_parse(json, &cons, err, sizeof err) != 0) {
+    add_prefixed(e, "consistency", err);
+    return;
+  }
+  const ps_policy_ops *ops = NULL;
+  ps_policy_settings settings;
+  ps_policy_settings_default(&settings);
+  if (!pol || !wl_ok || ps_policy_configure(pol, &ops, &settings, err, sizeof err) != 0)
+    return;
+  if (run_consistency_check(cons, &settings, samples, err, sizeof err) != 0)
+    exp_errors_addf(e, "consistency: %s", err);
+}
+
 /* "stages": read by the run layer as a run will read it (run_stages_check),
  * "workers": "auto" allowed (the scheduler resolves it before the run). Not
  * when the workload or the policy is itself invalid: that is said above. */
@@ -350,15 +375,19 @@ static void validate_config(checker *c, const cJSON *config, exp_errors *e) {
   uint32_t nodes = cluster.sim.nodes, workers = cluster.sim.workers_per_node;
   exp_cluster_free(&cluster);
   const cJSON *wl = NULL, *pol = NULL;
+  bool samples = false, wl_ok = false, pol_ok = false;
   if (exp_get_object(e, config, "", "workload", true, &wl) && wl) {
-    const char *msg = room_verdict(c, wl, true, nodes, workers ? workers : 1);
+    const char *msg = room_verdict(c, wl, true, nodes, workers ? workers : 1, &samples);
     if (msg) add_prefixed(e, "workload", msg);
+    wl_ok = !msg;
   }
   if (exp_get_object(e, config, "", "policy", true, &pol) && pol) {
-    const char *msg = room_verdict(c, pol, false, 0, 0);
+    const char *msg = room_verdict(c, pol, false, 0, 0, NULL);
     if (msg) add_prefixed(e, "policy", msg);
+    pol_ok = !msg;
   }
-  check_stages(c, config, wl, pol, nodes, workers, e);
+  check_consistency(e, config, pol_ok ? pol : NULL, wl_ok, samples);
+  check_stages(c, config, wl_ok ? wl : NULL, pol_ok ? pol : NULL, nodes, workers, e);
 }
 
 /* ------------------------------------------------- sweep-aware report */

@@ -180,7 +180,7 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
   ps_ticket id;
   bool bounded = w->cons.model != PS_CONSISTENCY_ASYNC;
   /* A bounded pull's values hold every write of clocks < the run's clock now. */
-  int64_t stamp = bounded && type == PS_MSG_PULL ? atomic_load(&node->clk.min) : -1;
+  int64_t stamp = bounded && type == PS_MSG_PULL ? ps_node_min_clock(node) : -1;
   uint64_t seq = stamp >= 0 ? atomic_load(&node->clk.push_seq) : 0;
   if ((rc = ticket_open_bounded(w, n, type == PS_MSG_PULL ? buf : NULL, buf_len, stamp, seq,
                                 &id)) != PS_OK)

@@ -90,6 +90,18 @@ key_bounded *entry_bounded(key_entry *e) {
   return e->kb;
 }
 
+/* ---------------------------------------------------------------- ticks */
+
+static int64_t tick_of(int64_t clock) {
+  return clock == PS_CLOCK_DONE || clock > INT64_MAX / 2 ? INT64_MAX : 2 * clock;
+}
+
+/* The clock of a tick: the clock every write before which is applied. */
+static int64_t clock_of(int64_t tick) { return tick == INT64_MAX ? PS_CLOCK_DONE : tick / 2; }
+
+/* The run's clock as this node knows it. */
+static int64_t run_clock(const ps_node *n) { return clock_of(atomic_load(&n->clk.min)); }
+
 /* ------------------------------------------------------------- counters */
 
 static void atomic_max(_Atomic uint64_t *a, uint64_t v) {
@@ -148,7 +160,7 @@ void bounded_note_write(ps_worker *w, key_entry *e, ps_key k, uint8_t type,
 }
 
 void bounded_note_replica_read(ps_worker *w) {
-  count_read(w->node, atomic_load(&w->clock) - atomic_load(&w->node->clk.min));
+  count_read(w->node, atomic_load(&w->clock) - run_clock(w->node));
 }
 
 void bounded_acked(key_entry *e) {
@@ -298,13 +310,13 @@ static bool key_in(const ps_key *sorted, size_t n, ps_key k) {
 /* Under the clock lock: whether waiting worker w may go on. */
 static bool gate_open(const ps_node *n, const ps_worker *w) {
   const clock_service *clk = &n->clk;
-  if (atomic_load(&clk->min) >= w->wait_clock) return true;
+  if (atomic_load(&clk->min) >= w->wait_tick) return true;
   if (!w->wait_sparse) return false;
+  int64_t clock = clock_of(w->wait_tick);
   for (uint32_t j = 0; j < n->layout.num_nodes; j++) {
-    int64_t said = clk->known[j];
-    if (said >= w->wait_clock) continue;
-    if (!clk->keys_known[j] || w->wait_clock - 1 >= said + (int64_t)w->cons.lookahead)
-      return false;
+    if (clk->known[j] >= w->wait_tick) continue;
+    int64_t said = clock_of(clk->known[j]);
+    if (!clk->keys_known[j] || clock - 1 >= said + (int64_t)w->cons.lookahead) return false;
     for (size_t i = 0; i < w->n_wait_keys; i++)
       if (key_in(clk->keys[j], clk->n_keys[j], w->wait_keys[i])) return false;
   }
@@ -335,12 +347,12 @@ static void release(call_ctx *c, ps_worker **go, size_t count) {
     ticket_progress(go[i], c, go[i]->wait_ticket, 1, NULL, 0, 0, false);
 }
 
-int ps_clock_wait(ps_worker *w, int64_t clock, const ps_key *keys, size_t n,
-                  ps_ticket *ticket, double now) {
-  (void)now;
+/* Waits until the run's tick reaches `tick` (see ps_clock_wait). */
+static int wait_tick(ps_worker *w, int64_t tick, const ps_key *keys, size_t n,
+                     ps_ticket *ticket) {
   ps_node *node = w->node;
   if (!node->has_clock || !ticket || (n && !keys) || w->waiting) return PS_ERR_INVAL;
-  if (atomic_load(&node->clk.min) >= clock) return PS_OK; /* it never goes back */
+  if (atomic_load(&node->clk.min) >= tick) return PS_OK; /* it never goes back */
   bool sparse = w->cons.model == PS_CONSISTENCY_SPARSE && keys;
   if (sparse && n > w->cap_wait_keys) {
     ps_key *k = realloc(w->wait_keys, n * sizeof *k);
@@ -368,7 +380,7 @@ int ps_clock_wait(ps_worker *w, int64_t clock, const ps_key *keys, size_t n,
   int rc = ticket_open(w, 0, NULL, 0, &id);
   if (rc != PS_OK) return rc;
   pthread_mutex_lock(&node->clk.lock);
-  w->wait_clock = clock;
+  w->wait_tick = tick;
   w->wait_sparse = sparse;
   w->n_wait_keys = unique;
   bool open = gate_open(node, w);
@@ -386,7 +398,20 @@ int ps_clock_wait(ps_worker *w, int64_t clock, const ps_key *keys, size_t n,
   return PS_PENDING;
 }
 
-int64_t ps_node_min_clock(ps_node *node) { return atomic_load(&node->clk.min); }
+int ps_clock_wait(ps_worker *w, int64_t clock, const ps_key *keys, size_t n,
+                  ps_ticket *ticket, double now) {
+  (void)now;
+  return wait_tick(w, clock <= 0 ? 0 : tick_of(clock), keys, n, ticket);
+}
+
+int ps_reads_wait(ps_worker *w, ps_ticket *ticket, double now) {
+  (void)now;
+  return wait_tick(w, tick_of(atomic_load(&w->clock)) + 1, NULL, 0, ticket);
+}
+
+int64_t ps_node_min_clock(ps_node *node) {
+  return node->has_clock ? run_clock(node) : atomic_load(&node->clock);
+}
 
 /* -------------------------------------------------------------- intents */
 
@@ -458,7 +483,8 @@ static int cmp_key(const void *a, const void *b) {
 /* Under the clock lock: the keys this node's workers intend in clocks
  * [their clock, said + lookahead), sorted and distinct, into the node's own
  * slot. False when some are unknown (a worker's intents were lost). */
-static bool own_intents(ps_node *n, int64_t said) {
+static bool own_intents(ps_node *n, int64_t said_tick) {
+  int64_t said = clock_of(said_tick);
   clock_service *clk = &n->clk;
   size_t total = 0;
   for (uint32_t i = 0; i < n->num_workers; i++) {
@@ -510,7 +536,7 @@ static void clock_moved(call_ctx *c) {
   int64_t m = INT64_MAX;
   bool sparse = false;
   for (uint32_t i = 0; i < n->num_workers; i++) {
-    int64_t wc = atomic_load(&n->workers[i].clock);
+    int64_t wc = atomic_load(&n->workers[i].tick);
     if (wc < m) m = wc;
     sparse |= n->workers[i].cons.model == PS_CONSISTENCY_SPARSE;
   }
@@ -531,7 +557,8 @@ static void clock_moved(call_ctx *c) {
   size_t count = clock_update(n, go);
   int64_t min = atomic_load(&clk->min);
   pthread_mutex_unlock(&clk->lock);
-  /* Writes of the clocks before go first: FIFO channels put them ahead. */
+  /* Writes of the clocks before go first: FIFO channels put them ahead. (A
+   * tick that only says reads are done has no writes behind it.) */
   replica_flush_allreduce(c);
   for (uint32_t j = 0; j < n->layout.num_nodes; j++) {
     if (j == n->id) continue;
@@ -545,7 +572,7 @@ static void clock_moved(call_ctx *c) {
   free(keys);
   release(c, go, count);
   if (go != go_buf) free(go);
-  if (min > old_min) refresh_dirty(c, min);
+  if (clock_of(min) > clock_of(old_min)) refresh_dirty(c, clock_of(min));
 }
 
 int handle_clock(call_ctx *c, const ps_msg *m) {
@@ -584,33 +611,39 @@ int handle_clock(call_ctx *c, const ps_msg *m) {
   pthread_mutex_unlock(&clk->lock);
   release(c, go, count);
   if (go != go_buf) free(go);
-  if (min > old_min) refresh_dirty(c, min);
+  if (clock_of(min) > clock_of(old_min)) refresh_dirty(c, clock_of(min));
   return PS_OK;
 }
 
-int ps_set_clock(ps_worker *w, int64_t clock, double now) {
+/* Moves w to `clock` and `tick` (tick_of(clock), or one more: reads done). */
+static int move_to(ps_worker *w, int64_t clock, int64_t tick, double now) {
   ps_node *n = w->node;
-  int64_t old = atomic_load(&w->clock);
-  if (clock < old) return PS_ERR_INVAL;
-  if (clock == old) return PS_OK;
-  if (!n->has_clock) {
-    atomic_store(&w->clock, clock);
-    int64_t top = atomic_load_explicit(&n->clock, memory_order_relaxed);
-    while (clock > top && !atomic_compare_exchange_weak(&n->clock, &top, clock)) {
-    }
-    return PS_OK;
-  }
-  call_ctx c;
-  ctx_init(&c, n, now);
   atomic_store(&w->clock, clock);
   if (clock != PS_CLOCK_DONE) {
     int64_t top = atomic_load_explicit(&n->clock, memory_order_relaxed);
     while (clock > top && !atomic_compare_exchange_weak(&n->clock, &top, clock)) {
     }
   }
+  if (!n->has_clock) return PS_OK;
+  call_ctx c;
+  ctx_init(&c, n, now);
+  atomic_store(&w->tick, tick);
   clock_moved(&c);
   ctx_finish(&c);
   return c.error ? c.error : PS_OK;
+}
+
+int ps_set_clock(ps_worker *w, int64_t clock, double now) {
+  int64_t old = atomic_load(&w->clock);
+  if (clock < old) return PS_ERR_INVAL;
+  return clock == old ? PS_OK : move_to(w, clock, tick_of(clock), now);
+}
+
+int ps_end_reads(ps_worker *w, double now) {
+  int64_t c = atomic_load(&w->clock);
+  if (!w->node->has_clock || c == PS_CLOCK_DONE) return PS_ERR_INVAL;
+  if (atomic_load(&w->tick) > tick_of(c)) return PS_OK;
+  return move_to(w, c, tick_of(c) + 1, now);
 }
 
 int64_t ps_advance_clock(ps_worker *w, double now) {

@@ -193,8 +193,9 @@ struct ps_worker {
   /* Bounded consistency (clock.c); under the node's clock lock but cons,
    * which only the worker's own thread writes. */
   ps_consistency cons;
+  _Atomic int64_t tick;    /* its clock in ticks (clk.known's unit) */
   bool waiting;            /* a ps_clock_wait is pending: */
-  int64_t wait_clock;      /* ... for this clock */
+  int64_t wait_tick;       /* ... for this tick */
   ps_ticket wait_ticket;
   bool wait_sparse;        /* ... or, SPARSE, for its step's keys: */
   ps_key *wait_keys;       /* sorted, distinct */
@@ -239,12 +240,15 @@ typedef struct {
  * under it. */
 typedef struct {
   pthread_mutex_t lock;
-  int64_t *known;       /* per node: the clock it said last */
+  /* Clocks are said in ticks: clock c is tick 2c while a node's workers
+   * may still read in it, 2c + 1 once all of them said their reads of c
+   * are done (ps_end_reads, BSP); PS_CLOCK_DONE is tick INT64_MAX. */
+  int64_t *known;       /* per node: the tick it said last */
   ps_key **keys;        /* SPARSE, per node: keys its workers intend ... */
   size_t *n_keys;
   bool *keys_known;     /* ... once it said any */
-  int64_t said;         /* the clock this node said last */
-  _Atomic int64_t min;  /* the smallest of known */
+  int64_t said;         /* the tick this node said last */
+  _Atomic int64_t min;  /* the smallest of known (a tick) */
   _Atomic uint64_t push_seq; /* numbers this node's writes (bounded) */
   pthread_mutex_t dirty_lock; /* ESSP: owned keys written since their refresh; */
   ps_key *dirty;              /* taken under a stripe lock, never before one */

@@ -46,6 +46,7 @@ static int workers_init(ps_node *n, uint32_t count) {
     w->index = i;
     w->next_ticket = 1;
     atomic_init(&w->clock, 0);
+    atomic_init(&w->tick, 0);
     pthread_mutex_init(&w->lock, NULL);
   }
   return PS_OK;

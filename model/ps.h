@@ -576,8 +576,18 @@ int ps_set_clock(ps_worker *w, int64_t clock, double now);
 int ps_clock_wait(ps_worker *w, int64_t clock, const ps_key *keys, size_t n,
                   ps_ticket *ticket, double now);
 /* The run's clock as this node knows it: the smallest clock any node has
- * said (PS_CLOCK_DONE once all have left). */
+ * said (PS_CLOCK_DONE once all have left). Without the clock service: the
+ * highest clock of this node's workers. */
 int64_t ps_node_min_clock(ps_node *node);
+/* BSP's second barrier: w says it has done every read of its clock c
+ * (ps_end_reads), and ps_reads_wait completes once every worker of the run
+ * has (PS_OK, or PS_PENDING with *ticket). A worker that waits for it
+ * before writing makes every read of clock c see exactly the writes of
+ * clocks < c: each clock a snapshot, as a sequential run of the clocks'
+ * steps on the same values would read. PS_ERR_INVAL without the clock
+ * service (or for a worker that has left). */
+int ps_end_reads(ps_worker *w, double now);
+int ps_reads_wait(ps_worker *w, ps_ticket *ticket, double now);
 
 /* Where key k is, seen from w's node: served from local memory (owned, or a
  * replica), on its way here, or elsewhere. A snapshot: it may change at any

@@ -86,6 +86,7 @@ harness *harness_new(const harness_config *c) {
     nc.num_hot_keys = c->num_hot_keys;
     nc.settings = c->settings;
     nc.stripes = 8;
+    nc.clock_service = c->clock_service;
     h->nodes[i] = ps_node_new(&nc);
     if (!h->nodes[i]) abort();
   }

@@ -20,6 +20,7 @@ typedef struct {
   size_t num_hot_keys;
   ps_policy_settings settings;
   uint64_t seed;
+  bool clock_service;          /* ps_node_config.clock_service */
 } harness_config;
 
 /* Defaults: 2 nodes, 1 worker, one table of 64 keys of length 4, hash. */

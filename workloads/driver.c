@@ -198,6 +198,27 @@ static bool bounded(const drive_state *d) {
   return d->env->consistency.model != PS_CONSISTENCY_ASYNC;
 }
 
+/* BSP (staleness 0, but sparse): each clock is a superstep, whose reads all
+ * come before any of its writes. */
+static bool superstep(const drive_state *d) {
+  const ps_consistency *c = &d->env->consistency;
+  return (c->model == PS_CONSISTENCY_SSP || c->model == PS_CONSISTENCY_ESSP) &&
+         c->staleness == 0;
+}
+
+/* BSP: says this worker's reads of its clock are done and waits until
+ * every worker's are, so no write of the clock reaches a read of it. */
+static int reads_barrier(drive_state *d, wl_driver_stats *stats) {
+  double t0 = now(d);
+  int rc = ps_end_reads(d->w, t0);
+  ps_ticket t;
+  if (rc == PS_OK) rc = ps_reads_wait(d->w, &t, t0);
+  if (rc != PS_PENDING) return rc;
+  rc = wait_ticket(d, t);
+  stats->wait_s += now(d) - t0;
+  return rc;
+}
+
 /* Under a bounded model: waits until the run's clock lets step st start
  * (SPARSE: or its keys are clear of every node that holds it back), and
  * counts the gap and the time blocked. */
@@ -420,6 +441,7 @@ static int run_step(drive_state *d, const wl_step *st, const wl_step *next,
     return rc;
   if ((rc = prepare_push(d, st)) != PS_OK) return rc; /* real math runs here */
   d->env->compute(d->env->ctx, st->flops, d->math);
+  if (superstep(d) && (rc = reads_barrier(d, stats)) != PS_OK) return rc;
   if ((rc = push_writes(d)) != PS_OK) return rc;
   /* A clock ends with its writes applied: what the clock service promises. */
   if (bounded(d) && (rc = wait_push(d)) != PS_OK) return rc;

@@ -159,7 +159,10 @@ typedef struct {
   /* Consistency (zero: async, no clock bound). A bounded model needs the
    * node's clock service: the worker then waits at each step's start until
    * the run's clock allows it (ps_clock_wait(c - staleness), with the
-   * step's keys for SPARSE), and its push completes before its clock ends. */
+   * step's keys for SPARSE), and its push completes before its clock ends.
+   * With staleness 0 (BSP; not SPARSE) a clock is a superstep: the worker
+   * also waits, before it pushes, until every worker has done the clock's
+   * reads (ps_end_reads), so every read sees exactly the earlier clocks. */
   ps_consistency consistency;
 } wl_driver_env;
 
