@@ -343,6 +343,19 @@ typedef struct {
   const char *trace_path;
 } exp_backend_job;
 
+/* The stage scheduler (scheduler.c): whether a "stages" list has a stage
+ * with "workers": "auto"; and its resolution for the job's run: a copy of
+ * job->stages with every "auto" replaced by the count the scheduler chose
+ * (simulating the candidate counts on the run's simulated cluster, in forked
+ * children), and *records, a list with one entry per stage: null, or for an
+ * auto stage {"candidates", "prefix_steps", "estimated_s", "chosen"}. The
+ * caller deletes both. NULL with a message in err. */
+bool exp_stages_have_auto(const struct cJSON *stages);
+struct cJSON *exp_stages_schedule(const exp_backend_job *job, struct cJSON **records,
+                                  char *err, size_t errlen);
+/* Puts each auto stage's record into the run's metrics, as stages[k].auto. */
+void exp_stages_attach(struct cJSON *metrics, struct cJSON *records);
+
 /* A way of running runs (backends.c). */
 typedef struct {
   const char *name;                  /* the spec's "backend" */

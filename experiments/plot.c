@@ -58,7 +58,7 @@ static void parse_plot(const cJSON *j, const char *p, exp_plot *out,
     const char *const names[] = {x, y};
     for (int k = 0; k < 2; k++) {
       const run_metric *m = run_metric_find(names[k]);
-      if (m && m->list) continue;
+      if (m && m->list && m->values) continue;
       char kp[EXP_PATH_MAX];
       exp_child_path(kp, sizeof kp, p, which[k]);
       exp_errors_addf(e, "%s: expected a metric with one value per epoch (epoch_end_s, "

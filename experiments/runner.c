@@ -207,7 +207,17 @@ static noreturn void child_main(const child_job *job, int fd, const char *log_pa
       .trace_path = job->trace_path,
   };
   char err[2048] = "";
+  /* "workers": "auto" is the scheduler's, before the backend sees the run. */
+  cJSON *resolved = NULL, *records = NULL;
+  if (exp_stages_have_auto(bj.stages)) {
+    if (!(resolved = exp_stages_schedule(&bj, &records, err, sizeof err))) {
+      send_line(fd, 'E', err);
+      _exit(1);
+    }
+    bj.stages = resolved;
+  }
   cJSON *metrics = backend->run(&bj, err, sizeof err);
+  if (metrics && records) exp_stages_attach(metrics, records);
   char *text = metrics ? cJSON_PrintUnformatted(metrics) : NULL;
   if (!text) {
     send_line(fd, 'E', *err ? err : "the simulation failed without saying why");

@@ -344,6 +344,27 @@ static void check_consistency(exp_errors *e, const cJSON *config, const cJSON *p
     exp_errors_addf(e, "consistency: %s", err);
 }
 
+/* "stages": read by the run layer as a run will read it (run_stages_check),
+ * "workers": "auto" allowed (the scheduler resolves it before the run). Not
+ * when the workload or the policy is itself invalid: that is said above. */
+static void check_stages(checker *c, const cJSON *config, const cJSON *wl, const cJSON *pol,
+                         uint32_t nodes, uint32_t workers, exp_errors *e) {
+  const cJSON *stages = cJSON_GetObjectItemCaseSensitive(config, "stages");
+  if (!stages || !wl || !pol || !nodes || !workers) return;
+  run_args a = {.workload = wl, .policy = pol,
+                .consistency = cJSON_GetObjectItemCaseSensitive(config, "consistency"),
+                .stages = stages, .nodes = nodes, .workers_per_node = workers,
+                .base_dir = c->dir};
+  run_stage_info info[RUN_STAGES_MAX];
+  size_t n;
+  char err[4096];
+  if (run_stages_check(&a, true, info, &n, err, sizeof err) == 0) return;
+  for (char *line = err, *end; line; line = end ? end + 1 : NULL) { /* a line each */
+    end = strchr(line, '\n');
+    exp_errors_addf(e, "%.*s", end ? (int)(end - line) : (int)strlen(line), line);
+  }
+}
+
 static void validate_config(checker *c, const cJSON *config, exp_errors *e) {
   check_top_fields(e, config);
   const cJSON *cl = cJSON_GetObjectItemCaseSensitive(config, "cluster");
@@ -366,6 +387,7 @@ static void validate_config(checker *c, const cJSON *config, exp_errors *e) {
     pol_ok = !msg;
   }
   check_consistency(e, config, pol_ok ? pol : NULL, wl_ok, samples);
+  check_stages(c, config, wl_ok ? wl : NULL, pol_ok ? pol : NULL, nodes, workers, e);
 }
 
 /* ------------------------------------------------- sweep-aware report */

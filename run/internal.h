@@ -22,6 +22,24 @@ struct run_setup {
   bool has_quality;
   ps_consistency consistency; /* the spec's "consistency" */
   bool clock_service;         /* nodes tell each other their clocks */
+  struct run_stage *stages;   /* the plan, when the spec has "stages" */
+  size_t n_stages;
 };
+
+/* One stage of the plan (run/stages.c). */
+typedef struct run_stage {
+  uint32_t workers;           /* active workers */
+  uint64_t steps;             /* in all */
+  int64_t end_clock;          /* every worker's clock when it ends */
+  ps_consistency consistency; /* its own, or the run's */
+  wl_workload *wl;            /* owned: its own workload (batch, lr), or NULL:
+                                 the run's */
+  uint64_t seed;              /* its streams' seed (each stream adds its rank) */
+} run_stage;
+
+/* Builds s->stages from s->args.stages (after the policy, the workload and
+ * the consistency are set up). 0, or -1 with a message in err. */
+int run_stages_plan(run_setup *s, char *err, size_t errlen);
+void run_stages_free(run_setup *s);
 
 #endif

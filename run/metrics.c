@@ -49,7 +49,46 @@ struct run_totals {
   uint32_t workers;
   uint64_t clock_waits, gated, gap_sum;
   double gap_hist[PS_CLOCK_BUCKETS], stale_hist[PS_CLOCK_BUCKETS];
+  /* With stages: per stage, over its active workers (those with steps). */
+  struct stage_total {
+    uint32_t workers;
+    uint64_t steps;
+    double start, end, wait_sum;
+  } *stages;
+  size_t n_stages;
+  double run_start;    /* the earliest start of any worker */
 };
+
+/* Stage k runs from the earliest start of its active workers to the latest
+ * end; its wait is theirs (consistency bound and closing barrier). */
+static int stage_totals(run_totals *t, const run_node_report *nodes, uint32_t n) {
+  t->run_start = INFINITY;
+  for (uint32_t r = 0; r < n; r++)
+    for (uint32_t i = 0; i < nodes[r].n_workers; i++) {
+      const run_worker_report *w = &nodes[r].workers[i];
+      if (w->start_s < t->run_start) t->run_start = w->start_s;
+      if (w->n_stages > t->n_stages) t->n_stages = w->n_stages;
+    }
+  if (!t->n_stages) return PS_OK;
+  if (!(t->stages = calloc(t->n_stages, sizeof *t->stages))) return PS_ERR_NOMEM;
+  for (size_t k = 0; k < t->n_stages; k++) {
+    struct stage_total *st = &t->stages[k];
+    st->start = INFINITY;
+    st->end = -INFINITY;
+    for (uint32_t r = 0; r < n; r++)
+      for (uint32_t i = 0; i < nodes[r].n_workers; i++) {
+        const run_worker_report *w = &nodes[r].workers[i];
+        if (k >= w->n_stages || w->stages[k].steps == 0) continue;
+        const run_stage_stats *s = &w->stages[k];
+        st->workers++;
+        st->steps += s->steps;
+        st->wait_sum += s->wait_s;
+        if (s->start_s < st->start) st->start = s->start_s;
+        if (s->end_s > st->end) st->end = s->end_s;
+      }
+  }
+  return PS_OK;
+}
 
 /* Epoch e lasts from the latest end of e - 1 over all workers (the earliest
  * start for e = 0) to the latest end of e. */
@@ -154,10 +193,12 @@ static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
   for (int g = 0; g < PS_CLOCK_BUCKETS; g++)
     t->stale_hist[g] = (double)t->nodes.bounded_staleness_hist[g];
   int rc = epoch_times(t, nodes, n);
+  if (rc == PS_OK) rc = stage_totals(t, nodes, n);
   return rc == PS_OK ? epoch_quality(t, nodes, n) : rc;
 }
 
 static void totals_free(run_totals *t) {
+  free(t->stages);
   free(t->epochs);
   free(t->epoch_ends);
   free(t->loss);
@@ -264,6 +305,31 @@ static bool v_time_to_quality(const run_totals *t, double *out) {
   return false;
 }
 
+static bool add_number(cJSON *o, const char *name, double v) {
+  return cJSON_AddNumberToObject(o, name, v) != NULL;
+}
+
+static bool v_stages(const run_totals *t, cJSON *list) {
+  for (size_t k = 0; k < t->n_stages; k++) {
+    const struct stage_total *st = &t->stages[k];
+    bool active = st->workers > 0;
+    double time = active ? st->end - st->start : 0;
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddItemToArray(list, o)) {
+      cJSON_Delete(o);
+      return false;
+    }
+    if (!add_number(o, "stage", (double)k) || !add_number(o, "workers", st->workers) ||
+        !add_number(o, "steps", (double)st->steps) || !add_number(o, "time_s", time) ||
+        !add_number(o, "steps_per_s", time > 0 ? (double)st->steps / time : 0) ||
+        !add_number(o, "wait_s", active ? st->wait_sum / st->workers : 0) ||
+        !add_number(o, "start_s", active ? st->start - t->run_start : 0) ||
+        !add_number(o, "end_s", active ? st->end - t->run_start : 0))
+      return false;
+  }
+  return true;
+}
+
 /* ------------------------------------------------------------- the table */
 
 #define BOTH (RUN_SHOW_TABLE | RUN_SHOW_SUMMARY)
@@ -282,136 +348,146 @@ static const run_metric table[] = {
     {"time_s", "s", "time",
      "Simulated time until every worker was done and no message was in flight; on the "
      "real backend, wall-clock seconds from the start barrier to the end barrier, "
-     "measured on rank 0.", NULL, MEAN, false, BOTH, v_time, NULL},
+     "measured on rank 0.", NULL, MEAN, false, BOTH, v_time, NULL, NULL},
     {"epoch_time_s", "s", "epoch time",
      "One value per epoch: the epoch's duration, from the end of the one before to the "
-     "end of its slowest worker.", NULL, MEAN, true, 0, NULL, v_epoch_times},
+     "end of its slowest worker.", NULL, MEAN, true, 0, NULL, v_epoch_times, NULL},
     {"steps", "", "steps", "Steps run by all workers.", NULL, MEAN, false, SUMMARY,
-     v_steps, NULL},
+     v_steps, NULL, NULL},
     {"steps_per_s", "steps/s", "throughput", "`steps / time_s`.", NULL, MEAN, false, BOTH,
-     v_steps_per_s, NULL},
+     v_steps_per_s, NULL, NULL},
     {"accesses", "", "key accesses",
      "Keys read plus keys written (a sampled key counts as both).", NULL, MEAN, false,
-     SUMMARY, v_accesses, NULL},
+     SUMMARY, v_accesses, NULL, NULL},
     {"local_ratio", "share", "local accesses",
      "Share of key accesses served from the worker's own node's memory.", NULL, MEAN,
-     false, SUMMARY, v_local_ratio, NULL},
+     false, SUMMARY, v_local_ratio, NULL, NULL},
     {"messages", "", "messages", "Messages sent by all nodes.", NULL, MEAN, false, SUMMARY,
-     v_messages, NULL},
+     v_messages, NULL, NULL},
     {"bytes", "B", "bytes sent", "Bytes sent by all nodes (encoded messages).", NULL, MEAN,
-     false, SUMMARY, v_bytes, NULL},
+     false, SUMMARY, v_bytes, NULL, NULL},
     {"relocations", "", "relocations", "Keys that moved to another node.", NULL, MEAN,
-     false, SUMMARY, v_relocations, NULL},
+     false, SUMMARY, v_relocations, NULL, NULL},
     {"replica_syncs", "", "replica keys synced",
      "Replica keys sent in sync rounds (0 without replicas).", NULL, MEAN, false, SUMMARY,
-     v_replica_syncs, NULL},
+     v_replica_syncs, NULL, NULL},
     {"staleness_mean_s", "s", "replica staleness",
      "Mean over replica reads of how long before the read the replica last took part "
-     "in a sync round.", REPLICAS, MEAN, false, SUMMARY, v_stale_mean_s, NULL},
+     "in a sync round.", REPLICAS, MEAN, false, SUMMARY, v_stale_mean_s, NULL, NULL},
     {"staleness_p99_s", "s", "replica staleness (p99)",
      "The 99th percentile of the same (a histogram bucket's upper bound: a power of two "
-     "in microseconds).", REPLICAS, MEAN, false, 0, v_stale_p99_s, NULL},
+     "in microseconds).", REPLICAS, MEAN, false, 0, v_stale_p99_s, NULL, NULL},
     {"staleness_max_s", "s", "replica staleness (max)", "The largest of the same.",
-     REPLICAS, MAX, false, 0, v_stale_max_s, NULL},
+     REPLICAS, MAX, false, 0, v_stale_max_s, NULL, NULL},
     {"staleness_mean_clocks", "clocks", "replica staleness",
      "Mean replica staleness in the reading worker's clocks.", REPLICAS, MEAN, false, 0,
-     v_stale_mean_clocks, NULL},
+     v_stale_mean_clocks, NULL, NULL},
     {"staleness_max_clocks", "clocks", "replica staleness (max)",
      "The largest replica staleness in the reading worker's clocks.", REPLICAS, MAX,
-     false, 0, v_stale_max_clocks, NULL},
+     false, 0, v_stale_max_clocks, NULL, NULL},
     {"pushed_floats", "", "floats pushed",
      "Floats pushed by all workers: without real math (zipf, trace, `\"math\": \"none\"`) "
      "what every value summed must come to, since each push then adds 1.0 per float.",
-     NULL, MEAN, false, 0, v_pushed_floats, NULL},
+     NULL, MEAN, false, 0, v_pushed_floats, NULL, NULL},
     {"value_sum", "", "sum of all values",
      "Every value summed over the nodes that own it (the stored part: initial values are "
      "not stored); without real math it equals `pushed_floats` when no push was lost or "
      "doubled.", "once no key is in transfer (every run that ends)",
-     MEAN, false, 0, v_value_sum, NULL},
+     MEAN, false, 0, v_value_sum, NULL, NULL},
     {"pushed_sum", "", "sum of the floats pushed",
      "Every float pushed by all workers (the deltas of real math), summed: what `value_sum` "
      "must come to, up to float rounding, when no push was lost or doubled.", WITH_MATH,
-     MEAN, false, 0, v_pushed_sum, NULL},
+     MEAN, false, 0, v_pushed_sum, NULL, NULL},
     {"value_sum_unreadable", "", "keys in transfer",
      "Instead of `value_sum`: keys still in transfer when the run ended (never once a "
      "run is quiet).", "when keys were still in transfer", MAX, false, 0,
-     v_value_sum_unreadable, NULL},
+     v_value_sum_unreadable, NULL, NULL},
     {"samples", "", "samples", "Keys sampled (each read, then pushed as a write).",
-     SAMPLING, MEAN, false, 0, v_samples, NULL},
+     SAMPLING, MEAN, false, 0, v_samples, NULL, NULL},
     {"sample_tv_distance", "", "distance from the sample distribution",
      "Total variation distance between the samples handed out and the intended "
      "distribution, mean over workers (0: exact; even a perfect sampler shows about "
-     "0.4 sqrt(keys / samples)).", SAMPLING, MEAN, false, SUMMARY, v_sample_tv, NULL},
+     "0.4 sqrt(keys / samples)).", SAMPLING, MEAN, false, SUMMARY, v_sample_tv, NULL, NULL},
     {"sample_reuse_factor", "", "sample reuse",
      "Samples handed out per distinct draw used, mean over workers (1: no reuse).",
-     SAMPLING, MEAN, false, SUMMARY, v_sample_reuse, NULL},
+     SAMPLING, MEAN, false, SUMMARY, v_sample_reuse, NULL, NULL},
     {"bad_messages", "", "bad messages",
      "Frames dropped because they failed to decode or validate, or came from a process "
      "that is not a node of the run (each is logged).",
      "on the real backend, when some were dropped", RUN_COMBINE_SUM, false, SUMMARY,
-     v_bad_messages, NULL},
+     v_bad_messages, NULL, NULL},
     {"loss", "", "training loss",
      "The last epoch's training loss, per example (the task's own loss: squared error "
      "for mf, logistic loss of positives and negatives for kge and w2v).", WITH_MATH,
-     MEAN, false, BOTH, v_loss, NULL},
+     MEAN, false, BOTH, v_loss, NULL, NULL},
     {"epoch_loss", "", "training loss",
      "One value per epoch: the epoch's training loss summed over every worker's examples, "
-     "per example.", WITH_MATH, MEAN, true, 0, NULL, v_epoch_loss},
+     "per example.", WITH_MATH, MEAN, true, 0, NULL, v_epoch_loss, NULL},
     {"quality", "", "quality",
      "The last epoch's held-out quality: RMSE (mf, lower is better), filtered MRR or "
      "Hits@10 (kge), Spearman's rho or analogy accuracy (w2v), as `workload.quality` or "
-     "the workload's default says.", WITH_QUALITY, MEAN, false, BOTH, v_quality, NULL},
+     "the workload's default says.", WITH_QUALITY, MEAN, false, BOTH, v_quality, NULL, NULL},
     {"epoch_quality", "", "quality",
      "One value per epoch: the held-out quality after the epoch, every worker evaluating "
      "its share of the held-out data at its own epoch's end.", WITH_QUALITY, MEAN, true, 0,
-     NULL, v_epoch_quality},
+     NULL, v_epoch_quality, NULL},
     {"epoch_end_s", "s", "training time",
      "One value per epoch: when its slowest worker finished it, from the run's start, "
      "not counting time spent evaluating (the x of quality against time).", WITH_MATH,
-     MEAN, true, 0, NULL, v_epoch_ends},
+     MEAN, true, 0, NULL, v_epoch_ends, NULL},
     {"time_to_quality_s", "s", "time to quality",
      "`epoch_end_s` of the first epoch whose quality reaches `workload.target_quality`.",
      "when the spec sets workload.target_quality and a run reaches it", MEAN, false, BOTH,
-     v_time_to_quality, NULL},
+     v_time_to_quality, NULL, NULL},
     {"eval_s", "s", "evaluation time",
      "The most time one worker spent evaluating held-out data (included in `time_s`, "
-     "left out of `epoch_end_s`).", WITH_MATH, MAX, false, 0, v_eval_s, NULL},
+     "left out of `epoch_end_s`).", WITH_MATH, MAX, false, 0, v_eval_s, NULL, NULL},
     {"wait_s", "s", "clock wait",
      "Time a worker spent blocked at the clock bound (its clock more than `staleness` "
      "ahead of the slowest worker's), mean over workers.", BOUNDED, MEAN, false, SUMMARY,
-     v_wait, NULL},
+     v_wait, NULL, NULL},
     {"clock_waits", "", "blocked steps", "Steps, over all workers, that blocked at the bound.",
-     BOUNDED, MEAN, false, 0, v_clock_waits, NULL},
+     BOUNDED, MEAN, false, 0, v_clock_waits, NULL, NULL},
     {"clock_gap_mean", "clocks", "clock gap",
      "Mean over steps of how many clocks the worker was ahead of the slowest worker (as its "
-     "node knew it) when the step started.", BOUNDED, MEAN, false, SUMMARY, v_gap_mean, NULL},
+     "node knew it) when the step started.", BOUNDED, MEAN, false, SUMMARY, v_gap_mean, NULL, NULL},
     {"clock_gap_hist", "", "clock gaps",
      "The same as a histogram: element i counts steps that started i clocks ahead (the "
      "last element: 16 or more). Not a per-epoch list.", BOUNDED, SUM, true, 0, NULL,
-     v_gap_hist},
+     v_gap_hist, NULL},
     {"read_staleness_mean_clocks", "clocks", "staleness read",
      "Mean over reads served by a copy (the node's cache or a replica) of the reader's "
      "clock minus the clock the copy holds every write before: the staleness actually "
-     "read, at most `staleness`.", COPIES, MEAN, false, SUMMARY, v_read_stale_mean, NULL},
+     "read, at most `staleness`.", COPIES, MEAN, false, SUMMARY, v_read_stale_mean, NULL, NULL},
     {"read_staleness_max_clocks", "clocks", "staleness read (max)", "The largest of the same.",
-     COPIES, MAX, false, 0, v_read_stale_max, NULL},
+     COPIES, MAX, false, 0, v_read_stale_max, NULL, NULL},
     {"read_staleness_hist", "", "staleness read",
      "The same as a histogram: element i counts reads i clocks stale (the last: 16 or "
-     "more). Not a per-epoch list.", COPIES, SUM, true, 0, NULL, v_stale_hist},
+     "more). Not a per-epoch list.", COPIES, SUM, true, 0, NULL, v_stale_hist, NULL},
     {"cache_hit_ratio", "share", "cache hits",
      "Share of reads of keys neither owned nor replicated on the reader's node that its "
      "cache served (the rest were fetched from the owner).",
      "with bounded consistency, when a read needed another node", MEAN, false, 0,
-     v_cache_hits, NULL},
+     v_cache_hits, NULL, NULL},
     {"clock_messages", "", "clock messages",
      "CLOCK messages sent (a node tells every other its clock when its slowest worker's "
-     "advances).", BOUNDED, MEAN, false, 0, v_clock_messages, NULL},
+     "advances).", BOUNDED, MEAN, false, 0, v_clock_messages, NULL, NULL},
     {"refreshes", "", "values refreshed",
      "ESSP: keys whose fresh value an owner sent to a node caching them, at clock ends.",
-     "with essp", MEAN, false, 0, v_refreshes, NULL},
+     "with essp", MEAN, false, 0, v_refreshes, NULL, NULL},
+    {"stages", "", "stages",
+     "One object per stage, in order: `stage` (its index), `workers` (its active "
+     "workers), `steps` (theirs, summed), `time_s` (from the first start of one of its "
+     "steps to the end of its last), `steps_per_s` (`steps / time_s`), `wait_s` (mean over "
+     "its active workers of the time each spent blocked, at the consistency bound and at "
+     "the stage's closing barrier), `start_s` and `end_s` (from the run's start). A stage "
+     "whose spec said `\"workers\": \"auto\"` also has `auto`: `candidates` (the worker "
+     "counts simulated), `prefix_steps` (per worker, for each), `estimated_s` (each one's "
+     "estimate of the stage's time) and `chosen`.",
+     "with stages", MEAN, true, 0, NULL, NULL, v_stages},
     {"wall_s", "s", "wall time",
      "Wall-clock seconds the run took, start to end of its process (added by the "
-     "runner).", NULL, MEAN, false, SUMMARY, NULL, NULL},
+     "runner).", NULL, MEAN, false, SUMMARY, NULL, NULL, NULL},
 };
 
 const run_metric *run_metric_table(size_t *count) {
@@ -430,6 +506,20 @@ const run_metric *run_metric_find(const char *name) {
 static bool add_metric(cJSON *m, const run_metric *d, const run_totals *t) {
   double v;
   if (d->value) return !d->value(t, &v) || cJSON_AddNumberToObject(m, d->name, v);
+  if (d->objects) {
+    cJSON *list = cJSON_CreateArray();
+    if (!list || !d->objects(t, list)) {
+      cJSON_Delete(list);
+      return false;
+    }
+    if (!list->child) { /* none: absent */
+      cJSON_Delete(list);
+      return true;
+    }
+    if (cJSON_AddItemToObject(m, d->name, list)) return true;
+    cJSON_Delete(list);
+    return false;
+  }
   if (!d->values) return true;
   const double *vals;
   size_t n = d->values(t, &vals);

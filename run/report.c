@@ -47,6 +47,7 @@ int run_report_worker(run_node_report *r, const run_worker *rw) {
   run_worker_report *w = &r->workers[rw->index];
   free(w->epoch_end_s);
   free(w->epoch_quality);
+  free(w->stages);
   *w = (run_worker_report){.steps = st->steps, .accesses = st->accesses,
                            .pushed_floats = st->pushed_floats, .samples = st->samples,
                            .pushed_sum = st->pushed_sum,
@@ -55,6 +56,11 @@ int run_report_worker(run_node_report *r, const run_worker *rw) {
                            .start_s = st->start_s, .eval_s = st->eval_s,
                            .wait_s = st->wait_s, .clock_waits = st->clock_waits};
   memcpy(w->gap_hist, st->gap_hist, sizeof w->gap_hist);
+  if (rw->stages && rw->n_stages) {
+    if (!(w->stages = malloc(rw->n_stages * sizeof *w->stages))) return PS_ERR_NOMEM;
+    memcpy(w->stages, rw->stages, rw->n_stages * sizeof *w->stages);
+    w->n_stages = rw->n_stages;
+  }
   if (!st->epochs) return PS_OK;
   if (!(w->epoch_end_s = malloc(st->epochs * sizeof *w->epoch_end_s))) return PS_ERR_NOMEM;
   memcpy(w->epoch_end_s, st->epoch_end_s, st->epochs * sizeof *w->epoch_end_s);
@@ -69,6 +75,7 @@ void run_report_free(run_node_report *r) {
   for (uint32_t i = 0; r->workers && i < r->n_workers; i++) {
     free(r->workers[i].epoch_end_s);
     free(r->workers[i].epoch_quality);
+    free(r->workers[i].stages);
   }
   free(r->workers);
   *r = (run_node_report){0};
@@ -144,6 +151,17 @@ static cJSON *worker_to_json(const run_worker_report *w) {
       if (!ok && four && !four->prev) cJSON_Delete(four);
     }
     ok = ok && qs;
+  }
+  if (ok && ends && w->n_stages) { /* [[steps, start_s, end_s, wait_s], ...] */
+    cJSON *list = cJSON_AddArrayToObject(o, "stages");
+    for (size_t k = 0; list && ok && k < w->n_stages; k++) {
+      const run_stage_stats *st = &w->stages[k];
+      cJSON *four = cJSON_CreateArray();
+      ok = four && cJSON_AddItemToArray(list, four) && append(four, (double)st->steps) &&
+           append(four, st->start_s) && append(four, st->end_s) && append(four, st->wait_s);
+      if (!ok && four && !four->prev) cJSON_Delete(four);
+    }
+    ok = ok && list;
   }
   if (!ok || !ends) {
     cJSON_Delete(o);
@@ -228,6 +246,34 @@ static void stats_from_json(reader *rd, const cJSON *o, ps_node_stats *s) {
              PS_CLOCK_BUCKETS);
 }
 
+/* "stages": [[steps, start_s, end_s, wait_s], ...], when the run has stages. */
+static void stages_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(o, "stages");
+  if (!list) return;
+  size_t n = cJSON_IsArray(list) ? (size_t)cJSON_GetArraySize(list) : 0;
+  if (!n || !(w->stages = calloc(n, sizeof *w->stages))) {
+    if (!rd->bad)
+      snprintf(rd->err, rd->errlen, n ? "out of memory" : "workers[].stages: expected a list");
+    rd->bad = true;
+    return;
+  }
+  w->n_stages = n;
+  size_t k = 0;
+  for (const cJSON *v = list->child; v; v = v->next, k++) {
+    double x[4];
+    int m = 0;
+    for (const cJSON *c = cJSON_IsArray(v) ? v->child : NULL; c && m < 4 && cJSON_IsNumber(c);
+         c = c->next)
+      x[m++] = c->valuedouble;
+    if (m == 4 && cJSON_GetArraySize(v) == 4 && x[0] >= 0) {
+      w->stages[k] = (run_stage_stats){(uint64_t)x[0], x[1], x[2], x[3]};
+      continue;
+    }
+    if (!rd->bad) snprintf(rd->err, rd->errlen, "workers[].stages[%zu]: expected 4 numbers", k);
+    rd->bad = true;
+  }
+}
+
 static void worker_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
   const char *at = "workers[]";
   w->steps = count(rd, o, at, "steps");
@@ -241,6 +287,7 @@ static void worker_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
   w->wait_s = num(rd, o, at, "wait_s");
   w->clock_waits = count(rd, o, at, "clock_waits");
   get_counts(rd, o, at, "gap_hist", w->gap_hist, PS_CLOCK_BUCKETS);
+  stages_from_json(rd, o, w);
   const cJSON *ends = cJSON_GetObjectItemCaseSensitive(o, "epoch_end_s");
   if (!cJSON_IsArray(ends)) {
     if (!rd->bad) snprintf(rd->err, rd->errlen, "workers[].epoch_end_s: expected a list");

@@ -91,7 +91,8 @@ ps_consistency run_setup_consistency(const run_setup *s);
 
 /* The layout every node shares (num_nodes and partition set). */
 const ps_layout *run_setup_layout(const run_setup *s);
-/* Steps each worker runs (for progress). */
+/* Steps each worker runs (for progress); with stages, the clock every worker
+ * ends at (the last stage's closing clock, see below). */
 uint64_t run_setup_steps_per_worker(const run_setup *s);
 /* The workload's quality measure, or NULL when it has none (for
  * run_metrics). Borrowed from s. */
@@ -101,6 +102,82 @@ const wl_quality *run_setup_quality(const run_setup *s);
  * config: id, workers, layout, policy and its JSON, settings, hot keys. The
  * backend adds env (and may change stripes). cfg borrows from s. */
 void run_node_config(const run_setup *s, uint32_t id, ps_node_config *cfg);
+
+/* --------------------------------------------------------------- stages
+ *
+ * A run may be a series of stages (the spec's "stages", as FlexPS's tasks):
+ * [{"workers": W, "steps": S, "batch": b, "lr": r, "consistency": {...}}].
+ *
+ *   workers   how many of the cluster's workers are active in the stage (1 to
+ *             nodes * workers_per_node); the others idle through it. Which
+ *             ones: worker ranks taken round-robin over the nodes, node 0's
+ *             first worker, node 1's first, ..., then every node's second,
+ *             and so on; a stage of W workers takes the first W of that
+ *             order (run_stage_worker_steps). "auto" is resolved before a
+ *             run starts (experiments/, the stage scheduler): a backend is
+ *             handed counts.
+ *   steps     the stage's steps in all, split as evenly as can be over its
+ *             active workers (the first S mod W of the order take one more),
+ *             so that parallelism is what changes from stage to stage.
+ *   batch, lr the workload's own fields, for this stage (workloads that
+ *             have them: mf, kge, w2v); the stage's workload is the spec's
+ *             with them replaced.
+ *   consistency  as the spec's top-level one (run_consistency_parse), which
+ *             it replaces for this stage; without it, the top-level one.
+ *
+ * Parameters stay where they are from one stage to the next (no reload).
+ * A stage ends at clock E, the sum over the stages so far of the most steps
+ * one of their workers runs plus one: every worker moves its clock to E once
+ * its steps are done and its last push acknowledged (an idle one at once)
+ * and waits until every worker of the run has (ps_set_clock, ps_clock_wait:
+ * the core's clock service), so no step of a stage starts before every step
+ * of the one before has ended and its writes are applied, in both backends.
+ * (The one clock more: the driver ends a step's clock when it issues its
+ * push, before the push is acknowledged, under async consistency; the
+ * closing clock is one only a finished worker moves to.) Each stage's stream of a worker is seeded from (run seed,
+ * stage) and the worker's rank. */
+
+#define RUN_STAGES_MAX 256
+#define RUN_STAGE_CANDIDATES_MAX 33
+
+/* A stage as its spec gives it. */
+typedef struct {
+  bool auto_workers;       /* "workers": "auto" */
+  uint32_t workers;        /* active workers (0 while "auto") */
+  uint64_t steps;          /* its steps in all */
+  uint64_t max_per_worker; /* the most steps its workload gives one worker */
+} run_stage_info;
+
+/* Checks a's "stages" list against its workload, policy, consistency and
+ * cluster (a->stages non-NULL), as run_setup_new does, and fills
+ * info[0..*n) (room for RUN_STAGES_MAX). allow_auto: whether "workers":
+ * "auto" is accepted (the spec may say it; a backend may not). 0, or -1 with
+ * a message in err naming the JSON path ("stages[1].lr: ..."), a line for
+ * each stage that has a problem (lines separated by '\n'). A workload
+ * or policy that is itself invalid is not reported here (it is where it is
+ * checked): then 0 with *n = 0. */
+int run_stages_check(const run_args *a, bool allow_auto, run_stage_info *info, size_t *n,
+                     char *err, size_t errlen);
+/* The worker counts the stage scheduler tries for stage st on a cluster of
+ * `workers`: 1, 2, 4, ... up to workers, and workers itself, each only when
+ * it leaves every worker at least one step and at most st->max_per_worker.
+ * Into out (room for RUN_STAGE_CANDIDATES_MAX), ascending; returns how many. */
+size_t run_stage_candidates(const run_stage_info *st, uint32_t workers, uint32_t *out);
+/* Steps worker `rank` runs in a stage of `steps` steps over `active` workers
+ * on nodes x workers_per_node (0: it idles). */
+uint64_t run_stage_worker_steps(uint32_t nodes, uint32_t workers_per_node, uint32_t active,
+                                uint64_t steps, uint32_t rank);
+/* Stages of the run (0 without "stages"). */
+size_t run_setup_stages(const run_setup *s);
+
+/* What one worker did in one stage. */
+typedef struct {
+  uint64_t steps;      /* 0: idle in it */
+  double start_s;      /* when it started its first step (after the barrier) */
+  double end_s;        /* when its last step ended (its push applied) */
+  double wait_s;       /* blocked: at the consistency bound and at the
+                          stage's closing barrier */
+} run_stage_stats;
 
 /* -------------------------------------------------------------- workers */
 
@@ -114,7 +191,9 @@ typedef struct {
   wl_stream *stream;
   ps_sampler *sampler;        /* when the workload samples, else NULL */
   int status;                 /* wl_drive's result, once driven */
-  wl_driver_stats stats;      /* filled by run_worker_drive */
+  wl_driver_stats stats;      /* filled by run_worker_drive (all stages) */
+  run_stage_stats *stages;    /* per stage (n_stages: run_setup_stages) */
+  size_t n_stages;
   struct wl_trace_writer *trace; /* its part of the trace, when recording */
   char trace_error[256];      /* why recording failed, or "" */
 } run_worker;
@@ -128,8 +207,12 @@ void run_worker_free(run_worker *w);
 
 /* Runs every step of the worker through the shared worker loop (wl_drive):
  * env gives the backend's ctx, wait, compute and now; the sampling callbacks
- * are the run's. Call once, from the thread (or actor) that is the worker.
- * Stores and returns wl_drive's status. */
+ * are the run's. With stages, once per stage it is active in, each with the
+ * stage's stream and consistency, and through every stage's closing barrier
+ * (env.wait waits for the barrier's ticket). With the clock service on, the
+ * worker then leaves the run's clock (PS_CLOCK_DONE). Call once, from the
+ * thread (or actor) that is the worker. Stores and returns the status (the
+ * first failure). */
 int run_worker_drive(run_worker *w, const run_setup *s, wl_driver_env env);
 /* Why a driven worker failed (status < 0): the trace writer's message when
  * recording failed, else the status's text. */
@@ -150,6 +233,8 @@ typedef struct {
   double wait_s;       /* bounded consistency: time blocked at the clock bound, */
   uint64_t clock_waits; /* steps that blocked, */
   uint64_t gap_hist[PS_CLOCK_BUCKETS]; /* and clocks ahead of the run's */
+  run_stage_stats *stages; /* owned; n_stages of them (0 without stages) */
+  size_t n_stages;
 } run_worker_report;
 
 /* What one node says about itself once the run is quiet. */
@@ -212,6 +297,9 @@ typedef struct {
    * run. Both NULL: not computed here (wall_s: the runner adds it). */
   bool (*value)(const struct run_totals *t, double *out);
   size_t (*values)(const struct run_totals *t, const double **out);
+  /* A list of objects instead of numbers (list is true; stages): appends
+   * them to `list`; false on no memory. None appended: absent. */
+  bool (*objects)(const struct run_totals *t, struct cJSON *list);
 } run_metric;
 
 /* Every metric, in the order results show them; *count of them. */

@@ -68,6 +68,9 @@ run_setup *run_setup_new(const run_args *a, char *err, size_t errlen) {
                             sizeof why) != 0)
     return fail(s, err, errlen, "consistency: %s", why);
   s->clock_service = s->consistency.model != PS_CONSISTENCY_ASYNC || a->stages;
+  char plan_err[768];
+  if (a->stages && run_stages_plan(s, plan_err, sizeof plan_err) != 0)
+    return fail(s, err, errlen, "%s", plan_err);
   s->has_quality = wl_quality_info(s->wl, &s->quality);
   int rc = wl_samples(s->wl) ? make_samples(s) : PS_OK;
   if (rc == PS_ERR_NOMEM) return fail(s, err, errlen, "run: out of memory");
@@ -77,6 +80,7 @@ run_setup *run_setup_new(const run_args *a, char *err, size_t errlen) {
 
 void run_setup_free(run_setup *s) {
   if (!s) return;
+  run_stages_free(s);
   free(s->hot);
   ps_sample_dist_free(s->samples);
   wl_free(s->wl);
@@ -84,7 +88,11 @@ void run_setup_free(run_setup *s) {
 }
 
 const ps_layout *run_setup_layout(const run_setup *s) { return &s->layout; }
-uint64_t run_setup_steps_per_worker(const run_setup *s) { return wl_steps_per_worker(s->wl); }
+uint64_t run_setup_steps_per_worker(const run_setup *s) {
+  /* With stages: the clock every worker ends at (idle ones jump to it). */
+  if (s->n_stages) return (uint64_t)s->stages[s->n_stages - 1].end_clock;
+  return wl_steps_per_worker(s->wl);
+}
 
 const wl_quality *run_setup_quality(const run_setup *s) {
   return s->has_quality ? &s->quality : NULL;

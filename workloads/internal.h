@@ -126,6 +126,7 @@ struct wl_stream {
   size_t slot_items; /* items per slot (0: the type names none) */
   uint64_t *item_ring; /* slots * slot_items */
   uint64_t drawn;   /* steps drawn so far */
+  uint64_t limit;   /* the stream ends after this many (UINT64_MAX: none) */
 };
 
 /* The generator of one worker's stream: mt19937 seeded from (seed,

@@ -133,6 +133,7 @@ wl_stream *wl_stream_new(const wl_workload *wl, uint32_t node,
   s->type = wl->type;
   s->wl = wl;
   s->keep = WL_STEP_KEEP;
+  s->limit = UINT64_MAX;
   s->slot_keys = wl->info.max_step_keys ? wl->info.max_step_keys : 1;
   s->slot_items = wl->info.max_step_items;
   s->impl = wl->type->stream_new(wl->impl, node, worker_rank, seed);
@@ -171,7 +172,10 @@ int wl_stream_keep(wl_stream *s, size_t steps) {
   return PS_OK;
 }
 
+void wl_stream_limit(wl_stream *s, uint64_t steps) { s->limit = steps; }
+
 bool wl_next_step(wl_stream *s, wl_step *out) {
+  if (s->drawn >= s->limit) return false;
   if (!s->ring && wl_stream_keep(s, s->keep) != PS_OK) return false;
   size_t i = (size_t)(s->drawn % s->slots);
   ps_key *slot = s->ring + i * s->slot_keys;

@@ -116,6 +116,10 @@ void wl_stream_free(wl_stream *s);
  * the first wl_next_step. PS_OK, PS_ERR_INVAL (steps out of range, or steps
  * were drawn under a smaller guarantee) or PS_ERR_NOMEM. */
 int wl_stream_keep(wl_stream *s, size_t steps);
+/* Ends the stream after `steps` steps in all (or at its own end, if that
+ * comes first): a stage of a run takes only its share of a worker's steps.
+ * Call before drawing. */
+void wl_stream_limit(wl_stream *s, uint64_t steps);
 /* Draws the next step; false when the worker has no more steps (or when the
  * step storage cannot be allocated: call wl_stream_keep first to tell). */
 bool wl_next_step(wl_stream *s, wl_step *out);
