@@ -1,0 +1,70 @@
+# Plot "time" of experiment "consistency", written by pslab from runs.jsonl.
+# Redraw with `gnuplot time.gp` in this directory (it writes time.svg, then time.png),
+# or with `pslab plot DIR`.
+#
+# Data: a row per category: its label, then y, ci95, runs for each series.
+#   y     the mean of time_s over the runs at that point, in s
+#   ci95  half-width of the 95% confidence interval of that mean (Student's t);
+#         NaN with fewer than 2 runs
+#   runs  how many runs gave a value
+# The y axis shows y * yscale (time (ms)). The x axis shows the labels of `set xtics`, wrapped to fit.
+set encoding utf8
+set terminal svg size 800,786 dynamic noenhanced font "sans,12" background rgb "white"
+set output "time.svg"
+set linetype 1 linecolor rgb "#0072B2" linewidth 2 pointsize 1.2
+set linetype 2 linecolor rgb "#D55E00" linewidth 2 pointsize 1.2
+set linetype 3 linecolor rgb "#009E73" linewidth 2 pointsize 1.2
+set linetype 4 linecolor rgb "#CC79A7" linewidth 2 pointsize 1.2
+set linetype 5 linecolor rgb "#E69F00" linewidth 2 pointsize 1.2
+set linetype 6 linecolor rgb "#56B4E9" linewidth 2 pointsize 1.2
+set linetype 7 linecolor rgb "#000000" linewidth 2 pointsize 1.2
+set linetype 8 linecolor rgb "#F0E442" linewidth 2 pointsize 1.2
+set linetype cycle 8
+set title "Training time by consistency, with and without a straggler"
+set xlabel "cluster.stragglers, consistency"
+set ylabel "time (ms)"
+yscale = 1000
+set grid ytics
+unset key
+set yrange [0:*]
+$data << EOD
+"cluster.stragglers: []; consistency: model=async" 0.068894264629750748 NaN 1
+"cluster.stragglers: []; consistency: model=bsp" 0.17764774424121463 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.083451121939920159 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=3" 0.068555844209399266 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=10" 0.0675788529940819 NaN 1
+"cluster.stragglers: []; consistency: model=essp staleness=3" 0.096142777748167 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=async" 0.1035235304082371 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.20937881158975905 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.10366716027798104 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.10300366174344752 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.10219920594126193 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.11954305247736956 NaN 1
+EOD
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set xtics nomirror rotate by 90 right ("cluster.stragglers: [];\nconsistency: model=async" 0, \
+  "cluster.stragglers: [];\nconsistency: model=bsp" 1, \
+  "cluster.stragglers: [];\nconsistency: model=ssp\nstaleness=1" 2, \
+  "cluster.stragglers: [];\nconsistency: model=ssp\nstaleness=3" 3, \
+  "cluster.stragglers: [];\nconsistency: model=ssp\nstaleness=10" 4, \
+  "cluster.stragglers: [];\nconsistency: model=essp\nstaleness=3" 5, \
+  "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=async" 6, \
+  "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=bsp" 7, \
+  "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=ssp\nstaleness=1" 8, \
+  "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=ssp\nstaleness=3" 9, \
+  "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=ssp\nstaleness=10" 10, \
+  "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=essp\nstaleness=3" 11)
+set xrange [-0.5:11.5]
+plot $data using ($2*yscale) title "time_s"
+
+# The same plot as a PNG, for documents and READMEs.
+if (strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
+  print "pslab: this gnuplot has no pngcairo terminal, so time.png is not drawn (Debian's gnuplot-nox has it)"
+  exit status 4
+}
+set terminal pngcairo size 800,786 noenhanced font "sans,12" background rgb "white"
+set output "time.png"
+replot
+unset output

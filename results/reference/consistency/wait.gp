@@ -1,0 +1,66 @@
+# Plot "wait" of experiment "consistency", written by pslab from runs.jsonl.
+# Redraw with `gnuplot wait.gp` in this directory (it writes wait.svg, then wait.png),
+# or with `pslab plot DIR`.
+#
+# Data: a row per category: its label, then y, ci95, runs for each series.
+#   y     the mean of wait_s over the runs at that point, in s
+#   ci95  half-width of the 95% confidence interval of that mean (Student's t);
+#         NaN with fewer than 2 runs
+#   runs  how many runs gave a value
+# The y axis shows y * yscale (clock wait (ms)). The x axis shows the labels of `set xtics`, wrapped to fit.
+set encoding utf8
+set terminal svg size 800,786 dynamic noenhanced font "sans,12" background rgb "white"
+set output "wait.svg"
+set linetype 1 linecolor rgb "#0072B2" linewidth 2 pointsize 1.2
+set linetype 2 linecolor rgb "#D55E00" linewidth 2 pointsize 1.2
+set linetype 3 linecolor rgb "#009E73" linewidth 2 pointsize 1.2
+set linetype 4 linecolor rgb "#CC79A7" linewidth 2 pointsize 1.2
+set linetype 5 linecolor rgb "#E69F00" linewidth 2 pointsize 1.2
+set linetype 6 linecolor rgb "#56B4E9" linewidth 2 pointsize 1.2
+set linetype 7 linecolor rgb "#000000" linewidth 2 pointsize 1.2
+set linetype 8 linecolor rgb "#F0E442" linewidth 2 pointsize 1.2
+set linetype cycle 8
+set title "Time a worker spent blocked at the clock bound"
+set xlabel "cluster.stragglers, consistency"
+set ylabel "clock wait (ms)"
+yscale = 1000
+set grid ytics
+unset key
+set yrange [0:*]
+$data << EOD
+"cluster.stragglers: []; consistency: model=bsp" 0.10901389356931555 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.010438219786482428 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=3" 0 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=10" 0 NaN 1
+"cluster.stragglers: []; consistency: model=essp staleness=3" 0.000642476973152901 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.13681214964830754 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.029071446168243382 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.028110043452153632 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.0248705913213538 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.023611485165973084 NaN 1
+EOD
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set xtics nomirror rotate by 90 right ("cluster.stragglers: [];\nconsistency: model=bsp" 0, \
+  "cluster.stragglers: [];\nconsistency: model=ssp\nstaleness=1" 1, \
+  "cluster.stragglers: [];\nconsistency: model=ssp\nstaleness=3" 2, \
+  "cluster.stragglers: [];\nconsistency: model=ssp\nstaleness=10" 3, \
+  "cluster.stragglers: [];\nconsistency: model=essp\nstaleness=3" 4, \
+  "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=bsp" 5, \
+  "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=ssp\nstaleness=1" 6, \
+  "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=ssp\nstaleness=3" 7, \
+  "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=ssp\nstaleness=10" 8, \
+  "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=essp\nstaleness=3" 9)
+set xrange [-0.5:9.5]
+plot $data using ($2*yscale) title "wait_s"
+
+# The same plot as a PNG, for documents and READMEs.
+if (strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
+  print "pslab: this gnuplot has no pngcairo terminal, so wait.png is not drawn (Debian's gnuplot-nox has it)"
+  exit status 4
+}
+set terminal pngcairo size 800,786 noenhanced font "sans,12" background rgb "white"
+set output "wait.png"
+replot
+unset output
