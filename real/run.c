@@ -152,7 +152,7 @@ static void report_progress(node_run *s) {
   const real_run_args *a = s->a;
   uint64_t total = run_setup_steps_per_worker(s->setup) * a->workers_per_node, done = 0;
   for (uint32_t i = 0; i < a->workers_per_node; i++)
-    done += (uint64_t)ps_worker_clock(s->workers[i].rw.handle);
+    done += run_worker_progress(s->setup, s->workers[i].rw.handle);
   if (total) a->progress(a->progress_ctx, real_node_now(s->node), (double)done / (double)total);
 }
 

@@ -94,6 +94,10 @@ const ps_layout *run_setup_layout(const run_setup *s);
 /* Steps each worker runs (for progress); with stages, the clock every worker
  * ends at (the last stage's closing clock, see below). */
 uint64_t run_setup_steps_per_worker(const run_setup *s);
+/* How far the worker whose core handle is w has come, in those steps: its
+ * clock, at most run_setup_steps_per_worker (a worker that has left the
+ * run's clock, PS_CLOCK_DONE, is done). For progress lines. */
+uint64_t run_worker_progress(const run_setup *s, ps_worker *w);
 /* The workload's quality measure, or NULL when it has none (for
  * run_metrics). Borrowed from s. */
 const wl_quality *run_setup_quality(const run_setup *s);

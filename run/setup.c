@@ -94,6 +94,12 @@ uint64_t run_setup_steps_per_worker(const run_setup *s) {
   return wl_steps_per_worker(s->wl);
 }
 
+uint64_t run_worker_progress(const run_setup *s, ps_worker *w) {
+  int64_t clock = ps_worker_clock(w);
+  uint64_t total = run_setup_steps_per_worker(s);
+  return clock <= 0 ? 0 : (uint64_t)clock < total ? (uint64_t)clock : total;
+}
+
 const wl_quality *run_setup_quality(const run_setup *s) {
   return s->has_quality ? &s->quality : NULL;
 }
