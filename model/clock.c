@@ -191,32 +191,22 @@ void bounded_fill_from(ps_node *n, key_entry *e, ps_key k, const ps_msg *m, uint
   kb->stamp = stamp;
 }
 
-int handle_refresh(call_ctx *c, const ps_msg *m) {
-  ps_node *n = c->node;
-  if (!n->has_clock || m->request > (uint64_t)INT64_MAX) return PS_ERR_PROTOCOL;
+/* A REFRESH's key: the fresh value replaces the copy unless it could miss
+ * one of this node's writes (request: its stamp). */
+static int refresh_key(call_ctx *c, const ps_msg *m, uint32_t i, key_entry *e, ps_key k,
+                       const float *vals, uint32_t len) {
+  (void)i;
+  (void)len;
   int64_t stamp = (int64_t)m->request;
-  uint32_t max_len = 0, offset = 0;
-  for (uint32_t i = 0; i < m->key_count; i++) {
-    uint32_t len = ps_layout_value_len(&n->layout, ps_msg_key(m, i));
-    if (len > max_len) max_len = len;
-  }
-  float *vals = malloc((size_t)max_len * sizeof *vals + 1);
-  if (!vals) return PS_ERR_NOMEM;
-  for (uint32_t i = 0; i < m->key_count; i++) {
-    ps_key k = ps_msg_key(m, i);
-    uint32_t len = ps_layout_value_len(&n->layout, k);
-    ps_msg_values(m, offset, vals, len);
-    offset += len;
-    store_stripe *st;
-    key_entry *e = node_lock_entry(n, k, &st);
-    if (!e) break;
-    key_bounded *kb = e->state == KEY_ABSENT ? entry_bounded(e) : NULL;
-    if (kb && kb->inflight == 0 && kb->last_push_clock < stamp)
-      cache_store(n, kb, k, vals, stamp);
-    pthread_mutex_unlock(&st->lock);
-  }
-  free(vals);
+  key_bounded *kb = e->state == KEY_ABSENT ? entry_bounded(e) : NULL;
+  if (kb && kb->inflight == 0 && kb->last_push_clock < stamp)
+    cache_store(c->node, kb, k, vals, stamp);
   return PS_OK;
+}
+
+int handle_refresh(call_ctx *c, const ps_msg *m) {
+  if (!c->node->has_clock || m->request > (uint64_t)INT64_MAX) return PS_ERR_PROTOCOL;
+  return msg_each_key(c, m, refresh_key);
 }
 
 /* ------------------------------------------------------- ESSP, the owner */

@@ -418,6 +418,13 @@ void clock_note_intent(ps_worker *w, const ps_key *keys, size_t n, int64_t start
  * before a CLOCK. */
 void replica_flush_allreduce(call_ctx *c);
 
+/* Calls fn for key i of m, in order, with its entry locked (made if
+ * absent) and its values (len floats; NULL for a message without values).
+ * Stops at the first error fn returns (or PS_ERR_NOMEM) and returns it. */
+typedef int (*msg_key_fn)(call_ctx *c, const ps_msg *m, uint32_t i, key_entry *e, ps_key k,
+                          const float *vals, uint32_t len);
+int msg_each_key(call_ctx *c, const ps_msg *m, msg_key_fn fn);
+
 /* Queues op (and its values) on a key in transfer. */
 void queue_op(call_ctx *c, key_entry *e, const pending_op *op, const float *vals);
 

@@ -392,8 +392,7 @@ static int check_keys(const ps_node *n, const ps_msg *m) {
   return PS_OK;
 }
 
-/* PULL, PUSH, SET arriving at this node (at the owner, home, or in transit). */
-static int handle_request(call_ctx *c, const ps_msg *m) {
+int msg_each_key(call_ctx *c, const ps_msg *m, msg_key_fn fn) {
   ps_node *n = c->node;
   uint32_t offset = 0, max_len = 0;
   for (uint32_t i = 0; i < m->key_count; i++) {
@@ -402,13 +401,10 @@ static int handle_request(call_ctx *c, const ps_msg *m) {
   }
   float *vals = m->values ? malloc((size_t)max_len * sizeof *vals + 1) : NULL;
   if (m->values && !vals) return PS_ERR_NOMEM;
-  for (uint32_t i = 0; i < m->key_count; i++) {
+  int rc = PS_OK;
+  for (uint32_t i = 0; i < m->key_count && rc == PS_OK; i++) {
     ps_key k = ps_msg_key(m, i);
     uint32_t len = ps_layout_value_len(&n->layout, k);
-    pending_op op = {.type = m->type, .via_message = true, .origin = m->origin,
-                     .worker = m->worker, .request = m->request,
-                     .subscribe = n->has_clock && m->type == PS_MSG_PULL && m->aux == 1,
-                     .pos = ps_msg_pos(m, i), .len = m->values ? len : 0};
     if (vals) {
       ps_msg_values(m, offset, vals, len);
       offset += len;
@@ -416,14 +412,29 @@ static int handle_request(call_ctx *c, const ps_msg *m) {
     store_stripe *st;
     key_entry *e = node_lock_entry(n, k, &st);
     if (!e) {
-      free(vals);
-      return PS_ERR_NOMEM;
+      rc = PS_ERR_NOMEM;
+      break;
     }
-    serve_op(c, e, k, &op, vals);
+    rc = fn(c, m, i, e, k, vals, len);
     pthread_mutex_unlock(&st->lock);
   }
   free(vals);
+  return rc;
+}
+
+/* PULL, PUSH, SET arriving at this node (at the owner, home, or in transit). */
+static int serve_request_key(call_ctx *c, const ps_msg *m, uint32_t i, key_entry *e, ps_key k,
+                             const float *vals, uint32_t len) {
+  pending_op op = {.type = m->type, .via_message = true, .origin = m->origin,
+                   .worker = m->worker, .request = m->request,
+                   .subscribe = c->node->has_clock && m->type == PS_MSG_PULL && m->aux == 1,
+                   .pos = ps_msg_pos(m, i), .len = vals ? len : 0};
+  serve_op(c, e, k, &op, vals);
   return PS_OK;
+}
+
+static int handle_request(call_ctx *c, const ps_msg *m) {
+  return msg_each_key(c, m, serve_request_key);
 }
 
 /* PULL_REPLY and WRITE_ACK, for a ticket of one of this node's workers. */

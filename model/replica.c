@@ -446,34 +446,16 @@ int handle_sync_reply(call_ctx *c, const ps_msg *m) {
   return PS_OK;
 }
 
-int handle_delta(call_ctx *c, const ps_msg *m) {
-  ps_node *n = c->node;
-  uint32_t offset = 0, max_len = 0;
-  for (uint32_t t = 0; t < n->layout.num_tables; t++)
-    if (n->layout.tables[t].value_len > max_len) max_len = n->layout.tables[t].value_len;
-  float *vals = malloc((size_t)max_len * sizeof *vals);
-  if (!vals) return PS_ERR_NOMEM;
-  int rc = PS_OK;
-  for (uint32_t i = 0; i < m->key_count && rc == PS_OK; i++) {
-    ps_key k = ps_msg_key(m, i);
-    uint32_t len = ps_layout_value_len(&n->layout, k);
-    ps_msg_values(m, offset, vals, len);
-    offset += len;
-    store_stripe *st;
-    key_entry *e = node_lock_entry(n, k, &st);
-    if (!e) {
-      rc = PS_ERR_NOMEM;
-      break;
-    }
-    if (e->state == KEY_REPLICA || e->state == KEY_OWNED) {
-      if (!add_into(&e->value, len, vals)) rc = PS_ERR_NOMEM;
-    } else { /* no copy here: it is a push for the owner */
-      pending_op op = {.type = PS_MSG_PUSH, .via_message = true, .origin = m->origin,
-                       .len = len};
-      serve_op(c, e, k, &op, vals);
-    }
-    pthread_mutex_unlock(&st->lock);
-  }
-  free(vals);
-  return rc;
+/* A DELTA's key: added to the copy here, or passed on as a push. */
+static int delta_key(call_ctx *c, const ps_msg *m, uint32_t i, key_entry *e, ps_key k,
+                     const float *vals, uint32_t len) {
+  (void)i;
+  if (e->state == KEY_REPLICA || e->state == KEY_OWNED)
+    return add_into(&e->value, len, vals) ? PS_OK : PS_ERR_NOMEM;
+  /* no copy here: it is a push for the owner */
+  pending_op op = {.type = PS_MSG_PUSH, .via_message = true, .origin = m->origin, .len = len};
+  serve_op(c, e, k, &op, vals);
+  return PS_OK;
 }
+
+int handle_delta(call_ctx *c, const ps_msg *m) { return msg_each_key(c, m, delta_key); }
