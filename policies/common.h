@@ -12,7 +12,9 @@ struct cJSON;
 
 const char *policy_name_list(void);
 const char *policy_json_kind(const struct cJSON *j);
-/* known: NULL-terminated list of the fields the policy understands. */
+/* known: NULL-terminated list of the fields the policy understands. Every
+ * helper here takes json == NULL as an object with no fields: a policy's
+ * configure(NULL) gets its defaults (model/ps.h). */
 int policy_check_fields(const struct cJSON *json, const char *const *known, char *err,
                         size_t errlen);
 int policy_get_bool(const struct cJSON *json, const char *field, bool *out, char *err,

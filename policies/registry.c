@@ -99,7 +99,8 @@ const char *policy_json_kind(const cJSON *j) {
 
 int policy_check_fields(const cJSON *json, const char *const *known, char *err,
                         size_t errlen) {
-  for (const cJSON *f = json->child; f; f = f->next) {
+  /* NULL (model/ps.h: configure's defaults) has no fields to check. */
+  for (const cJSON *f = json ? json->child : NULL; f; f = f->next) {
     bool found = false;
     for (size_t i = 0; known[i] && !found; i++) found = strcmp(f->string, known[i]) == 0;
     if (found) continue;

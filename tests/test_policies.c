@@ -5,6 +5,7 @@
 #include "tests/unit.h"
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Configures the policy in `text`; returns the status, message in err. */
@@ -62,6 +63,30 @@ static void test_configure_good(void) {
                             "\"reuse\":64}}", &s, err), PS_OK);
   CU_ASSERT_EQUAL(configure("{\"type\":\"static\",\"sampling\":{\"scheme\":\"local\"}}",
                             &s, err), PS_OK);
+}
+
+/* model/ps.h: configure's json may be NULL, meaning the defaults; so every
+ * registered policy's configure(NULL) succeeds with the settings of
+ * {"type": name}. */
+static void test_configure_null_means_defaults(void) {
+  for (const char *const *name = ps_policy_names(); *name; name++) {
+    const ps_policy_ops *ops = ps_policy_find(*name);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ops->configure);
+    char text[64], err[256] = "";
+    snprintf(text, sizeof text, "{\"type\":\"%s\"}", *name);
+    ps_policy_settings from_null, from_type;
+    ps_policy_settings_default(&from_null);
+    int rc = ops->configure(NULL, &from_null, err, sizeof err);
+    CU_ASSERT_EQUAL(rc, PS_OK);
+    if (rc != PS_OK) fprintf(stderr, "\n  %s: configure(NULL): %s\n", *name, err);
+    CU_ASSERT_EQUAL(configure(text, &from_type, err), PS_OK);
+    CU_ASSERT_EQUAL(from_null.partition, from_type.partition);
+    CU_ASSERT_EQUAL(from_null.fast_local_access, from_type.fast_local_access);
+    CU_ASSERT_EQUAL(from_null.lookahead, from_type.lookahead);
+    CU_ASSERT_EQUAL(from_null.hot_keys, from_type.hot_keys);
+    CU_ASSERT_EQUAL(from_null.owner_replicas, from_type.owner_replicas);
+  }
 }
 
 static void test_configure_bad(void) {
@@ -253,5 +278,7 @@ PSLAB_SUITE("policies", {"key map", test_keymap},
              test_nups_replicates_hot_and_relocates_cold}, {"registry", test_registry},
             {"configure accepts good objects", test_configure_good},
             {"configure names the bad field", test_configure_bad},
+            {"configure(NULL) means the defaults, for every policy",
+             test_configure_null_means_defaults},
             {"intent localizes only under relocate", test_intent_localizes_only_under_relocate},
             {"the due time moves only when timers run", test_due_time_moves_only_on_timer})
