@@ -231,6 +231,12 @@ struct cJSON *exp_record_new(const char *experiment, const exp_run *run,
                              struct cJSON *metrics, const char *error);
 /* Appends record as one line and flushes. 0, or -1 on a write error. */
 int exp_jsonl_append(FILE *f, const struct cJSON *record);
+/* Appends record as one line at the end of the file open at fd, with one
+ * write(), and fsyncs it: the runner's way to runs.jsonl. A write the disk
+ * refuses in part (full, over a size limit) is rolled back: the file is cut
+ * back (ftruncate) to where it ended, its last whole line. 0, or -1 with
+ * the reason in err (no file name: the caller knows it). */
+int exp_jsonl_append_fd(int fd, const struct cJSON *record, char *err, size_t errlen);
 /* Reads runs.jsonl into a list of records; NULL with messages in errs
  * ("<path>:<line>: ..."). */
 struct cJSON *exp_jsonl_load(const char *path, exp_errors *errs);

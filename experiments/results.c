@@ -4,17 +4,21 @@
  *
  * A record is one JSON object per run (experiment, run, repeat, seed,
  * backend, sweep, config, metrics, and error for a failed run). runs.jsonl
- * holds the records as they come, one line each, flushed at once, so an
- * interrupted experiment keeps every finished run. runs.csv, summary.csv
+ * holds the records as they come, one line each, written with one write()
+ * and synced to disk at once, so an interrupted experiment keeps every
+ * finished run; a line the disk refused in part is cut off again, so the
+ * file never ends with half a record. runs.csv, summary.csv
  * (csv.c) and the table (table.c) are derived from a list of records only,
  * so that whatever has the records (the runner after each run, a merge of
  * results directories, the tests) writes them with exp_results_write.
  */
 #include "experiments/internal.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 bool exp_is_metric(const char *name) { return run_metric_find(name) != NULL; }
 
@@ -52,6 +56,61 @@ bool exp_record_ok(const cJSON *rec) {
 bool exp_same_point(const cJSON *a, const cJSON *b) {
   if (!a || !b) return a == b;
   return cJSON_Compare(a, b, true);
+}
+
+/* Writes len bytes at the end of fd: one write() when all goes well; after
+ * a short one, a second for the rest, which either completes the line or
+ * says why the disk refused it (errno). The number of bytes written. */
+static size_t write_line(int fd, const char *text, size_t len, int *why) {
+  size_t done = 0;
+  *why = 0;
+  for (int tries = 0; done < len && tries < 2;) {
+    ssize_t n = write(fd, text + done, len - done);
+    if (n < 0 && errno == EINTR) continue;
+    tries++;
+    if (n < 0) {
+      *why = errno;
+      break;
+    }
+    done += (size_t)n;
+  }
+  return done;
+}
+
+int exp_jsonl_append_fd(int fd, const cJSON *record, char *err, size_t errlen) {
+  char *text = cJSON_PrintUnformatted(record);
+  size_t len = text ? strlen(text) : 0;
+  char *line = text ? realloc(text, len + 2) : NULL;
+  if (!line) {
+    free(text);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  line[len++] = '\n';
+  line[len] = '\0';
+  off_t end = lseek(fd, 0, SEEK_END); /* where the last whole line ends */
+  if (end < 0) {
+    snprintf(err, errlen, "cannot find its end: %s", strerror(errno));
+    free(line);
+    return -1;
+  }
+  int why;
+  size_t done = write_line(fd, line, len, &why);
+  free(line);
+  if (done < len) {
+    /* Never leave a partial line: cut the file back to its last whole one. */
+    bool cut = ftruncate(fd, end) == 0;
+    snprintf(err, errlen, "wrote %zu of the record's %zu bytes (%s); %s", done, len,
+             why ? strerror(why) : "short write",
+             cut ? "cut back to its last whole line" : "could not cut it back to its last "
+                                                       "whole line: it ends with a partial one");
+    return -1;
+  }
+  if (fsync(fd) != 0 && errno != EINVAL) { /* EINVAL: a pipe or the like, nothing to sync */
+    snprintf(err, errlen, "cannot sync it to disk: %s", strerror(errno));
+    return -1;
+  }
+  return 0;
 }
 
 int exp_jsonl_append(FILE *f, const cJSON *record) {

@@ -326,7 +326,7 @@ typedef struct {
   const exp_spec *spec;
   exp_runner_options o;
   char *dir;
-  FILE *jsonl;
+  int jsonl;       /* runs.jsonl, opened O_APPEND */
   cJSON *records;  /* sorted by run number */
   bool *done;      /* resuming: done[r - 1] when run r's record was kept */
   size_t ran;      /* runs run */
@@ -402,8 +402,10 @@ static void record_run(runner *r, const exp_run *run, outcome *out) {
   char err[EXP_PATH_MAX + 128];
   cJSON *rec = exp_record_new(exp_spec_name(r->spec), run, out->metrics, out->error);
   out->metrics = NULL;
-  if (!rec || exp_jsonl_append(r->jsonl, rec) != 0) {
-    fprintf(r->o.log, "pslab: run %u: cannot write its record to runs.jsonl\n", run->run);
+  char why[256] = "out of memory";
+  if (!rec || exp_jsonl_append_fd(r->jsonl, rec, why, sizeof why) != 0) {
+    fprintf(r->o.log, "pslab: run %u: cannot write its record to %s/runs.jsonl: %s\n",
+            run->run, r->dir, why);
     r->io_failed = true;
   }
   if (rec) exp_records_insert(r->records, rec);
@@ -485,7 +487,8 @@ static int read_resumed(runner *r, bool report) {
  * does not spoil the next one appended. */
 static int open_jsonl(runner *r, const char *jsonl, char *err, size_t errlen) {
   if (r->o.resume && exp_jsonl_write(jsonl, r->records, err, errlen) != 0) return -1;
-  if (!(r->jsonl = fopen(jsonl, r->o.resume ? "a" : "w"))) {
+  int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (r->o.resume ? 0 : O_TRUNC);
+  if ((r->jsonl = open(jsonl, flags, 0644)) < 0) {
     snprintf(err, errlen, "%s: cannot write: %s", jsonl, strerror(errno));
     return -1;
   }
@@ -586,7 +589,7 @@ static void run_all(runner *r, const exp_run_list *runs) {
 }
 
 int exp_run_experiment(const exp_spec *spec, const exp_runner_options *opts) {
-  runner r = {.spec = spec};
+  runner r = {.spec = spec, .jsonl = -1};
   exp_runner_options_default(&r.o);
   if (opts) r.o = *opts;
   if (!r.o.out) r.o.out = stdout;
@@ -605,7 +608,7 @@ int exp_run_experiment(const exp_spec *spec, const exp_runner_options *opts) {
     rc = follow_runs(&r, runs);
   } else if (r.dir && r.records && prepare(&r) == 0) {
     run_all(&r, runs);
-    fclose(r.jsonl);
+    close(r.jsonl);
     rc = finish(&r, runs->count);
   } else if (!r.dir || !r.records) {
     fprintf(r.o.log, "pslab: out of memory\n");

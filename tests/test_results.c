@@ -23,7 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ---------------------------------------------------------- helpers */
@@ -97,6 +100,64 @@ static void test_jsonl_round_trip(void) {
   CU_ASSERT_PTR_NULL(exp_jsonl_load(path, &e));
   CU_ASSERT_TRUE(exp_errors_contain(&e, "runs.jsonl:3: expected a run record (a JSON object), found invalid JSON"));
   exp_errors_free(&e);
+  cJSON_Delete(a);
+  cJSON_Delete(b);
+  unit_remove_tree(dir);
+  free(dir);
+}
+
+/* The runner's append (exp_jsonl_append_fd) when the disk refuses part of a
+ * line: a file size limit (RLIMIT_FSIZE, SIGXFSZ ignored) in a forked child
+ * lets the first record in whole and the second only in part. The second
+ * append must fail saying so and leave the file as it was: one whole line. */
+static void test_jsonl_short_write_rolled_back(void) {
+  char *dir = unit_temp_dir();
+  char path[1024];
+  snprintf(path, sizeof path, "%s/runs.jsonl", dir);
+  cJSON *a = record(1, 0, "{'x': 1}", "{'name': 'exp'}", "{'time_s': 1}", NULL);
+  cJSON *b = record(2, 0, "{'x': 2}", "{'name': 'exp'}", "{'time_s': 2}", NULL);
+  char *first = cJSON_PrintUnformatted(a);
+  size_t first_len = strlen(first) + 1;
+  int pipefd[2];
+  CU_ASSERT_EQUAL_FATAL(pipe(pipefd), 0);
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(pipefd[0]);
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit lim = {first_len + 20, first_len + 20}; /* b's line does not fit */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+    char err[256] = "";
+    int ok = fd >= 0 && setrlimit(RLIMIT_FSIZE, &lim) == 0 &&
+             exp_jsonl_append_fd(fd, a, err, sizeof err) == 0;
+    int second = ok ? exp_jsonl_append_fd(fd, b, err, sizeof err) : 0;
+    dprintf(pipefd[1], "%s", err);
+    _exit(!ok ? 2 : second == -1 ? 0 : 1);
+  }
+  close(pipefd[1]);
+  char err[256] = "";
+  ssize_t got = read(pipefd[0], err, sizeof err - 1);
+  err[got > 0 ? got : 0] = '\0';
+  close(pipefd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CU_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "File too large"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "cut back to its last whole line"));
+  struct stat st;
+  CU_ASSERT_EQUAL_FATAL(stat(path, &st), 0);
+  CU_ASSERT_EQUAL((size_t)st.st_size, first_len); /* the whole first line, no more */
+  exp_errors w, e;
+  exp_errors_init(&w);
+  exp_errors_init(&e);
+  cJSON *loaded = exp_jsonl_load_interrupted(path, &w, &e);
+  CU_ASSERT_EQUAL(w.count, 0); /* nothing cut short left behind */
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(loaded), 1);
+  CU_ASSERT_TRUE(cJSON_Compare(cJSON_GetArrayItem(loaded, 0), a, true));
+  cJSON_Delete(loaded);
+  exp_errors_free(&w);
+  exp_errors_free(&e);
+  free(first);
   cJSON_Delete(a);
   cJSON_Delete(b);
   unit_remove_tree(dir);
@@ -1211,6 +1272,7 @@ PSLAB_SUITE("results",
             {"record fields", test_record_fields},
             {"runs.jsonl round trip", test_jsonl_round_trip},
             {"runs.jsonl cut short, and written whole", test_jsonl_cut_short_and_written_whole},
+            {"runs.jsonl: a short write is rolled back", test_jsonl_short_write_rolled_back},
             {"runs.csv columns and quoting", test_runs_csv_columns_and_quoting},
             {"results written whole", test_results_written_whole},
             {"stats against a hand computation", test_stats_against_a_hand_computation},
