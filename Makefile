@@ -3,7 +3,8 @@
 #   make test   install what is missing, configure, build, run every test
 #   make reference   rerun the shipped specs into results/reference/ (minutes)
 # Variables: BUILD (build dir, default build), SANITIZE=1 (ASan+UBSan build
-# in build-asan), JOBS (parallel build jobs).
+# in build-asan), TSAN=1 (ThreadSanitizer build in build-tsan; tests read the
+# suppressions in tests/tsan.supp), JOBS (parallel build jobs).
 
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -11,6 +12,10 @@ CMAKE_FLAGS ?=
 ifeq ($(SANITIZE),1)
 BUILD := build-asan
 CMAKE_FLAGS += -DPSLAB_SANITIZE=ON
+endif
+ifeq ($(TSAN),1)
+BUILD := build-tsan
+CMAKE_FLAGS += -DPSLAB_TSAN=ON
 endif
 
 .PHONY: all deps configure build test demo bench reference clean
@@ -46,4 +51,4 @@ bench: build
 	@for b in $(BUILD)/bench/*; do echo "== $$b"; $$b || exit 1; done
 
 clean:
-	@rm -rf build build-asan
+	@rm -rf build build-asan build-tsan

@@ -37,6 +37,31 @@
 #define REAL_PRINTF(f, a)
 #endif
 
+/* ThreadSanitizer annotations. A message a node sends to itself goes through
+ * an inproc pipe of libzmq without a copy: the receiver thread reads the
+ * very buffer a worker encoded. libzmq's pipes do order the two (atomic
+ * hand-over), but libzmq is not instrumented, so TSan cannot see it and
+ * reports the core's decoder racing with its encoder. The sender publishes
+ * the buffer (REAL_TSAN_RELEASE) before it goes to libzmq and the receiver
+ * takes it (REAL_TSAN_ACQUIRE) as it comes out: the happens-before libzmq
+ * gives, said where TSan can see it. No-ops in other builds. */
+#if defined(__SANITIZE_THREAD__)
+#define REAL_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define REAL_TSAN 1
+#endif
+#endif
+#ifdef REAL_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define REAL_TSAN_RELEASE(p) __tsan_release(p)
+#define REAL_TSAN_ACQUIRE(p) __tsan_acquire(p)
+#else
+#define REAL_TSAN_RELEASE(p) ((void)(p))
+#define REAL_TSAN_ACQUIRE(p) ((void)(p))
+#endif
+
 #define REAL_ENDPOINT_MAX 300
 #define REAL_ERROR_MAX 512
 /* Bad frames logged in full before the log goes quiet (then every 1000th). */
@@ -135,7 +160,13 @@ struct real_node {
   real_waiter *waiters;
   pthread_t receiver;
   bool receiver_running;
-  double t0;                       /* real_clock() at the start release */
+  /* The node's clock: real_clock() - t0 from the start release on, 0
+   * before it. t0 is written once, before `started` is set (release), and
+   * read only after `started` was seen set (acquire): the receiver thread,
+   * which runs before the release, never reads it half-made, and an early
+   * message gets time 0, never a time the clock later goes back from. */
+  double t0;
+  atomic_bool started;
   atomic_bool timers_on;
 
   /* The core lock: an adaptive mutex (it spins a little before sleeping:

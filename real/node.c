@@ -158,7 +158,12 @@ int real_node_wait(real_node *n, ps_worker *w, ps_ticket t) {
 
 ps_node *real_node_core(real_node *n) { return n->core; }
 uint32_t real_node_rank(const real_node *n) { return n->rank; }
-double real_node_now(const real_node *n) { return real_clock() - n->t0; }
+double real_node_now(const real_node *n) {
+  /* Non-const load: C11's atomic_load takes a pointer to non-const. */
+  if (!atomic_load_explicit((atomic_bool *)&n->started, memory_order_acquire)) return 0;
+  double now = real_clock() - n->t0;
+  return now > 0 ? now : 0;
+}
 
 void real_node_get_stats(real_node *n, real_node_stats *out) {
   out->sent = atomic_load(&n->sent);
@@ -189,7 +194,7 @@ static real_node *node_alloc(const real_node_config *c) {
   n->run = c->run;
   n->workers = c->core.workers;
   n->cluster = *c->cluster;
-  n->t0 = real_clock();
+  atomic_init(&n->started, false);   /* the start release sets t0 */
   atomic_init(&n->timers_on, false); /* from the start barrier on */
   pthread_mutexattr_t ma;
   pthread_mutexattr_init(&ma);
@@ -263,9 +268,17 @@ static int plan_addresses(real_node *n, const real_node_config *c, uint32_t *por
   return 0;
 }
 
+/* The core's send: the transport's, with the buffer published for TSan
+ * (see REAL_TSAN_RELEASE in internal.h). */
+static void send_published(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
+  REAL_TSAN_RELEASE(buf);
+  real_node_send(ctx, dst, buf, len);
+}
+
 static int core_create(real_node *n, const real_node_config *c, char *err, size_t errlen) {
   ps_node_config cfg = c->core;
   real_node_env(n, &cfg.env);
+  cfg.env.send = send_published;
   n->core = ps_node_new(&cfg);
   if (n->core) return 0;
   snprintf(err, errlen, "node %u: the core refused its configuration", n->rank);
@@ -288,7 +301,10 @@ static int start_barrier(real_node *n) {
                        n->cluster.timeout_s);
   }
   if (real_node_barrier(n, "the start", n->cluster.timeout_s) != PS_OK) return -1;
-  n->t0 = real_clock(); /* before any timer runs: the core's clock never goes back */
+  /* Once, before any timer runs and published before anyone reads it: the
+   * core's clock never goes back (0 until now, then from 0 on). */
+  n->t0 = real_clock();
+  atomic_store_explicit(&n->started, true, memory_order_release);
   atomic_store(&n->timers_on, true);
   return 0;
 }

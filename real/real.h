@@ -102,7 +102,8 @@ void real_node_free(real_node *n);
  * order: model/ps.h); never from inside env.send. */
 ps_node *real_node_core(real_node *n);
 uint32_t real_node_rank(const real_node *n);
-/* Wall-clock seconds since this node left the start barrier. */
+/* Wall-clock seconds since this node left the start barrier; 0 before it
+ * (a message that arrives early). Never goes back. Any thread. */
 double real_node_now(const real_node *n);
 
 /* Blocks until ticket t of w completes (PS_OK) or the node fails
