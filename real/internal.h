@@ -82,6 +82,7 @@ typedef enum {
   REAL_CTL_ABORT,     /* a node failed; seq: the rank that failed first */
   REAL_CTL_GATHER,    /* node -> rank 0: a contribution to collective seq */
   REAL_CTL_RELEASE,   /* rank 0 -> node: the answer of collective seq */
+  REAL_CTL_PING,      /* node -> node: I am alive (no payload; receiver.c) */
   REAL_CTL_TYPE_END
 } real_ctl_type;
 

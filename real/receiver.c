@@ -13,6 +13,19 @@
  * all); a disconnect or a failed handshake fails the node, naming the peer,
  * unless the node is closing, when peers leaving is expected.
  *
+ * Liveness: a peer that stops answering but keeps its connections open (a
+ * stopped or hung process) closes nothing, and ZeroMQ's heartbeats (set by
+ * the transport to timeout_s) notice it only after a heartbeat interval
+ * plus their timeout, beyond timeout_s. So each receiver also sends every
+ * peer a PING every PING_FRACTION of timeout_s (at most 1 s apart) and
+ * counts any frame from a peer as a sign of life; from the start release
+ * until the node is closing, a peer silent for SILENCE_FRACTION of
+ * timeout_s fails the node, naming it. A report thus comes within
+ * (SILENCE_FRACTION + PING_FRACTION) * timeout_s of the peer's last word,
+ * inside timeout_s as the spec reference promises; and a live peer, whose
+ * pings come about every tenth of that, is not mistaken for a silent one
+ * unless it misses seven in a row.
+ *
  * The thread stops when the main thread writes to the control pair.
  */
 #include "real/internal.h"
@@ -25,6 +38,10 @@
 
 /* Frames handled per poll before looking at the monitors again. */
 #define RECV_BATCH 256
+/* Liveness (see above), as fractions of timeout_s. */
+#define PING_FRACTION 0.1
+#define PING_MAX_S 1.0
+#define SILENCE_FRACTION 0.75
 
 /* ------------------------------------------------------------- frames */
 
@@ -61,11 +78,13 @@ static void handle_frame(real_node *n, uint32_t src, const uint8_t *buf, size_t 
                len, src, ps_strerror(rc));
 }
 
-static void drain_router(real_node *n) {
+/* heard[src]: when a frame from src last came (real_clock). */
+static void drain_router(real_node *n, double *heard) {
   zmq_msg_t body;
   uint32_t src;
   for (int i = 0; i < RECV_BATCH && real_router_recv(n, &body, &src) == 1; i++) {
     REAL_TSAN_ACQUIRE(zmq_msg_data(&body)); /* a message to itself: see internal.h */
+    heard[src] = real_clock();
     handle_frame(n, src, zmq_msg_data(&body), zmq_msg_size(&body));
     zmq_msg_close(&body);
   }
@@ -129,6 +148,8 @@ void real_handle_control(real_node *n, uint32_t src, const real_ctl *m) {
     real_abort_received(n, src, m->seq < n->size ? m->seq : src, text);
     break;
   }
+  case REAL_CTL_PING:
+    break; /* its arrival was the point (drain_router noted it) */
   default:
     break; /* a repeated HELLO or BOOK: start-up is over */
   }
@@ -179,6 +200,51 @@ static long run_timers(real_node *n) {
   return ms < 0 ? 0 : ms > 1000 ? 1000 : (long)ms;
 }
 
+/* ------------------------------------------------------------- liveness */
+
+typedef struct {
+  double *heard;     /* by rank: when a frame from it last came */
+  double every_s;    /* between two rounds of pings */
+  double silence_s;  /* a peer silent this long is gone */
+  double next_ping;  /* real_clock() of the next round */
+  bool watching;     /* from the start release on */
+} liveness;
+
+static int liveness_make(real_node *n, liveness *l) {
+  double t = n->cluster.timeout_s;
+  *l = (liveness){.heard = calloc(n->size, sizeof *l->heard),
+                  .every_s = fmin(PING_FRACTION * t, PING_MAX_S),
+                  .silence_s = SILENCE_FRACTION * t};
+  return l->heard ? 0 : -1;
+}
+
+/* Pings every peer when due, and fails the node on a peer silent too long.
+ * Returns the ms until it wants to run again. */
+static long liveness_check(real_node *n, liveness *l) {
+  double now = real_clock();
+  if (now >= l->next_ping) {
+    for (uint32_t p = 0; p < n->size; p++)
+      if (p != n->rank) real_send_ctl(n, p, REAL_CTL_PING, 0, NULL, 0, false);
+    l->next_ping = now + l->every_s;
+  }
+  pthread_mutex_lock(&n->lock);
+  bool closing = n->closing;
+  pthread_mutex_unlock(&n->lock);
+  bool watch = atomic_load(&n->started) && !closing && !atomic_load(&n->failed);
+  if (watch && !l->watching) /* the clock starts now for everyone */
+    for (uint32_t p = 0; p < n->size; p++) l->heard[p] = now;
+  l->watching = watch;
+  for (uint32_t p = 0; watch && p < n->size; p++) {
+    if (p == n->rank || now - l->heard[p] <= l->silence_s) continue;
+    real_fail_and_tell(n, "lost node %u at %s: it stopped answering (nothing from it for "
+                       "%.3g s; timeout_s %g) (seen by node %u)", p, n->peers[p].endpoint,
+                       now - l->heard[p], n->cluster.timeout_s, n->rank);
+    break;
+  }
+  double ms = ceil((l->next_ping - real_clock()) * 1000);
+  return ms < 0 ? 0 : (long)ms;
+}
+
 /* --------------------------------------------------------------- thread */
 
 typedef struct {
@@ -205,20 +271,26 @@ static int poll_set_make(real_node *n, poll_set *ps) {
 
 static void *receiver_main(void *arg) {
   real_node *n = arg;
-  poll_set ps;
-  if (poll_set_make(n, &ps) != 0) {
+  poll_set ps = {0};
+  liveness live = {0};
+  if (poll_set_make(n, &ps) != 0 || liveness_make(n, &live) != 0) {
     real_fail_and_tell(n, "node %u: out of memory in the receiver", n->rank);
+    free(ps.items);
+    free(ps.peer_of);
+    free(live.heard);
     return NULL;
   }
   for (;;) {
     long timeout = run_timers(n);
+    long until_ping = liveness_check(n, &live);
+    if (until_ping < timeout) timeout = until_ping;
     if (zmq_poll(ps.items, ps.count, timeout) < 0) {
       if (zmq_errno() == EINTR) continue;
       real_fail_and_tell(n, "node %u: polling failed: %s", n->rank, zmq_strerror(zmq_errno()));
       break;
     }
     if (ps.items[1].revents & ZMQ_POLLIN) break; /* stop */
-    if (ps.items[0].revents & ZMQ_POLLIN) drain_router(n);
+    if (ps.items[0].revents & ZMQ_POLLIN) drain_router(n, live.heard);
     for (int i = 2; i < ps.count; i++) {
       if (!(ps.items[i].revents & ZMQ_POLLIN)) continue;
       int ev;
@@ -228,6 +300,7 @@ static void *receiver_main(void *arg) {
   }
   free(ps.items);
   free(ps.peer_of);
+  free(live.heard);
   return NULL;
 }
 

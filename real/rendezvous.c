@@ -220,9 +220,10 @@ static int read_replies(real_node *n, char *err, size_t errlen) {
   int rc = 0;
   while (rc == 0 && real_router_recv(n, &body, &src) == 1) {
     real_ctl m;
-    if (src == 0 && real_ctl_decode(zmq_msg_data(&body), zmq_msg_size(&body), &m) == PS_OK)
+    bool ctl = real_ctl_decode(zmq_msg_data(&body), zmq_msg_size(&body), &m) == PS_OK;
+    if (ctl && src == 0)
       rc = take_reply(n, &m, err, errlen);
-    else
+    else if (!ctl || m.type != REAL_CTL_PING) /* a PING: a node with the book, alive */
       real_log_bad(n, "node %u: dropped an unexpected message from node %u during start-up",
                    n->rank, src);
     zmq_msg_close(&body);

@@ -82,6 +82,8 @@ static int check_payload(const real_ctl *m) {
   case REAL_CTL_BOOK:
     if (m->size == 0 || m->size > m->payload_len) return PS_ERR_MALFORMED;
     return holds_strings(m->payload, m->payload_len, m->size) ? PS_OK : PS_ERR_MALFORMED;
+  case REAL_CTL_PING:
+    return m->payload_len ? PS_ERR_MALFORMED : PS_OK;
   default:
     return PS_OK; /* GATHER, RELEASE: opaque bytes */
   }

@@ -56,6 +56,14 @@ static void test_book_entries(void) {
   buf = encode(REAL_CTL_BOOK, 0, 3, book, sizeof book - 1, &len); /* no final NUL */
   CU_ASSERT_EQUAL(real_ctl_decode(buf, len, &m), PS_ERR_MALFORMED);
   free(buf);
+  /* A PING holds nothing. */
+  buf = encode(REAL_CTL_PING, 0, 3, NULL, 0, &len);
+  CU_ASSERT_EQUAL(real_ctl_decode(buf, len, &m), PS_OK);
+  CU_ASSERT_EQUAL(m.type, REAL_CTL_PING);
+  free(buf);
+  buf = encode(REAL_CTL_PING, 0, 3, "x", 1, &len);
+  CU_ASSERT_EQUAL(real_ctl_decode(buf, len, &m), PS_ERR_MALFORMED);
+  free(buf);
   /* HELLO and ABORT hold one string, without NUL. */
   buf = encode(REAL_CTL_HELLO, 0, 3, "tcp://x\0y", 9, &len);
   CU_ASSERT_EQUAL(real_ctl_decode(buf, len, &m), PS_ERR_MALFORMED);
