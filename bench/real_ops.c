@@ -25,6 +25,7 @@
  * time spent on each figure; default 1, about 10 s in all).
  */
 #include "real/internal.h"
+#include "run/run.h"
 
 #include <math.h>
 #include <poll.h>
@@ -32,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -150,8 +150,7 @@ static void echo_join(echo_server *e) {
 
 static _Noreturn void child_main(int fd) {
   char coordinator[REAL_HOST_MAX], err[REAL_ERROR_MAX];
-  prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the bench */
-  if (getppid() == 1 || !read_line(fd, coordinator, sizeof coordinator)) _exit(2);
+  if (!read_line(fd, coordinator, sizeof coordinator)) _exit(2);
   echo_server e;
   echo_start(&e);
   char line[REAL_ENDPOINT_MAX + 2];
@@ -373,8 +372,10 @@ int main(int argc, char **argv) {
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return 1;
   fflush(NULL);
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
+    run_die_with_parent(parent); /* never outlive the bench */
     close(sv[0]);
     child_main(sv[1]);
   }

@@ -11,6 +11,7 @@
  * Usage: sim_math [rounds]   (default 3)
  */
 #include "sim/sim.h"
+#include "run/run.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -65,8 +66,10 @@ static int in_child(uint32_t nodes, const char *math, figures *out) {
   int fds[2];
   if (pipe(fds) != 0) return -1;
   fflush(stdout);
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
+    run_die_with_parent(parent); /* never outlive the bench */
     close(fds[0]);
     figures f = {0};
     int rc = child(nodes, math, &f);

@@ -32,6 +32,7 @@
  */
 #include "sim/platform.h"
 #include "sim/sim.h"
+#include "run/run.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
@@ -69,8 +70,10 @@ static int in_child(int (*fn)(void *ctx, figures *out), void *ctx, figures *out)
   int fds[2];
   if (pipe(fds) != 0) return -1;
   fflush(stdout);
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
+    run_die_with_parent(parent); /* never outlive the bench */
     close(fds[0]);
     figures f = {0};
     int rc = fn(ctx, &f);

@@ -497,8 +497,11 @@ void exp_runner_options_default(exp_runner_options *o);
 /* Runs every run of spec (of o->shard), each in a forked child through its
  * backend's entry (with o->node, as this process's node of it), writing the
  * results in the output directory (created with its parents). A failing run
- * does not stop the others. Returns EXP_EXIT_OK, EXP_EXIT_FAILED (a run
- * failed, or the results could not be written) or EXP_EXIT_PLOTS. */
+ * does not stop the others. While it runs, SIGINT and SIGTERM go to every
+ * process of the run under way, which it reaps (this process is their
+ * subreaper); the interrupted run is not recorded and no other starts.
+ * Returns EXP_EXIT_OK, EXP_EXIT_FAILED (a run failed, or the results could
+ * not be written), EXP_EXIT_PLOTS, or 128 + the signal when interrupted. */
 int exp_run_experiment(const exp_spec *spec, const exp_runner_options *o);
 
 /* -------------------------------------------------------------- merge */

@@ -19,6 +19,14 @@
  * holds (resultsdir.c reads it back). The end of the experiment (summary.csv,
  * the table, the plots) is exp_results_finish, shared with `pslab merge`.
  *
+ * Signals: SIGINT or SIGTERM to the runner goes to every process of the run
+ * under way (the run's child leads a process group that its own children,
+ * scheduler simulations and node processes, join), which end; what does not
+ * end within a grace second is killed. Every forked process also dies with
+ * its parent (run_die_with_parent). The interrupted run is not recorded
+ * (runs.jsonl keeps the runs finished before it, so --resume goes on from
+ * there), no further run starts, and the runner returns 128 + the signal.
+ *
  * Child to parent, one line each:
  *   P <simulated seconds> <fraction done>     progress (real: wall seconds)
  *   M <metrics as one-line JSON>              the result
@@ -31,11 +39,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <stdnoreturn.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -112,6 +124,67 @@ static void progress_end(progress *pg, const cJSON *metrics, const char *error,
             pg->run, pg->total, pg->label, cJSON_IsNumber(t) ? t->valuedouble : NAN, wall);
   }
   fflush(pg->log);
+}
+
+/* ---------------------------------------------------------- signals */
+
+/* What runs may be shared with the handlers: the signal that interrupted
+ * the experiment (0: none) and the process group of the run under way. */
+static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t running_group;
+
+#define GRACE_S 1 /* after the signal, before SIGKILL */
+
+static void on_alarm(int sig) {
+  (void)sig;
+  pid_t g = running_group;
+  if (g > 0) kill(-g, SIGKILL);
+}
+
+static void on_interrupt(int sig) {
+  int saved = errno;
+  pid_t g = running_group;
+  if (interrupted && g > 0) {
+    kill(-g, SIGKILL); /* a second signal: no more grace */
+  } else if (g > 0) {
+    kill(-g, sig);
+    struct sigaction sa = {.sa_handler = on_alarm, .sa_flags = SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL); /* async-signal-safe, as are kill and alarm */
+    alarm(GRACE_S);
+  }
+  if (!interrupted) interrupted = sig;
+  errno = saved;
+}
+
+typedef struct {
+  struct sigaction intr, term, alrm;
+} saved_signals;
+
+static void signals_catch(saved_signals *old) {
+  interrupted = 0;
+  running_group = 0;
+#if defined(__linux__)
+  /* Orphans of the run (a node whose launcher died first) come back here to
+   * be reaped (run_in_child), not to init. */
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+#endif
+  struct sigaction sa = {.sa_handler = on_interrupt, .sa_flags = SA_RESTART};
+  sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, SIGINT);
+  sigaddset(&sa.sa_mask, SIGTERM);
+  sigaction(SIGALRM, NULL, &old->alrm);
+  sigaction(SIGINT, &sa, &old->intr);
+  sigaction(SIGTERM, &sa, &old->term);
+}
+
+static void signals_restore(const saved_signals *old) {
+  sigaction(SIGINT, &old->intr, NULL);
+  sigaction(SIGTERM, &old->term, NULL);
+  if (interrupted) {
+    alarm(0);
+    sigaction(SIGALRM, &old->alrm, NULL);
+  }
 }
 
 /* ------------------------------------------------------------ child */
@@ -292,11 +365,30 @@ static outcome run_in_child(const child_job *job, progress *pg, const char *log_
     return out;
   }
   fflush(NULL); /* or the child's copies of stdio buffers may be written twice */
+  /* Held back across fork(): the child starts with the default actions, and
+   * the parent knows the child's group before a signal can ask for it. */
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  sigprocmask(SIG_BLOCK, &block, &old);
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
+    setpgid(0, 0); /* a group of its own, which its children join */
+    run_die_with_parent(parent);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    sigprocmask(SIG_SETMASK, &old, NULL);
     close(fds[0]);
     child_main(job, fds[1], log_path);
   }
+  if (pid > 0) {
+    setpgid(pid, pid); /* whichever of the two runs first */
+    running_group = pid;
+    if (interrupted) kill(-pid, SIGKILL); /* the signal came as it forked */
+  }
+  sigprocmask(SIG_SETMASK, &old, NULL);
   close(fds[1]);
   if (pid < 0) {
     close(fds[0]);
@@ -310,8 +402,18 @@ static outcome run_in_child(const child_job *job, progress *pg, const char *log_
   } else {
     close(fds[0]);
   }
+  /* Ended, not yet reaped: its pid, and so its group's, cannot be reused
+   * yet. Whatever of the group is left (nothing, normally; after a signal,
+   * processes whose parent died first, handed to this one as their
+   * subreaper) is killed and reaped with it, so none is left behind, not
+   * even as a zombie. */
+  siginfo_t info;
+  while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) continue;
+  running_group = 0;
+  kill(-pid, SIGKILL);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
+  for (int st; waitpid(-pid, &st, 0) > 0 || errno == EINTR;) continue;
   if (!out.metrics && !out.error) out.error = explain_exit(status, log_path);
   if (out.error) {
     cJSON_Delete(out.metrics);
@@ -333,6 +435,7 @@ typedef struct {
   size_t failed;   /* of them, runs that failed */
   size_t skipped;  /* runs whose record was kept */
   bool io_failed;  /* a result could not be written */
+  uint32_t cut;    /* the run a signal interrupted (not recorded), or 0 */
   progress pg;
 } runner;
 
@@ -425,6 +528,16 @@ static void do_run(runner *r, const exp_run *run) {
                     ? run_child(r, run, log_path, trace)
                     : (outcome){NULL, strdup("out of memory")};
   double wall = now_s() - start;
+  if (interrupted) { /* its result is not the run's: nothing of it is kept */
+    if (trace) wl_trace_remove_parts(trace, run_workers(run));
+    if (r->pg.tty) fputs("\r\033[K", r->pg.log);
+    r->cut = run->run;
+    cJSON_Delete(out.metrics);
+    free(out.error);
+    free(trace);
+    free(log_path);
+    return;
+  }
   r->ran++;
   if (out.metrics) {
     cJSON_DeleteItemFromObjectCaseSensitive(out.metrics, "wall_s");
@@ -534,6 +647,22 @@ static void report_end(const runner *r, size_t total) {
   free(line);
 }
 
+/* The last line after a signal: what was kept. 128 + the signal. */
+static int report_interrupted(const runner *r) {
+  int sig = interrupted;
+  exp_buf b = {0};
+  exp_buf_printf(&b, "pslab: %sinterrupted by %s", r->pg.prefix, strsignal(sig));
+  if (r->cut) exp_buf_printf(&b, " during run %u, which is not recorded", r->cut);
+  if (r->dir && !(r->o.node && r->o.node->rank != 0))
+    exp_buf_printf(&b, "; the %zu run%s finished before %s in %s/runs.jsonl (--resume runs "
+                   "the rest)", r->ran, r->ran == 1 ? "" : "s", r->ran == 1 ? "is" : "are",
+                   r->dir);
+  char *line = exp_buf_take(&b);
+  fprintf(r->o.log, "%s\n", line ? line : "pslab: interrupted");
+  free(line);
+  return 128 + sig;
+}
+
 static int finish(runner *r, size_t total) {
   char *logs = exp_join_path(r->dir, "logs");
   if (logs) rmdir(logs); /* only goes when no run left a log */
@@ -558,13 +687,13 @@ static int follow_runs(runner *r, const exp_run_list *runs) {
   r->pg.quiet = true;
   /* Rank 0 skips the runs it finds done; so must every node of them. */
   if (r->o.resume && (!r->dir || read_resumed(r, false) != 0)) return EXP_EXIT_FAILED;
-  for (size_t i = 0; i < runs->count; i++) {
+  for (size_t i = 0; i < runs->count && !interrupted; i++) {
     const exp_run *run = &runs->runs[i];
     if (!wanted(r, run)) continue;
     char *trace = trace_path_of(r, run); /* rank 0 merges the parts */
     outcome out = run_child(r, run, NULL, trace);
     free(trace);
-    if (out.error) {
+    if (out.error && !interrupted) {
       fprintf(r->o.log, "pslab node %u: run %u failed: %s\n", r->o.node->rank, run->run,
               out.error);
       failed++;
@@ -577,7 +706,7 @@ static int follow_runs(runner *r, const exp_run_list *runs) {
 
 /* The runs of the shard, skipping (and saying so) those already done. */
 static void run_all(runner *r, const exp_run_list *runs) {
-  for (size_t i = 0; i < runs->count; i++) {
+  for (size_t i = 0; i < runs->count && !interrupted; i++) {
     const exp_run *run = &runs->runs[i];
     if (wanted(r, run)) {
       do_run(r, run);
@@ -604,15 +733,19 @@ int exp_run_experiment(const exp_spec *spec, const exp_runner_options *opts) {
                       : exp_join_path("results", exp_spec_name(spec));
   r.records = cJSON_CreateArray();
   int rc = EXP_EXIT_FAILED;
+  saved_signals old;
+  signals_catch(&old);
   if (r.o.node && r.o.node->rank != 0) {
     rc = follow_runs(&r, runs);
   } else if (r.dir && r.records && prepare(&r) == 0) {
     run_all(&r, runs);
     close(r.jsonl);
-    rc = finish(&r, runs->count);
+    rc = interrupted ? EXP_EXIT_FAILED : finish(&r, runs->count);
   } else if (!r.dir || !r.records) {
     fprintf(r.o.log, "pslab: out of memory\n");
   }
+  if (interrupted) rc = report_interrupted(&r);
+  signals_restore(&old);
   cJSON_Delete(r.records);
   free(r.done);
   free(r.dir);

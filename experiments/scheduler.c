@@ -86,8 +86,10 @@ static int simulate(const exp_backend_job *job, const cJSON *stage, uint32_t wor
     return -1;
   }
   fflush(NULL);
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
+    run_die_with_parent(parent); /* never outlive the run */
     close(fds[0]);
     simulate_child(job, stages, fds[1]);
   }

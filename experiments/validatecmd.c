@@ -247,8 +247,10 @@ static int run_prefixed(char **argv, FILE *log) {
   int fds[2];
   if (pipe(fds) != 0) return -1;
   fflush(NULL);
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
+    run_die_with_parent(parent); /* kept across execv: the script dies with pslab */
     int null = open("/dev/null", O_RDONLY);
     if (null >= 0) dup2(null, STDIN_FILENO);
     dup2(fds[1], STDOUT_FILENO);

@@ -15,6 +15,7 @@
  * shares with this process (the runner sends it to the run's log).
  */
 #include "real/internal.h"
+#include "run/run.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -99,8 +100,10 @@ static int fork_node(launch *l, const real_run_args *a, uint32_t rank) {
     close(sv[1]);
     return -1;
   }
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
+    run_die_with_parent(parent); /* never outlive the launcher */
     for (uint32_t r = 1; r < rank; r++) { /* the other children's, inherited */
       close(l->kids[r].addr);
       close(l->kids[r].life);

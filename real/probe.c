@@ -17,6 +17,7 @@
  * midway leaves no node behind.
  */
 #include "real/internal.h"
+#include "run/run.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -119,9 +119,7 @@ static real_node *start_node(const real_cluster *c, uint32_t rank, const char *c
  * to stop. */
 static _Noreturn void child_main(const real_cluster *c, int fd) {
   char coordinator[REAL_HOST_MAX], err[REAL_ERROR_MAX];
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() == 1 || !read_line(fd, coordinator, sizeof coordinator, c->timeout_s))
-    _exit(2);
+  if (!read_line(fd, coordinator, sizeof coordinator, c->timeout_s)) _exit(2);
   close(fd);
   real_node *node = start_node(c, 1, coordinator, NULL, err, sizeof err);
   if (!node) {
@@ -165,8 +163,10 @@ real_probe *real_probe_start(const real_cluster *cluster, char *err, size_t errl
     return NULL;
   }
   fflush(NULL);
+  pid_t parent = getpid();
   p->child = fork();
   if (p->child == 0) {
+    run_die_with_parent(parent);
     close(sv[0]);
     child_main(&p->cluster, sv[1]);
   }

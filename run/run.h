@@ -17,7 +17,9 @@
  *             backend that gathers them over a network;
  *   metrics   the metric table, one entry per metric (name, unit, meaning,
  *             how repeats combine, shown by default), and the reduction of
- *             every node's report into the metrics object a run records.
+ *             every node's report into the metrics object a run records;
+ *   processes every process a run forks dies with its parent
+ *             (run_die_with_parent).
  *
  * A backend (sim/, real/) starts the nodes, runs each worker through
  * run_worker_drive, says what time it is, charges compute, and hands every
@@ -39,6 +41,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct cJSON;
 
@@ -319,5 +322,13 @@ const run_metric *run_metric_find(const char *name);
  * err on no memory. */
 struct cJSON *run_metrics(const run_node_report *nodes, uint32_t n, double time_s,
                           const wl_quality *quality, char *err, size_t errlen);
+
+/* -------------------------------------------------------------- processes */
+
+/* Call in a forked child first thing, with the parent's pid taken before
+ * fork(): the child is killed (SIGKILL) when its parent exits, and exits at
+ * once if the parent is gone already (process.c). Every process a run forks
+ * calls it, so none outlives `pslab run`. */
+void run_die_with_parent(pid_t parent);
 
 #endif
