@@ -453,7 +453,8 @@ static int delta_key(call_ctx *c, const ps_msg *m, uint32_t i, key_entry *e, ps_
   if (e->state == KEY_REPLICA || e->state == KEY_OWNED)
     return add_into(&e->value, len, vals) ? PS_OK : PS_ERR_NOMEM;
   /* no copy here: it is a push for the owner */
-  pending_op op = {.type = PS_MSG_PUSH, .via_message = true, .origin = m->origin, .len = len};
+  pending_op op = {.type = PS_MSG_PUSH, .via_message = true, .origin = m->origin, .len = len,
+                   .hops = (uint8_t)(m->flags & 0xff)};
   serve_op(c, e, k, &op, vals);
   return PS_OK;
 }
