@@ -177,6 +177,12 @@ typedef struct {
   int64_t write_clock; /* with the clock service, a write: its worker's clock
                           (-1: none); the node says no later clock until it
                           completes */
+  /* The keys a reply must come for (sent in messages): by position in the
+   * caller's buffer, ascending; each taken once. */
+  ps_key *wait_keys;
+  uint32_t *wait_pos;
+  uint8_t *answered;
+  uint32_t n_wait;
 } ticket_slot;
 
 /* A worker's intents of one clock, for SPARSE (clock.c). */
@@ -215,6 +221,14 @@ struct ps_worker {
 /* Opens a ticket with `keys` outstanding plus the issuing guard. */
 int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
                         int64_t stamp, uint64_t issue_seq, int64_t write_clock, ps_ticket *id);
+/* Notes that key k at position pos of ticket id travels in a message and
+ * must come back in one reply. PS_OK or PS_ERR_NOMEM. Positions must come
+ * in ascending order. */
+int ticket_expect(ps_worker *w, ps_ticket id, ps_key k, uint32_t pos);
+/* Takes the keys of reply m (PULL_REPLY or WRITE_ACK) for its ticket: every
+ * one must be awaited and not answered yet, or nothing is taken and the
+ * reply refused (PS_ERR_PROTOCOL). */
+int ticket_take_reply(ps_worker *w, const ps_msg *m);
 /* A bounded pull's stamp and write count (false: no such ticket). */
 bool ticket_stamp(ps_worker *w, ps_ticket id, int64_t *stamp, uint64_t *issue_seq);
 int ticket_open(ps_worker *w, uint64_t keys, float *out, size_t out_len,

@@ -501,6 +501,43 @@ static void test_operation_forwarded_too_often_is_dropped(void) {
   harness_free(h);
 }
 
+/* A PULL_REPLY is taken only for a ticket and key that wait for it, each
+ * once: a forged one (another key, another position, or once more after
+ * the real one) is refused and the pull gets the owner's value. */
+static void test_reply_only_for_what_waits(void) {
+  harness *h = make(3, 1, 32, 4, NULL, true, 5);
+  ps_key k = key_homed_at(h, 1, 0), other = key_homed_at(h, 1, 1);
+  float fours[4] = {4, 4, 4, 4}, out[4] = {0};
+  ps_ticket t;
+  ps_worker *w = harness_worker(h, 0, 0);
+  CU_ASSERT_EQUAL(ps_push(harness_worker(h, 1, 0), &k, 1, fours, 4, &t, 0), PS_OK);
+  CU_ASSERT_EQUAL(ps_pull(w, &k, 1, out, 4, &t, 0), PS_PENDING);
+  float forged[4] = {9, 9, 9, 9};
+  uint8_t buf[256];
+  uint32_t pos = 0;
+  ps_msg m = {.type = PS_MSG_PULL_REPLY, .src = 2, .origin = 0, .worker = 0, .request = t,
+              .key_count = 1, .value_floats = 4, .keys = (const uint8_t *)&other,
+              .pos = (const uint8_t *)&pos, .values = (const uint8_t *)forged};
+  m.seq = ps_node_next_seq(harness_node(h, 0), 2);
+  long len = ps_msg_encode(&m, buf, sizeof buf);
+  CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)len, 0), PS_ERR_PROTOCOL);
+  m.keys = (const uint8_t *)&k; /* the right key at a position nobody waits at */
+  pos = 4;
+  m.seq = ps_node_next_seq(harness_node(h, 0), 2);
+  CU_ASSERT_EQUAL(ps_msg_encode(&m, buf, sizeof buf), len);
+  /* (the position is outside the 4-float buffer too, but it is refused first as unawaited) */
+  CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)len, 0), PS_ERR_PROTOCOL);
+  CU_ASSERT_FALSE(ps_worker_done(w, t));
+  CU_ASSERT_TRUE(harness_wait(h, w, t));
+  CU_ASSERT_EQUAL(out[0], 4.0f);
+  pos = 0; /* the real reply's key and position, once more */
+  m.seq = ps_node_next_seq(harness_node(h, 0), 2);
+  CU_ASSERT_EQUAL(ps_msg_encode(&m, buf, sizeof buf), len);
+  CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)len, 0), PS_ERR_PROTOCOL);
+  CU_ASSERT_EQUAL(out[0], 4.0f);
+  harness_free(h);
+}
+
 PSLAB_SUITE("core", {"local access sends nothing", test_local_access_sends_nothing},
             {"without fast local access, local keys use messages",
              test_without_fast_local_access_local_keys_use_messages},
@@ -519,4 +556,5 @@ PSLAB_SUITE("core", {"local access sends nothing", test_local_access_sends_nothi
             {"an unsolicited localize loses nothing", test_unsolicited_localize_loses_nothing},
             {"a stray handover's value is kept", test_stray_handover_value_is_kept},
             {"an operation forwarded too often is dropped",
-             test_operation_forwarded_too_often_is_dropped})
+             test_operation_forwarded_too_often_is_dropped},
+            {"a reply only for what waits", test_reply_only_for_what_waits})
