@@ -538,6 +538,18 @@ static void test_reply_only_for_what_waits(void) {
   harness_free(h);
 }
 
+/* A DELTA for a key the node holds no copy of is refused: it adds nowhere
+ * (it used to be passed on to the owner as a push). */
+static void test_delta_without_copy_refused(void) {
+  harness *h = make(3, 1, 32, 4, NULL, true, 6);
+  ps_key k = key_homed_at(h, 1, 0);
+  float ones[4] = {1, 1, 1, 1};
+  CU_ASSERT_EQUAL(inject(h, 2, 0, PS_MSG_DELTA, k, 0, ones, 4, 0), PS_ERR_PROTOCOL);
+  CU_ASSERT_TRUE(drain_bounded(h, 100));
+  CU_ASSERT_DOUBLE_EQUAL(owned_total(h, 3), 0.0, 1e-9);
+  harness_free(h);
+}
+
 PSLAB_SUITE("core", {"local access sends nothing", test_local_access_sends_nothing},
             {"without fast local access, local keys use messages",
              test_without_fast_local_access_local_keys_use_messages},
@@ -557,4 +569,5 @@ PSLAB_SUITE("core", {"local access sends nothing", test_local_access_sends_nothi
             {"a stray handover's value is kept", test_stray_handover_value_is_kept},
             {"an operation forwarded too often is dropped",
              test_operation_forwarded_too_often_is_dropped},
-            {"a reply only for what waits", test_reply_only_for_what_waits})
+            {"a reply only for what waits", test_reply_only_for_what_waits},
+            {"a delta without a copy is refused", test_delta_without_copy_refused})
