@@ -393,6 +393,14 @@ static double owned_total(harness *h, uint32_t nodes) {
   return sum;
 }
 
+/* Moves k to node's worker 0 and waits until it is there. */
+static void localize_to(harness *h, uint32_t node, ps_key k) {
+  ps_ticket t;
+  ps_worker *w = harness_worker(h, node, 0);
+  int rc = ps_localize(w, &k, 1, &t, 0);
+  CU_ASSERT_TRUE(rc == PS_OK || (rc == PS_PENDING && harness_wait(h, w, t)));
+}
+
 /* Delivers until nothing is in flight, at most `bound` messages; true when
  * it got there (a loop would not). */
 static bool drain_bounded(harness *h, int bound) {
@@ -455,8 +463,7 @@ static void test_stray_handover_value_is_kept(void) {
   harness *h = make(3, 1, 32, 4, NULL, true, 3);
   ps_key k = key_homed_at(h, 0, 0);
   ps_ticket t;
-  CU_ASSERT_EQUAL(ps_localize(harness_worker(h, 1, 0), &k, 1, &t, 0), PS_PENDING);
-  CU_ASSERT_TRUE(harness_wait(h, harness_worker(h, 1, 0), t));
+  localize_to(h, 1, k);
   float ones[4] = {1, 1, 1, 1};
   CU_ASSERT_EQUAL(ps_push(harness_worker(h, 1, 0), &k, 1, ones, 4, &t, 0), PS_OK);
   CU_ASSERT_EQUAL(inject(h, 0, 1, PS_MSG_HANDOVER, k, 2, NULL, 0, 0), PS_OK);
@@ -475,9 +482,7 @@ static void test_stray_handover_value_is_kept(void) {
 static void test_operation_forwarded_too_often_is_dropped(void) {
   harness *h = make(3, 1, 32, 4, NULL, true, 4);
   ps_key k = key_homed_at(h, 0, 0);
-  ps_ticket t;
-  CU_ASSERT_EQUAL(ps_localize(harness_worker(h, 1, 0), &k, 1, &t, 0), PS_PENDING);
-  CU_ASSERT_TRUE(harness_wait(h, harness_worker(h, 1, 0), t));
+  localize_to(h, 1, k);
   float ones[4] = {1, 1, 1, 1};
   uint8_t buf[256];
   uint32_t pos = 0;
