@@ -213,8 +213,11 @@ static int take_reply(real_node *n, const real_ctl *m, char *err, size_t errlen)
 /* Reads what rank 0 sent and the events of the link to it. */
 static int read_replies(real_node *n, char *err, size_t errlen) {
   int ev;
-  while ((ev = real_monitor_event(n->peers[0].monitor)) >= 0)
+  while ((ev = real_monitor_event(n->peers[0].monitor)) >= 0) {
     n->peers[0].up = ev == ZMQ_EVENT_HANDSHAKE_SUCCEEDED; /* a stale rank 0 may drop us */
+    if (ev == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL || ev == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+      n->peers[0].refused = true;
+  }
   zmq_msg_t body;
   uint32_t src;
   int rc = 0;
@@ -264,7 +267,11 @@ static int node_rendezvous(real_node *n, const real_node_config *c, char *err,
     if (rc != 0 || now >= deadline) break;
     poll_for(n, n->peers[0].monitor, fmin(next_hello, deadline) - real_clock());
   }
-  if (rc == 0)
+  if (rc == 0 && n->peers[0].refused)
+    snprintf(err, errlen, "node %u: node 0 at %s refused the connection within %g s: do both "
+             "use CURVE (cluster.auth) and the same key (cluster.key_file)?", n->rank,
+             n->coordinator, n->cluster.timeout_s);
+  else if (rc == 0)
     snprintf(err, errlen, "node %u: no answer from node 0 at %s within %g s (is it running, "
              "and listening at that address?)", n->rank, n->coordinator, n->cluster.timeout_s);
   return rc > 0 ? 0 : -1;
