@@ -16,9 +16,10 @@
  * this machine can reach them.
  *
  * Refusals are counted (real_node_stats.refused) and logged once per peer
- * address: a ZAP refusal names the address ZeroMQ gives the handler; a
+ * address and reason: a ZAP refusal names the address ZeroMQ gives the handler; a
  * handshake that fails before ZAP (a plain client, or a CURVE client that
- * does not know the cluster's public key) is seen on the ROUTER's monitor,
+ * does not know the cluster's public key, a connection closed before it
+ * authenticated) is seen on the ROUTER's monitor,
  * whose ACCEPTED event gives the connection's descriptor (its peer address
  * read at once) and whose failure is followed, on the context's one I/O
  * thread, by that connection's DISCONNECTED event with the same descriptor.
@@ -38,8 +39,8 @@
 #define ZAP_ENDPOINT "inproc://zeromq.zap.01"
 #define ROUTER_MONITOR "inproc://pslab-router-monitor"
 #define GUARD_EVENTS                                                              \
-  (ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | \
-   ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+  (ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | \
+   ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
 #define GUARD_ADDRESSES 16 /* peer addresses logged by name, then paced */
 #define GUARD_FDS 64       /* accepted connections whose address is kept */
 #define GUARD_ADDR_MAX 64
@@ -59,8 +60,12 @@ struct real_guard {
   uint8_t cluster_key[CURVE_KEY_BYTES]; /* the only client key admitted */
   accepted_conn conns[GUARD_FDS];
   unsigned next_conn;
-  int failed_reason; /* a handshake failure waiting for its DISCONNECTED; 0 none */
-  char logged[GUARD_ADDRESSES][GUARD_ADDR_MAX];
+  bool failed;       /* a handshake failure waits for its DISCONNECTED */
+  int failed_reason; /* its ZMTP protocol error, or 0 */
+  struct {
+    char addr[GUARD_ADDR_MAX];
+    const char *why; /* one of the static reasons */
+  } logged[GUARD_ADDRESSES];
   unsigned n_logged;
 };
 
@@ -239,16 +244,18 @@ static void count_refusal(real_node *n) {
   pthread_mutex_unlock(&n->lock);
 }
 
-/* Logs a refusal of addr once per address (the first GUARD_ADDRESSES
- * addresses by name; past them every 1000th refusal). */
+/* Logs a refusal of addr once per address and reason (the first
+ * GUARD_ADDRESSES of them; past them every 1000th refusal): a peer that
+ * reconnects every 100 ms is one line, not a flood. why is a static string. */
 static void log_refusal(real_node *n, struct real_guard *g, const char *addr,
                         const char *why) {
   for (unsigned i = 0; i < g->n_logged; i++)
-    if (strcmp(g->logged[i], addr) == 0) return;
+    if (g->logged[i].why == why && strcmp(g->logged[i].addr, addr) == 0) return;
   if (g->n_logged < GUARD_ADDRESSES) {
-    snprintf(g->logged[g->n_logged++], GUARD_ADDR_MAX, "%s", addr);
-    fprintf(stderr, "pslab: node %u refused a connection from %s: %s (further refusals "
-            "of this address are not logged)\n", n->rank, addr, why);
+    snprintf(g->logged[g->n_logged].addr, GUARD_ADDR_MAX, "%s", addr);
+    g->logged[g->n_logged++].why = why;
+    fprintf(stderr, "pslab: node %u refused a connection from %s: %s (not logged again "
+            "for this address)\n", n->rank, addr, why);
     return;
   }
   uint64_t count = atomic_load(&n->refused);
@@ -258,6 +265,8 @@ static void log_refusal(real_node *n, struct real_guard *g, const char *addr,
 }
 
 /* ---------------------------------------------------------------- ZAP */
+
+static const char ZAP_REASON[] = "its CURVE key is not this cluster's key";
 
 static bool frame_is(zmq_msg_t *m, const char *s) {
   size_t len = strlen(s);
@@ -300,7 +309,7 @@ static void serve_zap(real_node *n, struct real_guard *g) {
     if (count >= 4 && zmq_msg_size(&f[3]) > 0 && zmq_msg_size(&f[3]) < sizeof addr)
       snprintf(addr, sizeof addr, "%.*s", (int)zmq_msg_size(&f[3]),
                (const char *)zmq_msg_data(&f[3]));
-    log_refusal(n, g, addr, "its CURVE key is not this cluster's key");
+    log_refusal(n, g, addr, ZAP_REASON);
   }
   for (int i = 0; i < count; i++) zmq_msg_close(&f[i]);
 }
@@ -351,12 +360,19 @@ static accepted_conn *find_conn(struct real_guard *g, int fd) {
   return NULL;
 }
 
+/* Why a handshake failed before ZAP: value is a ZMTP protocol error, or 0
+ * for a connection that closed during the handshake (a plain client that
+ * saw the mismatch first, a port scanner, a peer that died). */
 static const char *protocol_reason(int value) {
-  if (value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH)
-    return "it does not use CURVE (a peer without this cluster's key)";
-  if (value == ZMQ_PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC)
-    return "its CURVE handshake failed (it does not know this cluster's key)";
-  return "its handshake broke the protocol";
+  static const char gone[] = "it closed the connection before authenticating",
+                    plain[] = "it does not use CURVE (a peer without this cluster's key)",
+                    crypto[] = "its CURVE handshake failed (it does not know this cluster's "
+                               "key)",
+                    other[] = "its handshake broke the protocol";
+  if (value == 0) return gone;
+  if (value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH) return plain;
+  if (value == ZMQ_PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC) return crypto;
+  return other;
 }
 
 static void handle_event(real_node *n, struct real_guard *g, int event, uint32_t value) {
@@ -368,18 +384,24 @@ static void handle_event(real_node *n, struct real_guard *g, int event, uint32_t
     c->fd = fd;
     peer_address(fd, c->addr, sizeof c->addr);
     break;
+  case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL: /* value: an errno */
+    count_refusal(n);
+    g->failed = true;
+    g->failed_reason = 0;
+    break;
   case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
     count_refusal(n);
-    g->failed_reason = (int)value ? (int)value : -1;
+    g->failed = true;
+    g->failed_reason = (int)value;
     break;
   case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH: /* the ZAP handler said why */
     count_refusal(n);
     break;
   case ZMQ_EVENT_DISCONNECTED:
     c = find_conn(g, fd);
-    if (g->failed_reason)
+    if (g->failed)
       log_refusal(n, g, c ? c->addr : "an unknown address", protocol_reason(g->failed_reason));
-    g->failed_reason = 0;
+    g->failed = false;
     if (c) c->fd = -1;
     break;
   default:
