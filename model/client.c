@@ -41,9 +41,61 @@ int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
   }
   *id = w->next_ticket++;
   w->tickets[w->n_tickets++] =
-      (ticket_slot){*id, keys + 1, out, out_len, stamp, issue_seq, write_clock};
+      (ticket_slot){*id, keys + 1, out, out_len, stamp, issue_seq, write_clock, NULL, NULL,
+                    NULL, 0};
   pthread_mutex_unlock(&w->lock);
   return PS_OK;
+}
+
+int ticket_expect(ps_worker *w, ps_ticket id, ps_key k, uint32_t pos) {
+  pthread_mutex_lock(&w->lock);
+  ticket_slot *t = ticket_find(w, id);
+  int rc = t ? PS_OK : PS_ERR_PROTOCOL;
+  if (t && (t->n_wait & (t->n_wait - 1)) == 0) { /* 0, 1, 2, 4, ...: grow */
+    size_t cap = t->n_wait ? 2 * (size_t)t->n_wait : 1;
+    ps_key *keys = realloc(t->wait_keys, cap * sizeof *keys);
+    if (keys) t->wait_keys = keys;
+    uint32_t *p = keys ? realloc(t->wait_pos, cap * sizeof *p) : NULL;
+    if (p) t->wait_pos = p;
+    uint8_t *a = p ? realloc(t->answered, cap) : NULL;
+    if (a) t->answered = a;
+    if (!a) rc = PS_ERR_NOMEM;
+  }
+  if (rc == PS_OK) {
+    t->wait_keys[t->n_wait] = k;
+    t->wait_pos[t->n_wait] = pos;
+    t->answered[t->n_wait++] = 0;
+  }
+  pthread_mutex_unlock(&w->lock);
+  return rc;
+}
+
+/* The index of position pos among t's awaited ones, or -1. */
+static long wait_index(const ticket_slot *t, uint32_t pos) {
+  size_t lo = 0, hi = t->n_wait;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (t->wait_pos[mid] < pos) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < t->n_wait && t->wait_pos[lo] == pos ? (long)lo : -1;
+}
+
+int ticket_take_reply(ps_worker *w, const ps_msg *m) {
+  pthread_mutex_lock(&w->lock);
+  ticket_slot *t = ticket_find(w, m->request);
+  int rc = t ? PS_OK : PS_ERR_PROTOCOL;
+  for (uint32_t i = 0; rc == PS_OK && i < m->key_count; i++) {
+    long at = wait_index(t, ps_msg_pos(m, i));
+    if (at < 0 || t->answered[at] || t->wait_keys[at] != ps_msg_key(m, i)) rc = PS_ERR_PROTOCOL;
+    else t->answered[at] = 2; /* taken by this reply, so far */
+  }
+  for (uint32_t i = 0; t && i < m->key_count; i++) { /* all, or none */
+    long at = wait_index(t, ps_msg_pos(m, i));
+    if (at >= 0 && t->answered[at] == 2) t->answered[at] = rc == PS_OK;
+  }
+  pthread_mutex_unlock(&w->lock);
+  return rc;
 }
 
 bool ticket_stamp(ps_worker *w, ps_ticket id, int64_t *stamp, uint64_t *issue_seq) {
@@ -82,7 +134,12 @@ int ticket_progress(ps_worker *w, call_ctx *c, ps_ticket id, uint64_t n,
   if (copy) memcpy(t->out + pos, copy, (size_t)len * sizeof *copy);
   t->pending -= n;
   bool done = t->pending == 0;
-  if (done) *t = w->tickets[--w->n_tickets];
+  if (done) {
+    free(t->wait_keys);
+    free(t->wait_pos);
+    free(t->answered);
+    *t = w->tickets[--w->n_tickets];
+  }
   pthread_mutex_unlock(&w->lock);
   if (done && !silent) ctx_wake(c, w->index, id);
   return PS_OK;
@@ -224,12 +281,16 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
       } else if (e->state == KEY_OWNED) {
         /* As PS-Lite: even a local key goes through this node's server. */
         ctx_add(&c, node->id, type, node->id, w->index, id, 0, k, pos, vals, op.len);
+        if (ticket_expect(w, id, k, pos) != PS_OK) c.error = PS_ERR_NOMEM;
         remote++;
       } else {
         if (bounded && type != PS_MSG_PULL && (e->kb || e->state == KEY_ABSENT))
           bounded_note_write(w, e, k, type, vals, e->state == KEY_ABSENT);
         else if (bounded && e->state == KEY_ABSENT)
           stat_add(&node->bounded.cache_misses, 1);
+        /* Sent away: its answer comes in a message, which must be for it. */
+        if (e->state == KEY_ABSENT && ticket_expect(w, id, k, pos) != PS_OK)
+          c.error = PS_ERR_NOMEM;
         serve_op(&c, e, k, &op, vals);
         remote++;
       }

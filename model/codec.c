@@ -4,10 +4,10 @@
  * is checked against the buffer before anything is read, so truncated,
  * oversized, foreign or corrupt messages come back as an error code.
  *
- * Header (PS_WIRE_HEADER_LEN = 44 bytes, little-endian):
+ * Header (PS_WIRE_HEADER_LEN = 48 bytes, little-endian):
  *   0 magic u32 | 4 version u8 | 5 type u8 | 6 flags u16 | 8 src u32 |
  *   12 origin u32 | 16 worker u32 | 20 aux u32 | 24 request u64 |
- *   32 key_count u32 | 36 value_floats u32 | 40 body_len u32
+ *   32 key_count u32 | 36 value_floats u32 | 40 body_len u32 | 44 seq u32
  */
 #include "model/ps.h"
 
@@ -74,6 +74,7 @@ long ps_msg_encode(const ps_msg *m, uint8_t *buf, size_t len) {
   if (!ps_msg_type_has_values(m->type) && m->value_floats != 0) return PS_ERR_INVAL;
   if (ps_msg_type_has_values(m->type) && m->key_count > 0 && m->value_floats == 0)
     return PS_ERR_INVAL;
+  if (m->flags & 0xff00) return PS_ERR_INVAL;
   size_t need = ps_msg_encoded_len(m->key_count, m->value_floats);
   if (need > len || need - PS_WIRE_HEADER_LEN > UINT32_MAX) return PS_ERR_INVAL;
   put_u32(buf + 0, PS_WIRE_MAGIC);
@@ -88,6 +89,7 @@ long ps_msg_encode(const ps_msg *m, uint8_t *buf, size_t len) {
   put_u32(buf + 32, m->key_count);
   put_u32(buf + 36, m->value_floats);
   put_u32(buf + 40, (uint32_t)(need - PS_WIRE_HEADER_LEN));
+  put_u32(buf + 44, m->seq);
   uint8_t *p = buf + PS_WIRE_HEADER_LEN;
   if (m->key_count) {
     memcpy(p, m->keys, (size_t)m->key_count * 8);
@@ -115,8 +117,10 @@ int ps_msg_decode(const uint8_t *buf, size_t len, ps_msg *m) {
   if (len - PS_WIRE_HEADER_LEN > body) return PS_ERR_OVERSIZED;
   if (!ps_msg_type_has_values(type) && floats != 0) return PS_ERR_MALFORMED;
   if (ps_msg_type_has_values(type) && keys > 0 && floats == 0) return PS_ERR_MALFORMED;
+  if (get_u16(buf + 6) & 0xff00) return PS_ERR_MALFORMED; /* reserved */
   m->type = type;
   m->flags = get_u16(buf + 6);
+  m->seq = get_u32(buf + 44);
   m->src = get_u32(buf + 8);
   m->origin = get_u32(buf + 12);
   m->worker = get_u32(buf + 16);

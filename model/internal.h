@@ -51,6 +51,7 @@ typedef struct pending_op {
   uint8_t type;        /* PS_MSG_PULL, PUSH, SET, SYNC, or LOCALIZE (a waiter) */
   bool via_message;    /* arrived as a message: answer with one */
   bool subscribe;      /* PULL under ESSP: the origin caches the value (aux 1) */
+  uint8_t hops;        /* forwards so far */
   uint32_t origin;     /* node of the issuing worker */
   uint32_t worker;
   uint64_t request;    /* ticket on origin (0: nobody waits) */
@@ -158,6 +159,10 @@ void ctx_finish(call_ctx *c);
 void ctx_add(call_ctx *c, uint32_t dst, uint8_t type, uint32_t origin,
              uint32_t worker, uint64_t request, uint32_t aux, ps_key k,
              uint32_t pos, const float *vals, uint32_t len);
+/* Passes op on key k (its values, if any) to dst, one hop further; an
+ * operation already forwarded PS_MAX_HOPS times is dropped, counted, and
+ * the call's error set to PS_ERR_HOPS. */
+void ctx_forward(call_ctx *c, uint32_t dst, const pending_op *op, ps_key k, const float *vals);
 void ctx_wake(call_ctx *c, uint32_t worker, ps_ticket t);
 
 /* -------------------------------------------------------------- workers */
@@ -172,6 +177,12 @@ typedef struct {
   int64_t write_clock; /* with the clock service, a write: its worker's clock
                           (-1: none); the node says no later clock until it
                           completes */
+  /* The keys a reply must come for (sent in messages): by position in the
+   * caller's buffer, ascending; each taken once. */
+  ps_key *wait_keys;
+  uint32_t *wait_pos;
+  uint8_t *answered;
+  uint32_t n_wait;
 } ticket_slot;
 
 /* A worker's intents of one clock, for SPARSE (clock.c). */
@@ -210,6 +221,14 @@ struct ps_worker {
 /* Opens a ticket with `keys` outstanding plus the issuing guard. */
 int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
                         int64_t stamp, uint64_t issue_seq, int64_t write_clock, ps_ticket *id);
+/* Notes that key k at position pos of ticket id travels in a message and
+ * must come back in one reply. PS_OK or PS_ERR_NOMEM. Positions must come
+ * in ascending order. */
+int ticket_expect(ps_worker *w, ps_ticket id, ps_key k, uint32_t pos);
+/* Takes the keys of reply m (PULL_REPLY or WRITE_ACK) for its ticket: every
+ * one must be awaited and not answered yet, or nothing is taken and the
+ * reply refused (PS_ERR_PROTOCOL). */
+int ticket_take_reply(ps_worker *w, const ps_msg *m);
 /* A bounded pull's stamp and write count (false: no such ticket). */
 bool ticket_stamp(ps_worker *w, ps_ticket id, int64_t *stamp, uint64_t *issue_seq);
 int ticket_open(ps_worker *w, uint64_t keys, float *out, size_t out_len,
@@ -229,7 +248,8 @@ int ticket_fill(ps_worker *w, ps_ticket id, uint32_t pos, const float *vals,
 
 typedef struct {
   _Atomic uint64_t local_accesses, remote_accesses, messages_sent, bytes_sent,
-      messages_received, forwards, relocations, queued, bad_messages, replica_syncs;
+      messages_received, forwards, relocations, queued, bad_messages, replica_syncs,
+      duplicates, seq_gaps, hop_drops;
 } node_counters;
 
 /* Bounded consistency's counters. */
@@ -277,6 +297,8 @@ struct ps_node {
   uint32_t num_workers;
   node_counters stats;
   pthread_mutex_t order_lock; /* see call_ctx */
+  uint32_t *send_seq;         /* per destination: the last number sent (order lock) */
+  _Atomic uint32_t *recv_seq; /* per source: the last number taken */
   queued_msg *outq;           /* encoded, waiting to be sent: under order_lock */
   size_t outq_head, outq_len, outq_cap;
   bool draining;              /* a thread is sending the queue */

@@ -64,6 +64,14 @@ ps_node *ps_node_new(const ps_node_config *c) {
   n->settings = c->settings;
   n->policy = c->policy;
   n->policy_next_timer = INFINITY;
+  n->send_seq = calloc(c->layout.num_nodes, sizeof *n->send_seq);
+  n->recv_seq = calloc(c->layout.num_nodes, sizeof *n->recv_seq);
+  if (!n->send_seq || !n->recv_seq) {
+    free(n->send_seq);
+    free((void *)n->recv_seq);
+    free(n);
+    return NULL;
+  }
   pthread_mutex_init(&n->replica_lock, NULL);
   pthread_mutex_init(&n->order_lock, NULL);
   atomic_init(&n->clock, 0);
@@ -102,6 +110,8 @@ void ps_node_free(ps_node *n) {
   }
   free(n->workers);
   free(n->replica_keys);
+  free(n->send_seq);
+  free((void *)n->recv_seq);
   for (size_t i = n->outq_head; i < n->outq_len; i++) free(n->outq[i].buf);
   free(n->outq);
   pthread_mutex_destroy(&n->replica_lock);
@@ -133,6 +143,9 @@ void ps_node_get_stats(const ps_node *n, ps_node_stats *o) {
   o->queued = atomic_load(&s->queued);
   o->bad_messages = atomic_load(&s->bad_messages);
   o->replica_syncs = atomic_load(&s->replica_syncs);
+  o->duplicates = atomic_load(&s->duplicates);
+  o->seq_gaps = atomic_load(&s->seq_gaps);
+  o->hop_drops = atomic_load(&s->hop_drops);
   const staleness_counters *a = &n->staleness;
   o->replica_reads = atomic_load(&a->reads);
   o->staleness_sum_s = (double)atomic_load(&a->sum_ns) * 1e-9;
@@ -163,6 +176,9 @@ void ps_node_stats_add(ps_node_stats *sum, const ps_node_stats *s) {
   sum->queued += s->queued;
   sum->bad_messages += s->bad_messages;
   sum->replica_syncs += s->replica_syncs;
+  sum->duplicates += s->duplicates;
+  sum->seq_gaps += s->seq_gaps;
+  sum->hop_drops += s->hop_drops;
   sum->replica_reads += s->replica_reads;
   sum->staleness_sum_s += s->staleness_sum_s;
   if (s->staleness_max_s > sum->staleness_max_s) sum->staleness_max_s = s->staleness_max_s;
@@ -251,6 +267,10 @@ void ps_node_owned_sum(ps_node *n, double *sum, uint64_t *in_transfer) {
   }
   *sum = total;
   *in_transfer = moving;
+}
+
+uint32_t ps_node_next_seq(ps_node *n, uint32_t src) {
+  return src < n->layout.num_nodes ? atomic_load(&n->recv_seq[src]) + 1 : 0;
 }
 
 int64_t ps_node_directory_owner(ps_node *n, ps_key k) {
@@ -371,8 +391,7 @@ void serve_op(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
   } else { /* a replica serves only its own node: the rest goes to the owner */
     /* Not here: pass it on, keeping the original requester. */
     uint32_t dst = route_of(n, e, k);
-    ctx_add(c, dst, op->type, op->origin, op->worker, op->request, op->subscribe, k, op->pos,
-            vals, vals ? op->len : 0);
+    ctx_forward(c, dst, op, k, vals);
     if (op->via_message) stat_add(&n->stats.forwards, 1);
   }
 }
@@ -428,6 +447,7 @@ static int serve_request_key(call_ctx *c, const ps_msg *m, uint32_t i, key_entry
   pending_op op = {.type = m->type, .via_message = true, .origin = m->origin,
                    .worker = m->worker, .request = m->request,
                    .subscribe = c->node->has_clock && m->type == PS_MSG_PULL && m->aux == 1,
+                   .hops = (uint8_t)(m->flags & 0xff),
                    .pos = ps_msg_pos(m, i), .len = vals ? len : 0};
   serve_op(c, e, k, &op, vals);
   return PS_OK;
@@ -442,6 +462,8 @@ static int handle_reply(call_ctx *c, const ps_msg *m) {
   ps_node *n = c->node;
   if (m->origin != n->id || m->worker >= n->num_workers) return PS_ERR_PEER;
   ps_worker *w = &n->workers[m->worker];
+  int rc0 = ticket_take_reply(w, m); /* only what is awaited, each once */
+  if (rc0 != PS_OK) return rc0;
   int64_t stamp = -1;
   uint64_t issue_seq = 0;
   if (n->has_clock && !ticket_stamp(w, m->request, &stamp, &issue_seq)) return PS_ERR_PROTOCOL;
@@ -479,6 +501,22 @@ static int handle_reply(call_ctx *c, const ps_msg *m) {
   return ticket_progress(w, c, m->request, m->key_count, NULL, 0, 0, false);
 }
 
+/* Takes number seq on src's channel: each once, in order. A number at or
+ * below the last taken is a duplicate or a replay; one further on means
+ * messages in between were lost (counted; they cannot come later, channels
+ * being FIFO). */
+static int take_seq(ps_node *n, uint32_t src, uint32_t seq) {
+  uint32_t last = atomic_load(&n->recv_seq[src]);
+  do {
+    if (seq <= last) {
+      stat_add(&n->stats.duplicates, 1);
+      return PS_ERR_DUPLICATE;
+    }
+  } while (!atomic_compare_exchange_weak(&n->recv_seq[src], &last, seq));
+  if (seq > last + 1) stat_add(&n->stats.seq_gaps, seq - last - 1);
+  return PS_OK;
+}
+
 int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, double now) {
   ps_msg m;
   int rc = ps_msg_decode(buf, len, &m);
@@ -486,6 +524,7 @@ int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, doubl
                       m.origin >= n->layout.num_nodes))
     rc = PS_ERR_PEER;
   if (rc == PS_OK) rc = check_keys(n, &m);
+  if (rc == PS_OK) rc = take_seq(n, src, m.seq);
   if (rc != PS_OK) {
     stat_add(&n->stats.bad_messages, 1);
     return rc;

@@ -22,16 +22,19 @@ void ctx_init(call_ctx *c, ps_node *node, double now) {
 }
 
 static bool same_head(const out_msg *m, uint32_t dst, uint8_t type, uint32_t origin,
-                      uint32_t worker, uint64_t request, uint32_t aux) {
+                      uint32_t worker, uint64_t request, uint32_t aux, uint16_t flags) {
   return m->dst == dst && m->head.type == type && m->head.origin == origin &&
-         m->head.worker == worker && m->head.request == request && m->head.aux == aux;
+         m->head.worker == worker && m->head.request == request && m->head.aux == aux &&
+         m->head.flags == flags;
 }
 
-static out_msg *find_or_add(call_ctx *c, uint32_t dst, uint8_t type, uint32_t origin,
-                            uint32_t worker, uint64_t request, uint32_t aux) {
+static out_msg *find_or_add_flags(call_ctx *c, uint32_t dst, uint8_t type, uint32_t origin,
+                                  uint32_t worker, uint64_t request, uint32_t aux,
+                                  uint16_t flags) {
   /* Newest first: consecutive keys usually go to the same message. */
   for (size_t i = c->n_msgs; i-- > 0;)
-    if (same_head(&c->msgs[i], dst, type, origin, worker, request, aux)) return &c->msgs[i];
+    if (same_head(&c->msgs[i], dst, type, origin, worker, request, aux, flags))
+      return &c->msgs[i];
   if (c->n_msgs == c->cap_msgs) {
     size_t cap = c->cap_msgs ? c->cap_msgs * 2 : 8;
     out_msg *m = realloc(c->msgs, cap * sizeof *m);
@@ -48,6 +51,7 @@ static out_msg *find_or_add(call_ctx *c, uint32_t dst, uint8_t type, uint32_t or
   m->head.worker = worker;
   m->head.request = request;
   m->head.aux = aux;
+  m->head.flags = flags;
   return m;
 }
 
@@ -63,11 +67,43 @@ static bool reserve(void **p, uint32_t *cap, uint64_t need, size_t elem) {
   return true;
 }
 
+static out_msg *find_or_add(call_ctx *c, uint32_t dst, uint8_t type, uint32_t origin,
+                            uint32_t worker, uint64_t request, uint32_t aux) {
+  return find_or_add_flags(c, dst, type, origin, worker, request, aux, 0);
+}
+
+/* Appends key k (and its values) to m. */
+static void add_key(call_ctx *c, out_msg *m, ps_key k, uint32_t pos, const float *vals,
+                    uint32_t len);
+
 void ctx_add(call_ctx *c, uint32_t dst, uint8_t type, uint32_t origin, uint32_t worker,
              uint64_t request, uint32_t aux, ps_key k, uint32_t pos, const float *vals,
              uint32_t len) {
   out_msg *m = find_or_add(c, dst, type, origin, worker, request, aux);
-  if (!m) goto oom;
+  if (!m) {
+    if (!c->error) c->error = PS_ERR_NOMEM;
+    return;
+  }
+  add_key(c, m, k, pos, vals, len);
+}
+
+void ctx_forward(call_ctx *c, uint32_t dst, const pending_op *op, ps_key k, const float *vals) {
+  if (op->hops >= PS_MAX_HOPS) {
+    stat_add(&c->node->stats.hop_drops, 1);
+    c->error = PS_ERR_HOPS;
+    return;
+  }
+  out_msg *m = find_or_add_flags(c, dst, op->type, op->origin, op->worker, op->request,
+                                 op->subscribe, (uint16_t)(op->hops + 1));
+  if (!m) {
+    if (!c->error) c->error = PS_ERR_NOMEM;
+    return;
+  }
+  add_key(c, m, k, op->pos, vals, vals ? op->len : 0);
+}
+
+static void add_key(call_ctx *c, out_msg *m, ps_key k, uint32_t pos, const float *vals,
+                    uint32_t len) {
   uint32_t n = m->head.key_count, kc = m->key_cap;
   if (n == kc) {
     uint32_t pc = kc;
@@ -117,7 +153,9 @@ static void enqueue_one(call_ctx *c, out_msg *m) {
   m->head.keys = (const uint8_t *)m->keys;
   m->head.pos = (const uint8_t *)m->pos;
   m->head.values = (const uint8_t *)m->values;
+  m->head.seq = n->send_seq[m->dst] + 1;
   if (!buf || ps_msg_encode(&m->head, buf, len) < 0) goto fail;
+  n->send_seq[m->dst] = m->head.seq;
   if (n->outq_len == n->outq_cap) {
     size_t cap = n->outq_cap ? n->outq_cap * 2 : 64;
     queued_msg *q = realloc(n->outq, cap * sizeof *q);

@@ -100,7 +100,9 @@ extern "C" {
   X(PS_ERR_NOT_OWNER, -12, "key is not owned by this node")                 \
   X(PS_ERR_UNKNOWN_POLICY, -13, "unknown policy")                           \
   X(PS_ERR_LIMIT, -14, "too many keys in one operation")                   \
-  X(PS_ERR_MALFORMED, -15, "message header inconsistent with its body")
+  X(PS_ERR_MALFORMED, -15, "message header inconsistent with its body")      \
+  X(PS_ERR_DUPLICATE, -16, "message received before (a duplicate or a replay)") \
+  X(PS_ERR_HOPS, -17, "operation forwarded too often (a forwarding loop)")
 
 typedef enum {
   PS_OK = 0,
@@ -171,11 +173,16 @@ ps_key ps_layout_key_at(const ps_layout *l, uint64_t i);
 
 /* Little-endian fixed header followed by a body:
  *   keys[key_count] (u64), pos[key_count] (u32), values[value_floats] (f32).
+ * Version 2 numbers the messages of each ordered pair of nodes (seq, from 1,
+ * given by the sending core): a receiver takes each number once, so a
+ * duplicated or replayed message is refused. The low byte of flags counts
+ * how often the operation was forwarded (hops); its high byte is 0.
  * `pos` is the requester's float offset of each key in its buffer, echoed
  * back in replies. Messages without values have value_floats == 0. */
 #define PS_WIRE_MAGIC 0x424c5350u /* "PSLB" */
-#define PS_WIRE_VERSION 1
-#define PS_WIRE_HEADER_LEN 44
+#define PS_WIRE_VERSION 2
+#define PS_WIRE_HEADER_LEN 48
+#define PS_MAX_HOPS 64 /* forwards of one operation; more is a loop: dropped */
 
 typedef enum {
   PS_MSG_PULL = 1,      /* origin -> home/owner: read keys */
@@ -204,7 +211,7 @@ typedef enum {
  * was decoded from (unaligned: read them with the accessors below). */
 typedef struct {
   uint8_t type;
-  uint16_t flags;
+  uint16_t flags;      /* low byte: hops; high byte: 0 */
   uint32_t src;        /* sender of this hop */
   uint32_t origin;     /* node whose worker issued the request */
   uint32_t worker;     /* that worker, on origin */
@@ -212,6 +219,7 @@ typedef struct {
   uint64_t request;    /* the origin worker's ticket */
   uint32_t key_count;
   uint32_t value_floats;
+  uint32_t seq;        /* number on its (src, dst) channel, from 1 */
   const uint8_t *keys; /* key_count * 8 bytes */
   const uint8_t *pos;  /* key_count * 4 bytes */
   const uint8_t *values; /* value_floats * 4 bytes, or NULL */
@@ -362,6 +370,9 @@ typedef struct {
   uint64_t relocations;      /* keys that arrived here by TRANSFER */
   uint64_t queued;           /* operations queued on a key in transfer */
   uint64_t bad_messages;     /* dropped: failed to decode or validate */
+  uint64_t duplicates;       /* ... of them: numbered as one received before */
+  uint64_t seq_gaps;         /* messages a channel's numbers skipped (lost) */
+  uint64_t hop_drops;        /* operations dropped after PS_MAX_HOPS forwards */
   uint64_t replica_syncs;    /* replica keys sent in sync rounds (SYNC, DELTA) */
   /* Staleness of reads served by replicas: how long ago, and how many of
    * the reading worker's clocks ago, the replica last took part in a sync.
@@ -468,6 +479,9 @@ int ps_node_read_owned(ps_node *node, ps_key k, float *out);
  * as zero) in one pass over its store; *in_transfer counts keys still on
  * their way here. For conservation checks once a run is quiet. */
 void ps_node_owned_sum(ps_node *node, double *sum, uint64_t *in_transfer);
+/* The number this node takes next on src's channel (ps_msg.seq), for tests
+ * that hand a node messages of their own making. */
+uint32_t ps_node_next_seq(ps_node *node, uint32_t src);
 /* The owner of k in the home's directory (call on k's home), or -1. */
 int64_t ps_node_directory_owner(ps_node *node, ps_key k);
 

@@ -165,14 +165,21 @@ static void land(call_ctx *c, store_stripe *st, key_entry *e, ps_key k, float *v
   }
 }
 
+/* Whether this node takes a TRANSFER of k: it is receiving k, or holds no
+ * copy of it (a transfer it did not ask for: kept, never dropped, for the
+ * home's directory names this node when the home sent it here). */
+static bool takes_transfer(ps_node *n, const key_entry *e, ps_key k) {
+  if (!e) return ps_layout_home(&n->layout, k) != n->id; /* a home without one owns */
+  return e->state == KEY_INCOMING || (e->state == KEY_ABSENT && !e->queue_head);
+}
+
 int handle_transfer(call_ctx *c, const ps_msg *m) {
   ps_node *n = c->node;
   for (uint32_t i = 0; i < m->key_count; i++) {
     ps_key k = ps_msg_key(m, i);
     store_stripe *st = store_stripe_of(&n->store, k);
     pthread_mutex_lock(&st->lock);
-    key_entry *e = stripe_find(st, k);
-    bool ok = e && e->state == KEY_INCOMING;
+    bool ok = takes_transfer(n, stripe_find(st, k), k);
     pthread_mutex_unlock(&st->lock);
     if (!ok) return PS_ERR_PROTOCOL;
   }
@@ -185,10 +192,13 @@ int handle_transfer(call_ctx *c, const ps_msg *m) {
     if (!value) return PS_ERR_NOMEM;
     ps_msg_values(m, offset, value, len);
     offset += len;
-    store_stripe *st = store_stripe_of(&n->store, k);
-    pthread_mutex_lock(&st->lock);
-    key_entry *e = stripe_find(st, k);
-    if (e && e->state == KEY_INCOMING) {
+    store_stripe *st;
+    key_entry *e = node_lock_entry(n, k, &st);
+    if (!e) {
+      free(value);
+      return PS_ERR_NOMEM;
+    }
+    if (e->state == KEY_INCOMING || e->state == KEY_ABSENT) {
       land(c, st, e, k, value);
     } else { /* the same key twice in one message */
       free(value);

@@ -446,16 +446,26 @@ int handle_sync_reply(call_ctx *c, const ps_msg *m) {
   return PS_OK;
 }
 
-/* A DELTA's key: added to the copy here, or passed on as a push. */
+/* A DELTA's key: added to the copy here. All-reduce keeps a copy of its
+ * keys on every node, and they never move, so a DELTA for a key this node
+ * holds no copy of is not one of the run's: refused (it would otherwise add
+ * to a value some other way, or be counted twice). */
 static int delta_key(call_ctx *c, const ps_msg *m, uint32_t i, key_entry *e, ps_key k,
                      const float *vals, uint32_t len) {
-  (void)i;
+  (void)c, (void)m, (void)i, (void)k;
   if (e->state == KEY_REPLICA || e->state == KEY_OWNED)
     return add_into(&e->value, len, vals) ? PS_OK : PS_ERR_NOMEM;
-  /* no copy here: it is a push for the owner */
-  pending_op op = {.type = PS_MSG_PUSH, .via_message = true, .origin = m->origin, .len = len};
-  serve_op(c, e, k, &op, vals);
-  return PS_OK;
+  return PS_ERR_PROTOCOL;
 }
 
-int handle_delta(call_ctx *c, const ps_msg *m) { return msg_each_key(c, m, delta_key); }
+/* Every key is checked before any is added: a DELTA is taken whole or not. */
+static int delta_check(call_ctx *c, const ps_msg *m, uint32_t i, key_entry *e, ps_key k,
+                       const float *vals, uint32_t len) {
+  (void)c, (void)m, (void)i, (void)k, (void)vals, (void)len;
+  return e->state == KEY_REPLICA || e->state == KEY_OWNED ? PS_OK : PS_ERR_PROTOCOL;
+}
+
+int handle_delta(call_ctx *c, const ps_msg *m) {
+  int rc = msg_each_key(c, m, delta_check);
+  return rc == PS_OK ? msg_each_key(c, m, delta_key) : rc;
+}

@@ -248,6 +248,9 @@ SCALAR_IF(v_samples, t->samplers, (double)t->samples)
 SCALAR_IF(v_sample_tv, t->samplers, t->tv_sum / t->samplers)
 SCALAR_IF(v_sample_reuse, t->samplers, t->reuse_sum / t->samplers)
 SCALAR_IF(v_bad_messages, t->dropped, (double)t->dropped)
+SCALAR_IF(v_duplicates, t->nodes.duplicates, (double)t->nodes.duplicates)
+SCALAR_IF(v_seq_gaps, t->nodes.seq_gaps, (double)t->nodes.seq_gaps)
+SCALAR_IF(v_hop_drops, t->nodes.hop_drops, (double)t->nodes.hop_drops)
 SCALAR_IF(v_wait, t->gated, t->wait_sum / t->workers)
 SCALAR_IF(v_clock_waits, t->gated, (double)t->clock_waits)
 SCALAR_IF(v_gap_mean, t->gated, (double)t->gap_sum / (double)t->gated)
@@ -442,6 +445,15 @@ static const run_metric table[] = {
     {"eval_s", "s", "evaluation time",
      "The most time one worker spent evaluating held-out data (included in `time_s`, "
      "left out of `epoch_end_s`).", WITH_MATH, MAX, false, 0, v_eval_s, NULL, NULL},
+    {"duplicates", "", "duplicate messages",
+     "Messages a core refused because their channel number was taken before (a duplicate "
+     "or a replay).", "when some were refused", SUM, false, 0, v_duplicates, NULL, NULL},
+    {"seq_gaps", "", "lost messages",
+     "Messages a channel's numbers skipped: sent, never received.", "when some were lost",
+     SUM, false, 0, v_seq_gaps, NULL, NULL},
+    {"hop_drops", "", "operations dropped in a loop",
+     "Operations dropped after being forwarded PS_MAX_HOPS (64) times: a forwarding loop.",
+     "when some were dropped", SUM, false, 0, v_hop_drops, NULL, NULL},
     {"wait_s", "s", "clock wait",
      "Time a worker spent blocked at the clock bound (its clock more than `staleness` "
      "ahead of the slowest worker's), mean over workers.", BOUNDED, MEAN, false, SUMMARY,

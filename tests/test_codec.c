@@ -13,7 +13,7 @@ static uint8_t *make(int type, size_t *len) {
   static const uint64_t keys[3] = {7, 1ull << 40, 3};
   static const uint32_t pos[3] = {0, 4, 8};
   static const float vals[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
-  ps_msg m = {.type = (uint8_t)type, .flags = 0x1234, .src = 2, .origin = 5, .worker = 3,
+  ps_msg m = {.type = (uint8_t)type, .flags = 0x34, .seq = 0x9abcdef0, .src = 2, .origin = 5, .worker = 3,
               .aux = 9, .request = 0x0102030405060708ull, .key_count = 3,
               .value_floats = ps_msg_type_has_values(type) ? 12 : 0, .keys = (const uint8_t *)keys,
               .pos = (const uint8_t *)pos, .values = (const uint8_t *)vals};
@@ -30,7 +30,8 @@ static void test_round_trip_every_type(void) {
     ps_msg m;
     CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_OK);
     CU_ASSERT_EQUAL(m.type, type);
-    CU_ASSERT_EQUAL(m.flags, 0x1234);
+    CU_ASSERT_EQUAL(m.flags, 0x34);
+    CU_ASSERT_EQUAL(m.seq, 0x9abcdef0);
     CU_ASSERT_EQUAL(m.src, 2);
     CU_ASSERT_EQUAL(m.origin, 5);
     CU_ASSERT_EQUAL(m.worker, 3);
@@ -77,7 +78,7 @@ static void test_oversized_and_foreign_rejected(void) {
   buf[0] ^= 0xff;
   CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_ERR_MAGIC);
   buf[0] ^= 0xff;
-  buf[4] = 2;
+  buf[4] = 1; /* version 1 had no channel numbers */
   CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_ERR_VERSION);
   buf[4] = PS_WIRE_VERSION;
   buf[5] = 0;

@@ -365,6 +365,196 @@ static void test_bad_bytes_into_nodes(void) {
   harness_free(h);
 }
 
+/* ------------------------------------------- messages a peer should not send */
+
+/* Hands node `dst` a message of one key (its values, if any) as if node src
+ * sent it, numbered as dst expects from src. Returns ps_node_recv's result. */
+static int inject(harness *h, uint32_t src, uint32_t dst, uint8_t type, ps_key k,
+                  uint32_t aux, const float *vals, uint32_t n_vals, uint32_t seq) {
+  uint8_t buf[256];
+  uint32_t pos = 0;
+  ps_msg m = {.type = type, .src = src, .origin = src, .aux = aux, .key_count = 1,
+              .value_floats = n_vals, .keys = (const uint8_t *)&k,
+              .pos = (const uint8_t *)&pos, .values = (const uint8_t *)vals,
+              .seq = seq ? seq : ps_node_next_seq(harness_node(h, dst), src)};
+  long len = ps_msg_encode(&m, buf, sizeof buf);
+  CU_ASSERT_FATAL(len > 0);
+  return ps_node_recv(harness_node(h, dst), src, buf, (size_t)len, 0);
+}
+
+static double owned_total(harness *h, uint32_t nodes) {
+  double sum = 0;
+  for (uint32_t n = 0; n < nodes; n++) {
+    double s;
+    uint64_t moving;
+    ps_node_owned_sum(harness_node(h, n), &s, &moving);
+    sum += s;
+  }
+  return sum;
+}
+
+/* Moves k to node's worker 0 and waits until it is there. */
+static void localize_to(harness *h, uint32_t node, ps_key k) {
+  ps_ticket t;
+  ps_worker *w = harness_worker(h, node, 0);
+  int rc = ps_localize(w, &k, 1, &t, 0);
+  CU_ASSERT_TRUE(rc == PS_OK || (rc == PS_PENDING && harness_wait(h, w, t)));
+}
+
+/* Delivers until nothing is in flight, at most `bound` messages; true when
+ * it got there (a loop would not). */
+static bool drain_bounded(harness *h, int bound) {
+  for (int i = 0; i < bound && harness_deliver_one(h); i++) {
+  }
+  return harness_in_flight(h) == 0;
+}
+
+/* A PUSH delivered twice (a duplicate, or a replay) is applied once: the
+ * second copy's channel number was taken. */
+static void test_duplicate_message_applied_once(void) {
+  harness *h = make(3, 1, 32, 4, NULL, true, 1);
+  ps_key k = key_homed_at(h, 0, 0);
+  float ones[4] = {1, 1, 1, 1};
+  uint32_t seq = ps_node_next_seq(harness_node(h, 0), 2);
+  CU_ASSERT_EQUAL(inject(h, 2, 0, PS_MSG_PUSH, k, 0, ones, 4, seq), PS_OK);
+  CU_ASSERT_EQUAL(inject(h, 2, 0, PS_MSG_PUSH, k, 0, ones, 4, seq), PS_ERR_DUPLICATE);
+  float v[4];
+  CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 0), k, v), PS_OK);
+  CU_ASSERT_EQUAL(v[0], 1.0f);
+  ps_node_stats st;
+  ps_node_get_stats(harness_node(h, 0), &st);
+  CU_ASSERT_EQUAL(st.duplicates, 1);
+  /* A number further on is taken, and the skipped ones counted as lost. */
+  CU_ASSERT_EQUAL(inject(h, 2, 0, PS_MSG_PUSH, k, 0, ones, 4, seq + 3), PS_OK);
+  ps_node_get_stats(harness_node(h, 0), &st);
+  CU_ASSERT_EQUAL(st.seq_gaps, 2);
+  harness_free(h);
+}
+
+/* An unsolicited LOCALIZE (node 2 never asked): the home moves the key to
+ * node 2, which keeps the TRANSFER it did not expect, so its value is not
+ * lost and operations on it end instead of circling. */
+static void test_unsolicited_localize_loses_nothing(void) {
+  harness *h = make(3, 1, 32, 4, NULL, true, 2);
+  ps_key k = key_homed_at(h, 0, 0);
+  float ones[4] = {1, 1, 1, 1};
+  ps_ticket t;
+  for (int i = 0; i < 5; i++) {
+    int rc = ps_push(harness_worker(h, 1, 0), &k, 1, ones, 4, &t, 0);
+    if (rc == PS_PENDING) CU_ASSERT_TRUE(harness_wait(h, harness_worker(h, 1, 0), t));
+  }
+  CU_ASSERT_EQUAL(inject(h, 2, 0, PS_MSG_LOCALIZE, k, 0, NULL, 0, 0), PS_OK);
+  CU_ASSERT_TRUE(drain_bounded(h, 1000));
+  CU_ASSERT_EQUAL(harness_owner(h, k), 2);
+  CU_ASSERT_DOUBLE_EQUAL(owned_total(h, 3), 5.0 * 4, 1e-9);
+  float v[4] = {0};
+  int rc = ps_pull(harness_worker(h, 1, 0), &k, 1, v, 4, &t, 0);
+  CU_ASSERT_TRUE(rc == PS_OK || harness_wait(h, harness_worker(h, 1, 0), t));
+  CU_ASSERT_EQUAL(v[0], 5.0f);
+  CU_ASSERT_EQUAL(harness_recv_errors(h), 0);
+  harness_free(h);
+}
+
+/* A HANDOVER the home did not send (injected on the home's channel; the
+ * channel's numbers make that possible only for the home's own connection)
+ * moves the value where the directory does not point. The node it reaches
+ * keeps the TRANSFER it did not ask for: the value is not lost. */
+static void test_stray_handover_value_is_kept(void) {
+  harness *h = make(3, 1, 32, 4, NULL, true, 3);
+  ps_key k = key_homed_at(h, 0, 0);
+  ps_ticket t;
+  localize_to(h, 1, k);
+  float ones[4] = {1, 1, 1, 1};
+  CU_ASSERT_EQUAL(ps_push(harness_worker(h, 1, 0), &k, 1, ones, 4, &t, 0), PS_OK);
+  CU_ASSERT_EQUAL(inject(h, 0, 1, PS_MSG_HANDOVER, k, 2, NULL, 0, 0), PS_OK);
+  CU_ASSERT_TRUE(drain_bounded(h, 1000));
+  float v[4];
+  CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 2), k, v), PS_OK);
+  CU_ASSERT_EQUAL(v[0], 1.0f);
+  CU_ASSERT_DOUBLE_EQUAL(owned_total(h, 3), 4.0, 1e-9);
+  CU_ASSERT_EQUAL(harness_recv_errors(h), 0);
+  harness_free(h);
+}
+
+/* An operation carries how often it was forwarded; one that would be
+ * forwarded a PS_MAX_HOPS-th time more is dropped and counted (a loop ends),
+ * one hop less is passed on and answered. */
+static void test_operation_forwarded_too_often_is_dropped(void) {
+  harness *h = make(3, 1, 32, 4, NULL, true, 4);
+  ps_key k = key_homed_at(h, 0, 0);
+  localize_to(h, 1, k);
+  float ones[4] = {1, 1, 1, 1};
+  uint8_t buf[256];
+  uint32_t pos = 0;
+  ps_msg m = {.type = PS_MSG_PUSH, .src = 2, .origin = 2, .key_count = 1, .value_floats = 4,
+              .keys = (const uint8_t *)&k, .pos = (const uint8_t *)&pos,
+              .values = (const uint8_t *)ones, .flags = PS_MAX_HOPS};
+  m.seq = ps_node_next_seq(harness_node(h, 0), 2);
+  long len = ps_msg_encode(&m, buf, sizeof buf);
+  CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)len, 0), PS_ERR_HOPS);
+  ps_node_stats st;
+  ps_node_get_stats(harness_node(h, 0), &st);
+  CU_ASSERT_EQUAL(st.hop_drops, 1);
+  m.flags = PS_MAX_HOPS - 1;
+  m.seq = ps_node_next_seq(harness_node(h, 0), 2);
+  len = ps_msg_encode(&m, buf, sizeof buf);
+  CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)len, 0), PS_OK);
+  CU_ASSERT_TRUE(drain_bounded(h, 100));
+  float v[4];
+  CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 1), k, v), PS_OK);
+  CU_ASSERT_EQUAL(v[0], 1.0f); /* the second, not the first */
+  harness_free(h);
+}
+
+/* A PULL_REPLY is taken only for a ticket and key that wait for it, each
+ * once: a forged one (another key, another position, or once more after
+ * the real one) is refused and the pull gets the owner's value. */
+static void test_reply_only_for_what_waits(void) {
+  harness *h = make(3, 1, 32, 4, NULL, true, 5);
+  ps_key k = key_homed_at(h, 1, 0), other = key_homed_at(h, 1, 1);
+  float fours[4] = {4, 4, 4, 4}, out[4] = {0};
+  ps_ticket t;
+  ps_worker *w = harness_worker(h, 0, 0);
+  CU_ASSERT_EQUAL(ps_push(harness_worker(h, 1, 0), &k, 1, fours, 4, &t, 0), PS_OK);
+  CU_ASSERT_EQUAL(ps_pull(w, &k, 1, out, 4, &t, 0), PS_PENDING);
+  float forged[4] = {9, 9, 9, 9};
+  uint8_t buf[256];
+  uint32_t pos = 0;
+  ps_msg m = {.type = PS_MSG_PULL_REPLY, .src = 2, .origin = 0, .worker = 0, .request = t,
+              .key_count = 1, .value_floats = 4, .keys = (const uint8_t *)&other,
+              .pos = (const uint8_t *)&pos, .values = (const uint8_t *)forged};
+  m.seq = ps_node_next_seq(harness_node(h, 0), 2);
+  long len = ps_msg_encode(&m, buf, sizeof buf);
+  CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)len, 0), PS_ERR_PROTOCOL);
+  m.keys = (const uint8_t *)&k; /* the right key at a position nobody waits at */
+  pos = 4;
+  m.seq = ps_node_next_seq(harness_node(h, 0), 2);
+  CU_ASSERT_EQUAL(ps_msg_encode(&m, buf, sizeof buf), len);
+  /* (the position is outside the 4-float buffer too, but it is refused first as unawaited) */
+  CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)len, 0), PS_ERR_PROTOCOL);
+  CU_ASSERT_FALSE(ps_worker_done(w, t));
+  CU_ASSERT_TRUE(harness_wait(h, w, t));
+  CU_ASSERT_EQUAL(out[0], 4.0f);
+  pos = 0; /* the real reply's key and position, once more */
+  m.seq = ps_node_next_seq(harness_node(h, 0), 2);
+  CU_ASSERT_EQUAL(ps_msg_encode(&m, buf, sizeof buf), len);
+  CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)len, 0), PS_ERR_PROTOCOL);
+  CU_ASSERT_EQUAL(out[0], 4.0f);
+  harness_free(h);
+}
+
+/* A DELTA for a key the node holds no copy of is refused: it adds nowhere
+ * (it used to be passed on to the owner as a push). */
+static void test_delta_without_copy_refused(void) {
+  harness *h = make(3, 1, 32, 4, NULL, true, 6);
+  ps_key k = key_homed_at(h, 1, 0);
+  float ones[4] = {1, 1, 1, 1};
+  CU_ASSERT_EQUAL(inject(h, 2, 0, PS_MSG_DELTA, k, 0, ones, 4, 0), PS_ERR_PROTOCOL);
+  CU_ASSERT_TRUE(drain_bounded(h, 100));
+  CU_ASSERT_DOUBLE_EQUAL(owned_total(h, 3), 0.0, 1e-9);
+  harness_free(h);
+}
+
 PSLAB_SUITE("core", {"local access sends nothing", test_local_access_sends_nothing},
             {"without fast local access, local keys use messages",
              test_without_fast_local_access_local_keys_use_messages},
@@ -378,4 +568,11 @@ PSLAB_SUITE("core", {"local access sends nothing", test_local_access_sends_nothi
             {"conservation and read-your-writes, static", test_conservation_and_ryw_static},
             {"conservation and read-your-writes, relocate",
              test_conservation_and_ryw_relocate},
-            {"bad bytes into live nodes", test_bad_bytes_into_nodes})
+            {"bad bytes into live nodes", test_bad_bytes_into_nodes},
+            {"a duplicated message is applied once", test_duplicate_message_applied_once},
+            {"an unsolicited localize loses nothing", test_unsolicited_localize_loses_nothing},
+            {"a stray handover's value is kept", test_stray_handover_value_is_kept},
+            {"an operation forwarded too often is dropped",
+             test_operation_forwarded_too_often_is_dropped},
+            {"a reply only for what waits", test_reply_only_for_what_waits},
+            {"a delta without a copy is refused", test_delta_without_copy_refused})
