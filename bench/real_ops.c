@@ -21,8 +21,10 @@
  *           waiting for it: LOCALIZE there, TRANSFER back.
  *
  * Targets: local pull of 100 floats within 3x of memcpy; remote round trip
- * within 1.5x of bare ZeroMQ. Usage: real_ops [scale] (scale multiplies the
- * time spent on each figure; default 1, about 10 s in all).
+ * within 1.5x of bare ZeroMQ. Usage: real_ops [scale] [curve] (scale
+ * multiplies the time spent on each figure; default 1, about 10 s in all;
+ * "curve": the two nodes authenticate and encrypt with CURVE, as nodes that
+ * bind beyond loopback do, while the bare ZeroMQ yardstick stays plain).
  */
 #include "real/internal.h"
 #include "run/run.h"
@@ -42,6 +44,8 @@
 
 static const uint32_t lengths[3] = {10, 100, 1000};
 static double scale = 1;
+static bool use_curve;          /* both nodes with CURVE, one key */
+static real_curve_key bench_key; /* made before the fork */
 
 static ps_layout bench_layout(void) {
   ps_layout l = {.num_tables = 3, .num_nodes = 2, .partition = PS_PARTITION_HASH};
@@ -91,6 +95,10 @@ static real_node *start(uint32_t rank, const char *coordinator, int tell_fd, cha
   static real_cluster c;
   real_cluster_default(&c);
   c.timeout_s = 30;
+  if (use_curve) {
+    c.auth = REAL_AUTH_CURVE;
+    c.key = bench_key;
+  }
   static int fd;
   fd = tell_fd;
   real_node_config cfg = {.cluster = &c, .coordinator = coordinator, .run = 1,
@@ -369,6 +377,14 @@ static void bench_localize(real_node *n) {
 
 int main(int argc, char **argv) {
   if (argc > 1) scale = atof(argv[1]) > 0 ? atof(argv[1]) : 1;
+  use_curve = argc > 2 && strcmp(argv[2], "curve") == 0;
+  char kerr[256];
+  if (use_curve && real_curve_keygen(&bench_key, kerr, sizeof kerr) != 0) {
+    fprintf(stderr, "real_ops: %s\n", kerr);
+    return 1;
+  }
+  printf("nodes' connections: %s\n", use_curve ? "CURVE (authenticated, encrypted)"
+                                                : "plain ZeroMQ");
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return 1;
   fflush(NULL);

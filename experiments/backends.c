@@ -41,7 +41,7 @@ static cJSON *run_sim(const exp_backend_job *job, char *err, size_t errlen) {
 static const char *const real_keys[] = {"nodes",       "workers_per_node", "host_speed",
                                         "profile",     "bind",             "coordinator",
                                         "base_port",   "timeout_s",        "compute",
-                                        NULL};
+                                        "auth",        "key_file",         NULL};
 
 static cJSON *run_real(const exp_backend_job *job, char *err, size_t errlen) {
   const exp_cluster *c = job->cluster;

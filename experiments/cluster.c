@@ -5,8 +5,8 @@
  * checked against the node count, and a user's SimGrid platform file is
  * looked up relative to the spec's directory, so sim/ receives only typed,
  * valid values. The fields only the real backend reads (bind, coordinator,
- * base_port, timeout_s, compute) are checked here too, whatever the
- * backend. Every problem adds one message; the parse goes on, so that one
+ * base_port, timeout_s, compute, auth, key_file) are checked here too,
+ * whatever the backend. Every problem adds one message; the parse goes on, so that one
  * bad field does not hide the next.
  */
 #include "experiments/internal.h"
@@ -23,7 +23,7 @@
 static const char *const cluster_keys[] = {
     "nodes", "workers_per_node", "host_speed", "network", "stragglers",
     "platform_file", "hosts", "cost", "machines", "profile", "bind", "coordinator",
-    "base_port", "timeout_s", "compute", NULL};
+    "base_port", "timeout_s", "compute", "auth", "key_file", NULL};
 static const char *const network_keys[] = {
     "bandwidth", "latency", "model", "topology", "backbone_bandwidth",
     "backbone_latency", NULL};
@@ -219,8 +219,36 @@ static void parse_machines(exp_errors *e, const cJSON *m, uint32_t nodes, exp_cl
   if (place) parse_place(e, place, nodes, pm->count, out);
 }
 
+/* cluster.auth and cluster.key_file (relative to the spec's directory),
+ * after cluster.bind. */
+static void parse_auth(exp_errors *e, const cJSON *json, const char *base_dir,
+                       real_cluster *c) {
+  static const char *const auths[] = {"auto", "curve", "none", "insecure", NULL};
+  static const real_auth values[] = {REAL_AUTH_AUTO, REAL_AUTH_CURVE, REAL_AUTH_NONE,
+                                     REAL_AUTH_INSECURE};
+  const char *auth = NULL, *file = NULL;
+  if (exp_get_choice(e, json, "cluster", "auth", auths, &auth) && auth)
+    for (size_t i = 0; auths[i]; i++)
+      if (strcmp(auth, auths[i]) == 0) c->auth = values[i];
+  char why[512];
+  if (c->auth == REAL_AUTH_NONE && real_auth_uses_curve(c, why, sizeof why) < 0)
+    exp_errors_addf(e, "cluster.auth: expected \"auto\" or \"curve\" with cluster.bind "
+                    "\"%s\" (reachable beyond this machine, nodes must authenticate), or "
+                    "\"insecure\" to run without authentication anyway; found \"none\"",
+                    c->bind);
+  if (!exp_get_string(e, json, "cluster", "key_file", false, &file) || !file) return;
+  char *path = *file ? resolve_file(base_dir, file) : NULL;
+  if (path && strlen(path) < sizeof c->key_file)
+    snprintf(c->key_file, sizeof c->key_file, "%s", path);
+  else
+    exp_expect(e, "cluster.key_file", "the path of a key file `pslab keygen` wrote",
+               cJSON_GetObjectItemCaseSensitive(json, "key_file"));
+  free(path);
+}
+
 /* The real backend's fields; nodes is 0 when the node count is invalid. */
-static void parse_real(exp_errors *e, const cJSON *json, uint32_t nodes, real_cluster *c) {
+static void parse_real(exp_errors *e, const cJSON *json, const char *base_dir, uint32_t nodes,
+                       real_cluster *c) {
   static const char *const computes[] = {"spin", "sleep", NULL};
   const char *p = "cluster", *bind = NULL, *coord = NULL, *compute = NULL;
   struct in_addr addr;
@@ -247,6 +275,7 @@ static void parse_real(exp_errors *e, const cJSON *json, uint32_t nodes, real_cl
   exp_get_number(e, json, p, "timeout_s", 0, true, false, &c->timeout_s);
   if (exp_get_choice(e, json, p, "compute", computes, &compute) && compute)
     c->compute = strcmp(compute, "sleep") == 0 ? REAL_COMPUTE_SLEEP : REAL_COMPUTE_SPIN;
+  parse_auth(e, json, base_dir, c);
 }
 
 /* ------------------------------------------------------------- profile */
@@ -339,7 +368,7 @@ static void parse_fields(const cJSON *json, const char *base_dir, exp_cluster *o
   const cJSON *stragglers = cJSON_GetObjectItemCaseSensitive(json, "stragglers");
   if (stragglers) parse_stragglers(errs, stragglers, (uint32_t)nodes, out);
   parse_platform(errs, json, base_dir, (uint32_t)nodes, out);
-  parse_real(errs, json, (uint32_t)nodes, &out->real);
+  parse_real(errs, json, base_dir, (uint32_t)nodes, &out->real);
 }
 
 bool exp_cluster_parse(const cJSON *json, const char *base_dir,

@@ -6,8 +6,9 @@
  *             [--quiet]
  *   pslab check SPEC [--set PATH=VALUE]... [--backend sim|real] [--shard K/N]
  *   pslab node SPEC [--out DIR] [--set PATH=VALUE]... [--coordinator HOST:PORT]
- *              [--coordinator-file PATH] [--shard K/N] [--resume]
+ *              [--coordinator-file PATH] [--key-file FILE] [--shard K/N] [--resume]
  *              [--metrics A,B,...] [--record-trace FILE] [--quiet]
+ *   pslab keygen --out FILE
  *   pslab plot DIR
  *   pslab merge [--out DIR] [--quiet] SHARD_DIR...
  *   pslab metrics [--markdown]
@@ -26,6 +27,7 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char main_help[] =
     "usage: pslab <command> [options]\n"
@@ -37,6 +39,7 @@ static const char main_help[] =
     "  run SPEC     run every run of an experiment and write its results\n"
     "  check SPEC   validate a spec and count its runs; runs nothing\n"
     "  node SPEC    be one node of a real cluster (under mpirun or srun)\n"
+    "  keygen       make the key file that authenticates a real cluster's nodes\n"
     "  plot DIR     redraw the plots of a results directory\n"
     "  merge DIR... join the results directories of an experiment's shards\n"
     "  metrics      every metric a run reports: unit, meaning, how repeats combine\n"
@@ -146,7 +149,8 @@ static const char check_help[] =
 
 static const char node_help[] =
     "usage: pslab node SPEC [--out DIR] [--set PATH=VALUE]... [--coordinator HOST:PORT]\n"
-    "                       [--coordinator-file PATH] [--shard K/N] [--resume]\n"
+    "                       [--coordinator-file PATH] [--key-file FILE] [--shard K/N]\n"
+    "                       [--resume]\n"
     "                       [--metrics A,B,...] [--record-trace FILE] [--quiet]\n"
     "\n"
     "Runs this process as one node of every run of SPEC on the real backend, as\n"
@@ -159,7 +163,10 @@ static const char node_help[] =
     "number of processes. Rank 0 listens at the coordinator's address and the\n"
     "others meet there; rank 0 writes the results (as `pslab run` does), the\n"
     "others write nothing. Servers bind cluster.bind (default 127.0.0.1: set\n"
-    "\"*\" or an address of each machine to span machines).\n"
+    "\"*\" or an address of each machine to span machines). Nodes that bind\n"
+    "beyond loopback authenticate each other with ZeroMQ CURVE (cluster.auth\n"
+    "\"auto\") and need the cluster's key: `pslab keygen --out FILE` once, then\n"
+    "--key-file FILE (or cluster.key_file) on every node.\n"
     "\n"
     "Options:\n"
     "  -o, --out DIR              results directory (rank 0; default results/<name>/)\n"
@@ -168,6 +175,9 @@ static const char node_help[] =
     "      --coordinator-file F   instead, rank 0 listens on a free port and writes\n"
     "                             its address to F (a fresh path on a file system\n"
     "                             every node sees); the others read it there\n"
+    "  -K, --key-file FILE        the cluster's key (`pslab keygen`; mode 0600):\n"
+    "                             the same as --set cluster.key_file=\"FILE\" (made\n"
+    "                             absolute); give every rank the same key\n"
     "      --shard K/N            run only shard K of N (as `pslab run`); give every\n"
     "                             rank the same\n"
     "      --resume               skip the runs already in DIR/runs.jsonl (as\n"
@@ -189,6 +199,28 @@ static const char node_help[] =
     "2 bad command line or no rank in the environment.\n"
     "\n"
     "Reference: README.md, \"Real clusters\".\n";
+
+static const char keygen_help[] =
+    "usage: pslab keygen --out FILE\n"
+    "\n"
+    "Makes a new key for a real cluster: one ZeroMQ CURVE keypair, written to\n"
+    "FILE with mode 0600 (an existing FILE is refused, never overwritten). Every\n"
+    "node of a `pslab node` cluster whose nodes bind beyond loopback reads it\n"
+    "(cluster.key_file, or `pslab node --key-file FILE`): a node admits a\n"
+    "connection only from a peer that proves it holds the key, so hosts without\n"
+    "FILE cannot send messages into a run. Copy FILE to the nodes (or keep it on\n"
+    "a file system only you can read); a node refuses a key file that group or\n"
+    "others may read. `pslab run` needs none: it makes a key in memory for the\n"
+    "nodes it forks.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --out FILE   where the key goes (required)\n"
+    "  -h, --help       this help\n"
+    "\n"
+    "Exit status: 0 written; 1 FILE cannot be written (or exists), or ZeroMQ has\n"
+    "no CURVE; 2 bad command line.\n"
+    "\n"
+    "Reference: README.md, \"Real clusters\" (threat model).\n";
 
 static const char plot_help[] =
     "usage: pslab plot DIR\n"
@@ -389,8 +421,9 @@ typedef struct {
   const char *help;
   const char *usage;   /* first line of help, for errors */
   const char *options; /* letters of the options it takes: o s b q c f k r m d t
-                          v n, calibrate's u (--quick), and validate's p
-                          (--profile), e (--repeats), N (--netns), a (--rate) */
+                          v n, calibrate's u (--quick), validate's p
+                          (--profile), e (--repeats), N (--netns), a (--rate),
+                          and node's K (--key-file) */
   const char *target;  /* what it names on the command line (SPEC, DIR...), or
                           NULL: nothing */
   bool many;           /* several of them */
@@ -400,6 +433,7 @@ typedef struct {
 static int cmd_run(const cli *c);
 static int cmd_check(const cli *c);
 static int cmd_node(const cli *c);
+static int cmd_keygen(const cli *c);
 static int cmd_plot(const cli *c);
 static int cmd_metrics(const cli *c);
 static int cmd_merge(const cli *c);
@@ -416,9 +450,10 @@ static const command commands[] = {
                           "[--backend sim|real] [--shard K/N]", "sbk", "SPEC", false, cmd_check},
     {"node", node_help, "pslab node SPEC [--out DIR] [--set PATH=VALUE]... "
                         "[--coordinator HOST:PORT] [--coordinator-file PATH] "
-                        "[--shard K/N] [--resume] [--metrics A,B,...] "
+                        "[--key-file FILE] [--shard K/N] [--resume] [--metrics A,B,...] "
                         "[--record-trace FILE] [--quiet]",
-     "osqcfkrmt", "SPEC", false, cmd_node},
+     "osqcfKkrmt", "SPEC", false, cmd_node},
+    {"keygen", keygen_help, "pslab keygen --out FILE", "o", NULL, false, cmd_keygen},
     {"plot", plot_help, "pslab plot DIR", "", "DIR", false, cmd_plot},
     {"merge", merge_help, "pslab merge [--out DIR] [--quiet] SHARD_DIR...", "oq",
      "SHARD_DIR", true, cmd_merge},
@@ -444,6 +479,7 @@ struct cli {
   const char **sets;   /* argv strings, plus the --backend one */
   size_t n_sets;
   char *backend_set;   /* "backend=<B>", owned */
+  char *key_set;       /* "cluster.key_file=\"<absolute FILE>\"", owned */
   exp_shard shard;     /* {0, 0}: every run */
   char **metrics;      /* --metrics, owned (exp_metrics_parse), or NULL */
   const char *record_trace; /* --record-trace FILE */
@@ -496,6 +532,28 @@ static int parse_metrics(cli *c, const char *list) {
   return c->metrics ? 0 : usage_error(c->cmd, "--metrics: ", err);
 }
 
+/* --key-file FILE: the --set cluster.key_file="FILE", FILE made absolute
+ * (the spec's directory would be its base otherwise). */
+static int set_key_file(cli *c, const char *file) {
+  if (!*file) return usage_error(c->cmd, "--key-file needs a file name", NULL);
+  char cwd[4096] = "";
+  if (file[0] != '/' && !getcwd(cwd, sizeof cwd))
+    return usage_error(c->cmd, "--key-file: cannot read the current directory", NULL);
+  size_t len = strlen(cwd) + strlen(file) + 2;
+  char *path = malloc(len);
+  if (!path) return usage_error(c->cmd, "out of memory", NULL);
+  snprintf(path, len, "%s%s%s", cwd, *cwd ? "/" : "", file);
+  cJSON *str = cJSON_CreateString(path);
+  char *json = str ? cJSON_PrintUnformatted(str) : NULL;
+  cJSON_Delete(str);
+  free(path);
+  free(c->key_set);
+  c->key_set = json ? malloc(strlen(json) + 18) : NULL;
+  if (c->key_set) sprintf(c->key_set, "cluster.key_file=%s", json);
+  free(json);
+  return c->key_set ? 0 : usage_error(c->cmd, "out of memory", NULL);
+}
+
 /* One option at argv[*i]: 0 done, or an exit status. */
 static int parse_option(int argc, char **argv, int *i, cli *c) {
   const char *a = argv[*i], *v = NULL, *takes = c->cmd->options;
@@ -535,6 +593,9 @@ static int parse_option(int argc, char **argv, int *i, cli *c) {
   else if (m == 0 && strchr(takes, 'f') &&
            (m = option_value(argc, argv, i, "--coordinator-file", NULL, &v)) > 0)
     c->coordinator_file = v;
+  else if (m == 0 && strchr(takes, 'K') &&
+           (m = option_value(argc, argv, i, "--key-file", "-K", &v)) > 0)
+    return set_key_file(c, v);
   else if (m == 0 && strchr(takes, 't') &&
            (m = option_value(argc, argv, i, "--record-trace", "-t", &v)) > 0)
     c->record_trace = v;
@@ -610,7 +671,8 @@ static int parse_args(int argc, char **argv, cli *c) {
     return usage_error(c->cmd, "missing ", c->cmd->target);
   if (c->rate && !c->netns)
     return usage_error(c->cmd, "--rate shapes the links of --netns, which is not given", NULL);
-  /* --backend counts as the last --set, whatever its place. */
+  /* --key-file and --backend count as the last --sets, whatever their place. */
+  if (c->key_set) c->sets[c->n_sets++] = c->key_set;
   if (c->backend_set) c->sets[c->n_sets++] = c->backend_set;
   return 0;
 }
@@ -711,6 +773,22 @@ static int cmd_node(const cli *c) {
   return rc;
 }
 
+static int cmd_keygen(const cli *c) {
+  if (!c->out) return usage_error(c->cmd, "missing --out FILE", NULL);
+  real_curve_key k;
+  char err[512];
+  int rc = real_curve_keygen(&k, err, sizeof err);
+  if (rc == 0) rc = real_key_file_write(c->out, &k, err, sizeof err);
+  real_curve_key_wipe(&k);
+  if (rc != 0) {
+    fprintf(stderr, "pslab keygen: %s\n", err);
+    return EXP_EXIT_FAILED;
+  }
+  if (!c->quiet) fprintf(stderr, "pslab keygen: wrote %s (mode 0600): give it to every node "
+                         "as cluster.key_file or --key-file\n", c->out);
+  return EXP_EXIT_OK;
+}
+
 static int cmd_merge(const cli *c) {
   exp_merge_options o;
   exp_merge_options_default(&o);
@@ -807,6 +885,7 @@ int main(int argc, char **argv) {
   int rc = parse_args(argc, argv, &c);
   if (rc == 0) rc = dispatch(&c);
   free(c.backend_set);
+  free(c.key_set);
   free(c.metrics);
   free(c.sets);
   free(c.targets);

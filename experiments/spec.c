@@ -193,6 +193,25 @@ static void warn_unread_cluster_fields(const exp_run_list *runs, const exp_error
   exp_errors_free(&said);
 }
 
+/* cluster.auth "insecure" on a bind beyond loopback runs as asked, with a
+ * warning (once): any host that reaches the ports can send into the run. */
+static void warn_insecure_auth(const exp_run_list *runs, exp_errors *warnings) {
+  for (size_t p = 0; p < runs->points; p++) {
+    const cJSON *config = runs->runs[p].config;
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(config, "backend");
+    const cJSON *auth = exp_path_get(config, "cluster.auth");
+    const cJSON *bind = exp_path_get(config, "cluster.bind");
+    const char *where = cJSON_IsString(bind) ? bind->valuestring : "127.0.0.1";
+    if (!cJSON_IsString(b) || strcmp(b->valuestring, "real") != 0 || !cJSON_IsString(auth) ||
+        strcmp(auth->valuestring, "insecure") != 0 || real_bind_is_loopback(where))
+      continue;
+    exp_errors_addf(warnings, "cluster.auth is \"insecure\" with cluster.bind \"%s\": the "
+                    "nodes do not authenticate, so any host that can reach their ports can "
+                    "send messages into the run", where);
+    return;
+  }
+}
+
 /* ----------------------------------------------- workload and policy */
 
 /* What a room said about one distinct JSON object (NULL msg: valid). */
@@ -587,6 +606,7 @@ exp_spec *exp_spec_parse(const char *text, size_t len, const char *file,
     exp_errors_init(&s->warnings);
     warn_swept_sets(json, sets, n_sets, &s->warnings);
     warn_unread_cluster_fields(&s->runs, &profile_keys, &s->warnings);
+    warn_insecure_auth(&s->runs, &s->warnings);
     exp_errors_free(&profile_keys);
     if (s->file && s->dir && s->name) return s;
     exp_errors_addf(errs, "%s: out of memory", file);

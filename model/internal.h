@@ -249,7 +249,7 @@ int ticket_fill(ps_worker *w, ps_ticket id, uint32_t pos, const float *vals,
 typedef struct {
   _Atomic uint64_t local_accesses, remote_accesses, messages_sent, bytes_sent,
       messages_received, forwards, relocations, queued, bad_messages, replica_syncs,
-      duplicates, seq_gaps, hop_drops;
+      duplicates, out_of_sequence, hop_drops;
 } node_counters;
 
 /* Bounded consistency's counters. */

@@ -104,6 +104,11 @@ void ps_node_free(ps_node *n) {
   store_destroy(&n->store);
   for (uint32_t i = 0; n->workers && i < n->num_workers; i++) {
     pthread_mutex_destroy(&n->workers[i].lock);
+    for (size_t t = 0; t < n->workers[i].n_tickets; t++) { /* still pending */
+      free(n->workers[i].tickets[t].wait_keys);
+      free(n->workers[i].tickets[t].wait_pos);
+      free(n->workers[i].tickets[t].answered);
+    }
     free(n->workers[i].tickets);
     free(n->workers[i].scratch_pos);
     free(n->workers[i].scratch_defer);
@@ -144,7 +149,7 @@ void ps_node_get_stats(const ps_node *n, ps_node_stats *o) {
   o->bad_messages = atomic_load(&s->bad_messages);
   o->replica_syncs = atomic_load(&s->replica_syncs);
   o->duplicates = atomic_load(&s->duplicates);
-  o->seq_gaps = atomic_load(&s->seq_gaps);
+  o->out_of_sequence = atomic_load(&s->out_of_sequence);
   o->hop_drops = atomic_load(&s->hop_drops);
   const staleness_counters *a = &n->staleness;
   o->replica_reads = atomic_load(&a->reads);
@@ -177,7 +182,7 @@ void ps_node_stats_add(ps_node_stats *sum, const ps_node_stats *s) {
   sum->bad_messages += s->bad_messages;
   sum->replica_syncs += s->replica_syncs;
   sum->duplicates += s->duplicates;
-  sum->seq_gaps += s->seq_gaps;
+  sum->out_of_sequence += s->out_of_sequence;
   sum->hop_drops += s->hop_drops;
   sum->replica_reads += s->replica_reads;
   sum->staleness_sum_s += s->staleness_sum_s;
@@ -501,10 +506,11 @@ static int handle_reply(call_ctx *c, const ps_msg *m) {
   return ticket_progress(w, c, m->request, m->key_count, NULL, 0, 0, false);
 }
 
-/* Takes number seq on src's channel: each once, in order. A number at or
- * below the last taken is a duplicate or a replay; one further on means
- * messages in between were lost (counted; they cannot come later, channels
- * being FIFO). */
+/* Takes number seq on src's channel: exactly the next one. A number at or
+ * below the last taken is a duplicate or a replay; one further on is forged,
+ * or a message before it was lost (channels are FIFO and reliable): refused
+ * either way, so an outsider's message cannot take the numbers of the real
+ * ones. */
 static int take_seq(ps_node *n, uint32_t src, uint32_t seq) {
   uint32_t last = atomic_load(&n->recv_seq[src]);
   do {
@@ -512,8 +518,11 @@ static int take_seq(ps_node *n, uint32_t src, uint32_t seq) {
       stat_add(&n->stats.duplicates, 1);
       return PS_ERR_DUPLICATE;
     }
+    if (seq != last + 1) {
+      stat_add(&n->stats.out_of_sequence, 1);
+      return PS_ERR_SEQUENCE;
+    }
   } while (!atomic_compare_exchange_weak(&n->recv_seq[src], &last, seq));
-  if (seq > last + 1) stat_add(&n->stats.seq_gaps, seq - last - 1);
   return PS_OK;
 }
 

@@ -102,7 +102,8 @@ extern "C" {
   X(PS_ERR_LIMIT, -14, "too many keys in one operation")                   \
   X(PS_ERR_MALFORMED, -15, "message header inconsistent with its body")      \
   X(PS_ERR_DUPLICATE, -16, "message received before (a duplicate or a replay)") \
-  X(PS_ERR_HOPS, -17, "operation forwarded too often (a forwarding loop)")
+  X(PS_ERR_HOPS, -17, "operation forwarded too often (a forwarding loop)")  \
+  X(PS_ERR_SEQUENCE, -18, "message out of sequence (one before it never came)")
 
 typedef enum {
   PS_OK = 0,
@@ -174,8 +175,9 @@ ps_key ps_layout_key_at(const ps_layout *l, uint64_t i);
 /* Little-endian fixed header followed by a body:
  *   keys[key_count] (u64), pos[key_count] (u32), values[value_floats] (f32).
  * Version 2 numbers the messages of each ordered pair of nodes (seq, from 1,
- * given by the sending core): a receiver takes each number once, so a
- * duplicated or replayed message is refused. The low byte of flags counts
+ * given by the sending core): a receiver takes exactly the next number, so
+ * a duplicated, replayed or forged message is refused, and a lost one stops
+ * its channel (the run then fails rather than lose a value silently). The low byte of flags counts
  * how often the operation was forwarded (hops); its high byte is 0.
  * `pos` is the requester's float offset of each key in its buffer, echoed
  * back in replies. Messages without values have value_floats == 0. */
@@ -371,7 +373,8 @@ typedef struct {
   uint64_t queued;           /* operations queued on a key in transfer */
   uint64_t bad_messages;     /* dropped: failed to decode or validate */
   uint64_t duplicates;       /* ... of them: numbered as one received before */
-  uint64_t seq_gaps;         /* messages a channel's numbers skipped (lost) */
+  uint64_t out_of_sequence;  /* ... numbered past the next one: refused (one was lost,
+                                or it is forged), and so is the rest of the channel */
   uint64_t hop_drops;        /* operations dropped after PS_MAX_HOPS forwards */
   uint64_t replica_syncs;    /* replica keys sent in sync rounds (SYNC, DELTA) */
   /* Staleness of reads served by replicas: how long ago, and how many of

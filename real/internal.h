@@ -139,6 +139,7 @@ typedef struct {
   void *monitor;           /* PAIR with sock's events; NULL for itself */
   char endpoint[REAL_ENDPOINT_MAX];
   bool up;                 /* ZMTP handshake done (receiver's view) */
+  bool refused;            /* it refused our handshake (rendezvous' view) */
 } real_peer;
 
 typedef struct {
@@ -199,6 +200,13 @@ struct real_node {
 
   _Atomic uint64_t sent, received, dropped, stray;
   _Atomic uint64_t logged;         /* bad frames seen, for log pacing */
+
+  /* Authentication (auth.c): whether CURVE is on, the guard thread that
+   * admits or refuses every connection to the ROUTER, and how many it
+   * refused (counted under lock, signalled on cond). */
+  bool secure;
+  struct real_guard *guard;
+  _Atomic uint64_t refused;
 };
 
 /* node.c */
@@ -242,6 +250,21 @@ int real_router_recv(real_node *n, zmq_msg_t *body, uint32_t *src);
 int real_monitor_event(void *monitor);
 /* The env the core sends and wakes through. */
 void real_node_env(real_node *n, ps_env *env);
+
+/* auth.c */
+/* Decides whether n uses CURVE, loads its key (n->cluster.key_file) and,
+ * when it does, makes the ROUTER a CURVE server and starts the guard thread
+ * (a ZAP handler and the ROUTER's monitor). Call after the context exists,
+ * before the ROUTER binds. 0, or -1 with a message. */
+int real_auth_open(real_node *n, char *err, size_t errlen);
+/* Makes a DEALER a CURVE client of the cluster's key (nothing when plain). */
+void real_auth_client(real_node *n, void *sock);
+/* Stops the guard thread; call after every other socket is closed, before
+ * the context is terminated (it shuts the context down). */
+void real_auth_close(real_node *n);
+/* Local launch: gives c a fresh keypair in memory when its nodes will use
+ * CURVE and it names no key file. 0, or -1 with a message. */
+int real_auth_local_keys(real_cluster *c, char *err, size_t errlen);
 
 /* rendezvous.c: meets the other nodes (main thread, before the receiver). */
 int real_rendezvous(real_node *n, const real_node_config *c, char *err, size_t errlen);

@@ -11,6 +11,10 @@
  * done, the children get timeout_s (plus a margin) to exit on their own
  * before they are killed, so the launcher never hangs on a stuck child.
  *
+ * When the nodes authenticate (auth.c) and the spec names no key file, the
+ * cluster's keypair is made here, before the fork, and lives only in the
+ * memory of these processes.
+ *
  * A child prints its failure ("pslab node R: why") on its stderr, which it
  * shares with this process (the runner sends it to the run's log).
  */
@@ -198,8 +202,16 @@ cJSON *real_run_local(const real_run_args *a, char *err, size_t errlen) {
     snprintf(err, errlen, "real_run_local: bad arguments");
     return NULL;
   }
+  /* The cluster's CURVE key, when its nodes use one, made here in memory
+   * and inherited by the children: it is never written anywhere. */
+  real_cluster cluster = *a->cluster;
+  if (real_auth_local_keys(&cluster, err, errlen) != 0) return NULL;
+  real_run_args keyed = *a;
+  keyed.cluster = &cluster;
+  a = &keyed;
   launch l = {.kids = calloc(a->nodes, sizeof(child)), .nodes = a->nodes};
   if (!l.kids) {
+    real_curve_key_wipe(&cluster.key);
     snprintf(err, errlen, "real_run_local: out of memory");
     return NULL;
   }
@@ -229,5 +241,6 @@ cJSON *real_run_local(const real_run_args *a, char *err, size_t errlen) {
     metrics = NULL;
   }
   free(l.kids);
+  real_curve_key_wipe(&cluster.key);
   return metrics;
 }

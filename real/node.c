@@ -170,6 +170,7 @@ void real_node_get_stats(real_node *n, real_node_stats *out) {
   out->received = atomic_load(&n->received);
   out->dropped = atomic_load(&n->dropped);
   out->stray = atomic_load(&n->stray);
+  out->refused = atomic_load(&n->refused);
 }
 
 void real_node_stop_timers(real_node *n) { atomic_store(&n->timers_on, false); }

@@ -26,6 +26,7 @@
 
 #include "model/ps.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,25 @@ typedef enum {
 } real_compute;
 
 #define REAL_HOST_MAX 256
+#define REAL_PATH_MAX 4096
+
+/* Who may send messages into a run (README, "Real clusters", threat model). */
+typedef enum {
+  REAL_AUTH_AUTO = 0, /* CURVE unless every node binds loopback (127.0.0.0/8) */
+  REAL_AUTH_CURVE,    /* CURVE always, loopback too */
+  REAL_AUTH_NONE,     /* plain ZeroMQ: refused unless the bind is loopback */
+  REAL_AUTH_INSECURE  /* plain ZeroMQ on any bind: the user said so */
+} real_auth;
+
+/* The cluster's one CURVE keypair, Z85 text (40 characters and a NUL). Every
+ * node is the server of its ROUTER and a client on its DEALERs with it: a
+ * peer is admitted when it proves it holds the secret half. */
+#define REAL_Z85_KEY_LEN 41
+typedef struct {
+  char public_key[REAL_Z85_KEY_LEN];
+  char secret_key[REAL_Z85_KEY_LEN];
+  bool set;
+} real_curve_key;
 
 /* What the real backend reads from the spec's "cluster" object. */
 typedef struct {
@@ -49,10 +69,39 @@ typedef struct {
                                     port when one is given) */
   double timeout_s;              /* start-up, failure detection, shutdown */
   real_compute compute;
+  real_auth auth;
+  /* The key file every node reads when key is not set ("" : none). */
+  char key_file[REAL_PATH_MAX];
+  /* The keypair in memory (real_run_local makes one for its nodes). */
+  real_curve_key key;
 } real_cluster;
 
-/* Defaults: bind 127.0.0.1, no coordinator, ports from the OS, 30 s, spin. */
+/* Defaults: bind 127.0.0.1, no coordinator, ports from the OS, 30 s, spin,
+ * auth auto, no key. */
 void real_cluster_default(real_cluster *c);
+
+/* ---------------------------------------------------------------- auth */
+
+/* Whether bind is an IPv4 loopback address (127.0.0.0/8). */
+bool real_bind_is_loopback(const char *bind);
+/* The spec's name of a (auto, curve, none, insecure). */
+const char *real_auth_name(real_auth a);
+/* Whether the nodes of c use CURVE: 1 yes, 0 no, -1 with a message when
+ * c asks for "none" on a bind beyond loopback (use "insecure" for that). */
+int real_auth_uses_curve(const real_cluster *c, char *err, size_t errlen);
+/* A fresh keypair (libsodium through ZeroMQ). 0, or -1 with a message
+ * (ZeroMQ built without CURVE). */
+int real_curve_keygen(real_curve_key *out, char *err, size_t errlen);
+/* Writes k to a new file at path, mode 0600 (an existing file is refused,
+ * so a key in use is never overwritten). 0, or -1 with a message. */
+int real_key_file_write(const char *path, const real_curve_key *k, char *err,
+                        size_t errlen);
+/* Reads the keypair of path. Refuses a file that is not a regular file of
+ * this user, that group or others may read or write (mode & 077), or whose
+ * public key does not match its secret one. 0, or -1 with a message. */
+int real_key_file_read(const char *path, real_curve_key *out, char *err, size_t errlen);
+/* Overwrites a key in memory. */
+void real_curve_key_wipe(real_curve_key *k);
 
 /* Rank and size of this process, from the first pair of environment
  * variables set among PSLAB_RANK/PSLAB_SIZE, OMPI_COMM_WORLD_RANK/
@@ -102,6 +151,8 @@ void real_node_free(real_node *n);
  * order: model/ps.h); never from inside env.send. */
 ps_node *real_node_core(real_node *n);
 uint32_t real_node_rank(const real_node *n);
+/* Whether the node's connections use CURVE (authenticated, encrypted). */
+bool real_node_secure(const real_node *n);
 /* Wall-clock seconds since this node left the start barrier; 0 before it
  * (a message that arrives early). Never goes back. Any thread. */
 double real_node_now(const real_node *n);
@@ -149,6 +200,7 @@ typedef struct {
   uint64_t sent, received;     /* data messages */
   uint64_t dropped;            /* received, failed to decode or validate */
   uint64_t stray;              /* frames from an unknown sender, dropped */
+  uint64_t refused;            /* connections refused by authentication */
 } real_node_stats;
 
 void real_node_get_stats(real_node *n, real_node_stats *out);

@@ -178,7 +178,8 @@ static void handle_event(real_node *n, uint32_t p, int event) {
                        "(seen by node %u)", p, peer->endpoint, n->rank);
   else
     real_fail_and_tell(n, "node %u at %s failed the connection handshake (is it a pslab "
-                       "node of this run?)", p, peer->endpoint);
+                       "node of this run%s?)", p, peer->endpoint,
+                       n->secure ? ", with the same cluster key" : "");
 }
 
 /* ---------------------------------------------------------------- timers */

@@ -174,8 +174,15 @@ static int root_rendezvous(real_node *n, const real_node_config *c, char *err,
     char missing[128], hp[REAL_ENDPOINT_MAX];
     missing_ranks(&b, n->size, missing, sizeof missing);
     host_port_of(n->endpoint, hp, sizeof hp);
-    snprintf(err, errlen, "node%s %s of %u never arrived within %g s (node 0 listened at %s)",
-             n->size - b.arrived > 1 ? "s" : "", missing, n->size, n->cluster.timeout_s, hp);
+    uint64_t refused = atomic_load(&n->refused);
+    char why[160] = "";
+    if (refused)
+      snprintf(why, sizeof why, "; it refused %llu connection%s without this cluster's key: "
+               "do all nodes use the same cluster.key_file?", (unsigned long long)refused,
+               refused == 1 ? "" : "s");
+    snprintf(err, errlen, "node%s %s of %u never arrived within %g s (node 0 listened at %s%s)",
+             n->size - b.arrived > 1 ? "s" : "", missing, n->size, n->cluster.timeout_s, hp,
+             why);
     rc = -1;
   }
   if (rc == 0) rc = send_book(n, &b, err, errlen);
@@ -213,8 +220,14 @@ static int take_reply(real_node *n, const real_ctl *m, char *err, size_t errlen)
 /* Reads what rank 0 sent and the events of the link to it. */
 static int read_replies(real_node *n, char *err, size_t errlen) {
   int ev;
-  while ((ev = real_monitor_event(n->peers[0].monitor)) >= 0)
+  while ((ev = real_monitor_event(n->peers[0].monitor)) >= 0) {
     n->peers[0].up = ev == ZMQ_EVENT_HANDSHAKE_SUCCEEDED; /* a stale rank 0 may drop us */
+    /* With CURVE, a server that cannot read our HELLO just closes: no detail. */
+    if (n->secure && (ev == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL ||
+                      ev == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL ||
+                      ev == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH))
+      n->peers[0].refused = true;
+  }
   zmq_msg_t body;
   uint32_t src;
   int rc = 0;
@@ -265,7 +278,11 @@ static int node_rendezvous(real_node *n, const real_node_config *c, char *err,
     if (rc != 0 || now >= deadline) break;
     poll_for(n, n->peers[0].monitor, fmin(next_hello, deadline) - real_clock());
   }
-  if (rc == 0)
+  if (rc == 0 && n->peers[0].refused)
+    snprintf(err, errlen, "node %u: node 0 at %s did not complete the CURVE handshake "
+             "within %g s: do all nodes use the same key (cluster.key_file) and "
+             "cluster.auth?", n->rank, n->coordinator, n->cluster.timeout_s);
+  else if (rc == 0)
     snprintf(err, errlen, "node %u: no answer from node 0 at %s within %g s (is it running, "
              "and listening at that address?)", n->rank, n->coordinator, n->cluster.timeout_s);
   return rc > 0 ? 0 : -1;

@@ -21,6 +21,10 @@
  * failed handshake fails the node, naming the peer. ZMTP heartbeats (every
  * second or so, timeout_s without an answer) turn a peer that stopped
  * answering without closing its connection into a disconnect.
+ *
+ * With CURVE on (auth.c), the ROUTER is a CURVE server and every DEALER to
+ * another node a client of the cluster's key; the inproc DEALER to itself
+ * has no handshake to secure.
  */
 #include "real/internal.h"
 
@@ -79,6 +83,7 @@ int real_transport_open(real_node *n, uint32_t port, char *err, size_t errlen) {
   if (zmq_bind(n->ctl_recv, "inproc://pslab-control") != 0 ||
       zmq_connect(n->ctl_send, "inproc://pslab-control") != 0)
     return zfail(err, errlen, "connecting the control pair");
+  if (real_auth_open(n, err, errlen) != 0) return -1;
   return bind_router(n, port, err, errlen);
 }
 
@@ -121,6 +126,7 @@ int real_transport_connect(real_node *n, uint32_t p, const char *endpoint, char 
   peer->sock = zmq_socket(n->zctx, ZMQ_DEALER);
   if (!peer->sock) return zfail(err, errlen, "creating a socket");
   dealer_options(n, peer->sock);
+  if (p != n->rank) real_auth_client(n, peer->sock); /* inproc has no handshake */
   if (p != n->rank && add_monitor(n, p, err, errlen) != 0) return -1;
   const char *to = p == n->rank ? "inproc://pslab-self" : endpoint;
   if (zmq_connect(peer->sock, to) != 0) {
@@ -237,6 +243,7 @@ void real_transport_close(real_node *n, int linger_ms) {
   if (n->ctl_send) zmq_close(n->ctl_send);
   if (n->ctl_recv) zmq_close(n->ctl_recv);
   n->router = n->ctl_send = n->ctl_recv = NULL;
+  if (n->zctx) real_auth_close(n);
   if (n->zctx) zmq_ctx_term(n->zctx);
   n->zctx = NULL;
 }

@@ -249,7 +249,7 @@ SCALAR_IF(v_sample_tv, t->samplers, t->tv_sum / t->samplers)
 SCALAR_IF(v_sample_reuse, t->samplers, t->reuse_sum / t->samplers)
 SCALAR_IF(v_bad_messages, t->dropped, (double)t->dropped)
 SCALAR_IF(v_duplicates, t->nodes.duplicates, (double)t->nodes.duplicates)
-SCALAR_IF(v_seq_gaps, t->nodes.seq_gaps, (double)t->nodes.seq_gaps)
+SCALAR_IF(v_out_of_sequence, t->nodes.out_of_sequence, (double)t->nodes.out_of_sequence)
 SCALAR_IF(v_hop_drops, t->nodes.hop_drops, (double)t->nodes.hop_drops)
 SCALAR_IF(v_wait, t->gated, t->wait_sum / t->workers)
 SCALAR_IF(v_clock_waits, t->gated, (double)t->clock_waits)
@@ -448,9 +448,10 @@ static const run_metric table[] = {
     {"duplicates", "", "duplicate messages",
      "Messages a core refused because their channel number was taken before (a duplicate "
      "or a replay).", "when some were refused", SUM, false, 0, v_duplicates, NULL, NULL},
-    {"seq_gaps", "", "lost messages",
-     "Messages a channel's numbers skipped: sent, never received.", "when some were lost",
-     SUM, false, 0, v_seq_gaps, NULL, NULL},
+    {"out_of_sequence", "", "messages out of sequence",
+     "Messages a core refused because their channel number skipped one: forged, or one "
+     "before them was lost.", "when some were refused",
+     SUM, false, 0, v_out_of_sequence, NULL, NULL},
     {"hop_drops", "", "operations dropped in a loop",
      "Operations dropped after being forwarded PS_MAX_HOPS (64) times: a forwarding loop.",
      "when some were dropped", SUM, false, 0, v_hop_drops, NULL, NULL},

@@ -54,6 +54,10 @@ After \`--\`: SPEC and the options for every \`pslab node\` (see \`pslab node
 script adds, per node i: PSLAB_RANK=i PSLAB_SIZE=N in its environment,
 --set cluster.bind="$SUBNET.<i+1>" and --coordinator $SUBNET.1:$COORD_PORT,
 so do not give --coordinator, --coordinator-file or a cluster.bind of your own.
+The nodes bind beyond loopback, so they authenticate each other with CURVE:
+unless the options give --key-file, cluster.key_file or cluster.auth, the
+script makes a fresh key (\`pslab keygen\`) in a private temporary directory,
+passes it as --key-file and removes it at the end.
 
 Node i lives in namespace pslab<PID>-<i> with address $SUBNET.<i+1>/24 on
 eth0; the bridge lives in pslab<PID>-br. Nothing is added to this machine's
@@ -156,6 +160,7 @@ NODE_PIDS=()     # node i's process (the pslab node, once ip netns exec has run)
 SED_PIDS=()      # the processes prefixing the output of ranks > 0
 SETUP_DONE=0
 CLEANING=0
+KEY_DIR=""       # the fresh cluster key's private directory, removed at the end
 
 STATUS=()        # node i's exit status, once it has exited
 
@@ -223,6 +228,7 @@ cleanup() {
   [ "${#CREATED[@]}" -eq 0 ] || stop_nodes
   local p
   for p in "${SED_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+  [ -z "$KEY_DIR" ] || rm -rf "$KEY_DIR"
   [ "$SETUP_DONE" -eq 0 ] || report_traffic
   if [ "${#CREATED[@]}" -gt 0 ] && [ "$KEEP" -eq 1 ]; then
     say "--keep: left in place namespaces ${CREATED[*]} (bridge, links and qdiscs in them);"
@@ -341,10 +347,26 @@ fi
 
 # ------------------------------------------------------------------ run
 
+# The nodes bind beyond loopback, so they authenticate with CURVE: unless the
+# options name a key or an auth mode, a fresh key for this cluster, in a
+# private directory removed at the end.
+KEY_OPT=()
+own_key=0
+for arg in "$@"; do
+  case $arg in --key-file | --key-file=* | -K | *cluster.key_file=* | *cluster.auth=*) own_key=1 ;; esac
+done
+if [ "$own_key" -eq 0 ]; then
+  KEY_DIR=$(mktemp -d /tmp/pslab-netns-key.XXXXXX) || die "cannot make a directory for the key"
+  "$PSLAB_BIN" keygen --out "$KEY_DIR/cluster.key" 2>/dev/null ||
+    die "cannot make the cluster's key ($PSLAB_BIN keygen)"
+  KEY_OPT=(--key-file "$KEY_DIR/cluster.key")
+  say "auth: CURVE with a fresh cluster key ($KEY_DIR/cluster.key, removed at the end)"
+fi
+
 for ((i = 0; i < NODES; i++)); do
   cmd=(ip netns exec "$(node_ns "$i")" env PSLAB_RANK="$i" PSLAB_SIZE="$NODES"
     "$PSLAB_BIN" node "$SPEC" --set "cluster.bind=\"$(node_addr "$i")\""
-    --coordinator "$SUBNET.1:$COORD_PORT" "$@")
+    --coordinator "$SUBNET.1:$COORD_PORT" "${KEY_OPT[@]}" "$@")
   if [ "$i" -eq 0 ]; then
     "${cmd[@]}" &
   else

@@ -2,7 +2,8 @@
 # The `pslab` command line: help texts, usage errors (exit 2, --shard among
 # them), `check` on good and bad specs (exit 0 / 1, the messages, the --set
 # warning), and `plot DIR` and `merge` on results directories written by
-# hand. Runs no simulation: that is it_run's business.
+# hand; `keygen` and cluster.auth. Runs no simulation: that is it_run's
+# business (one-node real runs check key files).
 # CTest sets PSLAB (the binary) and PSLAB_SOURCE_DIR.
 set -u
 
@@ -249,6 +250,50 @@ cat >"$TMP/with-profile.json" <<EOF
 EOF
 run "check a spec with the profile" 0 "$PSLAB" check "$TMP/with-profile.json"
 has "check a spec with the profile" out "valid, 1 run"
+
+# keygen and authentication: a 0600 key file, never overwritten; the spec's
+# cluster.auth checked against cluster.bind; a node refuses a key file others
+# may read (it fails at its start, before any traffic).
+run "keygen --help" 0 "$PSLAB" keygen --help
+has "keygen --help" out "usage: pslab keygen --out FILE"
+run "--help lists keygen" 0 "$PSLAB" --help
+has "--help lists keygen" out "keygen"
+run "keygen without --out" 2 "$PSLAB" keygen
+run "keygen" 0 "$PSLAB" keygen --out "$TMP/cluster.key"
+mode=$(stat -c %a "$TMP/cluster.key")
+[ "$mode" = 600 ] || { echo "FAIL keygen: mode $mode, expected 600"; failures=$((failures + 1)); }
+grep -q '^secret ' "$TMP/cluster.key" || { echo "FAIL keygen: no secret line"; failures=$((failures + 1)); }
+cp -p "$TMP/cluster.key" "$TMP/before.key"
+run "keygen over an existing file" 1 "$PSLAB" keygen --out "$TMP/cluster.key"
+has "keygen over an existing file" err "never overwritten"
+cmp -s "$TMP/cluster.key" "$TMP/before.key" || { echo "FAIL keygen: overwrote a key"; failures=$((failures + 1)); }
+cat >"$TMP/auth.json" <<EOF
+{"name": "auth", "backend": "real", "cluster": {"nodes": 1, "timeout_s": 5},
+ "workload": {"type": "zipf", "keys": 100, "steps_per_worker": 5}, "policy": {"type": "static"}}
+EOF
+run "auth none beyond loopback" 1 "$PSLAB" check "$TMP/auth.json" --set 'cluster.bind="*"' \
+    --set cluster.auth=none
+has "auth none beyond loopback" err 'cluster.auth: expected "auto" or "curve" with cluster.bind "*"'
+run "auth insecure beyond loopback" 0 "$PSLAB" check "$TMP/auth.json" --set 'cluster.bind="*"' \
+    --set cluster.auth=insecure
+has "auth insecure beyond loopback" err 'warning: cluster.auth is "insecure" with cluster.bind "*"'
+run "auth none on loopback" 0 "$PSLAB" check "$TMP/auth.json" --set cluster.auth=none
+run "auth bad value" 1 "$PSLAB" check "$TMP/auth.json" --set cluster.auth=yes
+has "auth bad value" err "cluster.auth"
+cp "$TMP/cluster.key" "$TMP/open.key"
+chmod 644 "$TMP/open.key"
+PSLAB_RANK=0 PSLAB_SIZE=1 run "node refuses a readable key file" 1 "$PSLAB" node "$TMP/auth.json" \
+    --set cluster.auth=curve --key-file "$TMP/open.key" --out "$TMP/auth-out" -q
+grep -q 'group or others may read or write it (mode 0644)' "$TMP/auth-out/runs.jsonl" ||
+  { echo "FAIL node refuses a readable key file: no such error in runs.jsonl"; failures=$((failures + 1)); }
+if (cd "$TMP" && PSLAB_RANK=0 PSLAB_SIZE=1 "$PSLAB" node auth.json --set cluster.auth=curve \
+    --key-file cluster.key --out auth-ok -q) >"$TMP/out" 2>"$TMP/err"; then
+  echo "ok   node with a 0600 key file given relative to the current directory"
+else
+  echo "FAIL node with a 0600 key file"
+  sed 's/^/  err| /' "$TMP/err"
+  failures=$((failures + 1))
+fi
 
 if [ "$failures" -ne 0 ]; then
   echo "it_cli: $failures failure(s)"

@@ -165,6 +165,14 @@ cluster "3 nodes, --rate 100mbit" 0 --nodes 3 --rate 100mbit -- "$TMP/small.json
 ok_runs "3 nodes, --rate 100mbit" "$TMP/good" 2
 over_links "3 nodes, --rate 100mbit"
 has "3 nodes, --rate 100mbit" err "tbf rate 100mbit"
+# Beyond loopback the nodes authenticate: the script made a key, and removed it.
+has "3 nodes, --rate 100mbit" err "auth: CURVE with a fresh cluster key"
+key=$(grep -o '/tmp/pslab-netns-key[^ ]*/cluster.key' "$TMP/err" | head -n 1)
+if [ -z "$key" ] || [ -e "$key" ]; then
+  fail "3 nodes, --rate 100mbit: the cluster key (${key:-none named}) is not removed"
+else
+  echo "ok   3 nodes, --rate 100mbit: CURVE with a fresh key, removed at the end"
+fi
 
 # ------------------------------------------------------------------ delay
 if [ "$netem" -eq 1 ]; then

@@ -424,10 +424,14 @@ static void test_duplicate_message_applied_once(void) {
   ps_node_stats st;
   ps_node_get_stats(harness_node(h, 0), &st);
   CU_ASSERT_EQUAL(st.duplicates, 1);
-  /* A number further on is taken, and the skipped ones counted as lost. */
-  CU_ASSERT_EQUAL(inject(h, 2, 0, PS_MSG_PUSH, k, 0, ones, 4, seq + 3), PS_OK);
+  /* A number further on is refused too (forged, or one before it was lost),
+   * and the next one still taken. */
+  CU_ASSERT_EQUAL(inject(h, 2, 0, PS_MSG_PUSH, k, 0, ones, 4, seq + 3), PS_ERR_SEQUENCE);
+  CU_ASSERT_EQUAL(inject(h, 2, 0, PS_MSG_PUSH, k, 0, ones, 4, seq + 1), PS_OK);
   ps_node_get_stats(harness_node(h, 0), &st);
-  CU_ASSERT_EQUAL(st.seq_gaps, 2);
+  CU_ASSERT_EQUAL(st.out_of_sequence, 1);
+  CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 0), k, v), PS_OK);
+  CU_ASSERT_EQUAL(v[0], 2.0f);
   harness_free(h);
 }
 

@@ -4,8 +4,9 @@
  * processes and several worker threads each, relocations under way, for
  * every policy; replicas converging to the exact sum of pushes, for both
  * sync modes; whole runs through real_run_local; bad frames dropped and
- * counted; a node that never arrives and a node killed mid-run reported by
- * rank, without hanging.
+ * counted; CURVE authentication (which clusters use it, key files,
+ * intruders refused, a whole run with it); a node that never arrives and a
+ * node killed mid-run reported by rank, without hanging.
  *
  * Rank 0 runs in this process (so its code runs under the sanitizers with
  * leak checks); ranks 1.. are forked first, before any ZeroMQ context
@@ -25,7 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -965,6 +968,307 @@ static void test_bad_frames_are_dropped(void) {
   alarm(0);
 }
 
+/* --------------------------------------------------------- authentication */
+
+static real_curve_key test_key(void) {
+  real_curve_key k;
+  char err[256];
+  CU_ASSERT_FATAL(real_curve_keygen(&k, err, sizeof err) == 0);
+  return k;
+}
+
+/* Loopback with CURVE forced on: the cluster's key in memory. */
+static real_cluster curve_cluster(const real_curve_key *k) {
+  real_cluster c = test_cluster(10);
+  c.auth = REAL_AUTH_CURVE;
+  c.key = *k;
+  return c;
+}
+
+/* Which clusters use CURVE: anything that binds beyond loopback unless told
+ * "insecure"; loopback only when told "curve". A local launch of a cluster
+ * that binds "*" gets a key in memory (it would run with CURVE on); one of
+ * loopback gets none. */
+static void test_auth_decision(void) {
+  static const struct {
+    const char *bind;
+    real_auth auth;
+    int curve;
+  } cases[] = {
+      {"127.0.0.1", REAL_AUTH_AUTO, 0},     {"127.1.2.3", REAL_AUTH_AUTO, 0},
+      {"*", REAL_AUTH_AUTO, 1},             {"0.0.0.0", REAL_AUTH_AUTO, 1},
+      {"10.1.2.3", REAL_AUTH_AUTO, 1},      {"198.18.7.1", REAL_AUTH_AUTO, 1},
+      {"127.0.0.1", REAL_AUTH_CURVE, 1},    {"127.0.0.1", REAL_AUTH_NONE, 0},
+      {"*", REAL_AUTH_NONE, -1},            {"10.1.2.3", REAL_AUTH_NONE, -1},
+      {"*", REAL_AUTH_INSECURE, 0},         {"127.0.0.1", REAL_AUTH_INSECURE, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    real_cluster c;
+    real_cluster_default(&c);
+    snprintf(c.bind, sizeof c.bind, "%s", cases[i].bind);
+    c.auth = cases[i].auth;
+    char err[512] = "";
+    int got = real_auth_uses_curve(&c, err, sizeof err);
+    if (got != cases[i].curve)
+      fprintf(stderr, "\n  bind %s auth %s: %d, expected %d\n", cases[i].bind,
+              real_auth_name(cases[i].auth), got, cases[i].curve);
+    CU_ASSERT_EQUAL(got, cases[i].curve);
+    CU_ASSERT_EQUAL(got < 0, strstr(err, "\"insecure\"") != NULL);
+    CU_ASSERT_EQUAL(real_auth_local_keys(&c, err, sizeof err), got < 0 ? -1 : 0);
+    CU_ASSERT_EQUAL(c.key.set, got == 1);
+  }
+  real_cluster c;
+  real_cluster_default(&c);
+  CU_ASSERT_EQUAL(c.auth, REAL_AUTH_AUTO);
+  snprintf(c.bind, sizeof c.bind, "*");
+  snprintf(c.key_file, sizeof c.key_file, "/some/cluster.key");
+  char err[512];
+  CU_ASSERT_EQUAL(real_auth_local_keys(&c, err, sizeof err), 0);
+  CU_ASSERT_FALSE(c.key.set); /* the nodes read the file the spec names */
+}
+
+/* Key files: written 0600 and never over an existing file; read back equal;
+ * refused when others may read them, or when the halves do not match. */
+static void test_key_files(void) {
+  char *dir = unit_temp_dir();
+  char path[512], err[1024];
+  snprintf(path, sizeof path, "%s/cluster.key", dir);
+  real_curve_key k = test_key(), back;
+  CU_ASSERT_EQUAL(real_key_file_write(path, &k, err, sizeof err), 0);
+  struct stat st;
+  CU_ASSERT_FATAL(stat(path, &st) == 0);
+  CU_ASSERT_EQUAL(st.st_mode & 0777, 0600);
+  real_curve_key other = test_key();
+  CU_ASSERT_EQUAL(real_key_file_write(path, &other, err, sizeof err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "never overwritten"));
+  CU_ASSERT_EQUAL(real_key_file_read(path, &back, err, sizeof err), 0);
+  CU_ASSERT(back.set && strcmp(back.public_key, k.public_key) == 0 &&
+            strcmp(back.secret_key, k.secret_key) == 0);
+  CU_ASSERT_FATAL(chmod(path, 0644) == 0);
+  CU_ASSERT_EQUAL(real_key_file_read(path, &back, err, sizeof err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "group or others may read or write it (mode 0644)"));
+  CU_ASSERT_FALSE(back.set);
+  CU_ASSERT_FATAL(chmod(path, 0600) == 0);
+  char text[512];
+  snprintf(text, sizeof text, "public %s\nsecret %s\n", other.public_key, k.secret_key);
+  snprintf(path, sizeof path, "%s/mixed.key", dir);
+  FILE *f = fopen(path, "w");
+  CU_ASSERT_FATAL(f != NULL);
+  fputs(text, f);
+  fclose(f);
+  chmod(path, 0600);
+  CU_ASSERT_EQUAL(real_key_file_read(path, &back, err, sizeof err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "is not the one of its secret key"));
+  unit_remove_tree(dir);
+  free(dir);
+}
+
+/* A node told to use CURVE with a key file others may read does not start:
+ * nothing is bound, the message names the file. */
+static void test_node_refuses_readable_key_file(void) {
+  alarm(BOUND_S);
+  char *dir = unit_temp_dir();
+  real_cluster c = test_cluster(5);
+  c.auth = REAL_AUTH_CURVE;
+  snprintf(c.key_file, sizeof c.key_file, "%s/cluster.key", dir);
+  real_curve_key k = test_key();
+  char err[REAL_ERROR_MAX] = "";
+  CU_ASSERT_EQUAL_FATAL(real_key_file_write(c.key_file, &k, err, sizeof err), 0);
+  CU_ASSERT_FATAL(chmod(c.key_file, 0640) == 0);
+  real_node_config cfg = node_config(0, 1, 1, NULL, &c);
+  real_node *n = real_node_start(&cfg, err, sizeof err);
+  CU_ASSERT_PTR_NULL(n);
+  real_node_free(n);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, c.key_file));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "mode 0640"));
+  CU_ASSERT_FATAL(chmod(c.key_file, 0600) == 0); /* and with 0600 it does */
+  n = real_node_start(&cfg, err, sizeof err);
+  if (!n) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+  CU_ASSERT_TRUE(real_node_secure(n));
+  CU_ASSERT_EQUAL(real_node_finish(n), PS_OK);
+  real_node_free(n);
+  unit_remove_tree(dir);
+  free(dir);
+  alarm(0);
+}
+
+/* Node 1 of the intruder test: joins, waits while rank 0 is attacked, ends. */
+static int patient_child(uint32_t rank, const char *coordinator, void *arg) {
+  const real_cluster *c = arg;
+  char err[REAL_ERROR_MAX];
+  real_node *n = pair_node(rank, coordinator, NULL, c, err, sizeof err);
+  if (!n) {
+    fprintf(stderr, "%s\n", err);
+    return 1;
+  }
+  int rc = real_node_barrier(n, "intruders gone", c->timeout_s);
+  if (rc == PS_OK) rc = real_node_quiesce(n);
+  if (rc == PS_OK) rc = real_node_finish(n);
+  if (rc != PS_OK && real_node_failed(n, err, sizeof err)) fprintf(stderr, "%s\n", err);
+  real_node_free(n);
+  return rc == PS_OK ? 0 : 1;
+}
+
+typedef enum {
+  INTRUDER_PLAIN,        /* no CURVE at all */
+  INTRUDER_WRONG_SERVER, /* CURVE, but not knowing the cluster's public key */
+  INTRUDER_OWN_KEY       /* CURVE to the right server key, with a key of its own */
+} intruder;
+
+/* Blocks until n has refused more than `before` connections (the guard
+ * signals the node's condition): false after timeout_s. */
+static bool wait_refused(real_node *n, uint64_t before, double timeout_s) {
+  double deadline = real_clock() + timeout_s;
+  pthread_mutex_lock(&n->lock);
+  while (atomic_load(&n->refused) <= before && real_cond_wait_until(n, deadline)) continue;
+  bool ok = atomic_load(&n->refused) > before;
+  pthread_mutex_unlock(&n->lock);
+  return ok;
+}
+
+/* A process that is no node of the run connects to rank 0 as node 1 would
+ * (node 1's routing id) and sends a well-formed PUSH of 4 floats to key 0;
+ * it gives up once rank 0 has refused its connection. */
+static void intrude(real_node *n, intruder kind, const real_curve_key *cluster) {
+  uint64_t before = atomic_load(&n->refused);
+  void *ctx = zmq_ctx_new(), *s = zmq_socket(ctx, ZMQ_DEALER);
+  uint8_t id[REAL_ID_LEN];
+  real_id_encode(1, n->run, id);
+  zmq_setsockopt(s, ZMQ_ROUTING_ID, id, sizeof id);
+  if (kind != INTRUDER_PLAIN) {
+    real_curve_key mine = test_key(), stranger = test_key();
+    const char *server = kind == INTRUDER_OWN_KEY ? cluster->public_key : stranger.public_key;
+    zmq_setsockopt(s, ZMQ_CURVE_SERVERKEY, server, REAL_Z85_KEY_LEN);
+    zmq_setsockopt(s, ZMQ_CURVE_PUBLICKEY, mine.public_key, REAL_Z85_KEY_LEN);
+    zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, mine.secret_key, REAL_Z85_KEY_LEN);
+  }
+  zmq_connect(s, n->endpoint);
+  ps_key key = 0;
+  uint32_t pos = 0;
+  float vals[2] = {1000, 1000};
+  ps_msg m = {.type = PS_MSG_PUSH, .src = 1, .origin = 1, .key_count = 1,
+              .value_floats = 2, .keys = (const uint8_t *)&key,
+              .pos = (const uint8_t *)&pos, .values = (const uint8_t *)vals};
+  size_t len = ps_msg_encoded_len(1, 2);
+  uint8_t buf[256];
+  CU_ASSERT_FATAL(len <= sizeof buf && ps_msg_encode(&m, buf, len) > 0);
+  zmq_send(s, buf, len, ZMQ_DONTWAIT); /* queued until a handshake that never succeeds */
+  CU_ASSERT_TRUE(wait_refused(n, before, 10));
+  int linger = 0;
+  zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+  zmq_close(s);
+  zmq_ctx_term(ctx);
+}
+
+/* Rank 0's stderr goes to a file while intruders knock. */
+static int stderr_to(const char *path) {
+  fflush(stderr);
+  int saved = dup(STDERR_FILENO), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  dup2(fd, STDERR_FILENO);
+  close(fd);
+  return saved;
+}
+
+static void stderr_back(int saved) {
+  fflush(stderr);
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+}
+
+static size_t count_lines_with(const char *text, const char *needle) {
+  size_t count = 0;
+  for (const char *at = text; (at = strstr(at, needle)); at += strlen(needle)) count++;
+  return count;
+}
+
+/* Two nodes with CURVE on loopback. Three intruders claiming to be node 1
+ * send a PUSH: without CURVE, with CURVE but a wrong server key, with the
+ * right server key but a key of their own. Each is refused: the node counts
+ * it, nothing arrives (no frame received, dropped or stray, the core saw no
+ * message), and each refusal is one line on stderr naming the address,
+ * however often the intruder reconnected (ZeroMQ retries every 100 ms). The run then ends normally. */
+static void test_intruders_are_refused(void) {
+  alarm(BOUND_S);
+  real_curve_key key = test_key();
+  real_cluster c = curve_cluster(&key);
+  kids ks;
+  kids_spawn(&ks, 2, patient_child, &c);
+  char err[REAL_ERROR_MAX];
+  real_node *n = pair_node(0, NULL, &ks, &c, err, sizeof err);
+  if (!n) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+  CU_ASSERT_TRUE(real_node_secure(n));
+  char *dir = unit_temp_dir(), log[512];
+  snprintf(log, sizeof log, "%s/stderr", dir);
+  int saved = stderr_to(log);
+  intrude(n, INTRUDER_PLAIN, &key);
+  intrude(n, INTRUDER_PLAIN, &key); /* again: counted, not logged again */
+  intrude(n, INTRUDER_WRONG_SERVER, &key);
+  intrude(n, INTRUDER_OWN_KEY, &key);
+  CU_ASSERT_EQUAL(real_node_barrier(n, "intruders gone", c.timeout_s), PS_OK);
+  CU_ASSERT_EQUAL(real_node_quiesce(n), PS_OK);
+  stderr_back(saved);
+  real_node_stats st;
+  real_node_get_stats(n, &st);
+  CU_ASSERT(st.refused >= 4);
+  CU_ASSERT_EQUAL(st.received, 0);
+  CU_ASSERT_EQUAL(st.dropped, 0);
+  CU_ASSERT_EQUAL(st.stray, 0);
+  ps_node_stats core;
+  ps_node_get_stats(real_node_core(n), &core);
+  CU_ASSERT_EQUAL(core.bad_messages, 0);
+  CU_ASSERT_EQUAL(real_node_finish(n), PS_OK);
+  real_node_free(n);
+  char *text = unit_slurp(dir, "stderr");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  /* A plain client that sees the mismatch first closes the connection
+   * itself: either reason may name it, each at most once. */
+  size_t plain = count_lines_with(text, "it does not use CURVE"),
+         closed = count_lines_with(text, "it closed the connection before authenticating"),
+         lines = count_lines_with(text, "pslab: node 0 refused a connection from ");
+  CU_ASSERT(plain <= 1 && closed <= 1 && plain + closed >= 1);
+  CU_ASSERT_EQUAL(count_lines_with(text, "its CURVE handshake failed"), 1);
+  CU_ASSERT_EQUAL(count_lines_with(text, "from 127.0.0.1: its CURVE key is not this cluster's"),
+                  1);
+  CU_ASSERT_EQUAL(lines, 2 + plain + closed);
+  if (lines != 2 + plain + closed) fprintf(stderr, "\n%s", text);
+  free(text);
+  unit_remove_tree(dir);
+  free(dir);
+  kids_wait(&ks, c.timeout_s + 5);
+  CU_ASSERT_TRUE(kid_ok(&ks.k[1]));
+  alarm(0);
+}
+
+/* A whole run with CURVE forced on loopback: real_run_local makes the key
+ * in memory for its nodes; the run's pushes are conserved. */
+static void test_local_run_with_curve(void) {
+  alarm(BOUND_S);
+  cJSON *wl = parse_json("{\"type\": \"zipf\", \"keys\": 300, \"value_length\": 4, "
+                         "\"reads_per_step\": 4, \"writes_per_step\": 3, "
+                         "\"steps_per_worker\": 150, \"locality\": 0.5}");
+  cJSON *pol = parse_json("{\"type\": \"relocate\", \"lookahead\": 4}");
+  real_cluster c = test_cluster(10);
+  c.auth = REAL_AUTH_CURVE;
+  real_run_args a = {.nodes = 3, .workers_per_node = 2, .host_speed = 1e9, .cluster = &c,
+                     .workload = wl, .policy = pol, .seed = 9, .run = 1};
+  char err[REAL_ERROR_MAX] = "";
+  cJSON *m = real_run_local(&a, err, sizeof err);
+  if (!m) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(metric(m, "steps"), 3 * 2 * 150);
+  CU_ASSERT(metric(m, "pushed_floats") > 0);
+  CU_ASSERT_EQUAL(metric(m, "value_sum"), metric(m, "pushed_floats"));
+  CU_ASSERT(metric(m, "messages") > 0);
+  CU_ASSERT(metric(m, "relocations") > 0);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m, "bad_messages"));
+  CU_ASSERT_FALSE(c.key.set); /* the caller's cluster is left as it was */
+  cJSON_Delete(m);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  alarm(0);
+}
+
 /* --------------------------------------------------------------- failures */
 
 static int start_only_child(uint32_t rank, const char *coordinator, void *arg) {
@@ -1127,6 +1431,14 @@ PSLAB_SUITE("real",
             {"whole runs on this machine", test_local_runs},
             {"whole runs with bounded consistency", test_local_runs_bounded},
             {"bad frames are dropped and counted", test_bad_frames_are_dropped},
+            {"which clusters authenticate with CURVE", test_auth_decision},
+            {"key files: 0600, never overwritten, refused when others may read them",
+             test_key_files},
+            {"a node refuses a key file others may read",
+             test_node_refuses_readable_key_file},
+            {"intruders without the cluster's key are refused, counted and logged",
+             test_intruders_are_refused},
+            {"a whole run with CURVE conserves values", test_local_run_with_curve},
             {"a node that never arrives", test_node_that_never_arrives},
             {"a coordinator that never answers", test_coordinator_that_never_answers},
             {"a node killed mid-run", test_node_killed_mid_run},

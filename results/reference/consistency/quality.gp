@@ -28,18 +28,18 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"cluster.stragglers: []; consistency: model=async" 0.83918293423661583 NaN 1
-"cluster.stragglers: []; consistency: model=bsp" 0.836416488559169 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.837815197145074 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=3" 0.839430323290376 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=10" 0.8512013567172616 NaN 1
-"cluster.stragglers: []; consistency: model=essp staleness=3" 0.84018736599495447 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=async" 0.84677655811946817 NaN 1
+"cluster.stragglers: []; consistency: model=async" 0.839179453060101 NaN 1
+"cluster.stragglers: []; consistency: model=bsp" 0.83641648948117242 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.838308508750027 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=3" 0.839287994474726 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=10" 0.85026386574106882 NaN 1
+"cluster.stragglers: []; consistency: model=essp staleness=3" 0.84042111644624473 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=async" 0.846873772194484 NaN 1
 "cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.836416490182248 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.83691537172000152 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.83767100609502365 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.83915421265178436 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.838776443747846 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.83693964554369926 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.8377015451756018 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.83919224953236271 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.83880473876729955 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

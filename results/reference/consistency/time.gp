@@ -28,18 +28,18 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"cluster.stragglers: []; consistency: model=async" 0.068894264629750748 NaN 1
-"cluster.stragglers: []; consistency: model=bsp" 0.17764774424121463 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.083451121939920159 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=3" 0.068555844209399266 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=10" 0.0675788529940819 NaN 1
-"cluster.stragglers: []; consistency: model=essp staleness=3" 0.096142777748167 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=async" 0.1035235304082371 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.20937881158975905 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.10366716027798104 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.10300366174344752 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.10219920594126193 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.11954305247736956 NaN 1
+"cluster.stragglers: []; consistency: model=async" 0.068916602961553747 NaN 1
+"cluster.stragglers: []; consistency: model=bsp" 0.17752727470512084 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.084136038121626 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=3" 0.068530440215412644 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=10" 0.0675941671643172 NaN 1
+"cluster.stragglers: []; consistency: model=essp staleness=3" 0.093930056797456848 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=async" 0.10361820732309762 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.20942059076117139 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.10365380433203593 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.10275011546767582 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.10226512742945573 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.11977726399124095 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

@@ -28,16 +28,16 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"cluster.stragglers: []; consistency: model=bsp" 0.10901389356931555 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.010438219786482428 NaN 1
+"cluster.stragglers: []; consistency: model=bsp" 0.10898091110658378 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.010557127316415097 NaN 1
 "cluster.stragglers: []; consistency: model=ssp staleness=3" 0 NaN 1
 "cluster.stragglers: []; consistency: model=ssp staleness=10" 0 NaN 1
-"cluster.stragglers: []; consistency: model=essp staleness=3" 0.000642476973152901 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.13681214964830754 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.029071446168243382 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.028110043452153632 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.0248705913213538 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.023611485165973084 NaN 1
+"cluster.stragglers: []; consistency: model=essp staleness=3" 0.00031993770355055913 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.13684242799676666 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.029026302672631177 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.027508464929181554 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.024929281936084062 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.023658174252395681 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

@@ -28,11 +28,11 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"static" 0.93448164620163654 NaN 1
-"relocate lookahead=10" 1.4029310329585716 NaN 1
-"replicate hot_keys=900 syncs_per_sec=2000" 0.965398261574032 NaN 1
-"nups hot_keys=900 lookahead=10 syncs_per_sec=2000 sampling.scheme=local" 0.40379953834285742 NaN 1
-"nups hot_keys=900 lookahead=10 syncs_per_sec=2000 sampling.scheme=pool" 0.53253388564173543 NaN 1
+"static" 0.935189275020982 NaN 1
+"relocate lookahead=10" 1.4097791767448786 NaN 1
+"replicate hot_keys=900 syncs_per_sec=2000" 0.96460192070366835 NaN 1
+"nups hot_keys=900 lookahead=10 syncs_per_sec=2000 sampling.scheme=local" 0.40466592000000029 NaN 1
+"nups hot_keys=900 lookahead=10 syncs_per_sec=2000 sampling.scheme=pool" 0.52910428281333055 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

@@ -28,11 +28,11 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"static" 0.32594424426259488 NaN 1
-"relocate" 0.73488984861026 NaN 1
-"replicate" 0.33425063910785024 NaN 1
-"nups" 0.522720117999998 NaN 1
-"adaptive" 0.42131876880000024 NaN 1
+"static" 0.32554824592697312 NaN 1
+"relocate" 0.7406027480989027 NaN 1
+"replicate" 0.33360814503390068 NaN 1
+"nups" 0.521250099199998 NaN 1
+"adaptive" 0.42881086923636375 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

@@ -28,11 +28,11 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"naive" 0.16643180174637862 NaN 1
-"preloc" 0.16204676599999968 NaN 1
-"pool" 0.029412221196841351 NaN 1
-"pool reuse=64" 0.024894254176773982 NaN 1
-"local" 0.025379908777272309 NaN 1
+"naive" 0.16635279893196142 NaN 1
+"preloc" 0.16177095199999991 NaN 1
+"pool" 0.029248173526572746 NaN 1
+"pool reuse=64" 0.025195104815320737 NaN 1
+"local" 0.026687809147476663 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

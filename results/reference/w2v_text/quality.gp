@@ -28,10 +28,10 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"static" 0.070047607515652 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=naive" 0.0697981921681852 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=pool" 0.060597537128297352 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=local" 0.036941184241477333 NaN 1
+"static" 0.0699228998419186 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=naive" 0.0698726703622204 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=pool" 0.060339461525710132 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=local" 0.04108078618901722 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

@@ -28,10 +28,10 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"static" 1.4664118322761477 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=naive" 1.8882131099998476 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=pool" 0.860815685599961 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=local" 1.2458131923999187 NaN 1
+"static" 1.4626711233745433 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=naive" 1.8962131199998467 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=pool" 0.86087263999996066 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=local" 1.23931766239992 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1
