@@ -10,7 +10,6 @@
  */
 #include "run/internal.h"
 
-#include <cjson/cJSON.h>
 
 #include <stdarg.h>
 #include <stdio.h>
