@@ -177,9 +177,9 @@ static void handle_event(real_node *n, uint32_t p, int event) {
     real_fail_and_tell(n, "lost node %u at %s: it exited, crashed or stopped answering "
                        "(seen by node %u)", p, peer->endpoint, n->rank);
   else
-    real_fail_and_tell(n, "node %u at %s failed the connection handshake (is it a pslab "
-                       "node of this run%s?)", p, peer->endpoint,
-                       n->secure ? ", with the same cluster key" : "");
+    real_fail_and_tell(n, "node %u at %s failed the connection handshake: it died during "
+                       "it, or it is not a pslab node of this run%s", p, peer->endpoint,
+                       n->secure ? " with the same cluster key" : "");
 }
 
 /* ---------------------------------------------------------------- timers */

@@ -275,8 +275,9 @@ if background_until_running "$TMP/endless.json" "$TMP/killed"; then
   # saw node 2 go first (node 1 itself, or node 0 telling it) is a race
   has "node 2 killed" err "[node 1] pslab node 1: run 1 failed: "
   # and names node 2: lost mid-run, or (killed while the run was starting:
-  # its run dies with it) never arrived or cannot be reached
-  if ! grep -qE -- "\[node 1\] pslab node 1: run 1 failed: .*(lost node 2 at tcp://198\.18\.7\.3:|node 2 of 3 never arrived|cannot reach node 2 at tcp://198\.18\.7\.3:)" "$TMP/err"; then
+  # its run dies with it) never arrived, cannot be reached, or died in the
+  # middle of its CURVE handshake
+  if ! grep -qE -- "\[node 1\] pslab node 1: run 1 failed: .*(lost node 2 at tcp://198\.18\.7\.3:|node 2 of 3 never arrived|cannot reach node 2 at tcp://198\.18\.7\.3:|node 2 at tcp://198\.18\.7\.3:[0-9]+ failed the connection handshake)" "$TMP/err"; then
     fail "node 2 killed: node 1's failure does not name node 2 lost or missing"
     show err err
   fi
