@@ -47,25 +47,23 @@ int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
   return PS_OK;
 }
 
-int ticket_expect(ps_worker *w, ps_ticket id, ps_key k, uint32_t pos) {
+int ticket_expect(ps_worker *w, ps_ticket id, const ps_key *keys, const uint32_t *idx,
+                  size_t n) {
+  if (n == 0) return PS_OK;
   pthread_mutex_lock(&w->lock);
   ticket_slot *t = ticket_find(w, id);
-  int rc = t ? PS_OK : PS_ERR_PROTOCOL;
-  if (t && (t->n_wait & (t->n_wait - 1)) == 0) { /* 0, 1, 2, 4, ...: grow */
-    size_t cap = t->n_wait ? 2 * (size_t)t->n_wait : 1;
-    ps_key *keys = realloc(t->wait_keys, cap * sizeof *keys);
-    if (keys) t->wait_keys = keys;
-    uint32_t *p = keys ? realloc(t->wait_pos, cap * sizeof *p) : NULL;
-    if (p) t->wait_pos = p;
-    uint8_t *a = p ? realloc(t->answered, cap) : NULL;
-    if (a) t->answered = a;
-    if (!a) rc = PS_ERR_NOMEM;
-  }
+  int rc = t && !t->n_wait ? PS_OK : PS_ERR_PROTOCOL; /* once, at issue */
   if (rc == PS_OK) {
-    t->wait_keys[t->n_wait] = k;
-    t->wait_pos[t->n_wait] = pos;
-    t->answered[t->n_wait++] = 0;
+    t->wait_keys = malloc(n * sizeof *t->wait_keys);
+    t->wait_pos = malloc(n * sizeof *t->wait_pos);
+    t->answered = calloc(n, 1);
+    if (!t->wait_keys || !t->wait_pos || !t->answered) rc = PS_ERR_NOMEM;
   }
+  for (size_t j = 0; rc == PS_OK && j < n; j++) {
+    t->wait_keys[j] = keys[idx[j]];
+    t->wait_pos[j] = w->scratch_pos[idx[j]];
+  }
+  if (rc == PS_OK) t->n_wait = (uint32_t)n;
   pthread_mutex_unlock(&w->lock);
   return rc;
 }
@@ -260,6 +258,7 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
   }
   call_ctx c;
   if (deferred && err == PS_OK) {
+    size_t sent = 0;
     ctx_init(&c, node, now);
     for (size_t d = 0; d < deferred; d++) {
       size_t i = w->scratch_defer[d];
@@ -281,21 +280,23 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
       } else if (e->state == KEY_OWNED) {
         /* As PS-Lite: even a local key goes through this node's server. */
         ctx_add(&c, node->id, type, node->id, w->index, id, 0, k, pos, vals, op.len);
-        if (ticket_expect(w, id, k, pos) != PS_OK) c.error = PS_ERR_NOMEM;
+        w->scratch_defer[sent++] = (uint32_t)i; /* its answer comes in a message */
         remote++;
       } else {
         if (bounded && type != PS_MSG_PULL && (e->kb || e->state == KEY_ABSENT))
           bounded_note_write(w, e, k, type, vals, e->state == KEY_ABSENT);
         else if (bounded && e->state == KEY_ABSENT)
           stat_add(&node->bounded.cache_misses, 1);
-        /* Sent away: its answer comes in a message, which must be for it. */
-        if (e->state == KEY_ABSENT && ticket_expect(w, id, k, pos) != PS_OK)
-          c.error = PS_ERR_NOMEM;
+        if (e->state == KEY_ABSENT) w->scratch_defer[sent++] = (uint32_t)i; /* sent away */
         serve_op(&c, e, k, &op, vals);
         remote++;
       }
       pthread_mutex_unlock(&st->lock);
     }
+    /* The keys whose answers come in messages, noted in one go before any
+     * is sent (scratch_defer[0..sent), compacted behind the loop's reads). */
+    if (!c.error && ticket_expect(w, id, keys, w->scratch_defer, sent) != PS_OK)
+      c.error = PS_ERR_NOMEM;
     ctx_finish(&c);
     if (c.error) err = c.error;
   } else {

@@ -221,10 +221,12 @@ struct ps_worker {
 /* Opens a ticket with `keys` outstanding plus the issuing guard. */
 int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
                         int64_t stamp, uint64_t issue_seq, int64_t write_clock, ps_ticket *id);
-/* Notes that key k at position pos of ticket id travels in a message and
- * must come back in one reply. PS_OK or PS_ERR_NOMEM. Positions must come
- * in ascending order. */
-int ticket_expect(ps_worker *w, ps_ticket id, ps_key k, uint32_t pos);
+/* Notes, once per ticket, that keys[idx[j]] (at w->scratch_pos[idx[j]] of
+ * the caller's buffer, ascending) travel in messages and must each come
+ * back in one reply. PS_OK, PS_ERR_NOMEM or PS_ERR_PROTOCOL (no such ticket,
+ * or noted already). */
+int ticket_expect(ps_worker *w, ps_ticket id, const ps_key *keys, const uint32_t *idx,
+                  size_t n);
 /* Takes the keys of reply m (PULL_REPLY or WRITE_ACK) for its ticket: every
  * one must be awaited and not answered yet, or nothing is taken and the
  * reply refused (PS_ERR_PROTOCOL). */
