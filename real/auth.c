@@ -384,13 +384,14 @@ static void handle_event(real_node *n, struct real_guard *g, int event, uint32_t
     c->fd = fd;
     peer_address(fd, c->addr, sizeof c->addr);
     break;
+  /* A handshake that fails before ZAP names no connection: it is logged and
+   * counted when its connection closes (the count comes after the line, so
+   * whoever waits for the count finds the line written). */
   case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL: /* value: an errno */
-    count_refusal(n);
     g->failed = true;
     g->failed_reason = 0;
     break;
   case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
-    count_refusal(n);
     g->failed = true;
     g->failed_reason = (int)value;
     break;
@@ -399,8 +400,10 @@ static void handle_event(real_node *n, struct real_guard *g, int event, uint32_t
     break;
   case ZMQ_EVENT_DISCONNECTED:
     c = find_conn(g, fd);
-    if (g->failed)
+    if (g->failed) {
       log_refusal(n, g, c ? c->addr : "an unknown address", protocol_reason(g->failed_reason));
+      count_refusal(n);
+    }
     g->failed = false;
     if (c) c->fd = -1;
     break;
