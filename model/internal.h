@@ -251,7 +251,7 @@ int ticket_fill(ps_worker *w, ps_ticket id, uint32_t pos, const float *vals,
 typedef struct {
   _Atomic uint64_t local_accesses, remote_accesses, messages_sent, bytes_sent,
       messages_received, forwards, relocations, queued, bad_messages, replica_syncs,
-      duplicates, out_of_sequence, hop_drops;
+      duplicates, out_of_sequence, hop_drops, bad_seals;
 } node_counters;
 
 /* Bounded consistency's counters. */
@@ -316,6 +316,7 @@ struct ps_node {
   size_t init_num_hot_keys;
   staleness_counters staleness;
   bool has_clock;           /* config.clock_service */
+  uint64_t secret;          /* config.secret: the key of ownership seals */
   clock_service clk;
   bounded_counters bounded;
 };

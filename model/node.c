@@ -80,6 +80,7 @@ ps_node *ps_node_new(const ps_node_config *c) {
       workers_init(n, c->workers) != PS_OK)
     goto fail;
   n->has_clock = c->clock_service;
+  n->secret = c->secret;
   if (n->has_clock && clock_init(n) != PS_OK) goto fail;
   n->init_hot_keys = c->hot_keys;
   n->init_num_hot_keys = c->hot_keys ? c->num_hot_keys : 0;
@@ -151,6 +152,7 @@ void ps_node_get_stats(const ps_node *n, ps_node_stats *o) {
   o->duplicates = atomic_load(&s->duplicates);
   o->out_of_sequence = atomic_load(&s->out_of_sequence);
   o->hop_drops = atomic_load(&s->hop_drops);
+  o->bad_seals = atomic_load(&s->bad_seals);
   const staleness_counters *a = &n->staleness;
   o->replica_reads = atomic_load(&a->reads);
   o->staleness_sum_s = (double)atomic_load(&a->sum_ns) * 1e-9;
@@ -184,6 +186,7 @@ void ps_node_stats_add(ps_node_stats *sum, const ps_node_stats *s) {
   sum->duplicates += s->duplicates;
   sum->out_of_sequence += s->out_of_sequence;
   sum->hop_drops += s->hop_drops;
+  sum->bad_seals += s->bad_seals;
   sum->replica_reads += s->replica_reads;
   sum->staleness_sum_s += s->staleness_sum_s;
   if (s->staleness_max_s > sum->staleness_max_s) sum->staleness_max_s = s->staleness_max_s;
@@ -534,6 +537,11 @@ int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, doubl
     rc = PS_ERR_PEER;
   if (rc == PS_OK) rc = check_keys(n, &m);
   if (rc == PS_OK) rc = take_seq(n, src, m.seq);
+  if (rc == PS_OK && ps_msg_type_sealed(m.type) &&
+      ps_msg_seal(buf, len, n->id, n->secret) != m.request) {
+    stat_add(&n->stats.bad_seals, 1);
+    rc = PS_ERR_SEAL; /* its number is taken: the channel goes on */
+  }
   if (rc != PS_OK) {
     stat_add(&n->stats.bad_messages, 1);
     return rc;

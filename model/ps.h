@@ -103,7 +103,8 @@ extern "C" {
   X(PS_ERR_MALFORMED, -15, "message header inconsistent with its body")      \
   X(PS_ERR_DUPLICATE, -16, "message received before (a duplicate or a replay)") \
   X(PS_ERR_HOPS, -17, "operation forwarded too often (a forwarding loop)")  \
-  X(PS_ERR_SEQUENCE, -18, "message out of sequence (one before it never came)")
+  X(PS_ERR_SEQUENCE, -18, "message out of sequence (one before it never came)") \
+  X(PS_ERR_SEAL, -19, "ownership message with a wrong seal (not sent by this run's core)")
 
 typedef enum {
   PS_OK = 0,
@@ -241,6 +242,21 @@ ps_key ps_msg_key(const ps_msg *m, uint32_t i);
 uint32_t ps_msg_pos(const ps_msg *m, uint32_t i);
 /* Copies n floats starting at float index `from` of the body's values. */
 void ps_msg_values(const ps_msg *m, uint32_t from, float *out, uint32_t n);
+/* HANDOVER and TRANSFER move a key's ownership: a made-up one would lose or
+ * double the value. Their `request` field carries a seal, a keyed hash of
+ * the whole encoded message (the seal left out) and its destination under
+ * the run's secret (ps_node_config.secret), written by the sending core; a
+ * receiver refuses one whose seal does not match (PS_ERR_SEAL). With the
+ * channel's numbers in the hash, a copy is no good on another channel or
+ * number. Not a cryptographic MAC and not authentication (CURVE is that, in
+ * real/): it keeps stray, corrupt and forged ownership messages of anyone
+ * without the secret out of the core. */
+bool ps_msg_type_sealed(int type);
+/* The seal of the encoded message buf[0..len) (len >= PS_WIRE_HEADER_LEN)
+ * sent to dst. */
+uint64_t ps_msg_seal(const uint8_t *buf, size_t len, uint32_t dst, uint64_t secret);
+/* Writes that seal into buf's `request` field. */
+void ps_msg_put_seal(uint8_t *buf, size_t len, uint32_t dst, uint64_t secret);
 /* Whether messages of this type carry values (exactly those do). */
 bool ps_msg_type_has_values(int type);
 /* Name of a message type ("PULL", ...), "?" when unknown. */
@@ -330,6 +346,10 @@ typedef struct {
    * by bounded consistency and ps_clock_wait; off, clocks stay local and no
    * CLOCK message is ever sent. */
   bool clock_service;
+  /* The key of seals on ownership messages (ps_msg_seal): the same for every
+   * node of a run (default 0: any fixed value works, it only has to be
+   * shared and unknown to whoever must not forge them). */
+  uint64_t secret;
 } ps_node_config;
 
 /* Fills defaults: 1 worker, 64 stripes, no policy, default settings. */
@@ -376,6 +396,7 @@ typedef struct {
   uint64_t out_of_sequence;  /* ... numbered past the next one: refused (one was lost,
                                 or it is forged), and so is the rest of the channel */
   uint64_t hop_drops;        /* operations dropped after PS_MAX_HOPS forwards */
+  uint64_t bad_seals;        /* ownership messages refused for their seal */
   uint64_t replica_syncs;    /* replica keys sent in sync rounds (SYNC, DELTA) */
   /* Staleness of reads served by replicas: how long ago, and how many of
    * the reading worker's clocks ago, the replica last took part in a sync.

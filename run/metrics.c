@@ -251,6 +251,7 @@ SCALAR_IF(v_bad_messages, t->dropped, (double)t->dropped)
 SCALAR_IF(v_duplicates, t->nodes.duplicates, (double)t->nodes.duplicates)
 SCALAR_IF(v_out_of_sequence, t->nodes.out_of_sequence, (double)t->nodes.out_of_sequence)
 SCALAR_IF(v_hop_drops, t->nodes.hop_drops, (double)t->nodes.hop_drops)
+SCALAR_IF(v_bad_seals, t->nodes.bad_seals, (double)t->nodes.bad_seals)
 SCALAR_IF(v_wait, t->gated, t->wait_sum / t->workers)
 SCALAR_IF(v_clock_waits, t->gated, (double)t->clock_waits)
 SCALAR_IF(v_gap_mean, t->gated, (double)t->gap_sum / (double)t->gated)
@@ -455,6 +456,10 @@ static const run_metric table[] = {
     {"hop_drops", "", "operations dropped in a loop",
      "Operations dropped after being forwarded PS_MAX_HOPS (64) times: a forwarding loop.",
      "when some were dropped", SUM, false, 0, v_hop_drops, NULL, NULL},
+    {"bad_seals", "", "ownership messages with a wrong seal",
+     "HANDOVER and TRANSFER messages a core refused because their seal did not match the "
+     "run's secret: not sent by a core of this run.", "when some were refused",
+     SUM, false, 0, v_bad_seals, NULL, NULL},
     {"wait_s", "s", "clock wait",
      "Time a worker spent blocked at the clock bound (its clock more than `staleness` "
      "ahead of the slowest worker's), mean over workers.", BOUNDED, MEAN, false, SUMMARY,

@@ -114,6 +114,9 @@ void run_node_config(const run_setup *s, uint32_t id, ps_node_config *cfg) {
   cfg->hot_keys = s->hot;
   cfg->num_hot_keys = s->n_hot;
   cfg->clock_service = s->clock_service;
+  /* Every node of the run derives the same key; seals keep out what comes
+   * from outside the run's cores (real/ authenticates the peers themselves). */
+  cfg->secret = ps_mix64(s->args.seed ^ 0x73ea15ee0dd5ea15ull);
 }
 
 ps_consistency run_setup_consistency(const run_setup *s) { return s->consistency; }

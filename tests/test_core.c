@@ -368,9 +368,11 @@ static void test_bad_bytes_into_nodes(void) {
 /* ------------------------------------------- messages a peer should not send */
 
 /* Hands node `dst` a message of one key (its values, if any) as if node src
- * sent it, numbered as dst expects from src. Returns ps_node_recv's result. */
-static int inject(harness *h, uint32_t src, uint32_t dst, uint8_t type, ps_key k,
-                  uint32_t aux, const float *vals, uint32_t n_vals, uint32_t seq) {
+ * sent it, numbered as dst expects from src; an ownership message sealed
+ * when `seal` (as a core of the run would: the harness's nodes share the
+ * default secret). Returns ps_node_recv's result. */
+static int inject_as(harness *h, uint32_t src, uint32_t dst, uint8_t type, ps_key k,
+                     uint32_t aux, const float *vals, uint32_t n_vals, uint32_t seq, bool seal) {
   uint8_t buf[256];
   uint32_t pos = 0;
   ps_msg m = {.type = type, .src = src, .origin = src, .aux = aux, .key_count = 1,
@@ -379,7 +381,15 @@ static int inject(harness *h, uint32_t src, uint32_t dst, uint8_t type, ps_key k
               .seq = seq ? seq : ps_node_next_seq(harness_node(h, dst), src)};
   long len = ps_msg_encode(&m, buf, sizeof buf);
   CU_ASSERT_FATAL(len > 0);
+  ps_node_config dflt;
+  ps_node_config_default(&dflt);
+  if (seal) ps_msg_put_seal(buf, (size_t)len, dst, dflt.secret);
   return ps_node_recv(harness_node(h, dst), src, buf, (size_t)len, 0);
+}
+
+static int inject(harness *h, uint32_t src, uint32_t dst, uint8_t type, ps_key k,
+                  uint32_t aux, const float *vals, uint32_t n_vals, uint32_t seq) {
+  return inject_as(h, src, dst, type, k, aux, vals, n_vals, seq, false);
 }
 
 static double owned_total(harness *h, uint32_t nodes) {
@@ -459,10 +469,12 @@ static void test_unsolicited_localize_loses_nothing(void) {
   harness_free(h);
 }
 
-/* A HANDOVER the home did not send (injected on the home's channel; the
- * channel's numbers make that possible only for the home's own connection)
- * moves the value where the directory does not point. The node it reaches
- * keeps the TRANSFER it did not ask for: the value is not lost. */
+/* A HANDOVER the home did not send, injected on the home's channel: without
+ * the run's seal it is refused and counted (its channel number is taken and
+ * the channel goes on), and the value stays where it is. One a core of the
+ * run sealed (a member that lies) moves the value where the directory does
+ * not point; the node it reaches keeps the TRANSFER it did not ask for, so
+ * the value is still not lost. */
 static void test_stray_handover_value_is_kept(void) {
   harness *h = make(3, 1, 32, 4, NULL, true, 3);
   ps_key k = key_homed_at(h, 0, 0);
@@ -470,12 +482,47 @@ static void test_stray_handover_value_is_kept(void) {
   localize_to(h, 1, k);
   float ones[4] = {1, 1, 1, 1};
   CU_ASSERT_EQUAL(ps_push(harness_worker(h, 1, 0), &k, 1, ones, 4, &t, 0), PS_OK);
-  CU_ASSERT_EQUAL(inject(h, 0, 1, PS_MSG_HANDOVER, k, 2, NULL, 0, 0), PS_OK);
+  CU_ASSERT_EQUAL(inject(h, 0, 1, PS_MSG_HANDOVER, k, 2, NULL, 0, 0), PS_ERR_SEAL);
   CU_ASSERT_TRUE(drain_bounded(h, 1000));
   float v[4];
+  CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 1), k, v), PS_OK);
+  ps_node_stats st;
+  ps_node_get_stats(harness_node(h, 1), &st);
+  CU_ASSERT_EQUAL(st.bad_seals, 1);
+  CU_ASSERT_EQUAL(inject_as(h, 0, 1, PS_MSG_HANDOVER, k, 2, NULL, 0, 0, true), PS_OK);
+  CU_ASSERT_TRUE(drain_bounded(h, 1000));
   CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 2), k, v), PS_OK);
   CU_ASSERT_EQUAL(v[0], 1.0f);
   CU_ASSERT_DOUBLE_EQUAL(owned_total(h, 3), 4.0, 1e-9);
+  CU_ASSERT_EQUAL(harness_recv_errors(h), 0);
+  harness_free(h);
+}
+
+/* A TRANSFER that no core of the run sent reaches a node waiting for the
+ * key: refused for its seal, whatever channel it comes on or copies the
+ * header of, and the real one lands after it. Without the seal the forged
+ * value would be taken and the real one refused: 99 instead of 3. */
+static void test_forged_transfer_refused(void) {
+  harness *h = make(3, 1, 32, 4, NULL, true, 7);
+  ps_key k = key_homed_at(h, 0, 0);
+  float threes[4] = {3, 3, 3, 3}, forged[4] = {99, 99, 99, 99};
+  ps_ticket t;
+  localize_to(h, 1, k);
+  CU_ASSERT_EQUAL(ps_push(harness_worker(h, 1, 0), &k, 1, threes, 4, &t, 0), PS_OK);
+  ps_worker *w = harness_worker(h, 2, 0);
+  CU_ASSERT_EQUAL(ps_localize(w, &k, 1, &t, 0), PS_PENDING);
+  /* The LOCALIZE reaches the home, its HANDOVER node 1; node 1's TRANSFER
+   * is now on its way on channel 1 -> 2. The forgery comes first, on the
+   * home's empty channel to 2. */
+  CU_ASSERT_TRUE(harness_deliver_from(h, 2, 0));
+  CU_ASSERT_TRUE(harness_deliver_from(h, 0, 1));
+  CU_ASSERT_EQUAL(harness_in_flight(h), 1);
+  CU_ASSERT_EQUAL(inject(h, 0, 2, PS_MSG_TRANSFER, k, 0, forged, 4, 0), PS_ERR_SEAL);
+  CU_ASSERT_TRUE(harness_wait(h, w, t));
+  float v[4];
+  CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 2), k, v), PS_OK);
+  CU_ASSERT_EQUAL(v[0], 3.0f);
+  CU_ASSERT_DOUBLE_EQUAL(owned_total(h, 3), 12.0, 1e-9);
   CU_ASSERT_EQUAL(harness_recv_errors(h), 0);
   harness_free(h);
 }
@@ -576,6 +623,7 @@ PSLAB_SUITE("core", {"local access sends nothing", test_local_access_sends_nothi
             {"a duplicated message is applied once", test_duplicate_message_applied_once},
             {"an unsolicited localize loses nothing", test_unsolicited_localize_loses_nothing},
             {"a stray handover's value is kept", test_stray_handover_value_is_kept},
+            {"a forged transfer is refused", test_forged_transfer_refused},
             {"an operation forwarded too often is dropped",
              test_operation_forwarded_too_often_is_dropped},
             {"a reply only for what waits", test_reply_only_for_what_waits},
