@@ -103,7 +103,7 @@ long ps_msg_encode(const ps_msg *m, uint8_t *buf, size_t len) {
 /* ------------------------------------------------------------ seals */
 
 bool ps_msg_type_sealed(int type) {
-  return type == PS_MSG_HANDOVER || type == PS_MSG_TRANSFER;
+  return type == PS_MSG_LOCALIZE || type == PS_MSG_HANDOVER || type == PS_MSG_TRANSFER;
 }
 
 #define SEAL_AT 24 /* the request field */

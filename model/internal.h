@@ -183,6 +183,7 @@ typedef struct {
   uint32_t *wait_pos;
   uint8_t *answered;
   uint32_t n_wait;
+  uint8_t wait_type;  /* the replies' type: PULL_REPLY or WRITE_ACK */
 } ticket_slot;
 
 /* A worker's intents of one clock, for SPARSE (clock.c). */
@@ -223,9 +224,10 @@ int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
                         int64_t stamp, uint64_t issue_seq, int64_t write_clock, ps_ticket *id);
 /* Notes, once per ticket, that keys[idx[j]] (at w->scratch_pos[idx[j]] of
  * the caller's buffer, ascending) travel in messages and must each come
- * back in one reply. PS_OK, PS_ERR_NOMEM or PS_ERR_PROTOCOL (no such ticket,
- * or noted already). */
-int ticket_expect(ps_worker *w, ps_ticket id, const ps_key *keys, const uint32_t *idx,
+ * back in one reply of type reply (PULL_REPLY or WRITE_ACK). PS_OK,
+ * PS_ERR_NOMEM or PS_ERR_PROTOCOL (no such ticket, or noted already). */
+int ticket_expect(ps_worker *w, ps_ticket id, uint8_t reply, const ps_key *keys,
+                  const uint32_t *idx,
                   size_t n);
 /* Takes the keys of reply m (PULL_REPLY or WRITE_ACK) for its ticket: every
  * one must be awaited and not answered yet, or nothing is taken and the

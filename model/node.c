@@ -281,6 +281,14 @@ uint32_t ps_node_next_seq(ps_node *n, uint32_t src) {
   return src < n->layout.num_nodes ? atomic_load(&n->recv_seq[src]) + 1 : 0;
 }
 
+uint32_t ps_node_claim_seq(ps_node *n, uint32_t dst) {
+  if (dst >= n->layout.num_nodes) return 0;
+  pthread_mutex_lock(&n->order_lock);
+  uint32_t seq = ++n->send_seq[dst];
+  pthread_mutex_unlock(&n->order_lock);
+  return seq;
+}
+
 int64_t ps_node_directory_owner(ps_node *n, ps_key k) {
   if (!ps_layout_value_len(&n->layout, k) || ps_layout_home(&n->layout, k) != n->id)
     return -1;
@@ -532,11 +540,12 @@ static int take_seq(ps_node *n, uint32_t src, uint32_t seq) {
 int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, double now) {
   ps_msg m;
   int rc = ps_msg_decode(buf, len, &m);
-  if (rc == PS_OK && (src >= n->layout.num_nodes || m.src != src ||
-                      m.origin >= n->layout.num_nodes))
-    rc = PS_ERR_PEER;
-  if (rc == PS_OK) rc = check_keys(n, &m);
+  if (rc == PS_OK && (src >= n->layout.num_nodes || m.src != src)) rc = PS_ERR_PEER;
+  /* A message that decodes on its own channel takes its number whatever
+   * else is wrong with it: refused, it does not stop the channel. */
   if (rc == PS_OK) rc = take_seq(n, src, m.seq);
+  if (rc == PS_OK && m.origin >= n->layout.num_nodes) rc = PS_ERR_PEER;
+  if (rc == PS_OK) rc = check_keys(n, &m);
   if (rc == PS_OK && ps_msg_type_sealed(m.type) &&
       ps_msg_seal(buf, len, n->id, n->secret) != m.request) {
     stat_add(&n->stats.bad_seals, 1);

@@ -242,8 +242,10 @@ ps_key ps_msg_key(const ps_msg *m, uint32_t i);
 uint32_t ps_msg_pos(const ps_msg *m, uint32_t i);
 /* Copies n floats starting at float index `from` of the body's values. */
 void ps_msg_values(const ps_msg *m, uint32_t from, float *out, uint32_t n);
-/* HANDOVER and TRANSFER move a key's ownership: a made-up one would lose or
- * double the value. Their `request` field carries a seal, a keyed hash of
+/* LOCALIZE, HANDOVER and TRANSFER move a key's ownership: a made-up one
+ * would lose or double the value (a TRANSFER that takes the real one's
+ * place), or send it to a node in no state to take it (one that holds a
+ * replica). Their `request` field carries a seal, a keyed hash of
  * the whole encoded message (the seal left out) and its destination under
  * the run's secret (ps_node_config.secret), written by the sending core; a
  * receiver refuses one whose seal does not match (PS_ERR_SEAL). With the
@@ -300,7 +302,11 @@ typedef struct {
    * their reads cannot be bounded in clocks, so bounded consistency refuses
    * it (the run layer says so). */
   bool owner_replicas;
+  /* Keys every node replicates from the start, at most (0: none;
+   * PS_ALL_KEYS: every key): for the run's memory estimate. */
+  uint64_t replicas_per_node;
 } ps_policy_settings;
+#define PS_ALL_KEYS UINT64_MAX
 
 void ps_policy_settings_default(ps_policy_settings *s);
 
@@ -506,6 +512,10 @@ void ps_node_owned_sum(ps_node *node, double *sum, uint64_t *in_transfer);
 /* The number this node takes next on src's channel (ps_msg.seq), for tests
  * that hand a node messages of their own making. */
 uint32_t ps_node_next_seq(ps_node *node, uint32_t src);
+/* Takes the next number of this node's channel to dst for a message the
+ * node did not make (a fuzzer's, sent in order among the node's own): the
+ * node's next message to dst is numbered after it. 0 when dst is no node. */
+uint32_t ps_node_claim_seq(ps_node *node, uint32_t dst);
 /* The owner of k in the home's directory (call on k's home), or -1. */
 int64_t ps_node_directory_owner(ps_node *node, ps_key k);
 

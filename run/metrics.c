@@ -457,7 +457,7 @@ static const run_metric table[] = {
      "Operations dropped after being forwarded PS_MAX_HOPS (64) times: a forwarding loop.",
      "when some were dropped", SUM, false, 0, v_hop_drops, NULL, NULL},
     {"bad_seals", "", "ownership messages with a wrong seal",
-     "HANDOVER and TRANSFER messages a core refused because their seal did not match the "
+     "LOCALIZE, HANDOVER and TRANSFER messages a core refused because their seal did not match the "
      "run's secret: not sent by a core of this run.", "when some were refused",
      SUM, false, 0, v_bad_seals, NULL, NULL},
     {"wait_s", "s", "clock wait",

@@ -445,9 +445,10 @@ static void test_duplicate_message_applied_once(void) {
   harness_free(h);
 }
 
-/* An unsolicited LOCALIZE (node 2 never asked): the home moves the key to
- * node 2, which keeps the TRANSFER it did not expect, so its value is not
- * lost and operations on it end instead of circling. */
+/* A LOCALIZE node 2 never sent: without the run's seal it is refused and
+ * nothing moves. One a core of the run sealed (a member that lies) moves
+ * the key to node 2, which keeps the TRANSFER it did not expect, so its
+ * value is not lost and operations on it end instead of circling. */
 static void test_unsolicited_localize_loses_nothing(void) {
   harness *h = make(3, 1, 32, 4, NULL, true, 2);
   ps_key k = key_homed_at(h, 0, 0);
@@ -457,7 +458,10 @@ static void test_unsolicited_localize_loses_nothing(void) {
     int rc = ps_push(harness_worker(h, 1, 0), &k, 1, ones, 4, &t, 0);
     if (rc == PS_PENDING) CU_ASSERT_TRUE(harness_wait(h, harness_worker(h, 1, 0), t));
   }
-  CU_ASSERT_EQUAL(inject(h, 2, 0, PS_MSG_LOCALIZE, k, 0, NULL, 0, 0), PS_OK);
+  CU_ASSERT_EQUAL(inject(h, 2, 0, PS_MSG_LOCALIZE, k, 0, NULL, 0, 0), PS_ERR_SEAL);
+  CU_ASSERT_TRUE(drain_bounded(h, 1000));
+  CU_ASSERT_EQUAL(harness_owner(h, k), 0);
+  CU_ASSERT_EQUAL(inject_as(h, 2, 0, PS_MSG_LOCALIZE, k, 0, NULL, 0, 0, true), PS_OK);
   CU_ASSERT_TRUE(drain_bounded(h, 1000));
   CU_ASSERT_EQUAL(harness_owner(h, k), 2);
   CU_ASSERT_DOUBLE_EQUAL(owned_total(h, 3), 5.0 * 4, 1e-9);
@@ -594,6 +598,33 @@ static void test_reply_only_for_what_waits(void) {
   harness_free(h);
 }
 
+/* A reply of the other kind for a key and position a ticket waits at (a
+ * PULL_REPLY where a push waits for its WRITE_ACK) is refused without
+ * taking the place: the real acknowledgement still completes the push.
+ * (The semantic fuzzer found it: the place was taken, the reply refused
+ * afterwards, and the push never completed.) */
+static void test_reply_of_other_kind_refused(void) {
+  harness *h = make(3, 1, 32, 4, NULL, true, 8);
+  ps_key k = key_homed_at(h, 1, 0);
+  float ones[4] = {1, 1, 1, 1}, zeros[4] = {0};
+  ps_ticket t;
+  ps_worker *w = harness_worker(h, 0, 0);
+  CU_ASSERT_EQUAL(ps_push(w, &k, 1, ones, 4, &t, 0), PS_PENDING);
+  uint8_t buf[256];
+  uint32_t pos = 0;
+  ps_msg m = {.type = PS_MSG_PULL_REPLY, .src = 2, .origin = 0, .worker = 0, .request = t,
+              .key_count = 1, .value_floats = 4, .keys = (const uint8_t *)&k,
+              .pos = (const uint8_t *)&pos, .values = (const uint8_t *)zeros};
+  m.seq = ps_node_next_seq(harness_node(h, 0), 2);
+  long len = ps_msg_encode(&m, buf, sizeof buf);
+  CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)len, 0), PS_ERR_PROTOCOL);
+  CU_ASSERT_FALSE(ps_worker_done(w, t));
+  CU_ASSERT_TRUE(harness_wait(h, w, t));
+  CU_ASSERT_EQUAL(harness_recv_errors(h), 0);
+  CU_ASSERT_DOUBLE_EQUAL(owned_total(h, 3), 4.0, 1e-9);
+  harness_free(h);
+}
+
 /* A DELTA for a key the node holds no copy of is refused: it adds nowhere
  * (it used to be passed on to the owner as a push). */
 static void test_delta_without_copy_refused(void) {
@@ -627,4 +658,5 @@ PSLAB_SUITE("core", {"local access sends nothing", test_local_access_sends_nothi
             {"an operation forwarded too often is dropped",
              test_operation_forwarded_too_often_is_dropped},
             {"a reply only for what waits", test_reply_only_for_what_waits},
+            {"a reply of the other kind is refused", test_reply_of_other_kind_refused},
             {"a delta without a copy is refused", test_delta_without_copy_refused})
