@@ -31,6 +31,7 @@ static cJSON *run_sim(const exp_backend_job *job, char *err, size_t errlen) {
                     .policy = job->policy, .consistency = job->consistency,
                     .stages = job->stages, .base_dir = job->base_dir, .seed = job->seed,
                     .trace_path = job->trace_path,
+                    .memory_limit = job->memory_limit,
                     .progress = job->progress,
                     .progress_ctx = job->progress_ctx};
   return sim_run(&a, err, errlen);
@@ -51,6 +52,7 @@ static cJSON *run_real(const exp_backend_job *job, char *err, size_t errlen) {
                      .consistency = job->consistency, .stages = job->stages,
                      .base_dir = job->base_dir, .seed = job->seed,
                      .run = job->run, .trace_path = job->trace_path,
+                     .memory_limit = job->memory_limit,
                      .progress = job->progress,
                      .progress_ctx = job->progress_ctx};
   if (!job->node) return real_run_local(&a, err, errlen);

@@ -347,6 +347,8 @@ typedef struct {
   /* Record the run's trace: each worker writes "<trace_path>.part<rank>"
    * (the runner merges them into trace_path); NULL: none. */
   const char *trace_path;
+  /* Bytes of memory the run may use (0: no check, --force). */
+  uint64_t memory_limit;
 } exp_backend_job;
 
 /* The stage scheduler (scheduler.c): whether a "stages" list has a stage
@@ -414,6 +416,10 @@ typedef struct {
    * every rank must be given it and see DIR (each reads which runs to skip;
    * rank 0 alone writes). */
   bool resume;
+  /* --force: no memory check; otherwise each run is refused before it
+   * starts when its estimate exceeds the machine's available memory
+   * (MemAvailable in /proc/meminfo, read as the run starts). */
+  bool force;
   /* --metrics (exp_metrics_parse), or NULL: the table's columns, and more
    * columns of summary.csv. */
   const char *const *metrics;

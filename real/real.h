@@ -221,6 +221,11 @@ typedef struct {
    * "<trace_path>.part<rank>" (run_args), on its node's file system; the
    * caller merges them. */
   const char *trace_path;
+  /* Bytes of memory the node's machine has for the run (0: no check): a
+   * run estimated to need more is refused before it starts. real_run_local
+   * counts every node (they share this machine), real_run_node its own. */
+  uint64_t memory_limit;
+  bool memory_all_nodes;
   /* real_run_node only (real_run_local sets them for its nodes): */
   uint32_t rank;
   const char *coordinator;       /* NULL: cluster->coordinator */

@@ -112,6 +112,12 @@ static int configure(node_run *s) {
                 .consistency = a->consistency, .stages = a->stages, .nodes = a->nodes,
                  .workers_per_node = a->workers_per_node, .seed = a->seed,
                  .base_dir = a->base_dir, .trace_path = a->trace_path};
+  /* A node process (its ZeroMQ context, threads and buffers) and a worker
+   * thread, roughly. */
+  ra.memory.limit = a->memory_limit;
+  ra.memory.nodes_here = a->memory_all_nodes ? 0 : 1;
+  ra.memory.per_node = 16 << 20;
+  ra.memory.per_worker = 1 << 20;
   s->setup = run_setup_new(&ra, s->err, s->errlen);
   return s->setup ? 0 : -1;
 }

@@ -47,6 +47,13 @@ struct cJSON;
 
 /* ---------------------------------------------------------------- setup */
 
+/* What a run may use of its machine's memory (run_args.memory). */
+typedef struct {
+  uint64_t limit;                /* bytes available (0: no check) */
+  uint32_t nodes_here;           /* nodes of the run in this memory (0: all) */
+  uint64_t per_node, per_worker; /* the backend's own bytes for each */
+} run_memory;
+
 /* What a run is made of, as the spec gives it. */
 typedef struct {
   const struct cJSON *workload; /* the spec's "workload" object */
@@ -63,6 +70,11 @@ typedef struct {
    * renamed once the worker is done; whoever runs the run merges the parts
    * (wl_trace_merge). Borrowed: must outlive the setup. */
   const char *trace_path;
+  /* What the run may use of its machine's memory: run_setup_new estimates
+   * the run's memory (run/memory.c) once the workload and layout are known
+   * and refuses a run that needs more than `limit`, naming the fields that
+   * make it large (limit 0: no check, as --force asks). */
+  run_memory memory;
 } run_args;
 
 typedef struct run_setup run_setup;

@@ -55,6 +55,11 @@ run_setup *run_setup_new(const run_args *a, char *err, size_t errlen) {
   s->layout.partition = s->settings.partition;
   if (ps_layout_check(&s->layout) != PS_OK)
     return fail(s, err, errlen, "workload: invalid key tables");
+  uint64_t keys = ps_layout_num_keys(&s->layout);
+  if (s->settings.hot_keys > keys) s->settings.hot_keys = (uint32_t)keys; /* no more exist */
+  char mem_err[768];
+  if (run_memory_check(s, mem_err, sizeof mem_err) != 0)
+    return fail(s, err, errlen, "%s", mem_err);
   if (s->settings.hot_keys) { /* the policy treats the hottest keys apart */
     if (!(s->hot = malloc(s->settings.hot_keys * sizeof *s->hot)))
       return fail(s, err, errlen, "run: out of memory for %u hot keys",

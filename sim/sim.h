@@ -97,6 +97,9 @@ typedef struct {
   /* Record a trace (NULL: none): every worker writes its part,
    * "<trace_path>.part<rank>" (run_args); the caller merges them. */
   const char *trace_path;
+  /* Bytes of memory the run may use (0: no check): a run estimated to need
+   * more is refused before it starts (run_args.memory). */
+  uint64_t memory_limit;
   /* Called now and then with simulated time and progress in [0,1]; may be NULL. */
   void (*progress)(void *ctx, double sim_time_s, double fraction);
   void *progress_ctx;

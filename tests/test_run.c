@@ -365,6 +365,45 @@ static void test_setup_errors_name_the_object(void) {
   cJSON_Delete(bad_pol);
 }
 
+/* A run whose memory estimate exceeds the limit is refused before anything
+ * large is made, naming the field that makes it large; without a limit
+ * (--force) the same setup is made, and hot_keys beyond the workload's keys
+ * is capped at them (it used to allocate all it asked for). */
+static void test_setup_refuses_what_memory_cannot_hold(void) {
+  cJSON *wl = parse("{\"type\": \"zipf\", \"keys\": 100000, \"value_length\": 100,"
+                    " \"steps_per_worker\": 10}");
+  cJSON *stat = parse("{\"type\": \"static\"}");
+  cJSON *repl = parse("{\"type\": \"replicate\", \"hot_keys\": 100000000}");
+  char err[768];
+  run_args a = {.workload = wl, .policy = stat, .nodes = 100000, .workers_per_node = 1};
+  a.memory.limit = 1ull << 30;
+  CU_ASSERT_PTR_NULL(run_setup_new(&a, err, sizeof err));
+  CU_ASSERT_TRUE(unit_contains(err, "cluster.nodes 100000"));
+  CU_ASSERT_TRUE(unit_contains(err, "--force"));
+  CU_ASSERT_FALSE(unit_contains(err, "policy.hot_keys"));
+  a.nodes = 64; /* 64 replicas of 100,000 keys of 400 bytes: about 5.6 GiB */
+  a.policy = repl;
+  CU_ASSERT_PTR_NULL(run_setup_new(&a, err, sizeof err));
+  CU_ASSERT_TRUE(unit_contains(err, "policy.hot_keys: 100000 replicas on each of 64 nodes"));
+  CU_ASSERT_FALSE(unit_contains(err, "cluster.nodes 64"));
+  a.memory.nodes_here = 1; /* one node's process: 90 MiB */
+  run_setup *s = run_setup_new(&a, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL(s);
+  run_setup_free(s);
+  a.memory.limit = 0;
+  a.memory.nodes_here = 0;
+  s = run_setup_new(&a, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  ps_node_config cfg;
+  run_node_config(s, 0, &cfg);
+  CU_ASSERT_EQUAL(cfg.settings.hot_keys, 100000); /* asked 1e8: capped at the keys */
+  CU_ASSERT_TRUE(cfg.num_hot_keys > 0 && cfg.num_hot_keys <= 100000);
+  run_setup_free(s);
+  cJSON_Delete(wl);
+  cJSON_Delete(stat);
+  cJSON_Delete(repl);
+}
+
 static void test_worker_seed_contract(void) {
   /* The golden results rest on this formula: changing it changes every
    * sampled run. */
@@ -466,5 +505,7 @@ PSLAB_SUITE("run",
             {"report text round trip is exact", test_report_text_round_trip},
             {"report decoder refuses bad text", test_report_decode_refuses_bad_text},
             {"setup errors name the object", test_setup_errors_name_the_object},
+            {"setup refuses what memory cannot hold",
+             test_setup_refuses_what_memory_cannot_hold},
             {"worker seed contract", test_worker_seed_contract},
             {"a run on the in-memory harness", test_run_on_the_harness})
