@@ -250,6 +250,10 @@ static char *node_report(node_run *s) {
 /* End barrier, quiescence, metrics, shutdown: every node, in step. */
 static cJSON *finish_run(node_run *s) {
   real_node *n = s->node;
+  /* No deadline: a peer whose workers are slower may take as long as they
+   * need. A peer that dies or falls silent still ends the wait: its
+   * frames stop and the receiver fails the node within timeout_s
+   * (real/receiver.c). */
   if (real_node_barrier(n, "the end of the run", INFINITY) != PS_OK) return NULL;
   reduce_ctx r = {.time_s = real_node_now(n), .quality = run_setup_quality(s->setup)};
   real_node_stop_timers(n);
