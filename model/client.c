@@ -82,21 +82,19 @@ static long wait_index(const ticket_slot *t, uint32_t pos) {
   return lo < t->n_wait && t->wait_pos[lo] == pos ? (long)lo : -1;
 }
 
-int ticket_take_reply(ps_worker *w, const ps_msg *m) {
+uint32_t ticket_take_reply(ps_worker *w, const ps_msg *m, uint8_t *took) {
   pthread_mutex_lock(&w->lock);
   ticket_slot *t = ticket_find(w, m->request);
-  int rc = t && t->wait_type == m->type ? PS_OK : PS_ERR_PROTOCOL; /* a pull's reply to a pull */
-  for (uint32_t i = 0; rc == PS_OK && i < m->key_count; i++) {
-    long at = wait_index(t, ps_msg_pos(m, i));
-    if (at < 0 || t->answered[at] || t->wait_keys[at] != ps_msg_key(m, i)) rc = PS_ERR_PROTOCOL;
-    else t->answered[at] = 2; /* taken by this reply, so far */
-  }
-  for (uint32_t i = 0; t && i < m->key_count; i++) { /* all, or none */
-    long at = wait_index(t, ps_msg_pos(m, i));
-    if (at >= 0 && t->answered[at] == 2) t->answered[at] = rc == PS_OK;
+  bool kind = t && t->wait_type == m->type; /* a pull's reply to a pull */
+  uint32_t taken = 0;
+  for (uint32_t i = 0; i < m->key_count; i++) {
+    long at = kind ? wait_index(t, ps_msg_pos(m, i)) : -1;
+    took[i] = at >= 0 && !t->answered[at] && t->wait_keys[at] == ps_msg_key(m, i);
+    if (took[i]) t->answered[at] = 1;
+    taken += took[i];
   }
   pthread_mutex_unlock(&w->lock);
-  return rc;
+  return taken;
 }
 
 bool ticket_stamp(ps_worker *w, ps_ticket id, int64_t *stamp, uint64_t *issue_seq) {

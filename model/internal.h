@@ -229,10 +229,13 @@ int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
 int ticket_expect(ps_worker *w, ps_ticket id, uint8_t reply, const ps_key *keys,
                   const uint32_t *idx,
                   size_t n);
-/* Takes the keys of reply m (PULL_REPLY or WRITE_ACK) for its ticket: every
- * one must be awaited and not answered yet, or nothing is taken and the
- * reply refused (PS_ERR_PROTOCOL). */
-int ticket_take_reply(ps_worker *w, const ps_msg *m);
+/* Takes, of the keys of reply m (PULL_REPLY or WRITE_ACK), those its
+ * ticket waits for at their positions and has no answer for yet, each once:
+ * took[i] (m->key_count of them) says which. Returns how many were taken.
+ * Key by key, not all or none: a reply carries every key one node answers
+ * for one request, so a stray key a forged request slipped in beside a
+ * real one must not cost the real one its answer. */
+uint32_t ticket_take_reply(ps_worker *w, const ps_msg *m, uint8_t *took);
 /* A bounded pull's stamp and write count (false: no such ticket). */
 bool ticket_stamp(ps_worker *w, ps_ticket id, int64_t *stamp, uint64_t *issue_seq);
 int ticket_open(ps_worker *w, uint64_t keys, float *out, size_t out_len,

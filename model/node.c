@@ -473,13 +473,29 @@ static int handle_request(call_ctx *c, const ps_msg *m) {
   return msg_each_key(c, m, serve_request_key);
 }
 
+static int reply_taken(call_ctx *c, ps_worker *w, const ps_msg *m, uint8_t *took);
+
 /* PULL_REPLY and WRITE_ACK, for a ticket of one of this node's workers. */
 static int handle_reply(call_ctx *c, const ps_msg *m) {
   ps_node *n = c->node;
   if (m->origin != n->id || m->worker >= n->num_workers) return PS_ERR_PEER;
   ps_worker *w = &n->workers[m->worker];
-  int rc0 = ticket_take_reply(w, m); /* only what is awaited, each once */
-  if (rc0 != PS_OK) return rc0;
+  uint8_t took_small[64];
+  uint8_t *took = m->key_count <= 64 ? took_small : malloc(m->key_count);
+  if (!took) return PS_ERR_NOMEM;
+  int rc = reply_taken(c, w, m, took);
+  if (took != took_small) free(took);
+  return rc;
+}
+
+/* handle_reply's keys that took a waiting place (took[i]): the rest are
+ * refused, the message then counted as bad, without holding the others
+ * back. */
+static int reply_taken(call_ctx *c, ps_worker *w, const ps_msg *m, uint8_t *took) {
+  ps_node *n = c->node;
+  uint32_t taken = ticket_take_reply(w, m, took); /* only what is awaited, each once */
+  int refused = taken < m->key_count ? PS_ERR_PROTOCOL : PS_OK;
+  if (!taken) return refused;
   int64_t stamp = -1;
   uint64_t issue_seq = 0;
   if (n->has_clock && !ticket_stamp(w, m->request, &stamp, &issue_seq)) return PS_ERR_PROTOCOL;
@@ -488,7 +504,7 @@ static int handle_reply(call_ctx *c, const ps_msg *m) {
     for (uint32_t i = 0; i < m->key_count; i++) {
       ps_key k = ps_msg_key(m, i);
       uint32_t len = ps_layout_value_len(&n->layout, k);
-      if (m->type == PS_MSG_WRITE_ACK || stamp >= 0) {
+      if (took[i] && (m->type == PS_MSG_WRITE_ACK || stamp >= 0)) {
         store_stripe *st;
         key_entry *e = node_lock_entry(n, k, &st);
         if (!e) return PS_ERR_NOMEM;
@@ -504,6 +520,10 @@ static int handle_reply(call_ctx *c, const ps_msg *m) {
     uint32_t offset = 0;
     for (uint32_t i = 0; i < m->key_count; i++) {
       uint32_t len = ps_layout_value_len(&n->layout, ps_msg_key(m, i));
+      if (!took[i]) {
+        offset += len;
+        continue;
+      }
       float tmp[256];
       float *vals = len <= 256 ? tmp : malloc((size_t)len * sizeof *vals);
       if (!vals) return PS_ERR_NOMEM;
@@ -514,7 +534,8 @@ static int handle_reply(call_ctx *c, const ps_msg *m) {
       offset += len;
     }
   }
-  return ticket_progress(w, c, m->request, m->key_count, NULL, 0, 0, false);
+  int rc = ticket_progress(w, c, m->request, taken, NULL, 0, 0, false);
+  return rc != PS_OK ? rc : refused;
 }
 
 /* Takes number seq on src's channel: exactly the next one. A number at or
