@@ -32,6 +32,9 @@ struct run_totals {
   ps_node_stats nodes; /* summed with ps_node_stats_add */
   double owned_sum;
   uint64_t in_transfer, dropped;
+  uint32_t throttling; /* nodes with the real backend's straggler emulation */
+  uint64_t throttled;
+  double throttle_s;
   double *epochs;      /* per epoch: its duration (slowest worker) */
   double *epoch_ends;  /* per epoch: its end, from the run's start */
   size_t n_epochs;
@@ -189,6 +192,9 @@ static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
     t->owned_sum += node->owned_sum;
     t->in_transfer += node->in_transfer;
     t->dropped += node->dropped;
+    t->throttling += node->throttling;
+    t->throttled += node->throttled;
+    t->throttle_s += node->throttle_s;
   }
   for (int g = 0; g < PS_CLOCK_BUCKETS; g++)
     t->stale_hist[g] = (double)t->nodes.bounded_staleness_hist[g];
@@ -248,6 +254,8 @@ SCALAR_IF(v_samples, t->samplers, (double)t->samples)
 SCALAR_IF(v_sample_tv, t->samplers, t->tv_sum / t->samplers)
 SCALAR_IF(v_sample_reuse, t->samplers, t->reuse_sum / t->samplers)
 SCALAR_IF(v_bad_messages, t->dropped, (double)t->dropped)
+SCALAR_IF(v_throttled, t->throttling, (double)t->throttled)
+SCALAR_IF(v_throttle_s, t->throttling, t->throttle_s)
 SCALAR_IF(v_duplicates, t->nodes.duplicates, (double)t->nodes.duplicates)
 SCALAR_IF(v_out_of_sequence, t->nodes.out_of_sequence, (double)t->nodes.out_of_sequence)
 SCALAR_IF(v_hop_drops, t->nodes.hop_drops, (double)t->nodes.hop_drops)
@@ -419,6 +427,15 @@ static const run_metric table[] = {
      "that is not a node of the run (each is logged).",
      "on the real backend, when some were dropped", RUN_COMBINE_SUM, false, SUMMARY,
      v_bad_messages, NULL, NULL},
+    {"throttled_messages", "", "throttled messages",
+     "Data messages the real backend's straggler emulation delayed: handled by a slowed "
+     "server, or sent or received over a slowed link, inside a phase (summed over nodes).",
+     "on the real backend, with cluster.stragglers", MEAN, false, 0, v_throttled, NULL, NULL},
+    {"throttle_s", "s", "throttle time",
+     "Time the real backend's straggler emulation added, summed over nodes and threads: its "
+     "sleeps (slowed servers and links) and the stretch of slowed workers' compute.",
+     "on the real backend, with cluster.stragglers", MEAN, false, 0, v_throttle_s, NULL,
+     NULL},
     {"loss", "", "training loss",
      "The last epoch's training loss, per example (the task's own loss: squared error "
      "for mf, logistic loss of positives and negatives for kge and w2v).", WITH_MATH,
