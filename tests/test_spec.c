@@ -655,6 +655,30 @@ static const cJSON *config_at(const exp_spec *s, size_t run, const char *path) {
   return exp_path_get(exp_spec_runs(s)->runs[run].config, path);
 }
 
+/* A sweep over stragglers' phases: each run's config (what runs.jsonl
+ * records) holds its phases as given, and --set reaches inside them. */
+static void test_straggler_phases_in_run_configs(void) {
+  const char *sets[] = {"cluster.stragglers.0.phases.1.bandwidth_factor=0.125"};
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = parse_sets("{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 1, "
+                           "'phases': [{'from_s': 0.05, 'until_s': 0.2, 'speed_factor': 0.25}, "
+                           "{'from_s': 0.3, 'bandwidth_factor': 0.5}]}]}, " GOOD_REST ", "
+                           "'sweep': {'cluster.stragglers.0.phases.0.speed_factor': [0.5, 0.125]}}",
+                           sets, 1, &e);
+  print_errors(&e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_EQUAL_FATAL(exp_spec_runs(s)->count, 2);
+  CU_ASSERT_EQUAL(config_at(s, 1, "cluster.stragglers.0.phases.0.speed_factor")->valuedouble,
+                  0.125);
+  CU_ASSERT_EQUAL(config_at(s, 0, "cluster.stragglers.0.phases.0.until_s")->valuedouble, 0.2);
+  CU_ASSERT_EQUAL(config_at(s, 0, "cluster.stragglers.0.phases.1.from_s")->valuedouble, 0.3);
+  CU_ASSERT_EQUAL(config_at(s, 1, "cluster.stragglers.0.phases.1.bandwidth_factor")->valuedouble,
+                  0.125);
+  exp_spec_free(s);
+  exp_errors_free(&e);
+}
+
 static void test_set_overrides_before_validation(void) {
   const char *sets[] = {
       "cluster.nodes=16",                     /* number (the spec's -1 is never seen) */
@@ -807,6 +831,7 @@ PSLAB_SUITE("spec", {"profile_is_included_under_the_spec", test_profile_is_inclu
             {"cluster defaults come from sim", test_cluster_defaults_come_from_sim},
             {"cluster fields of the real backend", test_cluster_real_fields},
             {"cluster stragglers' phases", test_cluster_parses_straggler_phases},
+            {"stragglers' phases in every run's config", test_straggler_phases_in_run_configs},
             {"platform file next to the spec", test_platform_file_is_found_next_to_the_spec},
             {"--set overrides before validation", test_set_overrides_before_validation},
             {"--set under a sweep key warns", test_set_under_a_sweep_key_warns},
