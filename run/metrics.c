@@ -350,7 +350,7 @@ static bool v_stages(const run_totals *t, cJSON *list) {
 #define MAX RUN_COMBINE_MAX
 #define REPLICAS "with replicas (some read was served by a replica)"
 #define SAMPLING "when the workload samples"
-#define WITH_MATH "with real math (mf, kge, w2v)"
+#define WITH_MATH "with real math (mf, kge, w2v, dnn)"
 #define WITH_QUALITY "with real math and held-out data"
 #define BOUNDED "with bounded consistency (bsp, ssp, essp, sparse)"
 #define COPIES "with bounded consistency, when a read was served by a copy (cache or replica)"
@@ -438,15 +438,17 @@ static const run_metric table[] = {
      NULL},
     {"loss", "", "training loss",
      "The last epoch's training loss, per example (the task's own loss: squared error "
-     "for mf, logistic loss of positives and negatives for kge and w2v).", WITH_MATH,
+     "for mf, logistic loss of positives and negatives for kge and w2v, squared error "
+     "averaged over the outputs for dnn).", WITH_MATH,
      MEAN, false, BOTH, v_loss, NULL, NULL},
     {"epoch_loss", "", "training loss",
      "One value per epoch: the epoch's training loss summed over every worker's examples, "
      "per example.", WITH_MATH, MEAN, true, 0, NULL, v_epoch_loss, NULL},
     {"quality", "", "quality",
      "The last epoch's held-out quality: RMSE (mf, lower is better), filtered MRR or "
-     "Hits@10 (kge), Spearman's rho or analogy accuracy (w2v), as `workload.quality` or "
-     "the workload's default says.", WITH_QUALITY, MEAN, false, BOTH, v_quality, NULL, NULL},
+     "Hits@10 (kge), Spearman's rho or analogy accuracy (w2v), MSE (dnn, lower is better), "
+     "as `workload.quality` or the workload's default says.", WITH_QUALITY, MEAN, false, BOTH,
+     v_quality, NULL, NULL},
     {"epoch_quality", "", "quality",
      "One value per epoch: the held-out quality after the epoch, every worker evaluating "
      "its share of the held-out data at its own epoch's end.", WITH_QUALITY, MEAN, true, 0,
