@@ -39,10 +39,13 @@ static cJSON *run_sim(const exp_backend_job *job, char *err, size_t errlen) {
 
 /* ----------------------------------------------------------------- real */
 
+/* stragglers: emulated (real/throttle.c), their bandwidth factors slowing
+ * the simulated link's bandwidth, network.bandwidth. */
 static const char *const real_keys[] = {"nodes",       "workers_per_node", "host_speed",
                                         "profile",     "bind",             "coordinator",
                                         "base_port",   "timeout_s",        "compute",
-                                        "auth",        "key_file",         NULL};
+                                        "auth",        "key_file",         "stragglers",
+                                        "network.bandwidth",               NULL};
 
 static cJSON *run_real(const exp_backend_job *job, char *err, size_t errlen) {
   const exp_cluster *c = job->cluster;
@@ -90,5 +93,13 @@ const exp_backend *exp_backend_find(const exp_backend *table, size_t count, cons
 bool exp_backend_reads(const exp_backend *b, const char *cluster_key) {
   for (size_t i = 0; b->cluster_keys[i]; i++)
     if (strcmp(b->cluster_keys[i], cluster_key) == 0) return true;
+  return false;
+}
+
+bool exp_backend_reads_within(const exp_backend *b, const char *cluster_key) {
+  size_t len = strlen(cluster_key);
+  for (size_t i = 0; b->cluster_keys[i]; i++)
+    if (strncmp(b->cluster_keys[i], cluster_key, len) == 0 && b->cluster_keys[i][len] == '.')
+      return true;
   return false;
 }

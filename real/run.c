@@ -8,7 +8,8 @@
  * node (rendezvous, start barrier); run one thread per worker through the
  * shared worker loop (run_worker_drive) with a driver env whose wait blocks
  * on the node and whose compute spins (or sleeps) flops / host_speed
- * seconds; when the node's workers are done, ps_node_finish (replicas hand
+ * seconds (stretched by a straggler's phases: throttle.c); when the node's
+ * workers are done, ps_node_finish (replicas hand
  * on their deltas); then, on every node: the end barrier (no deadline:
  * peers may still be working; a dead one is detected anyway), timers off,
  * quiescence, every node's report gathered to rank 0 and reduced there by
@@ -75,7 +76,7 @@ static void drv_compute(void *ctx, double flops, bool math_done) {
   const real_run_args *a = nw->run->a;
   if (math_done) return; /* the step's real math took its own time */
   if (!(flops > 0) || !(a->host_speed > 0)) return;
-  double s = flops / a->host_speed;
+  double s = real_throttle_compute(nw->run->node, flops / a->host_speed);
   if (a->cluster->compute == REAL_COMPUTE_SLEEP) {
     struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
     while (nanosleep(&ts, &ts) != 0) continue;
@@ -242,6 +243,9 @@ static char *node_report(node_run *s) {
   for (uint32_t i = 0; ok && i < s->a->workers_per_node; i++)
     ok = run_report_worker(&rep, &s->workers[i].rw) == PS_OK;
   rep.dropped = atomic_load(&n->dropped) + atomic_load(&n->stray);
+  rep.throttling = n->slow != NULL;
+  rep.throttled = atomic_load(&n->throttled);
+  rep.throttle_s = 1e-9 * (double)atomic_load(&n->throttle_ns);
   char *text = ok ? run_report_encode(&rep) : NULL;
   run_report_free(&rep);
   return text;

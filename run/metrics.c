@@ -32,6 +32,9 @@ struct run_totals {
   ps_node_stats nodes; /* summed with ps_node_stats_add */
   double owned_sum;
   uint64_t in_transfer, dropped;
+  uint32_t throttling; /* nodes with the real backend's straggler emulation */
+  uint64_t throttled;
+  double throttle_s;
   double *epochs;      /* per epoch: its duration (slowest worker) */
   double *epoch_ends;  /* per epoch: its end, from the run's start */
   size_t n_epochs;
@@ -189,6 +192,9 @@ static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
     t->owned_sum += node->owned_sum;
     t->in_transfer += node->in_transfer;
     t->dropped += node->dropped;
+    t->throttling += node->throttling;
+    t->throttled += node->throttled;
+    t->throttle_s += node->throttle_s;
   }
   for (int g = 0; g < PS_CLOCK_BUCKETS; g++)
     t->stale_hist[g] = (double)t->nodes.bounded_staleness_hist[g];
@@ -248,6 +254,8 @@ SCALAR_IF(v_samples, t->samplers, (double)t->samples)
 SCALAR_IF(v_sample_tv, t->samplers, t->tv_sum / t->samplers)
 SCALAR_IF(v_sample_reuse, t->samplers, t->reuse_sum / t->samplers)
 SCALAR_IF(v_bad_messages, t->dropped, (double)t->dropped)
+SCALAR_IF(v_throttled, t->throttling, (double)t->throttled)
+SCALAR_IF(v_throttle_s, t->throttling, t->throttle_s)
 SCALAR_IF(v_duplicates, t->nodes.duplicates, (double)t->nodes.duplicates)
 SCALAR_IF(v_out_of_sequence, t->nodes.out_of_sequence, (double)t->nodes.out_of_sequence)
 SCALAR_IF(v_hop_drops, t->nodes.hop_drops, (double)t->nodes.hop_drops)
@@ -343,7 +351,7 @@ static bool v_stages(const run_totals *t, cJSON *list) {
 #define MAX RUN_COMBINE_MAX
 #define REPLICAS "with replicas (some read was served by a replica)"
 #define SAMPLING "when the workload samples"
-#define WITH_MATH "with real math (mf, kge, w2v)"
+#define WITH_MATH "with real math (mf, kge, w2v, dnn)"
 #define WITH_QUALITY "with real math and held-out data"
 #define BOUNDED "with bounded consistency (bsp, ssp, essp, sparse)"
 #define COPIES "with bounded consistency, when a read was served by a copy (cache or replica)"
@@ -420,17 +428,28 @@ static const run_metric table[] = {
      "that is not a node of the run (each is logged).",
      "on the real backend, when some were dropped", RUN_COMBINE_SUM, false, SUMMARY,
      v_bad_messages, NULL, NULL},
+    {"throttled_messages", "", "throttled messages",
+     "Data messages the real backend's straggler emulation delayed: handled by a slowed "
+     "server, or sent or received over a slowed link, inside a phase (summed over nodes).",
+     "on the real backend, with cluster.stragglers", MEAN, false, 0, v_throttled, NULL, NULL},
+    {"throttle_s", "s", "throttle time",
+     "Time the real backend's straggler emulation added, summed over nodes and threads: its "
+     "sleeps (slowed servers and links) and the stretch of slowed workers' compute.",
+     "on the real backend, with cluster.stragglers", MEAN, false, 0, v_throttle_s, NULL,
+     NULL},
     {"loss", "", "training loss",
      "The last epoch's training loss, per example (the task's own loss: squared error "
-     "for mf, logistic loss of positives and negatives for kge and w2v).", WITH_MATH,
+     "for mf, logistic loss of positives and negatives for kge and w2v, squared error "
+     "averaged over the outputs for dnn).", WITH_MATH,
      MEAN, false, BOTH, v_loss, NULL, NULL},
     {"epoch_loss", "", "training loss",
      "One value per epoch: the epoch's training loss summed over every worker's examples, "
      "per example.", WITH_MATH, MEAN, true, 0, NULL, v_epoch_loss, NULL},
     {"quality", "", "quality",
      "The last epoch's held-out quality: RMSE (mf, lower is better), filtered MRR or "
-     "Hits@10 (kge), Spearman's rho or analogy accuracy (w2v), as `workload.quality` or "
-     "the workload's default says.", WITH_QUALITY, MEAN, false, BOTH, v_quality, NULL, NULL},
+     "Hits@10 (kge), Spearman's rho or analogy accuracy (w2v), MSE (dnn, lower is better), "
+     "as `workload.quality` or the workload's default says.", WITH_QUALITY, MEAN, false, BOTH,
+     v_quality, NULL, NULL},
     {"epoch_quality", "", "quality",
      "One value per epoch: the held-out quality after the epoch, every worker evaluating "
      "its share of the held-out data at its own epoch's end.", WITH_QUALITY, MEAN, true, 0,

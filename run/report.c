@@ -178,6 +178,9 @@ char *run_report_encode(const run_node_report *r) {
   if (!ok) cJSON_Delete(stats);
   ok = ok && put(o, "owned_sum", r->owned_sum) && put(o, "in_transfer", (double)r->in_transfer) &&
        put(o, "dropped", (double)r->dropped);
+  cJSON *throttle = ok && r->throttling ? cJSON_AddArrayToObject(o, "throttle") : NULL;
+  if (ok && r->throttling) /* [messages, seconds], a straggler's only */
+    ok = throttle && append(throttle, (double)r->throttled) && append(throttle, r->throttle_s);
   cJSON *workers = ok ? cJSON_AddArrayToObject(o, "workers") : NULL;
   for (uint32_t i = 0; workers && i < r->n_workers; i++) {
     cJSON *w = worker_to_json(&r->workers[i]);
@@ -341,6 +344,22 @@ static void worker_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
   }
 }
 
+/* "throttle": [messages, seconds], on a straggler's report only. */
+static void throttle_from_json(reader *rd, const cJSON *o, run_node_report *r) {
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(o, "throttle");
+  if (!list) return;
+  const cJSON *m = cJSON_GetArrayItem(list, 0), *s = cJSON_GetArrayItem(list, 1);
+  if (cJSON_IsArray(list) && cJSON_GetArraySize(list) == 2 && cJSON_IsNumber(m) &&
+      cJSON_IsNumber(s) && m->valuedouble >= 0 && s->valuedouble >= 0) {
+    r->throttling = true;
+    r->throttled = (uint64_t)m->valuedouble;
+    r->throttle_s = s->valuedouble;
+    return;
+  }
+  if (!rd->bad) snprintf(rd->err, rd->errlen, "report.throttle: expected 2 numbers >= 0");
+  rd->bad = true;
+}
+
 int run_report_decode(const char *text, size_t len, run_node_report *r, char *err,
                       size_t errlen) {
   reader rd = {err, errlen, false};
@@ -357,6 +376,7 @@ int run_report_decode(const char *text, size_t len, run_node_report *r, char *er
   r->owned_sum = num(&rd, o, "report", "owned_sum");
   r->in_transfer = count(&rd, o, "report", "in_transfer");
   r->dropped = count(&rd, o, "report", "dropped");
+  throttle_from_json(&rd, o, r);
   r->n_workers = (uint32_t)cJSON_GetArraySize(workers);
   r->workers = calloc(r->n_workers ? r->n_workers : 1, sizeof *r->workers);
   if (!r->workers && !rd.bad) snprintf(err, errlen, "out of memory");

@@ -13,17 +13,30 @@
 #ifndef PSLAB_SIM_SIM_H
 #define PSLAB_SIM_SIM_H
 
+#include "run/run.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
 struct cJSON;
 
 /* A slow node. With placement (sim_machines) the factors apply to the node's
- * machine, and a machine has at most one straggler among its nodes. */
+ * machine, and a machine has at most one straggler among its nodes.
+ *
+ * Without phases (n_phases 0) it is slow for the whole run: its host's speed
+ * and its link's bandwidth are those of the platform, times the factors
+ * (the server's handling costs, a sleep of a core of its own without
+ * placement, are not slowed). With phases (run/run.h: sorted, disjoint;
+ * speed_factor and bandwidth_factor then 1) it is slow only in them: an
+ * actor changes the host's speed (a pstate per phase) and the link's
+ * bandwidth at each boundary, and its server's handling costs stretch with
+ * the speed (run_phase_stretch) as the real backend's throttle does. */
 typedef struct {
   uint32_t node;
   double speed_factor;     /* host speed multiplied by this (0 < f) */
   double bandwidth_factor; /* the node's link bandwidth multiplied by this */
+  const run_phase *phases; /* borrowed; NULL for a straggler of the whole run */
+  size_t n_phases;
 } sim_straggler;
 
 /* What the simulated servers and workers pay besides the network and flops:
