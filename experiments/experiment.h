@@ -103,6 +103,7 @@ typedef struct {
   uint32_t *place;     /* machines.place */
   char *platform_file; /* resolved against the spec's directory */
   char **hosts;
+  ps_scale_step *scale; /* cluster.scale */
 } exp_cluster;
 
 /* In a cluster profile (`pslab calibrate`), the object that says how it was

@@ -340,9 +340,10 @@ int check_op_keys(const ps_node *n, const ps_key *keys, size_t count) {
 
 int localize_keys(ps_node *node, uint32_t worker, ps_ticket id, const ps_key *keys,
                   size_t count, double now, uint64_t *here) {
+  *here = 0;
+  if (!ps_layout_is_server(&node->layout, node->id)) return PS_ERR_INVAL; /* no store */
   call_ctx c;
   ctx_init(&c, node, now);
-  *here = 0;
   for (size_t i = 0; i < count; i++) {
     pending_op waiter = {.type = PS_MSG_LOCALIZE, .origin = node->id, .worker = worker,
                          .request = id};

@@ -48,7 +48,7 @@ static const char *const type_names[PS_MSG_TYPE_END] = {
     [PS_MSG_SYNC] = "SYNC",           [PS_MSG_SYNC_REPLY] = "SYNC_REPLY",
     [PS_MSG_DELTA] = "DELTA",         [PS_MSG_INTENT] = "INTENT",
     [PS_MSG_INTENT_REPLY] = "INTENT_REPLY", [PS_MSG_CLOCK] = "CLOCK",
-    [PS_MSG_REFRESH] = "REFRESH",
+    [PS_MSG_REFRESH] = "REFRESH",     [PS_MSG_MOVE] = "MOVE",
 };
 
 const char *ps_msg_type_name(int type) {

@@ -357,6 +357,8 @@ void handover(call_ctx *c, key_entry **e, store_stripe *st, ps_key k,
 /* Start receiving k here for a local localize; queues a waiter. */
 void localize_key(call_ctx *c, key_entry *e, ps_key k, const pending_op *waiter);
 int handle_localize(call_ctx *c, const ps_msg *m);
+/* Moves (move.c): a MOVE asks this server to localize its keys. */
+int handle_move(call_ctx *c, const ps_msg *m);
 int handle_handover(call_ctx *c, const ps_msg *m);
 int handle_transfer(call_ctx *c, const ps_msg *m);
 

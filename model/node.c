@@ -24,6 +24,7 @@ void ps_policy_settings_default(ps_policy_settings *s) {
   s->lookahead = 0;
   s->hot_keys = 0;
   s->owner_replicas = false;
+  s->keys_at_workers = false;
 }
 
 void ps_node_config_default(ps_node_config *c) {
@@ -37,6 +38,7 @@ void ps_node_config_default(ps_node_config *c) {
 /* ----------------------------------------------------------- lifecycle */
 
 static int workers_init(ps_node *n, uint32_t count) {
+  if (count == 0) return PS_OK; /* a server-only node */
   n->workers = calloc(count, sizeof *n->workers);
   if (!n->workers) return PS_ERR_NOMEM;
   n->num_workers = count;
@@ -54,7 +56,7 @@ static int workers_init(ps_node *n, uint32_t count) {
 
 ps_node *ps_node_new(const ps_node_config *c) {
   if (!c || ps_layout_check(&c->layout) != PS_OK || c->id >= c->layout.num_nodes ||
-      c->workers == 0 || !c->env.send)
+      (c->workers == 0) == ps_layout_runs_workers(&c->layout, c->id) || !c->env.send)
     return NULL;
   ps_node *n = calloc(1, sizeof *n);
   if (!n) return NULL;
@@ -561,6 +563,7 @@ int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, doubl
   case PS_MSG_INTENT: rc = handle_intent(&c, &m); break;
   case PS_MSG_CLOCK: rc = handle_clock(&c, &m); break;
   case PS_MSG_REFRESH: rc = handle_refresh(&c, &m); break;
+  case PS_MSG_MOVE: rc = handle_move(&c, &m); break;
   default: rc = PS_ERR_TYPE;
   }
   if (n->has_clock) clock_check(&c); /* a write may have completed */

@@ -151,16 +151,38 @@ typedef struct {
 
 typedef enum { PS_PARTITION_HASH = 0, PS_PARTITION_RANGE = 1 } ps_partition;
 
-/* The key space and how it is homed on nodes. Copied by value everywhere. */
+/* The key space and how it is homed on nodes. Copied by value everywhere.
+ *
+ * Roles (PS-Lite's layout): nodes [0, servers) are servers, which hold keys
+ * (homes, owners, replicas); nodes [num_nodes - worker nodes, num_nodes) run
+ * workers. A node may be both; every node is at least one. The counts' 0
+ * means every node: the co-located layout, where every node is both (the
+ * default, and what a zeroed layout says). Keys are homed on servers
+ * [0, homes) (0: every server); servers past them hold keys only when a
+ * policy moves keys there (servers that join when scaling out). */
 typedef struct {
   uint32_t num_tables;
   ps_table tables[PS_MAX_TABLES]; /* sorted by first, disjoint */
   uint32_t num_nodes;
   ps_partition partition;
+  uint32_t num_servers;      /* 0: num_nodes */
+  uint32_t num_worker_nodes; /* 0: num_nodes */
+  uint32_t num_homes;        /* 0: the servers */
 } ps_layout;
 
-/* Checks tables are non-empty, sorted, disjoint; PS_OK or PS_ERR_INVAL. */
+/* Checks tables are non-empty, sorted, disjoint, and the roles (counts at
+ * most num_nodes, homes at most the servers, every node a server or a worker
+ * node); PS_OK or PS_ERR_INVAL. */
 int ps_layout_check(const ps_layout *l);
+/* The roles, counts resolved (0 means every node, or every server). */
+uint32_t ps_layout_servers(const ps_layout *l);
+uint32_t ps_layout_worker_nodes(const ps_layout *l);
+uint32_t ps_layout_homes(const ps_layout *l);
+/* Whether node is a server (holds keys) / runs workers. */
+bool ps_layout_is_server(const ps_layout *l, uint32_t node);
+bool ps_layout_runs_workers(const ps_layout *l, uint32_t node);
+/* The first node that runs workers: worker node i is node first + i. */
+uint32_t ps_layout_first_worker_node(const ps_layout *l);
 /* Total keys over all tables. */
 uint64_t ps_layout_num_keys(const ps_layout *l);
 /* Value length of key k, or 0 if k is in no table. */
@@ -169,6 +191,14 @@ uint32_t ps_layout_value_len(const ps_layout *l, ps_key k);
 uint32_t ps_layout_home(const ps_layout *l, ps_key k);
 /* The i-th key of the key space (0 <= i < num_keys), in table order. */
 ps_key ps_layout_key_at(const ps_layout *l, uint64_t i);
+
+/* One step of a run's scaling schedule (cluster.scale): from time at_s on,
+ * servers [0, servers) serve; the others hand their keys on and take none.
+ * Steps are in time order; before the first, every server serves. */
+typedef struct {
+  double at_s;
+  uint32_t servers;
+} ps_scale_step;
 
 /* ---------------------------------------------------------- wire format */
 
@@ -206,6 +236,8 @@ typedef enum {
                            SPARSE, keys: the hash set of its intents */
   PS_MSG_REFRESH,       /* owner -> caching node (ESSP): fresh values; request
                            is the run's clock they hold every write before */
+  PS_MSG_MOVE,          /* policy's node -> destination server: localize these
+                           keys yourself (ps_node_move) */
   PS_MSG_TYPE_END
 } ps_msg_type;
 
@@ -284,6 +316,10 @@ typedef struct {
    * their reads cannot be bounded in clocks, so bounded consistency refuses
    * it (the run layer says so). */
   bool owner_replicas;
+  /* The policy puts keys (owned, or replicas) on the nodes of the workers
+   * that use them: meaningful only when those nodes are servers, so the run
+   * layer refuses it with worker-only nodes (layout roles). */
+  bool keys_at_workers;
 } ps_policy_settings;
 
 void ps_policy_settings_default(ps_policy_settings *s);
@@ -317,7 +353,9 @@ typedef struct ps_policy_ops {
 
 typedef struct {
   uint32_t id;              /* this node, 0 <= id < layout.num_nodes */
-  uint32_t workers;         /* worker handles on this node */
+  uint32_t workers;         /* worker handles on this node: >= 1 on a node
+                               that runs workers (layout roles), 0 on one
+                               that does not */
   ps_layout layout;
   ps_env env;
   const ps_policy_ops *policy; /* NULL: no hooks (static behaviour) */
@@ -464,6 +502,19 @@ int ps_node_drop_replicas(ps_node *node, const ps_key *keys, size_t n, double no
  * start and stop per key, starting first. */
 int ps_node_announce_intent(ps_node *node, const ps_key *start, size_t n_start,
                             const ps_key *stop, size_t n_stop, double now);
+/* Moves keys[n] to server dest on a policy's decision (PSLD), not only to
+ * a requester: dest localizes them itself (a MOVE message asks it; none when
+ * dest is this node), through the home as ps_localize does, so every
+ * TRANSFER is asked for by its receiver and the guarantees are localize's:
+ * no update lost or doubled, operations on a key in transfer queue and apply
+ * in order on arrival. At most four messages (MOVE, LOCALIZE, HANDOVER,
+ * TRANSFER). Any thread; never pending; nobody is told when the keys arrive
+ * (the home's directory, ps_node_directory_owner, says where they are
+ * going). Keys dest owns or is receiving already are left alone; as with
+ * concurrent localizes, the key ends at the last destination its home saw.
+ * PS_OK, PS_ERR_INVAL (dest is not a server, or no longer serves: scaling),
+ * PS_ERR_KEY_RANGE, PS_ERR_LIMIT or PS_ERR_NOMEM. */
+int ps_node_move(ps_node *node, const ps_key *keys, size_t n, uint32_t dest, double now);
 /* As ps_worker_key_locality, for the node; PS_KEY_REPLICA tells a replica
  * (which ps_worker_key_locality reports as PS_KEY_LOCAL). */
 int ps_node_key_locality(ps_node *node, ps_key k);
@@ -514,7 +565,8 @@ int ps_push(ps_worker *w, const ps_key *keys, size_t n, const float *vals,
 int ps_set(ps_worker *w, const ps_key *keys, size_t n, const float *vals,
            size_t vals_len, ps_ticket *ticket, double now);
 /* Moves ownership of the keys to this node (Lapse). ticket may be NULL: then
- * nobody is told when they arrive. A replica kept by all-reduce stays a
+ * nobody is told when they arrive. PS_ERR_INVAL on a node that is not a
+ * server (layout roles: it holds no keys; so for every replica call). A replica kept by all-reduce stays a
  * replica (such keys never move); one synced through the owner is dropped
  * and its key moves here. */
 int ps_localize(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket,

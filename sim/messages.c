@@ -186,7 +186,7 @@ void sim_received(sim_envelope *e) {
 static void env_wake(void *ctx, uint32_t worker, ps_ticket ticket) {
   (void)ticket; /* the worker re-checks ps_worker_done itself */
   sim_node *n = ctx;
-  if (worker >= n->run->workers_per_node) return;
+  if (worker >= n->num_workers) return;
   sim_worker *w = &n->workers[worker];
   if (w->waiting) {
     w->waiting = false; /* one notify is enough until it waits again */

@@ -72,7 +72,8 @@ typedef struct {
   ps_node *core;
   sg_host_t host;
   sg_mailbox_t inbox;
-  sim_worker *workers;    /* this node's workers_per_node workers */
+  sim_worker *workers;    /* this node's workers (NULL on a server-only node) */
+  uint32_t num_workers;   /* workers_per_node, or 0 on a server-only node */
   sim_outbox server_out, timer_out;
   /* The timer actor (started when a timer is first due). */
   bool timer_started;

@@ -12,8 +12,8 @@ typedef struct harness harness;
 
 typedef struct {
   uint32_t nodes;
-  uint32_t workers;            /* per node */
-  ps_layout layout;            /* tables and partition; num_nodes is set */
+  uint32_t workers;            /* per node that runs workers (layout roles) */
+  ps_layout layout;            /* tables, partition, roles; num_nodes is set */
   const ps_policy_ops *policy; /* may be NULL */
   const struct cJSON *policy_json;
   const ps_key *hot_keys;      /* handed to every node's config */

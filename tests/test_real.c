@@ -872,6 +872,35 @@ static void check_local_run(const char *policy, bool relocates) {
   check_local_run_with(policy, relocates, NULL, 0);
 }
 
+/* PS-Lite's layout with processes: node 0 serves, nodes 1-3 run workers,
+ * under BSP (a node without workers holds no clock back). Every worker
+ * node's steps run and every push is held once. */
+static void test_local_run_servers_and_worker_nodes(void) {
+  alarm(BOUND_S);
+  cJSON *wl = parse_json("{\"type\": \"zipf\", \"keys\": 300, \"value_length\": 4, "
+                         "\"reads_per_step\": 4, \"writes_per_step\": 3, "
+                         "\"steps_per_worker\": 100}");
+  cJSON *pol = parse_json("{\"type\": \"static\"}");
+  cJSON *cons = parse_json("{\"model\": \"bsp\"}");
+  real_cluster c = test_cluster(10);
+  real_run_args a = {.nodes = 4, .workers_per_node = 2, .servers = 1, .worker_nodes = 3,
+                     .host_speed = 1e9, .cluster = &c, .workload = wl, .policy = pol,
+                     .consistency = cons, .seed = 5, .run = 1};
+  char err[REAL_ERROR_MAX] = "";
+  cJSON *m = real_run_local(&a, err, sizeof err);
+  if (!m) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(metric(m, "steps"), 3 * 2 * 100);
+  CU_ASSERT(metric(m, "pushed_floats") > 0);
+  CU_ASSERT_EQUAL(metric(m, "value_sum"), metric(m, "pushed_floats"));
+  CU_ASSERT(metric(m, "clock_messages") > 0);
+  cJSON_Delete(m);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  cJSON_Delete(cons);
+  alarm(0);
+}
+
 static void test_local_runs(void) {
   check_local_run("{\"type\": \"static\", \"fast_local_access\": false}", false);
   check_local_run("{\"type\": \"relocate\", \"lookahead\": 4}", true);
@@ -1434,6 +1463,8 @@ PSLAB_SUITE("real",
              test_replicas_converge},
             {"whole runs on this machine", test_local_runs},
             {"whole runs with bounded consistency", test_local_runs_bounded},
+            {"a whole run with separate servers and worker nodes",
+             test_local_run_servers_and_worker_nodes},
             {"bad frames are dropped and counted", test_bad_frames_are_dropped},
             {"which clusters authenticate with CURVE", test_auth_decision},
             {"key files: 0600, never overwritten, refused when others may read them",

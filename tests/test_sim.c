@@ -215,6 +215,23 @@ static char *sim_run_child(void *ctx) {
   return text;
 }
 
+/* As sim_run_child, for a run that must fail: {"error": its message}. */
+static char *sim_run_error_child(void *ctx) {
+  run_spec *r = ctx;
+  cJSON *wl = cJSON_Parse(r->workload), *pol = cJSON_Parse(r->policy);
+  sim_run_args a = {.cluster = &r->cluster, .workload = wl, .policy = pol, .seed = r->seed};
+  char err[512] = "";
+  cJSON *m = sim_run(&a, err, sizeof err);
+  cJSON *out = cJSON_CreateObject();
+  cJSON_AddStringToObject(out, "error", m ? "" : err);
+  char *text = cJSON_PrintUnformatted(out);
+  cJSON_Delete(out);
+  cJSON_Delete(m);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  return text;
+}
+
 static cJSON *run(run_spec *r) {
   char err[1024] = "";
   cJSON *m = in_child(sim_run_child, r, err, sizeof err);
@@ -265,6 +282,42 @@ static void test_relocate_conserves(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   CU_ASSERT(num(m, "relocations") > 0);
   CU_ASSERT_EQUAL(num(m, "value_sum"), num(m, "pushed_floats"));
+  cJSON_Delete(m);
+}
+
+/* PS-Lite's layout: 2 servers, 3 worker nodes. Only the worker nodes run
+ * steps, every access travels (no server runs a worker), and every push is
+ * held once by a server. The co-located layout of the same cluster size
+ * runs more steps (5 worker nodes) and serves some locally. */
+static void test_servers_and_worker_nodes(void) {
+  run_spec r;
+  tiny(&r, "{\"type\":\"static\"}");
+  r.cluster.nodes = 5;
+  r.cluster.servers = 2;
+  r.cluster.worker_nodes = 3;
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(num(m, "steps"), 3 * 2 * 300);
+  CU_ASSERT_EQUAL(num(m, "local_ratio"), 0);
+  CU_ASSERT(num(m, "pushed_floats") > 0);
+  CU_ASSERT_EQUAL(num(m, "value_sum"), num(m, "pushed_floats"));
+  cJSON_Delete(m);
+  r.cluster.servers = r.cluster.worker_nodes = 0;
+  m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(num(m, "steps"), 5 * 2 * 300);
+  CU_ASSERT(num(m, "local_ratio") > 0);
+  cJSON_Delete(m);
+  /* A policy that puts keys at the workers' nodes is refused, naming it. */
+  tiny(&r, "{\"type\":\"relocate\"}");
+  r.cluster.nodes = 5;
+  r.cluster.servers = 2;
+  r.cluster.worker_nodes = 3;
+  char err[1024] = "";
+  m = in_child(sim_run_error_child, &r, err, sizeof err);
+  const cJSON *e = cJSON_GetObjectItemCaseSensitive(m, "error");
+  CU_ASSERT_TRUE_FATAL(cJSON_IsString(e));
+  CU_ASSERT_PTR_NOT_NULL(strstr(e->valuestring, "cluster.servers: policy.type \"relocate\""));
   cJSON_Delete(m);
 }
 
@@ -556,6 +609,7 @@ static void test_bad_spec_is_an_error(void) {
 }
 
 PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_cluster_check},
+            {"servers and worker nodes", test_servers_and_worker_nodes},
             {"platform_loads", test_platform_loads},
             {"metrics_and_conservation", test_metrics_and_conservation},
             {"relocate_conserves", test_relocate_conserves},
