@@ -42,17 +42,18 @@ int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
   *id = w->next_ticket++;
   w->tickets[w->n_tickets++] =
       (ticket_slot){*id, keys + 1, out, out_len, stamp, issue_seq, write_clock, NULL, NULL,
-                    NULL, 0};
+                    NULL, 0, 0};
   pthread_mutex_unlock(&w->lock);
   return PS_OK;
 }
 
 int ticket_expect(ps_worker *w, ps_ticket id, const ps_key *keys, const uint32_t *idx,
-                  size_t n) {
+                  size_t n, double now) {
   if (n == 0) return PS_OK;
   pthread_mutex_lock(&w->lock);
   ticket_slot *t = ticket_find(w, id);
   int rc = t && !t->n_wait ? PS_OK : PS_ERR_PROTOCOL; /* once, at issue */
+  if (t) t->issued_at = now;
   if (rc == PS_OK) {
     t->wait_keys = malloc(n * sizeof *t->wait_keys);
     t->wait_pos = malloc(n * sizeof *t->wait_pos);
@@ -79,10 +80,11 @@ static long wait_index(const ticket_slot *t, uint32_t pos) {
   return lo < t->n_wait && t->wait_pos[lo] == pos ? (long)lo : -1;
 }
 
-int ticket_take_reply(ps_worker *w, const ps_msg *m) {
+int ticket_take_reply(ps_worker *w, const ps_msg *m, double *issued_at) {
   pthread_mutex_lock(&w->lock);
   ticket_slot *t = ticket_find(w, m->request);
   int rc = t ? PS_OK : PS_ERR_PROTOCOL;
+  *issued_at = t ? t->issued_at : 0;
   for (uint32_t i = 0; rc == PS_OK && i < m->key_count; i++) {
     long at = wait_index(t, ps_msg_pos(m, i));
     if (at < 0 || t->answered[at] || t->wait_keys[at] != ps_msg_key(m, i)) rc = PS_ERR_PROTOCOL;
@@ -295,7 +297,7 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
     }
     /* The keys whose answers come in messages, noted in one go before any
      * is sent (scratch_defer[0..sent), compacted behind the loop's reads). */
-    if (!c.error && ticket_expect(w, id, keys, w->scratch_defer, sent) != PS_OK)
+    if (!c.error && ticket_expect(w, id, keys, w->scratch_defer, sent, now) != PS_OK)
       c.error = PS_ERR_NOMEM;
     ctx_finish(&c);
     if (c.error) err = c.error;

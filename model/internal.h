@@ -147,6 +147,7 @@ typedef struct {
   wakeup *wakes;
   size_t n_wakes, cap_wakes;
   int error;             /* first allocation failure */
+  uint64_t served_keys, served_floats; /* operations from messages applied here */
 } call_ctx;
 
 /* Takes the node's order lock and starts an empty context. */
@@ -183,6 +184,7 @@ typedef struct {
   uint32_t *wait_pos;
   uint8_t *answered;
   uint32_t n_wait;
+  double issued_at;    /* when its messages were sent (response times) */
 } ticket_slot;
 
 /* A worker's intents of one clock, for SPARSE (clock.c). */
@@ -226,11 +228,11 @@ int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
  * back in one reply. PS_OK, PS_ERR_NOMEM or PS_ERR_PROTOCOL (no such ticket,
  * or noted already). */
 int ticket_expect(ps_worker *w, ps_ticket id, const ps_key *keys, const uint32_t *idx,
-                  size_t n);
+                  size_t n, double now);
 /* Takes the keys of reply m (PULL_REPLY or WRITE_ACK) for its ticket: every
  * one must be awaited and not answered yet, or nothing is taken and the
- * reply refused (PS_ERR_PROTOCOL). */
-int ticket_take_reply(ps_worker *w, const ps_msg *m);
+ * reply refused (PS_ERR_PROTOCOL). *issued_at: when the request was sent. */
+int ticket_take_reply(ps_worker *w, const ps_msg *m, double *issued_at);
 /* A bounded pull's stamp and write count (false: no such ticket). */
 bool ticket_stamp(ps_worker *w, ps_ticket id, int64_t *stamp, uint64_t *issue_seq);
 int ticket_open(ps_worker *w, uint64_t keys, float *out, size_t out_len,
@@ -280,6 +282,32 @@ typedef struct {
   size_t n_dirty, cap_dirty;
 } clock_service;
 
+/* Response times of one server's replies, on a client (load.c). */
+typedef struct {
+  _Atomic uint64_t count, keys, sum_ns, max_ns;
+  _Atomic uint64_t hist[PS_RT_BUCKETS];
+} rt_counters;
+
+/* A node's load as a server, and as a client the response times by server
+ * (load.c). lock: a leaf, taken under the order lock at most. */
+typedef struct {
+  pthread_mutex_t lock;
+  uint64_t keys, floats, handled, queue_sum, queue_max;
+  double busy_s;
+  uint64_t series[PS_SERIES_MAX]; /* keys served per bucket of bucket_s */
+  uint32_t n_series;
+  double bucket_s;
+  pthread_mutex_t rt_lock;        /* making an rt entry */
+  _Atomic(rt_counters *) *rt;     /* per node: its replies to this one, or NULL */
+} node_load;
+
+int load_init(ps_node *n);
+void load_destroy(ps_node *n);
+/* At now, this node served `keys` operations of `floats` floats. */
+void load_note_served(ps_node *n, double now, uint64_t keys, uint64_t floats);
+/* A reply from server answered `keys` keys rt_s after the request left. */
+void load_note_reply(ps_node *n, uint32_t server, double rt_s, uint32_t keys);
+
 /* Ages of replica reads. */
 typedef struct {
   _Atomic uint64_t reads, sum_ns, max_ns, sum_clocks, max_clocks;
@@ -318,6 +346,7 @@ struct ps_node {
   bool has_clock;           /* config.clock_service */
   clock_service clk;
   bounded_counters bounded;
+  node_load load;
 };
 
 static inline void stat_add(_Atomic uint64_t *c, uint64_t n) {

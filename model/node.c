@@ -83,6 +83,7 @@ ps_node *ps_node_new(const ps_node_config *c) {
     goto fail;
   n->has_clock = c->clock_service;
   if (n->has_clock && clock_init(n) != PS_OK) goto fail;
+  if (load_init(n) != PS_OK) goto fail;
   n->init_hot_keys = c->hot_keys;
   n->init_num_hot_keys = c->hot_keys ? c->num_hot_keys : 0;
   int init_rc = n->policy && n->policy->init
@@ -103,6 +104,7 @@ void ps_node_free(ps_node *n) {
   if (!n) return;
   if (n->policy && n->policy->free) n->policy->free(n->policy_state);
   if (n->has_clock) clock_destroy(n);
+  if (n->load.rt) load_destroy(n);
   store_destroy(&n->store);
   for (uint32_t i = 0; n->workers && i < n->num_workers; i++) {
     pthread_mutex_destroy(&n->workers[i].lock);
@@ -345,6 +347,10 @@ static void apply_op(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
     c->error = rc;
     return;
   }
+  if (op->via_message) { /* served for a request that came in a message */
+    c->served_keys++;
+    c->served_floats += len;
+  }
   if (op->type == PS_MSG_PULL && op->subscribe && op->origin != c->node->id)
     bounded_subscribe(e, op->origin); /* ESSP: refresh its copy at clock ends */
   else if (op->type != PS_MSG_PULL && e->kb)
@@ -469,8 +475,10 @@ static int handle_reply(call_ctx *c, const ps_msg *m) {
   ps_node *n = c->node;
   if (m->origin != n->id || m->worker >= n->num_workers) return PS_ERR_PEER;
   ps_worker *w = &n->workers[m->worker];
-  int rc0 = ticket_take_reply(w, m); /* only what is awaited, each once */
+  double issued_at;
+  int rc0 = ticket_take_reply(w, m, &issued_at); /* only what is awaited, each once */
   if (rc0 != PS_OK) return rc0;
+  load_note_reply(n, m->src, c->now - issued_at, m->key_count);
   int64_t stamp = -1;
   uint64_t issue_seq = 0;
   if (n->has_clock && !ticket_stamp(w, m->request, &stamp, &issue_seq)) return PS_ERR_PROTOCOL;
@@ -567,7 +575,9 @@ int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, doubl
   default: rc = PS_ERR_TYPE;
   }
   if (n->has_clock) clock_check(&c); /* a write may have completed */
+  uint64_t served_keys = c.served_keys, served_floats = c.served_floats;
   ctx_finish(&c);
+  if (served_keys) load_note_served(n, now, served_keys, served_floats);
   if (rc == PS_OK && c.error) rc = c.error;
   if (rc != PS_OK) stat_add(&n->stats.bad_messages, 1);
   return rc;

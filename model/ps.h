@@ -443,6 +443,60 @@ void ps_node_get_stats(const ps_node *node, ps_node_stats *out);
 /* Adds s into sum, field by field (maxima as maxima): a cluster's totals. */
 void ps_node_stats_add(ps_node_stats *sum, const ps_node_stats *s);
 
+/* ------------------------------------------------------- server load
+ *
+ * What a node sees of servers' load: as a server, what it served (counted
+ * by the core) and how long handling took and how many messages waited
+ * (as its backend reports them); as a client, the response times of its
+ * requests by the server that answered them. A policy (psld) reads them;
+ * the run layer reports them per server. */
+
+/* Response times in buckets of half an octave: hist[0] counts replies
+ * faster than 1 us, hist[i] those in [2^((i-1)/2), 2^(i/2)) us, the last
+ * one everything slower. */
+#define PS_RT_BUCKETS 64
+/* Buckets of keys served over time: at most this many, each bucket_s wide
+ * (1 ms at first, doubled, pairs merged, when a run outgrows them). */
+#define PS_SERIES_MAX 256
+#define PS_SERIES_FIRST_BUCKET_S 1e-3
+
+typedef struct {
+  uint64_t keys;      /* key operations served here for requests that came in
+                         messages (applied by the owner; local workers' direct
+                         accesses are local_accesses) */
+  uint64_t floats;    /* their floats */
+  uint64_t handled;   /* messages the backend reported handling ... */
+  double busy_s;      /* ... the time it reported they took, */
+  uint64_t queue_sum; /* ... the messages it saw waiting behind each, summed, */
+  uint64_t queue_max; /* ... and the most */
+} ps_server_load;
+
+typedef struct {
+  uint64_t count;     /* replies (PULL_REPLY, WRITE_ACK) */
+  uint64_t keys;      /* keys they answered */
+  double sum_s, max_s;
+  uint64_t hist[PS_RT_BUCKETS];
+} ps_rt_stats;
+
+/* The backend reports one message handled: it took busy_s (the backend's
+ * time: simulated, or wall), and `waiting` more messages for this node were
+ * waiting behind it, as far as the backend can tell. Any thread. */
+void ps_node_note_handling(ps_node *node, double busy_s, uint32_t waiting);
+/* This node's load as a server since it was created. */
+void ps_node_server_load(ps_node *node, ps_server_load *out);
+/* Keys served over time: out[i] (i < the return value, at most cap and
+ * PS_SERIES_MAX) counts the keys served in [i, i + 1) * *bucket_s. */
+size_t ps_node_served_series(ps_node *node, uint64_t *out, size_t cap, double *bucket_s);
+/* Response times of this node's requests that `server` answered (request
+ * sent -> reply handled, at this node's clock). PS_OK, or PS_ERR_INVAL when
+ * server is not a node (*out zeroed when it answered none). */
+int ps_node_response_times(ps_node *node, uint32_t server, ps_rt_stats *out);
+/* Adds s into sum (maxima as maxima). */
+void ps_rt_stats_add(ps_rt_stats *sum, const ps_rt_stats *s);
+/* The q-quantile (0..1) of response times in seconds from hist (a bucket's
+ * upper bound; 0 when empty). */
+double ps_rt_quantile(const uint64_t hist[PS_RT_BUCKETS], double q);
+
 /* ------------------------------------------------------------- replicas */
 
 /* How replica deltas reach the other copies in a sync round. */

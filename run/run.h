@@ -270,6 +270,17 @@ typedef struct {
 /* What one node says about itself once the run is quiet. */
 typedef struct {
   ps_node_stats stats;  /* its core's counters */
+  /* Its load as a server (when it is one: server true), keys served over
+   * time (n_series buckets of bucket_s, owned), and as a client the response
+   * times of its requests by the server that answered (rt[s] for servers
+   * s < n_rt, every server of the layout; owned). */
+  bool server;
+  ps_server_load load;
+  uint64_t *series;
+  size_t n_series;
+  double bucket_s;
+  ps_rt_stats *rt;
+  uint32_t n_rt;
   double owned_sum;     /* every float of every value it owns, summed */
   uint64_t in_transfer; /* keys still on their way to it (0 once quiet) */
   uint64_t dropped;     /* frames its transport dropped (bad or stray) */

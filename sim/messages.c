@@ -165,6 +165,7 @@ static void env_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
   outstanding_link(out, e);
   out->send_debt += run->cost.send_per_message_s; /* paid at the actor's next reap */
   run->in_flight++;
+  run->nodes[dst].inbound++;
   e->comm = sg_mailbox_put_async(run->nodes[dst].inbox, e, (long)len);
 }
 

@@ -83,6 +83,7 @@ typedef struct {
   sg_mutex_t timer_mutex;
   uint64_t local_charged; /* local accesses already charged to a worker */
   uint32_t workers_running; /* of this node: at 0 its replicas hand on deltas */
+  uint64_t inbound;       /* messages sent to it and not yet handled */
 } sim_node;
 
 struct sim_worker {

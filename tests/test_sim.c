@@ -301,6 +301,22 @@ static void test_servers_and_worker_nodes(void) {
   CU_ASSERT_EQUAL(num(m, "local_ratio"), 0);
   CU_ASSERT(num(m, "pushed_floats") > 0);
   CU_ASSERT_EQUAL(num(m, "value_sum"), num(m, "pushed_floats"));
+  /* Both servers' load: every access was served by one of them, each took
+   * simulated time, and every client saw them answer. */
+  const cJSON *servers = cJSON_GetObjectItemCaseSensitive(m, "servers");
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(servers), 2);
+  double keys = 0, replies = 0, per_s = 0;
+  for (const cJSON *s = servers->child; s; s = s->next) {
+    keys += num(s, "keys");
+    replies += num(s, "replies");
+    CU_ASSERT(num(s, "busy_s") > 0 && num(s, "utilization") < 1);
+    CU_ASSERT(num(s, "rt_p50_s") > 0 && num(s, "rt_p50_s") <= num(s, "rt_max_s"));
+    const cJSON *series = cJSON_GetObjectItemCaseSensitive(s, "keys_per_s");
+    for (const cJSON *v = series->child; v; v = v->next) per_s += v->valuedouble;
+  }
+  CU_ASSERT_EQUAL(keys, num(m, "accesses"));
+  CU_ASSERT(replies > 0);
+  CU_ASSERT_DOUBLE_EQUAL(per_s * num(cJSON_GetArrayItem(servers, 0), "bucket_s"), keys, 1e-6 * keys);
   cJSON_Delete(m);
   r.cluster.servers = r.cluster.worker_nodes = 0;
   m = run(&r);
