@@ -343,6 +343,9 @@ struct ps_node {
   const ps_key *init_hot_keys; /* the config's, during the policy's init */
   size_t init_num_hot_keys;
   staleness_counters staleness;
+  ps_scale_step *scale;     /* config.scale (owned), ... */
+  size_t n_scale, next_scale; /* ... the step the timer applies next */
+  _Atomic uint32_t serving; /* servers [0, serving) serve now */
   bool has_clock;           /* config.clock_service */
   clock_service clk;
   bounded_counters bounded;
@@ -388,6 +391,18 @@ void localize_key(call_ctx *c, key_entry *e, ps_key k, const pending_op *waiter)
 int handle_localize(call_ctx *c, const ps_msg *m);
 /* Moves (move.c): a MOVE asks this server to localize its keys. */
 int handle_move(call_ctx *c, const ps_msg *m);
+/* Whether this node is a server that serves now (scaling). */
+static inline bool node_serves(const ps_node *n) {
+  return n->id < atomic_load_explicit(&n->serving, memory_order_relaxed);
+}
+/* With k's entry locked, on a node that no longer serves: asks k's home to
+ * take the key (a MOVE to the home). */
+void move_home(call_ctx *c, ps_key k);
+/* Applies scaling steps due at now (on_timer); a server that stops serving
+ * hands its keys on. */
+void scale_due(ps_node *n, double now);
+/* When the next scaling step is due (INFINITY: none). */
+double scale_next(const ps_node *n);
 int handle_handover(call_ctx *c, const ps_msg *m);
 int handle_transfer(call_ctx *c, const ps_msg *m);
 
@@ -464,6 +479,12 @@ void clock_check(call_ctx *c);
 int handle_refresh(call_ctx *c, const ps_msg *m);
 /* Whether any worker of this node reads under a bounded model (cheap). */
 static inline bool node_bounded(const ps_node *n) { return n->has_clock; }
+/* Adds a message of words (as keys) and floats of its own (a POLICY): one
+ * such message per call, destination and request. */
+void ctx_add_words(call_ctx *c, uint32_t dst, uint8_t type, uint64_t request,
+                   const uint64_t *words, size_t n_words, const float *floats, size_t n_floats);
+/* Hands a POLICY message to the policy's on_message, with no lock held. */
+int handle_policy_message(ps_node *n, const ps_msg *m, double now);
 /* Starts a message without keys (a CLOCK that names none). */
 void ctx_add_empty(call_ctx *c, uint32_t dst, uint8_t type, uint64_t request, uint32_t aux);
 /* SPARSE: worker w intends keys[n] in clocks [start, end). */

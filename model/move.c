@@ -11,8 +11,17 @@
  * localizes of a key (the last one it sees wins), and operations on a key
  * in transfer queue at the destination and apply in order on arrival:
  * relocation's guarantees, unchanged, for moves.
+ *
+ * Scaling. A server that stops serving (a step of the node's scaling
+ * schedule, applied by its timer) asks the home of every key it owns to
+ * take it (MOVEs to the homes, which never stop serving), hands on the keys
+ * still coming to it as they land, and ignores MOVEs from then on; so once
+ * messages quiesce it holds no key.
  */
 #include "model/internal.h"
+
+#include <math.h>
+#include <stdlib.h>
 
 /* With the entry locked: starts moving k here unless it is here already or
  * on its way (a replica kept by all-reduce stays: such keys never move). */
@@ -27,6 +36,7 @@ static void move_here(call_ctx *c, key_entry *e, ps_key k) {
 int handle_move(call_ctx *c, const ps_msg *m) {
   ps_node *n = c->node;
   if (!ps_layout_is_server(&n->layout, n->id)) return PS_ERR_PROTOCOL;
+  if (!node_serves(n)) return PS_OK; /* it left: the keys stay where they are */
   for (uint32_t i = 0; i < m->key_count; i++) {
     ps_key k = ps_msg_key(m, i);
     store_stripe *st;
@@ -41,7 +51,8 @@ int handle_move(call_ctx *c, const ps_msg *m) {
 int ps_node_move(ps_node *node, const ps_key *keys, size_t n, uint32_t dest, double now) {
   int rc = check_op_keys(node, keys, n);
   if (rc != PS_OK) return rc;
-  if (dest >= node->layout.num_nodes || !ps_layout_is_server(&node->layout, dest))
+  if (dest >= node->layout.num_nodes || !ps_layout_is_server(&node->layout, dest) ||
+      dest >= ps_node_serving(node))
     return PS_ERR_INVAL;
   call_ctx c;
   ctx_init(&c, node, now);
@@ -61,4 +72,38 @@ int ps_node_move(ps_node *node, const ps_key *keys, size_t n, uint32_t dest, dou
   }
   ctx_finish(&c);
   return c.error;
+}
+
+/* ------------------------------------------------------------- scaling */
+
+void move_home(call_ctx *c, ps_key k) {
+  ctx_add(c, ps_layout_home(&c->node->layout, k), PS_MSG_MOVE, c->node->id, 0, 0, 0, k, 0,
+          NULL, 0);
+}
+
+/* This server stopped serving: every key it owns goes to its home. Keys
+ * still coming here go when they land (relocation.c, land). */
+static void scale_leave(ps_node *n, double now) {
+  call_ctx c;
+  ctx_init(&c, n, now);
+  for (uint32_t s = 0; s < n->store.num_stripes && !c.error; s++) {
+    store_stripe *st = &n->store.stripes[s];
+    pthread_mutex_lock(&st->lock);
+    for (size_t i = 0; i < st->cap; i++)
+      if (st->slots[i].used && st->slots[i].state == KEY_OWNED) move_home(&c, st->slots[i].key);
+    pthread_mutex_unlock(&st->lock);
+  }
+  ctx_finish(&c);
+}
+
+void scale_due(ps_node *n, double now) {
+  while (n->next_scale < n->n_scale && n->scale[n->next_scale].at_s <= now) {
+    bool served = node_serves(n);
+    atomic_store(&n->serving, n->scale[n->next_scale++].servers);
+    if (served && !node_serves(n)) scale_leave(n, now);
+  }
+}
+
+double scale_next(const ps_node *n) {
+  return n->next_scale < n->n_scale ? n->scale[n->next_scale].at_s : INFINITY;
 }

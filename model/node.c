@@ -54,9 +54,21 @@ static int workers_init(ps_node *n, uint32_t count) {
   return PS_OK;
 }
 
+/* A schedule in time order, each step within [homes, servers]. */
+static bool scale_ok(const ps_node_config *c) {
+  for (size_t i = 0; i < c->num_scale; i++) {
+    const ps_scale_step *s = &c->scale[i];
+    if (!(s->at_s >= -INFINITY) || (i && s->at_s < c->scale[i - 1].at_s) ||
+        s->servers < ps_layout_homes(&c->layout) || s->servers > ps_layout_servers(&c->layout))
+      return false;
+  }
+  return !c->num_scale || c->scale;
+}
+
 ps_node *ps_node_new(const ps_node_config *c) {
   if (!c || ps_layout_check(&c->layout) != PS_OK || c->id >= c->layout.num_nodes ||
-      (c->workers == 0) == ps_layout_runs_workers(&c->layout, c->id) || !c->env.send)
+      (c->workers == 0) == ps_layout_runs_workers(&c->layout, c->id) || !c->env.send ||
+      !scale_ok(c))
     return NULL;
   ps_node *n = calloc(1, sizeof *n);
   if (!n) return NULL;
@@ -76,6 +88,12 @@ ps_node *ps_node_new(const ps_node_config *c) {
   }
   pthread_mutex_init(&n->replica_lock, NULL);
   pthread_mutex_init(&n->order_lock, NULL);
+  atomic_init(&n->serving, ps_layout_servers(&c->layout));
+  if (c->num_scale && !(n->scale = malloc(c->num_scale * sizeof *n->scale))) goto fail;
+  if (c->num_scale) memcpy(n->scale, c->scale, c->num_scale * sizeof *n->scale);
+  n->n_scale = c->num_scale;
+  while (n->next_scale < n->n_scale && n->scale[n->next_scale].at_s <= 0) /* from the start */
+    atomic_store(&n->serving, n->scale[n->next_scale++].servers);
   atomic_init(&n->clock, 0);
   atomic_init(&n->sync_seq, 0);
   if (store_init(&n->store, c->stripes ? c->stripes : 64) != PS_OK ||
@@ -118,6 +136,7 @@ void ps_node_free(ps_node *n) {
     free(n->workers[i].scratch_defer);
   }
   free(n->workers);
+  free(n->scale);
   free(n->replica_keys);
   free(n->send_seq);
   free((void *)n->recv_seq);
@@ -209,12 +228,17 @@ void ps_node_stats_add(ps_node_stats *sum, const ps_node_stats *s) {
 
 /* --------------------------------------------------------------- timers */
 
-double ps_node_next_timer(const ps_node *n) { return n->policy_next_timer; }
+double ps_node_next_timer(const ps_node *n) {
+  return fmin(n->policy_next_timer, scale_next(n));
+}
 
 void ps_node_on_timer(ps_node *n, double now) {
+  scale_due(n, now); /* first: the policy then sees who serves */
   if (!n->policy || !n->policy->on_timer || now < n->policy_next_timer) return;
   n->policy_next_timer = n->policy->on_timer(n->policy_state, now);
 }
+
+uint32_t ps_node_serving(const ps_node *n) { return atomic_load(&n->serving); }
 
 /* ---------------------------------------------------------- key entries */
 
@@ -276,6 +300,28 @@ void ps_node_owned_sum(ps_node *n, double *sum, uint64_t *in_transfer) {
   }
   *sum = total;
   *in_transfer = moving;
+}
+
+uint64_t ps_node_owned_keys(ps_node *n) {
+  if (!ps_layout_is_server(&n->layout, n->id)) return 0;
+  uint64_t owned = 0, homed_entries = 0, homed = 0;
+  for (uint32_t s = 0; s < n->store.num_stripes; s++) {
+    store_stripe *st = &n->store.stripes[s];
+    pthread_mutex_lock(&st->lock);
+    for (size_t i = 0; i < st->cap; i++) {
+      const key_entry *e = &st->slots[i];
+      if (!e->used) continue;
+      owned += e->state == KEY_OWNED;
+      homed_entries += ps_layout_home(&n->layout, e->key) == n->id;
+    }
+    pthread_mutex_unlock(&st->lock);
+  }
+  if (n->id < ps_layout_homes(&n->layout)) {
+    uint64_t keys = ps_layout_num_keys(&n->layout);
+    for (uint64_t i = 0; i < keys; i++)
+      homed += ps_layout_home(&n->layout, ps_layout_key_at(&n->layout, i)) == n->id;
+  }
+  return owned + (homed - homed_entries); /* a home key without an entry is owned */
 }
 
 uint32_t ps_node_next_seq(ps_node *n, uint32_t src) {
@@ -542,15 +588,17 @@ int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, doubl
   if (rc == PS_OK && (src >= n->layout.num_nodes || m.src != src ||
                       m.origin >= n->layout.num_nodes))
     rc = PS_ERR_PEER;
-  if (rc == PS_OK) rc = check_keys(n, &m);
+  if (rc == PS_OK && m.type != PS_MSG_POLICY) rc = check_keys(n, &m); /* its words are its own */
   if (rc == PS_OK) rc = take_seq(n, src, m.seq);
   if (rc != PS_OK) {
     stat_add(&n->stats.bad_messages, 1);
     return rc;
   }
   stat_add(&n->stats.messages_received, 1);
-  if (m.type == PS_MSG_INTENT_REPLY) { /* to the policy, outside the order lock */
-    rc = handle_intent_reply(n, &m, now);
+  if (m.type == PS_MSG_INTENT_REPLY || m.type == PS_MSG_POLICY) { /* to the policy, outside
+                                                                   the order lock */
+    rc = m.type == PS_MSG_POLICY ? handle_policy_message(n, &m, now)
+                                 : handle_intent_reply(n, &m, now);
     if (rc != PS_OK) stat_add(&n->stats.bad_messages, 1);
     return rc;
   }

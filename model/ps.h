@@ -36,7 +36,8 @@
  *             (bad_messages), dropped, and its error returned.
  *   time      `now` is the backend's clock in seconds and never goes back
  *             (simulated time, or wall time since the run started).
- *   timers    A new node whose policy has a timer hook is due at 0. The due
+ *   timers    A new node whose policy has a timer hook is due at 0 (and one
+ *             with a scaling schedule at its first step). The due
  *             time moves only when ps_node_on_timer runs: when
  *             ps_node_next_timer(node) <= now, call ps_node_on_timer(node,
  *             now), then ask ps_node_next_timer again (INFINITY: nothing due)
@@ -238,6 +239,9 @@ typedef enum {
                            is the run's clock they hold every write before */
   PS_MSG_MOVE,          /* policy's node -> destination server: localize these
                            keys yourself (ps_node_move) */
+  PS_MSG_POLICY,        /* a node's policy -> another's (ps_node_send_policy):
+                           request is the policy's kind; keys and values are
+                           the policy's own words and floats, any counts */
   PS_MSG_TYPE_END
 } ps_msg_type;
 
@@ -273,7 +277,8 @@ ps_key ps_msg_key(const ps_msg *m, uint32_t i);
 uint32_t ps_msg_pos(const ps_msg *m, uint32_t i);
 /* Copies n floats starting at float index `from` of the body's values. */
 void ps_msg_values(const ps_msg *m, uint32_t from, float *out, uint32_t n);
-/* Whether messages of this type carry values (exactly those do). */
+/* Whether messages of this type carry values (exactly those do; a POLICY
+ * message may carry them, and its keys need none). */
 bool ps_msg_type_has_values(int type);
 /* Name of a message type ("PULL", ...), "?" when unknown. */
 const char *ps_msg_type_name(int type);
@@ -346,6 +351,12 @@ typedef struct ps_policy_ops {
    * lock held: it may call the ps_node_* mechanisms below. */
   void (*on_intenders)(void *state, const ps_key *keys, const uint32_t *counts, size_t n,
                        double sent_at, double now);
+  /* Another node's instance of this policy sent this one a message
+   * (ps_node_send_policy): its kind, its words (ps_msg_key(m, i), i <
+   * m->key_count) and floats (ps_msg_values, m->value_floats of them). Runs
+   * on the receiving thread with no core lock held, as on_intenders. A node
+   * whose policy has no such hook refuses the message (PS_ERR_PROTOCOL). */
+  void (*on_message)(void *state, uint32_t src, uint64_t kind, const ps_msg *m, double now);
   void (*free)(void *state);
 } ps_policy_ops;
 
@@ -368,6 +379,14 @@ typedef struct {
    * by bounded consistency and ps_clock_wait; off, clocks stay local and no
    * CLOCK message is ever sent. */
   bool clock_service;
+  /* Scaling servers in and out (ps_scale_step; copied; none: every server
+   * serves throughout): steps in time order, each serving count within
+   * [homes, servers] of the layout. A step due at or before 0 applies from
+   * the start; the others when ps_node_on_timer reaches them (a timer). A
+   * server that stops serving hands every key it holds to the key's home
+   * (moves); one that serves again holds keys only when moved there. */
+  const ps_scale_step *scale;
+  size_t num_scale;
 } ps_node_config;
 
 /* Fills defaults: 1 worker, 64 stripes, no policy, default settings. */
@@ -390,6 +409,10 @@ double ps_node_next_timer(const ps_node *node);
 /* Runs the periodic work due at `now` (nothing when none is due); the timer
  * owner's thread. Ask ps_node_next_timer afterwards. */
 void ps_node_on_timer(ps_node *node, double now);
+
+/* Servers serving now, as this node knows: servers [0, this) (the scaling
+ * schedule's, each step applied by ps_node_on_timer). Any thread. */
+uint32_t ps_node_serving(const ps_node *node);
 
 /* During a policy's init: the config's hot keys (*n of them); NULL after. */
 const ps_key *ps_node_hot_keys(const ps_node *node, size_t *n);
@@ -569,6 +592,14 @@ int ps_node_announce_intent(ps_node *node, const ps_key *start, size_t n_start,
  * PS_OK, PS_ERR_INVAL (dest is not a server, or no longer serves: scaling),
  * PS_ERR_KEY_RANGE, PS_ERR_LIMIT or PS_ERR_NOMEM. */
 int ps_node_move(ps_node *node, const ps_key *keys, size_t n, uint32_t dest, double now);
+/* Sends node dst's instance of this node's policy a message (its hook
+ * on_message): a kind of the policy's own, words[n_words] and
+ * floats[n_floats] (copied; at most PS_MAX_OP_KEYS of each). dst may be this
+ * node (the message still travels). Policy-to-policy messages travel in
+ * order with the rest on the pair's channel. Any thread; PS_OK,
+ * PS_ERR_INVAL (dst not a node) or PS_ERR_LIMIT or PS_ERR_NOMEM. */
+int ps_node_send_policy(ps_node *node, uint32_t dst, uint64_t kind, const uint64_t *words,
+                        size_t n_words, const float *floats, size_t n_floats, double now);
 /* As ps_worker_key_locality, for the node; PS_KEY_REPLICA tells a replica
  * (which ps_worker_key_locality reports as PS_KEY_LOCAL). */
 int ps_node_key_locality(ps_node *node, ps_key k);
@@ -587,6 +618,11 @@ int ps_node_read_owned(ps_node *node, ps_key k, float *out);
  * as zero) in one pass over its store; *in_transfer counts keys still on
  * their way here. For conservation checks once a run is quiet. */
 void ps_node_owned_sum(ps_node *node, double *sum, uint64_t *in_transfer);
+/* Keys this node owns (a home's keys it never gave away count, though they
+ * have no entry); O(keys of the layout) on a server. Once a run is quiet,
+ * the servers' counts sum to the layout's keys exactly when every key is
+ * on exactly one server. */
+uint64_t ps_node_owned_keys(ps_node *node);
 /* The number this node takes next on src's channel (ps_msg.seq), for tests
  * that hand a node messages of their own making. */
 uint32_t ps_node_next_seq(ps_node *node, uint32_t src);

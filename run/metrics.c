@@ -365,6 +365,7 @@ static bool v_servers(const run_totals *t, cJSON *list) {
     if (!add_number(o, "node", s) ||
         !add_number(o, "messages", (double)x->stats.messages_received) ||
         !add_number(o, "keys", (double)l->keys) || !add_number(o, "floats", (double)l->floats) ||
+        !add_number(o, "owned_keys", (double)x->owned_keys) ||
         !add_number(o, "busy_s", l->busy_s) ||
         !add_number(o, "utilization", t->time_s > 0 ? l->busy_s / t->time_s : 0) ||
         !add_number(o, "queue_mean", l->handled ? (double)l->queue_sum / (double)l->handled : 0) ||
@@ -554,7 +555,8 @@ static const run_metric table[] = {
     {"servers", "", "servers",
      "One object per server (every node, co-located): `node`; `messages` (messages it "
      "handled), `keys` and `floats` (key operations it served, as owner, for requests that "
-     "came in messages); `busy_s` (time handling messages, as the backend reports it: "
+     "came in messages); `owned_keys` (keys it owns when the run ends: summed over the servers, "
+     "the workload's keys when each is on exactly one); `busy_s` (time handling messages, as the backend reports it: "
      "simulated handling cost, or wall time in the receiver), `utilization` (`busy_s / "
      "time_s`); `queue_mean` and `queue_max` (messages waiting when one was handled, as the "
      "backend can tell: the simulator counts those sent to the server and not yet handled, "

@@ -37,6 +37,7 @@
 static int load_make(run_node_report *r, ps_node *core) {
   const ps_layout *l = ps_node_layout(core);
   r->server = ps_layout_is_server(l, ps_node_id(core));
+  r->owned_keys = ps_node_owned_keys(core);
   ps_node_server_load(core, &r->load);
   r->n_rt = ps_layout_servers(l);
   r->series = malloc(PS_SERIES_MAX * sizeof *r->series);
@@ -197,6 +198,7 @@ static cJSON *worker_to_json(const run_worker_report *w) {
 static bool load_to_json(cJSON *o, const run_node_report *r) {
   cJSON *load = cJSON_AddObjectToObject(o, "load");
   bool ok = load && put(o, "server", r->server) && put(o, "bucket_s", r->bucket_s) &&
+            put(o, "owned_keys", (double)r->owned_keys) &&
             put(o, "n_rt", r->n_rt) && put(load, "busy_s", r->load.busy_s);
 #define PUT(f) ok = ok && put(load, #f, (double)r->load.f);
   LOAD_FIELDS(PUT)
@@ -391,6 +393,7 @@ static void load_from_json(reader *rd, const cJSON *o, run_node_report *r) {
   const cJSON *load = cJSON_GetObjectItemCaseSensitive(o, "load");
   r->server = num(rd, o, "report", "server") != 0;
   r->bucket_s = num(rd, o, "report", "bucket_s");
+  r->owned_keys = count(rd, o, "report", "owned_keys");
   double n_rt = num(rd, o, "report", "n_rt");
 #define GET(f) r->load.f = count(rd, load, "load", #f);
   LOAD_FIELDS(GET)

@@ -275,6 +275,7 @@ typedef struct {
    * times of its requests by the server that answered (rt[s] for servers
    * s < n_rt, every server of the layout; owned). */
   bool server;
+  uint64_t owned_keys;  /* keys it owns at the end (ps_node_owned_keys) */
   ps_server_load load;
   uint64_t *series;
   size_t n_series;

@@ -119,6 +119,8 @@ void run_node_config(const run_setup *s, uint32_t id, ps_node_config *cfg) {
   cfg->hot_keys = s->hot;
   cfg->num_hot_keys = s->n_hot;
   cfg->clock_service = s->clock_service;
+  cfg->scale = s->args.scale;
+  cfg->num_scale = s->args.n_scale;
 }
 
 ps_consistency run_setup_consistency(const run_setup *s) { return s->consistency; }

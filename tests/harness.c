@@ -88,6 +88,8 @@ harness *harness_new(const harness_config *c) {
     nc.settings = c->settings;
     nc.stripes = 8;
     nc.clock_service = c->clock_service;
+    nc.scale = c->scale;
+    nc.num_scale = c->num_scale;
     h->nodes[i] = ps_node_new(&nc);
     if (!h->nodes[i]) abort();
   }

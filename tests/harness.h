@@ -21,6 +21,8 @@ typedef struct {
   ps_policy_settings settings;
   uint64_t seed;
   bool clock_service;          /* ps_node_config.clock_service */
+  const ps_scale_step *scale;  /* ps_node_config.scale (the test runs the timers) */
+  size_t num_scale;
 } harness_config;
 
 /* Defaults: 2 nodes, 1 worker, one table of 64 keys of length 4, hash. */

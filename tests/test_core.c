@@ -14,20 +14,31 @@
 /* Sets up a harness with `nodes` nodes of `workers` workers (on the last
  * worker_nodes nodes; servers: the first ones; 0: every node), keys 100..
  * of value length len. */
-static harness *make_roles(uint32_t nodes, uint32_t servers, uint32_t worker_nodes,
-                           uint32_t workers, uint64_t keys, uint32_t len,
-                           const ps_policy_ops *policy, bool fast, uint64_t seed) {
+static harness *make_scaled(uint32_t nodes, uint32_t servers, uint32_t worker_nodes,
+                            uint32_t homes, const ps_scale_step *scale, size_t n_scale,
+                            uint32_t workers, uint64_t keys, uint32_t len,
+                            const ps_policy_ops *policy, bool fast, uint64_t seed) {
   harness_config c;
   harness_config_default(&c);
   c.nodes = nodes;
   c.workers = workers;
   c.layout.num_servers = servers;
   c.layout.num_worker_nodes = worker_nodes;
+  c.layout.num_homes = homes;
+  c.scale = scale;
+  c.num_scale = n_scale;
   c.layout.tables[0] = (ps_table){100, keys, len};
   c.policy = policy;
   c.settings.fast_local_access = fast;
   c.seed = seed;
   return harness_new(&c);
+}
+
+static harness *make_roles(uint32_t nodes, uint32_t servers, uint32_t worker_nodes,
+                           uint32_t workers, uint64_t keys, uint32_t len,
+                           const ps_policy_ops *policy, bool fast, uint64_t seed) {
+  return make_scaled(nodes, servers, worker_nodes, 0, NULL, 0, workers, keys, len, policy,
+                     fast, seed);
 }
 
 static harness *make(uint32_t nodes, uint32_t workers, uint64_t keys, uint32_t len,
@@ -215,6 +226,8 @@ typedef struct {
   uint32_t ops;
   uint32_t servers, worker_nodes; /* roles (0: every node) */
   bool moves;                     /* policies move keys between servers meanwhile */
+  uint32_t homes, scale_to;       /* keys homed on the first `homes` servers; halfway,
+                                     servers scale in to `scale_to` (0: never) */
 } scenario;
 
 /* Many workers push +1 to random keys (with pulls, localizes and intents mixed
@@ -227,8 +240,10 @@ static void run_scenario(const scenario *sc) {
   uint32_t worker_nodes = sc->worker_nodes ? sc->worker_nodes : sc->nodes;
   uint32_t first = sc->nodes - worker_nodes; /* worker node i is node first + i */
   uint32_t total_workers = worker_nodes * sc->workers, len = total_workers;
-  harness *h = make_roles(sc->nodes, sc->servers, sc->worker_nodes, sc->workers, sc->keys, len,
-                          sc->policy, sc->fast, sc->seed);
+  ps_scale_step scale = {1.0, sc->scale_to};
+  harness *h = make_scaled(sc->nodes, sc->servers, sc->worker_nodes, sc->homes, &scale,
+                           sc->scale_to ? 1 : 0, sc->workers, sc->keys, len, sc->policy,
+                           sc->fast, sc->seed);
   uint64_t *pushed = calloc((size_t)sc->keys * total_workers, sizeof *pushed);
   float *vals = calloc(len * 4, sizeof *vals), *outs = calloc((size_t)total_workers * len * 4, sizeof *outs);
   /* One outstanding pull per worker, with what it must see. */
@@ -281,12 +296,23 @@ static void run_scenario(const scenario *sc) {
       int rc = ps_localize(w, keys, n, NULL, 0);
       CU_ASSERT_EQUAL(rc, PS_OK);
     }
-    if (sc->moves && harness_rand(h) % 5 == 0) { /* a policy on any node moves keys */
+    /* A policy on any node moves keys; with scaling, only until shortly after
+     * the step (later moves would take the keys off the servers that left,
+     * and the test could not tell whether they hand their keys on). */
+    bool moving = sc->moves && !(sc->scale_to && step > sc->ops / 2 + 50);
+    if (moving && harness_rand(h) % 5 == 0) {
       uint32_t from = (uint32_t)(harness_rand(h) % sc->nodes);
       uint32_t dest = (uint32_t)(harness_rand(h) % servers);
-      CU_ASSERT_EQUAL(ps_node_move(harness_node(h, from), keys, n, dest, 0), PS_OK);
+      int rc = ps_node_move(harness_node(h, from), keys, n, dest, 0);
+      /* Not to a server that stopped serving, as far as `from` knows. */
+      CU_ASSERT_EQUAL(rc, dest < ps_node_serving(harness_node(h, from)) ? PS_OK : PS_ERR_INVAL);
       moves++;
     }
+    if (sc->scale_to && step == sc->ops / 2) /* the scaling step: each node's timer */
+      for (uint32_t nd = 0; nd < sc->nodes; nd++) {
+        ps_node_on_timer(harness_node(h, nd), 1.0);
+        for (uint64_t d = harness_rand(h) % 4; d > 0; d--) harness_deliver_one(h);
+      }
     /* Every access of a worker-only node travels: deliver more per step. */
     for (uint64_t d = harness_rand(h) % (sc->worker_nodes ? 8 : 4); d > 0; d--)
       harness_deliver_one(h);
@@ -300,6 +326,15 @@ static void run_scenario(const scenario *sc) {
         CU_ASSERT_EQUAL(outs[((size_t)g * 4 + i) * len + g], (float)expect[g * 4 + i]);
   }
   CU_ASSERT(ryw_checks > sc->ops / 50);
+  /* A server scaled in keeps no key (and the count says so); the others'
+   * counts sum to the keys: each on exactly one server. */
+  uint64_t counted = 0;
+  for (uint32_t nd = 0; nd < sc->nodes; nd++) {
+    uint64_t owned = ps_node_owned_keys(harness_node(h, nd));
+    if (sc->scale_to && nd >= sc->scale_to && nd < servers) CU_ASSERT_EQUAL(owned, 0);
+    counted += owned;
+  }
+  CU_ASSERT_EQUAL(counted, sc->keys);
   /* Conservation, and exactly one owner per key. */
   float *v = calloc(len, sizeof *v);
   for (uint32_t i = 0; i < sc->keys; i++) {
@@ -368,6 +403,23 @@ static void test_conservation_and_ryw_moves(void) {
                    .policy = split ? &ps_policy_static : &ps_policy_relocate, .fast = true,
                    .seed = 100 + seed, .ops = 3000, .servers = servers,
                    .worker_nodes = split ? nodes - servers : 0, .moves = true};
+    run_scenario(&sc);
+  }
+}
+
+/* Servers scale in halfway while workers push, pull and policies move keys
+ * (to servers beyond the homes too): the servers that stopped serving end
+ * with no key, every key on one server with exactly its pushes, every pull
+ * reading the puller's writes. */
+static void test_scale_in_leaves_no_key_behind(void) {
+  for (uint64_t seed = 1; seed <= 30; seed++) {
+    uint32_t servers = 3 + (uint32_t)(seed % 4), homes = 1 + (uint32_t)(seed % 2);
+    uint32_t worker_nodes = 2 + (uint32_t)(seed % 2);
+    scenario sc = {.nodes = servers + worker_nodes, .workers = 1 + (uint32_t)(seed % 2),
+                   .keys = 6 + (uint32_t)(seed % 11), .policy = &ps_policy_static,
+                   .fast = true, .seed = 300 + seed, .ops = 3000, .servers = servers,
+                   .worker_nodes = worker_nodes, .moves = true, .homes = homes,
+                   .scale_to = homes + (uint32_t)(seed % 2)};
     run_scenario(&sc);
   }
 }
@@ -701,6 +753,7 @@ PSLAB_SUITE("core", {"local access sends nothing", test_local_access_sends_nothi
             {"conservation and read-your-writes, moves between servers",
              test_conservation_and_ryw_moves},
             {"a move between servers", test_move_between_servers},
+            {"a server scaled in leaves no key behind", test_scale_in_leaves_no_key_behind},
             {"roles: keys are homed on servers only", test_roles_home_keys_on_servers},
             {"bad bytes into live nodes", test_bad_bytes_into_nodes},
             {"a duplicated message is applied once", test_duplicate_message_applied_once},

@@ -294,6 +294,7 @@ static void test_report_load_and_servers_metric(void) {
   r[1].rt = rt1;
   r[0].n_rt = r[1].n_rt = 2;
   r[0].stats.messages_received = 9;
+  r[0].owned_keys = 12;
   run_node_report back[2];
   for (int k = 0; k < 2; k++) {
     char *text = run_report_encode(&r[k]);
@@ -317,6 +318,8 @@ static void test_report_load_and_servers_metric(void) {
   CU_ASSERT_EQUAL(metric(a, "node"), 0);
   CU_ASSERT_EQUAL(metric(a, "messages"), 9);
   CU_ASSERT_EQUAL(metric(a, "keys"), 100);
+  CU_ASSERT_EQUAL(metric(a, "owned_keys"), 12);
+  CU_ASSERT_EQUAL(metric(b, "owned_keys"), 0);
   CU_ASSERT_EQUAL(metric(a, "busy_s"), 0.5);
   CU_ASSERT_EQUAL(metric(a, "utilization"), 0.1);
   CU_ASSERT_EQUAL(metric(a, "queue_mean"), 2);
