@@ -32,6 +32,7 @@ static cJSON *run_sim(const exp_backend_job *job, char *err, size_t errlen) {
                     .policy = job->policy, .consistency = job->consistency,
                     .stages = job->stages, .base_dir = job->base_dir, .seed = job->seed,
                     .trace_path = job->trace_path,
+                    .memory_limit = job->memory_limit,
                     .progress = job->progress,
                     .progress_ctx = job->progress_ctx};
   return sim_run(&a, err, errlen);
@@ -39,11 +40,14 @@ static cJSON *run_sim(const exp_backend_job *job, char *err, size_t errlen) {
 
 /* ----------------------------------------------------------------- real */
 
+/* stragglers: emulated (real/throttle.c), their bandwidth factors slowing
+ * the simulated link's bandwidth, network.bandwidth. */
 static const char *const real_keys[] = {"nodes",       "workers_per_node", "host_speed",
                                         "profile",     "bind",             "coordinator",
                                         "base_port",   "timeout_s",        "compute",
-                                        "auth",        "key_file",         "servers",
-                                        "worker_nodes", "scale",           NULL};
+                                        "auth",        "key_file",         "stragglers",
+                                        "network.bandwidth", "servers",    "worker_nodes",
+                                        "scale",       NULL};
 
 static cJSON *run_real(const exp_backend_job *job, char *err, size_t errlen) {
   const exp_cluster *c = job->cluster;
@@ -55,6 +59,7 @@ static cJSON *run_real(const exp_backend_job *job, char *err, size_t errlen) {
                      .consistency = job->consistency, .stages = job->stages,
                      .base_dir = job->base_dir, .seed = job->seed,
                      .run = job->run, .trace_path = job->trace_path,
+                     .memory_limit = job->memory_limit,
                      .progress = job->progress,
                      .progress_ctx = job->progress_ctx};
   if (!job->node) return real_run_local(&a, err, errlen);
@@ -92,5 +97,13 @@ const exp_backend *exp_backend_find(const exp_backend *table, size_t count, cons
 bool exp_backend_reads(const exp_backend *b, const char *cluster_key) {
   for (size_t i = 0; b->cluster_keys[i]; i++)
     if (strcmp(b->cluster_keys[i], cluster_key) == 0) return true;
+  return false;
+}
+
+bool exp_backend_reads_within(const exp_backend *b, const char *cluster_key) {
+  size_t len = strlen(cluster_key);
+  for (size_t i = 0; b->cluster_keys[i]; i++)
+    if (strncmp(b->cluster_keys[i], cluster_key, len) == 0 && b->cluster_keys[i][len] == '.')
+      return true;
   return false;
 }

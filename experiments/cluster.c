@@ -1,8 +1,10 @@
 /*
  * The spec's "cluster" object, parsed into the sim_cluster sim/ consumes.
  *
- * Units are resolved here ("10Gbps" becomes bytes/s), stragglers are
- * checked against the node count, and a user's SimGrid platform file is
+ * Units are resolved here ("10Gbps" becomes bytes/s), stragglers and their
+ * phases are checked (against the node count, in time order, not
+ * overlapping) and handed to both backends (the real backend's view: each
+ * with its phases, a whole-run one as one phase), and a user's SimGrid platform file is
  * looked up relative to the spec's directory, so sim/ receives only typed,
  * valid values. The fields only the real backend reads (bind, coordinator,
  * base_port, timeout_s, compute, auth, key_file) are checked here too,
@@ -12,6 +14,7 @@
 #include "experiments/internal.h"
 
 #include <arpa/inet.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,8 +32,10 @@ static const char *const scale_keys[] = {"at_s", "servers", NULL};
 static const char *const network_keys[] = {
     "bandwidth", "latency", "model", "topology", "backbone_bandwidth",
     "backbone_latency", NULL};
-static const char *const straggler_keys[] = {"node", "speed_factor",
-                                             "bandwidth_factor", NULL};
+static const char *const straggler_keys[] = {"node", "speed_factor", "bandwidth_factor",
+                                             "from_s", "until_s", "phases", NULL};
+static const char *const phase_keys[] = {"from_s", "until_s", "speed_factor",
+                                         "bandwidth_factor", NULL};
 static const char *const cost_keys[] = {"per_message_s", "per_key_s", "per_byte_s",
                                         "local_per_key_s", "send_per_message_s", NULL};
 static const char *const machine_keys[] = {"count", "cores", "place", "loopback_latency",
@@ -55,20 +60,143 @@ static void parse_network(exp_errors *e, const cJSON *net, sim_cluster *c) {
                    &c->backbone_latency);
 }
 
-/* One straggler; nodes is 0 when the node count itself is invalid. */
-static void parse_straggler(exp_errors *e, const cJSON *s, const char *p,
-                            uint32_t nodes, sim_straggler *out) {
+/* ---------------------------------------------------------- stragglers */
+
+/* One phase (p its path) into *out; `after`: when the phase before it ends
+ * (0 for the first), `before`: that phase's path, or NULL. A phase slows
+ * something, starts at or after `after` and ends after it starts. own: ph is
+ * a phase of a list (its keys are checked here), not a straggler's window. */
+static void parse_phase(exp_errors *e, const cJSON *ph, const char *p, double after,
+                        const char *before, bool own, run_phase *out) {
+  *out = (run_phase){.from_s = 0, .until_s = INFINITY, .speed_factor = 1,
+                     .bandwidth_factor = 1};
+  if (!cJSON_IsObject(ph)) {
+    exp_expect(e, p, "an object {\"from_s\", \"until_s\", \"speed_factor\", "
+               "\"bandwidth_factor\"}", ph);
+    return;
+  }
+  if (own) exp_check_keys(e, ph, p, phase_keys);
+  bool from_ok = exp_get_number(e, ph, p, "from_s", 0, false, false, &out->from_s);
+  bool until_ok = exp_get_number(e, ph, p, "until_s", 0, true, false, &out->until_s);
+  exp_get_number(e, ph, p, "speed_factor", 0, true, false, &out->speed_factor);
+  exp_get_number(e, ph, p, "bandwidth_factor", 0, true, false, &out->bandwidth_factor);
+  if (!cJSON_GetObjectItemCaseSensitive(ph, "speed_factor") &&
+      !cJSON_GetObjectItemCaseSensitive(ph, "bandwidth_factor"))
+    exp_errors_addf(e, "%s: expected speed_factor or bandwidth_factor (what the phase "
+                    "slows), found neither", p);
+  char at[EXP_PATH_MAX + 16];
+  if (from_ok && until_ok && !(out->until_s > out->from_s)) {
+    snprintf(at, sizeof at, "%s.until_s", p);
+    char what[96];
+    snprintf(what, sizeof what, "a time after from_s (%g)", out->from_s);
+    exp_expect(e, at, what, cJSON_GetObjectItemCaseSensitive(ph, "until_s"));
+  }
+  if (from_ok && before && out->from_s < after) {
+    snprintf(at, sizeof at, "%s.from_s", p);
+    const cJSON *found = cJSON_GetObjectItemCaseSensitive(ph, "from_s");
+    if (isinf(after))
+      exp_errors_addf(e, "%s: expected no phase after %s, which lasts to the end of the run "
+                      "(a node's phases come in time order and do not overlap), found a "
+                      "phase from %g", at, before, out->from_s);
+    else
+      exp_errors_addf(e, "%s: expected a time >= %g, when %s ends (a node's phases come in "
+                      "time order and do not overlap), found %s%g", at, after, before,
+                      found ? "" : "nothing, which means ", out->from_s);
+  }
+}
+
+/* The list of phases of the straggler at p into *phases (malloc'd), *n. */
+static void parse_phase_list(exp_errors *e, const cJSON *list, const char *p,
+                             run_phase **phases, size_t *n) {
+  char lp[EXP_PATH_MAX];
+  exp_child_path(lp, sizeof lp, p, "phases");
+  if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) == 0) {
+    exp_expect(e, lp, "a list of at least one phase {\"from_s\", \"until_s\", "
+               "\"speed_factor\", \"bandwidth_factor\"}", list);
+    return;
+  }
+  size_t count = (size_t)cJSON_GetArraySize(list), i = 0;
+  if (!(*phases = calloc(count, sizeof **phases))) {
+    exp_errors_addf(e, "%s: out of memory", lp);
+    return;
+  }
+  char ip[EXP_PATH_MAX], before[EXP_PATH_MAX];
+  double after = 0;
+  for (const cJSON *ph = list->child; ph; ph = ph->next, i++) {
+    exp_index_path(ip, sizeof ip, lp, i);
+    parse_phase(e, ph, ip, after, i ? before : NULL, true, &(*phases)[i]);
+    after = (*phases)[i].until_s;
+    snprintf(before, sizeof before, "%s", ip);
+  }
+  *n = count;
+}
+
+/* One straggler; nodes is 0 when the node count itself is invalid. Its
+ * phases (a "phases" list, or "from_s"/"until_s" beside the factors) go to
+ * *phases (malloc'd), *n_phases; without either it is slow all run long. */
+static void parse_straggler(exp_errors *e, const cJSON *s, const char *p, uint32_t nodes,
+                            sim_straggler *out, run_phase **phases, size_t *n_phases) {
+  static const char *const beside[] = {"speed_factor", "bandwidth_factor", "from_s",
+                                       "until_s", NULL};
   if (!cJSON_IsObject(s)) {
-    exp_expect(e, p, "an object {\"node\", \"speed_factor\", \"bandwidth_factor\"}", s);
+    exp_expect(e, p, "an object {\"node\", \"speed_factor\", \"bandwidth_factor\"} "
+               "(optionally \"from_s\", \"until_s\", or a list of \"phases\")", s);
     return;
   }
   exp_check_keys(e, s, p, straggler_keys);
   double node = 0;
   double max = nodes ? nodes - 1.0 : EXP_INT_MAX;
   if (exp_get_int(e, s, p, "node", 0, max, true, &node)) out->node = (uint32_t)node;
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(s, "phases");
+  if (list) {
+    for (size_t i = 0; beside[i]; i++) {
+      const cJSON *v = cJSON_GetObjectItemCaseSensitive(s, beside[i]);
+      char at[EXP_PATH_MAX];
+      exp_child_path(at, sizeof at, p, beside[i]);
+      if (v) exp_expect(e, at, "nothing beside \"phases\" (give it in each phase)", v);
+    }
+    parse_phase_list(e, list, p, phases, n_phases);
+    return;
+  }
+  if (cJSON_GetObjectItemCaseSensitive(s, "from_s") ||
+      cJSON_GetObjectItemCaseSensitive(s, "until_s")) { /* one window: one phase */
+    if (!(*phases = calloc(1, sizeof **phases))) {
+      exp_errors_addf(e, "%s: out of memory", p);
+      return;
+    }
+    parse_phase(e, s, p, 0, NULL, false, *phases);
+    *n_phases = 1;
+    return;
+  }
   exp_get_number(e, s, p, "speed_factor", 0, true, false, &out->speed_factor);
   exp_get_number(e, s, p, "bandwidth_factor", 0, true, false,
                  &out->bandwidth_factor);
+}
+
+/* The real backend's view of the stragglers: every one with its phases (a
+ * whole-run straggler as one phase from 0 to the end, which does not slow
+ * its server, as in the simulator). */
+static bool real_stragglers(exp_cluster *out, run_phase **phases, const size_t *n_phases) {
+  size_t n = out->sim.n_stragglers;
+  out->real_stragglers = calloc(n, sizeof *out->real_stragglers);
+  out->whole_run = calloc(n, sizeof *out->whole_run);
+  if (!out->real_stragglers || !out->whole_run) return false;
+  for (size_t i = 0; i < n; i++) {
+    const sim_straggler *s = &out->stragglers[i];
+    real_straggler *r = &out->real_stragglers[i];
+    if (n_phases[i]) {
+      *r = (real_straggler){.node = s->node, .phases = phases[i], .n_phases = n_phases[i],
+                            .server = true};
+      continue;
+    }
+    out->whole_run[i] = (run_phase){.from_s = 0, .until_s = INFINITY,
+                                    .speed_factor = s->speed_factor,
+                                    .bandwidth_factor = s->bandwidth_factor};
+    *r = (real_straggler){.node = s->node, .phases = &out->whole_run[i], .n_phases = 1};
+  }
+  out->real.stragglers = out->real_stragglers;
+  out->real.n_stragglers = n;
+  return true;
 }
 
 static void parse_stragglers(exp_errors *e, const cJSON *list, uint32_t nodes,
@@ -81,10 +209,14 @@ static void parse_stragglers(exp_errors *e, const cJSON *list, uint32_t nodes,
   size_t n = (size_t)cJSON_GetArraySize(list);
   if (n == 0) return;
   out->stragglers = calloc(n, sizeof *out->stragglers);
-  if (!out->stragglers) {
+  out->phases = calloc(n, sizeof *out->phases);
+  size_t *n_phases = calloc(n, sizeof *n_phases);
+  if (!out->stragglers || !out->phases || !n_phases) {
+    free(n_phases);
     exp_errors_addf(e, "%s: out of memory", p);
     return;
   }
+  out->n_phase_lists = n;
   size_t i = 0;
   for (const cJSON *s = list->child; s; s = s->next, i++) {
     char ip[EXP_PATH_MAX];
@@ -92,7 +224,9 @@ static void parse_stragglers(exp_errors *e, const cJSON *list, uint32_t nodes,
     sim_straggler *st = &out->stragglers[i];
     *st = (sim_straggler){.node = UINT32_MAX, .speed_factor = 1,
                           .bandwidth_factor = 1};
-    parse_straggler(e, s, ip, nodes, st);
+    parse_straggler(e, s, ip, nodes, st, &out->phases[i], &n_phases[i]);
+    st->phases = out->phases[i];
+    st->n_phases = n_phases[i];
     for (size_t j = 0; j < i && st->node != UINT32_MAX; j++)
       if (out->stragglers[j].node == st->node)
         exp_errors_addf(e, "%s.node: expected each node once in %s, found node %u again",
@@ -100,6 +234,9 @@ static void parse_stragglers(exp_errors *e, const cJSON *list, uint32_t nodes,
   }
   out->sim.stragglers = out->stragglers;
   out->sim.n_stragglers = n;
+  if (!real_stragglers(out, out->phases, n_phases))
+    exp_errors_addf(e, "%s: out of memory", p);
+  free(n_phases);
 }
 
 static char *resolve_file(const char *base_dir, const char *file) {
@@ -413,6 +550,7 @@ static void parse_fields(const cJSON *json, const char *base_dir, exp_cluster *o
   const cJSON *net = NULL, *cost = NULL, *machines = NULL;
   if (exp_get_object(errs, json, p, "network", false, &net) && net)
     parse_network(errs, net, &out->sim);
+  out->real.bandwidth = out->sim.bandwidth; /* what stragglers' bandwidth factors slow */
   if (exp_get_object(errs, json, p, "cost", false, &cost) && cost)
     parse_cost(errs, cost, &out->sim.cost);
   if (exp_get_object(errs, json, p, "machines", false, &machines) && machines)
@@ -462,6 +600,10 @@ bool exp_cluster_parse(const cJSON *json, const char *base_dir,
 
 void exp_cluster_free(exp_cluster *c) {
   free(c->stragglers);
+  for (size_t i = 0; c->phases && i < c->n_phase_lists; i++) free(c->phases[i]);
+  free(c->phases);
+  free(c->real_stragglers);
+  free(c->whole_run);
   free(c->place);
   free(c->platform_file);
   for (size_t i = 0; c->hosts && i < c->sim.n_hosts; i++) free(c->hosts[i]);

@@ -94,12 +94,18 @@ int exp_path_set(struct cJSON *root, const char *path, struct cJSON *value,
 /* ------------------------------------------------------------ cluster */
 
 /* The spec's "cluster" object, typed for sim/ and real/ (real holds bind,
- * coordinator, base_port, timeout_s, compute; nodes, workers_per_node and
- * host_speed are sim's). sim's pointers point into the owned fields below. */
+ * coordinator, base_port, timeout_s, compute, and its view of the
+ * stragglers; nodes, workers_per_node and host_speed are sim's). sim's and
+ * real's pointers point into the owned fields below. */
 typedef struct {
   sim_cluster sim;
   real_cluster real;
   sim_straggler *stragglers;
+  run_phase **phases;  /* per straggler: its phases (NULL: the whole run) */
+  size_t n_phase_lists;
+  real_straggler *real_stragglers; /* the real backend's view of them */
+  run_phase *whole_run; /* per straggler: its one phase on the real backend
+                           when it has none of its own */
   uint32_t *place;     /* machines.place */
   char *platform_file; /* resolved against the spec's directory */
   char **hosts;
@@ -355,6 +361,8 @@ typedef struct {
   /* Record the run's trace: each worker writes "<trace_path>.part<rank>"
    * (the runner merges them into trace_path); NULL: none. */
   const char *trace_path;
+  /* Bytes of memory the run may use (0: no check, --force). */
+  uint64_t memory_limit;
 } exp_backend_job;
 
 /* The stage scheduler (scheduler.c): whether a "stages" list has a stage
@@ -386,8 +394,12 @@ const exp_backend *exp_backends(size_t *count);
 /* The entry named `name` in table[count], or NULL. */
 const exp_backend *exp_backend_find(const exp_backend *table, size_t count,
                                     const char *name);
-/* Whether backend b reads the cluster field `cluster_key` ("network"). */
+/* Whether backend b reads the cluster field `cluster_key` ("network", or a
+ * field inside one, "network.bandwidth"). */
 bool exp_backend_reads(const exp_backend *b, const char *cluster_key);
+/* Whether b reads some fields inside the object field `cluster_key` but not
+ * all of it (its list names "network.bandwidth" but not "network"). */
+bool exp_backend_reads_within(const exp_backend *b, const char *cluster_key);
 
 /* ------------------------------------------------------------- runner */
 
@@ -422,6 +434,10 @@ typedef struct {
    * every rank must be given it and see DIR (each reads which runs to skip;
    * rank 0 alone writes). */
   bool resume;
+  /* --force: no memory check; otherwise each run is refused before it
+   * starts when its estimate exceeds the machine's available memory
+   * (MemAvailable in /proc/meminfo, read as the run starts). */
+  bool force;
   /* --metrics (exp_metrics_parse), or NULL: the table's columns, and more
    * columns of summary.csv. */
   const char *const *metrics;

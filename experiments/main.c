@@ -60,7 +60,7 @@ static const char main_help[] =
 static const char run_help[] =
     "usage: pslab run SPEC [--out DIR] [--set PATH=VALUE]... [--backend sim|real]\n"
     "                      [--shard K/N] [--resume] [--metrics A,B,...]\n"
-    "                      [--record-trace FILE] [--quiet]\n"
+    "                      [--record-trace FILE] [--force] [--quiet]\n"
     "\n"
     "Validates SPEC whole (nothing runs until every problem is fixed), then runs\n"
     "each of its runs (the cartesian product of its sweep lists, times its\n"
@@ -120,6 +120,10 @@ static const char run_help[] =
     "                        as FILE.part<rank> per worker during the run, then\n"
     "                        merged (under a temporary name, then renamed); a\n"
     "                        failed run leaves none\n"
+    "      --force           run even a run whose memory estimate (its keys,\n"
+    "                        replicas, nodes and workers) exceeds this machine's\n"
+    "                        available memory; without it such a run fails at\n"
+    "                        once with the fields that make it large\n"
     "  -q, --quiet           no progress lines (failed runs are still reported)\n"
     "  -h, --help            this help\n"
     "\n"
@@ -151,7 +155,8 @@ static const char node_help[] =
     "usage: pslab node SPEC [--out DIR] [--set PATH=VALUE]... [--coordinator HOST:PORT]\n"
     "                       [--coordinator-file PATH] [--key-file FILE] [--shard K/N]\n"
     "                       [--resume]\n"
-    "                       [--metrics A,B,...] [--record-trace FILE] [--quiet]\n"
+    "                       [--metrics A,B,...] [--record-trace FILE] [--force]\n"
+    "                       [--quiet]\n"
     "\n"
     "Runs this process as one node of every run of SPEC on the real backend, as\n"
     "a launcher starts one process per node on a cluster:\n"
@@ -191,6 +196,8 @@ static const char node_help[] =
     "                             FILE on a file system every node sees: each node\n"
     "                             writes its workers' parts FILE.part<rank>, rank 0\n"
     "                             merges them (else `pslab trace merge FILE` later)\n"
+    "      --force                run even when the run's memory estimate for this\n"
+    "                             node exceeds its machine's available memory\n"
     "  -q, --quiet                no progress lines\n"
     "  -h, --help                 this help\n"
     "\n"
@@ -421,7 +428,7 @@ typedef struct {
   const char *help;
   const char *usage;   /* first line of help, for errors */
   const char *options; /* letters of the options it takes: o s b q c f k r m d t
-                          v n, calibrate's u (--quick), validate's p
+                          v n F (--force), calibrate's u (--quick), validate's p
                           (--profile), e (--repeats), N (--netns), a (--rate),
                           and node's K (--key-file) */
   const char *target;  /* what it names on the command line (SPEC, DIR...), or
@@ -444,15 +451,15 @@ static int cmd_validate(const cli *c);
 static const command commands[] = {
     {"run", run_help, "pslab run SPEC [--out DIR] [--set PATH=VALUE]... "
                       "[--backend sim|real] [--shard K/N] [--resume] [--metrics A,B,...] "
-                      "[--record-trace FILE] [--quiet]",
-     "osbqkrmt", "SPEC", false, cmd_run},
+                      "[--record-trace FILE] [--force] [--quiet]",
+     "osbqkrmtF", "SPEC", false, cmd_run},
     {"check", check_help, "pslab check SPEC [--set PATH=VALUE]... "
                           "[--backend sim|real] [--shard K/N]", "sbk", "SPEC", false, cmd_check},
     {"node", node_help, "pslab node SPEC [--out DIR] [--set PATH=VALUE]... "
                         "[--coordinator HOST:PORT] [--coordinator-file PATH] "
                         "[--key-file FILE] [--shard K/N] [--resume] [--metrics A,B,...] "
-                        "[--record-trace FILE] [--quiet]",
-     "osqcfKkrmt", "SPEC", false, cmd_node},
+                        "[--record-trace FILE] [--force] [--quiet]",
+     "osqcfKkrmtF", "SPEC", false, cmd_node},
     {"keygen", keygen_help, "pslab keygen --out FILE", "o", NULL, false, cmd_keygen},
     {"plot", plot_help, "pslab plot DIR", "", "DIR", false, cmd_plot},
     {"merge", merge_help, "pslab merge [--out DIR] [--quiet] SHARD_DIR...", "oq",
@@ -488,7 +495,7 @@ struct cli {
   const char *profile; /* pslab validate --profile FILE */
   uint32_t repeats;    /* pslab validate --repeats (0: the default) */
   const char *rate;    /* pslab validate --rate */
-  bool quiet, resume, help, markdown, netns, quick;
+  bool quiet, resume, help, markdown, netns, quick, force;
 };
 
 /* ---------------------------------------------------- command line */
@@ -564,6 +571,10 @@ static int parse_option(int argc, char **argv, int *i, cli *c) {
   }
   if (strchr(takes, 'q') && (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)) {
     c->quiet = true;
+    return 0;
+  }
+  if (strchr(takes, 'F') && strcmp(a, "--force") == 0) {
+    c->force = true;
     return 0;
   }
   if (strchr(takes, 'r') && strcmp(a, "--resume") == 0) {
@@ -720,6 +731,7 @@ static int cmd_run(const cli *c) {
   o.quiet = c->quiet;
   o.shard = c->shard;
   o.resume = c->resume;
+  o.force = c->force;
   o.metrics = (const char *const *)c->metrics;
   o.record_trace = c->record_trace;
   int rc = exp_run_experiment(s, &o);
@@ -765,6 +777,7 @@ static int cmd_node(const cli *c) {
     o.node = &role;
     o.shard = c->shard;
     o.resume = c->resume;
+    o.force = c->force;
     o.metrics = (const char *const *)c->metrics;
     o.record_trace = c->record_trace;
     rc = exp_run_experiment(s, &o);

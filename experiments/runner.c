@@ -238,7 +238,21 @@ typedef struct {
   const exp_node_role *node; /* pslab node, or NULL */
   bool want_progress;
   const char *trace_path;    /* --record-trace: this run's trace, or NULL */
+  bool force;                /* --force: no memory check */
 } child_job;
+
+/* MemAvailable of /proc/meminfo in bytes; 0 when it cannot be read (then
+ * runs are not checked, as on a system without it). */
+static uint64_t memory_available(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return 0;
+  char line[256];
+  unsigned long long kib = 0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) break;
+  fclose(f);
+  return (uint64_t)kib * 1024;
+}
 
 static noreturn void child_main(const child_job *job, int fd, const char *log_path) {
   int log = log_path ? open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
@@ -278,6 +292,7 @@ static noreturn void child_main(const child_job *job, int fd, const char *log_pa
       .progress_ctx = &cp,
       .node = job->node,
       .trace_path = job->trace_path,
+      .memory_limit = job->force ? 0 : memory_available(),
   };
   char err[2048] = "";
   /* "workers": "auto" is the scheduler's, before the backend sees the run. */
@@ -448,7 +463,7 @@ static char *log_path_of(const runner *r, uint32_t run) {
 static outcome run_child(runner *r, const exp_run *run, const char *log_path,
                          const char *trace_path) {
   child_job job = {r->spec, run, r->o.backends, r->o.n_backends, r->o.node,
-                   r->pg.tty && !r->pg.quiet, trace_path};
+                   r->pg.tty && !r->pg.quiet, trace_path, r->o.force};
   return run_in_child(&job, &r->pg, log_path);
 }
 

@@ -159,10 +159,30 @@ static bool said_already(const exp_errors *said, const char *line) {
 /* A cluster field that a run's backend does not read describes the other
  * backend's machine (the simulated network on the real backend, addresses
  * in a simulation): harmless, since specs are shared between backends, but
- * a user must not believe it took effect (stragglers on the real backend).
- * One line per field and backend, naming what that backend reads. A field
+ * a user must not believe it took effect (the cost model on the real
+ * backend). One line per field and backend, naming what that backend reads;
+ * a field of which the backend reads a part (the real backend reads
+ * network.bandwidth) is warned about field by field inside it. A field
  * that only the cluster's profile gave is not warned about: a profile
  * describes a machine for both backends. */
+static void warn_unread_cluster_field(const exp_backend *be, const char *key,
+                                      const exp_errors *profile_keys, exp_errors *said,
+                                      exp_errors *warnings) {
+  char pair[EXP_PATH_MAX];
+  snprintf(pair, sizeof pair, "%s %s", be->name, key);
+  if (exp_backend_reads(be, key) || said_already(said, pair) ||
+      said_already(profile_keys, key))
+    return;
+  exp_errors_addf(said, "%s", pair);
+  exp_buf reads = {0};
+  for (size_t i = 0; be->cluster_keys[i]; i++)
+    exp_buf_printf(&reads, "%s%s", i ? ", " : "", be->cluster_keys[i]);
+  char *list = exp_buf_take(&reads);
+  exp_errors_addf(warnings, "cluster.%s has no effect on the %s backend, which reads "
+                  "only cluster.{%s}", key, be->name, list ? list : "");
+  free(list);
+}
+
 static void warn_unread_cluster_fields(const exp_run_list *runs, const exp_errors *profile_keys,
                                        exp_errors *warnings) {
   size_t n;
@@ -175,19 +195,18 @@ static void warn_unread_cluster_fields(const exp_run_list *runs, const exp_error
     const exp_backend *be = exp_backend_find(table, n, cJSON_IsString(b) ? b->valuestring : "sim");
     const cJSON *cluster = cJSON_GetObjectItemCaseSensitive(config, "cluster");
     for (const cJSON *k = be && cJSON_IsObject(cluster) ? cluster->child : NULL; k; k = k->next) {
-      char pair[EXP_PATH_MAX];
-      snprintf(pair, sizeof pair, "%s %s", be->name, k->string);
-      if (exp_backend_reads(be, k->string) || said_already(&said, pair) ||
-          said_already(profile_keys, k->string))
+      bool within = cJSON_IsObject(k) && !exp_backend_reads(be, k->string) &&
+                    exp_backend_reads_within(be, k->string) &&
+                    !said_already(profile_keys, k->string);
+      if (!within) { /* the field as a whole */
+        warn_unread_cluster_field(be, k->string, profile_keys, &said, warnings);
         continue;
-      exp_errors_addf(&said, "%s", pair);
-      exp_buf reads = {0};
-      for (size_t i = 0; be->cluster_keys[i]; i++)
-        exp_buf_printf(&reads, "%s%s", i ? ", " : "", be->cluster_keys[i]);
-      char *list = exp_buf_take(&reads);
-      exp_errors_addf(warnings, "cluster.%s has no effect on the %s backend, which reads "
-                      "only cluster.{%s}", k->string, be->name, list ? list : "");
-      free(list);
+      }
+      for (const cJSON *f = k->child; f; f = f->next) { /* network.latency, ... */
+        char key[EXP_PATH_MAX];
+        snprintf(key, sizeof key, "%s.%s", k->string, f->string);
+        warn_unread_cluster_field(be, key, profile_keys, &said, warnings);
+      }
     }
   }
   exp_errors_free(&said);

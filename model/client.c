@@ -42,13 +42,13 @@ int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
   *id = w->next_ticket++;
   w->tickets[w->n_tickets++] =
       (ticket_slot){*id, keys + 1, out, out_len, stamp, issue_seq, write_clock, NULL, NULL,
-                    NULL, 0, 0};
+                    NULL, 0, 0, 0};
   pthread_mutex_unlock(&w->lock);
   return PS_OK;
 }
 
-int ticket_expect(ps_worker *w, ps_ticket id, const ps_key *keys, const uint32_t *idx,
-                  size_t n, double now) {
+int ticket_expect(ps_worker *w, ps_ticket id, uint8_t reply, const ps_key *keys,
+                  const uint32_t *idx, size_t n, double now) {
   if (n == 0) return PS_OK;
   pthread_mutex_lock(&w->lock);
   ticket_slot *t = ticket_find(w, id);
@@ -64,7 +64,10 @@ int ticket_expect(ps_worker *w, ps_ticket id, const ps_key *keys, const uint32_t
     t->wait_keys[j] = keys[idx[j]];
     t->wait_pos[j] = w->scratch_pos[idx[j]];
   }
-  if (rc == PS_OK) t->n_wait = (uint32_t)n;
+  if (rc == PS_OK) {
+    t->n_wait = (uint32_t)n;
+    t->wait_type = reply;
+  }
   pthread_mutex_unlock(&w->lock);
   return rc;
 }
@@ -80,22 +83,20 @@ static long wait_index(const ticket_slot *t, uint32_t pos) {
   return lo < t->n_wait && t->wait_pos[lo] == pos ? (long)lo : -1;
 }
 
-int ticket_take_reply(ps_worker *w, const ps_msg *m, double *issued_at) {
+uint32_t ticket_take_reply(ps_worker *w, const ps_msg *m, uint8_t *took, double *issued_at) {
   pthread_mutex_lock(&w->lock);
   ticket_slot *t = ticket_find(w, m->request);
-  int rc = t ? PS_OK : PS_ERR_PROTOCOL;
+  bool kind = t && t->wait_type == m->type; /* a pull's reply to a pull */
+  uint32_t taken = 0;
   *issued_at = t ? t->issued_at : 0;
-  for (uint32_t i = 0; rc == PS_OK && i < m->key_count; i++) {
-    long at = wait_index(t, ps_msg_pos(m, i));
-    if (at < 0 || t->answered[at] || t->wait_keys[at] != ps_msg_key(m, i)) rc = PS_ERR_PROTOCOL;
-    else t->answered[at] = 2; /* taken by this reply, so far */
-  }
-  for (uint32_t i = 0; t && i < m->key_count; i++) { /* all, or none */
-    long at = wait_index(t, ps_msg_pos(m, i));
-    if (at >= 0 && t->answered[at] == 2) t->answered[at] = rc == PS_OK;
+  for (uint32_t i = 0; i < m->key_count; i++) {
+    long at = kind ? wait_index(t, ps_msg_pos(m, i)) : -1;
+    took[i] = at >= 0 && !t->answered[at] && t->wait_keys[at] == ps_msg_key(m, i);
+    if (took[i]) t->answered[at] = 1;
+    taken += took[i];
   }
   pthread_mutex_unlock(&w->lock);
-  return rc;
+  return taken;
 }
 
 bool ticket_stamp(ps_worker *w, ps_ticket id, int64_t *stamp, uint64_t *issue_seq) {
@@ -297,7 +298,8 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
     }
     /* The keys whose answers come in messages, noted in one go before any
      * is sent (scratch_defer[0..sent), compacted behind the loop's reads). */
-    if (!c.error && ticket_expect(w, id, keys, w->scratch_defer, sent, now) != PS_OK)
+    uint8_t reply = type == PS_MSG_PULL ? PS_MSG_PULL_REPLY : PS_MSG_WRITE_ACK;
+    if (!c.error && ticket_expect(w, id, reply, keys, w->scratch_defer, sent, now) != PS_OK)
       c.error = PS_ERR_NOMEM;
     ctx_finish(&c);
     if (c.error) err = c.error;

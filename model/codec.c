@@ -107,6 +107,30 @@ long ps_msg_encode(const ps_msg *m, uint8_t *buf, size_t len) {
   return (long)need;
 }
 
+/* ------------------------------------------------------------ seals */
+
+bool ps_msg_type_sealed(int type) {
+  return type == PS_MSG_LOCALIZE || type == PS_MSG_HANDOVER || type == PS_MSG_TRANSFER;
+}
+
+#define SEAL_AT 24 /* the request field */
+
+uint64_t ps_msg_seal(const uint8_t *buf, size_t len, uint32_t dst, uint64_t secret) {
+  uint64_t h = ps_mix64(secret ^ 0x5ea1ed0f5ea1ed0full) ^ dst;
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t w = i == SEAL_AT ? 0 : get_u64(buf + i);
+    h = ps_mix64(h ^ w) + i;
+  }
+  uint64_t tail = 0;
+  for (size_t j = 0; i + j < len; j++) tail |= (uint64_t)buf[i + j] << (8 * j);
+  return ps_mix64(h ^ tail ^ ((uint64_t)len << 32));
+}
+
+void ps_msg_put_seal(uint8_t *buf, size_t len, uint32_t dst, uint64_t secret) {
+  put_u64(buf + SEAL_AT, ps_msg_seal(buf, len, dst, secret));
+}
+
 /* --------------------------------------------------------- decoding */
 
 int ps_msg_decode(const uint8_t *buf, size_t len, ps_msg *m) {

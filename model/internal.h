@@ -184,6 +184,7 @@ typedef struct {
   uint32_t *wait_pos;
   uint8_t *answered;
   uint32_t n_wait;
+  uint8_t wait_type;  /* the replies' type: PULL_REPLY or WRITE_ACK */
   double issued_at;    /* when its messages were sent (response times) */
 } ticket_slot;
 
@@ -225,14 +226,19 @@ int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
                         int64_t stamp, uint64_t issue_seq, int64_t write_clock, ps_ticket *id);
 /* Notes, once per ticket, that keys[idx[j]] (at w->scratch_pos[idx[j]] of
  * the caller's buffer, ascending) travel in messages and must each come
- * back in one reply. PS_OK, PS_ERR_NOMEM or PS_ERR_PROTOCOL (no such ticket,
- * or noted already). */
-int ticket_expect(ps_worker *w, ps_ticket id, const ps_key *keys, const uint32_t *idx,
-                  size_t n, double now);
-/* Takes the keys of reply m (PULL_REPLY or WRITE_ACK) for its ticket: every
- * one must be awaited and not answered yet, or nothing is taken and the
- * reply refused (PS_ERR_PROTOCOL). *issued_at: when the request was sent. */
-int ticket_take_reply(ps_worker *w, const ps_msg *m, double *issued_at);
+ * back in one reply of type reply (PULL_REPLY or WRITE_ACK); now: when they
+ * are sent (response times). PS_OK, PS_ERR_NOMEM or PS_ERR_PROTOCOL (no
+ * such ticket, or noted already). */
+int ticket_expect(ps_worker *w, ps_ticket id, uint8_t reply, const ps_key *keys,
+                  const uint32_t *idx, size_t n, double now);
+/* Takes, of the keys of reply m (PULL_REPLY or WRITE_ACK), those its
+ * ticket waits for at their positions and has no answer for yet, each once:
+ * took[i] (m->key_count of them) says which. Returns how many were taken.
+ * Key by key, not all or none: a reply carries every key one node answers
+ * for one request, so a stray key a forged request slipped in beside a
+ * real one must not cost the real one its answer. *issued_at: when the
+ * request was sent (0: no such ticket). */
+uint32_t ticket_take_reply(ps_worker *w, const ps_msg *m, uint8_t *took, double *issued_at);
 /* A bounded pull's stamp and write count (false: no such ticket). */
 bool ticket_stamp(ps_worker *w, ps_ticket id, int64_t *stamp, uint64_t *issue_seq);
 int ticket_open(ps_worker *w, uint64_t keys, float *out, size_t out_len,
@@ -253,7 +259,7 @@ int ticket_fill(ps_worker *w, ps_ticket id, uint32_t pos, const float *vals,
 typedef struct {
   _Atomic uint64_t local_accesses, remote_accesses, messages_sent, bytes_sent,
       messages_received, forwards, relocations, queued, bad_messages, replica_syncs,
-      duplicates, out_of_sequence, hop_drops;
+      duplicates, out_of_sequence, hop_drops, bad_seals;
 } node_counters;
 
 /* Bounded consistency's counters. */
@@ -347,6 +353,7 @@ struct ps_node {
   size_t n_scale, next_scale; /* ... the step the timer applies next */
   _Atomic uint32_t serving; /* servers [0, serving) serve now */
   bool has_clock;           /* config.clock_service */
+  uint64_t secret;          /* config.secret: the key of ownership seals */
   clock_service clk;
   bounded_counters bounded;
   node_load load;

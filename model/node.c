@@ -100,6 +100,7 @@ ps_node *ps_node_new(const ps_node_config *c) {
       workers_init(n, c->workers) != PS_OK)
     goto fail;
   n->has_clock = c->clock_service;
+  n->secret = c->secret;
   if (n->has_clock && clock_init(n) != PS_OK) goto fail;
   if (load_init(n) != PS_OK) goto fail;
   n->init_hot_keys = c->hot_keys;
@@ -174,6 +175,7 @@ void ps_node_get_stats(const ps_node *n, ps_node_stats *o) {
   o->duplicates = atomic_load(&s->duplicates);
   o->out_of_sequence = atomic_load(&s->out_of_sequence);
   o->hop_drops = atomic_load(&s->hop_drops);
+  o->bad_seals = atomic_load(&s->bad_seals);
   const staleness_counters *a = &n->staleness;
   o->replica_reads = atomic_load(&a->reads);
   o->staleness_sum_s = (double)atomic_load(&a->sum_ns) * 1e-9;
@@ -207,6 +209,7 @@ void ps_node_stats_add(ps_node_stats *sum, const ps_node_stats *s) {
   sum->duplicates += s->duplicates;
   sum->out_of_sequence += s->out_of_sequence;
   sum->hop_drops += s->hop_drops;
+  sum->bad_seals += s->bad_seals;
   sum->replica_reads += s->replica_reads;
   sum->staleness_sum_s += s->staleness_sum_s;
   if (s->staleness_max_s > sum->staleness_max_s) sum->staleness_max_s = s->staleness_max_s;
@@ -326,6 +329,14 @@ uint64_t ps_node_owned_keys(ps_node *n) {
 
 uint32_t ps_node_next_seq(ps_node *n, uint32_t src) {
   return src < n->layout.num_nodes ? atomic_load(&n->recv_seq[src]) + 1 : 0;
+}
+
+uint32_t ps_node_claim_seq(ps_node *n, uint32_t dst) {
+  if (dst >= n->layout.num_nodes) return 0;
+  pthread_mutex_lock(&n->order_lock);
+  uint32_t seq = ++n->send_seq[dst];
+  pthread_mutex_unlock(&n->order_lock);
+  return seq;
 }
 
 int64_t ps_node_directory_owner(ps_node *n, ps_key k) {
@@ -516,15 +527,32 @@ static int handle_request(call_ctx *c, const ps_msg *m) {
   return msg_each_key(c, m, serve_request_key);
 }
 
+static int reply_taken(call_ctx *c, ps_worker *w, const ps_msg *m, uint8_t *took);
+
 /* PULL_REPLY and WRITE_ACK, for a ticket of one of this node's workers. */
 static int handle_reply(call_ctx *c, const ps_msg *m) {
   ps_node *n = c->node;
   if (m->origin != n->id || m->worker >= n->num_workers) return PS_ERR_PEER;
   ps_worker *w = &n->workers[m->worker];
+  uint8_t took_small[64];
+  uint8_t *took = m->key_count <= 64 ? took_small : malloc(m->key_count);
+  if (!took) return PS_ERR_NOMEM;
+  int rc = reply_taken(c, w, m, took);
+  if (took != took_small) free(took);
+  return rc;
+}
+
+/* handle_reply's keys that took a waiting place (took[i]): the rest are
+ * refused, the message then counted as bad, without holding the others
+ * back. */
+static int reply_taken(call_ctx *c, ps_worker *w, const ps_msg *m, uint8_t *took) {
+  ps_node *n = c->node;
   double issued_at;
-  int rc0 = ticket_take_reply(w, m, &issued_at); /* only what is awaited, each once */
-  if (rc0 != PS_OK) return rc0;
-  load_note_reply(n, m->src, c->now - issued_at, m->key_count);
+  /* only what is awaited, each once */
+  uint32_t taken = ticket_take_reply(w, m, took, &issued_at);
+  int refused = taken < m->key_count ? PS_ERR_PROTOCOL : PS_OK;
+  if (!taken) return refused;
+  load_note_reply(n, m->src, c->now - issued_at, taken);
   int64_t stamp = -1;
   uint64_t issue_seq = 0;
   if (n->has_clock && !ticket_stamp(w, m->request, &stamp, &issue_seq)) return PS_ERR_PROTOCOL;
@@ -533,7 +561,7 @@ static int handle_reply(call_ctx *c, const ps_msg *m) {
     for (uint32_t i = 0; i < m->key_count; i++) {
       ps_key k = ps_msg_key(m, i);
       uint32_t len = ps_layout_value_len(&n->layout, k);
-      if (m->type == PS_MSG_WRITE_ACK || stamp >= 0) {
+      if (took[i] && (m->type == PS_MSG_WRITE_ACK || stamp >= 0)) {
         store_stripe *st;
         key_entry *e = node_lock_entry(n, k, &st);
         if (!e) return PS_ERR_NOMEM;
@@ -549,6 +577,10 @@ static int handle_reply(call_ctx *c, const ps_msg *m) {
     uint32_t offset = 0;
     for (uint32_t i = 0; i < m->key_count; i++) {
       uint32_t len = ps_layout_value_len(&n->layout, ps_msg_key(m, i));
+      if (!took[i]) {
+        offset += len;
+        continue;
+      }
       float tmp[256];
       float *vals = len <= 256 ? tmp : malloc((size_t)len * sizeof *vals);
       if (!vals) return PS_ERR_NOMEM;
@@ -559,7 +591,8 @@ static int handle_reply(call_ctx *c, const ps_msg *m) {
       offset += len;
     }
   }
-  return ticket_progress(w, c, m->request, m->key_count, NULL, 0, 0, false);
+  int rc = ticket_progress(w, c, m->request, taken, NULL, 0, 0, false);
+  return rc != PS_OK ? rc : refused;
 }
 
 /* Takes number seq on src's channel: exactly the next one. A number at or
@@ -585,11 +618,17 @@ static int take_seq(ps_node *n, uint32_t src, uint32_t seq) {
 int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, double now) {
   ps_msg m;
   int rc = ps_msg_decode(buf, len, &m);
-  if (rc == PS_OK && (src >= n->layout.num_nodes || m.src != src ||
-                      m.origin >= n->layout.num_nodes))
-    rc = PS_ERR_PEER;
-  if (rc == PS_OK && m.type != PS_MSG_POLICY) rc = check_keys(n, &m); /* its words are its own */
+  if (rc == PS_OK && (src >= n->layout.num_nodes || m.src != src)) rc = PS_ERR_PEER;
+  /* A message that decodes on its own channel takes its number whatever
+   * else is wrong with it: refused, it does not stop the channel. */
   if (rc == PS_OK) rc = take_seq(n, src, m.seq);
+  if (rc == PS_OK && m.origin >= n->layout.num_nodes) rc = PS_ERR_PEER;
+  if (rc == PS_OK && m.type != PS_MSG_POLICY) rc = check_keys(n, &m); /* its words are its own */
+  if (rc == PS_OK && ps_msg_type_sealed(m.type) &&
+      ps_msg_seal(buf, len, n->id, n->secret) != m.request) {
+    stat_add(&n->stats.bad_seals, 1);
+    rc = PS_ERR_SEAL; /* its number is taken: the channel goes on */
+  }
   if (rc != PS_OK) {
     stat_add(&n->stats.bad_messages, 1);
     return rc;

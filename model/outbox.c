@@ -172,6 +172,7 @@ static void enqueue_one(call_ctx *c, out_msg *m) {
   m->head.values = (const uint8_t *)m->values;
   m->head.seq = n->send_seq[m->dst] + 1;
   if (!buf || ps_msg_encode(&m->head, buf, len) < 0) goto fail;
+  if (ps_msg_type_sealed(m->head.type)) ps_msg_put_seal(buf, len, m->dst, n->secret);
   n->send_seq[m->dst] = m->head.seq;
   if (n->outq_len == n->outq_cap) {
     size_t cap = n->outq_cap ? n->outq_cap * 2 : 64;

@@ -104,7 +104,8 @@ extern "C" {
   X(PS_ERR_MALFORMED, -15, "message header inconsistent with its body")      \
   X(PS_ERR_DUPLICATE, -16, "message received before (a duplicate or a replay)") \
   X(PS_ERR_HOPS, -17, "operation forwarded too often (a forwarding loop)")  \
-  X(PS_ERR_SEQUENCE, -18, "message out of sequence (one before it never came)")
+  X(PS_ERR_SEQUENCE, -18, "message out of sequence (one before it never came)") \
+  X(PS_ERR_SEAL, -19, "ownership message with a wrong seal (not sent by this run's core)")
 
 typedef enum {
   PS_OK = 0,
@@ -277,6 +278,23 @@ ps_key ps_msg_key(const ps_msg *m, uint32_t i);
 uint32_t ps_msg_pos(const ps_msg *m, uint32_t i);
 /* Copies n floats starting at float index `from` of the body's values. */
 void ps_msg_values(const ps_msg *m, uint32_t from, float *out, uint32_t n);
+/* LOCALIZE, HANDOVER and TRANSFER move a key's ownership: a made-up one
+ * would lose or double the value (a TRANSFER that takes the real one's
+ * place), or send it to a node in no state to take it (one that holds a
+ * replica). Their `request` field carries a seal, a keyed hash of
+ * the whole encoded message (the seal left out) and its destination under
+ * the run's secret (ps_node_config.secret), written by the sending core; a
+ * receiver refuses one whose seal does not match (PS_ERR_SEAL). With the
+ * channel's numbers in the hash, a copy is no good on another channel or
+ * number. Not a cryptographic MAC and not authentication (CURVE is that, in
+ * real/): it keeps stray, corrupt and forged ownership messages of anyone
+ * without the secret out of the core. */
+bool ps_msg_type_sealed(int type);
+/* The seal of the encoded message buf[0..len) (len >= PS_WIRE_HEADER_LEN)
+ * sent to dst. */
+uint64_t ps_msg_seal(const uint8_t *buf, size_t len, uint32_t dst, uint64_t secret);
+/* Writes that seal into buf's `request` field. */
+void ps_msg_put_seal(uint8_t *buf, size_t len, uint32_t dst, uint64_t secret);
 /* Whether messages of this type carry values (exactly those do; a POLICY
  * message may carry them, and its keys need none). */
 bool ps_msg_type_has_values(int type);
@@ -325,7 +343,11 @@ typedef struct {
    * that use them: meaningful only when those nodes are servers, so the run
    * layer refuses it with worker-only nodes (layout roles). */
   bool keys_at_workers;
+  /* Keys every node replicates from the start, at most (0: none;
+   * PS_ALL_KEYS: every key): for the run's memory estimate. */
+  uint64_t replicas_per_node;
 } ps_policy_settings;
+#define PS_ALL_KEYS UINT64_MAX
 
 void ps_policy_settings_default(ps_policy_settings *s);
 
@@ -387,6 +409,10 @@ typedef struct {
    * (moves); one that serves again holds keys only when moved there. */
   const ps_scale_step *scale;
   size_t num_scale;
+  /* The key of seals on ownership messages (ps_msg_seal): the same for every
+   * node of a run (default 0: any fixed value works, it only has to be
+   * shared and unknown to whoever must not forge them). */
+  uint64_t secret;
 } ps_node_config;
 
 /* Fills defaults: 1 worker, 64 stripes, no policy, default settings. */
@@ -437,6 +463,7 @@ typedef struct {
   uint64_t out_of_sequence;  /* ... numbered past the next one: refused (one was lost,
                                 or it is forged), and so is the rest of the channel */
   uint64_t hop_drops;        /* operations dropped after PS_MAX_HOPS forwards */
+  uint64_t bad_seals;        /* ownership messages refused for their seal */
   uint64_t replica_syncs;    /* replica keys sent in sync rounds (SYNC, DELTA) */
   /* Staleness of reads served by replicas: how long ago, and how many of
    * the reading worker's clocks ago, the replica last took part in a sync.
@@ -626,6 +653,10 @@ uint64_t ps_node_owned_keys(ps_node *node);
 /* The number this node takes next on src's channel (ps_msg.seq), for tests
  * that hand a node messages of their own making. */
 uint32_t ps_node_next_seq(ps_node *node, uint32_t src);
+/* Takes the next number of this node's channel to dst for a message the
+ * node did not make (a fuzzer's, sent in order among the node's own): the
+ * node's next message to dst is numbered after it. 0 when dst is no node. */
+uint32_t ps_node_claim_seq(ps_node *node, uint32_t dst);
 /* The owner of k in the home's directory (call on k's home), or -1. */
 int64_t ps_node_directory_owner(ps_node *node, ps_key k);
 

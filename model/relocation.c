@@ -14,6 +14,10 @@
  * on, applies what it queued when the value lands, and passes it on. Such a
  * node does not ask for the key again while it waits, so an entry has at most
  * one pending hand-on, and a chain of requests ends at the last requester.
+ *
+ * LOCALIZE, HANDOVER and TRANSFER are sealed by their sender (model/outbox.c) and
+ * refused without the run's seal (ps_node_recv): a made-up one never moves
+ * a value.
  */
 #include "model/internal.h"
 

@@ -38,6 +38,7 @@ static int nups_configure(const struct cJSON *json, ps_policy_settings *s, char 
   }
   s->fast_local_access = true; /* relocation needs it (see relocate) */
   s->hot_keys = cfg.hot_keys;
+  s->replicas_per_node = cfg.hot_keys;
   s->owner_replicas = cfg.sync == PS_SYNC_OWNER;
   return PS_OK;
 }

@@ -26,6 +26,7 @@ void real_cluster_default(real_cluster *c) {
   snprintf(c->bind, sizeof c->bind, "127.0.0.1");
   c->timeout_s = 30;
   c->compute = REAL_COMPUTE_SPIN;
+  c->bandwidth = 10e9 / 8; /* the simulated link's default, 10 Gbps */
 }
 
 double real_clock(void) {

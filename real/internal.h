@@ -207,6 +207,11 @@ struct real_node {
   bool secure;
   struct real_guard *guard;
   _Atomic uint64_t refused;
+
+  /* The straggler emulation (throttle.c): this node's straggler, or NULL,
+   * messages it delayed and the nanoseconds it added. */
+  const real_straggler *slow;
+  _Atomic uint64_t throttled, throttle_ns;
 };
 
 /* node.c */
@@ -265,6 +270,24 @@ void real_auth_close(real_node *n);
 /* Local launch: gives c a fresh keypair in memory when its nodes will use
  * CURVE and it names no key file. 0, or -1 with a message. */
 int real_auth_local_keys(real_cluster *c, char *err, size_t errlen);
+
+/* throttle.c: the straggler emulation. Each is a no-op on a node without a
+ * straggler (n->slow NULL, set by real_throttle_init). */
+void real_throttle_init(real_node *n);
+/* Receiver thread, after the core handled a data message of len bytes from
+ * src, which began at node time t0 and took handling_s: sleeps what the
+ * phase in force adds (a stretched server, a slowed down link). */
+void real_throttle_handled(real_node *n, uint32_t src, double t0, double handling_s,
+                           size_t len);
+/* Any thread, before a data message of len bytes leaves for dst: sleeps
+ * what the slowed up link adds. */
+void real_throttle_send(real_node *n, uint32_t dst, size_t len);
+/* A worker's compute of `seconds` at full speed, starting now: how long it
+ * takes on this node (the stretch counted as added time). */
+double real_throttle_compute(real_node *n, double seconds);
+/* Seconds the calling thread has slept in the throttle so far (a handling's
+ * own time is measured without them). */
+double real_throttle_thread_slept(void);
 
 /* rendezvous.c: meets the other nodes (main thread, before the receiver). */
 int real_rendezvous(real_node *n, const real_node_config *c, char *err, size_t errlen);

@@ -83,6 +83,7 @@ static _Noreturn void child_main(const real_run_args *a, uint32_t rank, int addr
   close(addr_fd);
   real_run_args b = *a;
   b.rank = rank;
+  b.memory_all_nodes = true; /* every node of the run is on this machine */
   b.coordinator = coordinator;
   b.coordinator_file = NULL;
   b.listening = NULL;

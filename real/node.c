@@ -171,6 +171,8 @@ void real_node_get_stats(real_node *n, real_node_stats *out) {
   out->dropped = atomic_load(&n->dropped);
   out->stray = atomic_load(&n->stray);
   out->refused = atomic_load(&n->refused);
+  out->throttled = atomic_load(&n->throttled);
+  out->throttle_s = 1e-9 * (double)atomic_load(&n->throttle_ns);
 }
 
 void real_node_stop_timers(real_node *n) { atomic_store(&n->timers_on, false); }
@@ -196,6 +198,7 @@ static real_node *node_alloc(const real_node_config *c) {
   n->run = c->run;
   n->workers = c->core.workers;
   n->cluster = *c->cluster;
+  real_throttle_init(n);
   atomic_init(&n->started, false);   /* the start release sets t0 */
   atomic_init(&n->timers_on, false); /* from the start barrier on */
   pthread_mutexattr_t ma;
@@ -274,6 +277,7 @@ static int plan_addresses(real_node *n, const real_node_config *c, uint32_t *por
  * (see REAL_TSAN_RELEASE in internal.h). */
 static void send_published(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
   REAL_TSAN_RELEASE(buf);
+  real_throttle_send(ctx, dst, len); /* a straggler's slowed link */
   real_node_send(ctx, dst, buf, len);
 }
 

@@ -131,6 +131,9 @@ static _Noreturn void child_main(const real_cluster *c, int fd) {
     double cpu = cpu_clock(CLOCK_PROCESS_CPUTIME_ID);
     void *out = NULL;
     size_t len = 0;
+    /* No deadline (node 0's round takes what it measures); a dead or silent
+     * node 0 still ends the wait: the receiver fails the node within
+     * timeout_s (real/receiver.c). */
     rc = real_node_collective(node, "a probe round", &cpu, sizeof cpu, INFINITY, NULL, NULL,
                               &out, &len);
     bool go = rc == PS_OK && len == sizeof(probe_reply) && ((probe_reply *)out)->go;

@@ -25,6 +25,7 @@
 #define PSLAB_REAL_REAL_H
 
 #include "model/ps.h"
+#include "run/run.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -60,6 +61,19 @@ typedef struct {
   bool set;
 } real_curve_key;
 
+/* A slow node, emulated (cluster.stragglers; real/throttle.c says how): in
+ * its phases (run/run.h; the run's wall-clock time from the start barrier)
+ * its workers' compute is stretched by the speed factor, every data message
+ * it sends to or receives from another node is delayed as the slowed link
+ * would delay it, and with `server` its server's handling of each message
+ * is stretched too. */
+typedef struct {
+  uint32_t node;
+  const run_phase *phases; /* borrowed; sorted, disjoint; n_phases >= 1 */
+  size_t n_phases;
+  bool server;             /* speed phases slow the node's server too */
+} real_straggler;
+
 /* What the real backend reads from the spec's "cluster" object. */
 typedef struct {
   char bind[64];                 /* IPv4 address servers bind, or "*" (all) */
@@ -74,10 +88,16 @@ typedef struct {
   char key_file[REAL_PATH_MAX];
   /* The keypair in memory (real_run_local makes one for its nodes). */
   real_curve_key key;
+  /* Stragglers (borrowed; at most one per node) and the bandwidth in
+   * bytes/s their bandwidth factors slow: the simulated link's, as the
+   * spec's cluster.network.bandwidth gives it. */
+  const real_straggler *stragglers;
+  size_t n_stragglers;
+  double bandwidth;
 } real_cluster;
 
 /* Defaults: bind 127.0.0.1, no coordinator, ports from the OS, 30 s, spin,
- * auth auto, no key. */
+ * auth auto, no key, no stragglers, 10 Gbps. */
 void real_cluster_default(real_cluster *c);
 
 /* ---------------------------------------------------------------- auth */
@@ -201,6 +221,11 @@ typedef struct {
   uint64_t dropped;            /* received, failed to decode or validate */
   uint64_t stray;              /* frames from an unknown sender, dropped */
   uint64_t refused;            /* connections refused by authentication */
+  /* The straggler emulation (throttle.c): data messages whose handling,
+   * sending or receiving it delayed, and the seconds it added in all
+   * (those sleeps, and the workers' stretched compute). */
+  uint64_t throttled;
+  double throttle_s;
 } real_node_stats;
 
 void real_node_get_stats(real_node *n, real_node_stats *out);
@@ -226,6 +251,11 @@ typedef struct {
    * "<trace_path>.part<rank>" (run_args), on its node's file system; the
    * caller merges them. */
   const char *trace_path;
+  /* Bytes of memory the node's machine has for the run (0: no check): a
+   * run estimated to need more is refused before it starts. real_run_local
+   * counts every node (they share this machine), real_run_node its own. */
+  uint64_t memory_limit;
+  bool memory_all_nodes;
   /* real_run_node only (real_run_local sets them for its nodes): */
   uint32_t rank;
   const char *coordinator;       /* NULL: cluster->coordinator */

@@ -5,7 +5,8 @@
  * Each frame is told apart by its first bytes: control messages (collective
  * contributions and answers, aborts) are handled here; everything else goes
  * to ps_node_recv, which decodes, checks and handles it, or rejects it (the
- * frame is then counted as dropped and logged, and the node goes on). The
+ * frame is then counted as dropped and logged, and the node goes on); on a
+ * straggler, the throttle then sleeps what its phase adds (throttle.c). The
  * core is called inside the node's core lock, and not at all once the node
  * has failed (see internal.h).
  *
@@ -48,8 +49,11 @@
 static void handle_data(real_node *n, uint32_t src, const uint8_t *buf, size_t len) {
   real_core_enter(n);
   bool fed = !atomic_load(&n->failed);
-  int rc = fed ? ps_node_recv(n->core, src, buf, len, real_node_now(n)) : PS_OK;
+  double t0 = real_node_now(n), start = real_clock(), slept = real_throttle_thread_slept();
+  int rc = fed ? ps_node_recv(n->core, src, buf, len, t0) : PS_OK;
+  double took = real_clock() - start - (real_throttle_thread_slept() - slept);
   real_core_leave(n);
+  if (fed) real_throttle_handled(n, src, t0, took, len); /* a straggler's server */
   atomic_fetch_add(&n->received, 1);
   if (rc == PS_OK) return;
   atomic_fetch_add(&n->dropped, 1);

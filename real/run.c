@@ -8,7 +8,8 @@
  * node (rendezvous, start barrier); run one thread per worker through the
  * shared worker loop (run_worker_drive) with a driver env whose wait blocks
  * on the node and whose compute spins (or sleeps) flops / host_speed
- * seconds; when the node's workers are done, ps_node_finish (replicas hand
+ * seconds (stretched by a straggler's phases: throttle.c); when the node's
+ * workers are done, ps_node_finish (replicas hand
  * on their deltas); then, on every node: the end barrier (no deadline:
  * peers may still be working; a dead one is detected anyway), timers off,
  * quiescence, every node's report gathered to rank 0 and reduced there by
@@ -76,7 +77,7 @@ static void drv_compute(void *ctx, double flops, bool math_done) {
   const real_run_args *a = nw->run->a;
   if (math_done) return; /* the step's real math took its own time */
   if (!(flops > 0) || !(a->host_speed > 0)) return;
-  double s = flops / a->host_speed;
+  double s = real_throttle_compute(nw->run->node, flops / a->host_speed);
   if (a->cluster->compute == REAL_COMPUTE_SLEEP) {
     struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
     while (nanosleep(&ts, &ts) != 0) continue;
@@ -115,6 +116,12 @@ static int configure(node_run *s) {
                  .worker_nodes = a->worker_nodes, .scale = a->scale, .n_scale = a->n_scale,
                  .seed = a->seed,
                  .base_dir = a->base_dir, .trace_path = a->trace_path};
+  /* A node process (its ZeroMQ context, threads and buffers) and a worker
+   * thread, roughly. */
+  ra.memory.limit = a->memory_limit;
+  ra.memory.nodes_here = a->memory_all_nodes ? 0 : 1;
+  ra.memory.per_node = 16 << 20;
+  ra.memory.per_worker = 1 << 20;
   s->setup = run_setup_new(&ra, s->err, s->errlen);
   if (s->setup) s->n_workers = run_node_workers(s->setup, a->rank);
   return s->setup ? 0 : -1;
@@ -240,6 +247,9 @@ static char *node_report(node_run *s) {
   for (uint32_t i = 0; ok && i < s->n_workers; i++)
     ok = run_report_worker(&rep, &s->workers[i].rw) == PS_OK;
   rep.dropped = atomic_load(&n->dropped) + atomic_load(&n->stray);
+  rep.throttling = n->slow != NULL;
+  rep.throttled = atomic_load(&n->throttled);
+  rep.throttle_s = 1e-9 * (double)atomic_load(&n->throttle_ns);
   char *text = ok ? run_report_encode(&rep) : NULL;
   run_report_free(&rep);
   return text;
@@ -248,6 +258,10 @@ static char *node_report(node_run *s) {
 /* End barrier, quiescence, metrics, shutdown: every node, in step. */
 static cJSON *finish_run(node_run *s) {
   real_node *n = s->node;
+  /* No deadline: a peer whose workers are slower may take as long as they
+   * need. A peer that dies or falls silent still ends the wait: its
+   * frames stop and the receiver fails the node within timeout_s
+   * (real/receiver.c). */
   if (real_node_barrier(n, "the end of the run", INFINITY) != PS_OK) return NULL;
   reduce_ctx r = {.time_s = real_node_now(n), .quality = run_setup_quality(s->setup)};
   real_node_stop_timers(n);

@@ -26,6 +26,10 @@ struct run_setup {
   size_t n_stages;
 };
 
+/* Refuses (-1, the reason in err) a run whose memory estimate exceeds
+ * args.memory.limit (run/memory.c); 0 when it fits or there is no limit. */
+int run_memory_check(const run_setup *s, char *err, size_t errlen);
+
 /* One stage of the plan (run/stages.c). */
 typedef struct run_stage {
   uint32_t workers;           /* active workers */

@@ -32,6 +32,9 @@ struct run_totals {
   ps_node_stats nodes; /* summed with ps_node_stats_add */
   double owned_sum;
   uint64_t in_transfer, dropped;
+  uint32_t throttling; /* nodes with the real backend's straggler emulation */
+  uint64_t throttled;
+  double throttle_s;
   double *epochs;      /* per epoch: its duration (slowest worker) */
   double *epoch_ends;  /* per epoch: its end, from the run's start */
   size_t n_epochs;
@@ -191,6 +194,9 @@ static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
     t->owned_sum += node->owned_sum;
     t->in_transfer += node->in_transfer;
     t->dropped += node->dropped;
+    t->throttling += node->throttling;
+    t->throttled += node->throttled;
+    t->throttle_s += node->throttle_s;
   }
   for (int g = 0; g < PS_CLOCK_BUCKETS; g++)
     t->stale_hist[g] = (double)t->nodes.bounded_staleness_hist[g];
@@ -250,9 +256,12 @@ SCALAR_IF(v_samples, t->samplers, (double)t->samples)
 SCALAR_IF(v_sample_tv, t->samplers, t->tv_sum / t->samplers)
 SCALAR_IF(v_sample_reuse, t->samplers, t->reuse_sum / t->samplers)
 SCALAR_IF(v_bad_messages, t->dropped, (double)t->dropped)
+SCALAR_IF(v_throttled, t->throttling, (double)t->throttled)
+SCALAR_IF(v_throttle_s, t->throttling, t->throttle_s)
 SCALAR_IF(v_duplicates, t->nodes.duplicates, (double)t->nodes.duplicates)
 SCALAR_IF(v_out_of_sequence, t->nodes.out_of_sequence, (double)t->nodes.out_of_sequence)
 SCALAR_IF(v_hop_drops, t->nodes.hop_drops, (double)t->nodes.hop_drops)
+SCALAR_IF(v_bad_seals, t->nodes.bad_seals, (double)t->nodes.bad_seals)
 SCALAR_IF(v_wait, t->gated, t->wait_sum / t->workers)
 SCALAR_IF(v_clock_waits, t->gated, (double)t->clock_waits)
 SCALAR_IF(v_gap_mean, t->gated, (double)t->gap_sum / (double)t->gated)
@@ -396,7 +405,7 @@ static bool v_servers(const run_totals *t, cJSON *list) {
 #define MAX RUN_COMBINE_MAX
 #define REPLICAS "with replicas (some read was served by a replica)"
 #define SAMPLING "when the workload samples"
-#define WITH_MATH "with real math (mf, kge, w2v)"
+#define WITH_MATH "with real math (mf, kge, w2v, dnn)"
 #define WITH_QUALITY "with real math and held-out data"
 #define BOUNDED "with bounded consistency (bsp, ssp, essp, sparse)"
 #define COPIES "with bounded consistency, when a read was served by a copy (cache or replica)"
@@ -473,17 +482,28 @@ static const run_metric table[] = {
      "that is not a node of the run (each is logged).",
      "on the real backend, when some were dropped", RUN_COMBINE_SUM, false, SUMMARY,
      v_bad_messages, NULL, NULL},
+    {"throttled_messages", "", "throttled messages",
+     "Data messages the real backend's straggler emulation delayed: handled by a slowed "
+     "server, or sent or received over a slowed link, inside a phase (summed over nodes).",
+     "on the real backend, with cluster.stragglers", MEAN, false, 0, v_throttled, NULL, NULL},
+    {"throttle_s", "s", "throttle time",
+     "Time the real backend's straggler emulation added, summed over nodes and threads: its "
+     "sleeps (slowed servers and links) and the stretch of slowed workers' compute.",
+     "on the real backend, with cluster.stragglers", MEAN, false, 0, v_throttle_s, NULL,
+     NULL},
     {"loss", "", "training loss",
      "The last epoch's training loss, per example (the task's own loss: squared error "
-     "for mf, logistic loss of positives and negatives for kge and w2v).", WITH_MATH,
+     "for mf, logistic loss of positives and negatives for kge and w2v, squared error "
+     "averaged over the outputs for dnn).", WITH_MATH,
      MEAN, false, BOTH, v_loss, NULL, NULL},
     {"epoch_loss", "", "training loss",
      "One value per epoch: the epoch's training loss summed over every worker's examples, "
      "per example.", WITH_MATH, MEAN, true, 0, NULL, v_epoch_loss, NULL},
     {"quality", "", "quality",
      "The last epoch's held-out quality: RMSE (mf, lower is better), filtered MRR or "
-     "Hits@10 (kge), Spearman's rho or analogy accuracy (w2v), as `workload.quality` or "
-     "the workload's default says.", WITH_QUALITY, MEAN, false, BOTH, v_quality, NULL, NULL},
+     "Hits@10 (kge), Spearman's rho or analogy accuracy (w2v), MSE (dnn, lower is better), "
+     "as `workload.quality` or the workload's default says.", WITH_QUALITY, MEAN, false, BOTH,
+     v_quality, NULL, NULL},
     {"epoch_quality", "", "quality",
      "One value per epoch: the held-out quality after the epoch, every worker evaluating "
      "its share of the held-out data at its own epoch's end.", WITH_QUALITY, MEAN, true, 0,
@@ -509,6 +529,10 @@ static const run_metric table[] = {
     {"hop_drops", "", "operations dropped in a loop",
      "Operations dropped after being forwarded PS_MAX_HOPS (64) times: a forwarding loop.",
      "when some were dropped", SUM, false, 0, v_hop_drops, NULL, NULL},
+    {"bad_seals", "", "ownership messages with a wrong seal",
+     "LOCALIZE, HANDOVER and TRANSFER messages a core refused because their seal did not match the "
+     "run's secret: not sent by a core of this run.", "when some were refused",
+     SUM, false, 0, v_bad_seals, NULL, NULL},
     {"wait_s", "s", "clock wait",
      "Time a worker spent blocked at the clock bound (its clock more than `staleness` "
      "ahead of the slowest worker's), mean over workers.", BOUNDED, MEAN, false, SUMMARY,

@@ -24,7 +24,7 @@
 #define STATS_COUNTS(X)                                                      \
   X(local_accesses) X(remote_accesses) X(messages_sent) X(bytes_sent)        \
   X(messages_received) X(forwards) X(relocations) X(queued) X(bad_messages)  \
-  X(duplicates) X(out_of_sequence) X(hop_drops)                                     \
+  X(duplicates) X(out_of_sequence) X(hop_drops) X(bad_seals)                        \
   X(replica_syncs) X(replica_reads) X(staleness_sum_clocks)                  \
   X(staleness_max_clocks) X(cache_reads) X(cache_misses) X(bounded_reads)    \
   X(bounded_staleness_sum) X(bounded_staleness_max) X(clock_messages)        \
@@ -225,6 +225,9 @@ char *run_report_encode(const run_node_report *r) {
   if (!ok) cJSON_Delete(stats);
   ok = ok && put(o, "owned_sum", r->owned_sum) && put(o, "in_transfer", (double)r->in_transfer) &&
        put(o, "dropped", (double)r->dropped) && load_to_json(o, r);
+  cJSON *throttle = ok && r->throttling ? cJSON_AddArrayToObject(o, "throttle") : NULL;
+  if (ok && r->throttling) /* [messages, seconds], a straggler's only */
+    ok = throttle && append(throttle, (double)r->throttled) && append(throttle, r->throttle_s);
   cJSON *workers = ok ? cJSON_AddArrayToObject(o, "workers") : NULL;
   for (uint32_t i = 0; workers && i < r->n_workers; i++) {
     cJSON *w = worker_to_json(&r->workers[i]);
@@ -441,6 +444,22 @@ static void load_from_json(reader *rd, const cJSON *o, run_node_report *r) {
   }
 }
 
+/* "throttle": [messages, seconds], on a straggler's report only. */
+static void throttle_from_json(reader *rd, const cJSON *o, run_node_report *r) {
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(o, "throttle");
+  if (!list) return;
+  const cJSON *m = cJSON_GetArrayItem(list, 0), *s = cJSON_GetArrayItem(list, 1);
+  if (cJSON_IsArray(list) && cJSON_GetArraySize(list) == 2 && cJSON_IsNumber(m) &&
+      cJSON_IsNumber(s) && m->valuedouble >= 0 && s->valuedouble >= 0) {
+    r->throttling = true;
+    r->throttled = (uint64_t)m->valuedouble;
+    r->throttle_s = s->valuedouble;
+    return;
+  }
+  if (!rd->bad) snprintf(rd->err, rd->errlen, "report.throttle: expected 2 numbers >= 0");
+  rd->bad = true;
+}
+
 int run_report_decode(const char *text, size_t len, run_node_report *r, char *err,
                       size_t errlen) {
   reader rd = {err, errlen, false};
@@ -458,6 +477,7 @@ int run_report_decode(const char *text, size_t len, run_node_report *r, char *er
   r->in_transfer = count(&rd, o, "report", "in_transfer");
   r->dropped = count(&rd, o, "report", "dropped");
   load_from_json(&rd, o, r);
+  throttle_from_json(&rd, o, r);
   r->n_workers = (uint32_t)cJSON_GetArraySize(workers);
   r->workers = calloc(r->n_workers ? r->n_workers : 1, sizeof *r->workers);
   if (!r->workers && !rd.bad) snprintf(err, errlen, "out of memory");

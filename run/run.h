@@ -47,6 +47,13 @@ struct cJSON;
 
 /* ---------------------------------------------------------------- setup */
 
+/* What a run may use of its machine's memory (run_args.memory). */
+typedef struct {
+  uint64_t limit;                /* bytes available (0: no check) */
+  uint32_t nodes_here;           /* nodes of the run in this memory (0: all) */
+  uint64_t per_node, per_worker; /* the backend's own bytes for each */
+} run_memory;
+
 /* What a run is made of, as the spec gives it. */
 typedef struct {
   const struct cJSON *workload; /* the spec's "workload" object */
@@ -71,6 +78,11 @@ typedef struct {
    * renamed once the worker is done; whoever runs the run merges the parts
    * (wl_trace_merge). Borrowed: must outlive the setup. */
   const char *trace_path;
+  /* What the run may use of its machine's memory: run_setup_new estimates
+   * the run's memory (run/memory.c) once the workload and layout are known
+   * and refuses a run that needs more than `limit`, naming the fields that
+   * make it large (limit 0: no check, as --force asks). */
+  run_memory memory;
 } run_args;
 
 typedef struct run_setup run_setup;
@@ -285,6 +297,12 @@ typedef struct {
   double owned_sum;     /* every float of every value it owns, summed */
   uint64_t in_transfer; /* keys still on their way to it (0 once quiet) */
   uint64_t dropped;     /* frames its transport dropped (bad or stray) */
+  /* The real backend's straggler emulation (real/throttle.c), left 0 like
+   * dropped: whether the node is a straggler, the data messages its
+   * throttle delayed and the seconds it added. */
+  bool throttling;
+  uint64_t throttled;
+  double throttle_s;
   run_worker_report *workers; /* in index order; owned */
   uint32_t n_workers;
 } run_node_report;
@@ -357,6 +375,32 @@ const run_metric *run_metric_find(const char *name);
  * err on no memory. */
 struct cJSON *run_metrics(const run_node_report *nodes, uint32_t n, double time_s,
                           const wl_quality *quality, char *err, size_t errlen);
+
+/* ----------------------------------------------------------- stragglers
+ *
+ * A straggler's time line (cluster.stragglers, both backends): in each
+ * phase [from_s, until_s) of the run's time (simulated, or wall-clock from
+ * the start barrier) the node's cores run at speed_factor of their speed
+ * and its link at bandwidth_factor of its bandwidth; outside every phase at
+ * full speed and bandwidth. A node's phases come in time order and do not
+ * overlap. These are pure functions of the phases (no clock is read here):
+ * the simulator changes SimGrid's speeds at the boundaries, the real
+ * backend stretches its server's and workers' time by them. */
+
+typedef struct {
+  double from_s, until_s;  /* seconds; until_s INFINITY: to the end of the run */
+  double speed_factor;     /* > 0 */
+  double bandwidth_factor; /* > 0 */
+} run_phase;
+
+/* The speed (bandwidth false) or bandwidth factor in force at time t: the
+ * factor of the phase holding t, 1 outside every phase. */
+double run_phase_factor(const run_phase *p, size_t n, double t, bool bandwidth);
+/* How long work that takes work_s seconds at full speed takes when it starts
+ * at t0 on cores whose speed follows the phases (the work done in dt is
+ * factor x dt, as SimGrid runs an execution through speed changes). work_s
+ * when n is 0; INFINITY never (factors are > 0). */
+double run_phase_stretch(const run_phase *p, size_t n, double t0, double work_s);
 
 /* -------------------------------------------------------------- processes */
 

@@ -60,6 +60,11 @@ run_setup *run_setup_new(const run_args *a, char *err, size_t errlen) {
   run_roles_layout(a, &s->layout);
   if (ps_layout_check(&s->layout) != PS_OK)
     return fail(s, err, errlen, "workload: invalid key tables");
+  uint64_t keys = ps_layout_num_keys(&s->layout);
+  if (s->settings.hot_keys > keys) s->settings.hot_keys = (uint32_t)keys; /* no more exist */
+  char mem_err[768];
+  if (run_memory_check(s, mem_err, sizeof mem_err) != 0)
+    return fail(s, err, errlen, "%s", mem_err);
   if (s->settings.hot_keys) { /* the policy treats the hottest keys apart */
     if (!(s->hot = malloc(s->settings.hot_keys * sizeof *s->hot)))
       return fail(s, err, errlen, "run: out of memory for %u hot keys",
@@ -121,6 +126,9 @@ void run_node_config(const run_setup *s, uint32_t id, ps_node_config *cfg) {
   cfg->clock_service = s->clock_service;
   cfg->scale = s->args.scale;
   cfg->num_scale = s->args.n_scale;
+  /* Every node of the run derives the same key; seals keep out what comes
+   * from outside the run's cores (real/ authenticates the peers themselves). */
+  cfg->secret = ps_mix64(s->args.seed ^ 0x73ea15ee0dd5ea15ull);
 }
 
 ps_consistency run_setup_consistency(const run_setup *s) { return s->consistency; }

@@ -134,7 +134,7 @@ static int stage_workload(reader *r, const cJSON *stage, size_t i, wl_workload *
         return bad(r, i, ".%s%s", names[k],
                    strstr(why, "unknown field")
                        ? ": the workload has no such field (a stage may set batch and lr "
-                         "of the workloads that have them: mf, kge, w2v)"
+                         "of the workloads that have them: mf, kge, w2v, dnn)"
                        : why + len);
     }
     return bad(r, i, ": the stage's workload: %s", why);

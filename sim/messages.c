@@ -96,7 +96,7 @@ void sim_outbox_reap(sim_outbox *out) {
   if (out->send_debt > 0) {
     double debt = out->send_debt;
     out->send_debt = 0;
-    sim_spend(out->run, debt);
+    sim_spend(out->run, out->node, debt);
   }
   sim_envelope *e;
   while ((e = out->delivered)) {

@@ -13,7 +13,9 @@
  * that stay on it: without placement (a machine per node) one FATPIPE link
  * shared by all (flows do not share it), standing for a memory copy; with
  * placement a SHARED link per machine with the machine's loopback figures,
- * standing for the TCP loopback its nodes talk over.
+ * standing for the TCP loopback its nodes talk over. A machine with a
+ * straggler's phases lists a speed per pstate: pstate 0 outside the phases,
+ * pstate i + 1 in phase i (sim/stragglers.c switches between them).
  *
  * Numbers are printed with %.17g so the file says exactly what the cluster
  * says; units are SimGrid's (f = flop/s, Bps = bytes/s, s = seconds).
@@ -83,7 +85,39 @@ double sim_machine_bandwidth(const sim_cluster *c, uint32_t m) {
   return c->bandwidth * straggler_factor(c, m, false);
 }
 
+const sim_straggler *sim_machine_phases(const sim_cluster *c, uint32_t m) {
+  for (size_t k = 0; k < c->n_stragglers; k++)
+    if (c->stragglers[k].n_phases && sim_node_machine(c, c->stragglers[k].node) == m)
+      return &c->stragglers[k];
+  return NULL;
+}
+
 static bool positive(double x) { return isfinite(x) && x > 0; }
+
+/* A straggler's phases: in time order, disjoint, each from_s >= 0 before its
+ * until_s, factors > 0; with phases, the whole-run factors are 1. */
+static int check_phases(const sim_straggler *s, size_t k, char *err, size_t errlen) {
+  if (s->n_phases && (!s->phases || s->speed_factor != 1 || s->bandwidth_factor != 1)) {
+    snprintf(err, errlen, "cluster.stragglers[%zu]: expected phases and whole-run factors of "
+             "1 with them, found %s, speed_factor %g, bandwidth_factor %g", k,
+             s->phases ? "phases" : "no phase array", s->speed_factor, s->bandwidth_factor);
+    return -1;
+  }
+  double after = 0;
+  for (size_t i = 0; i < s->n_phases; i++) {
+    const run_phase *p = &s->phases[i];
+    if (!(p->from_s >= after) || !(p->until_s > p->from_s) || !positive(p->speed_factor) ||
+        !positive(p->bandwidth_factor)) {
+      snprintf(err, errlen, "cluster.stragglers[%zu].phases[%zu]: expected %g <= from_s < "
+               "until_s and factors > 0, found from_s %g, until_s %g, speed_factor %g, "
+               "bandwidth_factor %g", k, i, after, p->from_s, p->until_s, p->speed_factor,
+               p->bandwidth_factor);
+      return -1;
+    }
+    after = p->until_s;
+  }
+  return 0;
+}
 
 static int check_stragglers(const sim_cluster *c, char *err, size_t errlen) {
   if (c->n_stragglers && !c->stragglers) {
@@ -99,6 +133,7 @@ static int check_stragglers(const sim_cluster *c, char *err, size_t errlen) {
                k, (unsigned)c->nodes, (unsigned)s->node, s->speed_factor, s->bandwidth_factor);
       return -1;
     }
+    if (check_phases(s, k, err, errlen) != 0) return -1;
     for (size_t j = 0; c->machines.count && j < k; j++)
       if (sim_node_machine(c, c->stragglers[j].node) == sim_node_machine(c, s->node)) {
         snprintf(err, errlen,
@@ -189,8 +224,11 @@ static void write_machine(const sim_cluster *c, uint32_t m, FILE *out) {
   char host[24];
   sim_machine_name(c, m, host, sizeof host);
   uint32_t cores = c->machines.count ? c->machines.cores : c->workers_per_node;
-  fprintf(out, "    <host id=\"%s\" speed=\"%.17gf\" core=\"%u\"/>\n", host,
-          sim_machine_speed(c, m), (unsigned)cores);
+  const sim_straggler *slow = sim_machine_phases(c, m);
+  fprintf(out, "    <host id=\"%s\" speed=\"%.17gf", host, sim_machine_speed(c, m));
+  for (size_t i = 0; slow && i < slow->n_phases; i++) /* pstate i + 1: phase i */
+    fprintf(out, ",%.17gf", sim_machine_speed(c, m) * slow->phases[i].speed_factor);
+  fprintf(out, "\" core=\"%u\"/>\n", (unsigned)cores);
   fprintf(out,
           "    <link id=\"link-%u\" bandwidth=\"%.17gBps\" latency=\"%.17gs\""
           " sharing_policy=\"SPLITDUPLEX\"/>\n",

@@ -38,6 +38,10 @@ void sim_machine_name(const sim_cluster *c, uint32_t m, char *buf, size_t size);
  * stragglers on it applied (several entries for one node multiply). */
 double sim_machine_speed(const sim_cluster *c, uint32_t m);
 double sim_machine_bandwidth(const sim_cluster *c, uint32_t m);
+/* The straggler with phases on machine m, or NULL. Its host has a pstate
+ * per phase besides its first (pstate 0: no phase): pstate i + 1 runs at
+ * phase i's speed_factor of sim_machine_speed. */
+const sim_straggler *sim_machine_phases(const sim_cluster *c, uint32_t m);
 
 
 /* Writes the platform XML of c to out. 0, or -1 on a write error. */

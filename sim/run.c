@@ -6,8 +6,10 @@
  * spec fails before SimGrid starts); start SimGrid with its configuration;
  * load the platform (written from the cluster, or the user's file); create a
  * ps_node per node and a stream per worker; spawn a server actor per node,
- * then a worker actor per worker (servers first, so every inbox has its
- * receiver before anything is sent); run; check that every worker finished
+ * then an actor per straggler with phases, then a worker actor per worker
+ * (servers first, so every inbox has its receiver before anything is sent;
+ * stragglers before workers, so a phase from 0 holds before any work
+ * starts); run; check that every worker finished
  * and nothing was lost; collect metrics; free everything.
  *
  * SimGrid configuration (all through simgrid_init's command line):
@@ -113,10 +115,16 @@ void sim_actor_spawn(const char *name, sg_host_t host, void (*entry)(int, char *
   sg_actor_start(a, entry, 0, NULL);
 }
 
-void sim_spend(const sim_state *run, double seconds) {
+void sim_spend(const sim_state *run, const sim_node *n, double seconds) {
   if (!(seconds > 0)) return;
-  if (run->shared_cores) sg_actor_execute(seconds * run->core_speed);
-  else sg_actor_sleep_for(seconds);
+  if (run->shared_cores) { /* the host's pstate paces it, phases or not */
+    sg_actor_execute(seconds * run->core_speed);
+  } else if (n && n->slow) {
+    double now = simgrid_get_clock();
+    sg_actor_sleep_for(run_phase_stretch(n->slow->phases, n->slow->n_phases, now, seconds));
+  } else {
+    sg_actor_sleep_for(seconds);
+  }
 }
 
 static void server_entry(int argc, char **argv) {
@@ -160,6 +168,11 @@ static int configure(sim_setup *s) {
                 .worker_nodes = c->worker_nodes, .scale = c->scale, .n_scale = c->n_scale,
                 .seed = s->args->seed,
                 .base_dir = s->args->base_dir, .trace_path = s->args->trace_path};
+  /* Measured: a node with one worker costs SimGrid about 96 KiB (host,
+   * link, mailboxes, the actors' stacks as far as they are touched). */
+  a.memory.limit = s->args->memory_limit;
+  a.memory.per_node = 64 << 10;
+  a.memory.per_worker = 32 << 10;
   s->setup = run_setup_new(&a, s->err, s->errlen);
   return s->setup ? 0 : -1;
 }
@@ -180,6 +193,9 @@ static int node_init(sim_setup *s, sim_node *n, uint32_t id) {
   n->workers_running = n->num_workers;
   sim_outbox_init(&n->server_out, run, n);
   sim_outbox_init(&n->timer_out, run, n);
+  n->server_out.node = n->timer_out.node = n;
+  const sim_cluster *c = s->args->cluster;
+  if (!c->platform_file) n->slow = sim_machine_phases(c, sim_node_machine(c, id));
   if (!(n->host = node_host(s, id))) return -1;
   snprintf(name, sizeof name, "inbox-%u", (unsigned)id);
   n->inbox = sg_mailbox_by_name(name);
@@ -193,6 +209,7 @@ static int node_init(sim_setup *s, sim_node *n, uint32_t id) {
 static int worker_init(sim_setup *s, sim_worker *w, sim_node *n, uint32_t index) {
   w->node = n;
   sim_outbox_init(&w->out, &s->run, w);
+  w->out.node = n;
   if (run_worker_init(&w->rw, s->setup, n->core, index, s->err, s->errlen) != 0) return -1;
   w->done_cond = sg_cond_init();
   w->mutex = sg_mutex_init();
@@ -227,18 +244,21 @@ static int run_init(sim_setup *s) {
   return 0;
 }
 
-static void spawn_actors(sim_state *run) {
+static int spawn_actors(sim_setup *s) {
+  sim_state *run = &s->run;
   char name[48];
   for (uint32_t i = 0; i < run->num_nodes; i++) {
     snprintf(name, sizeof name, "server-%u", (unsigned)i);
     sim_actor_spawn(name, run->nodes[i].host, server_entry, &run->nodes[i].server_out);
   }
+  if (sim_stragglers_spawn(run, s->args->cluster, s->err, s->errlen) != 0) return -1;
   for (uint32_t i = 0; i < run->num_nodes; i++) sim_node_poke_timer(&run->nodes[i]);
   for (uint32_t i = 0; i < run->num_workers; i++) {
     sim_worker *w = &run->workers[i];
     snprintf(name, sizeof name, "worker-%u.%u", (unsigned)w->node->id, (unsigned)w->rw.index);
     sim_actor_spawn(name, w->node->host, worker_entry, &w->out);
   }
+  return 0;
 }
 
 /* ------------------------------------------------------------- outcome */
@@ -285,6 +305,7 @@ static void teardown(sim_setup *s) {
   if (run->quiet_cond) sg_cond_destroy(run->quiet_cond);
   if (run->quiet_mutex) sg_mutex_destroy(run->quiet_mutex);
   sim_messages_free(run);
+  free(run->slow_actors);
   free(run->workers);
   free(run->nodes);
   run_setup_free(s->setup);
@@ -314,8 +335,7 @@ cJSON *sim_run(const sim_run_args *args, char *err, size_t errlen) {
   sim_setup s = {.args = args, .err = err, .errlen = errlen};
   cJSON *metrics = NULL;
   if (check_args(&s) == 0 && configure(&s) == 0 && engine_start(&s) == 0 &&
-      platform_load(&s) == 0 && run_init(&s) == 0) {
-    spawn_actors(&s.run);
+      platform_load(&s) == 0 && run_init(&s) == 0 && spawn_actors(&s) == 0) {
     simgrid_run();
     if (check_outcome(&s) == 0) metrics = collect_metrics(&s);
   }

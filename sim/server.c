@@ -17,7 +17,9 @@
  * so handling neither slows the workers' flops nor is slowed by them, and
  * the figures mean what they say. With placement (cluster.machines) the
  * server is one more thread on its machine: the same seconds are work on the
- * machine's cores, shared with every worker and server there.
+ * machine's cores, shared with every worker and server there. On a node
+ * whose straggler has phases the sleep stretches through them (sim_spend),
+ * as its host's executions do.
  *
  * Timers. The server never waits with a timeout: in SimGrid a receive that
  * times out while its message is being transferred fails that transfer, and
@@ -51,7 +53,7 @@ static void charge_handling(const sim_node *n, const uint8_t *buf, size_t len) {
     ps_msg m;
     if (ps_msg_decode(buf, len, &m) == PS_OK) s += c->per_key_s * m.key_count;
   }
-  sim_spend(n->run, s);
+  sim_spend(n->run, n, s);
 }
 
 void sim_server_main(sim_node *n) {

@@ -13,7 +13,7 @@
 #ifndef PSLAB_SIM_SIM_H
 #define PSLAB_SIM_SIM_H
 
-#include "model/ps.h"
+#include "run/run.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -21,11 +21,22 @@
 struct cJSON;
 
 /* A slow node. With placement (sim_machines) the factors apply to the node's
- * machine, and a machine has at most one straggler among its nodes. */
+ * machine, and a machine has at most one straggler among its nodes.
+ *
+ * Without phases (n_phases 0) it is slow for the whole run: its host's speed
+ * and its link's bandwidth are those of the platform, times the factors
+ * (the server's handling costs, a sleep of a core of its own without
+ * placement, are not slowed). With phases (run/run.h: sorted, disjoint;
+ * speed_factor and bandwidth_factor then 1) it is slow only in them: an
+ * actor changes the host's speed (a pstate per phase) and the link's
+ * bandwidth at each boundary, and its server's handling costs stretch with
+ * the speed (run_phase_stretch) as the real backend's throttle does. */
 typedef struct {
   uint32_t node;
   double speed_factor;     /* host speed multiplied by this (0 < f) */
   double bandwidth_factor; /* the node's link bandwidth multiplied by this */
+  const run_phase *phases; /* borrowed; NULL for a straggler of the whole run */
+  size_t n_phases;
 } sim_straggler;
 
 /* What the simulated servers and workers pay besides the network and flops:
@@ -104,6 +115,9 @@ typedef struct {
   /* Record a trace (NULL: none): every worker writes its part,
    * "<trace_path>.part<rank>" (run_args); the caller merges them. */
   const char *trace_path;
+  /* Bytes of memory the run may use (0: no check): a run estimated to need
+   * more is refused before it starts (run_args.memory). */
+  uint64_t memory_limit;
   /* Called now and then with simulated time and progress in [0,1]; may be NULL. */
   void (*progress)(void *ctx, double sim_time_s, double fraction);
   void *progress_ctx;

@@ -4,16 +4,18 @@
  * A run holds one sim_node per simulated node (its ps_node, host, inbox and
  * timer) and one sim_worker per worker. Actors are SimGrid coroutines in one
  * OS thread: code between two SimGrid calls runs without interruption, which
- * is what makes the unlocked counters and lists here safe. Three kinds of
+ * is what makes the unlocked counters and lists here safe. Four kinds of
  * actor:
  *
  *   server (daemon)  receives on its node's inbox, charges the cost model,
  *                    calls ps_node_recv;
  *   timer  (daemon)  sleeps until ps_node_next_timer, runs ps_node_on_timer;
- *   worker           runs wl_drive with a SimGrid-backed driver env.
+ *   worker           runs wl_drive with a SimGrid-backed driver env;
+ *   straggler (daemon) one per straggler with phases: changes its host's
+ *                    speed and its link's bandwidth at the boundaries.
  *
- * Every actor's SimGrid data is its sim_outbox (the sends it has started),
- * whose owner is the sim_node or sim_worker it works for.
+ * Every actor's SimGrid data but a straggler's is its sim_outbox (the sends
+ * it has started), whose owner is the sim_node or sim_worker it works for.
  *
  * The run ends when every worker is done and no message is in flight (the
  * last worker waits for that); SimGrid then kills the daemons, which are all
@@ -34,6 +36,7 @@ typedef struct sim_worker sim_worker;
 typedef struct sim_outbox sim_outbox;
 typedef struct sim_envelope sim_envelope;
 typedef struct sim_envelope_chunk sim_envelope_chunk;
+typedef struct sim_straggler_actor sim_straggler_actor;
 
 /* Progress is reported every 1/SIM_PROGRESS_STEPS of all steps. */
 #define SIM_PROGRESS_STEPS 50
@@ -62,14 +65,16 @@ struct sim_outbox {
   sim_envelope *outstanding; /* doubly linked */
   sim_envelope *delivered;   /* received at their destination: wait for them */
   double send_debt;          /* cost.send_per_message_s of sends not yet paid */
+  const struct sim_node *node; /* the node the actor runs on (its costs' pace) */
 };
 
 /* ---------------------------------------------------------------- nodes */
 
-typedef struct {
+typedef struct sim_node {
   sim_state *run;
   uint32_t id;
   ps_node *core;
+  const sim_straggler *slow; /* its straggler's phases, or NULL (stragglers.c) */
   sg_host_t host;
   sg_mailbox_t inbox;
   sim_worker *workers;    /* this node's workers (NULL on a server-only node) */
@@ -113,6 +118,9 @@ struct sim_state {
   sim_envelope *free_envelopes;
   sim_envelope_chunk *chunks;
   bool send_failed;          /* a message could not be sent: run invalid */
+  /* Stragglers with phases: one actor's state per machine (stragglers.c;
+   * unused entries zero), or NULL. Freed in teardown. */
+  sim_straggler_actor *slow_actors;
   /* Termination. */
   uint64_t in_flight;        /* messages sent and not yet handled */
   uint32_t workers_running;
@@ -131,9 +139,10 @@ struct sim_state {
  * data. */
 void sim_actor_spawn(const char *name, sg_host_t host, void (*entry)(int, char **),
                      sim_outbox *out);
-/* The calling actor spends `seconds` of a core's time on a cost of the cost
- * model: work on its machine's shared cores with placement, else a sleep. */
-void sim_spend(const sim_state *run, double seconds);
+/* The calling actor, on node n, spends `seconds` of a core's time on a cost
+ * of the cost model: work on its machine's shared cores with placement, else
+ * a sleep, stretched through the phases of n's straggler if it has some. */
+void sim_spend(const sim_state *run, const sim_node *n, double seconds);
 
 /* messages.c */
 void sim_outbox_init(sim_outbox *out, sim_state *run, void *owner);
@@ -160,5 +169,11 @@ void sim_check_quiet(sim_state *run);
 
 /* worker.c: the worker actor and its driver env. */
 void sim_worker_main(sim_worker *w);
+
+/* stragglers.c: one daemon actor per straggler with phases, which sets its
+ * host's pstate and its link's bandwidth at every phase boundary. Spawn
+ * after the servers and before the workers (a phase from 0 then holds
+ * before any work starts). 0, or -1 with a message (a link not found). */
+int sim_stragglers_spawn(sim_state *run, const sim_cluster *c, char *err, size_t errlen);
 
 #endif

@@ -53,7 +53,7 @@ static void charge_local(sim_worker *w) {
   ps_node_get_stats(n->core, &st);
   uint64_t fresh = st.local_accesses - n->local_charged;
   n->local_charged = st.local_accesses;
-  if (fresh) sim_spend(n->run, per_key * (double)fresh);
+  if (fresh) sim_spend(n->run, n, per_key * (double)fresh);
 }
 
 /* What every callback does first: pay for local accesses, count steps, and

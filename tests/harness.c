@@ -63,6 +63,10 @@ static void on_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
   h->in_flight++;
 }
 
+void harness_inject(harness *h, uint32_t src, uint32_t dst, uint8_t *buf, size_t len) {
+  on_send(&h->ends[src], dst, buf, len);
+}
+
 harness *harness_new(const harness_config *c) {
   harness *h = calloc(1, sizeof *h);
   h->n = c->nodes;

@@ -37,6 +37,9 @@ ps_worker *harness_worker(harness *h, uint32_t node, uint32_t worker);
 bool harness_deliver_one(harness *h);
 /* Delivers the head of the (src, dst) channel; false if it is empty. */
 bool harness_deliver_from(harness *h, uint32_t src, uint32_t dst);
+/* Puts buf (malloc'd; the harness frees it) at the end of the (src, dst)
+ * channel as if src had sent it: delivered in order with src's own. */
+void harness_inject(harness *h, uint32_t src, uint32_t dst, uint8_t *buf, size_t len);
 /* Delivers until no message is in flight; returns how many were delivered. */
 uint64_t harness_drain(harness *h);
 /* Delivers messages until ticket t of w completes; false if it cannot. */

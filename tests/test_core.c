@@ -546,9 +546,11 @@ static void test_bad_bytes_into_nodes(void) {
 /* ------------------------------------------- messages a peer should not send */
 
 /* Hands node `dst` a message of one key (its values, if any) as if node src
- * sent it, numbered as dst expects from src. Returns ps_node_recv's result. */
-static int inject(harness *h, uint32_t src, uint32_t dst, uint8_t type, ps_key k,
-                  uint32_t aux, const float *vals, uint32_t n_vals, uint32_t seq) {
+ * sent it, numbered as dst expects from src; an ownership message sealed
+ * when `seal` (as a core of the run would: the harness's nodes share the
+ * default secret). Returns ps_node_recv's result. */
+static int inject_as(harness *h, uint32_t src, uint32_t dst, uint8_t type, ps_key k,
+                     uint32_t aux, const float *vals, uint32_t n_vals, uint32_t seq, bool seal) {
   uint8_t buf[256];
   uint32_t pos = 0;
   ps_msg m = {.type = type, .src = src, .origin = src, .aux = aux, .key_count = 1,
@@ -557,7 +559,15 @@ static int inject(harness *h, uint32_t src, uint32_t dst, uint8_t type, ps_key k
               .seq = seq ? seq : ps_node_next_seq(harness_node(h, dst), src)};
   long len = ps_msg_encode(&m, buf, sizeof buf);
   CU_ASSERT_FATAL(len > 0);
+  ps_node_config dflt;
+  ps_node_config_default(&dflt);
+  if (seal) ps_msg_put_seal(buf, (size_t)len, dst, dflt.secret);
   return ps_node_recv(harness_node(h, dst), src, buf, (size_t)len, 0);
+}
+
+static int inject(harness *h, uint32_t src, uint32_t dst, uint8_t type, ps_key k,
+                  uint32_t aux, const float *vals, uint32_t n_vals, uint32_t seq) {
+  return inject_as(h, src, dst, type, k, aux, vals, n_vals, seq, false);
 }
 
 static double owned_total(harness *h, uint32_t nodes) {
@@ -613,9 +623,10 @@ static void test_duplicate_message_applied_once(void) {
   harness_free(h);
 }
 
-/* An unsolicited LOCALIZE (node 2 never asked): the home moves the key to
- * node 2, which keeps the TRANSFER it did not expect, so its value is not
- * lost and operations on it end instead of circling. */
+/* A LOCALIZE node 2 never sent: without the run's seal it is refused and
+ * nothing moves. One a core of the run sealed (a member that lies) moves
+ * the key to node 2, which keeps the TRANSFER it did not expect, so its
+ * value is not lost and operations on it end instead of circling. */
 static void test_unsolicited_localize_loses_nothing(void) {
   harness *h = make(3, 1, 32, 4, NULL, true, 2);
   ps_key k = key_homed_at(h, 0, 0);
@@ -625,7 +636,10 @@ static void test_unsolicited_localize_loses_nothing(void) {
     int rc = ps_push(harness_worker(h, 1, 0), &k, 1, ones, 4, &t, 0);
     if (rc == PS_PENDING) CU_ASSERT_TRUE(harness_wait(h, harness_worker(h, 1, 0), t));
   }
-  CU_ASSERT_EQUAL(inject(h, 2, 0, PS_MSG_LOCALIZE, k, 0, NULL, 0, 0), PS_OK);
+  CU_ASSERT_EQUAL(inject(h, 2, 0, PS_MSG_LOCALIZE, k, 0, NULL, 0, 0), PS_ERR_SEAL);
+  CU_ASSERT_TRUE(drain_bounded(h, 1000));
+  CU_ASSERT_EQUAL(harness_owner(h, k), 0);
+  CU_ASSERT_EQUAL(inject_as(h, 2, 0, PS_MSG_LOCALIZE, k, 0, NULL, 0, 0, true), PS_OK);
   CU_ASSERT_TRUE(drain_bounded(h, 1000));
   CU_ASSERT_EQUAL(harness_owner(h, k), 2);
   CU_ASSERT_DOUBLE_EQUAL(owned_total(h, 3), 5.0 * 4, 1e-9);
@@ -637,10 +651,12 @@ static void test_unsolicited_localize_loses_nothing(void) {
   harness_free(h);
 }
 
-/* A HANDOVER the home did not send (injected on the home's channel; the
- * channel's numbers make that possible only for the home's own connection)
- * moves the value where the directory does not point. The node it reaches
- * keeps the TRANSFER it did not ask for: the value is not lost. */
+/* A HANDOVER the home did not send, injected on the home's channel: without
+ * the run's seal it is refused and counted (its channel number is taken and
+ * the channel goes on), and the value stays where it is. One a core of the
+ * run sealed (a member that lies) moves the value where the directory does
+ * not point; the node it reaches keeps the TRANSFER it did not ask for, so
+ * the value is still not lost. */
 static void test_stray_handover_value_is_kept(void) {
   harness *h = make(3, 1, 32, 4, NULL, true, 3);
   ps_key k = key_homed_at(h, 0, 0);
@@ -648,12 +664,47 @@ static void test_stray_handover_value_is_kept(void) {
   localize_to(h, 1, k);
   float ones[4] = {1, 1, 1, 1};
   CU_ASSERT_EQUAL(ps_push(harness_worker(h, 1, 0), &k, 1, ones, 4, &t, 0), PS_OK);
-  CU_ASSERT_EQUAL(inject(h, 0, 1, PS_MSG_HANDOVER, k, 2, NULL, 0, 0), PS_OK);
+  CU_ASSERT_EQUAL(inject(h, 0, 1, PS_MSG_HANDOVER, k, 2, NULL, 0, 0), PS_ERR_SEAL);
   CU_ASSERT_TRUE(drain_bounded(h, 1000));
   float v[4];
+  CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 1), k, v), PS_OK);
+  ps_node_stats st;
+  ps_node_get_stats(harness_node(h, 1), &st);
+  CU_ASSERT_EQUAL(st.bad_seals, 1);
+  CU_ASSERT_EQUAL(inject_as(h, 0, 1, PS_MSG_HANDOVER, k, 2, NULL, 0, 0, true), PS_OK);
+  CU_ASSERT_TRUE(drain_bounded(h, 1000));
   CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 2), k, v), PS_OK);
   CU_ASSERT_EQUAL(v[0], 1.0f);
   CU_ASSERT_DOUBLE_EQUAL(owned_total(h, 3), 4.0, 1e-9);
+  CU_ASSERT_EQUAL(harness_recv_errors(h), 0);
+  harness_free(h);
+}
+
+/* A TRANSFER that no core of the run sent reaches a node waiting for the
+ * key: refused for its seal, whatever channel it comes on or copies the
+ * header of, and the real one lands after it. Without the seal the forged
+ * value would be taken and the real one refused: 99 instead of 3. */
+static void test_forged_transfer_refused(void) {
+  harness *h = make(3, 1, 32, 4, NULL, true, 7);
+  ps_key k = key_homed_at(h, 0, 0);
+  float threes[4] = {3, 3, 3, 3}, forged[4] = {99, 99, 99, 99};
+  ps_ticket t;
+  localize_to(h, 1, k);
+  CU_ASSERT_EQUAL(ps_push(harness_worker(h, 1, 0), &k, 1, threes, 4, &t, 0), PS_OK);
+  ps_worker *w = harness_worker(h, 2, 0);
+  CU_ASSERT_EQUAL(ps_localize(w, &k, 1, &t, 0), PS_PENDING);
+  /* The LOCALIZE reaches the home, its HANDOVER node 1; node 1's TRANSFER
+   * is now on its way on channel 1 -> 2. The forgery comes first, on the
+   * home's empty channel to 2. */
+  CU_ASSERT_TRUE(harness_deliver_from(h, 2, 0));
+  CU_ASSERT_TRUE(harness_deliver_from(h, 0, 1));
+  CU_ASSERT_EQUAL(harness_in_flight(h), 1);
+  CU_ASSERT_EQUAL(inject(h, 0, 2, PS_MSG_TRANSFER, k, 0, forged, 4, 0), PS_ERR_SEAL);
+  CU_ASSERT_TRUE(harness_wait(h, w, t));
+  float v[4];
+  CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 2), k, v), PS_OK);
+  CU_ASSERT_EQUAL(v[0], 3.0f);
+  CU_ASSERT_DOUBLE_EQUAL(owned_total(h, 3), 12.0, 1e-9);
   CU_ASSERT_EQUAL(harness_recv_errors(h), 0);
   harness_free(h);
 }
@@ -725,6 +776,60 @@ static void test_reply_only_for_what_waits(void) {
   harness_free(h);
 }
 
+/* A reply of the other kind for a key and position a ticket waits at (a
+ * PULL_REPLY where a push waits for its WRITE_ACK) is refused without
+ * taking the place: the real acknowledgement still completes the push.
+ * (The semantic fuzzer found it: the place was taken, the reply refused
+ * afterwards, and the push never completed.) */
+static void test_reply_of_other_kind_refused(void) {
+  harness *h = make(3, 1, 32, 4, NULL, true, 8);
+  ps_key k = key_homed_at(h, 1, 0);
+  float ones[4] = {1, 1, 1, 1}, zeros[4] = {0};
+  ps_ticket t;
+  ps_worker *w = harness_worker(h, 0, 0);
+  CU_ASSERT_EQUAL(ps_push(w, &k, 1, ones, 4, &t, 0), PS_PENDING);
+  uint8_t buf[256];
+  uint32_t pos = 0;
+  ps_msg m = {.type = PS_MSG_PULL_REPLY, .src = 2, .origin = 0, .worker = 0, .request = t,
+              .key_count = 1, .value_floats = 4, .keys = (const uint8_t *)&k,
+              .pos = (const uint8_t *)&pos, .values = (const uint8_t *)zeros};
+  m.seq = ps_node_next_seq(harness_node(h, 0), 2);
+  long len = ps_msg_encode(&m, buf, sizeof buf);
+  CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)len, 0), PS_ERR_PROTOCOL);
+  CU_ASSERT_FALSE(ps_worker_done(w, t));
+  CU_ASSERT_TRUE(harness_wait(h, w, t));
+  CU_ASSERT_EQUAL(harness_recv_errors(h), 0);
+  CU_ASSERT_DOUBLE_EQUAL(owned_total(h, 3), 4.0, 1e-9);
+  harness_free(h);
+}
+
+/* A reply is taken key by key: a stray key beside the awaited one (as when
+ * a forged PULL named the same request, and the owner answered both in one
+ * PULL_REPLY) is refused and counted, and the awaited one still completes
+ * the pull. (The semantic fuzzer found it: all or none, the pull waited for
+ * ever.) */
+static void test_reply_keys_taken_one_by_one(void) {
+  harness *h = make(3, 1, 32, 4, NULL, true, 9);
+  ps_key k = key_homed_at(h, 1, 0);
+  float out[4] = {0};
+  ps_ticket t;
+  ps_worker *w = harness_worker(h, 0, 0);
+  CU_ASSERT_EQUAL(ps_pull(w, &k, 1, out, 4, &t, 0), PS_PENDING);
+  ps_key keys[2] = {k, k};
+  uint32_t pos[2] = {0, 1000};
+  float vals[8] = {5, 5, 5, 5, 9, 9, 9, 9};
+  uint8_t buf[256];
+  ps_msg m = {.type = PS_MSG_PULL_REPLY, .src = 2, .origin = 0, .worker = 0, .request = t,
+              .key_count = 2, .value_floats = 8, .keys = (const uint8_t *)keys,
+              .pos = (const uint8_t *)pos, .values = (const uint8_t *)vals};
+  m.seq = ps_node_next_seq(harness_node(h, 0), 2);
+  long len = ps_msg_encode(&m, buf, sizeof buf);
+  CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)len, 0), PS_ERR_PROTOCOL);
+  CU_ASSERT_TRUE(ps_worker_done(w, t));
+  CU_ASSERT_EQUAL(out[0], 5.0f);
+  harness_free(h);
+}
+
 /* A DELTA for a key the node holds no copy of is refused: it adds nowhere
  * (it used to be passed on to the owner as a push). */
 static void test_delta_without_copy_refused(void) {
@@ -759,7 +864,10 @@ PSLAB_SUITE("core", {"local access sends nothing", test_local_access_sends_nothi
             {"a duplicated message is applied once", test_duplicate_message_applied_once},
             {"an unsolicited localize loses nothing", test_unsolicited_localize_loses_nothing},
             {"a stray handover's value is kept", test_stray_handover_value_is_kept},
+            {"a forged transfer is refused", test_forged_transfer_refused},
             {"an operation forwarded too often is dropped",
              test_operation_forwarded_too_often_is_dropped},
             {"a reply only for what waits", test_reply_only_for_what_waits},
+            {"a reply of the other kind is refused", test_reply_of_other_kind_refused},
+            {"a reply's keys are taken one by one", test_reply_keys_taken_one_by_one},
             {"a delta without a copy is refused", test_delta_without_copy_refused})

@@ -6,7 +6,8 @@
  * sync modes; whole runs through real_run_local; bad frames dropped and
  * counted; CURVE authentication (which clusters use it, key files,
  * intruders refused, a whole run with it); a node that never arrives and a
- * node killed mid-run reported by rank, without hanging.
+ * node killed mid-run reported by rank, without hanging; a straggler's
+ * throttle counted inside its phase, on it only.
  *
  * Rank 0 runs in this process (so its code runs under the sanitizers with
  * leak checks); ranks 1.. are forked first, before any ZeroMQ context
@@ -997,6 +998,151 @@ static void test_bad_frames_are_dropped(void) {
   alarm(0);
 }
 
+/* ------------------------------------------------------------ stragglers */
+
+/* Node 1 is a straggler whose phase starts at `from_s` (run time) and lasts
+ * to the end: its server at half speed, its link at half bandwidth. Rank 0
+ * (not slowed) pulls every key, which includes keys homed at node 1, PULLS
+ * times; then both nodes tell their throttle counters through a
+ * collective. */
+#define STRAGGLER_PULLS 20
+
+static real_cluster straggler_cluster(const run_phase *phase, real_straggler *slow) {
+  real_cluster c = test_cluster(10);
+  *slow = (real_straggler){.node = 1, .phases = phase, .n_phases = 1, .server = true};
+  c.stragglers = slow;
+  c.n_stragglers = 1;
+  return c;
+}
+
+/* Every node's (throttled, throttle_ns) in rank order: 16 bytes each. */
+static void *decide_throttles(void *ctx, uint32_t size, const void *const *in,
+                              const size_t *len, size_t *out_len) {
+  (void)ctx;
+  uint8_t *all = calloc(size, 16);
+  for (uint32_t r = 0; all && r < size; r++)
+    if (len[r] == 16) memcpy(all + 16 * r, in[r], 16);
+  *out_len = all ? 16 * (size_t)size : 0;
+  return all;
+}
+
+static int tell_throttle(real_node *n, uint64_t out[4]) {
+  real_node_stats st;
+  real_node_get_stats(n, &st);
+  uint64_t mine[2] = {st.throttled, (uint64_t)(st.throttle_s * 1e9)};
+  void *all = NULL;
+  size_t len = 0;
+  int rc = real_node_collective(n, "throttles", mine, sizeof mine, n->cluster.timeout_s,
+                                decide_throttles, NULL, &all, &len);
+  if (rc == PS_OK && len == 4 * sizeof(uint64_t) && out) memcpy(out, all, len);
+  free(all);
+  return rc;
+}
+
+static int straggler_child(uint32_t rank, const char *coordinator, void *arg) {
+  real_straggler slow;
+  real_cluster c = straggler_cluster(arg, &slow);
+  char err[REAL_ERROR_MAX];
+  real_node *n = pair_node(rank, coordinator, NULL, &c, err, sizeof err);
+  int rc = n ? real_node_barrier(n, "pulls done", c.timeout_s) : PS_ERR_PEER;
+  if (rc == PS_OK) rc = real_node_quiesce(n);
+  if (rc == PS_OK) rc = tell_throttle(n, NULL);
+  if (rc == PS_OK) rc = real_node_finish(n);
+  if (rc != PS_OK) {
+    if (n) real_node_failed(n, err, sizeof err);
+    fprintf(stderr, "%s\n", err);
+  }
+  real_node_free(n);
+  return rc == PS_OK ? 0 : 1;
+}
+
+/* counts: node 0's throttled messages and ns, then node 1's. */
+static void run_straggler_pair(run_phase *phase, uint64_t counts[4]) {
+  kids ks;
+  kids_spawn(&ks, 2, straggler_child, phase);
+  real_straggler slow;
+  real_cluster c = straggler_cluster(phase, &slow);
+  char err[REAL_ERROR_MAX];
+  real_node *n = pair_node(0, NULL, &ks, &c, err, sizeof err);
+  if (!n) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+  ps_worker *w = ps_node_worker(real_node_core(n), 0);
+  ps_key keys[16];
+  float out[32];
+  for (int k = 0; k < 16; k++) keys[k] = (ps_key)k;
+  for (int i = 0; i < STRAGGLER_PULLS; i++) {
+    ps_ticket t;
+    int rc = ps_pull(w, keys, 16, out, 32, &t, real_node_now(n));
+    if (rc == PS_PENDING) rc = real_node_wait(n, w, t);
+    CU_ASSERT_EQUAL(rc, PS_OK);
+  }
+  CU_ASSERT_EQUAL(real_node_barrier(n, "pulls done", c.timeout_s), PS_OK);
+  CU_ASSERT_EQUAL(real_node_quiesce(n), PS_OK);
+  CU_ASSERT_EQUAL(tell_throttle(n, counts), PS_OK);
+  CU_ASSERT_EQUAL(real_node_finish(n), PS_OK);
+  real_node_free(n);
+  kids_wait(&ks, c.timeout_s + 5);
+  CU_ASSERT_TRUE(kid_ok(&ks.k[1]));
+}
+
+/* The throttle applies inside a phase and only there, and only on the
+ * straggler: counted, not timed (no assertion on how long anything took). */
+static void test_straggler_throttle(void) {
+  alarm(BOUND_S);
+  /* Inside the phase: node 1's server handled every pull slowed (and its
+   * replies crossed a slowed link); node 0 is no straggler. */
+  run_phase now = {.from_s = 0, .until_s = INFINITY, .speed_factor = 0.5,
+                   .bandwidth_factor = 0.5};
+  uint64_t in[4] = {0};
+  run_straggler_pair(&now, in);
+  CU_ASSERT_EQUAL(in[0], 0);
+  CU_ASSERT_EQUAL(in[1], 0);
+  CU_ASSERT(in[2] >= STRAGGLER_PULLS);
+  CU_ASSERT(in[3] > 0);
+  /* A phase that starts after the run: nothing is throttled. */
+  run_phase later = now;
+  later.from_s = 1e6;
+  uint64_t out[4] = {1, 1, 1, 1};
+  run_straggler_pair(&later, out);
+  CU_ASSERT_EQUAL(out[0], 0);
+  CU_ASSERT_EQUAL(out[2], 0);
+  CU_ASSERT_EQUAL(out[3], 0);
+  alarm(0);
+}
+
+/* Through a whole run: the metrics say how much the emulation did, and a
+ * run without stragglers has none of them. */
+static void test_straggler_metrics(void) {
+  alarm(BOUND_S);
+  cJSON *wl = parse_json("{\"type\": \"zipf\", \"keys\": 200, \"value_length\": 8, "
+                         "\"reads_per_step\": 4, \"writes_per_step\": 2, "
+                         "\"steps_per_worker\": 60, \"flops_per_step\": 1e4}");
+  cJSON *pol = parse_json("{\"type\": \"static\"}");
+  run_phase phase = {.from_s = 0, .until_s = INFINITY, .speed_factor = 0.25,
+                     .bandwidth_factor = 0.25};
+  real_straggler slow;
+  real_cluster c = straggler_cluster(&phase, &slow);
+  real_run_args a = {.nodes = 2, .workers_per_node = 1, .host_speed = 1e9, .cluster = &c,
+                     .workload = wl, .policy = pol, .seed = 3, .run = 1};
+  char err[REAL_ERROR_MAX] = "";
+  cJSON *m = real_run_local(&a, err, sizeof err);
+  if (!m) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT(metric(m, "throttled_messages") > 0);
+  CU_ASSERT(metric(m, "throttle_s") > 0);
+  CU_ASSERT_EQUAL(metric(m, "value_sum"), metric(m, "pushed_floats"));
+  cJSON_Delete(m);
+  c.n_stragglers = 0;
+  m = real_run_local(&a, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m, "throttled_messages"));
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m, "throttle_s"));
+  cJSON_Delete(m);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  alarm(0);
+}
+
 /* --------------------------------------------------------- authentication */
 
 static real_curve_key test_key(void) {
@@ -1478,4 +1624,7 @@ PSLAB_SUITE("real",
             {"a coordinator that never answers", test_coordinator_that_never_answers},
             {"a node killed mid-run", test_node_killed_mid_run},
             {"a node that stops answering mid-run", test_node_that_stops_answering},
-            {"a node killed mid-run under bsp", test_node_killed_under_bsp})
+            {"a node killed mid-run under bsp", test_node_killed_under_bsp},
+            {"a straggler's throttle applies in its phase, on it only",
+             test_straggler_throttle},
+            {"a straggler's throttle in a run's metrics", test_straggler_metrics})

@@ -77,6 +77,9 @@ static void make_reports(run_node_report r[2]) {
   r[1].stats.staleness_sum_clocks = 6;
   r[1].stats.staleness_max_clocks = 3;
   r[1].stats.staleness_hist[10] = 4;
+  r[1].throttling = true; /* a straggler on the real backend */
+  r[1].throttled = 9;
+  r[1].throttle_s = 0.375;
 }
 
 static void test_metrics_from_reports(void) {
@@ -114,6 +117,8 @@ static void test_metrics_from_reports(void) {
   CU_ASSERT_EQUAL(metric(m, "staleness_max_clocks"), 3);
   CU_ASSERT_EQUAL(metric(m, "staleness_p99_s"), ps_staleness_quantile(r[1].stats.staleness_hist, 0.99));
   CU_ASSERT_EQUAL(metric(m, "bad_messages"), 2);
+  CU_ASSERT_EQUAL(metric(m, "throttled_messages"), 9);
+  CU_ASSERT_EQUAL(metric(m, "throttle_s"), 0.375);
   CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, "wall_s")); /* the runner adds it */
   /* Keys are in table order. */
   size_t n, at = 0;
@@ -130,6 +135,7 @@ static void test_metrics_absent_when_not_applicable(void) {
   make_reports(r);
   r[1].stats.replica_reads = 0;
   r[1].dropped = 0;
+  r[1].throttling = false;
   r[1].in_transfer = 3;
   r[1].workers[0].samples = r[1].workers[1].samples = 0;
   char err[128];
@@ -138,7 +144,7 @@ static void test_metrics_absent_when_not_applicable(void) {
   const char *absent[] = {"staleness_mean_s", "staleness_p99_s", "staleness_max_s",
                           "staleness_mean_clocks", "staleness_max_clocks", "samples",
                           "sample_tv_distance", "sample_reuse_factor", "bad_messages",
-                          "value_sum"};
+                          "value_sum", "throttled_messages", "throttle_s"};
   for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
     CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, absent[i]));
   CU_ASSERT_EQUAL(metric(m, "value_sum_unreadable"), 3);
@@ -245,6 +251,9 @@ static void test_report_text_round_trip(void) {
     CU_ASSERT_EQUAL(memcmp(&back.stats, &r[k].stats, sizeof back.stats), 0);
     CU_ASSERT_EQUAL(back.owned_sum, r[k].owned_sum);
     CU_ASSERT_EQUAL(back.dropped, r[k].dropped);
+    CU_ASSERT_EQUAL(back.throttling, r[k].throttling);
+    CU_ASSERT_EQUAL(back.throttled, r[k].throttled);
+    CU_ASSERT_EQUAL(back.throttle_s, r[k].throttle_s);
     CU_ASSERT_EQUAL_FATAL(back.n_workers, r[k].n_workers);
     for (uint32_t i = 0; i < back.n_workers; i++) {
       const run_worker_report *a = &back.workers[i], *b = &r[k].workers[i];
@@ -446,6 +455,45 @@ static void test_setup_errors_name_the_object(void) {
   cJSON_Delete(bad_pol);
 }
 
+/* A run whose memory estimate exceeds the limit is refused before anything
+ * large is made, naming the field that makes it large; without a limit
+ * (--force) the same setup is made, and hot_keys beyond the workload's keys
+ * is capped at them (it used to allocate all it asked for). */
+static void test_setup_refuses_what_memory_cannot_hold(void) {
+  cJSON *wl = parse("{\"type\": \"zipf\", \"keys\": 100000, \"value_length\": 100,"
+                    " \"steps_per_worker\": 10}");
+  cJSON *stat = parse("{\"type\": \"static\"}");
+  cJSON *repl = parse("{\"type\": \"replicate\", \"hot_keys\": 100000000}");
+  char err[768];
+  run_args a = {.workload = wl, .policy = stat, .nodes = 100000, .workers_per_node = 1};
+  a.memory.limit = 1ull << 30;
+  CU_ASSERT_PTR_NULL(run_setup_new(&a, err, sizeof err));
+  CU_ASSERT_TRUE(unit_contains(err, "cluster.nodes 100000"));
+  CU_ASSERT_TRUE(unit_contains(err, "--force"));
+  CU_ASSERT_FALSE(unit_contains(err, "policy.hot_keys"));
+  a.nodes = 64; /* 64 replicas of 100,000 keys of 400 bytes: about 5.6 GiB */
+  a.policy = repl;
+  CU_ASSERT_PTR_NULL(run_setup_new(&a, err, sizeof err));
+  CU_ASSERT_TRUE(unit_contains(err, "policy.hot_keys: 100000 replicas on each of 64 nodes"));
+  CU_ASSERT_FALSE(unit_contains(err, "cluster.nodes 64"));
+  a.memory.nodes_here = 1; /* one node's process: 90 MiB */
+  run_setup *s = run_setup_new(&a, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL(s);
+  run_setup_free(s);
+  a.memory.limit = 0;
+  a.memory.nodes_here = 0;
+  s = run_setup_new(&a, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  ps_node_config cfg;
+  run_node_config(s, 0, &cfg);
+  CU_ASSERT_EQUAL(cfg.settings.hot_keys, 100000); /* asked 1e8: capped at the keys */
+  CU_ASSERT_TRUE(cfg.num_hot_keys > 0 && cfg.num_hot_keys <= 100000);
+  run_setup_free(s);
+  cJSON_Delete(wl);
+  cJSON_Delete(stat);
+  cJSON_Delete(repl);
+}
+
 static void test_worker_seed_contract(void) {
   /* The golden results rest on this formula: changing it changes every
    * sampled run. */
@@ -539,6 +587,24 @@ static void test_run_on_the_harness(void) {
   cJSON_Delete(pol);
 }
 
+/* A straggler's time line: the factor at a time, and work stretched
+ * through phases (half speed in [1, 2), quarter speed from 3 on). */
+static void test_phase_stretch(void) {
+  const run_phase p[2] = {{1, 2, 0.5, 0.25}, {3, INFINITY, 0.25, 1}};
+  CU_ASSERT_EQUAL(run_phase_factor(p, 2, 0.5, false), 1);
+  CU_ASSERT_EQUAL(run_phase_factor(p, 2, 1, false), 0.5);
+  CU_ASSERT_EQUAL(run_phase_factor(p, 2, 1.5, true), 0.25);
+  CU_ASSERT_EQUAL(run_phase_factor(p, 2, 2, false), 1); /* until_s is outside */
+  CU_ASSERT_EQUAL(run_phase_factor(p, 2, 1e9, false), 0.25);
+  CU_ASSERT_EQUAL(run_phase_stretch(NULL, 0, 5, 2), 2);
+  CU_ASSERT_EQUAL(run_phase_stretch(p, 2, 0, 0.5), 0.5);   /* before the phases */
+  CU_ASSERT_EQUAL(run_phase_stretch(p, 2, 1, 0.25), 0.5);  /* inside the first */
+  /* From 0.5: 0.5 of work to 1, 0.5 in [1, 2), 1 in [2, 3), then 0.5 at a
+   * quarter: 2 more. 2.5 of work take 4.5. */
+  CU_ASSERT_DOUBLE_EQUAL(run_phase_stretch(p, 2, 0.5, 2.5), 4.5, 1e-12);
+  CU_ASSERT_EQUAL(run_phase_stretch(p, 2, 10, 1), 4);      /* the last, open-ended */
+}
+
 PSLAB_SUITE("run",
             {"metric table: one entry per metric, each complete", test_metric_table_shape},
             {"metrics from node reports, by hand", test_metrics_from_reports},
@@ -549,5 +615,8 @@ PSLAB_SUITE("run",
              test_report_load_and_servers_metric},
             {"report decoder refuses bad text", test_report_decode_refuses_bad_text},
             {"setup errors name the object", test_setup_errors_name_the_object},
+            {"setup refuses what memory cannot hold",
+             test_setup_refuses_what_memory_cannot_hold},
             {"worker seed contract", test_worker_seed_contract},
-            {"a run on the in-memory harness", test_run_on_the_harness})
+            {"a run on the in-memory harness", test_run_on_the_harness},
+            {"a straggler's phases stretch work", test_phase_stretch})

@@ -151,6 +151,22 @@ static void test_cluster_check(void) {
   c.n_stragglers = 1;
   CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(err, "stragglers[0]"));
+  /* Phases: in time order, each from before until, factors > 0. */
+  run_phase phases[2] = {{0, 0.2, 0.5, 1}, {0.1, 0.3, 1, 0.5}};
+  bad = (sim_straggler){.node = 1, .speed_factor = 1, .bandwidth_factor = 1,
+                        .phases = phases, .n_phases = 2};
+  CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "stragglers[0].phases[1]: expected 0.2 <= from_s"));
+  phases[1].from_s = 0.2;
+  CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), 0);
+  phases[1].until_s = 0.2;
+  CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), -1);
+  phases[1].until_s = 0.3;
+  phases[0].speed_factor = 0;
+  CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), -1);
+  phases[0].speed_factor = 0.5;
+  bad.speed_factor = 0.5; /* factors of the whole run beside phases */
+  CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), -1);
   small_cluster(&c, SIM_TOPOLOGY_STAR);
   strcpy(c.network_model, "NS3");
   CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), -1);
@@ -571,6 +587,154 @@ static void test_send_cost(void) {
   cJSON_Delete(m);
 }
 
+/* ----------------------------------------------------------- stragglers */
+
+/* The compute case (2 nodes x 40 steps of 5 Mflop at 1 Gf: 0.2 s, epochs of
+ * 10 steps, 50 ms each) with node 1 a straggler: `phases` (n of them), or
+ * for the whole run (whole > 0: its speed factor), or none. */
+static cJSON *compute_with(const run_phase *phases, size_t n, double whole) {
+  static const char *workload =
+      "{\"type\":\"zipf\",\"keys\":10,\"value_length\":1,\"reads_per_step\":0,"
+      "\"writes_per_step\":0,\"steps_per_worker\":40,\"epochs\":4,\"flops_per_step\":5e6}";
+  run_spec r;
+  compute_case(&r, 0, 0);
+  r.workload = workload;
+  sim_straggler slow = {.node = 1, .speed_factor = whole > 0 ? whole : 1,
+                        .bandwidth_factor = 1, .phases = phases, .n_phases = n};
+  r.cluster.stragglers = &slow;
+  r.cluster.n_stragglers = n || whole > 0;
+  return run(&r);
+}
+
+static double epoch(const cJSON *m, int i) {
+  const cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, "epoch_time_s"), i);
+  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* A node slowed to half speed in [50 ms, 100 ms) only: the run is slower
+ * than with no straggler and faster than with the node slowed throughout;
+ * the epoch that falls in the window takes longer (in 50 ms it does 25 ms
+ * of work, then 25 ms more at full speed), the others do not. All of it in
+ * simulated time, to the arithmetic. */
+static void test_straggler_phase_slows_its_window(void) {
+  const run_phase window = {.from_s = 0.05, .until_s = 0.1, .speed_factor = 0.5,
+                            .bandwidth_factor = 1};
+  const run_phase always = {.from_s = 0, .until_s = INFINITY, .speed_factor = 0.5,
+                            .bandwidth_factor = 1};
+  cJSON *none = compute_with(NULL, 0, 0), *in = compute_with(&window, 1, 0);
+  cJSON *again = compute_with(&window, 1, 0), *all = compute_with(&always, 1, 0);
+  cJSON *whole = compute_with(NULL, 0, 0.5);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(none);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(again);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(whole);
+  CU_ASSERT_DOUBLE_EQUAL(num(none, "time_s"), 0.2, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(num(in, "time_s"), 0.225, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(num(all, "time_s"), 0.4, 1e-12);
+  CU_ASSERT(num(none, "time_s") < num(in, "time_s") && num(in, "time_s") < num(all, "time_s"));
+  CU_ASSERT_DOUBLE_EQUAL(epoch(in, 0), 0.05, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(epoch(in, 1), 0.075, 1e-12); /* the window's */
+  CU_ASSERT_DOUBLE_EQUAL(epoch(in, 2), 0.05, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(epoch(in, 3), 0.05, 1e-12);
+  /* A phase over the whole run is the whole-run straggler, bit for bit. */
+  CU_ASSERT_EQUAL(memcmp(&(double){num(all, "time_s")}, &(double){num(whole, "time_s")},
+                         sizeof(double)), 0);
+  /* Deterministic. */
+  CU_ASSERT_EQUAL(memcmp(&(double){num(in, "time_s")}, &(double){num(again, "time_s")},
+                         sizeof(double)), 0);
+  cJSON_Delete(none);
+  cJSON_Delete(in);
+  cJSON_Delete(again);
+  cJSON_Delete(all);
+  cJSON_Delete(whole);
+}
+
+/* The hand case with node 0 (the server of every pull) a straggler from
+ * the start: a speed phase stretches its server's handling of each request
+ * (cost / f, so f = 0.5 adds the cost once more), where a whole-run
+ * straggler slows only its host's flops (its server's costs are a sleep of
+ * a core of its own); a bandwidth phase halves its link both ways, as a
+ * whole-run bandwidth factor does. */
+static void test_straggler_phase_server_and_link(void) {
+  const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 40, .len = 1000};
+  const run_phase speed = {.from_s = 0, .until_s = INFINITY, .speed_factor = 0.5,
+                           .bandwidth_factor = 1};
+  const run_phase link = {.from_s = 0, .until_s = INFINITY, .speed_factor = 1,
+                          .bandwidth_factor = 0.5};
+  run_spec r;
+  hand_case(&r, &h);
+  const sim_cost c = r.cluster.cost;
+  double req = (double)ps_msg_encoded_len(1, 0);
+  double rep = (double)ps_msg_encoded_len(1, (uint32_t)h.len);
+  double pull = 4 * h.latency + (req + rep) / h.bandwidth +
+                2 * (c.per_message_s + c.per_key_s) + c.per_byte_s * (req + rep);
+  double handling = c.per_message_s + c.per_key_s + c.per_byte_s * req;
+  sim_straggler slow = {.node = 0, .speed_factor = 1, .bandwidth_factor = 1};
+  r.cluster.stragglers = &slow;
+  r.cluster.n_stragglers = 1;
+  slow.phases = &speed;
+  slow.n_phases = 1;
+  cJSON *server = run(&r);
+  slow.phases = &link;
+  cJSON *phased_link = run(&r);
+  slow = (sim_straggler){.node = 0, .speed_factor = 0.5, .bandwidth_factor = 1};
+  cJSON *whole_speed = run(&r);
+  slow = (sim_straggler){.node = 0, .speed_factor = 1, .bandwidth_factor = 0.5};
+  cJSON *whole_link = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(server);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(phased_link);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(whole_speed);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(whole_link);
+  double t = h.steps * (pull + handling);
+  CU_ASSERT_DOUBLE_EQUAL(num(server, "time_s"), t, t * 1e-9);
+  t = h.steps * pull;
+  CU_ASSERT_DOUBLE_EQUAL(num(whole_speed, "time_s"), t, t * 1e-9);
+  t = h.steps * (pull + (req + rep) / h.bandwidth);
+  CU_ASSERT_DOUBLE_EQUAL(num(phased_link, "time_s"), t, t * 1e-9);
+  CU_ASSERT_EQUAL(memcmp(&(double){num(phased_link, "time_s")},
+                         &(double){num(whole_link, "time_s")}, sizeof(double)), 0);
+  cJSON_Delete(server);
+  cJSON_Delete(phased_link);
+  cJSON_Delete(whole_speed);
+  cJSON_Delete(whole_link);
+}
+
+/* A bandwidth phase in the middle of the hand case: slower than none,
+ * faster than throughout; a straggler's host has a pstate per phase. */
+static void test_straggler_bandwidth_window(void) {
+  const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 40, .len = 1000};
+  run_phase phases[2] = {{.from_s = 0.002, .until_s = 0.004, .speed_factor = 1,
+                          .bandwidth_factor = 0.25},
+                         {.from_s = 0.004, .until_s = 0.006, .speed_factor = 0.5,
+                          .bandwidth_factor = 1}};
+  run_spec r;
+  hand_case(&r, &h);
+  cJSON *none = run(&r);
+  sim_straggler slow = {.node = 0, .speed_factor = 1, .bandwidth_factor = 1,
+                        .phases = phases, .n_phases = 1};
+  r.cluster.stragglers = &slow;
+  r.cluster.n_stragglers = 1;
+  cJSON *window = run(&r);
+  phases[0].from_s = 0;
+  phases[0].until_s = INFINITY;
+  cJSON *always = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(none);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(window);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(always);
+  CU_ASSERT(num(none, "time_s") < num(window, "time_s"));
+  CU_ASSERT(num(window, "time_s") < num(always, "time_s"));
+  cJSON_Delete(none);
+  cJSON_Delete(window);
+  cJSON_Delete(always);
+  /* Two phases back to back: two pstates besides the host's own. */
+  phases[0] = (run_phase){0.002, 0.004, 1, 0.25};
+  slow.n_phases = 2;
+  char *x = platform_text(&r.cluster);
+  CU_ASSERT_PTR_NOT_NULL(strstr(x, "speed=\"10000000000f,10000000000f,5000000000f\""));
+  free(x);
+}
+
 /* The user's own platform: our XML in a file, nodes mapped to hosts in
  * reverse; and LV08. Both must run and conserve. */
 static void test_platform_file_and_lv08(void) {
@@ -637,4 +801,7 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"placement_shares_cores", test_placement_shares_cores},
             {"placement_loopback_arithmetic", test_placement_loopback_arithmetic},
             {"send_cost", test_send_cost},
+            {"straggler_phase_slows_its_window", test_straggler_phase_slows_its_window},
+            {"straggler_phase_server_and_link", test_straggler_phase_server_and_link},
+            {"straggler_bandwidth_window", test_straggler_bandwidth_window},
             {"bad_spec_is_an_error", test_bad_spec_is_an_error})

@@ -222,6 +222,20 @@ static const struct {
     {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'speed_factor': 2}]}, " GOOD_REST "}", "cluster.stragglers[0].node: expected an integer >= 0, found nothing"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 1}, {'node': 1}]}, " GOOD_REST "}", "cluster.stragglers[1].node: expected each node once in cluster.stragglers, found node 1 again"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': {'node': 1}}, " GOOD_REST "}", "cluster.stragglers: expected a list of stragglers, found an object"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 1, 'phases': [{'from_s': 0.1, 'until_s': 0.3, 'speed_factor': 0.5}, {'from_s': 0.2, 'bandwidth_factor': 0.5}]}]}, " GOOD_REST "}", "cluster.stragglers[0].phases[1].from_s: expected a time >= 0.3, when cluster.stragglers[0].phases[0] ends (a node's phases come in time order and do not overlap), found 0.2"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 1, 'phases': [{'from_s': 0.1, 'speed_factor': 0.5}, {'from_s': 0.2, 'speed_factor': 0.5}]}]}, " GOOD_REST "}", "cluster.stragglers[0].phases[1].from_s: expected no phase after cluster.stragglers[0].phases[0], which lasts to the end of the run"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 1, 'phases': [{'from_s': 0.1, 'until_s': 0.2, 'speed_factor': 0.5}, {'until_s': 0.5, 'speed_factor': 0.5}]}]}, " GOOD_REST "}", "cluster.stragglers[0].phases[1].from_s: expected a time >= 0.2, when cluster.stragglers[0].phases[0] ends (a node's phases come in time order and do not overlap), found nothing, which means 0"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 1, 'phases': [{'from_s': 0.3, 'until_s': 0.3, 'speed_factor': 0.5}]}]}, " GOOD_REST "}", "cluster.stragglers[0].phases[0].until_s: expected a time after from_s (0.3), found 0.3"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 1, 'from_s': 0.5, 'until_s': 0.2, 'speed_factor': 0.5}]}, " GOOD_REST "}", "cluster.stragglers[0].until_s: expected a time after from_s (0.5), found 0.2"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 1, 'phases': [{'speed_factor': -1}]}]}, " GOOD_REST "}", "cluster.stragglers[0].phases[0].speed_factor: expected a number > 0, found -1"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 1, 'phases': [{'from_s': 0, 'bandwidth_factor': 0}]}]}, " GOOD_REST "}", "cluster.stragglers[0].phases[0].bandwidth_factor: expected a number > 0, found 0"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 1, 'phases': [{'from_s': -1, 'speed_factor': 0.5}]}]}, " GOOD_REST "}", "cluster.stragglers[0].phases[0].from_s: expected a number >= 0, found -1"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 1, 'phases': [{'from_s': 0.1, 'speed': 0.5}]}]}, " GOOD_REST "}", "cluster.stragglers[0].phases[0].speed: expected one of the keys of cluster.stragglers[0].phases[0] (from_s, until_s, speed_factor, bandwidth_factor), found an unknown key"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 1, 'phases': [{'from_s': 0.1, 'until_s': 0.2}]}]}, " GOOD_REST "}", "cluster.stragglers[0].phases[0]: expected speed_factor or bandwidth_factor (what the phase slows), found neither"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 1, 'speed_factor': 0.5, 'phases': [{'from_s': 0.1, 'speed_factor': 0.5}]}]}, " GOOD_REST "}", "cluster.stragglers[0].speed_factor: expected nothing beside \"phases\" (give it in each phase), found 0.5"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 1, 'phases': []}]}, " GOOD_REST "}", "cluster.stragglers[0].phases: expected a list of at least one phase"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 1, 'phases': [3]}]}, " GOOD_REST "}", "cluster.stragglers[0].phases[0]: expected an object {\"from_s\", \"until_s\", \"speed_factor\", \"bandwidth_factor\"}, found 3"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 1, 'until': 0.5, 'speed_factor': 0.5}]}, " GOOD_REST "}", "cluster.stragglers[0].until: expected one of the keys of cluster.stragglers[0] (node, speed_factor, bandwidth_factor, from_s, until_s, phases), found an unknown key"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'platform_file': 'no-such-platform.xml', 'hosts': ['a', 'b']}, " GOOD_REST "}", "spec.json: cluster.platform_file: expected a readable SimGrid platform file (looked for no-such-platform.xml), found \"no-such-platform.xml\""},
     {"{'name': 't', 'cluster': {'nodes': 2, 'hosts': ['a', 'b']}, " GOOD_REST "}", "cluster.hosts: expected nothing without cluster.platform_file, found a list of 2"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'per_key_s': -1}}, " GOOD_REST "}", "cluster.cost.per_key_s: expected a duration such as"},
@@ -450,6 +464,57 @@ static void test_cluster_parses_units_into_sim_cluster(void) {
   exp_errors_free(&e);
 }
 
+/* Stragglers' three forms, as both backends get them: a whole-run one, a
+ * window, and a list of phases (defaults: from the start, to the end, a
+ * factor of 1). */
+static void test_cluster_parses_straggler_phases(void) {
+  char *text = dq("{'nodes': 4, 'network': {'bandwidth': '1Gbps'}, 'stragglers': ["
+                  "{'node': 0, 'bandwidth_factor': 0.5}, "
+                  "{'node': 1, 'from_s': 0.05, 'until_s': 0.2, 'speed_factor': 0.25}, "
+                  "{'node': 3, 'phases': [{'until_s': 0.1, 'speed_factor': 0.5}, "
+                  "{'from_s': 0.3, 'bandwidth_factor': 0.125}]}]}");
+  cJSON *json = cJSON_Parse(text);
+  free(text);
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_cluster c;
+  CU_ASSERT_TRUE(exp_cluster_parse(json, ".", &c, &e));
+  print_errors(&e);
+  CU_ASSERT_EQUAL_FATAL(c.sim.n_stragglers, 3);
+  const sim_straggler *s = c.sim.stragglers;
+  CU_ASSERT_EQUAL(s[0].n_phases, 0);
+  CU_ASSERT_DOUBLE_EQUAL(s[0].bandwidth_factor, 0.5, 0);
+  CU_ASSERT_EQUAL_FATAL(s[1].n_phases, 1);
+  CU_ASSERT_DOUBLE_EQUAL(s[1].speed_factor, 1, 0);
+  CU_ASSERT_DOUBLE_EQUAL(s[1].phases[0].from_s, 0.05, 0);
+  CU_ASSERT_DOUBLE_EQUAL(s[1].phases[0].until_s, 0.2, 0);
+  CU_ASSERT_DOUBLE_EQUAL(s[1].phases[0].speed_factor, 0.25, 0);
+  CU_ASSERT_DOUBLE_EQUAL(s[1].phases[0].bandwidth_factor, 1, 0);
+  CU_ASSERT_EQUAL_FATAL(s[2].n_phases, 2);
+  CU_ASSERT_EQUAL(s[2].node, 3);
+  CU_ASSERT_DOUBLE_EQUAL(s[2].phases[0].from_s, 0, 0);
+  CU_ASSERT_DOUBLE_EQUAL(s[2].phases[0].until_s, 0.1, 0);
+  CU_ASSERT_TRUE(isinf(s[2].phases[1].until_s));
+  CU_ASSERT_DOUBLE_EQUAL(s[2].phases[1].speed_factor, 1, 0);
+  CU_ASSERT_DOUBLE_EQUAL(s[2].phases[1].bandwidth_factor, 0.125, 0);
+  /* The real backend: the same phases; a whole-run straggler as one phase
+   * that does not slow its server; bandwidth factors of the link's 1 Gbps. */
+  CU_ASSERT_EQUAL_FATAL(c.real.n_stragglers, 3);
+  const real_straggler *r = c.real.stragglers;
+  CU_ASSERT_EQUAL_FATAL(r[0].n_phases, 1);
+  CU_ASSERT_FALSE(r[0].server);
+  CU_ASSERT_DOUBLE_EQUAL(r[0].phases[0].from_s, 0, 0);
+  CU_ASSERT_TRUE(isinf(r[0].phases[0].until_s));
+  CU_ASSERT_DOUBLE_EQUAL(r[0].phases[0].bandwidth_factor, 0.5, 0);
+  CU_ASSERT_TRUE(r[1].server);
+  CU_ASSERT_PTR_EQUAL(r[2].phases, s[2].phases);
+  CU_ASSERT_EQUAL(r[2].n_phases, 2);
+  CU_ASSERT_DOUBLE_EQUAL(c.real.bandwidth, 1.25e8, 1e-3);
+  exp_cluster_free(&c);
+  cJSON_Delete(json);
+  exp_errors_free(&e);
+}
+
 static void test_cluster_real_fields(void) {
   char *text = dq("{'nodes': 3, 'bind': '*', 'coordinator': 'node01:5555', 'base_port': 7000, "
                   "'timeout_s': 2.5, 'compute': 'sleep'}");
@@ -602,6 +667,30 @@ static const cJSON *config_at(const exp_spec *s, size_t run, const char *path) {
   return exp_path_get(exp_spec_runs(s)->runs[run].config, path);
 }
 
+/* A sweep over stragglers' phases: each run's config (what runs.jsonl
+ * records) holds its phases as given, and --set reaches inside them. */
+static void test_straggler_phases_in_run_configs(void) {
+  const char *sets[] = {"cluster.stragglers.0.phases.1.bandwidth_factor=0.125"};
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = parse_sets("{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 1, "
+                           "'phases': [{'from_s': 0.05, 'until_s': 0.2, 'speed_factor': 0.25}, "
+                           "{'from_s': 0.3, 'bandwidth_factor': 0.5}]}]}, " GOOD_REST ", "
+                           "'sweep': {'cluster.stragglers.0.phases.0.speed_factor': [0.5, 0.125]}}",
+                           sets, 1, &e);
+  print_errors(&e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_EQUAL_FATAL(exp_spec_runs(s)->count, 2);
+  CU_ASSERT_EQUAL(config_at(s, 1, "cluster.stragglers.0.phases.0.speed_factor")->valuedouble,
+                  0.125);
+  CU_ASSERT_EQUAL(config_at(s, 0, "cluster.stragglers.0.phases.0.until_s")->valuedouble, 0.2);
+  CU_ASSERT_EQUAL(config_at(s, 0, "cluster.stragglers.0.phases.1.from_s")->valuedouble, 0.3);
+  CU_ASSERT_EQUAL(config_at(s, 1, "cluster.stragglers.0.phases.1.bandwidth_factor")->valuedouble,
+                  0.125);
+  exp_spec_free(s);
+  exp_errors_free(&e);
+}
+
 static void test_set_overrides_before_validation(void) {
   const char *sets[] = {
       "cluster.nodes=16",                     /* number (the spec's -1 is never seen) */
@@ -709,12 +798,14 @@ static void test_set_under_a_sweep_key_warns(void) {
 }
 
 /* A cluster field the run's backend does not read is a warning (once per
- * field and backend), never silence: stragglers on the real backend, the
- * real backend's timeout in a simulation. */
+ * field and backend), never silence: the simulated network's latency on the
+ * real backend (which reads its bandwidth, for stragglers), the real
+ * backend's timeout in a simulation; stragglers, which both read, none. */
 static void test_cluster_fields_a_backend_ignores_warn(void) {
   exp_errors e;
   exp_errors_init(&e);
   exp_spec *s = parse_sets("{'name': 't', 'cluster': {'nodes': 2, 'timeout_s': 5, "
+                           "'network': {'bandwidth': '1Gbps', 'latency': '1ms'}, "
                            "'stragglers': [{'node': 1, 'speed_factor': 0.5}]}, " GOOD_WORKLOAD
                            ", 'policy': {'type': 'static'}, "
                            "'sweep': {'backend': ['sim', 'real', 'real']}}", NULL, 0, &e);
@@ -724,7 +815,10 @@ static void test_cluster_fields_a_backend_ignores_warn(void) {
   CU_ASSERT_EQUAL(w->count, 2);
   CU_ASSERT_TRUE(exp_errors_contain(w, "cluster.timeout_s has no effect on the sim backend, "
                                        "which reads only cluster.{nodes,"));
-  CU_ASSERT_TRUE(exp_errors_contain(w, "cluster.stragglers has no effect on the real backend"));
+  CU_ASSERT_TRUE(exp_errors_contain(w, "cluster.network.latency has no effect on the real "
+                                       "backend"));
+  CU_ASSERT_FALSE(exp_errors_contain(w, "cluster.stragglers has no effect"));
+  CU_ASSERT_FALSE(exp_errors_contain(w, "cluster.network.bandwidth has no effect"));
   exp_spec_free(s);
   /* What each backend reads: no warning. */
   s = parse_sets("{'name': 't', 'cluster': {'nodes': 2, 'network': {'latency': '1ms'}}, "
@@ -748,6 +842,8 @@ PSLAB_SUITE("spec", {"profile_is_included_under_the_spec", test_profile_is_inclu
             {"cluster units into sim_cluster", test_cluster_parses_units_into_sim_cluster},
             {"cluster defaults come from sim", test_cluster_defaults_come_from_sim},
             {"cluster fields of the real backend", test_cluster_real_fields},
+            {"cluster stragglers' phases", test_cluster_parses_straggler_phases},
+            {"stragglers' phases in every run's config", test_straggler_phases_in_run_configs},
             {"platform file next to the spec", test_platform_file_is_found_next_to_the_spec},
             {"--set overrides before validation", test_set_overrides_before_validation},
             {"--set under a sweep key warns", test_set_under_a_sweep_key_warns},

@@ -99,10 +99,10 @@ static void test_validation_messages(void) {
        "flops_per_step, locality, samples_per_step, sample_power, found an unknown field"},
       {"{\"type\":\"zipf\",\"keys\":10,\"keys\":20,\"steps_per_worker\":10}",
        "keys: expected one value, found the field twice"},
-      {"{\"type\":\"nope\",\"keys\":10}", "type: expected one of \"zipf\", \"mf\", \"kge\", \"w2v\", \"trace\", "
+      {"{\"type\":\"nope\",\"keys\":10}", "type: expected one of \"zipf\", \"mf\", \"kge\", \"w2v\", \"trace\", \"dnn\", "
                                           "found \"nope\""},
-      {"{\"keys\":10}", "type: expected one of \"zipf\", \"mf\", \"kge\", \"w2v\", \"trace\", found nothing"},
-      {"{\"type\":3}", "type: expected one of \"zipf\", \"mf\", \"kge\", \"w2v\", \"trace\", found 3"},
+      {"{\"keys\":10}", "type: expected one of \"zipf\", \"mf\", \"kge\", \"w2v\", \"trace\", \"dnn\", found nothing"},
+      {"{\"type\":3}", "type: expected one of \"zipf\", \"mf\", \"kge\", \"w2v\", \"trace\", \"dnn\", found 3"},
       {"[1,2]", "expected an object, found an array"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

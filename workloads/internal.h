@@ -2,7 +2,7 @@
  * workloads/ internals: what the folder's files share, behind the one door
  * (workload.h). Nothing outside workloads/ includes this, tests excepted.
  *
- * A workload type (zipf, later mf, kge, w2v, trace) is a wl_type table;
+ * A workload type (zipf, mf, kge, w2v, trace, dnn) is a wl_type table;
  * workload.c looks it up by the JSON "type" and dispatches through it. The
  * step storage every stream needs (a ring of the last `keep` steps' key
  * arrays) is written once, in workload.c: a type's next_step fills the slot it
@@ -106,6 +106,7 @@ extern const wl_type wl_type_mf;
 extern const wl_type wl_type_kge;
 extern const wl_type wl_type_w2v;
 extern const wl_type wl_type_trace;
+extern const wl_type wl_type_dnn;
 
 struct wl_workload {
   const wl_type *type;

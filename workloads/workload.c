@@ -21,7 +21,7 @@
 /* -------------------------------------------------------------- registry */
 
 static const wl_type *const wl_types[] = {&wl_type_zipf, &wl_type_mf, &wl_type_kge,
-                                          &wl_type_w2v, &wl_type_trace, NULL};
+                                          &wl_type_w2v, &wl_type_trace, &wl_type_dnn, NULL};
 
 static const wl_type *find_type(const char *name) {
   for (size_t i = 0; wl_types[i]; i++)

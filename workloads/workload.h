@@ -88,7 +88,7 @@ bool wl_math(const wl_workload *wl);
 
 /* What a computing workload measures about the model. */
 typedef struct {
-  const char *name;   /* "rmse", "mrr", "hits10", "spearman", "analogy" */
+  const char *name;   /* "rmse", "mrr", "hits10", "spearman", "analogy", "mse" */
   bool higher_better; /* mrr: true; rmse: false */
   bool sqrt;          /* quality = sqrt(num / den) (RMSE), else num / den */
   bool has_target;    /* the spec set workload.target_quality */
