@@ -238,6 +238,7 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
   if (type != PS_MSG_PULL && buf_len != floats) return PS_ERR_VALUE_LEN;
   ps_ticket id;
   bool bounded = w->cons.model != PS_CONSISTENCY_ASYNC;
+  if (node_routes(node)) routes_adopt(w); /* before its ticket opens */
   /* A bounded pull's values hold every write of clocks < the run's clock now. */
   int64_t stamp = bounded && type == PS_MSG_PULL ? ps_node_min_clock(node) : -1;
   uint64_t seq = stamp >= 0 ? atomic_load(&node->clk.push_seq) : 0;
@@ -291,7 +292,11 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
         else if (bounded && e->state == KEY_ABSENT)
           stat_add(&node->bounded.cache_misses, 1);
         if (e->state == KEY_ABSENT) w->scratch_defer[sent++] = (uint32_t)i; /* sent away */
-        serve_op(&c, e, k, &op, vals);
+        uint32_t hint;
+        if (e->state == KEY_ABSENT && node_routes(node) && route_get(&w->routes, k, &hint))
+          ctx_forward(&c, hint, &op, k, vals); /* straight to the server that answered */
+        else
+          serve_op(&c, e, k, &op, vals);
         remote++;
       }
       pthread_mutex_unlock(&st->lock);

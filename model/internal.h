@@ -188,6 +188,22 @@ typedef struct {
   double issued_at;    /* when its messages were sent (response times) */
 } ticket_slot;
 
+/* A key -> server map (hints.c). */
+typedef struct {
+  ps_key key;
+  uint32_t server;
+  uint8_t used;
+} route_entry;
+
+typedef struct {
+  route_entry *e;
+  size_t cap, len; /* cap a power of two, or 0 */
+} route_map;
+
+int route_put(route_map *m, ps_key k, uint32_t server);
+bool route_get(const route_map *m, ps_key k, uint32_t *server);
+void route_free(route_map *m);
+
 /* A worker's intents of one clock, for SPARSE (clock.c). */
 typedef struct {
   int64_t clock;
@@ -219,7 +235,16 @@ struct ps_worker {
   size_t n_wait_keys, cap_wait_keys;
   intent_slot *intents;    /* SPARSE: intents of clocks c - 1 .. c + lookahead */
   uint32_t n_intents;
+  /* Route hints (hints.c, settings.route_hints): the servers it sends keys
+   * to (its issuing thread's), and those learnt from replies since, taken
+   * in when it has nothing outstanding (under lock). */
+  route_map routes, learnt;
 };
+
+/* A reply of `server` answered worker w for key k (route hints). */
+void routes_learn(ps_worker *w, ps_key k, uint32_t server);
+/* Takes in what w learnt, if it has no operation outstanding. */
+void routes_adopt(ps_worker *w);
 
 /* Opens a ticket with `keys` outstanding plus the issuing guard. */
 int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
@@ -358,6 +383,13 @@ struct ps_node {
   bounded_counters bounded;
   node_load load;
 };
+
+/* Whether this node's workers follow route hints: asked for, and on a node
+ * that holds no keys (a worker-only node), whose own state never gives a
+ * key a route of its own (hints.c). */
+static inline bool node_routes(const ps_node *n) {
+  return n->settings.route_hints && !ps_layout_is_server(&n->layout, n->id);
+}
 
 static inline void stat_add(_Atomic uint64_t *c, uint64_t n) {
   atomic_fetch_add_explicit(c, n, memory_order_relaxed);

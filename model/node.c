@@ -25,6 +25,7 @@ void ps_policy_settings_default(ps_policy_settings *s) {
   s->hot_keys = 0;
   s->owner_replicas = false;
   s->keys_at_workers = false;
+  s->route_hints = false;
 }
 
 void ps_node_config_default(ps_node_config *c) {
@@ -133,6 +134,8 @@ void ps_node_free(ps_node *n) {
       free(n->workers[i].tickets[t].answered);
     }
     free(n->workers[i].tickets);
+    route_free(&n->workers[i].routes);
+    route_free(&n->workers[i].learnt);
     free(n->workers[i].scratch_pos);
     free(n->workers[i].scratch_defer);
   }
@@ -553,6 +556,9 @@ static int reply_taken(call_ctx *c, ps_worker *w, const ps_msg *m, uint8_t *took
   int refused = taken < m->key_count ? PS_ERR_PROTOCOL : PS_OK;
   if (!taken) return refused;
   load_note_reply(n, m->src, c->now - issued_at, taken);
+  if (node_routes(n)) /* where these keys are: their route */
+    for (uint32_t i = 0; i < m->key_count; i++)
+      if (took[i]) routes_learn(w, ps_msg_key(m, i), m->src);
   int64_t stamp = -1;
   uint64_t issue_seq = 0;
   if (n->has_clock && !ticket_stamp(w, m->request, &stamp, &issue_seq)) return PS_ERR_PROTOCOL;

@@ -343,6 +343,14 @@ typedef struct {
    * that use them: meaningful only when those nodes are servers, so the run
    * layer refuses it with worker-only nodes (layout roles). */
   bool keys_at_workers;
+  /* Route hints: a worker sends its operations on a key its node does not
+   * hold to the server that answered its last one on the key, not to the
+   * key's home (model/hints.c says why the order of its operations holds).
+   * For policies that move keys between servers (psld): the home, and its
+   * forwarding, leave the path. Workers of worker-only nodes only (layout
+   * roles; a server's own state is a route of its own). Off: every such
+   * operation passes the home. */
+  bool route_hints;
   /* Keys every node replicates from the start, at most (0: none;
    * PS_ALL_KEYS: every key): for the run's memory estimate. */
   uint64_t replicas_per_node;

@@ -344,17 +344,22 @@ static bool v_stages(const run_totals *t, cJSON *list) {
   return true;
 }
 
+#define SERVER_SERIES_MAX 64 /* buckets of keys_per_s: a readable line */
+
 /* One object per server: what it served, how busy the backend saw it, and
  * the response times every client saw from it; keys served per second over
- * time in buckets of one width for all (the widest any server used). */
+ * time in buckets of one width for all (the widest any server used, doubled
+ * until at most SERVER_SERIES_MAX buckets cover the run). */
 static bool v_servers(const run_totals *t, cJSON *list) {
-  double width = 0;
+  double width = 0, span = 0;
   uint32_t n_servers = 0;
   for (uint32_t r = 0; r < t->n_reports; r++) {
     const run_node_report *x = &t->reports[r];
     if (x->server && x->bucket_s > width) width = x->bucket_s;
+    if (x->server && x->n_series * x->bucket_s > span) span = x->n_series * x->bucket_s;
     if (x->n_rt > n_servers) n_servers = x->n_rt;
   }
+  while (width > 0 && span / width > SERVER_SERIES_MAX * (1 + 1e-9)) width *= 2;
   for (uint32_t s = 0; s < t->n_reports && s < n_servers; s++) {
     const run_node_report *x = &t->reports[s];
     if (!x->server) continue;
@@ -588,7 +593,8 @@ static const run_metric table[] = {
      "ZeroMQ's own queue unseen); `replies`, `rt_mean_s`, `rt_p50_s`, `rt_p99_s`, "
      "`rt_max_s` (response times every client saw from it, request sent to reply handled; "
      "percentiles are half-octave bucket bounds, at most the largest); `bucket_s` and `keys_per_s` (keys served "
-     "per second in buckets of `bucket_s` from the run's start, one width for all servers).",
+     "per second in buckets of `bucket_s` from the run's start, one width for all servers, "
+     "at most 64 buckets).",
      NULL, SUM, true, 0, NULL, NULL, v_servers},
     {"wall_s", "s", "wall time",
      "Wall-clock seconds the run took, start to end of its process (added by the "

@@ -16,7 +16,7 @@
  * of value length len. */
 static harness *make_scaled(uint32_t nodes, uint32_t servers, uint32_t worker_nodes,
                             uint32_t homes, const ps_scale_step *scale, size_t n_scale,
-                            uint32_t workers, uint64_t keys, uint32_t len,
+                            bool hints, uint32_t workers, uint64_t keys, uint32_t len,
                             const ps_policy_ops *policy, bool fast, uint64_t seed) {
   harness_config c;
   harness_config_default(&c);
@@ -30,6 +30,7 @@ static harness *make_scaled(uint32_t nodes, uint32_t servers, uint32_t worker_no
   c.layout.tables[0] = (ps_table){100, keys, len};
   c.policy = policy;
   c.settings.fast_local_access = fast;
+  c.settings.route_hints = hints;
   c.seed = seed;
   return harness_new(&c);
 }
@@ -37,8 +38,8 @@ static harness *make_scaled(uint32_t nodes, uint32_t servers, uint32_t worker_no
 static harness *make_roles(uint32_t nodes, uint32_t servers, uint32_t worker_nodes,
                            uint32_t workers, uint64_t keys, uint32_t len,
                            const ps_policy_ops *policy, bool fast, uint64_t seed) {
-  return make_scaled(nodes, servers, worker_nodes, 0, NULL, 0, workers, keys, len, policy,
-                     fast, seed);
+  return make_scaled(nodes, servers, worker_nodes, 0, NULL, 0, false, workers, keys, len,
+                     policy, fast, seed);
 }
 
 static harness *make(uint32_t nodes, uint32_t workers, uint64_t keys, uint32_t len,
@@ -228,6 +229,7 @@ typedef struct {
   bool moves;                     /* policies move keys between servers meanwhile */
   uint32_t homes, scale_to;       /* keys homed on the first `homes` servers; halfway,
                                      servers scale in to `scale_to` (0: never) */
+  bool hints;                     /* route hints (ps_policy_settings.route_hints) */
 } scenario;
 
 /* Many workers push +1 to random keys (with pulls, localizes and intents mixed
@@ -242,8 +244,8 @@ static void run_scenario(const scenario *sc) {
   uint32_t total_workers = worker_nodes * sc->workers, len = total_workers;
   ps_scale_step scale = {1.0, sc->scale_to};
   harness *h = make_scaled(sc->nodes, sc->servers, sc->worker_nodes, sc->homes, &scale,
-                           sc->scale_to ? 1 : 0, sc->workers, sc->keys, len, sc->policy,
-                           sc->fast, sc->seed);
+                           sc->scale_to ? 1 : 0, sc->hints, sc->workers, sc->keys, len,
+                           sc->policy, sc->fast, sc->seed);
   uint64_t *pushed = calloc((size_t)sc->keys * total_workers, sizeof *pushed);
   float *vals = calloc(len * 4, sizeof *vals), *outs = calloc((size_t)total_workers * len * 4, sizeof *outs);
   /* One outstanding pull per worker, with what it must see. */
@@ -402,7 +404,8 @@ static void test_conservation_and_ryw_moves(void) {
                    .keys = 4 + (uint32_t)(seed % 13),
                    .policy = split ? &ps_policy_static : &ps_policy_relocate, .fast = true,
                    .seed = 100 + seed, .ops = 3000, .servers = servers,
-                   .worker_nodes = split ? nodes - servers : 0, .moves = true};
+                   .worker_nodes = split ? nodes - servers : 0, .moves = true,
+                   .hints = seed % 3 != 0};
     run_scenario(&sc);
   }
 }
@@ -419,7 +422,7 @@ static void test_scale_in_leaves_no_key_behind(void) {
                    .keys = 6 + (uint32_t)(seed % 11), .policy = &ps_policy_static,
                    .fast = true, .seed = 300 + seed, .ops = 3000, .servers = servers,
                    .worker_nodes = worker_nodes, .moves = true, .homes = homes,
-                   .scale_to = homes + (uint32_t)(seed % 2)};
+                   .scale_to = homes + (uint32_t)(seed % 2), .hints = seed % 2 == 0};
     run_scenario(&sc);
   }
 }
