@@ -130,13 +130,19 @@ static int psld_knobs_read(const struct cJSON *json, psld_knobs *k, ps_policy_se
       (rc = policy_get_partition(json, &s->partition, err, errlen)) ||
       (rc = policy_get_bool(json, "fast_local_access", &s->fast_local_access, err, errlen)) ||
       (rc = policy_get_number(json, "window_s", 0, false, 3600, &k->window_s, err, errlen)) ||
-      (rc = policy_get_number(json, "explore", 0, true, 1, &k->explore, err, errlen)) ||
+      (rc = policy_get_number(json, "explore", 0, true, 1e300, &k->explore, err, errlen)) ||
       (rc = policy_get_number(json, "budget_Bps", 0, false, 1e15, &k->budget_Bps, err,
                               errlen)) ||
       (rc = policy_get_uint(json, "blocks_per_server", 1, 1u << 20, &k->blocks, err, errlen)) ||
       (rc = policy_get_number(json, "tolerance", 0, true, 100, &k->tolerance, err, errlen)) ||
-      (rc = policy_get_number(json, "smoothing", 0, false, 1, &k->smoothing, err, errlen)))
+      (rc = policy_get_number(json, "smoothing", 0, false, 1e300, &k->smoothing, err, errlen)))
     return rc;
+  const char *share = k->explore > 1 ? "explore" : k->smoothing > 1 ? "smoothing" : NULL;
+  if (share) {
+    snprintf(err, errlen, "%s: expected a share in [%s, 1], found %g", share,
+             share[0] == 'e' ? "0" : "above 0", share[0] == 'e' ? k->explore : k->smoothing);
+    return PS_ERR_INVAL;
+  }
   if (!s->fast_local_access) { /* as relocate: moves keep a node's order only so */
     snprintf(err, errlen, "fast_local_access: expected true (moving keys between servers "
                           "keeps a worker's operations in order only with direct local "
