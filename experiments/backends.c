@@ -19,7 +19,8 @@
 static const char *const sim_keys[] = {"nodes",    "workers_per_node", "host_speed",
                                        "network",  "stragglers",       "platform_file",
                                        "hosts",    "cost",             "machines",
-                                       "profile",  NULL};
+                                       "profile",  "servers",          "worker_nodes",
+                                       "scale",    NULL};
 
 static cJSON *run_sim(const exp_backend_job *job, char *err, size_t errlen) {
   if (job->node) {
@@ -45,11 +46,14 @@ static const char *const real_keys[] = {"nodes",       "workers_per_node", "host
                                         "profile",     "bind",             "coordinator",
                                         "base_port",   "timeout_s",        "compute",
                                         "auth",        "key_file",         "stragglers",
-                                        "network.bandwidth",               NULL};
+                                        "network.bandwidth", "servers",    "worker_nodes",
+                                        "scale",       NULL};
 
 static cJSON *run_real(const exp_backend_job *job, char *err, size_t errlen) {
   const exp_cluster *c = job->cluster;
   real_run_args a = {.nodes = c->sim.nodes, .workers_per_node = c->sim.workers_per_node,
+                     .servers = c->sim.servers, .worker_nodes = c->sim.worker_nodes,
+                     .scale = c->sim.scale, .n_scale = c->sim.n_scale,
                      .host_speed = c->sim.host_speed, .cluster = &c->real,
                      .workload = job->workload, .policy = job->policy,
                      .consistency = job->consistency, .stages = job->stages,

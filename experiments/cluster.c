@@ -26,7 +26,9 @@
 static const char *const cluster_keys[] = {
     "nodes", "workers_per_node", "host_speed", "network", "stragglers",
     "platform_file", "hosts", "cost", "machines", "profile", "bind", "coordinator",
-    "base_port", "timeout_s", "compute", "auth", "key_file", NULL};
+    "base_port", "timeout_s", "compute", "auth", "key_file", "servers", "worker_nodes",
+    "scale", NULL};
+static const char *const scale_keys[] = {"at_s", "servers", NULL};
 static const char *const network_keys[] = {
     "bandwidth", "latency", "model", "topology", "backbone_bandwidth",
     "backbone_latency", NULL};
@@ -398,6 +400,56 @@ static void parse_real(exp_errors *e, const cJSON *json, const char *base_dir, u
   parse_auth(e, json, base_dir, c);
 }
 
+/* ------------------------------------------------------- roles, scale */
+
+/* cluster.servers and cluster.worker_nodes; nodes is 0 when invalid. */
+static void parse_roles(exp_errors *e, const cJSON *json, uint32_t nodes, sim_cluster *c) {
+  const char *p = "cluster";
+  double max = nodes ? nodes : MAX_NODES, servers = 0, workers = 0;
+  if (exp_get_int(e, json, p, "servers", 1, max, false, &servers)) c->servers = (uint32_t)servers;
+  if (exp_get_int(e, json, p, "worker_nodes", 1, max, false, &workers))
+    c->worker_nodes = (uint32_t)workers;
+  uint32_t s = c->servers ? c->servers : nodes, w = c->worker_nodes ? c->worker_nodes : nodes;
+  if (nodes && (uint64_t)s + w < nodes) {
+    char what[160];
+    snprintf(what, sizeof what, "at least %u with %u servers of %u nodes (every node a "
+             "server, a worker node or both)", nodes - s, s, nodes);
+    exp_expect(e, "cluster.worker_nodes", what,
+               cJSON_GetObjectItemCaseSensitive(json, "worker_nodes"));
+  }
+}
+
+/* cluster.scale: [{"at_s", "servers"}, ...] in time order; servers is the
+ * count of cluster.servers (0 when invalid). */
+static void parse_scale(exp_errors *e, const cJSON *list, uint32_t servers, exp_cluster *out) {
+  const char *p = "cluster.scale";
+  if (!cJSON_IsArray(list)) {
+    exp_expect(e, p, "a list of steps {\"at_s\", \"servers\"}", list);
+    return;
+  }
+  size_t n = (size_t)cJSON_GetArraySize(list), i = 0;
+  if (n == 0) return;
+  if (!(out->scale = calloc(n, sizeof *out->scale))) {
+    exp_errors_addf(e, "%s: out of memory", p);
+    return;
+  }
+  for (const cJSON *s = list->child; s; s = s->next, i++) {
+    char ip[EXP_PATH_MAX];
+    exp_index_path(ip, sizeof ip, p, i);
+    if (!cJSON_IsObject(s)) {
+      exp_expect(e, ip, "an object {\"at_s\", \"servers\"}", s);
+      continue;
+    }
+    exp_check_keys(e, s, ip, scale_keys);
+    double at = 0, count = 1, min_at = i ? out->scale[i - 1].at_s : 0;
+    exp_get_number(e, s, ip, "at_s", min_at, false, true, &at);
+    exp_get_int(e, s, ip, "servers", 1, servers ? servers : MAX_NODES, true, &count);
+    out->scale[i] = (ps_scale_step){at, (uint32_t)count};
+  }
+  out->sim.scale = out->scale;
+  out->sim.n_scale = n;
+}
+
 /* ------------------------------------------------------------- profile */
 
 /* Adds src's fields to dst: objects merge field by field, anything else
@@ -489,6 +541,10 @@ static void parse_fields(const cJSON *json, const char *base_dir, exp_cluster *o
   const cJSON *stragglers = cJSON_GetObjectItemCaseSensitive(json, "stragglers");
   if (stragglers) parse_stragglers(errs, stragglers, (uint32_t)nodes, out);
   parse_platform(errs, json, base_dir, (uint32_t)nodes, out);
+  parse_roles(errs, json, (uint32_t)nodes, &out->sim);
+  const cJSON *scale = cJSON_GetObjectItemCaseSensitive(json, "scale");
+  uint32_t servers = out->sim.servers ? out->sim.servers : (uint32_t)nodes;
+  if (scale) parse_scale(errs, scale, servers, out);
   parse_real(errs, json, base_dir, (uint32_t)nodes, &out->real);
 }
 
@@ -534,5 +590,6 @@ void exp_cluster_free(exp_cluster *c) {
   free(c->platform_file);
   for (size_t i = 0; c->hosts && i < c->sim.n_hosts; i++) free(c->hosts[i]);
   free(c->hosts);
+  free(c->scale);
   *c = (exp_cluster){0};
 }

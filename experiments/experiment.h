@@ -107,6 +107,7 @@ typedef struct {
   uint32_t *place;     /* machines.place */
   char *platform_file; /* resolved against the spec's directory */
   char **hosts;
+  ps_scale_step *scale; /* cluster.scale */
 } exp_cluster;
 
 /* In a cluster profile (`pslab calibrate`), the object that says how it was
@@ -183,6 +184,13 @@ typedef struct {
    * epoch_end_s and epoch_quality), one line per sweep point through its
    * epochs, repeats averaged epoch by epoch. */
   bool per_epoch;
+  /* kind "servers_over_time": keys each server served per second against
+   * time (the "servers" metric's keys_per_s), a line per server (and per
+   * sweep point, when several are drawn); x is "time_s", y "servers". */
+  bool per_server;
+  /* "select": {path: value, ...}: only runs whose config has these values
+   * (owned; NULL: every run). */
+  struct cJSON *select;
 } exp_plot;
 
 typedef struct {

@@ -21,7 +21,7 @@
 #include <string.h>
 
 static const char *const plot_keys[] = {"name", "kind", "x", "y", "series",
-                                        "logx", "logy", "title", NULL};
+                                        "logx", "logy", "title", "select", NULL};
 
 /* ---------------------------------------------------------- parsing */
 
@@ -42,15 +42,38 @@ static void parse_plot(const cJSON *j, const char *p, exp_plot *out,
   if (exp_get_string(e, j, p, "kind", false, &kind) && kind) {
     if (strcmp(kind, "quality_vs_time") == 0) {
       out->per_epoch = true;
+    } else if (strcmp(kind, "servers_over_time") == 0) {
+      out->per_server = true;
     } else if (strcmp(kind, "points") != 0) {
       char kp[EXP_PATH_MAX];
       exp_child_path(kp, sizeof kp, p, "kind");
-      exp_expect(e, kp, "\"points\" (the default) or \"quality_vs_time\"",
-                 cJSON_GetObjectItemCaseSensitive(j, "kind"));
+      exp_expect(e, kp, "\"points\" (the default), \"quality_vs_time\" or "
+                 "\"servers_over_time\"", cJSON_GetObjectItemCaseSensitive(j, "kind"));
     }
   }
-  exp_get_string(e, j, p, "x", !out->per_epoch, &x);
-  exp_get_string(e, j, p, "y", !out->per_epoch, &y);
+  const cJSON *select = cJSON_GetObjectItemCaseSensitive(j, "select");
+  if (select && (!cJSON_IsObject(select) || !select->child)) {
+    char sp[EXP_PATH_MAX];
+    exp_child_path(sp, sizeof sp, p, "select");
+    exp_expect(e, sp, "an object of dotted paths into the run config and their values, "
+               "such as {\"policy.type\": \"psld\"}", select);
+  } else if (select) {
+    out->select = cJSON_Duplicate(select, true);
+  }
+  if (out->per_server) {
+    for (const char *const *k = (const char *const[]){"x", "y", "series", NULL}; *k; k++) {
+      if (!cJSON_GetObjectItemCaseSensitive(j, *k)) continue;
+      char kp[EXP_PATH_MAX];
+      exp_child_path(kp, sizeof kp, p, *k);
+      exp_expect(e, kp, "nothing with kind \"servers_over_time\" (it draws keys served "
+                 "per second against time, a line per server)",
+                 cJSON_GetObjectItemCaseSensitive(j, *k));
+    }
+    x = "time_s";
+    y = "servers";
+  }
+  exp_get_string(e, j, p, "x", !out->per_epoch && !out->per_server, &x);
+  exp_get_string(e, j, p, "y", !out->per_epoch && !out->per_server, &y);
   if (out->per_epoch) {
     if (!x) x = "epoch_end_s";
     if (!y) y = "epoch_quality";
@@ -113,6 +136,7 @@ void exp_plot_list_free(exp_plot_list *l) {
     free(p->y);
     free(p->series);
     free(p->title);
+    cJSON_Delete(p->select);
   }
   free(l->items);
   *l = (exp_plot_list){0};
@@ -353,9 +377,10 @@ static void script_lines(exp_buf *b, exp_plot_data *d, const exp_plot *p,
   }
   exp_buf_puts(b, "plot ");
   for (size_t s = 0; s < d->n_series; s++) {
-    exp_buf_printf(b, "%s$s%zu using ($1*xscale):($2*yscale) with linespoints "
-                      "pointtype 7 linecolor %zu title ",
-                   s ? ", \\\n     " : "", s, s + 1);
+    /* A time series (per_server) has many points: a line alone reads best. */
+    exp_buf_printf(b, "%s$s%zu using ($1*xscale):($2*yscale) with %s linecolor %zu title ",
+                   s ? ", \\\n     " : "", s,
+                   p->per_server ? "lines linewidth 1.5" : "linespoints pointtype 7", s + 1);
     exp_gp_string(b, d->series[s]);
     /* Bars apart from the line, so that a point of one run keeps its line. */
     if (intervals)
@@ -430,7 +455,7 @@ char *exp_plot_script(const exp_plot *p, const char *experiment,
     exp_plot_data_free(&d);
     return NULL;
   }
-  exp_plot_axis_make(&ya, p->y, y_extent(&d));
+  exp_plot_axis_make(&ya, p->per_server ? "keys served per second" : p->y, y_extent(&d));
   exp_plot_axis_make(&xa, d.numeric ? p->x : d.x_title ? d.x_title : p->x, x_extent(&d));
   bool intervals = has_intervals(&d);
   exp_buf b = {0};

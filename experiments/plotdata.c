@@ -52,8 +52,16 @@ static const cJSON *record_value(const cJSON *r, const char *path) {
   return exp_path_get(cJSON_GetObjectItemCaseSensitive(r, "config"), path);
 }
 
+/* Whether the record is one the plot's "select" keeps. */
+static bool selected(const cJSON *r, const exp_plot *p) {
+  const cJSON *config = cJSON_GetObjectItemCaseSensitive(r, "config");
+  for (const cJSON *s = p->select ? p->select->child : NULL; s; s = s->next)
+    if (!cJSON_Compare(exp_path_get(config, s->string), s, true)) return false;
+  return true;
+}
+
 static bool usable(const cJSON *r, const exp_plot *p, const cJSON **x, double *y) {
-  if (!exp_record_ok(r)) return false;
+  if (!exp_record_ok(r) || !selected(r, p)) return false;
   *x = record_value(r, p->x);
   return *x && exp_metric_value(record_value(r, p->y), y);
 }
@@ -263,11 +271,12 @@ static void collect_per_epoch(exp_plot_data *d, const exp_plot *p, const cJSON *
   d->numeric = true;
   size_t n = 0;
   for (const cJSON *r = records ? records->child : NULL; r; r = r->next)
-    n += exp_record_ok(r) && metric_list(r, p->x) && metric_list(r, p->y);
+    n += exp_record_ok(r) && selected(r, p) && metric_list(r, p->x) && metric_list(r, p->y);
   entry *e = calloc(n + 1, sizeof *e);
   size_t k = 0;
   for (const cJSON *r = records && e ? records->child : NULL; r; r = r->next) {
-    if (!exp_record_ok(r) || !metric_list(r, p->x) || !metric_list(r, p->y)) continue;
+    if (!exp_record_ok(r) || !selected(r, p) || !metric_list(r, p->x) || !metric_list(r, p->y))
+      continue;
     const cJSON *sweep = cJSON_GetObjectItemCaseSensitive(r, "sweep");
     e[k++] = (entry){.rec = r, .sweep = sweep,
                      .sv = p->series ? record_value(r, p->series) : NULL};
@@ -294,6 +303,56 @@ static void collect_per_epoch(exp_plot_data *d, const exp_plot *p, const cJSON *
   free_entries(e, k);
 }
 
+/* ------------------------------------------------------ per server */
+
+static const cJSON *servers_of(const cJSON *r, const exp_plot *p) {
+  if (!exp_record_ok(r) || !selected(r, p)) return NULL;
+  const cJSON *v = record_value(r, "servers");
+  return cJSON_IsArray(v) ? v : NULL;
+}
+
+/* A line per server ("server 3"), or per sweep point and server when the
+ * runs drawn are of several ("policy=psld server 3"); x the middle of each
+ * bucket, y its keys per second, repeats averaged bucket by bucket. */
+static void collect_per_server(exp_plot_data *d, const exp_plot *p, const cJSON *records) {
+  d->numeric = true;
+  const cJSON *first = NULL;
+  bool several = false;
+  for (const cJSON *r = records ? records->child : NULL; r; r = r->next) {
+    if (!servers_of(r, p)) continue;
+    if (first && !exp_same_point(cJSON_GetObjectItemCaseSensitive(first, "sweep"),
+                                 cJSON_GetObjectItemCaseSensitive(r, "sweep")))
+      several = true;
+    if (!first) first = r;
+  }
+  for (const cJSON *r = records ? records->child : NULL; r; r = r->next) {
+    const cJSON *servers = servers_of(r, p);
+    char *point = servers && several
+                      ? exp_sweep_label(cJSON_GetObjectItemCaseSensitive(r, "sweep"))
+                      : NULL;
+    for (const cJSON *s = servers ? servers->child : NULL; s; s = s->next) {
+      const cJSON *node = cJSON_GetObjectItemCaseSensitive(s, "node");
+      const cJSON *width = cJSON_GetObjectItemCaseSensitive(s, "bucket_s");
+      const cJSON *series = cJSON_GetObjectItemCaseSensitive(s, "keys_per_s");
+      if (!cJSON_IsNumber(node) || !cJSON_IsNumber(width) || !cJSON_IsArray(series)) continue;
+      char label[256];
+      snprintf(label, sizeof label, "%s%sserver %d", point ? point : "", point ? " " : "",
+               node->valueint);
+      size_t line = label_index(&d->series, &d->n_series, label);
+      if (line == SIZE_MAX) continue;
+      size_t j = 0;
+      for (const cJSON *v = series->child; v; v = v->next, j++)
+        if (cJSON_IsNumber(v))
+          add_cell(d, line, ((double)j + 0.5) * width->valuedouble, v->valuedouble);
+    }
+    free(point);
+  }
+  free(d->x_title);
+  d->x_title = strdup("time_s");
+  free(d->series_title);
+  d->series_title = NULL;
+}
+
 void exp_plot_data_collect(exp_plot_data *d, const exp_plot *p,
                            const cJSON *records) {
   size_t n;
@@ -301,9 +360,10 @@ void exp_plot_data_collect(exp_plot_data *d, const exp_plot *p,
   *d = (exp_plot_data){.combine = m ? m->combine : RUN_COMBINE_MEAN};
   d->x_title = strdup(p->x);
   d->series_title = p->series ? strdup(p->series) : NULL;
-  if (p->per_epoch) {
+  if (p->per_epoch || p->per_server) {
     d->combine = RUN_COMBINE_MEAN;
-    collect_per_epoch(d, p, records);
+    if (p->per_epoch) collect_per_epoch(d, p, records);
+    else collect_per_server(d, p, records);
     return;
   }
   entry *e = read_entries(p, records, &n, &d->numeric);

@@ -88,7 +88,7 @@ static bool records_have(const cJSON *records, const char *name) {
  * shows its lists epoch by epoch: their mean means little in a table). */
 static bool plots_use(const exp_plot_list *plots, const char *name) {
   for (size_t i = 0; plots && i < plots->count; i++)
-    if (!plots->items[i].per_epoch &&
+    if (!plots->items[i].per_epoch && !plots->items[i].per_server &&
         (strcmp(plots->items[i].y, name) == 0 || strcmp(plots->items[i].x, name) == 0))
       return true;
   return false;

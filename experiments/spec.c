@@ -403,19 +403,37 @@ static void check_stages(checker *c, const cJSON *config, const cJSON *wl, const
   }
 }
 
+/* The cluster's roles and scaling against the policy and the stages
+ * (run_roles_check), once the cluster and the policy are valid. */
+static void check_roles(const cJSON *config, const exp_cluster *cl, const cJSON *pol,
+                        exp_errors *e) {
+  const ps_policy_ops *ops = NULL;
+  ps_policy_settings settings;
+  char err[512];
+  if (ps_policy_configure(pol, &ops, &settings, err, sizeof err) != 0) return;
+  run_args a = {.nodes = cl->sim.nodes, .workers_per_node = cl->sim.workers_per_node,
+                .servers = cl->sim.servers, .worker_nodes = cl->sim.worker_nodes,
+                .scale = cl->sim.scale, .n_scale = cl->sim.n_scale};
+  bool stages = cJSON_GetObjectItemCaseSensitive(config, "stages") != NULL;
+  if (run_roles_check(&a, ops, &settings, stages, err, sizeof err) != 0)
+    exp_errors_addf(e, "%s", err);
+}
+
 static void validate_config(checker *c, const cJSON *config, exp_errors *e) {
   check_top_fields(e, config);
   const cJSON *cl = cJSON_GetObjectItemCaseSensitive(config, "cluster");
   exp_cluster cluster;
-  exp_cluster_parse(cl, c->dir, &cluster, e);
+  size_t before = e->count;
+  bool cluster_ok = exp_cluster_parse(cl, c->dir, &cluster, e) && e->count == before;
   /* An invalid node count leaves the default (1): the workload is still
-   * checked, so its own problems show in the same report. */
+   * checked, so its own problems show in the same report. The workload
+   * runs on the worker nodes. */
   uint32_t nodes = cluster.sim.nodes, workers = cluster.sim.workers_per_node;
-  exp_cluster_free(&cluster);
+  uint32_t worker_nodes = cluster.sim.worker_nodes ? cluster.sim.worker_nodes : nodes;
   const cJSON *wl = NULL, *pol = NULL;
   bool samples = false, wl_ok = false, pol_ok = false;
   if (exp_get_object(e, config, "", "workload", true, &wl) && wl) {
-    const char *msg = room_verdict(c, wl, true, nodes, workers ? workers : 1, &samples);
+    const char *msg = room_verdict(c, wl, true, worker_nodes, workers ? workers : 1, &samples);
     if (msg) add_prefixed(e, "workload", msg);
     wl_ok = !msg;
   }
@@ -425,6 +443,8 @@ static void validate_config(checker *c, const cJSON *config, exp_errors *e) {
     pol_ok = !msg;
   }
   check_consistency(e, config, pol_ok ? pol : NULL, wl_ok, samples);
+  if (cluster_ok && pol_ok) check_roles(config, &cluster, pol, e);
+  exp_cluster_free(&cluster);
   check_stages(c, config, wl_ok ? wl : NULL, pol_ok ? pol : NULL, nodes, workers, e);
 }
 

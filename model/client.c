@@ -42,17 +42,18 @@ int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
   *id = w->next_ticket++;
   w->tickets[w->n_tickets++] =
       (ticket_slot){*id, keys + 1, out, out_len, stamp, issue_seq, write_clock, NULL, NULL,
-                    NULL, 0, 0};
+                    NULL, 0, 0, 0};
   pthread_mutex_unlock(&w->lock);
   return PS_OK;
 }
 
 int ticket_expect(ps_worker *w, ps_ticket id, uint8_t reply, const ps_key *keys,
-                  const uint32_t *idx, size_t n) {
+                  const uint32_t *idx, size_t n, double now) {
   if (n == 0) return PS_OK;
   pthread_mutex_lock(&w->lock);
   ticket_slot *t = ticket_find(w, id);
   int rc = t && !t->n_wait ? PS_OK : PS_ERR_PROTOCOL; /* once, at issue */
+  if (t) t->issued_at = now;
   if (rc == PS_OK) {
     t->wait_keys = malloc(n * sizeof *t->wait_keys);
     t->wait_pos = malloc(n * sizeof *t->wait_pos);
@@ -82,11 +83,12 @@ static long wait_index(const ticket_slot *t, uint32_t pos) {
   return lo < t->n_wait && t->wait_pos[lo] == pos ? (long)lo : -1;
 }
 
-uint32_t ticket_take_reply(ps_worker *w, const ps_msg *m, uint8_t *took) {
+uint32_t ticket_take_reply(ps_worker *w, const ps_msg *m, uint8_t *took, double *issued_at) {
   pthread_mutex_lock(&w->lock);
   ticket_slot *t = ticket_find(w, m->request);
   bool kind = t && t->wait_type == m->type; /* a pull's reply to a pull */
   uint32_t taken = 0;
+  *issued_at = t ? t->issued_at : 0;
   for (uint32_t i = 0; i < m->key_count; i++) {
     long at = kind ? wait_index(t, ps_msg_pos(m, i)) : -1;
     took[i] = at >= 0 && !t->answered[at] && t->wait_keys[at] == ps_msg_key(m, i);
@@ -236,6 +238,7 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
   if (type != PS_MSG_PULL && buf_len != floats) return PS_ERR_VALUE_LEN;
   ps_ticket id;
   bool bounded = w->cons.model != PS_CONSISTENCY_ASYNC;
+  if (node_routes(node)) routes_adopt(w); /* before its ticket opens */
   /* A bounded pull's values hold every write of clocks < the run's clock now. */
   int64_t stamp = bounded && type == PS_MSG_PULL ? ps_node_min_clock(node) : -1;
   uint64_t seq = stamp >= 0 ? atomic_load(&node->clk.push_seq) : 0;
@@ -289,7 +292,11 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
         else if (bounded && e->state == KEY_ABSENT)
           stat_add(&node->bounded.cache_misses, 1);
         if (e->state == KEY_ABSENT) w->scratch_defer[sent++] = (uint32_t)i; /* sent away */
-        serve_op(&c, e, k, &op, vals);
+        uint32_t hint;
+        if (e->state == KEY_ABSENT && node_routes(node) && route_get(&w->routes, k, &hint))
+          ctx_forward(&c, hint, &op, k, vals); /* straight to the server that answered */
+        else
+          serve_op(&c, e, k, &op, vals);
         remote++;
       }
       pthread_mutex_unlock(&st->lock);
@@ -297,7 +304,7 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
     /* The keys whose answers come in messages, noted in one go before any
      * is sent (scratch_defer[0..sent), compacted behind the loop's reads). */
     uint8_t reply = type == PS_MSG_PULL ? PS_MSG_PULL_REPLY : PS_MSG_WRITE_ACK;
-    if (!c.error && ticket_expect(w, id, reply, keys, w->scratch_defer, sent) != PS_OK)
+    if (!c.error && ticket_expect(w, id, reply, keys, w->scratch_defer, sent, now) != PS_OK)
       c.error = PS_ERR_NOMEM;
     ctx_finish(&c);
     if (c.error) err = c.error;
@@ -342,9 +349,10 @@ int check_op_keys(const ps_node *n, const ps_key *keys, size_t count) {
 
 int localize_keys(ps_node *node, uint32_t worker, ps_ticket id, const ps_key *keys,
                   size_t count, double now, uint64_t *here) {
+  *here = 0;
+  if (!ps_layout_is_server(&node->layout, node->id)) return PS_ERR_INVAL; /* no store */
   call_ctx c;
   ctx_init(&c, node, now);
-  *here = 0;
   for (size_t i = 0; i < count; i++) {
     pending_op waiter = {.type = PS_MSG_LOCALIZE, .origin = node->id, .worker = worker,
                          .request = id};

@@ -58,7 +58,17 @@ int clock_init(ps_node *n) {
   k->keys = calloc(nodes, sizeof *k->keys);
   k->n_keys = calloc(nodes, sizeof *k->n_keys);
   k->keys_known = calloc(nodes, sizeof *k->keys_known);
-  return k->known && k->keys && k->n_keys && k->keys_known ? PS_OK : PS_ERR_NOMEM;
+  if (!k->known || !k->keys || !k->n_keys || !k->keys_known) return PS_ERR_NOMEM;
+  /* Nodes that run no workers hold nobody back: done from the start, and
+   * such a node never says a clock (it has none to say). */
+  for (uint32_t j = 0; j < nodes; j++)
+    if (!ps_layout_runs_workers(&n->layout, j)) k->known[j] = INT64_MAX;
+  if (n->num_workers == 0) k->said = INT64_MAX;
+  int64_t min = INT64_MAX;
+  for (uint32_t j = 0; j < nodes; j++)
+    if (k->known[j] < min) min = k->known[j];
+  atomic_store(&k->min, min);
+  return PS_OK;
 }
 
 void clock_destroy(ps_node *n) {

@@ -48,7 +48,8 @@ static const char *const type_names[PS_MSG_TYPE_END] = {
     [PS_MSG_SYNC] = "SYNC",           [PS_MSG_SYNC_REPLY] = "SYNC_REPLY",
     [PS_MSG_DELTA] = "DELTA",         [PS_MSG_INTENT] = "INTENT",
     [PS_MSG_INTENT_REPLY] = "INTENT_REPLY", [PS_MSG_CLOCK] = "CLOCK",
-    [PS_MSG_REFRESH] = "REFRESH",
+    [PS_MSG_REFRESH] = "REFRESH",     [PS_MSG_MOVE] = "MOVE",
+    [PS_MSG_POLICY] = "POLICY",
 };
 
 const char *ps_msg_type_name(int type) {
@@ -59,7 +60,13 @@ const char *ps_msg_type_name(int type) {
 bool ps_msg_type_has_values(int type) {
   return type == PS_MSG_PULL_REPLY || type == PS_MSG_PUSH || type == PS_MSG_SET ||
          type == PS_MSG_TRANSFER || type == PS_MSG_SYNC || type == PS_MSG_SYNC_REPLY ||
-         type == PS_MSG_DELTA || type == PS_MSG_REFRESH;
+         type == PS_MSG_DELTA || type == PS_MSG_REFRESH || type == PS_MSG_POLICY;
+}
+
+/* Whether keys of a message of this type must come with values: those of
+ * types with values, but a POLICY's, whose keys and floats are its own. */
+static bool keys_need_values(int type) {
+  return ps_msg_type_has_values(type) && type != PS_MSG_POLICY;
 }
 
 /* --------------------------------------------------------- encoding */
@@ -72,7 +79,7 @@ long ps_msg_encode(const ps_msg *m, uint8_t *buf, size_t len) {
   if (!m || !buf || m->type == 0 || m->type >= PS_MSG_TYPE_END) return PS_ERR_INVAL;
   if (m->key_count > PS_MAX_OP_KEYS) return PS_ERR_LIMIT;
   if (!ps_msg_type_has_values(m->type) && m->value_floats != 0) return PS_ERR_INVAL;
-  if (ps_msg_type_has_values(m->type) && m->key_count > 0 && m->value_floats == 0)
+  if (keys_need_values(m->type) && m->key_count > 0 && m->value_floats == 0)
     return PS_ERR_INVAL;
   if (m->flags & 0xff00) return PS_ERR_INVAL;
   size_t need = ps_msg_encoded_len(m->key_count, m->value_floats);
@@ -140,7 +147,7 @@ int ps_msg_decode(const uint8_t *buf, size_t len, ps_msg *m) {
   if (len - PS_WIRE_HEADER_LEN < body) return PS_ERR_TRUNCATED;
   if (len - PS_WIRE_HEADER_LEN > body) return PS_ERR_OVERSIZED;
   if (!ps_msg_type_has_values(type) && floats != 0) return PS_ERR_MALFORMED;
-  if (ps_msg_type_has_values(type) && keys > 0 && floats == 0) return PS_ERR_MALFORMED;
+  if (keys_need_values(type) && keys > 0 && floats == 0) return PS_ERR_MALFORMED;
   if (get_u16(buf + 6) & 0xff00) return PS_ERR_MALFORMED; /* reserved */
   m->type = type;
   m->flags = get_u16(buf + 6);

@@ -147,6 +147,7 @@ typedef struct {
   wakeup *wakes;
   size_t n_wakes, cap_wakes;
   int error;             /* first allocation failure */
+  uint64_t served_keys, served_floats; /* operations from messages applied here */
 } call_ctx;
 
 /* Takes the node's order lock and starts an empty context. */
@@ -184,7 +185,24 @@ typedef struct {
   uint8_t *answered;
   uint32_t n_wait;
   uint8_t wait_type;  /* the replies' type: PULL_REPLY or WRITE_ACK */
+  double issued_at;    /* when its messages were sent (response times) */
 } ticket_slot;
+
+/* A key -> server map (hints.c). */
+typedef struct {
+  ps_key key;
+  uint32_t server;
+  uint8_t used;
+} route_entry;
+
+typedef struct {
+  route_entry *e;
+  size_t cap, len; /* cap a power of two, or 0 */
+} route_map;
+
+int route_put(route_map *m, ps_key k, uint32_t server);
+bool route_get(const route_map *m, ps_key k, uint32_t *server);
+void route_free(route_map *m);
 
 /* A worker's intents of one clock, for SPARSE (clock.c). */
 typedef struct {
@@ -217,25 +235,35 @@ struct ps_worker {
   size_t n_wait_keys, cap_wait_keys;
   intent_slot *intents;    /* SPARSE: intents of clocks c - 1 .. c + lookahead */
   uint32_t n_intents;
+  /* Route hints (hints.c, settings.route_hints): the servers it sends keys
+   * to (its issuing thread's), and those learnt from replies since, taken
+   * in when it has nothing outstanding (under lock). */
+  route_map routes, learnt;
 };
+
+/* A reply of `server` answered worker w for key k (route hints). */
+void routes_learn(ps_worker *w, ps_key k, uint32_t server);
+/* Takes in what w learnt, if it has no operation outstanding. */
+void routes_adopt(ps_worker *w);
 
 /* Opens a ticket with `keys` outstanding plus the issuing guard. */
 int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
                         int64_t stamp, uint64_t issue_seq, int64_t write_clock, ps_ticket *id);
 /* Notes, once per ticket, that keys[idx[j]] (at w->scratch_pos[idx[j]] of
  * the caller's buffer, ascending) travel in messages and must each come
- * back in one reply of type reply (PULL_REPLY or WRITE_ACK). PS_OK,
- * PS_ERR_NOMEM or PS_ERR_PROTOCOL (no such ticket, or noted already). */
+ * back in one reply of type reply (PULL_REPLY or WRITE_ACK); now: when they
+ * are sent (response times). PS_OK, PS_ERR_NOMEM or PS_ERR_PROTOCOL (no
+ * such ticket, or noted already). */
 int ticket_expect(ps_worker *w, ps_ticket id, uint8_t reply, const ps_key *keys,
-                  const uint32_t *idx,
-                  size_t n);
+                  const uint32_t *idx, size_t n, double now);
 /* Takes, of the keys of reply m (PULL_REPLY or WRITE_ACK), those its
  * ticket waits for at their positions and has no answer for yet, each once:
  * took[i] (m->key_count of them) says which. Returns how many were taken.
  * Key by key, not all or none: a reply carries every key one node answers
  * for one request, so a stray key a forged request slipped in beside a
- * real one must not cost the real one its answer. */
-uint32_t ticket_take_reply(ps_worker *w, const ps_msg *m, uint8_t *took);
+ * real one must not cost the real one its answer. *issued_at: when the
+ * request was sent (0: no such ticket). */
+uint32_t ticket_take_reply(ps_worker *w, const ps_msg *m, uint8_t *took, double *issued_at);
 /* A bounded pull's stamp and write count (false: no such ticket). */
 bool ticket_stamp(ps_worker *w, ps_ticket id, int64_t *stamp, uint64_t *issue_seq);
 int ticket_open(ps_worker *w, uint64_t keys, float *out, size_t out_len,
@@ -285,6 +313,32 @@ typedef struct {
   size_t n_dirty, cap_dirty;
 } clock_service;
 
+/* Response times of one server's replies, on a client (load.c). */
+typedef struct {
+  _Atomic uint64_t count, keys, sum_ns, max_ns;
+  _Atomic uint64_t hist[PS_RT_BUCKETS];
+} rt_counters;
+
+/* A node's load as a server, and as a client the response times by server
+ * (load.c). lock: a leaf, taken under the order lock at most. */
+typedef struct {
+  pthread_mutex_t lock;
+  uint64_t keys, floats, handled, queue_sum, queue_max;
+  double busy_s;
+  uint64_t series[PS_SERIES_MAX]; /* keys served per bucket of bucket_s */
+  uint32_t n_series;
+  double bucket_s;
+  pthread_mutex_t rt_lock;        /* making an rt entry */
+  _Atomic(rt_counters *) *rt;     /* per node: its replies to this one, or NULL */
+} node_load;
+
+int load_init(ps_node *n);
+void load_destroy(ps_node *n);
+/* At now, this node served `keys` operations of `floats` floats. */
+void load_note_served(ps_node *n, double now, uint64_t keys, uint64_t floats);
+/* A reply from server answered `keys` keys rt_s after the request left. */
+void load_note_reply(ps_node *n, uint32_t server, double rt_s, uint32_t keys);
+
 /* Ages of replica reads. */
 typedef struct {
   _Atomic uint64_t reads, sum_ns, max_ns, sum_clocks, max_clocks;
@@ -320,11 +374,22 @@ struct ps_node {
   const ps_key *init_hot_keys; /* the config's, during the policy's init */
   size_t init_num_hot_keys;
   staleness_counters staleness;
+  ps_scale_step *scale;     /* config.scale (owned), ... */
+  size_t n_scale, next_scale; /* ... the step the timer applies next */
+  _Atomic uint32_t serving; /* servers [0, serving) serve now */
   bool has_clock;           /* config.clock_service */
   uint64_t secret;          /* config.secret: the key of ownership seals */
   clock_service clk;
   bounded_counters bounded;
+  node_load load;
 };
+
+/* Whether this node's workers follow route hints: asked for, and on a node
+ * that holds no keys (a worker-only node), whose own state never gives a
+ * key a route of its own (hints.c). */
+static inline bool node_routes(const ps_node *n) {
+  return n->settings.route_hints && !ps_layout_is_server(&n->layout, n->id);
+}
 
 static inline void stat_add(_Atomic uint64_t *c, uint64_t n) {
   atomic_fetch_add_explicit(c, n, memory_order_relaxed);
@@ -363,6 +428,20 @@ void handover(call_ctx *c, key_entry **e, store_stripe *st, ps_key k,
 /* Start receiving k here for a local localize; queues a waiter. */
 void localize_key(call_ctx *c, key_entry *e, ps_key k, const pending_op *waiter);
 int handle_localize(call_ctx *c, const ps_msg *m);
+/* Moves (move.c): a MOVE asks this server to localize its keys. */
+int handle_move(call_ctx *c, const ps_msg *m);
+/* Whether this node is a server that serves now (scaling). */
+static inline bool node_serves(const ps_node *n) {
+  return n->id < atomic_load_explicit(&n->serving, memory_order_relaxed);
+}
+/* With k's entry locked, on a node that no longer serves: asks k's home to
+ * take the key (a MOVE to the home). */
+void move_home(call_ctx *c, ps_key k);
+/* Applies scaling steps due at now (on_timer); a server that stops serving
+ * hands its keys on. */
+void scale_due(ps_node *n, double now);
+/* When the next scaling step is due (INFINITY: none). */
+double scale_next(const ps_node *n);
 int handle_handover(call_ctx *c, const ps_msg *m);
 int handle_transfer(call_ctx *c, const ps_msg *m);
 
@@ -439,6 +518,12 @@ void clock_check(call_ctx *c);
 int handle_refresh(call_ctx *c, const ps_msg *m);
 /* Whether any worker of this node reads under a bounded model (cheap). */
 static inline bool node_bounded(const ps_node *n) { return n->has_clock; }
+/* Adds a message of words (as keys) and floats of its own (a POLICY): one
+ * such message per call, destination and request. */
+void ctx_add_words(call_ctx *c, uint32_t dst, uint8_t type, uint64_t request,
+                   const uint64_t *words, size_t n_words, const float *floats, size_t n_floats);
+/* Hands a POLICY message to the policy's on_message, with no lock held. */
+int handle_policy_message(ps_node *n, const ps_msg *m, double now);
 /* Starts a message without keys (a CLOCK that names none). */
 void ctx_add_empty(call_ctx *c, uint32_t dst, uint8_t type, uint64_t request, uint32_t aux);
 /* SPARSE: worker w intends keys[n] in clocks [start, end). */

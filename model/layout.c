@@ -1,7 +1,8 @@
 /*
- * The key space: tables of contiguous keys with a value length each, and the
- * partitioning that gives every key a home node. The home keeps the key's
- * current owner in its directory; it never moves.
+ * The key space: tables of contiguous keys with a value length each, the
+ * nodes' roles (servers, worker nodes), and the partitioning that gives
+ * every key a home server. The home keeps the key's current owner in its
+ * directory; it never moves.
  */
 #include "model/ps.h"
 #include "model/internal.h"
@@ -9,6 +10,10 @@
 int ps_layout_check(const ps_layout *l) {
   if (!l || l->num_tables == 0 || l->num_tables > PS_MAX_TABLES) return PS_ERR_INVAL;
   if (l->num_nodes == 0) return PS_ERR_INVAL;
+  if (l->num_servers > l->num_nodes || l->num_worker_nodes > l->num_nodes ||
+      l->num_homes > ps_layout_servers(l) ||
+      (uint64_t)ps_layout_servers(l) + ps_layout_worker_nodes(l) < l->num_nodes)
+    return PS_ERR_INVAL;
   if (l->partition != PS_PARTITION_HASH && l->partition != PS_PARTITION_RANGE)
     return PS_ERR_INVAL;
   for (uint32_t i = 0; i < l->num_tables; i++) {
@@ -21,6 +26,30 @@ int ps_layout_check(const ps_layout *l) {
     }
   }
   return PS_OK;
+}
+
+uint32_t ps_layout_servers(const ps_layout *l) {
+  return l->num_servers ? l->num_servers : l->num_nodes;
+}
+
+uint32_t ps_layout_worker_nodes(const ps_layout *l) {
+  return l->num_worker_nodes ? l->num_worker_nodes : l->num_nodes;
+}
+
+uint32_t ps_layout_homes(const ps_layout *l) {
+  return l->num_homes ? l->num_homes : ps_layout_servers(l);
+}
+
+bool ps_layout_is_server(const ps_layout *l, uint32_t node) {
+  return node < ps_layout_servers(l);
+}
+
+uint32_t ps_layout_first_worker_node(const ps_layout *l) {
+  return l->num_nodes - ps_layout_worker_nodes(l);
+}
+
+bool ps_layout_runs_workers(const ps_layout *l, uint32_t node) {
+  return node >= ps_layout_first_worker_node(l) && node < l->num_nodes;
 }
 
 uint64_t ps_layout_num_keys(const ps_layout *l) {
@@ -52,9 +81,10 @@ ps_key ps_layout_key_at(const ps_layout *l, uint64_t i) {
 }
 
 uint32_t ps_layout_home(const ps_layout *l, ps_key k) {
+  uint32_t homes = ps_layout_homes(l); /* nodes 0 .. homes - 1 */
   if (l->partition == PS_PARTITION_HASH)
-    return (uint32_t)(ps_mix64(k) % l->num_nodes);
-  /* Range: the i-th key of the key space goes to block i * nodes / keys. */
+    return (uint32_t)(ps_mix64(k) % homes);
+  /* Range: the i-th key of the key space goes to block i * homes / keys. */
   uint64_t index = 0;
   for (uint32_t t = 0; t < l->num_tables; t++) {
     const ps_table *tb = &l->tables[t];
@@ -65,5 +95,5 @@ uint32_t ps_layout_home(const ps_layout *l, ps_key k) {
     index += tb->count;
   }
   uint64_t total = ps_layout_num_keys(l);
-  return (uint32_t)((unsigned __int128)index * l->num_nodes / total);
+  return (uint32_t)((unsigned __int128)index * homes / total);
 }

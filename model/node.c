@@ -24,6 +24,8 @@ void ps_policy_settings_default(ps_policy_settings *s) {
   s->lookahead = 0;
   s->hot_keys = 0;
   s->owner_replicas = false;
+  s->keys_at_workers = false;
+  s->route_hints = false;
 }
 
 void ps_node_config_default(ps_node_config *c) {
@@ -37,6 +39,7 @@ void ps_node_config_default(ps_node_config *c) {
 /* ----------------------------------------------------------- lifecycle */
 
 static int workers_init(ps_node *n, uint32_t count) {
+  if (count == 0) return PS_OK; /* a server-only node */
   n->workers = calloc(count, sizeof *n->workers);
   if (!n->workers) return PS_ERR_NOMEM;
   n->num_workers = count;
@@ -52,9 +55,21 @@ static int workers_init(ps_node *n, uint32_t count) {
   return PS_OK;
 }
 
+/* A schedule in time order, each step within [homes, servers]. */
+static bool scale_ok(const ps_node_config *c) {
+  for (size_t i = 0; i < c->num_scale; i++) {
+    const ps_scale_step *s = &c->scale[i];
+    if (!(s->at_s >= -INFINITY) || (i && s->at_s < c->scale[i - 1].at_s) ||
+        s->servers < ps_layout_homes(&c->layout) || s->servers > ps_layout_servers(&c->layout))
+      return false;
+  }
+  return !c->num_scale || c->scale;
+}
+
 ps_node *ps_node_new(const ps_node_config *c) {
   if (!c || ps_layout_check(&c->layout) != PS_OK || c->id >= c->layout.num_nodes ||
-      c->workers == 0 || !c->env.send)
+      (c->workers == 0) == ps_layout_runs_workers(&c->layout, c->id) || !c->env.send ||
+      !scale_ok(c))
     return NULL;
   ps_node *n = calloc(1, sizeof *n);
   if (!n) return NULL;
@@ -74,6 +89,12 @@ ps_node *ps_node_new(const ps_node_config *c) {
   }
   pthread_mutex_init(&n->replica_lock, NULL);
   pthread_mutex_init(&n->order_lock, NULL);
+  atomic_init(&n->serving, ps_layout_servers(&c->layout));
+  if (c->num_scale && !(n->scale = malloc(c->num_scale * sizeof *n->scale))) goto fail;
+  if (c->num_scale) memcpy(n->scale, c->scale, c->num_scale * sizeof *n->scale);
+  n->n_scale = c->num_scale;
+  while (n->next_scale < n->n_scale && n->scale[n->next_scale].at_s <= 0) /* from the start */
+    atomic_store(&n->serving, n->scale[n->next_scale++].servers);
   atomic_init(&n->clock, 0);
   atomic_init(&n->sync_seq, 0);
   if (store_init(&n->store, c->stripes ? c->stripes : 64) != PS_OK ||
@@ -82,6 +103,7 @@ ps_node *ps_node_new(const ps_node_config *c) {
   n->has_clock = c->clock_service;
   n->secret = c->secret;
   if (n->has_clock && clock_init(n) != PS_OK) goto fail;
+  if (load_init(n) != PS_OK) goto fail;
   n->init_hot_keys = c->hot_keys;
   n->init_num_hot_keys = c->hot_keys ? c->num_hot_keys : 0;
   int init_rc = n->policy && n->policy->init
@@ -102,6 +124,7 @@ void ps_node_free(ps_node *n) {
   if (!n) return;
   if (n->policy && n->policy->free) n->policy->free(n->policy_state);
   if (n->has_clock) clock_destroy(n);
+  if (n->load.rt) load_destroy(n);
   store_destroy(&n->store);
   for (uint32_t i = 0; n->workers && i < n->num_workers; i++) {
     pthread_mutex_destroy(&n->workers[i].lock);
@@ -111,10 +134,13 @@ void ps_node_free(ps_node *n) {
       free(n->workers[i].tickets[t].answered);
     }
     free(n->workers[i].tickets);
+    route_free(&n->workers[i].routes);
+    route_free(&n->workers[i].learnt);
     free(n->workers[i].scratch_pos);
     free(n->workers[i].scratch_defer);
   }
   free(n->workers);
+  free(n->scale);
   free(n->replica_keys);
   free(n->send_seq);
   free((void *)n->recv_seq);
@@ -208,12 +234,17 @@ void ps_node_stats_add(ps_node_stats *sum, const ps_node_stats *s) {
 
 /* --------------------------------------------------------------- timers */
 
-double ps_node_next_timer(const ps_node *n) { return n->policy_next_timer; }
+double ps_node_next_timer(const ps_node *n) {
+  return fmin(n->policy_next_timer, scale_next(n));
+}
 
 void ps_node_on_timer(ps_node *n, double now) {
+  scale_due(n, now); /* first: the policy then sees who serves */
   if (!n->policy || !n->policy->on_timer || now < n->policy_next_timer) return;
   n->policy_next_timer = n->policy->on_timer(n->policy_state, now);
 }
+
+uint32_t ps_node_serving(const ps_node *n) { return atomic_load(&n->serving); }
 
 /* ---------------------------------------------------------- key entries */
 
@@ -275,6 +306,28 @@ void ps_node_owned_sum(ps_node *n, double *sum, uint64_t *in_transfer) {
   }
   *sum = total;
   *in_transfer = moving;
+}
+
+uint64_t ps_node_owned_keys(ps_node *n) {
+  if (!ps_layout_is_server(&n->layout, n->id)) return 0;
+  uint64_t owned = 0, homed_entries = 0, homed = 0;
+  for (uint32_t s = 0; s < n->store.num_stripes; s++) {
+    store_stripe *st = &n->store.stripes[s];
+    pthread_mutex_lock(&st->lock);
+    for (size_t i = 0; i < st->cap; i++) {
+      const key_entry *e = &st->slots[i];
+      if (!e->used) continue;
+      owned += e->state == KEY_OWNED;
+      homed_entries += ps_layout_home(&n->layout, e->key) == n->id;
+    }
+    pthread_mutex_unlock(&st->lock);
+  }
+  if (n->id < ps_layout_homes(&n->layout)) {
+    uint64_t keys = ps_layout_num_keys(&n->layout);
+    for (uint64_t i = 0; i < keys; i++)
+      homed += ps_layout_home(&n->layout, ps_layout_key_at(&n->layout, i)) == n->id;
+  }
+  return owned + (homed - homed_entries); /* a home key without an entry is owned */
 }
 
 uint32_t ps_node_next_seq(ps_node *n, uint32_t src) {
@@ -353,6 +406,10 @@ static void apply_op(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
   if (rc != PS_OK) {
     c->error = rc;
     return;
+  }
+  if (op->via_message) { /* served for a request that came in a message */
+    c->served_keys++;
+    c->served_floats += len;
   }
   if (op->type == PS_MSG_PULL && op->subscribe && op->origin != c->node->id)
     bounded_subscribe(e, op->origin); /* ESSP: refresh its copy at clock ends */
@@ -493,9 +550,15 @@ static int handle_reply(call_ctx *c, const ps_msg *m) {
  * back. */
 static int reply_taken(call_ctx *c, ps_worker *w, const ps_msg *m, uint8_t *took) {
   ps_node *n = c->node;
-  uint32_t taken = ticket_take_reply(w, m, took); /* only what is awaited, each once */
+  double issued_at;
+  /* only what is awaited, each once */
+  uint32_t taken = ticket_take_reply(w, m, took, &issued_at);
   int refused = taken < m->key_count ? PS_ERR_PROTOCOL : PS_OK;
   if (!taken) return refused;
+  load_note_reply(n, m->src, c->now - issued_at, taken);
+  if (node_routes(n)) /* where these keys are: their route */
+    for (uint32_t i = 0; i < m->key_count; i++)
+      if (took[i]) routes_learn(w, ps_msg_key(m, i), m->src);
   int64_t stamp = -1;
   uint64_t issue_seq = 0;
   if (n->has_clock && !ticket_stamp(w, m->request, &stamp, &issue_seq)) return PS_ERR_PROTOCOL;
@@ -566,7 +629,7 @@ int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, doubl
    * else is wrong with it: refused, it does not stop the channel. */
   if (rc == PS_OK) rc = take_seq(n, src, m.seq);
   if (rc == PS_OK && m.origin >= n->layout.num_nodes) rc = PS_ERR_PEER;
-  if (rc == PS_OK) rc = check_keys(n, &m);
+  if (rc == PS_OK && m.type != PS_MSG_POLICY) rc = check_keys(n, &m); /* its words are its own */
   if (rc == PS_OK && ps_msg_type_sealed(m.type) &&
       ps_msg_seal(buf, len, n->id, n->secret) != m.request) {
     stat_add(&n->stats.bad_seals, 1);
@@ -577,8 +640,10 @@ int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, doubl
     return rc;
   }
   stat_add(&n->stats.messages_received, 1);
-  if (m.type == PS_MSG_INTENT_REPLY) { /* to the policy, outside the order lock */
-    rc = handle_intent_reply(n, &m, now);
+  if (m.type == PS_MSG_INTENT_REPLY || m.type == PS_MSG_POLICY) { /* to the policy, outside
+                                                                   the order lock */
+    rc = m.type == PS_MSG_POLICY ? handle_policy_message(n, &m, now)
+                                 : handle_intent_reply(n, &m, now);
     if (rc != PS_OK) stat_add(&n->stats.bad_messages, 1);
     return rc;
   }
@@ -599,10 +664,13 @@ int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, doubl
   case PS_MSG_INTENT: rc = handle_intent(&c, &m); break;
   case PS_MSG_CLOCK: rc = handle_clock(&c, &m); break;
   case PS_MSG_REFRESH: rc = handle_refresh(&c, &m); break;
+  case PS_MSG_MOVE: rc = handle_move(&c, &m); break;
   default: rc = PS_ERR_TYPE;
   }
   if (n->has_clock) clock_check(&c); /* a write may have completed */
+  uint64_t served_keys = c.served_keys, served_floats = c.served_floats;
   ctx_finish(&c);
+  if (served_keys) load_note_served(n, now, served_keys, served_floats);
   if (rc == PS_OK && c.error) rc = c.error;
   if (rc != PS_OK) stat_add(&n->stats.bad_messages, 1);
   return rc;

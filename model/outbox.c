@@ -126,6 +126,23 @@ oom:
   if (!c->error) c->error = PS_ERR_NOMEM;
 }
 
+void ctx_add_words(call_ctx *c, uint32_t dst, uint8_t type, uint64_t request,
+                   const uint64_t *words, size_t n_words, const float *floats, size_t n_floats) {
+  out_msg *m = find_or_add(c, dst, type, c->node->id, 0, request, 0);
+  if (!m || m->head.key_count || m->head.value_floats) { /* one per call and kind */
+    if (!c->error) c->error = m ? PS_ERR_INVAL : PS_ERR_NOMEM;
+    return;
+  }
+  for (size_t i = 0; i < n_words; i++) add_key(c, m, words[i], 0, NULL, 0);
+  if (!n_floats) return;
+  if (!reserve((void **)&m->values, &m->value_cap, n_floats, sizeof *m->values)) {
+    if (!c->error) c->error = PS_ERR_NOMEM;
+    return;
+  }
+  memcpy(m->values, floats, n_floats * sizeof *floats);
+  m->head.value_floats = (uint32_t)n_floats;
+}
+
 void ctx_add_empty(call_ctx *c, uint32_t dst, uint8_t type, uint64_t request, uint32_t aux) {
   if (!find_or_add(c, dst, type, c->node->id, 0, request, aux) && !c->error)
     c->error = PS_ERR_NOMEM;

@@ -36,7 +36,8 @@
  *             (bad_messages), dropped, and its error returned.
  *   time      `now` is the backend's clock in seconds and never goes back
  *             (simulated time, or wall time since the run started).
- *   timers    A new node whose policy has a timer hook is due at 0. The due
+ *   timers    A new node whose policy has a timer hook is due at 0 (and one
+ *             with a scaling schedule at its first step). The due
  *             time moves only when ps_node_on_timer runs: when
  *             ps_node_next_timer(node) <= now, call ps_node_on_timer(node,
  *             now), then ask ps_node_next_timer again (INFINITY: nothing due)
@@ -152,16 +153,38 @@ typedef struct {
 
 typedef enum { PS_PARTITION_HASH = 0, PS_PARTITION_RANGE = 1 } ps_partition;
 
-/* The key space and how it is homed on nodes. Copied by value everywhere. */
+/* The key space and how it is homed on nodes. Copied by value everywhere.
+ *
+ * Roles (PS-Lite's layout): nodes [0, servers) are servers, which hold keys
+ * (homes, owners, replicas); nodes [num_nodes - worker nodes, num_nodes) run
+ * workers. A node may be both; every node is at least one. The counts' 0
+ * means every node: the co-located layout, where every node is both (the
+ * default, and what a zeroed layout says). Keys are homed on servers
+ * [0, homes) (0: every server); servers past them hold keys only when a
+ * policy moves keys there (servers that join when scaling out). */
 typedef struct {
   uint32_t num_tables;
   ps_table tables[PS_MAX_TABLES]; /* sorted by first, disjoint */
   uint32_t num_nodes;
   ps_partition partition;
+  uint32_t num_servers;      /* 0: num_nodes */
+  uint32_t num_worker_nodes; /* 0: num_nodes */
+  uint32_t num_homes;        /* 0: the servers */
 } ps_layout;
 
-/* Checks tables are non-empty, sorted, disjoint; PS_OK or PS_ERR_INVAL. */
+/* Checks tables are non-empty, sorted, disjoint, and the roles (counts at
+ * most num_nodes, homes at most the servers, every node a server or a worker
+ * node); PS_OK or PS_ERR_INVAL. */
 int ps_layout_check(const ps_layout *l);
+/* The roles, counts resolved (0 means every node, or every server). */
+uint32_t ps_layout_servers(const ps_layout *l);
+uint32_t ps_layout_worker_nodes(const ps_layout *l);
+uint32_t ps_layout_homes(const ps_layout *l);
+/* Whether node is a server (holds keys) / runs workers. */
+bool ps_layout_is_server(const ps_layout *l, uint32_t node);
+bool ps_layout_runs_workers(const ps_layout *l, uint32_t node);
+/* The first node that runs workers: worker node i is node first + i. */
+uint32_t ps_layout_first_worker_node(const ps_layout *l);
 /* Total keys over all tables. */
 uint64_t ps_layout_num_keys(const ps_layout *l);
 /* Value length of key k, or 0 if k is in no table. */
@@ -170,6 +193,14 @@ uint32_t ps_layout_value_len(const ps_layout *l, ps_key k);
 uint32_t ps_layout_home(const ps_layout *l, ps_key k);
 /* The i-th key of the key space (0 <= i < num_keys), in table order. */
 ps_key ps_layout_key_at(const ps_layout *l, uint64_t i);
+
+/* One step of a run's scaling schedule (cluster.scale): from time at_s on,
+ * servers [0, servers) serve; the others hand their keys on and take none.
+ * Steps are in time order; before the first, every server serves. */
+typedef struct {
+  double at_s;
+  uint32_t servers;
+} ps_scale_step;
 
 /* ---------------------------------------------------------- wire format */
 
@@ -207,6 +238,11 @@ typedef enum {
                            SPARSE, keys: the hash set of its intents */
   PS_MSG_REFRESH,       /* owner -> caching node (ESSP): fresh values; request
                            is the run's clock they hold every write before */
+  PS_MSG_MOVE,          /* policy's node -> destination server: localize these
+                           keys yourself (ps_node_move) */
+  PS_MSG_POLICY,        /* a node's policy -> another's (ps_node_send_policy):
+                           request is the policy's kind; keys and values are
+                           the policy's own words and floats, any counts */
   PS_MSG_TYPE_END
 } ps_msg_type;
 
@@ -259,7 +295,8 @@ bool ps_msg_type_sealed(int type);
 uint64_t ps_msg_seal(const uint8_t *buf, size_t len, uint32_t dst, uint64_t secret);
 /* Writes that seal into buf's `request` field. */
 void ps_msg_put_seal(uint8_t *buf, size_t len, uint32_t dst, uint64_t secret);
-/* Whether messages of this type carry values (exactly those do). */
+/* Whether messages of this type carry values (exactly those do; a POLICY
+ * message may carry them, and its keys need none). */
 bool ps_msg_type_has_values(int type);
 /* Name of a message type ("PULL", ...), "?" when unknown. */
 const char *ps_msg_type_name(int type);
@@ -302,6 +339,18 @@ typedef struct {
    * their reads cannot be bounded in clocks, so bounded consistency refuses
    * it (the run layer says so). */
   bool owner_replicas;
+  /* The policy puts keys (owned, or replicas) on the nodes of the workers
+   * that use them: meaningful only when those nodes are servers, so the run
+   * layer refuses it with worker-only nodes (layout roles). */
+  bool keys_at_workers;
+  /* Route hints: a worker sends its operations on a key its node does not
+   * hold to the server that answered its last one on the key, not to the
+   * key's home (model/hints.c says why the order of its operations holds).
+   * For policies that move keys between servers (psld): the home, and its
+   * forwarding, leave the path. Workers of worker-only nodes only (layout
+   * roles; a server's own state is a route of its own). Off: every such
+   * operation passes the home. */
+  bool route_hints;
   /* Keys every node replicates from the start, at most (0: none;
    * PS_ALL_KEYS: every key): for the run's memory estimate. */
   uint64_t replicas_per_node;
@@ -332,6 +381,12 @@ typedef struct ps_policy_ops {
    * lock held: it may call the ps_node_* mechanisms below. */
   void (*on_intenders)(void *state, const ps_key *keys, const uint32_t *counts, size_t n,
                        double sent_at, double now);
+  /* Another node's instance of this policy sent this one a message
+   * (ps_node_send_policy): its kind, its words (ps_msg_key(m, i), i <
+   * m->key_count) and floats (ps_msg_values, m->value_floats of them). Runs
+   * on the receiving thread with no core lock held, as on_intenders. A node
+   * whose policy has no such hook refuses the message (PS_ERR_PROTOCOL). */
+  void (*on_message)(void *state, uint32_t src, uint64_t kind, const ps_msg *m, double now);
   void (*free)(void *state);
 } ps_policy_ops;
 
@@ -339,7 +394,9 @@ typedef struct ps_policy_ops {
 
 typedef struct {
   uint32_t id;              /* this node, 0 <= id < layout.num_nodes */
-  uint32_t workers;         /* worker handles on this node */
+  uint32_t workers;         /* worker handles on this node: >= 1 on a node
+                               that runs workers (layout roles), 0 on one
+                               that does not */
   ps_layout layout;
   ps_env env;
   const ps_policy_ops *policy; /* NULL: no hooks (static behaviour) */
@@ -352,6 +409,14 @@ typedef struct {
    * by bounded consistency and ps_clock_wait; off, clocks stay local and no
    * CLOCK message is ever sent. */
   bool clock_service;
+  /* Scaling servers in and out (ps_scale_step; copied; none: every server
+   * serves throughout): steps in time order, each serving count within
+   * [homes, servers] of the layout. A step due at or before 0 applies from
+   * the start; the others when ps_node_on_timer reaches them (a timer). A
+   * server that stops serving hands every key it holds to the key's home
+   * (moves); one that serves again holds keys only when moved there. */
+  const ps_scale_step *scale;
+  size_t num_scale;
   /* The key of seals on ownership messages (ps_msg_seal): the same for every
    * node of a run (default 0: any fixed value works, it only has to be
    * shared and unknown to whoever must not forge them). */
@@ -378,6 +443,10 @@ double ps_node_next_timer(const ps_node *node);
 /* Runs the periodic work due at `now` (nothing when none is due); the timer
  * owner's thread. Ask ps_node_next_timer afterwards. */
 void ps_node_on_timer(ps_node *node, double now);
+
+/* Servers serving now, as this node knows: servers [0, this) (the scaling
+ * schedule's, each step applied by ps_node_on_timer). Any thread. */
+uint32_t ps_node_serving(const ps_node *node);
 
 /* During a policy's init: the config's hot keys (*n of them); NULL after. */
 const ps_key *ps_node_hot_keys(const ps_node *node, size_t *n);
@@ -431,6 +500,60 @@ double ps_staleness_quantile(const uint64_t hist[PS_STALENESS_BUCKETS], double q
 void ps_node_get_stats(const ps_node *node, ps_node_stats *out);
 /* Adds s into sum, field by field (maxima as maxima): a cluster's totals. */
 void ps_node_stats_add(ps_node_stats *sum, const ps_node_stats *s);
+
+/* ------------------------------------------------------- server load
+ *
+ * What a node sees of servers' load: as a server, what it served (counted
+ * by the core) and how long handling took and how many messages waited
+ * (as its backend reports them); as a client, the response times of its
+ * requests by the server that answered them. A policy (psld) reads them;
+ * the run layer reports them per server. */
+
+/* Response times in buckets of half an octave: hist[0] counts replies
+ * faster than 1 us, hist[i] those in [2^((i-1)/2), 2^(i/2)) us, the last
+ * one everything slower. */
+#define PS_RT_BUCKETS 64
+/* Buckets of keys served over time: at most this many, each bucket_s wide
+ * (1 ms at first, doubled, pairs merged, when a run outgrows them). */
+#define PS_SERIES_MAX 256
+#define PS_SERIES_FIRST_BUCKET_S 1e-3
+
+typedef struct {
+  uint64_t keys;      /* key operations served here for requests that came in
+                         messages (applied by the owner; local workers' direct
+                         accesses are local_accesses) */
+  uint64_t floats;    /* their floats */
+  uint64_t handled;   /* messages the backend reported handling ... */
+  double busy_s;      /* ... the time it reported they took, */
+  uint64_t queue_sum; /* ... the messages it saw waiting behind each, summed, */
+  uint64_t queue_max; /* ... and the most */
+} ps_server_load;
+
+typedef struct {
+  uint64_t count;     /* replies (PULL_REPLY, WRITE_ACK) */
+  uint64_t keys;      /* keys they answered */
+  double sum_s, max_s;
+  uint64_t hist[PS_RT_BUCKETS];
+} ps_rt_stats;
+
+/* The backend reports one message handled: it took busy_s (the backend's
+ * time: simulated, or wall), and `waiting` more messages for this node were
+ * waiting behind it, as far as the backend can tell. Any thread. */
+void ps_node_note_handling(ps_node *node, double busy_s, uint32_t waiting);
+/* This node's load as a server since it was created. */
+void ps_node_server_load(ps_node *node, ps_server_load *out);
+/* Keys served over time: out[i] (i < the return value, at most cap and
+ * PS_SERIES_MAX) counts the keys served in [i, i + 1) * *bucket_s. */
+size_t ps_node_served_series(ps_node *node, uint64_t *out, size_t cap, double *bucket_s);
+/* Response times of this node's requests that `server` answered (request
+ * sent -> reply handled, at this node's clock). PS_OK, or PS_ERR_INVAL when
+ * server is not a node (*out zeroed when it answered none). */
+int ps_node_response_times(ps_node *node, uint32_t server, ps_rt_stats *out);
+/* Adds s into sum (maxima as maxima). */
+void ps_rt_stats_add(ps_rt_stats *sum, const ps_rt_stats *s);
+/* The q-quantile (0..1) of response times in seconds from hist (a bucket's
+ * upper bound; 0 when empty). */
+double ps_rt_quantile(const uint64_t hist[PS_RT_BUCKETS], double q);
 
 /* ------------------------------------------------------------- replicas */
 
@@ -491,6 +614,27 @@ int ps_node_drop_replicas(ps_node *node, const ps_key *keys, size_t n, double no
  * start and stop per key, starting first. */
 int ps_node_announce_intent(ps_node *node, const ps_key *start, size_t n_start,
                             const ps_key *stop, size_t n_stop, double now);
+/* Moves keys[n] to server dest on a policy's decision (PSLD), not only to
+ * a requester: dest localizes them itself (a MOVE message asks it; none when
+ * dest is this node), through the home as ps_localize does, so every
+ * TRANSFER is asked for by its receiver and the guarantees are localize's:
+ * no update lost or doubled, operations on a key in transfer queue and apply
+ * in order on arrival. At most four messages (MOVE, LOCALIZE, HANDOVER,
+ * TRANSFER). Any thread; never pending; nobody is told when the keys arrive
+ * (the home's directory, ps_node_directory_owner, says where they are
+ * going). Keys dest owns or is receiving already are left alone; as with
+ * concurrent localizes, the key ends at the last destination its home saw.
+ * PS_OK, PS_ERR_INVAL (dest is not a server, or no longer serves: scaling),
+ * PS_ERR_KEY_RANGE, PS_ERR_LIMIT or PS_ERR_NOMEM. */
+int ps_node_move(ps_node *node, const ps_key *keys, size_t n, uint32_t dest, double now);
+/* Sends node dst's instance of this node's policy a message (its hook
+ * on_message): a kind of the policy's own, words[n_words] and
+ * floats[n_floats] (copied; at most PS_MAX_OP_KEYS of each). dst may be this
+ * node (the message still travels). Policy-to-policy messages travel in
+ * order with the rest on the pair's channel. Any thread; PS_OK,
+ * PS_ERR_INVAL (dst not a node) or PS_ERR_LIMIT or PS_ERR_NOMEM. */
+int ps_node_send_policy(ps_node *node, uint32_t dst, uint64_t kind, const uint64_t *words,
+                        size_t n_words, const float *floats, size_t n_floats, double now);
 /* As ps_worker_key_locality, for the node; PS_KEY_REPLICA tells a replica
  * (which ps_worker_key_locality reports as PS_KEY_LOCAL). */
 int ps_node_key_locality(ps_node *node, ps_key k);
@@ -509,6 +653,11 @@ int ps_node_read_owned(ps_node *node, ps_key k, float *out);
  * as zero) in one pass over its store; *in_transfer counts keys still on
  * their way here. For conservation checks once a run is quiet. */
 void ps_node_owned_sum(ps_node *node, double *sum, uint64_t *in_transfer);
+/* Keys this node owns (a home's keys it never gave away count, though they
+ * have no entry); O(keys of the layout) on a server. Once a run is quiet,
+ * the servers' counts sum to the layout's keys exactly when every key is
+ * on exactly one server. */
+uint64_t ps_node_owned_keys(ps_node *node);
 /* The number this node takes next on src's channel (ps_msg.seq), for tests
  * that hand a node messages of their own making. */
 uint32_t ps_node_next_seq(ps_node *node, uint32_t src);
@@ -545,7 +694,8 @@ int ps_push(ps_worker *w, const ps_key *keys, size_t n, const float *vals,
 int ps_set(ps_worker *w, const ps_key *keys, size_t n, const float *vals,
            size_t vals_len, ps_ticket *ticket, double now);
 /* Moves ownership of the keys to this node (Lapse). ticket may be NULL: then
- * nobody is told when they arrive. A replica kept by all-reduce stays a
+ * nobody is told when they arrive. PS_ERR_INVAL on a node that is not a
+ * server (layout roles: it holds no keys; so for every replica call). A replica kept by all-reduce stays a
  * replica (such keys never move); one synced through the owner is dropped
  * and its key moves here. */
 int ps_localize(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket,

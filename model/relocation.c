@@ -166,6 +166,8 @@ static void land(call_ctx *c, store_stripe *st, key_entry *e, ps_key k, float *v
     e->forward = 0;
     send_value(c, e, k, e->forward_to);
     entry_release(n, st, e, k);
+  } else if (!node_serves(n)) { /* it stopped serving (scaling): on to the home */
+    move_home(c, k);
   }
 }
 

@@ -178,6 +178,7 @@ void replica_drop(call_ctx *c, key_entry *e, ps_key k) {
 
 int ps_node_add_initial_replicas(ps_node *n, const ps_key *keys, size_t n_keys,
                                  ps_sync_mode mode) {
+  if (!ps_layout_is_server(&n->layout, n->id)) return PS_ERR_INVAL; /* no store */
   n->replica_mode = mode;
   for (size_t i = 0; i < n_keys; i++)
     if (!ps_layout_value_len(&n->layout, keys[i])) return PS_ERR_KEY_RANGE;
@@ -233,9 +234,10 @@ static void request_value(call_ctx *c, key_entry *e, ps_key k) {
 
 int replicate_keys(ps_node *node, uint32_t worker, ps_ticket id, const ps_key *keys,
                    size_t count, double now, uint64_t *here) {
+  *here = 0;
+  if (!ps_layout_is_server(&node->layout, node->id)) return PS_ERR_INVAL; /* no store */
   call_ctx c;
   ctx_init(&c, node, now);
-  *here = 0;
   for (size_t i = 0; i < count; i++) {
     store_stripe *st;
     key_entry *e = node_lock_entry(node, keys[i], &st);

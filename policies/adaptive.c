@@ -145,6 +145,7 @@ static int adaptive_configure(const struct cJSON *json, ps_policy_settings *s, c
   double syncs = ADAPTIVE_DEFAULT_SYNCS;
   int64_t window;
   s->lookahead = ADAPTIVE_DEFAULT_LOOKAHEAD;
+  s->keys_at_workers = true; /* relocates or replicates to the intending node */
   int rc;
   if ((rc = policy_check_fields(json, known_fields, err, errlen)) ||
       (rc = policy_get_partition(json, &s->partition, err, errlen)) ||

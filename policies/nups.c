@@ -24,6 +24,7 @@ static int nups_configure(const struct cJSON *json, ps_policy_settings *s, char 
                                       "sync", "threshold", "lookahead", NULL};
   replication_config cfg = nups_defaults;
   s->lookahead = NUPS_DEFAULT_LOOKAHEAD;
+  s->keys_at_workers = true; /* replicas and relocation at the workers' nodes */
   int rc;
   if ((rc = policy_check_fields(json, known, err, errlen)) ||
       (rc = policy_get_partition(json, &s->partition, err, errlen)) ||

@@ -32,6 +32,7 @@ extern const ps_policy_ops ps_policy_relocate;
 extern const ps_policy_ops ps_policy_replicate;
 extern const ps_policy_ops ps_policy_nups;
 extern const ps_policy_ops ps_policy_adaptive;
+extern const ps_policy_ops ps_policy_psld;
 
 /* -------------------------------------------------------------- sampling */
 

@@ -15,6 +15,7 @@ static const ps_policy_ops *const all_policies[] = {
     &ps_policy_replicate,
     &ps_policy_nups,
     &ps_policy_adaptive,
+    &ps_policy_psld,
 };
 #define NUM_POLICIES (sizeof all_policies / sizeof all_policies[0])
 

@@ -17,6 +17,7 @@ static int relocate_configure(const struct cJSON *json, ps_policy_settings *s, c
   static const char *const known[] = {"type", "partition", "fast_local_access", "lookahead",
                                       NULL};
   s->lookahead = RELOCATE_DEFAULT_LOOKAHEAD;
+  s->keys_at_workers = true; /* localizes to the worker's node */
   int rc;
   if ((rc = policy_check_fields(json, known, err, errlen)) ||
       (rc = policy_get_partition(json, &s->partition, err, errlen)) ||

@@ -26,6 +26,7 @@ static int replicate_configure(const struct cJSON *json, ps_policy_settings *s, 
       (rc = replication_parse(json, &cfg, err, errlen)))
     return rc;
   s->lookahead = 0;
+  s->keys_at_workers = true; /* replicas on every node */
   s->hot_keys = cfg.hot_keys == REPLICATION_ALL_KEYS ? 0 : cfg.hot_keys;
   s->replicas_per_node = cfg.hot_keys == REPLICATION_ALL_KEYS ? PS_ALL_KEYS : cfg.hot_keys;
   s->owner_replicas = cfg.sync == PS_SYNC_OWNER;

@@ -183,7 +183,8 @@ static bool config_ok(const real_node_config *c, char *err, size_t errlen) {
   const char *why = NULL;
   if (!c || !c->cluster) why = "no configuration";
   else if (c->core.id >= c->core.layout.num_nodes) why = "the rank must be below the size";
-  else if (c->core.workers == 0) why = "a node needs at least one worker";
+  else if ((c->core.workers == 0) == ps_layout_runs_workers(&c->core.layout, c->core.id))
+    why = "a node runs workers exactly when the layout's roles say it does";
   else if (!(c->cluster->timeout_s > 0)) why = "timeout_s must be > 0";
   if (why) snprintf(err, errlen, "real_node_start: %s", why);
   return why == NULL;
@@ -214,7 +215,7 @@ static real_node *node_alloc(const real_node_config *c) {
   pthread_cond_init(&n->cond, &attr);
   pthread_condattr_destroy(&attr);
   n->peers = calloc(n->size, sizeof *n->peers);
-  n->waiters = calloc(n->workers, sizeof *n->waiters);
+  n->waiters = calloc(n->workers ? n->workers : 1, sizeof *n->waiters);
   n->gather_in = calloc(n->size, sizeof *n->gather_in);
   n->gather_len = calloc(n->size, sizeof *n->gather_len);
   n->gather_has = calloc(n->size, sizeof *n->gather_has);

@@ -233,6 +233,11 @@ void real_node_get_stats(real_node *n, real_node_stats *out);
 
 typedef struct {
   uint32_t nodes, workers_per_node;
+  /* Roles and scaling (run_args): servers, worker nodes (0: every node),
+   * the scaling schedule (borrowed). */
+  uint32_t servers, worker_nodes;
+  const ps_scale_step *scale;
+  size_t n_scale;
   double host_speed;             /* flop/s of one worker's core */
   const real_cluster *cluster;
   const struct cJSON *workload;  /* the spec's "workload" object */

@@ -61,10 +61,11 @@ static void handle_data(real_node *n, uint32_t src, const uint8_t *buf, size_t l
                ps_strerror(rc));
 }
 
-static void handle_frame(real_node *n, uint32_t src, const uint8_t *buf, size_t len) {
+/* Returns whether it was a data message (for the core). */
+static bool handle_frame(real_node *n, uint32_t src, const uint8_t *buf, size_t len) {
   if (!real_ctl_is_control(buf, len)) {
     handle_data(n, src, buf, len);
-    return;
+    return true;
   }
   real_ctl m;
   int rc = real_ctl_decode(buf, len, &m);
@@ -72,7 +73,7 @@ static void handle_frame(real_node *n, uint32_t src, const uint8_t *buf, size_t 
     rc = PS_ERR_PEER;
   if (rc == PS_OK) {
     real_handle_control(n, src, &m);
-    return;
+    return false;
   }
   /* Not a control message after all: counted as received, as the data
    * message its sender counted as sent. */
@@ -80,18 +81,26 @@ static void handle_frame(real_node *n, uint32_t src, const uint8_t *buf, size_t 
   atomic_fetch_add(&n->dropped, 1);
   real_log_bad(n, "node %u: dropped a %zu-byte control message from node %u: %s", n->rank,
                len, src, ps_strerror(rc));
+  return false;
 }
 
-/* heard[src]: when a frame from src last came (real_clock). */
+/* heard[src]: when a frame from src last came (real_clock). Each data
+ * message's handling time goes to the core's load figures, with the data
+ * messages read after it in the same pass as those waiting behind it: the
+ * ones the receiver can tell were there (ZeroMQ does not show its queue). */
 static void drain_router(real_node *n, double *heard) {
   zmq_msg_t body;
   uint32_t src;
+  double busy[RECV_BATCH];
+  int data = 0;
   for (int i = 0; i < RECV_BATCH && real_router_recv(n, &body, &src) == 1; i++) {
     REAL_TSAN_ACQUIRE(zmq_msg_data(&body)); /* a message to itself: see internal.h */
-    heard[src] = real_clock();
-    handle_frame(n, src, zmq_msg_data(&body), zmq_msg_size(&body));
+    double t0 = heard[src] = real_clock();
+    if (handle_frame(n, src, zmq_msg_data(&body), zmq_msg_size(&body)))
+      busy[data++] = real_clock() - t0;
     zmq_msg_close(&body);
   }
+  for (int i = 0; i < data; i++) ps_node_note_handling(n->core, busy[i], (uint32_t)(data - 1 - i));
 }
 
 /* -------------------------------------------------------------- control */

@@ -48,6 +48,7 @@ struct node_run {
   run_setup *setup;      /* policy, workload, layout, hot keys, samples */
   real_node *node;
   node_worker *workers;
+  uint32_t n_workers;    /* this node's: workers_per_node, or 0 (server only) */
   pthread_mutex_t lock;  /* guards done, signalled on cond */
   pthread_cond_t cond;
   uint32_t done, started; /* worker threads finished, started */
@@ -111,7 +112,9 @@ static int configure(node_run *s) {
     return fail(s, "real_run: bad arguments (nodes, workers, rank or cluster)");
   run_args ra = {.workload = a->workload, .policy = a->policy,
                 .consistency = a->consistency, .stages = a->stages, .nodes = a->nodes,
-                 .workers_per_node = a->workers_per_node, .seed = a->seed,
+                 .workers_per_node = a->workers_per_node, .servers = a->servers,
+                 .worker_nodes = a->worker_nodes, .scale = a->scale, .n_scale = a->n_scale,
+                 .seed = a->seed,
                  .base_dir = a->base_dir, .trace_path = a->trace_path};
   /* A node process (its ZeroMQ context, threads and buffers) and a worker
    * thread, roughly. */
@@ -120,6 +123,7 @@ static int configure(node_run *s) {
   ra.memory.per_node = 16 << 20;
   ra.memory.per_worker = 1 << 20;
   s->setup = run_setup_new(&ra, s->err, s->errlen);
+  if (s->setup) s->n_workers = run_node_workers(s->setup, a->rank);
   return s->setup ? 0 : -1;
 }
 
@@ -135,8 +139,8 @@ static int start_node(node_run *s) {
 
 static int start_workers(node_run *s) {
   const real_run_args *a = s->a;
-  uint32_t wpn = a->workers_per_node;
-  s->workers = calloc(wpn, sizeof *s->workers);
+  uint32_t wpn = s->n_workers;
+  s->workers = calloc(wpn ? wpn : 1, sizeof *s->workers);
   if (!s->workers) return fail(s, "node %u: out of memory", a->rank);
   for (uint32_t i = 0; i < wpn; i++) {
     s->workers[i].run = s;
@@ -157,15 +161,15 @@ static int start_workers(node_run *s) {
 
 static void report_progress(node_run *s) {
   const real_run_args *a = s->a;
-  uint64_t total = run_setup_steps_per_worker(s->setup) * a->workers_per_node, done = 0;
-  for (uint32_t i = 0; i < a->workers_per_node; i++)
+  uint64_t total = run_setup_steps_per_worker(s->setup) * s->n_workers, done = 0;
+  for (uint32_t i = 0; i < s->n_workers; i++)
     done += run_worker_progress(s->setup, s->workers[i].rw.handle);
   if (total) a->progress(a->progress_ctx, real_node_now(s->node), (double)done / (double)total);
 }
 
 /* Waits for this node's workers, reporting progress on the way. */
 static void join_workers(node_run *s) {
-  uint32_t n = s->a->workers_per_node;
+  uint32_t n = s->n_workers;
   pthread_mutex_lock(&s->lock);
   while (s->done < s->started) {
     if (!s->a->progress) {
@@ -196,7 +200,7 @@ static void join_workers(node_run *s) {
  * failure, which stopped it: that one was told already). */
 static void check_workers(node_run *s) {
   if (real_node_failed(s->node, NULL, 0)) return;
-  for (uint32_t i = 0; s->workers && i < s->a->workers_per_node; i++) {
+  for (uint32_t i = 0; s->workers && i < s->n_workers; i++) {
     int st = s->workers[i].rw.status;
     if (st == PS_OK) continue;
     real_fail_and_tell(s->node, "worker %u.%u failed: %s", s->a->rank, i,
@@ -238,9 +242,9 @@ static void *decide_metrics(void *ctx, uint32_t size, const void *const *in,
 static char *node_report(node_run *s) {
   real_node *n = s->node;
   run_node_report rep;
-  if (run_report_make(&rep, n->core, s->a->workers_per_node) != PS_OK) return NULL;
+  if (run_report_make(&rep, n->core, s->n_workers) != PS_OK) return NULL;
   bool ok = true;
-  for (uint32_t i = 0; ok && i < s->a->workers_per_node; i++)
+  for (uint32_t i = 0; ok && i < s->n_workers; i++)
     ok = run_report_worker(&rep, &s->workers[i].rw) == PS_OK;
   rep.dropped = atomic_load(&n->dropped) + atomic_load(&n->stray);
   rep.throttling = n->slow != NULL;
@@ -279,7 +283,7 @@ static cJSON *finish_run(node_run *s) {
 /* -------------------------------------------------------------- entry */
 
 static void teardown(node_run *s) {
-  for (uint32_t i = 0; s->workers && i < s->a->workers_per_node; i++)
+  for (uint32_t i = 0; s->workers && i < s->n_workers; i++)
     run_worker_free(&s->workers[i].rw);
   free(s->workers);
   real_node_free(s->node);

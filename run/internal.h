@@ -41,6 +41,10 @@ typedef struct run_stage {
   uint64_t seed;              /* its streams' seed (each stream adds its rank) */
 } run_stage;
 
+/* The layout's roles (num_servers, num_worker_nodes, num_homes) from a's
+ * roles and scaling, checked by run_roles_check (roles.c). */
+void run_roles_layout(const run_args *a, ps_layout *l);
+
 /* Builds s->stages from s->args.stages (after the policy, the workload and
  * the consistency are set up). 0, or -1 with a message in err. */
 int run_stages_plan(run_setup *s, char *err, size_t errlen);

@@ -60,6 +60,8 @@ struct run_totals {
   } *stages;
   size_t n_stages;
   double run_start;    /* the earliest start of any worker */
+  const run_node_report *reports; /* every node's, in rank order (servers) */
+  uint32_t n_reports;
 };
 
 /* Stage k runs from the earliest start of its active workers to the latest
@@ -164,7 +166,7 @@ static int epoch_quality(run_totals *t, const run_node_report *nodes, uint32_t n
 
 static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
                        double time_s, const wl_quality *q) {
-  *t = (run_totals){.time_s = time_s, .has_q = q != NULL};
+  *t = (run_totals){.time_s = time_s, .has_q = q != NULL, .reports = nodes, .n_reports = n};
   if (q) t->q = *q;
   for (uint32_t r = 0; r < n; r++) {
     const run_node_report *node = &nodes[r];
@@ -338,6 +340,63 @@ static bool v_stages(const run_totals *t, cJSON *list) {
         !add_number(o, "start_s", active ? st->start - t->run_start : 0) ||
         !add_number(o, "end_s", active ? st->end - t->run_start : 0))
       return false;
+  }
+  return true;
+}
+
+#define SERVER_SERIES_MAX 64 /* buckets of keys_per_s: a readable line */
+
+/* One object per server: what it served, how busy the backend saw it, and
+ * the response times every client saw from it; keys served per second over
+ * time in buckets of one width for all (the widest any server used, doubled
+ * until at most SERVER_SERIES_MAX buckets cover the run). */
+static bool v_servers(const run_totals *t, cJSON *list) {
+  double width = 0, span = 0;
+  uint32_t n_servers = 0;
+  for (uint32_t r = 0; r < t->n_reports; r++) {
+    const run_node_report *x = &t->reports[r];
+    if (x->server && x->bucket_s > width) width = x->bucket_s;
+    if (x->server && x->n_series * x->bucket_s > span) span = x->n_series * x->bucket_s;
+    if (x->n_rt > n_servers) n_servers = x->n_rt;
+  }
+  while (width > 0 && span / width > SERVER_SERIES_MAX * (1 + 1e-9)) width *= 2;
+  for (uint32_t s = 0; s < t->n_reports && s < n_servers; s++) {
+    const run_node_report *x = &t->reports[s];
+    if (!x->server) continue;
+    ps_rt_stats rt = {0};
+    for (uint32_t r = 0; r < t->n_reports; r++)
+      if (s < t->reports[r].n_rt) ps_rt_stats_add(&rt, &t->reports[r].rt[s]);
+    const ps_server_load *l = &x->load;
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddItemToArray(list, o)) {
+      cJSON_Delete(o);
+      return false;
+    }
+    double rt_mean = rt.count ? rt.sum_s / (double)rt.count : 0;
+    /* a percentile is a bucket's bound: never past the largest seen */
+    double p50 = fmin(ps_rt_quantile(rt.hist, 0.5), rt.max_s);
+    double p99 = fmin(ps_rt_quantile(rt.hist, 0.99), rt.max_s);
+    if (!add_number(o, "node", s) ||
+        !add_number(o, "messages", (double)x->stats.messages_received) ||
+        !add_number(o, "keys", (double)l->keys) || !add_number(o, "floats", (double)l->floats) ||
+        !add_number(o, "owned_keys", (double)x->owned_keys) ||
+        !add_number(o, "busy_s", l->busy_s) ||
+        !add_number(o, "utilization", t->time_s > 0 ? l->busy_s / t->time_s : 0) ||
+        !add_number(o, "queue_mean", l->handled ? (double)l->queue_sum / (double)l->handled : 0) ||
+        !add_number(o, "queue_max", (double)l->queue_max) ||
+        !add_number(o, "replies", (double)rt.count) || !add_number(o, "rt_mean_s", rt_mean) ||
+        !add_number(o, "rt_p50_s", p50) || !add_number(o, "rt_p99_s", p99) ||
+        !add_number(o, "rt_max_s", rt.max_s) || !add_number(o, "bucket_s", width))
+      return false;
+    cJSON *series = cJSON_AddArrayToObject(o, "keys_per_s");
+    if (!series) return false;
+    size_t f = x->bucket_s > 0 ? (size_t)(width / x->bucket_s + 0.5) : 1; /* a power of 2 */
+    if (f == 0) f = 1;
+    for (size_t j = 0; j * f < x->n_series; j++) {
+      uint64_t sum = 0;
+      for (size_t i = j * f; i < (j + 1) * f && i < x->n_series; i++) sum += x->series[i];
+      if (!cJSON_AddItemToArray(series, cJSON_CreateNumber((double)sum / width))) return false;
+    }
   }
   return true;
 }
@@ -522,6 +581,21 @@ static const run_metric table[] = {
      "counts simulated), `prefix_steps` (per worker, for each), `estimated_s` (each one's "
      "estimate of the stage's time) and `chosen`.",
      "with stages", MEAN, true, 0, NULL, NULL, v_stages},
+    {"servers", "", "servers",
+     "One object per server (every node, co-located): `node`; `messages` (messages it "
+     "handled), `keys` and `floats` (key operations it served, as owner, for requests that "
+     "came in messages); `owned_keys` (keys it owns when the run ends: summed over the servers, "
+     "the workload's keys when each is on exactly one); `busy_s` (time handling messages, as the backend reports it: "
+     "simulated handling cost, or wall time in the receiver), `utilization` (`busy_s / "
+     "time_s`); `queue_mean` and `queue_max` (messages waiting when one was handled, as the "
+     "backend can tell: the simulator counts those sent to the server and not yet handled, "
+     "on the wire or waiting; the real backend those its receiver read in the same pass, "
+     "ZeroMQ's own queue unseen); `replies`, `rt_mean_s`, `rt_p50_s`, `rt_p99_s`, "
+     "`rt_max_s` (response times every client saw from it, request sent to reply handled; "
+     "percentiles are half-octave bucket bounds, at most the largest); `bucket_s` and `keys_per_s` (keys served "
+     "per second in buckets of `bucket_s` from the run's start, one width for all servers, "
+     "at most 64 buckets).",
+     NULL, SUM, true, 0, NULL, NULL, v_servers},
     {"wall_s", "s", "wall time",
      "Wall-clock seconds the run took, start to end of its process (added by the "
      "runner).", NULL, MEAN, false, SUMMARY, NULL, NULL, NULL},

@@ -33,13 +33,31 @@
 
 /* ------------------------------------------------------------ in memory */
 
+/* The node's load as a server and its clients' response times by server. */
+static int load_make(run_node_report *r, ps_node *core) {
+  const ps_layout *l = ps_node_layout(core);
+  r->server = ps_layout_is_server(l, ps_node_id(core));
+  r->owned_keys = ps_node_owned_keys(core);
+  ps_node_server_load(core, &r->load);
+  r->n_rt = ps_layout_servers(l);
+  r->series = malloc(PS_SERIES_MAX * sizeof *r->series);
+  r->rt = calloc(r->n_rt, sizeof *r->rt);
+  if (!r->series || !r->rt) return PS_ERR_NOMEM;
+  r->n_series = ps_node_served_series(core, r->series, PS_SERIES_MAX, &r->bucket_s);
+  for (uint32_t s = 0; s < r->n_rt; s++) ps_node_response_times(core, s, &r->rt[s]);
+  return PS_OK;
+}
+
 int run_report_make(run_node_report *r, ps_node *core, uint32_t n_workers) {
   *r = (run_node_report){.n_workers = n_workers};
   ps_node_get_stats(core, &r->stats);
   ps_node_owned_sum(core, &r->owned_sum, &r->in_transfer);
   r->workers = calloc(n_workers ? n_workers : 1, sizeof *r->workers);
-  if (!r->workers) *r = (run_node_report){0};
-  return r->workers ? PS_OK : PS_ERR_NOMEM;
+  if (!r->workers || load_make(r, core) != PS_OK) {
+    run_report_free(r);
+    return PS_ERR_NOMEM;
+  }
+  return PS_OK;
 }
 
 int run_report_worker(run_node_report *r, const run_worker *rw) {
@@ -79,6 +97,8 @@ void run_report_free(run_node_report *r) {
     free(r->workers[i].stages);
   }
   free(r->workers);
+  free(r->series);
+  free(r->rt);
   *r = (run_node_report){0};
 }
 
@@ -171,13 +191,40 @@ static cJSON *worker_to_json(const run_worker_report *w) {
   return o;
 }
 
+#define LOAD_FIELDS(X) X(keys) X(floats) X(handled) X(queue_sum) X(queue_max)
+
+/* "load": {...}, "bucket_s", "series": [...], "n_rt", "rt": [[server, count,
+ * keys, sum_s, max_s, hist...], ...] (servers that answered only). */
+static bool load_to_json(cJSON *o, const run_node_report *r) {
+  cJSON *load = cJSON_AddObjectToObject(o, "load");
+  bool ok = load && put(o, "server", r->server) && put(o, "bucket_s", r->bucket_s) &&
+            put(o, "owned_keys", (double)r->owned_keys) &&
+            put(o, "n_rt", r->n_rt) && put(load, "busy_s", r->load.busy_s);
+#define PUT(f) ok = ok && put(load, #f, (double)r->load.f);
+  LOAD_FIELDS(PUT)
+#undef PUT
+  cJSON *series = ok ? cJSON_AddArrayToObject(o, "series") : NULL;
+  for (size_t i = 0; series && ok && i < r->n_series; i++) ok = append(series, (double)r->series[i]);
+  cJSON *rt = ok && series ? cJSON_AddArrayToObject(o, "rt") : NULL;
+  for (uint32_t s = 0; rt && ok && s < r->n_rt; s++) {
+    const ps_rt_stats *x = &r->rt[s];
+    if (!x->count) continue;
+    cJSON *one = cJSON_CreateArray();
+    ok = one && cJSON_AddItemToArray(rt, one) && append(one, s) && append(one, (double)x->count) &&
+         append(one, (double)x->keys) && append(one, x->sum_s) && append(one, x->max_s);
+    if (!ok && one && !one->prev && rt->child != one) cJSON_Delete(one);
+    for (unsigned b = 0; ok && b < PS_RT_BUCKETS; b++) ok = append(one, (double)x->hist[b]);
+  }
+  return ok && rt;
+}
+
 char *run_report_encode(const run_node_report *r) {
   cJSON *o = cJSON_CreateObject();
   cJSON *stats = stats_to_json(&r->stats);
   bool ok = o && stats && cJSON_AddItemToObject(o, "stats", stats);
   if (!ok) cJSON_Delete(stats);
   ok = ok && put(o, "owned_sum", r->owned_sum) && put(o, "in_transfer", (double)r->in_transfer) &&
-       put(o, "dropped", (double)r->dropped);
+       put(o, "dropped", (double)r->dropped) && load_to_json(o, r);
   cJSON *throttle = ok && r->throttling ? cJSON_AddArrayToObject(o, "throttle") : NULL;
   if (ok && r->throttling) /* [messages, seconds], a straggler's only */
     ok = throttle && append(throttle, (double)r->throttled) && append(throttle, r->throttle_s);
@@ -344,6 +391,59 @@ static void worker_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
   }
 }
 
+/* What load_to_json wrote. */
+static void load_from_json(reader *rd, const cJSON *o, run_node_report *r) {
+  const cJSON *load = cJSON_GetObjectItemCaseSensitive(o, "load");
+  r->server = num(rd, o, "report", "server") != 0;
+  r->bucket_s = num(rd, o, "report", "bucket_s");
+  r->owned_keys = count(rd, o, "report", "owned_keys");
+  double n_rt = num(rd, o, "report", "n_rt");
+#define GET(f) r->load.f = count(rd, load, "load", #f);
+  LOAD_FIELDS(GET)
+#undef GET
+  r->load.busy_s = num(rd, load, "load", "busy_s");
+  const cJSON *series = cJSON_GetObjectItemCaseSensitive(o, "series");
+  const cJSON *rt = cJSON_GetObjectItemCaseSensitive(o, "rt");
+  size_t n = cJSON_IsArray(series) ? (size_t)cJSON_GetArraySize(series) : 0;
+  if (rd->bad) return;
+  if (!cJSON_IsArray(series) || !cJSON_IsArray(rt) || n > PS_SERIES_MAX || !(n_rt >= 0) ||
+      n_rt > 1e7 || n_rt != (double)(uint32_t)n_rt) {
+    snprintf(rd->err, rd->errlen, "report: expected series, rt and n_rt");
+    rd->bad = true;
+    return;
+  }
+  r->n_rt = (uint32_t)n_rt;
+  r->series = calloc(PS_SERIES_MAX, sizeof *r->series);
+  r->rt = calloc(r->n_rt ? r->n_rt : 1, sizeof *r->rt);
+  if (!r->series || !r->rt) {
+    snprintf(rd->err, rd->errlen, "out of memory");
+    rd->bad = true;
+    return;
+  }
+  r->n_series = n;
+  size_t i = 0;
+  for (const cJSON *v = series->child; v; v = v->next, i++)
+    r->series[i] = cJSON_IsNumber(v) && v->valuedouble >= 0 ? (uint64_t)v->valuedouble : 0;
+  for (const cJSON *one = rt->child; one && !rd->bad; one = one->next) {
+    double x[5 + PS_RT_BUCKETS];
+    int k = 0;
+    for (const cJSON *c = cJSON_IsArray(one) ? one->child : NULL;
+         c && k < 5 + PS_RT_BUCKETS && cJSON_IsNumber(c); c = c->next)
+      x[k++] = c->valuedouble;
+    if (k != 5 + PS_RT_BUCKETS || cJSON_GetArraySize(one) != k || !(x[0] >= 0) ||
+        x[0] >= r->n_rt) {
+      snprintf(rd->err, rd->errlen, "report: rt: expected [server, count, keys, sum_s, max_s, "
+               "and %d counts]", PS_RT_BUCKETS);
+      rd->bad = true;
+      return;
+    }
+    ps_rt_stats *s = &r->rt[(uint32_t)x[0]];
+    *s = (ps_rt_stats){.count = (uint64_t)x[1], .keys = (uint64_t)x[2], .sum_s = x[3],
+                       .max_s = x[4]};
+    for (int b = 0; b < PS_RT_BUCKETS; b++) s->hist[b] = (uint64_t)x[5 + b];
+  }
+}
+
 /* "throttle": [messages, seconds], on a straggler's report only. */
 static void throttle_from_json(reader *rd, const cJSON *o, run_node_report *r) {
   const cJSON *list = cJSON_GetObjectItemCaseSensitive(o, "throttle");
@@ -376,6 +476,7 @@ int run_report_decode(const char *text, size_t len, run_node_report *r, char *er
   r->owned_sum = num(&rd, o, "report", "owned_sum");
   r->in_transfer = count(&rd, o, "report", "in_transfer");
   r->dropped = count(&rd, o, "report", "dropped");
+  load_from_json(&rd, o, r);
   throttle_from_json(&rd, o, r);
   r->n_workers = (uint32_t)cJSON_GetArraySize(workers);
   r->workers = calloc(r->n_workers ? r->n_workers : 1, sizeof *r->workers);

@@ -62,6 +62,14 @@ typedef struct {
    * and its "stages" list (NULL: one stage, the workload as it is). */
   const struct cJSON *consistency, *stages;
   uint32_t nodes, workers_per_node;
+  /* Roles (cluster.servers, cluster.worker_nodes; 0: every node): nodes
+   * [0, servers) are servers, nodes [nodes - worker_nodes, nodes) run
+   * workers_per_node workers each (ps_layout). */
+  uint32_t servers, worker_nodes;
+  /* Scaling servers in and out (cluster.scale; n_scale 0: none), in time
+   * order; borrowed: must outlive the setup. */
+  const ps_scale_step *scale;
+  size_t n_scale;
   uint64_t seed;                /* the run's seed */
   const char *base_dir;         /* where the spec is: relative data files are
                                    read from there (NULL: the current one) */
@@ -121,6 +129,20 @@ const wl_quality *run_setup_quality(const run_setup *s);
  * config: id, workers, layout, policy and its JSON, settings, hot keys. The
  * backend adds env (and may change stripes). cfg borrows from s. */
 void run_node_config(const run_setup *s, uint32_t id, ps_node_config *cfg);
+/* Workers node id runs: workers_per_node, or 0 on a server-only node. */
+uint32_t run_node_workers(const run_setup *s, uint32_t id);
+/* Workers of the whole run. */
+uint32_t run_setup_workers(const run_setup *s);
+
+/* Whether the cluster's roles and scaling (a->servers, a->worker_nodes,
+ * a->scale) are valid and go with the policy (its settings) and the rest
+ * of the run (stages: the spec has "stages"; policy may be NULL): 0, or -1 with a message naming
+ * the fields ("cluster.servers: ..."), what was expected and what was found.
+ * Refused: a policy that puts keys at the workers' nodes (relocate, nups,
+ * adaptive, replicate) when some worker node is not a server; stages with
+ * worker-only or server-only nodes (not implemented). */
+int run_roles_check(const run_args *a, const ps_policy_ops *policy,
+                    const ps_policy_settings *settings, bool stages, char *err, size_t errlen);
 
 /* --------------------------------------------------------------- stages
  *
@@ -205,7 +227,8 @@ typedef struct {
 uint64_t run_worker_seed(uint64_t run_seed, uint32_t rank);
 
 typedef struct {
-  uint32_t node, index, rank; /* rank = node * workers_per_node + index */
+  uint32_t node, index, rank; /* rank = (node - first worker node, the
+                                 layout's) * workers_per_node + index */
   ps_worker *handle;          /* borrowed from the node's core */
   wl_stream *stream;
   ps_sampler *sampler;        /* when the workload samples, else NULL */
@@ -259,6 +282,18 @@ typedef struct {
 /* What one node says about itself once the run is quiet. */
 typedef struct {
   ps_node_stats stats;  /* its core's counters */
+  /* Its load as a server (when it is one: server true), keys served over
+   * time (n_series buckets of bucket_s, owned), and as a client the response
+   * times of its requests by the server that answered (rt[s] for servers
+   * s < n_rt, every server of the layout; owned). */
+  bool server;
+  uint64_t owned_keys;  /* keys it owns at the end (ps_node_owned_keys) */
+  ps_server_load load;
+  uint64_t *series;
+  size_t n_series;
+  double bucket_s;
+  ps_rt_stats *rt;
+  uint32_t n_rt;
   double owned_sum;     /* every float of every value it owns, summed */
   uint64_t in_transfer; /* keys still on their way to it (0 once quiet) */
   uint64_t dropped;     /* frames its transport dropped (bad or stray) */

@@ -46,13 +46,18 @@ run_setup *run_setup_new(const run_args *a, char *err, size_t errlen) {
   s->args.base_dir = NULL; /* read once, here */
   if (ps_policy_configure(a->policy, &s->policy, &s->settings, why, sizeof why) != PS_OK)
     return fail(s, err, errlen, "policy.%s", why);
-  wl_context ctx = {.nodes = a->nodes, .workers_per_node = a->workers_per_node,
+  if (run_roles_check(a, s->policy, &s->settings, a->stages != NULL, why, sizeof why) != 0)
+    return fail(s, err, errlen, "%s", why);
+  /* The workload runs on the worker nodes: its worker ranks count theirs. */
+  uint32_t worker_nodes = a->worker_nodes ? a->worker_nodes : a->nodes;
+  wl_context ctx = {.nodes = worker_nodes, .workers_per_node = a->workers_per_node,
                     .base_dir = a->base_dir};
   if (!(s->wl = wl_create(a->workload, &ctx, why, sizeof why)))
     return fail(s, err, errlen, "workload.%s", why);
   wl_tables(s->wl, &s->layout);
   s->layout.num_nodes = a->nodes;
   s->layout.partition = s->settings.partition;
+  run_roles_layout(a, &s->layout);
   if (ps_layout_check(&s->layout) != PS_OK)
     return fail(s, err, errlen, "workload: invalid key tables");
   uint64_t keys = ps_layout_num_keys(&s->layout);
@@ -111,7 +116,7 @@ const wl_quality *run_setup_quality(const run_setup *s) {
 void run_node_config(const run_setup *s, uint32_t id, ps_node_config *cfg) {
   ps_node_config_default(cfg);
   cfg->id = id;
-  cfg->workers = s->args.workers_per_node;
+  cfg->workers = run_node_workers(s, id);
   cfg->layout = s->layout;
   cfg->policy = s->policy;
   cfg->policy_json = s->args.policy;
@@ -119,6 +124,8 @@ void run_node_config(const run_setup *s, uint32_t id, ps_node_config *cfg) {
   cfg->hot_keys = s->hot;
   cfg->num_hot_keys = s->n_hot;
   cfg->clock_service = s->clock_service;
+  cfg->scale = s->args.scale;
+  cfg->num_scale = s->args.n_scale;
   /* Every node of the run derives the same key; seals keep out what comes
    * from outside the run's cores (real/ authenticates the peers themselves). */
   cfg->secret = ps_mix64(s->args.seed ^ 0x73ea15ee0dd5ea15ull);

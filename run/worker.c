@@ -19,10 +19,13 @@ int run_worker_init(run_worker *w, const run_setup *s, ps_node *core, uint32_t i
                     char *err, size_t errlen) {
   const run_args *a = &s->args;
   uint32_t node = ps_node_id(core);
-  *w = (run_worker){.node = node, .index = index, .rank = node * a->workers_per_node + index};
+  /* Workers are numbered over the worker nodes (all nodes, co-located), and
+   * the workload sees those nodes only: worker node wnode is this node. */
+  uint32_t wnode = node - ps_layout_first_worker_node(&s->layout);
+  *w = (run_worker){.node = node, .index = index, .rank = wnode * a->workers_per_node + index};
   w->handle = ps_node_worker(core, index);
   /* With stages, each stage makes the worker a stream of its own. */
-  w->stream = s->n_stages ? NULL : wl_stream_new(s->wl, node, w->rank, a->seed);
+  w->stream = s->n_stages ? NULL : wl_stream_new(s->wl, wnode, w->rank, a->seed);
   if (s->n_stages && !(w->stages = calloc(s->n_stages, sizeof *w->stages))) {
     snprintf(err, errlen, "worker %u.%u: out of memory", (unsigned)node, (unsigned)index);
     return -1;
@@ -45,8 +48,8 @@ int run_worker_init(run_worker *w, const run_setup *s, ps_node *core, uint32_t i
       snprintf(err, errlen, "worker %u.%u: out of memory", (unsigned)node, (unsigned)index);
       return -1;
     }
-    w->trace = wl_trace_writer_open(part, &s->layout, a->nodes,
-                                    a->nodes * a->workers_per_node, w->rank, err, errlen);
+    w->trace = wl_trace_writer_open(part, &s->layout, ps_layout_worker_nodes(&s->layout),
+                                    run_setup_workers(s), w->rank, err, errlen);
     free(part);
     if (!w->trace) return -1;
   }

@@ -165,6 +165,7 @@ static void env_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
   outstanding_link(out, e);
   out->send_debt += run->cost.send_per_message_s; /* paid at the actor's next reap */
   run->in_flight++;
+  run->nodes[dst].inbound++;
   e->comm = sg_mailbox_put_async(run->nodes[dst].inbox, e, (long)len);
 }
 
@@ -186,7 +187,7 @@ void sim_received(sim_envelope *e) {
 static void env_wake(void *ctx, uint32_t worker, ps_ticket ticket) {
   (void)ticket; /* the worker re-checks ps_worker_done itself */
   sim_node *n = ctx;
-  if (worker >= n->run->workers_per_node) return;
+  if (worker >= n->num_workers) return;
   sim_worker *w = &n->workers[worker];
   if (w->waiting) {
     w->waiting = false; /* one notify is enough until it waits again */

@@ -164,7 +164,9 @@ static int configure(sim_setup *s) {
   const sim_cluster *c = s->args->cluster;
   run_args a = {.workload = s->args->workload, .policy = s->args->policy,
                 .consistency = s->args->consistency, .stages = s->args->stages, .nodes = c->nodes,
-                .workers_per_node = c->workers_per_node, .seed = s->args->seed,
+                .workers_per_node = c->workers_per_node, .servers = c->servers,
+                .worker_nodes = c->worker_nodes, .scale = c->scale, .n_scale = c->n_scale,
+                .seed = s->args->seed,
                 .base_dir = s->args->base_dir, .trace_path = s->args->trace_path};
   /* Measured: a node with one worker costs SimGrid about 96 KiB (host,
    * link, mailboxes, the actors' stacks as far as they are touched). */
@@ -181,8 +183,14 @@ static int node_init(sim_setup *s, sim_node *n, uint32_t id) {
   n->run = run;
   n->id = id;
   n->timer_armed = INFINITY;
-  n->workers = &run->workers[(size_t)id * run->workers_per_node];
-  n->workers_running = run->workers_per_node;
+  /* Worker nodes are the last ones (layout roles): node id's workers, if
+   * it runs any, are those of worker node id - first. */
+  const ps_layout *l = run_setup_layout(s->setup);
+  n->num_workers = run_node_workers(s->setup, id);
+  n->workers = n->num_workers ? &run->workers[(size_t)(id - ps_layout_first_worker_node(l)) *
+                                              run->workers_per_node]
+                              : NULL;
+  n->workers_running = n->num_workers;
   sim_outbox_init(&n->server_out, run, n);
   sim_outbox_init(&n->timer_out, run, n);
   n->server_out.node = n->timer_out.node = n;
@@ -217,7 +225,7 @@ static int run_init(sim_setup *s) {
   run->core_speed = c->host_speed;
   run->workers_per_node = c->workers_per_node;
   run->num_nodes = c->nodes;
-  run->num_workers = c->nodes * c->workers_per_node;
+  run->num_workers = run_setup_workers(s->setup);
   run->nodes = calloc(run->num_nodes, sizeof *run->nodes);
   run->workers = calloc(run->num_workers, sizeof *run->workers);
   if (!run->nodes || !run->workers) return fail(s, "sim_run: out of memory");
@@ -231,7 +239,7 @@ static int run_init(sim_setup *s) {
   for (uint32_t i = 0; i < run->num_nodes; i++)
     if (node_init(s, &run->nodes[i], i) != 0) return -1;
   for (uint32_t i = 0; i < run->num_nodes; i++)
-    for (uint32_t k = 0; k < run->workers_per_node; k++)
+    for (uint32_t k = 0; k < run->nodes[i].num_workers; k++)
       if (worker_init(s, &run->nodes[i].workers[k], &run->nodes[i], k) != 0) return -1;
   return 0;
 }
@@ -310,8 +318,8 @@ static cJSON *collect_metrics(sim_setup *s) {
   bool ok = reports != NULL;
   for (uint32_t i = 0; ok && i < run->num_nodes; i++) {
     sim_node *n = &run->nodes[i];
-    ok = run_report_make(&reports[i], n->core, run->workers_per_node) == PS_OK;
-    for (uint32_t k = 0; ok && k < run->workers_per_node; k++)
+    ok = run_report_make(&reports[i], n->core, n->num_workers) == PS_OK;
+    for (uint32_t k = 0; ok && k < n->num_workers; k++)
       ok = run_report_worker(&reports[i], &n->workers[k].rw) == PS_OK;
   }
   cJSON *m = ok ? run_metrics(reports, run->num_nodes, run->quiet_time,

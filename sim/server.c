@@ -66,8 +66,14 @@ void sim_server_main(sim_node *n) {
     size_t len = e->len;
     uint32_t src = e->src;
     sim_received(e);
+    /* Load: the simulated time handling takes, and the messages sent to this
+     * node and not handled yet (on the wire or waiting: the simulator does
+     * not tell the two apart). */
+    double start = simgrid_get_clock();
     charge_handling(n, buf, len);
     ps_node_recv(n->core, src, buf, len, simgrid_get_clock());
+    n->inbound--;
+    ps_node_note_handling(n->core, simgrid_get_clock() - start, (uint32_t)n->inbound);
     free(buf);
     run->in_flight--;
     sim_outbox_reap(&n->server_out);

@@ -87,6 +87,11 @@ typedef struct {
   size_t n_hosts;
   sim_cost cost;
   sim_machines machines;
+  /* Roles and scaling, read by both backends (run_args): servers and
+   * worker nodes (0: every node), and the scaling schedule (borrowed). */
+  uint32_t servers, worker_nodes;
+  const ps_scale_step *scale;
+  size_t n_scale;
 } sim_cluster;
 
 /* Defaults: 1 node, 1 worker, 10 Gf, 10 Gbps, 50 us, CM02, star (backbone,

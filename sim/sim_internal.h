@@ -77,7 +77,8 @@ typedef struct sim_node {
   const sim_straggler *slow; /* its straggler's phases, or NULL (stragglers.c) */
   sg_host_t host;
   sg_mailbox_t inbox;
-  sim_worker *workers;    /* this node's workers_per_node workers */
+  sim_worker *workers;    /* this node's workers (NULL on a server-only node) */
+  uint32_t num_workers;   /* workers_per_node, or 0 on a server-only node */
   sim_outbox server_out, timer_out;
   /* The timer actor (started when a timer is first due). */
   bool timer_started;
@@ -87,6 +88,7 @@ typedef struct sim_node {
   sg_mutex_t timer_mutex;
   uint64_t local_charged; /* local accesses already charged to a worker */
   uint32_t workers_running; /* of this node: at 0 its replicas hand on deltas */
+  uint64_t inbound;       /* messages sent to it and not yet handled */
 } sim_node;
 
 struct sim_worker {

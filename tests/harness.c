@@ -79,9 +79,10 @@ harness *harness_new(const harness_config *c) {
     ps_node_config nc;
     ps_node_config_default(&nc);
     nc.id = i;
-    nc.workers = c->workers;
     nc.layout = c->layout;
     nc.layout.num_nodes = c->nodes;
+    /* Nodes that run no workers (layout roles) have none. */
+    nc.workers = ps_layout_runs_workers(&nc.layout, i) ? c->workers : 0;
     nc.layout.partition = c->settings.partition;
     nc.env = (ps_env){.ctx = &h->ends[i], .send = on_send, .wake = NULL};
     nc.policy = c->policy;
@@ -91,6 +92,8 @@ harness *harness_new(const harness_config *c) {
     nc.settings = c->settings;
     nc.stripes = 8;
     nc.clock_service = c->clock_service;
+    nc.scale = c->scale;
+    nc.num_scale = c->num_scale;
     h->nodes[i] = ps_node_new(&nc);
     if (!h->nodes[i]) abort();
   }

@@ -12,8 +12,8 @@ typedef struct harness harness;
 
 typedef struct {
   uint32_t nodes;
-  uint32_t workers;            /* per node */
-  ps_layout layout;            /* tables and partition; num_nodes is set */
+  uint32_t workers;            /* per node that runs workers (layout roles) */
+  ps_layout layout;            /* tables, partition, roles; num_nodes is set */
   const ps_policy_ops *policy; /* may be NULL */
   const struct cJSON *policy_json;
   const ps_key *hot_keys;      /* handed to every node's config */
@@ -21,6 +21,8 @@ typedef struct {
   ps_policy_settings settings;
   uint64_t seed;
   bool clock_service;          /* ps_node_config.clock_service */
+  const ps_scale_step *scale;  /* ps_node_config.scale (the test runs the timers) */
+  size_t num_scale;
 } harness_config;
 
 /* Defaults: 2 nodes, 1 worker, one table of 64 keys of length 4, hash. */

@@ -98,6 +98,54 @@ static void test_oversized_and_foreign_rejected(void) {
   free(buf);
 }
 
+/* A MOVE names keys and carries no values; a POLICY carries the policy's
+ * own words and floats, in any counts (none of either, too). */
+static void test_move_and_policy_messages(void) {
+  uint8_t buf[256];
+  uint64_t words[2] = {5, UINT64_MAX};
+  uint32_t pos[2] = {0, 0};
+  float floats[3] = {0.5f, -1, 3};
+  ps_msg m = {.type = PS_MSG_MOVE, .src = 1, .origin = 1, .key_count = 2,
+              .keys = (const uint8_t *)words, .pos = (const uint8_t *)pos, .value_floats = 3,
+              .values = (const uint8_t *)floats};
+  CU_ASSERT_EQUAL(ps_msg_encode(&m, buf, sizeof buf), PS_ERR_INVAL); /* no values */
+  m.value_floats = 0;
+  long len = ps_msg_encode(&m, buf, sizeof buf);
+  CU_ASSERT_EQUAL_FATAL(len, (long)ps_msg_encoded_len(2, 0));
+  ps_msg d;
+  CU_ASSERT_EQUAL(ps_msg_decode(buf, (size_t)len, &d), PS_OK);
+  CU_ASSERT_EQUAL(d.type, PS_MSG_MOVE);
+  CU_ASSERT_PTR_NULL(d.values);
+  CU_ASSERT_STRING_EQUAL(ps_msg_type_name(PS_MSG_MOVE), "MOVE");
+  const size_t counts[][2] = {{2, 3}, {2, 0}, {0, 3}, {0, 0}};
+  for (size_t i = 0; i < 4; i++) {
+    m = (ps_msg){.type = PS_MSG_POLICY, .src = 1, .origin = 1, .request = 7,
+                 .key_count = (uint32_t)counts[i][0], .keys = (const uint8_t *)words,
+                 .pos = (const uint8_t *)pos, .value_floats = (uint32_t)counts[i][1],
+                 .values = (const uint8_t *)floats};
+    len = ps_msg_encode(&m, buf, sizeof buf);
+    CU_ASSERT_EQUAL_FATAL(len, (long)ps_msg_encoded_len(m.key_count, m.value_floats));
+    CU_ASSERT_EQUAL_FATAL(ps_msg_decode(buf, (size_t)len, &d), PS_OK);
+    CU_ASSERT_EQUAL(d.request, 7);
+    CU_ASSERT_EQUAL(d.key_count, counts[i][0]);
+    if (d.key_count) CU_ASSERT_EQUAL(ps_msg_key(&d, 1), UINT64_MAX);
+    CU_ASSERT_EQUAL(d.value_floats, counts[i][1]);
+    if (d.value_floats) {
+      float v[3];
+      ps_msg_values(&d, 0, v, 3);
+      CU_ASSERT_EQUAL(v[1], -1.0f);
+    } else {
+      CU_ASSERT_PTR_NULL(d.values);
+    }
+    for (size_t cut = 0; cut < (size_t)len; cut++) /* every truncation refused */
+      CU_ASSERT_EQUAL(ps_msg_decode(buf, cut, &d), PS_ERR_TRUNCATED);
+  }
+  /* The exemption is POLICY's alone: a PUSH's keys still need values. */
+  m = (ps_msg){.type = PS_MSG_PUSH, .key_count = 2, .keys = (const uint8_t *)words,
+               .pos = (const uint8_t *)pos};
+  CU_ASSERT_EQUAL(ps_msg_encode(&m, buf, sizeof buf), PS_ERR_INVAL);
+}
+
 static void test_encode_refuses_bad_input(void) {
   uint8_t buf[64];
   ps_msg m = {.type = PS_MSG_PULL, .value_floats = 1};
@@ -151,5 +199,6 @@ PSLAB_SUITE("codec", {"round trip of every type", test_round_trip_every_type},
             {"every truncation is rejected", test_every_truncation_rejected},
             {"oversized and foreign messages are rejected", test_oversized_and_foreign_rejected},
             {"encode refuses bad input", test_encode_refuses_bad_input},
+            {"MOVE and POLICY messages", test_move_and_policy_messages},
             {"random bytes never crash the decoder", test_random_bytes_never_crash},
             {"strerror covers every code", test_strerror_covers_codes})

@@ -11,18 +11,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Sets up a harness with `nodes` nodes of `workers` workers, keys of len 4. */
-static harness *make(uint32_t nodes, uint32_t workers, uint64_t keys, uint32_t len,
-                     const ps_policy_ops *policy, bool fast, uint64_t seed) {
+/* Sets up a harness with `nodes` nodes of `workers` workers (on the last
+ * worker_nodes nodes; servers: the first ones; 0: every node), keys 100..
+ * of value length len. */
+static harness *make_scaled(uint32_t nodes, uint32_t servers, uint32_t worker_nodes,
+                            uint32_t homes, const ps_scale_step *scale, size_t n_scale,
+                            bool hints, uint32_t workers, uint64_t keys, uint32_t len,
+                            const ps_policy_ops *policy, bool fast, uint64_t seed) {
   harness_config c;
   harness_config_default(&c);
   c.nodes = nodes;
   c.workers = workers;
+  c.layout.num_servers = servers;
+  c.layout.num_worker_nodes = worker_nodes;
+  c.layout.num_homes = homes;
+  c.scale = scale;
+  c.num_scale = n_scale;
   c.layout.tables[0] = (ps_table){100, keys, len};
   c.policy = policy;
   c.settings.fast_local_access = fast;
+  c.settings.route_hints = hints;
   c.seed = seed;
   return harness_new(&c);
+}
+
+static harness *make_roles(uint32_t nodes, uint32_t servers, uint32_t worker_nodes,
+                           uint32_t workers, uint64_t keys, uint32_t len,
+                           const ps_policy_ops *policy, bool fast, uint64_t seed) {
+  return make_scaled(nodes, servers, worker_nodes, 0, NULL, 0, false, workers, keys, len,
+                     policy, fast, seed);
+}
+
+static harness *make(uint32_t nodes, uint32_t workers, uint64_t keys, uint32_t len,
+                     const ps_policy_ops *policy, bool fast, uint64_t seed) {
+  return make_roles(nodes, 0, 0, workers, keys, len, policy, fast, seed);
 }
 
 /* A key of the table (keys 100..) whose home is `home`. */
@@ -203,6 +225,11 @@ typedef struct {
   bool fast;
   uint64_t seed;
   uint32_t ops;
+  uint32_t servers, worker_nodes; /* roles (0: every node) */
+  bool moves;                     /* policies move keys between servers meanwhile */
+  uint32_t homes, scale_to;       /* keys homed on the first `homes` servers; halfway,
+                                     servers scale in to `scale_to` (0: never) */
+  bool hints;                     /* route hints (ps_policy_settings.route_hints) */
 } scenario;
 
 /* Many workers push +1 to random keys (with pulls, localizes and intents mixed
@@ -211,8 +238,14 @@ typedef struct {
  * read-your-writes exactly: component g equals the pushes g issued before.
  * At the end every key's value equals its pushes, held by exactly one node. */
 static void run_scenario(const scenario *sc) {
-  uint32_t total_workers = sc->nodes * sc->workers, len = total_workers;
-  harness *h = make(sc->nodes, sc->workers, sc->keys, len, sc->policy, sc->fast, sc->seed);
+  uint32_t servers = sc->servers ? sc->servers : sc->nodes;
+  uint32_t worker_nodes = sc->worker_nodes ? sc->worker_nodes : sc->nodes;
+  uint32_t first = sc->nodes - worker_nodes; /* worker node i is node first + i */
+  uint32_t total_workers = worker_nodes * sc->workers, len = total_workers;
+  ps_scale_step scale = {1.0, sc->scale_to};
+  harness *h = make_scaled(sc->nodes, sc->servers, sc->worker_nodes, sc->homes, &scale,
+                           sc->scale_to ? 1 : 0, sc->hints, sc->workers, sc->keys, len,
+                           sc->policy, sc->fast, sc->seed);
   uint64_t *pushed = calloc((size_t)sc->keys * total_workers, sizeof *pushed);
   float *vals = calloc(len * 4, sizeof *vals), *outs = calloc((size_t)total_workers * len * 4, sizeof *outs);
   /* One outstanding pull per worker, with what it must see. */
@@ -220,10 +253,10 @@ static void run_scenario(const scenario *sc) {
   ps_key *pull_k = calloc((size_t)total_workers * 4, sizeof *pull_k);
   uint64_t *expect = calloc((size_t)total_workers * 4, sizeof *expect);
   size_t *pull_n = calloc(total_workers, sizeof *pull_n);
-  uint64_t ryw_checks = 0;
+  uint64_t ryw_checks = 0, moves = 0;
   for (uint32_t step = 0; step < sc->ops; step++) {
     uint32_t g = (uint32_t)(harness_rand(h) % total_workers);
-    ps_worker *w = harness_worker(h, g / sc->workers, g % sc->workers);
+    ps_worker *w = harness_worker(h, first + g / sc->workers, g % sc->workers);
     /* Check a finished pull. */
     if (pull_n[g] && ps_worker_done(w, pull_t[g])) {
       for (size_t i = 0; i < pull_n[g]; i++)
@@ -265,17 +298,45 @@ static void run_scenario(const scenario *sc) {
       int rc = ps_localize(w, keys, n, NULL, 0);
       CU_ASSERT_EQUAL(rc, PS_OK);
     }
-    for (uint64_t d = harness_rand(h) % 4; d > 0; d--) harness_deliver_one(h);
+    /* A policy on any node moves keys; with scaling, only until shortly after
+     * the step (later moves would take the keys off the servers that left,
+     * and the test could not tell whether they hand their keys on). */
+    bool moving = sc->moves && !(sc->scale_to && step > sc->ops / 2 + 50);
+    if (moving && harness_rand(h) % 5 == 0) {
+      uint32_t from = (uint32_t)(harness_rand(h) % sc->nodes);
+      uint32_t dest = (uint32_t)(harness_rand(h) % servers);
+      int rc = ps_node_move(harness_node(h, from), keys, n, dest, 0);
+      /* Not to a server that stopped serving, as far as `from` knows. */
+      CU_ASSERT_EQUAL(rc, dest < ps_node_serving(harness_node(h, from)) ? PS_OK : PS_ERR_INVAL);
+      moves++;
+    }
+    if (sc->scale_to && step == sc->ops / 2) /* the scaling step: each node's timer */
+      for (uint32_t nd = 0; nd < sc->nodes; nd++) {
+        ps_node_on_timer(harness_node(h, nd), 1.0);
+        for (uint64_t d = harness_rand(h) % 4; d > 0; d--) harness_deliver_one(h);
+      }
+    /* Every access of a worker-only node travels: deliver more per step. */
+    for (uint64_t d = harness_rand(h) % (sc->worker_nodes ? 8 : 4); d > 0; d--)
+      harness_deliver_one(h);
   }
   harness_drain(h);
   for (uint32_t g = 0; g < total_workers; g++) {
-    ps_worker *w = harness_worker(h, g / sc->workers, g % sc->workers);
+    ps_worker *w = harness_worker(h, first + g / sc->workers, g % sc->workers);
     CU_ASSERT_EQUAL(ps_worker_pending(w), 0);
     if (pull_n[g])
       for (size_t i = 0; i < pull_n[g]; i++)
         CU_ASSERT_EQUAL(outs[((size_t)g * 4 + i) * len + g], (float)expect[g * 4 + i]);
   }
   CU_ASSERT(ryw_checks > sc->ops / 50);
+  /* A server scaled in keeps no key (and the count says so); the others'
+   * counts sum to the keys: each on exactly one server. */
+  uint64_t counted = 0;
+  for (uint32_t nd = 0; nd < sc->nodes; nd++) {
+    uint64_t owned = ps_node_owned_keys(harness_node(h, nd));
+    if (sc->scale_to && nd >= sc->scale_to && nd < servers) CU_ASSERT_EQUAL(owned, 0);
+    counted += owned;
+  }
+  CU_ASSERT_EQUAL(counted, sc->keys);
   /* Conservation, and exactly one owner per key. */
   float *v = calloc(len, sizeof *v);
   for (uint32_t i = 0; i < sc->keys; i++) {
@@ -285,12 +346,13 @@ static void run_scenario(const scenario *sc) {
     for (uint32_t nd = 0; nd < sc->nodes; nd++)
       owners += ps_node_read_owned(harness_node(h, nd), k, v) == PS_OK;
     CU_ASSERT_EQUAL(owners, 1);
+    CU_ASSERT(owner < servers); /* only servers hold keys */
     CU_ASSERT_EQUAL_FATAL(ps_node_read_owned(harness_node(h, owner), k, v), PS_OK);
     for (uint32_t g = 0; g < total_workers; g++)
       CU_ASSERT_EQUAL(v[g], (float)pushed[(size_t)i * total_workers + g]);
   }
   CU_ASSERT_EQUAL(harness_recv_errors(h), 0);
-  if (sc->policy == &ps_policy_relocate) {
+  if (sc->policy == &ps_policy_relocate || moves) {
     uint64_t moved = 0;
     for (uint32_t nd = 0; nd < sc->nodes; nd++) {
       ps_node_stats s;
@@ -326,6 +388,125 @@ static void test_conservation_and_ryw_relocate(void) {
                    .fast = true, .seed = seed, .ops = 2000};
     run_scenario(&sc);
   }
+}
+
+/* Policies move keys between servers (ps_node_move) while workers push,
+ * pull and localize: still every pull reads the puller's writes, and every
+ * key ends on one server holding exactly its pushes. Co-located, with
+ * relocation racing the moves, and with separate servers and worker nodes
+ * (static placement but for the moves). */
+static void test_conservation_and_ryw_moves(void) {
+  for (uint64_t seed = 1; seed <= 40; seed++) {
+    bool split = seed % 2;
+    uint32_t nodes = 4 + (uint32_t)(seed % 5);
+    uint32_t servers = split ? 2 + (uint32_t)(seed % (nodes - 3)) : 0; /* 2 worker nodes at least */
+    scenario sc = {.nodes = nodes, .workers = 1 + (uint32_t)(seed % 3),
+                   .keys = 4 + (uint32_t)(seed % 13),
+                   .policy = split ? &ps_policy_static : &ps_policy_relocate, .fast = true,
+                   .seed = 100 + seed, .ops = 3000, .servers = servers,
+                   .worker_nodes = split ? nodes - servers : 0, .moves = true,
+                   .hints = seed % 3 != 0};
+    run_scenario(&sc);
+  }
+}
+
+/* Servers scale in halfway while workers push, pull and policies move keys
+ * (to servers beyond the homes too): the servers that stopped serving end
+ * with no key, every key on one server with exactly its pushes, every pull
+ * reading the puller's writes. */
+static void test_scale_in_leaves_no_key_behind(void) {
+  for (uint64_t seed = 1; seed <= 30; seed++) {
+    uint32_t servers = 3 + (uint32_t)(seed % 4), homes = 1 + (uint32_t)(seed % 2);
+    uint32_t worker_nodes = 2 + (uint32_t)(seed % 2);
+    scenario sc = {.nodes = servers + worker_nodes, .workers = 1 + (uint32_t)(seed % 2),
+                   .keys = 6 + (uint32_t)(seed % 11), .policy = &ps_policy_static,
+                   .fast = true, .seed = 300 + seed, .ops = 3000, .servers = servers,
+                   .worker_nodes = worker_nodes, .moves = true, .homes = homes,
+                   .scale_to = homes + (uint32_t)(seed % 2), .hints = seed % 2 == 0};
+    run_scenario(&sc);
+  }
+}
+
+/* A move takes at most four messages (MOVE, LOCALIZE, HANDOVER, TRANSFER)
+ * and ends with the value at the destination, which then serves the others
+ * (forwarded by the home); moving to the owner costs one MOVE and nothing
+ * else, and a node that is not a server is refused as a destination and
+ * refuses a MOVE. */
+static void test_move_between_servers(void) {
+  harness *h = make_roles(5, 3, 2, 1, 64, 4, NULL, true, 7);
+  ps_key k = key_homed_at(h, 0, 0);
+  float one[4] = {1, 1, 1, 1}, out[4];
+  ps_ticket t;
+  ps_worker *w = harness_worker(h, 3, 0);
+  CU_ASSERT_EQUAL(ps_push(w, &k, 1, one, 4, &t, 0), PS_PENDING);
+  CU_ASSERT_TRUE(harness_wait(h, w, t));
+  /* From node 4 (a worker node) to server 1: owner 0 is the home. */
+  uint64_t before = harness_delivered(h);
+  CU_ASSERT_EQUAL(ps_node_move(harness_node(h, 4), &k, 1, 1, 0), PS_OK);
+  harness_drain(h);
+  CU_ASSERT_EQUAL(harness_delivered(h) - before, 3); /* MOVE, LOCALIZE, TRANSFER */
+  CU_ASSERT_EQUAL(harness_owner(h, k), 1);
+  CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 1), k, out), PS_OK);
+  CU_ASSERT_EQUAL(out[0], 1.0f);
+  /* From 1 to 2: the owner is not the home now, so four messages. */
+  before = harness_delivered(h);
+  CU_ASSERT_EQUAL(ps_node_move(harness_node(h, 3), &k, 1, 2, 0), PS_OK);
+  harness_drain(h);
+  CU_ASSERT_EQUAL(harness_delivered(h) - before, 4);
+  CU_ASSERT_EQUAL(harness_owner(h, k), 2);
+  CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 1), k, out), PS_ERR_NOT_OWNER);
+  /* To the owner: the MOVE, and nothing more. */
+  before = harness_delivered(h);
+  CU_ASSERT_EQUAL(ps_node_move(harness_node(h, 0), &k, 1, 2, 0), PS_OK);
+  harness_drain(h);
+  CU_ASSERT_EQUAL(harness_delivered(h) - before, 1);
+  CU_ASSERT_EQUAL(harness_owner(h, k), 2);
+  /* Workers reach it where it is. */
+  CU_ASSERT_EQUAL(ps_pull(harness_worker(h, 4, 0), &k, 1, out, 4, &t, 0), PS_PENDING);
+  CU_ASSERT_TRUE(harness_wait(h, harness_worker(h, 4, 0), t));
+  CU_ASSERT_EQUAL(out[3], 1.0f);
+  /* Worker nodes hold no keys. */
+  CU_ASSERT_EQUAL(ps_node_move(harness_node(h, 0), &k, 1, 3, 0), PS_ERR_INVAL);
+  CU_ASSERT_EQUAL(ps_node_move(harness_node(h, 0), &k, 1, 9, 0), PS_ERR_INVAL);
+  CU_ASSERT_EQUAL(ps_localize(harness_worker(h, 3, 0), &k, 1, NULL, 0), PS_ERR_INVAL);
+  uint8_t buf[256];
+  uint32_t pos = 0;
+  ps_msg m = {.type = PS_MSG_MOVE, .src = 0, .origin = 0, .key_count = 1,
+              .keys = (const uint8_t *)&k, .pos = (const uint8_t *)&pos,
+              .seq = ps_node_next_seq(harness_node(h, 3), 0)};
+  long len = ps_msg_encode(&m, buf, sizeof buf);
+  CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 3), 0, buf, (size_t)len, 0), PS_ERR_PROTOCOL);
+  CU_ASSERT_EQUAL(harness_owner(h, k), 2);
+  harness_free(h);
+}
+
+/* Roles: keys are homed on the servers only; worker-only nodes own none and
+ * server-only nodes run no workers. */
+static void test_roles_home_keys_on_servers(void) {
+  harness *h = make_roles(6, 2, 4, 2, 200, 4, NULL, true, 3);
+  const ps_layout *l = ps_node_layout(harness_node(h, 0));
+  uint32_t per[6] = {0};
+  for (ps_key k = 100; k < 300; k++) per[ps_layout_home(l, k)]++;
+  CU_ASSERT(per[0] > 50 && per[1] > 50);
+  for (int i = 2; i < 6; i++) CU_ASSERT_EQUAL(per[i], 0);
+  CU_ASSERT_PTR_NULL(harness_worker(h, 0, 0));
+  CU_ASSERT_PTR_NULL(harness_worker(h, 1, 0));
+  CU_ASSERT_PTR_NOT_NULL(harness_worker(h, 2, 1));
+  CU_ASSERT_EQUAL(ps_layout_first_worker_node(l), 2);
+  /* The co-located layout's homes are today's: every node, the same hash. */
+  ps_layout all = *l;
+  all.num_servers = all.num_worker_nodes = all.num_homes = 0;
+  for (ps_key k = 100; k < 300; k++)
+    CU_ASSERT_EQUAL(ps_layout_home(&all, k), (uint32_t)(ps_mix64(k) % 6));
+  /* Every node needs a role; counts within the cluster. */
+  ps_layout bad = *l;
+  bad.num_worker_nodes = 3;
+  CU_ASSERT_EQUAL(ps_layout_check(&bad), PS_ERR_INVAL);
+  bad = *l;
+  bad.num_homes = 3;
+  CU_ASSERT_EQUAL(ps_layout_check(&bad), PS_ERR_INVAL);
+  CU_ASSERT_EQUAL(ps_layout_check(l), PS_OK);
+  harness_free(h);
 }
 
 /* --------------------------------------------------------- bad bytes */
@@ -677,6 +858,11 @@ PSLAB_SUITE("core", {"local access sends nothing", test_local_access_sends_nothi
             {"conservation and read-your-writes, static", test_conservation_and_ryw_static},
             {"conservation and read-your-writes, relocate",
              test_conservation_and_ryw_relocate},
+            {"conservation and read-your-writes, moves between servers",
+             test_conservation_and_ryw_moves},
+            {"a move between servers", test_move_between_servers},
+            {"a server scaled in leaves no key behind", test_scale_in_leaves_no_key_behind},
+            {"roles: keys are homed on servers only", test_roles_home_keys_on_servers},
             {"bad bytes into live nodes", test_bad_bytes_into_nodes},
             {"a duplicated message is applied once", test_duplicate_message_applied_once},
             {"an unsolicited localize loses nothing", test_unsolicited_localize_loses_nothing},

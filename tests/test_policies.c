@@ -27,7 +27,8 @@ static void test_registry(void) {
   CU_ASSERT_STRING_EQUAL(names[0], "static");
   CU_ASSERT_STRING_EQUAL(names[3], "nups");
   CU_ASSERT_STRING_EQUAL(names[4], "adaptive");
-  CU_ASSERT_PTR_NULL(names[5]);
+  CU_ASSERT_STRING_EQUAL(names[5], "psld");
+  CU_ASSERT_PTR_NULL(names[6]);
 }
 
 static void test_configure_good(void) {
@@ -63,6 +64,14 @@ static void test_configure_good(void) {
                             "\"reuse\":64}}", &s, err), PS_OK);
   CU_ASSERT_EQUAL(configure("{\"type\":\"static\",\"sampling\":{\"scheme\":\"local\"}}",
                             &s, err), PS_OK);
+  CU_ASSERT_FALSE(s.route_hints);
+  CU_ASSERT_EQUAL(configure("{\"type\":\"psld\",\"window_s\":0.1,\"explore\":0,\"budget_Bps\":1e6,"
+                            "\"blocks_per_server\":4,\"tolerance\":0,\"smoothing\":1,"
+                            "\"partition\":\"range\"}", &s, err), PS_OK);
+  CU_ASSERT_TRUE(s.route_hints);       /* workers go straight to where keys moved */
+  CU_ASSERT_FALSE(s.keys_at_workers);  /* it moves keys among servers only */
+  CU_ASSERT_EQUAL(s.partition, PS_PARTITION_RANGE);
+  CU_ASSERT_EQUAL(s.lookahead, 0);
 }
 
 /* model/ps.h: configure's json may be NULL, meaning the defaults; so every
@@ -96,7 +105,15 @@ static void test_configure_bad(void) {
       {"[]", "expected an object, found a list"},
       {"{}", "type: expected a string"},
       {"{\"type\":\"lapse\"}",
-       "type: expected one of \"static\", \"relocate\", \"replicate\", \"nups\", \"adaptive\", found \"lapse\""},
+       "type: expected one of \"static\", \"relocate\", \"replicate\", \"nups\", \"adaptive\", \"psld\", found \"lapse\""},
+      {"{\"type\":\"psld\",\"window_s\":0}", "window_s: expected a number > 0, found 0"},
+      {"{\"type\":\"psld\",\"explore\":2}", "explore: expected a share in [0, 1], found 2"},
+      {"{\"type\":\"psld\",\"smoothing\":0}", "smoothing: expected a number > 0, found 0"},
+      {"{\"type\":\"psld\",\"blocks_per_server\":0}",
+       "blocks_per_server: expected an integer in [1, 1048576], found 0"},
+      {"{\"type\":\"psld\",\"budget_Bps\":\"1GBps\"}", "budget_Bps: expected a number > 0, found a string"},
+      {"{\"type\":\"psld\",\"fast_local_access\":false}", "fast_local_access: expected true"},
+      {"{\"type\":\"psld\",\"lookahead\":3}", "lookahead: unknown field; expected one of"},
       {"{\"type\":\"replicate\",\"hot_keys\":\"some\"}",
        "hot_keys: expected an integer >= 1 or \"all\", found \"some\""},
       {"{\"type\":\"replicate\",\"syncs_per_sec\":-1}",

@@ -873,6 +873,73 @@ static void check_local_run(const char *policy, bool relocates) {
   check_local_run_with(policy, relocates, NULL, 0);
 }
 
+/* PS-Lite's layout with processes: node 0 serves, nodes 1-3 run workers,
+ * under BSP (a node without workers holds no clock back). Every worker
+ * node's steps run and every push is held once. */
+static void test_local_run_servers_and_worker_nodes(void) {
+  alarm(BOUND_S);
+  cJSON *wl = parse_json("{\"type\": \"zipf\", \"keys\": 300, \"value_length\": 4, "
+                         "\"reads_per_step\": 4, \"writes_per_step\": 3, "
+                         "\"steps_per_worker\": 100}");
+  cJSON *pol = parse_json("{\"type\": \"static\"}");
+  cJSON *cons = parse_json("{\"model\": \"bsp\"}");
+  real_cluster c = test_cluster(10);
+  real_run_args a = {.nodes = 4, .workers_per_node = 2, .servers = 1, .worker_nodes = 3,
+                     .host_speed = 1e9, .cluster = &c, .workload = wl, .policy = pol,
+                     .consistency = cons, .seed = 5, .run = 1};
+  char err[REAL_ERROR_MAX] = "";
+  cJSON *m = real_run_local(&a, err, sizeof err);
+  if (!m) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(metric(m, "steps"), 3 * 2 * 100);
+  CU_ASSERT(metric(m, "pushed_floats") > 0);
+  CU_ASSERT_EQUAL(metric(m, "value_sum"), metric(m, "pushed_floats"));
+  CU_ASSERT(metric(m, "clock_messages") > 0);
+  cJSON_Delete(m);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  cJSON_Delete(cons);
+  alarm(0);
+}
+
+/* psld with processes: 4 servers (2 of them serving from 0.05 s of the run
+ * on, the others before) and 4 worker nodes under BSP. Its reports, moves
+ * and route hints cross real sockets, and scaling in happens on each
+ * node's own clock: every push is held once, every key by exactly one
+ * server at the end, and, once the run outlasted the step, none by the
+ * servers that left. */
+static void test_local_run_psld_scaling_in(void) {
+  alarm(BOUND_S);
+  cJSON *wl = parse_json("{\"type\": \"dnn\", \"layers\": [64, 64, 10], \"key_floats\": 128, "
+                         "\"batch\": 8, \"examples\": 1024, \"epochs\": 2, \"math\": \"none\"}");
+  cJSON *pol = parse_json("{\"type\": \"psld\", \"window_s\": 0.005, \"explore\": 0.5}");
+  cJSON *cons = parse_json("{\"model\": \"bsp\"}");
+  static const ps_scale_step scale[1] = {{0.05, 2}};
+  real_cluster c = test_cluster(10);
+  real_run_args a = {.nodes = 8, .workers_per_node = 1, .servers = 4, .worker_nodes = 4,
+                     .scale = scale, .n_scale = 1, .host_speed = 1e9, .cluster = &c,
+                     .workload = wl, .policy = pol, .consistency = cons, .seed = 5, .run = 1};
+  char err[REAL_ERROR_MAX] = "";
+  cJSON *m = real_run_local(&a, err, sizeof err);
+  if (!m) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(metric(m, "value_sum"), metric(m, "pushed_floats"));
+  const cJSON *servers = cJSON_GetObjectItemCaseSensitive(m, "servers");
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(servers), 4);
+  double owned = 0;
+  for (const cJSON *s = servers->child; s; s = s->next) {
+    owned += metric(s, "owned_keys");
+    if (metric(s, "node") >= 2 && metric(m, "time_s") > 0.05)
+      CU_ASSERT_EQUAL(metric(s, "owned_keys"), 0);
+  }
+  CU_ASSERT_EQUAL(owned, 32 + 1 + 5 + 1); /* 64x64+64 and 64x10+10 floats, keys of 128 */
+  cJSON_Delete(m);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  cJSON_Delete(cons);
+  alarm(0);
+}
+
 static void test_local_runs(void) {
   check_local_run("{\"type\": \"static\", \"fast_local_access\": false}", false);
   check_local_run("{\"type\": \"relocate\", \"lookahead\": 4}", true);
@@ -1580,6 +1647,9 @@ PSLAB_SUITE("real",
              test_replicas_converge},
             {"whole runs on this machine", test_local_runs},
             {"whole runs with bounded consistency", test_local_runs_bounded},
+            {"a whole run with separate servers and worker nodes",
+             test_local_run_servers_and_worker_nodes},
+            {"psld scaling in, with processes", test_local_run_psld_scaling_in},
             {"bad frames are dropped and counted", test_bad_frames_are_dropped},
             {"which clusters authenticate with CURVE", test_auth_decision},
             {"key files: 0600, never overwritten, refused when others may read them",

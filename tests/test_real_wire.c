@@ -39,6 +39,26 @@ static void test_control_round_trip(void) {
   free(buf);
 }
 
+/* The core's messages of every type (MOVE and POLICY among them) are data
+ * to the real backend: never taken for control messages. */
+static void test_data_messages_are_not_control(void) {
+  uint8_t buf[256];
+  uint64_t key = 7;
+  uint32_t pos = 0;
+  float vals[4] = {1, 2, 3, 4};
+  for (int type = 1; type < PS_MSG_TYPE_END; type++) {
+    bool values = ps_msg_type_has_values(type);
+    ps_msg m = {.type = (uint8_t)type, .src = 1, .origin = 1, .key_count = 1,
+                .keys = (const uint8_t *)&key, .pos = (const uint8_t *)&pos,
+                .value_floats = values ? 4 : 0, .values = (const uint8_t *)vals};
+    long len = ps_msg_encode(&m, buf, sizeof buf);
+    CU_ASSERT_FATAL(len > 0);
+    CU_ASSERT_FALSE(real_ctl_is_control(buf, (size_t)len));
+    real_ctl c;
+    CU_ASSERT_EQUAL(real_ctl_decode(buf, (size_t)len, &c), PS_ERR_MAGIC);
+  }
+}
+
 static void test_book_entries(void) {
   const char book[] = "tcp://a:1\0tcp://bb:22\0tcp://ccc:333";
   size_t len;
@@ -190,6 +210,7 @@ static void test_coordinator_file(void) {
 }
 
 PSLAB_SUITE("real_wire", {"control message round trip", test_control_round_trip},
+            {"data messages are not control messages", test_data_messages_are_not_control},
             {"address book entries and string checks", test_book_entries},
             {"damaged control messages are rejected", test_control_rejects_damage},
             {"routing ids", test_routing_ids},

@@ -538,6 +538,66 @@ static void test_script_lines_for_numeric_x(void) {
   cJSON_Delete(records);
 }
 
+/* Servers' load over time: a line per server through its buckets (the
+ * middle of each on x), repeats averaged bucket by bucket; "select" keeps
+ * one sweep point's runs, and without it the lines of several points say
+ * which point they are of. */
+static void test_script_servers_over_time(void) {
+  cJSON *records = cJSON_CreateArray();
+  static const struct { const char *type; int repeat; double k0, k1; } rows[] = {
+      {"static", 0, 100, 200}, {"psld", 0, 300, 50}, {"psld", 1, 500, 150}};
+  for (size_t i = 0; i < 3; i++) {
+    char sweep[96], config[128], metrics[400];
+    snprintf(sweep, sizeof sweep, "{'policy.type': '%s'}", rows[i].type);
+    snprintf(config, sizeof config, "{'policy': {'type': '%s'}}", rows[i].type);
+    snprintf(metrics, sizeof metrics, "{'time_s': 1, 'servers': ["
+             "{'node': 0, 'bucket_s': 0.5, 'keys_per_s': [%g, %g]}, "
+             "{'node': 1, 'bucket_s': 0.5, 'keys_per_s': [7]}]}", rows[i].k0, rows[i].k1);
+    cJSON_AddItemToArray(records, record((uint32_t)i + 1, (uint32_t)rows[i].repeat, sweep,
+                                         config, metrics, NULL));
+  }
+  char err[256];
+  char *s = script_for("[{'name': 's', 'kind': 'servers_over_time', "
+                       "'select': {'policy.type': 'psld'}}]", records, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_TRUE(unit_contains(s, "set ylabel \"keys served per second\"\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "set xlabel \"time (ms)\"\n"));
+  double v[4];
+  CU_ASSERT_TRUE(unit_contains(s, "$s0 << EOD\n0.25 400 ")); /* (300 + 500) / 2 */
+  CU_ASSERT_EQUAL(data_row(s, "0.75 100 ", v, 2), 2);
+  CU_ASSERT_EQUAL(v[1], 2);                                  /* of 2 repeats */
+  CU_ASSERT_TRUE(unit_contains(s, "$s1 << EOD\n0.25 7 "));
+  CU_ASSERT_TRUE(unit_contains(s, "title \"server 0\""));
+  CU_ASSERT_TRUE(unit_contains(s, "title \"server 1\""));
+  CU_ASSERT_TRUE(unit_contains(s, "with lines linewidth 1.5"));
+  CU_ASSERT_FALSE(unit_contains(s, "0.25 100 ")); /* static's, not selected */
+  free(s);
+  s = script_for("[{'name': 's', 'kind': 'servers_over_time'}]", records, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_TRUE(unit_contains(s, "title \"policy.type=static server 0\""));
+  CU_ASSERT_TRUE(unit_contains(s, "title \"policy.type=psld server 1\""));
+  free(s);
+  cJSON_Delete(records);
+  const char *bad[][2] = {
+      {"[{'name': 's', 'kind': 'servers_over_time', 'y': 'time_s'}]",
+       "plots[0].y: expected nothing with kind \"servers_over_time\""},
+      {"[{'name': 's', 'kind': 'servers_over_time', 'select': 3}]",
+       "plots[0].select: expected an object of dotted paths into the run config"},
+  };
+  for (size_t i = 0; i < 2; i++) {
+    cJSON *j = unit_json(bad[i][0]);
+    exp_plot_list l;
+    exp_errors e;
+    exp_errors_init(&e);
+    CU_ASSERT_FALSE(exp_plots_parse(j, &l, &e));
+    CU_ASSERT_TRUE(e.count > 0 && unit_contains(e.lines[0], bad[i][1]));
+    if (e.count && !unit_contains(e.lines[0], bad[i][1])) fprintf(stderr, "\n  got: %s\n", e.lines[0]);
+    exp_plot_list_free(&l);
+    exp_errors_free(&e);
+    cJSON_Delete(j);
+  }
+}
+
 /* Quality against time: a line per sweep point through its epochs, the
  * repeats averaged epoch by epoch (x and y). */
 static void test_script_quality_vs_time(void) {
@@ -584,7 +644,8 @@ static void test_script_quality_vs_time(void) {
       {"[{'name': 'q', 'kind': 'quality_vs_time', 'y': 'time_s'}]",
        "plots[0].y: expected a metric with one value per epoch"},
       {"[{'name': 'q', 'kind': 'scatter', 'x': 'a', 'y': 'time_s'}]",
-       "plots[0].kind: expected \"points\" (the default) or \"quality_vs_time\""},
+       "plots[0].kind: expected \"points\" (the default), \"quality_vs_time\" or "
+       "\"servers_over_time\""},
   };
   for (size_t i = 0; i < 2; i++) {
     cJSON *j = unit_json(bad[i][0]);
@@ -1280,6 +1341,7 @@ PSLAB_SUITE("results",
             {"summary.csv without a sweep", test_summary_without_sweep},
             {"script: lines for numeric x", test_script_lines_for_numeric_x},
             {"script: quality against time, per epoch", test_script_quality_vs_time},
+            {"script: servers' load over time", test_script_servers_over_time},
             {"script: bars for string x", test_script_bars_for_string_x},
             {"script: error bars with repeats", test_script_error_bars_with_repeats},
             {"script: axis units", test_script_axis_units},

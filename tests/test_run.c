@@ -275,6 +275,87 @@ static void test_report_text_round_trip(void) {
   }
 }
 
+/* Servers' load in reports: through the text and back exactly, and into
+ * the "servers" metric: a server's figures, the response times every client
+ * saw from it (summed over the clients), and its keys served per second in
+ * buckets of the widest width any server used. */
+static void test_report_load_and_servers_metric(void) {
+  run_node_report r[2];
+  make_reports(r);
+  uint64_t s0[3] = {10, 20, 30}, s1[1] = {40};
+  ps_rt_stats rt0[2] = {{.count = 4, .keys = 8, .sum_s = 0.004, .max_s = 0.0015},
+                        {.count = 2, .keys = 2, .sum_s = 1.0 / 3.0, .max_s = 0.25}};
+  ps_rt_stats rt1[2] = {{.count = 1, .keys = 3, .sum_s = 0.002, .max_s = 0.002}, {0}};
+  rt0[0].hist[20] = 4;
+  rt0[1].hist[40] = 2;
+  rt1[0].hist[22] = 1;
+  r[0].server = r[1].server = true;
+  r[0].load = (ps_server_load){.keys = 100, .floats = 400, .handled = 10, .busy_s = 0.5,
+                               .queue_sum = 20, .queue_max = 5};
+  r[1].load = (ps_server_load){.keys = 40, .floats = 160, .handled = 4, .busy_s = 0.25};
+  r[0].series = s0;
+  r[0].n_series = 3;
+  r[0].bucket_s = 0.001;
+  r[1].series = s1;
+  r[1].n_series = 1;
+  r[1].bucket_s = 0.002;
+  r[0].rt = rt0;
+  r[1].rt = rt1;
+  r[0].n_rt = r[1].n_rt = 2;
+  r[0].stats.messages_received = 9;
+  r[0].owned_keys = 12;
+  run_node_report back[2];
+  for (int k = 0; k < 2; k++) {
+    char *text = run_report_encode(&r[k]);
+    char err[160] = "";
+    CU_ASSERT_EQUAL_FATAL(run_report_decode(text, strlen(text), &back[k], err, sizeof err), 0);
+    CU_ASSERT_EQUAL(back[k].server, true);
+    CU_ASSERT_EQUAL(memcmp(&back[k].load, &r[k].load, sizeof back[k].load), 0);
+    CU_ASSERT_EQUAL(back[k].bucket_s, r[k].bucket_s);
+    CU_ASSERT_EQUAL_FATAL(back[k].n_series, r[k].n_series);
+    CU_ASSERT_EQUAL(memcmp(back[k].series, r[k].series, r[k].n_series * sizeof *r[k].series), 0);
+    CU_ASSERT_EQUAL_FATAL(back[k].n_rt, 2);
+    CU_ASSERT_EQUAL(memcmp(back[k].rt, r[k].rt, 2 * sizeof *r[k].rt), 0);
+    free(text);
+  }
+  char err[128];
+  cJSON *m = run_metrics(back, 2, 5.0, NULL, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  const cJSON *servers = cJSON_GetObjectItem(m, "servers");
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(servers), 2);
+  const cJSON *a = cJSON_GetArrayItem(servers, 0), *b = cJSON_GetArrayItem(servers, 1);
+  CU_ASSERT_EQUAL(metric(a, "node"), 0);
+  CU_ASSERT_EQUAL(metric(a, "messages"), 9);
+  CU_ASSERT_EQUAL(metric(a, "keys"), 100);
+  CU_ASSERT_EQUAL(metric(a, "owned_keys"), 12);
+  CU_ASSERT_EQUAL(metric(b, "owned_keys"), 0);
+  CU_ASSERT_EQUAL(metric(a, "busy_s"), 0.5);
+  CU_ASSERT_EQUAL(metric(a, "utilization"), 0.1);
+  CU_ASSERT_EQUAL(metric(a, "queue_mean"), 2);
+  CU_ASSERT_EQUAL(metric(a, "queue_max"), 5);
+  CU_ASSERT_EQUAL(metric(a, "replies"), 5); /* 4 to node 0, 1 to node 1 */
+  CU_ASSERT_DOUBLE_EQUAL(metric(a, "rt_mean_s"), 0.006 / 5, 1e-15);
+  CU_ASSERT_EQUAL(metric(a, "rt_max_s"), 0.002);
+  CU_ASSERT_DOUBLE_EQUAL(metric(a, "rt_p50_s"), 1.024e-3, 1e-12); /* bucket 20: up to 2^10 us */
+  CU_ASSERT_EQUAL(metric(a, "rt_p99_s"), 0.002); /* bucket 22's bound (2^11 us), cut at the max */
+  CU_ASSERT_EQUAL(metric(b, "replies"), 2);
+  CU_ASSERT_EQUAL(metric(b, "rt_p50_s"), 0.25); /* bucket 40's 2^20 us, cut at the max */
+  CU_ASSERT_EQUAL(metric(a, "bucket_s"), 0.002);
+  const cJSON *ka = cJSON_GetObjectItem(a, "keys_per_s"), *kb = cJSON_GetObjectItem(b, "keys_per_s");
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(ka), 2);
+  CU_ASSERT_DOUBLE_EQUAL(cJSON_GetArrayItem(ka, 0)->valuedouble, 30 / 0.002, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(cJSON_GetArrayItem(ka, 1)->valuedouble, 30 / 0.002, 1e-9);
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(kb), 1);
+  CU_ASSERT_DOUBLE_EQUAL(cJSON_GetArrayItem(kb, 0)->valuedouble, 40 / 0.002, 1e-9);
+  cJSON_Delete(m);
+  /* Only servers are listed. */
+  back[1].server = false;
+  m = run_metrics(back, 2, 5.0, NULL, err, sizeof err);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItem(m, "servers")), 1);
+  cJSON_Delete(m);
+  for (int k = 0; k < 2; k++) run_report_free(&back[k]);
+}
+
 static void test_report_decode_refuses_bad_text(void) {
   static const struct {
     const char *text, *message;
@@ -530,6 +611,8 @@ PSLAB_SUITE("run",
             {"metrics absent when they do not apply", test_metrics_absent_when_not_applicable},
             {"loss and quality per epoch, time to quality", test_quality_metrics},
             {"report text round trip is exact", test_report_text_round_trip},
+            {"servers: load in reports, and the servers metric",
+             test_report_load_and_servers_metric},
             {"report decoder refuses bad text", test_report_decode_refuses_bad_text},
             {"setup errors name the object", test_setup_errors_name_the_object},
             {"setup refuses what memory cannot hold",

@@ -214,17 +214,38 @@ static void test_platform_loads(void) {
 typedef struct {
   sim_cluster cluster;
   const char *workload, *policy;
+  const char *consistency; /* or NULL */
   uint64_t seed;
 } run_spec;
 
 static char *sim_run_child(void *ctx) {
   run_spec *r = ctx;
   cJSON *wl = cJSON_Parse(r->workload), *pol = cJSON_Parse(r->policy);
-  sim_run_args a = {.cluster = &r->cluster, .workload = wl, .policy = pol, .seed = r->seed};
+  cJSON *cons = r->consistency ? cJSON_Parse(r->consistency) : NULL;
+  sim_run_args a = {.cluster = &r->cluster, .workload = wl, .policy = pol, .seed = r->seed,
+                    .consistency = cons};
   char err[512];
   cJSON *m = sim_run(&a, err, sizeof err);
   char *text = m ? cJSON_PrintUnformatted(m) : NULL;
   if (!m) fprintf(stderr, "sim_run: %s\n", err);
+  cJSON_Delete(m);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  cJSON_Delete(cons);
+  return text;
+}
+
+/* As sim_run_child, for a run that must fail: {"error": its message}. */
+static char *sim_run_error_child(void *ctx) {
+  run_spec *r = ctx;
+  cJSON *wl = cJSON_Parse(r->workload), *pol = cJSON_Parse(r->policy);
+  sim_run_args a = {.cluster = &r->cluster, .workload = wl, .policy = pol, .seed = r->seed};
+  char err[512] = "";
+  cJSON *m = sim_run(&a, err, sizeof err);
+  cJSON *out = cJSON_CreateObject();
+  cJSON_AddStringToObject(out, "error", m ? "" : err);
+  char *text = cJSON_PrintUnformatted(out);
+  cJSON_Delete(out);
   cJSON_Delete(m);
   cJSON_Delete(wl);
   cJSON_Delete(pol);
@@ -244,6 +265,7 @@ static const char *tiny_workload =
     "\"flops_per_step\":1e5}";
 
 static void tiny(run_spec *r, const char *policy) {
+  r->consistency = NULL;
   sim_cluster_default(&r->cluster);
   r->cluster.nodes = 2;
   r->cluster.workers_per_node = 2;
@@ -280,6 +302,177 @@ static void test_relocate_conserves(void) {
   cJSON *m = run(&r);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   CU_ASSERT(num(m, "relocations") > 0);
+  CU_ASSERT_EQUAL(num(m, "value_sum"), num(m, "pushed_floats"));
+  cJSON_Delete(m);
+}
+
+/* PS-Lite's layout: 2 servers, 3 worker nodes. Only the worker nodes run
+ * steps, every access travels (no server runs a worker), and every push is
+ * held once by a server. The co-located layout of the same cluster size
+ * runs more steps (5 worker nodes) and serves some locally. */
+static void test_servers_and_worker_nodes(void) {
+  run_spec r;
+  tiny(&r, "{\"type\":\"static\"}");
+  r.cluster.nodes = 5;
+  r.cluster.servers = 2;
+  r.cluster.worker_nodes = 3;
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(num(m, "steps"), 3 * 2 * 300);
+  CU_ASSERT_EQUAL(num(m, "local_ratio"), 0);
+  CU_ASSERT(num(m, "pushed_floats") > 0);
+  CU_ASSERT_EQUAL(num(m, "value_sum"), num(m, "pushed_floats"));
+  /* Both servers' load: every access was served by one of them, each took
+   * simulated time, and every client saw them answer. */
+  const cJSON *servers = cJSON_GetObjectItemCaseSensitive(m, "servers");
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(servers), 2);
+  double keys = 0, replies = 0, per_s = 0;
+  for (const cJSON *s = servers->child; s; s = s->next) {
+    keys += num(s, "keys");
+    replies += num(s, "replies");
+    CU_ASSERT(num(s, "busy_s") > 0 && num(s, "utilization") < 1);
+    CU_ASSERT(num(s, "rt_p50_s") > 0 && num(s, "rt_p50_s") <= num(s, "rt_max_s"));
+    const cJSON *series = cJSON_GetObjectItemCaseSensitive(s, "keys_per_s");
+    for (const cJSON *v = series->child; v; v = v->next) per_s += v->valuedouble;
+  }
+  CU_ASSERT_EQUAL(keys, num(m, "accesses"));
+  CU_ASSERT(replies > 0);
+  CU_ASSERT_DOUBLE_EQUAL(per_s * num(cJSON_GetArrayItem(servers, 0), "bucket_s"), keys, 1e-6 * keys);
+  cJSON_Delete(m);
+  r.cluster.servers = r.cluster.worker_nodes = 0;
+  m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(num(m, "steps"), 5 * 2 * 300);
+  CU_ASSERT(num(m, "local_ratio") > 0);
+  cJSON_Delete(m);
+  /* A policy that puts keys at the workers' nodes is refused, naming it. */
+  tiny(&r, "{\"type\":\"relocate\"}");
+  r.cluster.nodes = 5;
+  r.cluster.servers = 2;
+  r.cluster.worker_nodes = 3;
+  char err[1024] = "";
+  m = in_child(sim_run_error_child, &r, err, sizeof err);
+  const cJSON *e = cJSON_GetObjectItemCaseSensitive(m, "error");
+  CU_ASSERT_TRUE_FATAL(cJSON_IsString(e));
+  CU_ASSERT_PTR_NOT_NULL(strstr(e->valuestring, "cluster.servers: policy.type \"relocate\""));
+  cJSON_Delete(m);
+}
+
+/* Server 1 of 4's share of the keys served in [from, until): from the
+ * servers metric's series. */
+static double share_of(const cJSON *m, uint32_t server, double from, double until) {
+  const cJSON *servers = cJSON_GetObjectItemCaseSensitive(m, "servers");
+  double mine = 0, all = 0;
+  for (const cJSON *s = servers ? servers->child : NULL; s; s = s->next) {
+    double w = num(s, "bucket_s");
+    size_t i = 0;
+    for (const cJSON *v = cJSON_GetObjectItemCaseSensitive(s, "keys_per_s")->child; v;
+         v = v->next, i++) {
+      if (i * w < from || (i + 1) * w > until) continue;
+      all += v->valuedouble;
+      if (num(s, "node") == server) mine += v->valuedouble;
+    }
+  }
+  return all > 0 ? mine / all : NAN;
+}
+
+/* PSLD in the simulator, deterministic: a dense synchronous model on 4
+ * servers and 8 worker nodes, server 1 at an eighth of its speed in
+ * [0.08 s, 0.2 s). psld moves its load away while it is slow (its share of
+ * the keys served falls from a quarter to under a tenth late in the
+ * window) and back once it recovers (a fifth or more again later), and the
+ * run ends sooner than under static placement, whose shares never move.
+ * Each key on one server at the end, every push held once. */
+static void test_psld_moves_load_away_and_back(void) {
+  static run_phase slow[1] = {{0.08, 0.2, 0.125, 1}};
+  static sim_straggler straggler[1] = {{.node = 1, .speed_factor = 1, .bandwidth_factor = 1,
+                                        .phases = slow, .n_phases = 1}};
+  run_spec r;
+  tiny(&r, "{\"type\":\"psld\",\"window_s\":0.01}");
+  r.workload = "{\"type\":\"dnn\",\"layers\":[256,256,10],\"key_floats\":512,\"batch\":16,"
+               "\"examples\":4096,\"epochs\":4,\"math\":\"none\"}";
+  r.consistency = "{\"model\":\"bsp\"}";
+  r.cluster.nodes = 12;
+  r.cluster.servers = 4;
+  r.cluster.worker_nodes = 8;
+  r.cluster.workers_per_node = 1;
+  r.cluster.cost.per_byte_s = 1e-9;
+  r.cluster.stragglers = straggler;
+  r.cluster.n_stragglers = 1;
+  cJSON *m = run(&r);
+  r.policy = "{\"type\":\"static\"}";
+  cJSON *s = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  double before = share_of(m, 1, 0, 0.08), during = share_of(m, 1, 0.14, 0.2);
+  double after = share_of(m, 1, 0.3, 0.4);
+  CU_ASSERT(before > 0.2);
+  CU_ASSERT(during < 0.1);
+  CU_ASSERT(after > 0.2);
+  CU_ASSERT(share_of(s, 1, 0.14, 0.2) > 0.2); /* static: nothing moves */
+  CU_ASSERT(num(m, "relocations") > 0);
+  CU_ASSERT_EQUAL(num(s, "relocations"), 0);
+  CU_ASSERT(num(m, "time_s") < 0.95 * num(s, "time_s"));
+  CU_ASSERT_EQUAL(num(m, "value_sum"), num(m, "pushed_floats"));
+  double owned = 0;
+  for (const cJSON *x = cJSON_GetObjectItemCaseSensitive(m, "servers")->child; x; x = x->next)
+    owned += num(x, "owned_keys");
+  /* 256x256 + 256 and 256x10 + 10 floats in keys of at most 512: */
+  CU_ASSERT_EQUAL(owned, 128 + 1 + 5 + 1);
+  if (!(during < 0.1 && after > 0.2))
+    fprintf(stderr, "\n  server 1's share: %.3f before, %.3f during, %.3f after\n", before,
+            during, after);
+  cJSON_Delete(m);
+  cJSON_Delete(s);
+}
+
+static double owned_keys_of(const cJSON *m, uint32_t server) {
+  for (const cJSON *x = cJSON_GetObjectItemCaseSensitive(m, "servers")->child; x; x = x->next)
+    if (num(x, "node") == server) return num(x, "owned_keys");
+  return NAN;
+}
+
+/* Scaling under psld: 2 of 4 servers serve at first; at 0.08 s all 4 do,
+ * and psld moves keys to the two that joined; the run ends with every key
+ * on exactly one server (the servers' counts sum to the keys) and the two
+ * holding some. Scaled in again at 0.2 s, they hand every key back: they
+ * end with none, and still every key is on exactly one server. */
+static void test_scale_out_and_in(void) {
+  static const ps_scale_step out[2] = {{0, 2}, {0.08, 4}};
+  static const ps_scale_step out_in[3] = {{0, 2}, {0.08, 4}, {0.2, 2}};
+  run_spec r;
+  tiny(&r, "{\"type\":\"psld\",\"window_s\":0.01}");
+  r.workload = "{\"type\":\"dnn\",\"layers\":[256,256,10],\"key_floats\":512,\"batch\":16,"
+               "\"examples\":4096,\"epochs\":4,\"math\":\"none\"}";
+  r.consistency = "{\"model\":\"bsp\"}";
+  r.cluster.nodes = 12;
+  r.cluster.servers = 4;
+  r.cluster.worker_nodes = 8;
+  r.cluster.workers_per_node = 1;
+  r.cluster.cost.per_byte_s = 1e-9;
+  r.cluster.scale = out;
+  r.cluster.n_scale = 2;
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  double total = 0;
+  for (uint32_t s = 0; s < 4; s++) total += owned_keys_of(m, s);
+  CU_ASSERT_EQUAL(total, 135);
+  CU_ASSERT(owned_keys_of(m, 2) > 0 && owned_keys_of(m, 3) > 0);
+  CU_ASSERT_EQUAL(share_of(m, 2, 0, 0.08) + share_of(m, 3, 0, 0.08), 0); /* not yet serving */
+  CU_ASSERT(share_of(m, 2, 0.15, 0.3) > 0.1);
+  CU_ASSERT_EQUAL(num(m, "value_sum"), num(m, "pushed_floats"));
+  cJSON_Delete(m);
+  r.cluster.scale = out_in;
+  r.cluster.n_scale = 3;
+  m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  total = 0;
+  for (uint32_t s = 0; s < 4; s++) total += owned_keys_of(m, s);
+  CU_ASSERT_EQUAL(total, 135);
+  CU_ASSERT_EQUAL(owned_keys_of(m, 2), 0);
+  CU_ASSERT_EQUAL(owned_keys_of(m, 3), 0);
+  CU_ASSERT(share_of(m, 2, 0.12, 0.2) > 0.1); /* it served while it could */
+  CU_ASSERT_EQUAL(share_of(m, 3, 0.25, 0.35), 0);
   CU_ASSERT_EQUAL(num(m, "value_sum"), num(m, "pushed_floats"));
   cJSON_Delete(m);
 }
@@ -720,6 +913,10 @@ static void test_bad_spec_is_an_error(void) {
 }
 
 PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_cluster_check},
+            {"servers and worker nodes", test_servers_and_worker_nodes},
+            {"psld moves load away from a slowed server and back",
+             test_psld_moves_load_away_and_back},
+            {"scaling servers out and in", test_scale_out_and_in},
             {"platform_loads", test_platform_loads},
             {"metrics_and_conservation", test_metrics_and_conservation},
             {"relocate_conserves", test_relocate_conserves},

@@ -240,6 +240,18 @@ static const struct {
     {"{'name': 't', 'cluster': {'nodes': 2, 'hosts': ['a', 'b']}, " GOOD_REST "}", "cluster.hosts: expected nothing without cluster.platform_file, found a list of 2"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'per_key_s': -1}}, " GOOD_REST "}", "cluster.cost.per_key_s: expected a duration such as"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'per_msg_s': 1}}, " GOOD_REST "}", "cluster.cost.per_msg_s: expected one of the keys of cluster.cost (per_message_s, per_key_s, per_byte_s, local_per_key_s, send_per_message_s), found an unknown key"},
+    /* cluster, roles and scaling */
+    {"{'name': 't', 'cluster': {'nodes': 4, 'servers': 5}, " GOOD_REST "}", "spec.json: cluster.servers: expected an integer <= 4, found 5"},
+    {"{'name': 't', 'cluster': {'nodes': 4, 'worker_nodes': 0}, " GOOD_REST "}", "spec.json: cluster.worker_nodes: expected an integer >= 1, found 0"},
+    {"{'name': 't', 'cluster': {'nodes': 4, 'servers': 1, 'worker_nodes': 2}, " GOOD_REST "}", "spec.json: cluster.worker_nodes: expected at least 3 with 1 servers of 4 nodes (every node a server, a worker node or both), found 2"},
+    {"{'name': 't', 'cluster': {'nodes': 4, 'servers': 2, 'worker_nodes': 2}, " GOOD_WORKLOAD ", 'policy': {'type': 'relocate'}}", "spec.json: cluster.servers: policy.type \"relocate\" puts keys on the nodes of the workers that use them, so every worker node must be a server; expected 4 (every node) with it, found 2 servers and 2 worker nodes of 4 nodes"},
+    {"{'name': 't', 'cluster': {'nodes': 4, 'servers': 2, 'worker_nodes': 2}, " GOOD_REST ", 'stages': [{'workers': 2, 'steps': 10}]}", "spec.json: stages: expected none with separate servers and worker nodes (cluster.servers 2 and cluster.worker_nodes 2 of 4 nodes; not implemented)"},
+    {"{'name': 't', 'cluster': {'nodes': 4, 'scale': {'at_s': 1}}, " GOOD_REST "}", "spec.json: cluster.scale: expected a list of steps {\"at_s\", \"servers\"}, found an object"},
+    {"{'name': 't', 'cluster': {'nodes': 4, 'scale': [{'at_s': 1, 'servers': 5}]}, " GOOD_REST "}", "spec.json: cluster.scale[0].servers: expected an integer <= 4, found 5"},
+    {"{'name': 't', 'cluster': {'nodes': 4, 'scale': [{'at_s': 1, 'servers': 2}, {'at_s': 0.5, 'servers': 3}]}, " GOOD_REST "}", "spec.json: cluster.scale[1].at_s: expected a number >= 1, found 0.5"},
+    {"{'name': 't', 'cluster': {'nodes': 4, 'scale': [{'servers': 2}]}, " GOOD_REST "}", "spec.json: cluster.scale[0].at_s: expected a number >= 0, found nothing"},
+    {"{'name': 't', 'cluster': {'nodes': 4, 'scale': [{'at_s': 1, 'servers': 2, 'when': 3}]}, " GOOD_REST "}", "spec.json: cluster.scale[0].when: expected one of the keys of cluster.scale[0] (at_s, servers)"},
+    {"{'name': 't', 'cluster': {'nodes': 4, 'scale': [{'at_s': 1, 'servers': 2}]}, " GOOD_WORKLOAD ", 'policy': {'type': 'nups'}}", "spec.json: cluster.scale: expected none with policy.type \"nups\""},
     /* cluster, the real backend's fields */
     {"{'name': 't', 'cluster': {'nodes': 2, 'coordinator': 'node01'}, " GOOD_REST "}", "spec.json: cluster.coordinator: expected \"HOST:PORT\", rank 0's address (a port 1-65535), found \"node01\""},
     {"{'name': 't', 'cluster': {'nodes': 2, 'coordinator': 'node01:0'}, " GOOD_REST "}", "cluster.coordinator: expected \"HOST:PORT\""},

@@ -1,0 +1,50 @@
+# Plot "time" of experiment "elastic", written by pslab from runs.jsonl.
+# Redraw with `gnuplot time.gp` in this directory (it writes time.svg, then time.png),
+# or with `pslab plot DIR`.
+#
+# Data: a row per category: its label, then y, ci95, runs for each series.
+#   y     the mean of time_s over the runs at that point, in s
+#   ci95  half-width of the 95% confidence interval of that mean (Student's t);
+#         NaN with fewer than 2 runs
+#   runs  how many runs gave a value
+# The y axis shows y * yscale (time (s)). The x axis shows the labels of `set xtics`, wrapped to fit.
+set encoding utf8
+set terminal svg size 800,500 dynamic noenhanced font "sans,12" background rgb "white"
+set output "time.svg"
+set linetype 1 linecolor rgb "#0072B2" linewidth 2 pointsize 1.2
+set linetype 2 linecolor rgb "#D55E00" linewidth 2 pointsize 1.2
+set linetype 3 linecolor rgb "#009E73" linewidth 2 pointsize 1.2
+set linetype 4 linecolor rgb "#CC79A7" linewidth 2 pointsize 1.2
+set linetype 5 linecolor rgb "#E69F00" linewidth 2 pointsize 1.2
+set linetype 6 linecolor rgb "#56B4E9" linewidth 2 pointsize 1.2
+set linetype 7 linecolor rgb "#000000" linewidth 2 pointsize 1.2
+set linetype 8 linecolor rgb "#F0E442" linewidth 2 pointsize 1.2
+set linetype cycle 8
+set title "Training time, 4 servers, 8 in [0.3 s, 0.7 s)"
+set xlabel "policy.type"
+set ylabel "time (s)"
+yscale = 1
+set grid ytics
+unset key
+set yrange [0:*]
+$data << EOD
+"static" 1.26054636044096 NaN 1
+"psld" 1.0392372225717927 NaN 1
+EOD
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set xtics nomirror ("static" 0, \
+  "psld" 1)
+set xrange [-0.5:1.5]
+plot $data using ($2*yscale) title "time_s"
+
+# The same plot as a PNG, for documents and READMEs.
+if (strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
+  print "pslab: this gnuplot has no pngcairo terminal, so time.png is not drawn (Debian's gnuplot-nox has it)"
+  exit status 4
+}
+set terminal pngcairo size 800,500 noenhanced font "sans,12" background rgb "white"
+set output "time.png"
+replot
+unset output

@@ -1,0 +1,55 @@
+# Plot "time" of experiment "stragglers", written by pslab from runs.jsonl.
+# Redraw with `gnuplot time.gp` in this directory (it writes time.svg, then time.png),
+# or with `pslab plot DIR`.
+#
+# Data: a row per category: its label, then y, ci95, runs for each series.
+#   y     the mean of time_s over the runs at that point, in s
+#   ci95  half-width of the 95% confidence interval of that mean (Student's t);
+#         NaN with fewer than 2 runs
+#   runs  how many runs gave a value
+# The y axis shows y * yscale (time (s)). The x axis shows the labels of `set xtics`, wrapped to fit.
+set encoding utf8
+set terminal svg size 800,1143 dynamic noenhanced font "sans,12" background rgb "white"
+set output "time.svg"
+set linetype 1 linecolor rgb "#0072B2" linewidth 2 pointsize 1.2
+set linetype 2 linecolor rgb "#D55E00" linewidth 2 pointsize 1.2
+set linetype 3 linecolor rgb "#009E73" linewidth 2 pointsize 1.2
+set linetype 4 linecolor rgb "#CC79A7" linewidth 2 pointsize 1.2
+set linetype 5 linecolor rgb "#E69F00" linewidth 2 pointsize 1.2
+set linetype 6 linecolor rgb "#56B4E9" linewidth 2 pointsize 1.2
+set linetype 7 linecolor rgb "#000000" linewidth 2 pointsize 1.2
+set linetype 8 linecolor rgb "#F0E442" linewidth 2 pointsize 1.2
+set linetype cycle 8
+set title "Training time with server 3 slowed in [0.2 s, 0.5 s)"
+set xlabel "cluster.stragglers"
+set ylabel "time (s)"
+yscale = 1
+set grid ytics
+set key below horizontal Left reverse title "\npolicy.type"
+set yrange [0:*]
+$data << EOD
+"[]" 0.87220570465420044 NaN 1 0.848666700407656 NaN 1
+"[{node=3,phases=[{from_s=0.2,until_s=0.5,speed_factor=0.5}]}]" 0.87900651582690958 NaN 1 0.862951326353876 NaN 1
+"[{node=3,phases=[{from_s=0.2,until_s=0.5,speed_factor=0.25}]}]" 0.93753033675644626 NaN 1 0.883496210864984 NaN 1
+"[{node=3,phases=[{from_s=0.2,until_s=0.5,speed_factor=0.125}]}]" 1.0049219677010621 NaN 1 0.906348283230277 NaN 1
+EOD
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set xtics nomirror rotate by 90 right ("[]" 0, \
+  "[{node=3,phases=[{from_s=0.2,until_s=0.5,speed_factor=0.5}]}]" 1, \
+  "[{node=3,phases=[{from_s=0.2,until_s=0.5,speed_factor=0.25}]}]" 2, \
+  "[{node=3,phases=[{from_s=0.2,until_s=0.5,speed_factor=0.125}]}]" 3)
+set xrange [-0.5:3.5]
+plot $data using ($2*yscale) title "static", \
+     $data using ($5*yscale) title "psld"
+
+# The same plot as a PNG, for documents and READMEs.
+if (strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
+  print "pslab: this gnuplot has no pngcairo terminal, so time.png is not drawn (Debian's gnuplot-nox has it)"
+  exit status 4
+}
+set terminal pngcairo size 800,1143 noenhanced font "sans,12" background rgb "white"
+set output "time.png"
+replot
+unset output
