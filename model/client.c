@@ -190,15 +190,15 @@ static int plan_offsets(ps_worker *w, const ps_key *keys, size_t n, uint64_t *fl
 
 /* ----------------------------------------------------- reads and writes */
 
-/* Serves key i of an access from local memory, if fast local access can:
- * an owned key, or a replica (but a set on a replica must reach the owner),
- * or under a bounded model a read of a cached copy fresh enough. With the
- * entry locked; sends nothing. Returns whether it did. */
+/* Serves one key of an access (len floats at pos of buf) from local memory,
+ * if fast local access can: an owned key, or a replica (but a set on a
+ * replica must reach the owner), or under a bounded model a read of a cached
+ * copy fresh enough. With the entry locked; sends nothing. Returns whether it
+ * did. */
 static bool serve_inline(ps_worker *w, key_entry *e, ps_key k, uint8_t type, float *buf,
-                         uint32_t pos, double now, int *err) {
+                         uint32_t pos, uint32_t len, double now, int *err) {
   ps_node *node = w->node;
   if (!node->settings.fast_local_access) return false;
-  uint32_t len = ps_layout_value_len(&node->layout, k);
   const float *vals = type == PS_MSG_PULL ? NULL : buf + pos;
   float *out = type == PS_MSG_PULL ? buf + pos : NULL;
   bool bounded = w->cons.model != PS_CONSISTENCY_ASYNC;
@@ -222,37 +222,49 @@ static bool serve_inline(ps_worker *w, key_entry *e, ps_key k, uint8_t type, flo
   return true;
 }
 
-/* Issues a pull, push or set of keys[n]; buf is the output (pull) or input.
- * First everything local memory can serve, with no lock but the keys'; then,
- * under the node's order lock, the keys that need messages (see ctx_init). */
-static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n,
-                        float *buf, size_t buf_len, ps_ticket *ticket, double now) {
+/* Counts key accesses of w, on w's own cache line (workers of one node never
+ * write a line another worker writes). A load and a store, not an atomic
+ * add: only the thread using the handle writes it (ps.h: a handle is used by
+ * one thread at a time), and an atomic add would be a full barrier, waiting
+ * for the pulled values to be stored, a third of a local pull's time. */
+static void count_accesses(_Atomic uint64_t *counter, uint64_t n) {
+  uint64_t was = atomic_load_explicit(counter, memory_order_relaxed);
+  atomic_store_explicit(counter, was + n, memory_order_relaxed);
+}
+
+/* The slow path of an access whose keys from `first` on need more than local
+ * memory (the keys before it were served already): a ticket,
+ * then everything local memory can serve, with no lock but the keys'; then,
+ * under the node's order lock, the keys that need messages (see ctx_init).
+ * Returns as ps_pull. */
+static int issue_with_ticket(ps_worker *w, uint8_t type, const ps_key *keys, size_t n,
+                             size_t first, float *buf, size_t buf_len, ps_ticket *ticket,
+                             int64_t stamp, uint64_t seq, double now) {
   ps_node *node = w->node;
   uint64_t floats;
-  int rc = plan_offsets(w, keys, n, &floats);
-  if (rc != PS_OK) return rc;
-  if (buf_len < floats || (floats && !buf) || !ticket) return PS_ERR_INVAL;
-  if (type != PS_MSG_PULL && buf_len != floats) return PS_ERR_VALUE_LEN;
   ps_ticket id;
   bool bounded = w->cons.model != PS_CONSISTENCY_ASYNC;
-  /* A bounded pull's values hold every write of clocks < the run's clock now. */
-  int64_t stamp = bounded && type == PS_MSG_PULL ? ps_node_min_clock(node) : -1;
-  uint64_t seq = stamp >= 0 ? atomic_load(&node->clk.push_seq) : 0;
   int64_t write_clock = node->has_clock && type != PS_MSG_PULL ? ps_worker_clock(w) : -1;
-  if ((rc = ticket_open_bounded(w, n, type == PS_MSG_PULL ? buf : NULL, buf_len, stamp, seq,
-                                write_clock, &id)) != PS_OK)
+  int rc = plan_offsets(w, keys, n, &floats);
+  if (rc == PS_OK)
+    rc = ticket_open_bounded(w, n, type == PS_MSG_PULL ? buf : NULL, buf_len, stamp, seq,
+                             write_clock, &id);
+  if (rc != PS_OK) {
+    count_accesses(&w->local_accesses, first);
     return rc;
-  uint64_t local = 0, remote = 0;
+  }
+  uint64_t local = first, remote = 0;
   size_t deferred = 0; /* keys[i] that need messages, compacted into scratch_defer */
   int err = PS_OK;
-  for (size_t i = 0; i < n && err == PS_OK; i++) {
+  for (size_t i = first; i < n && err == PS_OK; i++) {
+    uint32_t len = ps_layout_value_len(&node->layout, keys[i]);
     store_stripe *st;
     key_entry *e = node_lock_entry(node, keys[i], &st);
     if (!e) {
       err = PS_ERR_NOMEM;
       break;
     }
-    if (serve_inline(w, e, keys[i], type, buf, w->scratch_pos[i], now, &err)) local++;
+    if (serve_inline(w, e, keys[i], type, buf, w->scratch_pos[i], len, now, &err)) local++;
     else w->scratch_defer[deferred++] = (uint32_t)i;
     pthread_mutex_unlock(&st->lock);
   }
@@ -275,7 +287,7 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
         c.error = PS_ERR_NOMEM;
         break;
       }
-      if (serve_inline(w, e, k, type, buf, pos, now, &c.error)) { /* arrived meanwhile */
+      if (serve_inline(w, e, k, type, buf, pos, len, now, &c.error)) { /* arrived meanwhile */
         local++;
       } else if (e->state == KEY_OWNED) {
         /* As PS-Lite: even a local key goes through this node's server. */
@@ -302,8 +314,8 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
   } else {
     c = (call_ctx){.node = node, .now = now};
   }
-  stat_add(&node->stats.local_accesses, local);
-  stat_add(&node->stats.remote_accesses, remote);
+  count_accesses(&w->local_accesses, local);
+  count_accesses(&w->remote_accesses, remote);
   /* Drop the issuing guard and the keys served here: silent, since the
    * caller learns it from rc. */
   ticket_progress(w, &c, id, local + 1, NULL, 0, 0, true);
@@ -311,6 +323,62 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
   if (ps_worker_done(w, id)) return PS_OK;
   *ticket = id;
   return PS_PENDING;
+}
+
+/* Issues a pull, push or set of keys[n]; buf is the output (pull) or input.
+ *
+ * The fast path: keys are served from local memory in issue order, each
+ * under its own stripe lock and nothing else: no ticket, no node-wide lock,
+ * no message. A key's state is read and its value used under one hold of its
+ * stripe lock, so a key handed over (or arriving) between two keys of the
+ * call is never used here after it left. The first key local memory cannot
+ * serve hands the rest of the call to the slow path (issue_with_ticket),
+ * which behaves as if the keys before it had been served by it. */
+static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n,
+                        float *buf, size_t buf_len, ps_ticket *ticket, double now) {
+  ps_node *node = w->node;
+  if (n > PS_MAX_OP_KEYS) return PS_ERR_LIMIT;
+  if (n && !keys) return PS_ERR_INVAL;
+  uint64_t floats = 0;
+  for (size_t i = 0; i < n; i++) { /* every key checked before any is served */
+    uint32_t len = ps_layout_value_len(&node->layout, keys[i]);
+    if (!len) return PS_ERR_KEY_RANGE;
+    floats += len;
+  }
+  if (floats > UINT32_MAX) return PS_ERR_LIMIT;
+  if (buf_len < floats || (floats && !buf) || !ticket) return PS_ERR_INVAL;
+  if (type != PS_MSG_PULL && buf_len != floats) return PS_ERR_VALUE_LEN;
+  /* A bounded pull's values hold every write of clocks < the run's clock now. */
+  bool bounded = w->cons.model != PS_CONSISTENCY_ASYNC;
+  int64_t stamp = bounded && type == PS_MSG_PULL ? ps_node_min_clock(node) : -1;
+  uint64_t seq = stamp >= 0 ? atomic_load(&node->clk.push_seq) : 0;
+  size_t i = 0;
+  uint32_t pos = 0;
+  int err = PS_OK;
+  if (node->settings.fast_local_access) {
+    for (; i < n; i++) {
+      uint32_t len = ps_layout_value_len(&node->layout, keys[i]);
+      store_stripe *st;
+      key_entry *e = node_lock_entry(node, keys[i], &st);
+      if (!e) {
+        err = PS_ERR_NOMEM;
+        break;
+      }
+      bool served = serve_inline(w, e, keys[i], type, buf, pos, len, now, &err);
+      pthread_mutex_unlock(&st->lock);
+      if (!served) break;
+      pos += len;
+      if (err) {
+        i++; /* served, and counted, as the slow path counts it */
+        break;
+      }
+    }
+  }
+  if (i == n || err) {
+    count_accesses(&w->local_accesses, i);
+    return err;
+  }
+  return issue_with_ticket(w, type, keys, n, i, buf, buf_len, ticket, stamp, seq, now);
 }
 
 int ps_pull(ps_worker *w, const ps_key *keys, size_t n, float *out, size_t out_len,

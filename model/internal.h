@@ -81,9 +81,12 @@ typedef struct {
   key_bounded *kb;      /* bounded consistency's, or NULL (clock.c) */
 } key_entry;
 
-/* One stripe: an open-addressing table under its own mutex. */
+/* One stripe: an open-addressing table under its own mutex. Stripes start
+ * on cache lines of their own (PS_CACHE_LINE): threads working on keys of
+ * different stripes never write one line. */
+#define PS_CACHE_LINE 64
 typedef struct {
-  pthread_mutex_t lock;
+  _Alignas(PS_CACHE_LINE) pthread_mutex_t lock;
   key_entry *slots;
   size_t cap;   /* power of two, or 0 */
   size_t used;
@@ -192,8 +195,10 @@ typedef struct {
   size_t n, cap;
 } intent_slot;
 
+/* Workers start on cache lines of their own (node.c allocates them aligned):
+ * the fast path writes only its worker's line and its keys' stripes. */
 struct ps_worker {
-  ps_node *node;
+  _Alignas(PS_CACHE_LINE) ps_node *node;
   uint32_t index;
   _Atomic int64_t clock;
   pthread_mutex_t lock;   /* guards the ticket table */
@@ -216,6 +221,11 @@ struct ps_worker {
   size_t n_wait_keys, cap_wait_keys;
   intent_slot *intents;    /* SPARSE: intents of clocks c - 1 .. c + lookahead */
   uint32_t n_intents;
+  /* Key accesses this worker issued, served from local memory or needing a
+   * message: per worker, so that workers of one node do not share a counter
+   * (ps_node_get_stats sums them). */
+  _Alignas(PS_CACHE_LINE) _Atomic uint64_t local_accesses;
+  _Atomic uint64_t remote_accesses;
 };
 
 /* Opens a ticket with `keys` outstanding plus the issuing guard. */
@@ -249,7 +259,7 @@ int ticket_fill(ps_worker *w, ps_ticket id, uint32_t pos, const float *vals,
 /* ----------------------------------------------------------------- node */
 
 typedef struct {
-  _Atomic uint64_t local_accesses, remote_accesses, messages_sent, bytes_sent,
+  _Atomic uint64_t messages_sent, bytes_sent,
       messages_received, forwards, relocations, queued, bad_messages, replica_syncs,
       duplicates, out_of_sequence, hop_drops;
 } node_counters;

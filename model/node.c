@@ -37,8 +37,9 @@ void ps_node_config_default(ps_node_config *c) {
 /* ----------------------------------------------------------- lifecycle */
 
 static int workers_init(ps_node *n, uint32_t count) {
-  n->workers = calloc(count, sizeof *n->workers);
+  n->workers = aligned_alloc(PS_CACHE_LINE, count * sizeof *n->workers);
   if (!n->workers) return PS_ERR_NOMEM;
+  memset(n->workers, 0, count * sizeof *n->workers);
   n->num_workers = count;
   for (uint32_t i = 0; i < count; i++) {
     ps_worker *w = &n->workers[i];
@@ -138,8 +139,11 @@ ps_worker *ps_node_worker(ps_node *n, uint32_t i) {
 
 void ps_node_get_stats(const ps_node *n, ps_node_stats *o) {
   const node_counters *s = &n->stats;
-  o->local_accesses = atomic_load(&s->local_accesses);
-  o->remote_accesses = atomic_load(&s->remote_accesses);
+  o->local_accesses = o->remote_accesses = 0;
+  for (uint32_t i = 0; i < n->num_workers; i++) {
+    o->local_accesses += atomic_load(&n->workers[i].local_accesses);
+    o->remote_accesses += atomic_load(&n->workers[i].remote_accesses);
+  }
   o->messages_sent = atomic_load(&s->messages_sent);
   o->bytes_sent = atomic_load(&s->bytes_sent);
   o->messages_received = atomic_load(&s->messages_received);

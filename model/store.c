@@ -11,8 +11,9 @@
 
 int store_init(key_store *s, uint32_t stripes) {
   if (stripes == 0 || (stripes & (stripes - 1))) return PS_ERR_INVAL;
-  s->stripes = calloc(stripes, sizeof *s->stripes);
+  s->stripes = aligned_alloc(PS_CACHE_LINE, stripes * sizeof *s->stripes);
   if (!s->stripes) return PS_ERR_NOMEM;
+  memset(s->stripes, 0, stripes * sizeof *s->stripes);
   s->num_stripes = stripes;
   for (uint32_t i = 0; i < stripes; i++) pthread_mutex_init(&s->stripes[i].lock, NULL);
   return PS_OK;
