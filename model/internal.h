@@ -18,6 +18,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 
 /* ------------------------------------------------------------ key store */
 
@@ -329,6 +330,25 @@ struct ps_node {
   clock_service clk;
   bounded_counters bounded;
 };
+
+/* dst[i] += src[i] for i < n: element by element, so the sums are the very
+ * bits a scalar loop gives; four floats at a time where the compiler offers
+ * vectors (GCC's -O2 leaves the plain loop scalar, and a push of 100 floats
+ * then spends most of its time adding). */
+static inline void floats_add(float *dst, const float *src, uint32_t n) {
+  uint32_t i = 0;
+#if defined(__GNUC__)
+  typedef float v4f __attribute__((vector_size(16)));
+  for (; i + 4 <= n; i += 4) {
+    v4f a, b;
+    memcpy(&a, dst + i, sizeof a);
+    memcpy(&b, src + i, sizeof b);
+    a += b;
+    memcpy(dst + i, &a, sizeof a);
+  }
+#endif
+  for (; i < n; i++) dst[i] += src[i];
+}
 
 static inline void stat_add(_Atomic uint64_t *c, uint64_t n) {
   atomic_fetch_add_explicit(c, n, memory_order_relaxed);

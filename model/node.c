@@ -318,7 +318,7 @@ int value_apply(key_entry *e, uint32_t len, uint8_t type, const float *in, float
   if (e->mirror && type != PS_MSG_PULL) { /* all-reduce: replicas need it too */
     if (type == PS_MSG_SET) return PS_ERR_INVAL;
     if (!e->delta && !(e->delta = calloc(len, sizeof *e->delta))) return PS_ERR_NOMEM;
-    for (uint32_t i = 0; i < len; i++) e->delta[i] += in[i];
+    floats_add(e->delta, in, len);
   }
   if (!e->value) {
     if (type == PS_MSG_PULL && out) { /* never written: zeros, no allocation */
@@ -331,7 +331,7 @@ int value_apply(key_entry *e, uint32_t len, uint8_t type, const float *in, float
   if (type == PS_MSG_PULL) {
     if (out) memcpy(out, e->value, len * sizeof *out);
   } else if (type == PS_MSG_PUSH || type == PS_MSG_SYNC) {
-    for (uint32_t i = 0; i < len; i++) e->value[i] += in[i];
+    floats_add(e->value, in, len);
   } else {
     memcpy(e->value, in, len * sizeof *in);
   }

@@ -111,7 +111,7 @@ double ps_staleness_quantile(const uint64_t hist[PS_STALENESS_BUCKETS], double q
 
 static bool add_into(float **dst, uint32_t len, const float *vals) {
   if (!*dst && !(*dst = calloc(len, sizeof **dst))) return false;
-  for (uint32_t i = 0; i < len; i++) (*dst)[i] += vals[i];
+  floats_add(*dst, vals, len);
   return true;
 }
 
