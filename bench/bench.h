@@ -11,13 +11,13 @@
  *
  * Lines a script can read, one per figure:
  *
- *   NAME: VALUE UNIT [MIN-MAX, R rounds]
- *   NAME: VALUE UNIT [MIN-MAX, R rounds] (ratio RATIO [RMIN-RMAX] against YARDSTICK)
- *   goal NAME: RATIO <= GOAL: met|missed
+ *   NAME: VALUE UNIT [MIN..MAX, R rounds]
+ *   NAME: VALUE UNIT [MIN..MAX, R rounds] (ratio RATIO [RMIN..RMAX] against YARDSTICK)
+ *   goal NAME: RATIO <= GOAL: met|missed        (or >=)
  *
  * NAME and YARDSTICK name figures printed on their own lines; NAME holds no
  * colon. A regular expression for the second form:
- *   ^([^:]+): (\S+) (\S+) \[(\S+)-(\S+), (\d+) rounds\] \(ratio (\S+) \[(\S+)-(\S+)\] against (.+)\)$
+ *   ^([^:]+): (\S+) (\S+) \[(\S+)\.\.(\S+), (\d+) rounds\] \(ratio (\S+) \[(\S+)\.\.(\S+)\] against (.+)\)$
  */
 #ifndef PSLAB_BENCH_H
 #define PSLAB_BENCH_H
@@ -71,10 +71,19 @@ static inline double bench_median(const double *v, int n, double *lo, double *hi
   return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
+/* A value with 4 significant digits, without an exponent below 1e9. */
+static inline const char *bench_num(char *buf, size_t len, double v) {
+  if (v >= 1e4 && v < 1e9) snprintf(buf, len, "%.0f", v);
+  else snprintf(buf, len, "%.4g", v);
+  return buf;
+}
+
 /* Prints f's line (no ratio). */
 static inline void bench_print(const bench_fig *f) {
+  char a[32], b[32], c[32];
   double lo, hi, med = bench_median(f->v, f->n, &lo, &hi);
-  printf("%s: %.4g %s [%.4g-%.4g, %d rounds]\n", f->name, med, f->unit, lo, hi, f->n);
+  printf("%s: %s %s [%s..%s, %d rounds]\n", f->name, bench_num(a, sizeof a, med), f->unit,
+         bench_num(b, sizeof b, lo), bench_num(c, sizeof c, hi), f->n);
 }
 
 /* Prints a's line with the median of the per-round ratios a / b (inverse:
@@ -84,10 +93,12 @@ static inline double bench_print_ratio(const bench_fig *a, const bench_fig *b, b
   double r[BENCH_MAX_ROUNDS];
   int n = a->n < b->n ? a->n : b->n;
   for (int i = 0; i < n; i++) r[i] = inverse ? b->v[i] / a->v[i] : a->v[i] / b->v[i];
+  char x[32], y[32], z[32];
   double lo, hi, med = bench_median(a->v, a->n, &lo, &hi);
   double rlo, rhi, ratio = bench_median(r, n, &rlo, &rhi);
-  printf("%s: %.4g %s [%.4g-%.4g, %d rounds] (ratio %.3g [%.3g-%.3g] against %s)\n", a->name,
-         med, a->unit, lo, hi, a->n, ratio, rlo, rhi, b->name);
+  printf("%s: %s %s [%s..%s, %d rounds] (ratio %.3g [%.3g..%.3g] against %s)\n", a->name,
+         bench_num(x, sizeof x, med), a->unit, bench_num(y, sizeof y, lo),
+         bench_num(z, sizeof z, hi), a->n, ratio, rlo, rhi, b->name);
   return ratio;
 }
 
