@@ -41,10 +41,15 @@ int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
   }
   *id = w->next_ticket++;
   w->tickets[w->n_tickets++] =
-      (ticket_slot){*id, keys + 1, out, out_len, stamp, issue_seq, write_clock, NULL, NULL,
-                    NULL, 0};
+      (ticket_slot){.id = *id, .pending = keys + 1, .out = out, .out_len = out_len,
+                    .stamp = stamp, .issue_seq = issue_seq, .write_clock = write_clock};
   pthread_mutex_unlock(&w->lock);
   return PS_OK;
+}
+
+/* The keys t waits for (n_wait of them). */
+static awaited_key *awaited_of(ticket_slot *t) {
+  return t->n_wait <= TICKET_INLINE_KEYS ? t->inline_keys : t->heap_keys;
 }
 
 int ticket_expect(ps_worker *w, ps_ticket id, const ps_key *keys, const uint32_t *idx,
@@ -53,44 +58,43 @@ int ticket_expect(ps_worker *w, ps_ticket id, const ps_key *keys, const uint32_t
   pthread_mutex_lock(&w->lock);
   ticket_slot *t = ticket_find(w, id);
   int rc = t && !t->n_wait ? PS_OK : PS_ERR_PROTOCOL; /* once, at issue */
+  if (rc == PS_OK && n > TICKET_INLINE_KEYS &&
+      !(t->heap_keys = malloc(n * sizeof *t->heap_keys)))
+    rc = PS_ERR_NOMEM;
   if (rc == PS_OK) {
-    t->wait_keys = malloc(n * sizeof *t->wait_keys);
-    t->wait_pos = malloc(n * sizeof *t->wait_pos);
-    t->answered = calloc(n, 1);
-    if (!t->wait_keys || !t->wait_pos || !t->answered) rc = PS_ERR_NOMEM;
+    t->n_wait = (uint32_t)n;
+    awaited_key *a = awaited_of(t);
+    for (size_t j = 0; j < n; j++)
+      a[j] = (awaited_key){.key = keys[idx[j]], .pos = w->scratch_pos[idx[j]]};
   }
-  for (size_t j = 0; rc == PS_OK && j < n; j++) {
-    t->wait_keys[j] = keys[idx[j]];
-    t->wait_pos[j] = w->scratch_pos[idx[j]];
-  }
-  if (rc == PS_OK) t->n_wait = (uint32_t)n;
   pthread_mutex_unlock(&w->lock);
   return rc;
 }
 
-/* The index of position pos among t's awaited ones, or -1. */
-static long wait_index(const ticket_slot *t, uint32_t pos) {
-  size_t lo = 0, hi = t->n_wait;
+/* The index of position pos among the awaited keys a[n], or -1. */
+static long wait_index(const awaited_key *a, uint32_t n, uint32_t pos) {
+  size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (t->wait_pos[mid] < pos) lo = mid + 1;
+    if (a[mid].pos < pos) lo = mid + 1;
     else hi = mid;
   }
-  return lo < t->n_wait && t->wait_pos[lo] == pos ? (long)lo : -1;
+  return lo < n && a[lo].pos == pos ? (long)lo : -1;
 }
 
 int ticket_take_reply(ps_worker *w, const ps_msg *m) {
   pthread_mutex_lock(&w->lock);
   ticket_slot *t = ticket_find(w, m->request);
   int rc = t ? PS_OK : PS_ERR_PROTOCOL;
+  awaited_key *a = t ? awaited_of(t) : NULL;
   for (uint32_t i = 0; rc == PS_OK && i < m->key_count; i++) {
-    long at = wait_index(t, ps_msg_pos(m, i));
-    if (at < 0 || t->answered[at] || t->wait_keys[at] != ps_msg_key(m, i)) rc = PS_ERR_PROTOCOL;
-    else t->answered[at] = 2; /* taken by this reply, so far */
+    long at = wait_index(a, t->n_wait, ps_msg_pos(m, i));
+    if (at < 0 || a[at].answered || a[at].key != ps_msg_key(m, i)) rc = PS_ERR_PROTOCOL;
+    else a[at].answered = 2; /* taken by this reply, so far */
   }
   for (uint32_t i = 0; t && i < m->key_count; i++) { /* all, or none */
-    long at = wait_index(t, ps_msg_pos(m, i));
-    if (at >= 0 && t->answered[at] == 2) t->answered[at] = rc == PS_OK;
+    long at = wait_index(a, t->n_wait, ps_msg_pos(m, i));
+    if (at >= 0 && a[at].answered == 2) a[at].answered = rc == PS_OK;
   }
   pthread_mutex_unlock(&w->lock);
   return rc;
@@ -133,9 +137,7 @@ int ticket_progress(ps_worker *w, call_ctx *c, ps_ticket id, uint64_t n,
   t->pending -= n;
   bool done = t->pending == 0;
   if (done) {
-    free(t->wait_keys);
-    free(t->wait_pos);
-    free(t->answered);
+    free(t->heap_keys);
     *t = w->tickets[--w->n_tickets];
   }
   pthread_mutex_unlock(&w->lock);

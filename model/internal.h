@@ -143,14 +143,22 @@ typedef struct {
   size_t len;
 } queued_msg;
 
+/* A call's first messages and wake-ups live in the context itself (most
+ * calls make one or two of each): no allocation for them. A context is
+ * never copied once it holds one. */
+#define CTX_INLINE_MSGS 2
+#define CTX_INLINE_WAKES 2
+
 typedef struct {
   ps_node *node;
   double now;
-  out_msg *msgs;
+  out_msg *msgs;         /* inline_msgs, or malloc'd once they are too few */
   size_t n_msgs, cap_msgs;
-  wakeup *wakes;
+  wakeup *wakes;         /* likewise */
   size_t n_wakes, cap_wakes;
   int error;             /* first allocation failure */
+  out_msg inline_msgs[CTX_INLINE_MSGS];
+  wakeup inline_wakes[CTX_INLINE_WAKES];
 } call_ctx;
 
 /* Takes the node's order lock and starts an empty context. */
@@ -171,6 +179,18 @@ void ctx_wake(call_ctx *c, uint32_t worker, ps_ticket t);
 
 /* -------------------------------------------------------------- workers */
 
+/* A key a ticket waits for a reply about: where it goes in the caller's
+ * buffer, and whether a reply took it already. */
+typedef struct {
+  ps_key key;
+  uint32_t pos;
+  uint8_t answered;
+} awaited_key;
+
+/* Operations of a few remote keys (most) keep their awaited keys in the
+ * ticket itself: no allocation per remote operation. */
+#define TICKET_INLINE_KEYS 4
+
 typedef struct {
   ps_ticket id;
   uint64_t pending;  /* keys still outstanding, plus one while being issued */
@@ -182,11 +202,12 @@ typedef struct {
                           (-1: none); the node says no later clock until it
                           completes */
   /* The keys a reply must come for (sent in messages): by position in the
-   * caller's buffer, ascending; each taken once. */
-  ps_key *wait_keys;
-  uint32_t *wait_pos;
-  uint8_t *answered;
+   * caller's buffer, ascending; each taken once. In `inline_keys` when
+   * there are at most TICKET_INLINE_KEYS, else in `heap_keys` (client.c,
+   * awaited_of: slots move, so nothing points into one). */
   uint32_t n_wait;
+  awaited_key *heap_keys;
+  awaited_key inline_keys[TICKET_INLINE_KEYS];
 } ticket_slot;
 
 /* A worker's intents of one clock, for SPARSE (clock.c). */

@@ -105,11 +105,8 @@ void ps_node_free(ps_node *n) {
   store_destroy(&n->store);
   for (uint32_t i = 0; n->workers && i < n->num_workers; i++) {
     pthread_mutex_destroy(&n->workers[i].lock);
-    for (size_t t = 0; t < n->workers[i].n_tickets; t++) { /* still pending */
-      free(n->workers[i].tickets[t].wait_keys);
-      free(n->workers[i].tickets[t].wait_pos);
-      free(n->workers[i].tickets[t].answered);
-    }
+    for (size_t t = 0; t < n->workers[i].n_tickets; t++) /* still pending */
+      free(n->workers[i].tickets[t].heap_keys);
     free(n->workers[i].tickets);
     free(n->workers[i].scratch_pos);
     free(n->workers[i].scratch_defer);
