@@ -342,9 +342,11 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
   if (n > PS_MAX_OP_KEYS) return PS_ERR_LIMIT;
   if (n && !keys) return PS_ERR_INVAL;
   uint64_t floats = 0;
+  uint32_t lens[16]; /* the first keys' value lengths, not looked up twice */
   for (size_t i = 0; i < n; i++) { /* every key checked before any is served */
     uint32_t len = ps_layout_value_len(&node->layout, keys[i]);
     if (!len) return PS_ERR_KEY_RANGE;
+    if (i < 16) lens[i] = len;
     floats += len;
   }
   if (floats > UINT32_MAX) return PS_ERR_LIMIT;
@@ -359,7 +361,7 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
   int err = PS_OK;
   if (node->settings.fast_local_access) {
     for (; i < n; i++) {
-      uint32_t len = ps_layout_value_len(&node->layout, keys[i]);
+      uint32_t len = i < 16 ? lens[i] : ps_layout_value_len(&node->layout, keys[i]);
       store_stripe *st;
       key_entry *e = node_lock_entry(node, keys[i], &st);
       if (!e) {

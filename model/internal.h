@@ -103,8 +103,20 @@ void store_destroy(key_store *s);
 static inline store_stripe *store_stripe_of(key_store *s, ps_key k) {
   return &s->stripes[(ps_mix64(k) >> 40) & (s->num_stripes - 1)];
 }
-/* With the stripe's lock held: the entry of k, or NULL. */
-key_entry *stripe_find(store_stripe *st, ps_key k);
+/* Where k's probe starts in st's table (cap > 0). */
+static inline size_t stripe_slot_of(const store_stripe *st, ps_key k) {
+  return (size_t)ps_mix64(k ^ 0x9e3779b97f4a7c15ULL) & (st->cap - 1);
+}
+/* With the stripe's lock held: the entry of k, or NULL. Inline: every
+ * access looks its key up. */
+static inline key_entry *stripe_find(store_stripe *st, ps_key k) {
+  if (st->cap == 0) return NULL;
+  for (size_t i = stripe_slot_of(st, k);; i = (i + 1) & (st->cap - 1)) {
+    key_entry *e = &st->slots[i];
+    if (!e->used) return NULL;
+    if (e->key == k) return e;
+  }
+}
 /* With the lock held: the entry of k, created (zeroed but for key) if absent;
  * NULL on no memory. Pointers to entries die at the next insert or delete. */
 key_entry *stripe_get(store_stripe *st, ps_key k, bool *created);

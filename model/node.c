@@ -218,6 +218,8 @@ void ps_node_on_timer(ps_node *n, double now) {
 key_entry *node_lock_entry(ps_node *n, ps_key k, store_stripe **st) {
   *st = store_stripe_of(&n->store, k);
   pthread_mutex_lock(&(*st)->lock);
+  key_entry *found = stripe_find(*st, k); /* most keys were seen before */
+  if (found) return found;
   bool created;
   key_entry *e = stripe_get(*st, k, &created);
   if (!e) {

@@ -45,18 +45,7 @@ void store_destroy(key_store *s) {
   s->stripes = NULL;
 }
 
-static size_t slot_of(const store_stripe *st, ps_key k) {
-  return (size_t)ps_mix64(k ^ 0x9e3779b97f4a7c15ULL) & (st->cap - 1);
-}
-
-key_entry *stripe_find(store_stripe *st, ps_key k) {
-  if (st->cap == 0) return NULL;
-  for (size_t i = slot_of(st, k);; i = (i + 1) & (st->cap - 1)) {
-    key_entry *e = &st->slots[i];
-    if (!e->used) return NULL;
-    if (e->key == k) return e;
-  }
-}
+static size_t slot_of(const store_stripe *st, ps_key k) { return stripe_slot_of(st, k); }
 
 /* Doubles the table (or makes the first one); false on no memory. */
 static bool stripe_grow(store_stripe *st) {
