@@ -2,9 +2,10 @@
  * local_ops: what a local access costs through the core, beside the same
  * bytes moved without pslab, and how it scales with worker threads.
  *
- * One node (no network: every key is local, nothing is ever sent), two
- * workers, 4096 keys of 100 floats, fast local access. Figures, measured
- * side by side in interleaved rounds (bench/bench.h):
+ * Node 0 of two (no network: every key used is owned by it or replicated
+ * on it, nothing is ever sent), two workers, 4096 keys of 100 floats, fast
+ * local access. Figures, measured side by side in interleaved rounds
+ * (bench/bench.h), times per operation in thread CPU time:
  *
  *   local pull          ps_pull of one key, per call, against memcpy of the
  *                       same 400 bytes (goal: at most 2x, issue 14);
@@ -16,11 +17,13 @@
  *                       pushing) its own key (on distinct stripes), their
  *                       summed rate against one thread's (goal for pulls:
  *                       at least 1.7 on 2 free cores); memcpy on 2 threads
- *                       against 1 says what the machine itself gives.
+ *                       against 1 says what the machine itself gives;
+ *   replica             a pull of a key replicated on the node (its owner
+ *                       elsewhere), against memcpy, and on 2 threads.
  *
  * Usage: local_ops [--rounds R] [--slice SECONDS]   (default 9 rounds of
  *        30 ms slices: about 3 s)
- *        local_ops --calls N pull|push   N operations of one key and
+ *        local_ops --calls N pull|push|replica   N operations of one key and
  *        nothing printed: for instruction counts, e.g.
  *        valgrind --tool=callgrind --toggle-collect=ps_pull \
  *          build/bench/local_ops --calls 100000 pull
@@ -42,20 +45,27 @@ static void no_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
   exit(1);
 }
 
+/* Node 0 of a 2-node key space (node 1 is never made: nothing is sent). */
 static ps_node *make_node(void) {
   ps_node_config c;
   ps_node_config_default(&c);
   c.workers = 2;
   c.layout.num_tables = 1;
   c.layout.tables[0] = (ps_table){0, KEYS, LEN};
-  c.layout.num_nodes = 1;
+  c.layout.num_nodes = 2;
   c.env = (ps_env){NULL, no_send, NULL};
   return ps_node_new(&c);
 }
 
+/* The i-th key (from `from` on) homed at node `home`. */
+static ps_key homed(ps_node *node, uint32_t home, ps_key from, int i) {
+  for (ps_key k = from;; k++)
+    if (ps_layout_home(ps_node_layout(node), k) == home && i-- == 0) return k;
+}
+
 /* ------------------------------------------------------------- kinds */
 
-enum { K_MEMCPY, K_ADD, K_PULL, K_PUSH, K_PULL64, K_MEMCPY64 };
+enum { K_MEMCPY, K_ADD, K_PULL, K_PUSH, K_PULL64, K_MEMCPY64, K_PULL_REPLICA };
 
 typedef struct {
   ps_node *node;
@@ -87,7 +97,8 @@ static void ops64(job *j, float *src, float *dst) {
     case K_ADD:
       for (int i = 0; i < LEN; i++) dst[i] += src[i];
       break;
-    case K_PULL: rc = ps_pull(w, j->keys, 1, dst, LEN, &t, 0); break;
+    case K_PULL:
+    case K_PULL_REPLICA: rc = ps_pull(w, j->keys, 1, dst, LEN, &t, 0); break;
     case K_PUSH: rc = ps_push(w, j->keys, 1, src, LEN, &t, 0); break;
     case K_PULL64: rc = ps_pull(w, j->keys, BATCH, dst, LEN * BATCH, &t, 0); break;
     }
@@ -119,7 +130,7 @@ static void *job_main(void *arg) {
 /* Runs `threads` jobs of one kind for `slice` seconds; their summed rate per
  * wall second, and per second of each thread's CPU time into *cpu_rate (if
  * not NULL). */
-static double run_kind(ps_node *node, int kind, uint32_t threads, const ps_key keys[2][BATCH],
+static double run_kind(ps_node *node, int kind, uint32_t threads, const ps_key keys[4][BATCH],
                        double slice, double *cpu_rate) {
   job jobs[2];
   pthread_t th[2];
@@ -128,7 +139,7 @@ static double run_kind(ps_node *node, int kind, uint32_t threads, const ps_key k
   pthread_barrier_init(&start, NULL, threads + 1);
   for (uint32_t i = 0; i < threads; i++) {
     jobs[i] = (job){.node = node, .kind = kind, .worker = i, .stop = &stop, .start = &start};
-    memcpy(jobs[i].keys, keys[i], sizeof jobs[i].keys);
+    memcpy(jobs[i].keys, keys[kind == K_PULL_REPLICA ? 2 + i : i], sizeof jobs[i].keys);
     pthread_create(&th[i], NULL, job_main, &jobs[i]);
   }
   pthread_barrier_wait(&start);
@@ -146,26 +157,37 @@ static double run_kind(ps_node *node, int kind, uint32_t threads, const ps_key k
   return sum;
 }
 
-/* Keys for the two workers: worker 0's from key 0 on, worker 1's from key
- * 2048 on, skipping keys whose stripe worker 0's first key uses (distinct
- * keys on distinct stripes, as workers on disjoint keys mostly are). */
-static void pick_keys(ps_node *node, ps_key keys[2][BATCH]) {
-  for (int i = 0; i < BATCH; i++) keys[0][i] = (ps_key)i;
-  store_stripe *first = store_stripe_of(&node->store, keys[0][0]);
-  ps_key k = KEYS / 2;
-  for (int i = 0; i < BATCH; k++)
-    if (store_stripe_of(&node->store, k) != first) keys[1][i++] = k;
+/* Keys for the two workers: keys[0] and keys[1] owned by the node (worker
+ * 0's from key 0 on, worker 1's from key 2048 on), keys[2] and keys[3]
+ * replicas (homed at node 1) likewise; worker 1's skip the stripe of worker
+ * 0's first key (distinct keys on distinct stripes, as workers on disjoint
+ * keys mostly are). Makes the replicas. */
+static int pick_keys(ps_node *node, ps_key keys[4][BATCH]) {
+  for (uint32_t set = 0; set < 4; set++) {
+    uint32_t home = set < 2 ? 0 : 1;
+    ps_key from = set % 2 ? KEYS / 2 : 0;
+    store_stripe *avoid = set % 2 ? store_stripe_of(&node->store, keys[set - 1][0]) : NULL;
+    for (int i = 0, j = 0; i < BATCH; j++) {
+      ps_key k = homed(node, home, from, j);
+      if (store_stripe_of(&node->store, k) != avoid) keys[set][i++] = k;
+    }
+    if (home == 1 && ps_node_add_initial_replicas(node, keys[set], BATCH, PS_SYNC_OWNER) != PS_OK)
+      return -1;
+  }
+  return 0;
 }
 
 /* ------------------------------------------------------------ callgrind */
 
 static int calls_only(long calls, const char *what) {
   ps_node *node = make_node();
+  ps_key keys[4][BATCH];
+  if (!node || pick_keys(node, keys) != 0) return 1;
   ps_worker *w = ps_node_worker(node, 0);
   float buf[LEN] = {0};
-  ps_key k = 7;
+  bool push = strcmp(what, "push") == 0, replica = strcmp(what, "replica") == 0;
+  ps_key k = keys[replica ? 2 : 0][0];
   ps_ticket t;
-  bool push = strcmp(what, "push") == 0;
   if (ps_push(w, &k, 1, buf, LEN, &t, 0) != PS_OK) return 1; /* the value exists */
   for (long i = 0; i < calls; i++) {
     int rc = push ? ps_push(w, &k, 1, buf, LEN, &t, 0) : ps_pull(w, &k, 1, buf, LEN, &t, 0);
@@ -186,15 +208,15 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
     else if (strcmp(argv[i], "--slice") == 0 && i + 1 < argc) slice = atof(argv[++i]);
     else {
-      fprintf(stderr, "usage: local_ops [--rounds R] [--slice SECONDS] | --calls N pull|push\n");
+      fprintf(stderr, "usage: local_ops [--rounds R] [--slice SECONDS] | "
+                      "--calls N pull|push|replica\n");
       return 2;
     }
   }
   if (rounds < 1 || rounds > BENCH_MAX_ROUNDS || !(slice > 0)) return 2;
   ps_node *node = make_node();
-  if (!node) return 1;
-  ps_key keys[2][BATCH];
-  pick_keys(node, keys);
+  ps_key keys[4][BATCH];
+  if (!node || pick_keys(node, keys) != 0) return 1;
   run_kind(node, K_PUSH, 2, keys, 0.01, NULL);   /* first touch: every value exists */
   run_kind(node, K_PULL64, 2, keys, 0.01, NULL); /* ... and the stripes' entries */
   /* Times per operation are of the thread's CPU time; rates of 2 threads
@@ -213,6 +235,10 @@ int main(int argc, char **argv) {
             pull_c1 = {.name = "local pull, 1 thread, per CPU second", .unit = "M/s"},
             pull_c2 = {.name = "local pull, 2 threads on distinct keys, per CPU second",
                        .unit = "M/s"},
+            rep1 = {.name = "local pull of a replica, 1 key of 100 floats", .unit = "ns"},
+            rep_t1 = {.name = "local pull of a replica, 1 thread", .unit = "M/s"},
+            rep_t2 = {.name = "local pull of a replica, 2 threads on distinct keys",
+                      .unit = "M/s"},
             push_t1 = {.name = "local push, 1 thread", .unit = "M/s"},
             push_t2 = {.name = "local push, 2 threads on distinct keys", .unit = "M/s"};
   for (int r = 0; r < rounds; r++) {
@@ -237,9 +263,14 @@ int main(int argc, char **argv) {
     bench_add(&pull_t2, run_kind(node, K_PULL, 2, keys, slice, &cpu2) / 1e6);
     bench_add(&pull_c2, cpu2 / 1e6);
     bench_add(&push_t2, run_kind(node, K_PUSH, 2, keys, slice, NULL) / 1e6);
+    double q = run_kind(node, K_PULL_REPLICA, 1, keys, slice, &cpu);
+    bench_add(&rep1, 1e9 / cpu);
+    bench_add(&rep_t1, q / 1e6);
+    bench_add(&rep_t2, run_kind(node, K_PULL_REPLICA, 2, keys, slice, NULL) / 1e6);
   }
-  printf("local_ops: one node, keys of 100 floats, fast local access; medians of %d "
-         "interleaved rounds of %.0f ms slices; ns of thread CPU time\n", rounds, slice * 1e3);
+  printf("local_ops: node 0 of 2, nothing sent, keys of 100 floats, fast local access; "
+         "medians of %d interleaved rounds of %.0f ms slices; ns of thread CPU time\n", rounds,
+         slice * 1e3);
   bench_print(&memcpy1);
   double pull_ratio = bench_print_ratio(&pull1, &memcpy1, false);
   bench_print(&add1);
@@ -254,6 +285,9 @@ int main(int argc, char **argv) {
   double scale_cpu = bench_print_ratio(&pull_c2, &pull_c1, false);
   bench_print(&push_t1);
   bench_print_ratio(&push_t2, &push_t1, false);
+  bench_print_ratio(&rep1, &memcpy1, false);
+  bench_print(&rep_t1);
+  bench_print_ratio(&rep_t2, &rep_t1, false);
   bench_goal("local pull against memcpy", pull_ratio, "<=", 2);
   bench_goal("local pull, 2 threads against 1", scale, ">=", 1.7);
   bench_goal("local pull, 2 threads against 1, per CPU second", scale_cpu, ">=", 1.7);

@@ -212,7 +212,7 @@ static bool serve_inline(ps_worker *w, key_entry *e, ps_key k, uint8_t type, flo
       bounded_owner_written(node, e, k);
     }
   } else if (e->state == KEY_REPLICA && type != PS_MSG_SET) {
-    rc = replica_apply_local(node, e, k, type, vals, out, ps_worker_clock(w), now);
+    rc = replica_apply_local(w, e, k, type, vals, out, now);
     if (bounded && type == PS_MSG_PULL) bounded_note_replica_read(w);
     else if (bounded && e->kb) bounded_note_write(w, e, k, type, vals, false);
   } else if (bounded && type == PS_MSG_PULL && e->state == KEY_ABSENT) {

@@ -222,6 +222,12 @@ typedef struct {
   awaited_key inline_keys[TICKET_INLINE_KEYS];
 } ticket_slot;
 
+/* Ages of replica reads. */
+typedef struct {
+  _Atomic uint64_t reads, sum_ns, max_ns, sum_clocks, max_clocks;
+  _Atomic uint64_t hist[PS_STALENESS_BUCKETS];
+} staleness_counters;
+
 /* A worker's intents of one clock, for SPARSE (clock.c). */
 typedef struct {
   int64_t clock;
@@ -260,6 +266,7 @@ struct ps_worker {
    * (ps_node_get_stats sums them). */
   _Alignas(PS_CACHE_LINE) _Atomic uint64_t local_accesses;
   _Atomic uint64_t remote_accesses;
+  staleness_counters staleness; /* its reads of replicas served inline */
 };
 
 /* Opens a ticket with `keys` outstanding plus the issuing guard. */
@@ -324,12 +331,6 @@ typedef struct {
   size_t n_dirty, cap_dirty;
 } clock_service;
 
-/* Ages of replica reads. */
-typedef struct {
-  _Atomic uint64_t reads, sum_ns, max_ns, sum_clocks, max_clocks;
-  _Atomic uint64_t hist[PS_STALENESS_BUCKETS];
-} staleness_counters;
-
 struct ps_node {
   uint32_t id;
   ps_layout layout;
@@ -358,7 +359,8 @@ struct ps_node {
   ps_sync_mode replica_mode;
   const ps_key *init_hot_keys; /* the config's, during the policy's init */
   size_t init_num_hot_keys;
-  staleness_counters staleness;
+  staleness_counters staleness; /* replica reads served from a queue (replica_serve);
+                                   those served inline count in their worker's */
   bool has_clock;           /* config.clock_service */
   clock_service clk;
   bounded_counters bounded;
@@ -424,10 +426,11 @@ int handle_handover(call_ctx *c, const ps_msg *m);
 int handle_transfer(call_ctx *c, const ps_msg *m);
 
 /* Replicas (replica.c). With the entry locked: */
-/* A pull (into out) or push (of vals) of this node's worker on a replica,
- * from local memory; sends nothing. PS_OK or PS_ERR_NOMEM. */
-int replica_apply_local(ps_node *n, key_entry *e, ps_key k, uint8_t type, const float *vals,
-                        float *out, int64_t clock, double now);
+/* A pull (into out) or push (of vals) of worker w on a replica, from local
+ * memory; sends nothing. A pull counts its staleness in w's counters: call
+ * it on w's thread. PS_OK or PS_ERR_NOMEM. */
+int replica_apply_local(ps_worker *w, key_entry *e, ps_key k, uint8_t type, const float *vals,
+                        float *out, double now);
 /* Serves a queued read or write of this node's worker on a replica; the
  * result goes to its ticket. A set also goes to the owner. */
 void replica_serve(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,

@@ -152,13 +152,24 @@ void ps_node_get_stats(const ps_node *n, ps_node_stats *o) {
   o->duplicates = atomic_load(&s->duplicates);
   o->out_of_sequence = atomic_load(&s->out_of_sequence);
   o->hop_drops = atomic_load(&s->hop_drops);
-  const staleness_counters *a = &n->staleness;
-  o->replica_reads = atomic_load(&a->reads);
-  o->staleness_sum_s = (double)atomic_load(&a->sum_ns) * 1e-9;
-  o->staleness_max_s = (double)atomic_load(&a->max_ns) * 1e-9;
-  o->staleness_sum_clocks = atomic_load(&a->sum_clocks);
-  o->staleness_max_clocks = atomic_load(&a->max_clocks);
-  for (unsigned i = 0; i < PS_STALENESS_BUCKETS; i++) o->staleness_hist[i] = atomic_load(&a->hist[i]);
+  /* Replica reads: the node's (served from a queue) and each worker's. */
+  uint64_t sum_ns = 0, max_ns = 0;
+  o->replica_reads = o->staleness_sum_clocks = o->staleness_max_clocks = 0;
+  memset(o->staleness_hist, 0, sizeof o->staleness_hist);
+  for (uint32_t w = 0; w <= n->num_workers; w++) {
+    const staleness_counters *a = w < n->num_workers ? &n->workers[w].staleness : &n->staleness;
+    o->replica_reads += atomic_load(&a->reads);
+    sum_ns += atomic_load(&a->sum_ns);
+    uint64_t m = atomic_load(&a->max_ns);
+    if (m > max_ns) max_ns = m;
+    o->staleness_sum_clocks += atomic_load(&a->sum_clocks);
+    m = atomic_load(&a->max_clocks);
+    if (m > o->staleness_max_clocks) o->staleness_max_clocks = m;
+    for (unsigned i = 0; i < PS_STALENESS_BUCKETS; i++)
+      o->staleness_hist[i] += atomic_load(&a->hist[i]);
+  }
+  o->staleness_sum_s = (double)sum_ns * 1e-9;
+  o->staleness_max_s = (double)max_ns * 1e-9;
   const bounded_counters *b = &n->bounded;
   o->cache_reads = atomic_load(&b->cache_reads);
   o->cache_misses = atomic_load(&b->cache_misses);
