@@ -37,6 +37,7 @@
 #define LEN 100
 #define KEYS 4096
 #define BATCH 64
+#define MIN_OPS 4096 /* per thread and slice */
 
 static void no_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
   (void)ctx, (void)dst, (void)len;
@@ -115,7 +116,9 @@ static void *job_main(void *arg) {
   uint64_t ops = 0;
   pthread_barrier_wait(j->start);
   double t0 = bench_now(), c0 = bench_cpu_now();
-  while (!atomic_load_explicit(j->stop, memory_order_relaxed)) {
+  /* At least MIN_OPS, so that a thread the machine did not run during the
+   * slice still measures something. */
+  while (ops < MIN_OPS || !atomic_load_explicit(j->stop, memory_order_relaxed)) {
     ops64(j, src, dst);
     ops += 64;
   }
