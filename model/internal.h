@@ -342,7 +342,10 @@ struct ps_node {
   key_store store;
   ps_worker *workers;
   uint32_t num_workers;
-  node_counters stats;
+  /* What every access reads is above, and (but the timer's due time)
+   * written only while the node is made; what threads write as they go
+   * starts here, on a line of its own (node.c allocates the node aligned). */
+  _Alignas(PS_CACHE_LINE) node_counters stats;
   pthread_mutex_t order_lock; /* see call_ctx */
   uint32_t *send_seq;         /* per destination: the last number sent (order lock) */
   _Atomic uint32_t *recv_seq; /* per source: the last number taken */

@@ -57,8 +57,9 @@ ps_node *ps_node_new(const ps_node_config *c) {
   if (!c || ps_layout_check(&c->layout) != PS_OK || c->id >= c->layout.num_nodes ||
       c->workers == 0 || !c->env.send)
     return NULL;
-  ps_node *n = calloc(1, sizeof *n);
+  ps_node *n = aligned_alloc(PS_CACHE_LINE, sizeof *n);
   if (!n) return NULL;
+  memset(n, 0, sizeof *n);
   n->id = c->id;
   n->layout = c->layout;
   n->env = c->env;
