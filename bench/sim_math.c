@@ -10,6 +10,7 @@
  *
  * Usage: sim_math [rounds]   (default 3)
  */
+#include "bench/bench.h"
 #include "sim/sim.h"
 #include "run/run.h"
 
@@ -84,34 +85,30 @@ static int in_child(uint32_t nodes, const char *math, figures *out) {
   return n == (ssize_t)sizeof *out && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv) {
   int rounds = argc > 1 ? atoi(argv[1]) : 3;
   if (rounds < 1 || rounds > 15) {
     fprintf(stderr, "usage: sim_math [rounds 1..15]\n");
     return 2;
   }
-  printf("sim_math: mf rank 16, 4000 ratings per node, static; key accesses per wall "
-         "second, median of %d rounds\n", rounds);
+  printf("sim_math: mf rank 16, 4000 ratings per node, static; simulated key accesses per "
+         "wall second, medians of %d interleaved rounds\n", rounds);
   const uint32_t sizes[] = {8, 64};
   for (size_t s = 0; s < 2; s++) {
-    double real[15], none[15];
+    char rname[64], nname[64];
+    snprintf(rname, sizeof rname, "sim mf math real, %u nodes", (unsigned)sizes[s]);
+    snprintf(nname, sizeof nname, "sim mf math none, %u nodes", (unsigned)sizes[s]);
+    bench_fig real = {.name = rname, .unit = "k accesses/s"},
+              none = {.name = nname, .unit = "k accesses/s"};
     figures f;
     for (int r = 0; r < rounds; r++) {
       if (in_child(sizes[s], "real", &f) != 0) return 1;
-      real[r] = f.accesses / f.wall_s;
+      bench_add(&real, f.accesses / f.wall_s / 1e3);
       if (in_child(sizes[s], "none", &f) != 0) return 1;
-      none[r] = f.accesses / f.wall_s;
+      bench_add(&none, f.accesses / f.wall_s / 1e3);
     }
-    qsort(real, (size_t)rounds, sizeof *real, by_value);
-    qsort(none, (size_t)rounds, sizeof *none, by_value);
-    double a = real[rounds / 2], b = none[rounds / 2];
-    printf("%3u nodes  math real %8.0f k accesses/s  math none %8.0f k accesses/s  "
-           "real/none %.2f\n", (unsigned)sizes[s], a / 1e3, b / 1e3, a / b);
+    bench_print(&none);
+    bench_print_ratio(&real, &none, false);
   }
   return 0;
 }

@@ -22,14 +22,17 @@
  *          never touched. Like pslab's pulls, every node talks to all others
  *          at once, so SimGrid's flow model has a similar load.
  *
- * and prints both message rates and raw / pslab, pslab's overhead per message
- * over raw SimGrid. Targets: that ratio <= 2 (judged on the 100-key rows: with
- * 1000-key steps a message carries ~100 keys of core work), and >= 1 million
- * simulated key accesses per wall second with batched keys. Wall time covers engine start, platform load and
- * the run, in both children; pslab's also covers building its nodes and the
- * metrics. Usage: sim_throughput [scale], scale (default 1) multiplying the
- * steps.
+ * and prints wall time per simulated message of each and pslab / raw, pslab's
+ * overhead per message over raw SimGrid (bench/bench.h's lines; with rounds,
+ * pslab and raw interleaved). Targets: that ratio <= 2 (judged on the
+ * 100-key rows: with 1000-key steps a message carries ~100 keys of core
+ * work), and >= 1 million simulated key accesses per wall second with
+ * batched keys. Wall time covers engine start, platform load and the run,
+ * in both children; pslab's also covers building its nodes and the metrics.
+ * Usage: sim_throughput [scale] [rounds], scale (default 1) multiplying the
+ * steps, rounds (default 1) the measurements of each row.
  */
+#include "bench/bench.h"
 #include "sim/platform.h"
 #include "sim/sim.h"
 #include "run/run.h"
@@ -234,39 +237,57 @@ static int raw_child(void *ctx, figures *out) {
 
 /* ---------------------------------------------------------------- main */
 
+/* A row's figures over its rounds: wall microseconds per simulated message
+ * (pslab, raw with uniform sizes, raw with varied sizes) and simulated key
+ * accesses per wall second. */
 typedef struct {
-  double keys_per_s, ratio, ratio_vary; /* ratio_vary 0: not measured */
-} outcome;
+  char names[4][96];
+  bench_fig pslab, raw, vary, keys;
+} row_figs;
 
-/* Runs pslab, then raw with uniform sizes, then (if vary) with varied ones. */
-static int measure(const pslab_case *pc, bool vary, outcome *o) {
-  figures p, r, v = {0};
+static void row_init(row_figs *r, const pslab_case *pc) {
+  snprintf(r->names[0], sizeof r->names[0], "sim pslab, %u nodes, %u keys per step, per message",
+           (unsigned)pc->nodes, (unsigned)pc->batch);
+  snprintf(r->names[1], sizeof r->names[1], "bare SimGrid, %u nodes, uniform sizes, per message",
+           (unsigned)pc->nodes);
+  snprintf(r->names[2], sizeof r->names[2], "bare SimGrid, %u nodes, varied sizes, per message",
+           (unsigned)pc->nodes);
+  snprintf(r->names[3], sizeof r->names[3], "sim pslab, %u nodes, %u keys per step, accesses",
+           (unsigned)pc->nodes, (unsigned)pc->batch);
+  r->pslab = (bench_fig){.name = r->names[0], .unit = "us"};
+  r->raw = (bench_fig){.name = r->names[1], .unit = "us"};
+  r->vary = (bench_fig){.name = r->names[2], .unit = "us"};
+  r->keys = (bench_fig){.name = r->names[3], .unit = "per wall s"};
+}
+
+/* One round of a row: pslab, then raw with uniform sizes, then (if vary)
+ * with varied ones, each in its own child. */
+static int measure(const pslab_case *pc, bool vary, row_figs *r) {
+  figures p, u, v = {0};
   if (in_child(pslab_child, (void *)pc, &p) != 0) return -1;
   double pairs = (double)pc->nodes * (pc->nodes - 1);
   raw_case rc = {.nodes = pc->nodes,
                  .rounds = (uint64_t)(p.messages / (2.0 * pairs) + 0.5),
                  .size = (long)(p.bytes / p.messages + 0.5)};
   if (rc.rounds == 0) rc.rounds = 1;
-  if (in_child(raw_child, &rc, &r) != 0) return -1;
+  if (in_child(raw_child, &rc, &u) != 0) return -1;
   rc.vary = true;
   if (vary && in_child(raw_child, &rc, &v) != 0) return -1;
-  double p_msgs = p.messages / p.wall_s, r_msgs = r.messages / r.wall_s;
-  double v_msgs = vary ? v.messages / v.wall_s : 0;
-  o->keys_per_s = p.accesses / p.wall_s;
-  o->ratio = r_msgs / p_msgs;
-  o->ratio_vary = v_msgs / p_msgs;
-  printf("%5u %5u %9.0f %8.0f %5.0f | %6.2f %9.0f %8.0f | %6.2f %8.0f %5.2f |", (unsigned)pc->nodes,
-         (unsigned)pc->batch, p.accesses, p.messages, p.bytes / p.messages, p.wall_s,
-         o->keys_per_s, p_msgs, r.wall_s, r_msgs, o->ratio);
-  if (vary) printf(" %6.2f %8.0f %5.2f\n", v.wall_s, v_msgs, o->ratio_vary);
-  else printf("      (skipped)\n");
-  fflush(stdout);
+  bench_add(&r->pslab, p.wall_s / p.messages * 1e6);
+  bench_add(&r->raw, u.wall_s / u.messages * 1e6);
+  if (vary) bench_add(&r->vary, v.wall_s / v.messages * 1e6);
+  bench_add(&r->keys, p.accesses / p.wall_s);
   return 0;
 }
 
 int main(int argc, char **argv) {
   double scale = argc > 1 ? atof(argv[1]) : 1.0;
+  int rounds = argc > 2 ? atoi(argv[2]) : 1;
   if (!(scale > 0)) scale = 1.0;
+  if (rounds < 1 || rounds > BENCH_MAX_ROUNDS) {
+    fprintf(stderr, "usage: sim_throughput [scale] [rounds 1..%d]\n", BENCH_MAX_ROUNDS);
+    return 2;
+  }
   /* Steps per worker at scale 1: each row takes seconds to tens of seconds
    * (SimGrid's flow model costs more per message as the number of concurrent
    * flows grows with the cluster). Raw with varied sizes is skipped at 256
@@ -276,34 +297,45 @@ int main(int argc, char **argv) {
     bool vary;
   } rows[] = {{{8, 100, 2000}, true}, {{64, 100, 40}, true}, {{256, 100, 6}, false},
               {{8, 1000, 200}, true}};
-  printf("sim_throughput: pslab (zipf, `batch` reads + writes per step, static hash) vs bare "
-         "SimGrid request/reply per node pair (uniform, then varied sizes), CM02, 1 worker "
-         "per node\n");
-  printf("nodes batch  accesses messages meanB | pslab_s key_acc/s   msgs/s |  raw_s raw_msg/s "
-         "ratio |  var_s var_msg/s ratio\n");
+  printf("sim_throughput: pslab (zipf, `batch` reads + writes per step, static hash) against "
+         "bare SimGrid request/reply per node pair (uniform, then varied sizes), CM02, 1 "
+         "worker per node; wall time per simulated message, medians of %d rounds\n", rounds);
   double worst = 0, worst_vary = 0, best_keys = 0, keys_100 = 1e300;
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     pslab_case pc = rows[i].pc;
     pc.steps = (uint64_t)(pc.steps * scale);
     if (pc.steps == 0) pc.steps = 1;
-    outcome o;
-    if (measure(&pc, rows[i].vary, &o) != 0) {
-      printf("%5u %5u  failed\n", (unsigned)pc.nodes, (unsigned)pc.batch);
-      return 1;
+    row_figs r;
+    row_init(&r, &pc);
+    for (int k = 0; k < rounds; k++)
+      if (measure(&pc, rows[i].vary, &r) != 0) {
+        fprintf(stderr, "sim_throughput: %u nodes, %u keys per step: failed\n",
+                (unsigned)pc.nodes, (unsigned)pc.batch);
+        return 1;
+      }
+    bench_print(&r.raw);
+    double ratio = bench_print_ratio(&r.pslab, &r.raw, false), ratio_vary = 0;
+    if (rows[i].vary) {
+      bench_print(&r.vary);
+      ratio_vary = bench_print_ratio(&r.pslab, &r.vary, false);
     }
-    if (o.keys_per_s > best_keys) best_keys = o.keys_per_s;
+    bench_print(&r.keys);
+    fflush(stdout);
+    double keys = bench_median(r.keys.v, r.keys.n, NULL, NULL);
+    if (keys > best_keys) best_keys = keys;
     if (pc.batch != 100) continue;
-    if (o.ratio > worst) worst = o.ratio;
-    if (o.ratio_vary > worst_vary) worst_vary = o.ratio_vary;
-    if (o.keys_per_s < keys_100) keys_100 = o.keys_per_s;
+    if (ratio > worst) worst = ratio;
+    if (ratio_vary > worst_vary) worst_vary = ratio_vary;
+    if (keys < keys_100) keys_100 = keys;
   }
   /* With 1000-key steps a message carries ~100 keys of core work: per
    * message, that row measures the core, not the simulator. */
-  printf("target: pslab within 2x of raw SimGrid per message (100-key rows): against uniform "
-         "sizes %s (worst %.2fx); against varied sizes %s (worst %.2fx)\n",
-         worst <= 2 ? "met" : "NOT met", worst, worst_vary <= 2 ? "met" : "NOT met", worst_vary);
-  printf("target: >= 1e6 simulated key accesses per wall second with batched keys: %s "
-         "(best %.3g; lowest with 100-key steps %.3g)\n",
-         best_keys >= 1e6 ? "met" : "NOT met", best_keys, keys_100);
+  bench_goal("sim pslab per message against bare SimGrid, uniform sizes, worst 100-key row",
+             worst, "<=", 2);
+  bench_goal("sim pslab per message against bare SimGrid, varied sizes, worst 100-key row",
+             worst_vary, "<=", 2);
+  printf("goal simulated key accesses per wall second with batched keys: best %.3g (lowest "
+         "with 100-key steps %.3g) >= 1e+06: %s\n", best_keys, keys_100,
+         best_keys >= 1e6 ? "met" : "missed");
   return 0;
 }

@@ -17,10 +17,12 @@
  *
  * Both process the same steps (the same stream seed). It prints ns per step
  * for each (the median of the rounds, and the spread) and pslab / plain, the
- * overhead of going through the PS. Goal (issue 10): <= 1.3x.
+ * overhead of going through the PS, as bench/bench.h's lines. Goal (issue
+ * 10): <= 1.3x.
  *
  * Usage: train_step [--rounds N] [workload.json ...]
  */
+#include "bench/bench.h"
 #include "run/run.h"
 #include "workloads/internal.h"
 
@@ -209,37 +211,37 @@ static double time_plain(const cJSON *workload) {
 
 /* --------------------------------------------------------------- main */
 
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static void bench(const char *name, const cJSON *workload, int rounds) {
-  double ps[16], pl[16];
+/* Rounds of pslab and plain on one workload; false if either failed. */
+static bool bench(const char *name, const cJSON *workload, int rounds) {
+  char pname[160], lname[160];
+  snprintf(pname, sizeof pname, "train step through pslab, %s", name);
+  snprintf(lname, sizeof lname, "train step on plain arrays, %s", name);
+  bench_fig ps = {.name = pname, .unit = "ns/step"}, pl = {.name = lname, .unit = "ns/step"};
   uint64_t steps = 0;
   for (int r = 0; r < rounds; r++) { /* interleaved, so load hits both */
-    ps[r] = time_pslab(workload, &steps);
-    pl[r] = time_plain(workload);
-    if (!ps[r] || !pl[r]) {
-      printf("%-28s failed\n", name);
-      return;
+    double a = time_pslab(workload, &steps), b = time_plain(workload);
+    if (!a || !b) {
+      fprintf(stderr, "train_step: %s: failed\n", name);
+      return false;
     }
+    bench_add(&ps, a * 1e9);
+    bench_add(&pl, b * 1e9);
   }
-  qsort(ps, (size_t)rounds, sizeof *ps, by_value);
-  qsort(pl, (size_t)rounds, sizeof *pl, by_value);
-  double a = ps[rounds / 2], b = pl[rounds / 2];
-  printf("%-28s %8llu steps  pslab %9.0f ns/step (%.0f-%.0f)  plain %9.0f ns/step "
-         "(%.0f-%.0f)  pslab/plain %.2fx\n",
-         name, (unsigned long long)steps, a * 1e9, ps[0] * 1e9, ps[rounds - 1] * 1e9, b * 1e9,
-         pl[0] * 1e9, pl[rounds - 1] * 1e9, a / b);
+  bench_print(&pl);
+  double ratio = bench_print_ratio(&ps, &pl, false);
+  char goal[200];
+  snprintf(goal, sizeof goal, "train step through pslab against plain arrays, %s", name);
+  bench_goal(goal, ratio, "<=", 1.3);
+  (void)steps;
+  return true;
 }
 
 static const char *const defaults[][2] = {
-    {"mf (generated)", "{\"type\": \"mf\", \"rows\": 20000, \"cols\": 5000, \"nnz\": 400000, "
+    {"mf generated", "{\"type\": \"mf\", \"rows\": 20000, \"cols\": 5000, \"nnz\": 400000, "
                        "\"rank\": 32, \"epochs\": 1}"},
-    {"kge complex (wordnet)", "{\"type\": \"kge\", \"data\": \"wordnet\", \"dim\": 50, "
+    {"kge complex wordnet", "{\"type\": \"kge\", \"data\": \"wordnet\", \"dim\": 50, "
                               "\"epochs\": 1}"},
-    {"w2v (wordnet glosses)", "{\"type\": \"w2v\", \"corpus\": \"wordnet:glosses\", \"dim\": 50, "
+    {"w2v wordnet glosses", "{\"type\": \"w2v\", \"corpus\": \"wordnet:glosses\", \"dim\": 50, "
                               "\"epochs\": 1}"},
 };
 
@@ -253,8 +255,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: train_step [--rounds 1..16] [workload.json ...]\n");
     return 2;
   }
-  printf("train_step: one worker, one node; median of %d interleaved rounds (min-max)\n",
-         rounds);
+  printf("train_step: one worker, one node; medians of %d interleaved rounds\n", rounds);
+  bool ok = true;
   if (first < argc) {
     for (int i = first; i < argc; i++) {
       FILE *f = fopen(argv[i], "r");
@@ -267,15 +269,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "train_step: %s: not a JSON workload object\n", argv[i]);
         return 2;
       }
-      bench(argv[i], j, rounds);
+      ok &= bench(argv[i], j, rounds);
       cJSON_Delete(j);
     }
-    return 0;
+    return ok ? 0 : 1;
   }
   for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
     cJSON *j = cJSON_Parse(defaults[i][1]);
-    bench(defaults[i][0], j, rounds);
+    ok &= bench(defaults[i][0], j, rounds);
     cJSON_Delete(j);
   }
-  return 0;
+  return ok ? 0 : 1;
 }

@@ -41,10 +41,15 @@ int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
   }
   *id = w->next_ticket++;
   w->tickets[w->n_tickets++] =
-      (ticket_slot){*id, keys + 1, out, out_len, stamp, issue_seq, write_clock, NULL, NULL,
-                    NULL, 0, 0, 0};
+      (ticket_slot){.id = *id, .pending = keys + 1, .out = out, .out_len = out_len,
+                    .stamp = stamp, .issue_seq = issue_seq, .write_clock = write_clock};
   pthread_mutex_unlock(&w->lock);
   return PS_OK;
+}
+
+/* The keys t waits for (n_wait of them). */
+static awaited_key *awaited_of(ticket_slot *t) {
+  return t->n_wait <= TICKET_INLINE_KEYS ? t->inline_keys : t->heap_keys;
 }
 
 int ticket_expect(ps_worker *w, ps_ticket id, uint8_t reply, const ps_key *keys,
@@ -54,45 +59,42 @@ int ticket_expect(ps_worker *w, ps_ticket id, uint8_t reply, const ps_key *keys,
   ticket_slot *t = ticket_find(w, id);
   int rc = t && !t->n_wait ? PS_OK : PS_ERR_PROTOCOL; /* once, at issue */
   if (t) t->issued_at = now;
-  if (rc == PS_OK) {
-    t->wait_keys = malloc(n * sizeof *t->wait_keys);
-    t->wait_pos = malloc(n * sizeof *t->wait_pos);
-    t->answered = calloc(n, 1);
-    if (!t->wait_keys || !t->wait_pos || !t->answered) rc = PS_ERR_NOMEM;
-  }
-  for (size_t j = 0; rc == PS_OK && j < n; j++) {
-    t->wait_keys[j] = keys[idx[j]];
-    t->wait_pos[j] = w->scratch_pos[idx[j]];
-  }
+  if (rc == PS_OK && n > TICKET_INLINE_KEYS &&
+      !(t->heap_keys = malloc(n * sizeof *t->heap_keys)))
+    rc = PS_ERR_NOMEM;
   if (rc == PS_OK) {
     t->n_wait = (uint32_t)n;
-    t->wait_type = reply;
+    awaited_key *a = awaited_of(t);
+    for (size_t j = 0; j < n; j++)
+      a[j] = (awaited_key){.key = keys[idx[j]], .pos = w->scratch_pos[idx[j]]};
   }
+  if (rc == PS_OK) t->wait_type = reply;
   pthread_mutex_unlock(&w->lock);
   return rc;
 }
 
-/* The index of position pos among t's awaited ones, or -1. */
-static long wait_index(const ticket_slot *t, uint32_t pos) {
-  size_t lo = 0, hi = t->n_wait;
+/* The index of position pos among the awaited keys a[n], or -1. */
+static long wait_index(const awaited_key *a, uint32_t n, uint32_t pos) {
+  size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (t->wait_pos[mid] < pos) lo = mid + 1;
+    if (a[mid].pos < pos) lo = mid + 1;
     else hi = mid;
   }
-  return lo < t->n_wait && t->wait_pos[lo] == pos ? (long)lo : -1;
+  return lo < n && a[lo].pos == pos ? (long)lo : -1;
 }
 
 uint32_t ticket_take_reply(ps_worker *w, const ps_msg *m, uint8_t *took, double *issued_at) {
   pthread_mutex_lock(&w->lock);
   ticket_slot *t = ticket_find(w, m->request);
   bool kind = t && t->wait_type == m->type; /* a pull's reply to a pull */
+  awaited_key *a = kind ? awaited_of(t) : NULL;
   uint32_t taken = 0;
   *issued_at = t ? t->issued_at : 0;
   for (uint32_t i = 0; i < m->key_count; i++) {
-    long at = kind ? wait_index(t, ps_msg_pos(m, i)) : -1;
-    took[i] = at >= 0 && !t->answered[at] && t->wait_keys[at] == ps_msg_key(m, i);
-    if (took[i]) t->answered[at] = 1;
+    long at = kind ? wait_index(a, t->n_wait, ps_msg_pos(m, i)) : -1;
+    took[i] = at >= 0 && !a[at].answered && a[at].key == ps_msg_key(m, i);
+    if (took[i]) a[at].answered = 1;
     taken += took[i];
   }
   pthread_mutex_unlock(&w->lock);
@@ -136,9 +138,7 @@ int ticket_progress(ps_worker *w, call_ctx *c, ps_ticket id, uint64_t n,
   t->pending -= n;
   bool done = t->pending == 0;
   if (done) {
-    free(t->wait_keys);
-    free(t->wait_pos);
-    free(t->answered);
+    free(t->heap_keys);
     *t = w->tickets[--w->n_tickets];
   }
   pthread_mutex_unlock(&w->lock);
@@ -193,15 +193,15 @@ static int plan_offsets(ps_worker *w, const ps_key *keys, size_t n, uint64_t *fl
 
 /* ----------------------------------------------------- reads and writes */
 
-/* Serves key i of an access from local memory, if fast local access can:
- * an owned key, or a replica (but a set on a replica must reach the owner),
- * or under a bounded model a read of a cached copy fresh enough. With the
- * entry locked; sends nothing. Returns whether it did. */
+/* Serves one key of an access (len floats at pos of buf) from local memory,
+ * if fast local access can: an owned key, or a replica (but a set on a
+ * replica must reach the owner), or under a bounded model a read of a cached
+ * copy fresh enough. With the entry locked; sends nothing. Returns whether it
+ * did. */
 static bool serve_inline(ps_worker *w, key_entry *e, ps_key k, uint8_t type, float *buf,
-                         uint32_t pos, double now, int *err) {
+                         uint32_t pos, uint32_t len, double now, int *err) {
   ps_node *node = w->node;
   if (!node->settings.fast_local_access) return false;
-  uint32_t len = ps_layout_value_len(&node->layout, k);
   const float *vals = type == PS_MSG_PULL ? NULL : buf + pos;
   float *out = type == PS_MSG_PULL ? buf + pos : NULL;
   bool bounded = w->cons.model != PS_CONSISTENCY_ASYNC;
@@ -213,7 +213,7 @@ static bool serve_inline(ps_worker *w, key_entry *e, ps_key k, uint8_t type, flo
       bounded_owner_written(node, e, k);
     }
   } else if (e->state == KEY_REPLICA && type != PS_MSG_SET) {
-    rc = replica_apply_local(node, e, k, type, vals, out, ps_worker_clock(w), now);
+    rc = replica_apply_local(w, e, k, type, vals, out, now);
     if (bounded && type == PS_MSG_PULL) bounded_note_replica_read(w);
     else if (bounded && e->kb) bounded_note_write(w, e, k, type, vals, false);
   } else if (bounded && type == PS_MSG_PULL && e->state == KEY_ABSENT) {
@@ -225,38 +225,50 @@ static bool serve_inline(ps_worker *w, key_entry *e, ps_key k, uint8_t type, flo
   return true;
 }
 
-/* Issues a pull, push or set of keys[n]; buf is the output (pull) or input.
- * First everything local memory can serve, with no lock but the keys'; then,
- * under the node's order lock, the keys that need messages (see ctx_init). */
-static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n,
-                        float *buf, size_t buf_len, ps_ticket *ticket, double now) {
+/* Counts key accesses of w, on w's own cache line (workers of one node never
+ * write a line another worker writes). A load and a store, not an atomic
+ * add: only the thread using the handle writes it (ps.h: a handle is used by
+ * one thread at a time), and an atomic add would be a full barrier, waiting
+ * for the pulled values to be stored, a third of a local pull's time. */
+static void count_accesses(_Atomic uint64_t *counter, uint64_t n) {
+  uint64_t was = atomic_load_explicit(counter, memory_order_relaxed);
+  atomic_store_explicit(counter, was + n, memory_order_relaxed);
+}
+
+/* The slow path of an access whose keys from `first` on need more than local
+ * memory (the keys before it were served already): a ticket,
+ * then everything local memory can serve, with no lock but the keys'; then,
+ * under the node's order lock, the keys that need messages (see ctx_init).
+ * Returns as ps_pull. */
+static int issue_with_ticket(ps_worker *w, uint8_t type, const ps_key *keys, size_t n,
+                             size_t first, float *buf, size_t buf_len, ps_ticket *ticket,
+                             int64_t stamp, uint64_t seq, double now) {
   ps_node *node = w->node;
   uint64_t floats;
-  int rc = plan_offsets(w, keys, n, &floats);
-  if (rc != PS_OK) return rc;
-  if (buf_len < floats || (floats && !buf) || !ticket) return PS_ERR_INVAL;
-  if (type != PS_MSG_PULL && buf_len != floats) return PS_ERR_VALUE_LEN;
   ps_ticket id;
   bool bounded = w->cons.model != PS_CONSISTENCY_ASYNC;
   if (node_routes(node)) routes_adopt(w); /* before its ticket opens */
-  /* A bounded pull's values hold every write of clocks < the run's clock now. */
-  int64_t stamp = bounded && type == PS_MSG_PULL ? ps_node_min_clock(node) : -1;
-  uint64_t seq = stamp >= 0 ? atomic_load(&node->clk.push_seq) : 0;
   int64_t write_clock = node->has_clock && type != PS_MSG_PULL ? ps_worker_clock(w) : -1;
-  if ((rc = ticket_open_bounded(w, n, type == PS_MSG_PULL ? buf : NULL, buf_len, stamp, seq,
-                                write_clock, &id)) != PS_OK)
+  int rc = plan_offsets(w, keys, n, &floats);
+  if (rc == PS_OK)
+    rc = ticket_open_bounded(w, n, type == PS_MSG_PULL ? buf : NULL, buf_len, stamp, seq,
+                             write_clock, &id);
+  if (rc != PS_OK) {
+    count_accesses(&w->local_accesses, first);
     return rc;
-  uint64_t local = 0, remote = 0;
+  }
+  uint64_t local = first, remote = 0;
   size_t deferred = 0; /* keys[i] that need messages, compacted into scratch_defer */
   int err = PS_OK;
-  for (size_t i = 0; i < n && err == PS_OK; i++) {
+  for (size_t i = first; i < n && err == PS_OK; i++) {
+    uint32_t len = ps_layout_value_len(&node->layout, keys[i]);
     store_stripe *st;
     key_entry *e = node_lock_entry(node, keys[i], &st);
     if (!e) {
       err = PS_ERR_NOMEM;
       break;
     }
-    if (serve_inline(w, e, keys[i], type, buf, w->scratch_pos[i], now, &err)) local++;
+    if (serve_inline(w, e, keys[i], type, buf, w->scratch_pos[i], len, now, &err)) local++;
     else w->scratch_defer[deferred++] = (uint32_t)i;
     pthread_mutex_unlock(&st->lock);
   }
@@ -279,7 +291,7 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
         c.error = PS_ERR_NOMEM;
         break;
       }
-      if (serve_inline(w, e, k, type, buf, pos, now, &c.error)) { /* arrived meanwhile */
+      if (serve_inline(w, e, k, type, buf, pos, len, now, &c.error)) { /* arrived meanwhile */
         local++;
       } else if (e->state == KEY_OWNED) {
         /* As PS-Lite: even a local key goes through this node's server. */
@@ -311,8 +323,8 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
   } else {
     c = (call_ctx){.node = node, .now = now};
   }
-  stat_add(&node->stats.local_accesses, local);
-  stat_add(&node->stats.remote_accesses, remote);
+  count_accesses(&w->local_accesses, local);
+  count_accesses(&w->remote_accesses, remote);
   /* Drop the issuing guard and the keys served here: silent, since the
    * caller learns it from rc. */
   ticket_progress(w, &c, id, local + 1, NULL, 0, 0, true);
@@ -320,6 +332,64 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
   if (ps_worker_done(w, id)) return PS_OK;
   *ticket = id;
   return PS_PENDING;
+}
+
+/* Issues a pull, push or set of keys[n]; buf is the output (pull) or input.
+ *
+ * The fast path: keys are served from local memory in issue order, each
+ * under its own stripe lock and nothing else: no ticket, no node-wide lock,
+ * no message. A key's state is read and its value used under one hold of its
+ * stripe lock, so a key handed over (or arriving) between two keys of the
+ * call is never used here after it left. The first key local memory cannot
+ * serve hands the rest of the call to the slow path (issue_with_ticket),
+ * which behaves as if the keys before it had been served by it. */
+static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n,
+                        float *buf, size_t buf_len, ps_ticket *ticket, double now) {
+  ps_node *node = w->node;
+  if (n > PS_MAX_OP_KEYS) return PS_ERR_LIMIT;
+  if (n && !keys) return PS_ERR_INVAL;
+  uint64_t floats = 0;
+  uint32_t lens[16]; /* the first keys' value lengths, not looked up twice */
+  for (size_t i = 0; i < n; i++) { /* every key checked before any is served */
+    uint32_t len = ps_layout_value_len(&node->layout, keys[i]);
+    if (!len) return PS_ERR_KEY_RANGE;
+    if (i < 16) lens[i] = len;
+    floats += len;
+  }
+  if (floats > UINT32_MAX) return PS_ERR_LIMIT;
+  if (buf_len < floats || (floats && !buf) || !ticket) return PS_ERR_INVAL;
+  if (type != PS_MSG_PULL && buf_len != floats) return PS_ERR_VALUE_LEN;
+  /* A bounded pull's values hold every write of clocks < the run's clock now. */
+  bool bounded = w->cons.model != PS_CONSISTENCY_ASYNC;
+  int64_t stamp = bounded && type == PS_MSG_PULL ? ps_node_min_clock(node) : -1;
+  uint64_t seq = stamp >= 0 ? atomic_load(&node->clk.push_seq) : 0;
+  size_t i = 0;
+  uint32_t pos = 0;
+  int err = PS_OK;
+  if (node->settings.fast_local_access) {
+    for (; i < n; i++) {
+      uint32_t len = i < 16 ? lens[i] : ps_layout_value_len(&node->layout, keys[i]);
+      store_stripe *st;
+      key_entry *e = node_lock_entry(node, keys[i], &st);
+      if (!e) {
+        err = PS_ERR_NOMEM;
+        break;
+      }
+      bool served = serve_inline(w, e, keys[i], type, buf, pos, len, now, &err);
+      pthread_mutex_unlock(&st->lock);
+      if (!served) break;
+      pos += len;
+      if (err) {
+        i++; /* served, and counted, as the slow path counts it */
+        break;
+      }
+    }
+  }
+  if (i == n || err) {
+    count_accesses(&w->local_accesses, i);
+    return err;
+  }
+  return issue_with_ticket(w, type, keys, n, i, buf, buf_len, ticket, stamp, seq, now);
 }
 
 int ps_pull(ps_worker *w, const ps_key *keys, size_t n, float *out, size_t out_len,

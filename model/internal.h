@@ -18,6 +18,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 
 /* ------------------------------------------------------------ key store */
 
@@ -81,9 +82,12 @@ typedef struct {
   key_bounded *kb;      /* bounded consistency's, or NULL (clock.c) */
 } key_entry;
 
-/* One stripe: an open-addressing table under its own mutex. */
+/* One stripe: an open-addressing table under its own mutex. Stripes start
+ * on cache lines of their own (PS_CACHE_LINE): threads working on keys of
+ * different stripes never write one line. */
+#define PS_CACHE_LINE 64
 typedef struct {
-  pthread_mutex_t lock;
+  _Alignas(PS_CACHE_LINE) pthread_mutex_t lock;
   key_entry *slots;
   size_t cap;   /* power of two, or 0 */
   size_t used;
@@ -99,8 +103,20 @@ void store_destroy(key_store *s);
 static inline store_stripe *store_stripe_of(key_store *s, ps_key k) {
   return &s->stripes[(ps_mix64(k) >> 40) & (s->num_stripes - 1)];
 }
-/* With the stripe's lock held: the entry of k, or NULL. */
-key_entry *stripe_find(store_stripe *st, ps_key k);
+/* Where k's probe starts in st's table (cap > 0). */
+static inline size_t stripe_slot_of(const store_stripe *st, ps_key k) {
+  return (size_t)ps_mix64(k ^ 0x9e3779b97f4a7c15ULL) & (st->cap - 1);
+}
+/* With the stripe's lock held: the entry of k, or NULL. Inline: every
+ * access looks its key up. */
+static inline key_entry *stripe_find(store_stripe *st, ps_key k) {
+  if (st->cap == 0) return NULL;
+  for (size_t i = stripe_slot_of(st, k);; i = (i + 1) & (st->cap - 1)) {
+    key_entry *e = &st->slots[i];
+    if (!e->used) return NULL;
+    if (e->key == k) return e;
+  }
+}
 /* With the lock held: the entry of k, created (zeroed but for key) if absent;
  * NULL on no memory. Pointers to entries die at the next insert or delete. */
 key_entry *stripe_get(store_stripe *st, ps_key k, bool *created);
@@ -139,15 +155,23 @@ typedef struct {
   size_t len;
 } queued_msg;
 
+/* A call's first messages and wake-ups live in the context itself (most
+ * calls make one or two of each): no allocation for them. A context is
+ * never copied once it holds one. */
+#define CTX_INLINE_MSGS 2
+#define CTX_INLINE_WAKES 2
+
 typedef struct {
   ps_node *node;
   double now;
-  out_msg *msgs;
+  out_msg *msgs;         /* inline_msgs, or malloc'd once they are too few */
   size_t n_msgs, cap_msgs;
-  wakeup *wakes;
+  wakeup *wakes;         /* likewise */
   size_t n_wakes, cap_wakes;
   int error;             /* first allocation failure */
   uint64_t served_keys, served_floats; /* operations from messages applied here */
+  out_msg inline_msgs[CTX_INLINE_MSGS];
+  wakeup inline_wakes[CTX_INLINE_WAKES];
 } call_ctx;
 
 /* Takes the node's order lock and starts an empty context. */
@@ -168,6 +192,18 @@ void ctx_wake(call_ctx *c, uint32_t worker, ps_ticket t);
 
 /* -------------------------------------------------------------- workers */
 
+/* A key a ticket waits for a reply about: where it goes in the caller's
+ * buffer, and whether a reply took it already. */
+typedef struct {
+  ps_key key;
+  uint32_t pos;
+  uint8_t answered;
+} awaited_key;
+
+/* Operations of a few remote keys (most) keep their awaited keys in the
+ * ticket itself: no allocation per remote operation. */
+#define TICKET_INLINE_KEYS 4
+
 typedef struct {
   ps_ticket id;
   uint64_t pending;  /* keys still outstanding, plus one while being issued */
@@ -179,13 +215,14 @@ typedef struct {
                           (-1: none); the node says no later clock until it
                           completes */
   /* The keys a reply must come for (sent in messages): by position in the
-   * caller's buffer, ascending; each taken once. */
-  ps_key *wait_keys;
-  uint32_t *wait_pos;
-  uint8_t *answered;
+   * caller's buffer, ascending; each taken once. In `inline_keys` when
+   * there are at most TICKET_INLINE_KEYS, else in `heap_keys` (client.c,
+   * awaited_of: slots move, so nothing points into one). */
   uint32_t n_wait;
   uint8_t wait_type;  /* the replies' type: PULL_REPLY or WRITE_ACK */
   double issued_at;    /* when its messages were sent (response times) */
+  awaited_key *heap_keys;
+  awaited_key inline_keys[TICKET_INLINE_KEYS];
 } ticket_slot;
 
 /* A key -> server map (hints.c). */
@@ -204,6 +241,12 @@ int route_put(route_map *m, ps_key k, uint32_t server);
 bool route_get(const route_map *m, ps_key k, uint32_t *server);
 void route_free(route_map *m);
 
+/* Ages of replica reads. */
+typedef struct {
+  _Atomic uint64_t reads, sum_ns, max_ns, sum_clocks, max_clocks;
+  _Atomic uint64_t hist[PS_STALENESS_BUCKETS];
+} staleness_counters;
+
 /* A worker's intents of one clock, for SPARSE (clock.c). */
 typedef struct {
   int64_t clock;
@@ -211,8 +254,10 @@ typedef struct {
   size_t n, cap;
 } intent_slot;
 
+/* Workers start on cache lines of their own (node.c allocates them aligned):
+ * the fast path writes only its worker's line and its keys' stripes. */
 struct ps_worker {
-  ps_node *node;
+  _Alignas(PS_CACHE_LINE) ps_node *node;
   uint32_t index;
   _Atomic int64_t clock;
   pthread_mutex_t lock;   /* guards the ticket table */
@@ -239,6 +284,12 @@ struct ps_worker {
    * to (its issuing thread's), and those learnt from replies since, taken
    * in when it has nothing outstanding (under lock). */
   route_map routes, learnt;
+  /* Key accesses this worker issued, served from local memory or needing a
+   * message: per worker, so that workers of one node do not share a counter
+   * (ps_node_get_stats sums them). */
+  _Alignas(PS_CACHE_LINE) _Atomic uint64_t local_accesses;
+  _Atomic uint64_t remote_accesses;
+  staleness_counters staleness; /* its reads of replicas served inline */
 };
 
 /* A reply of `server` answered worker w for key k (route hints). */
@@ -282,7 +333,7 @@ int ticket_fill(ps_worker *w, ps_ticket id, uint32_t pos, const float *vals,
 /* ----------------------------------------------------------------- node */
 
 typedef struct {
-  _Atomic uint64_t local_accesses, remote_accesses, messages_sent, bytes_sent,
+  _Atomic uint64_t messages_sent, bytes_sent,
       messages_received, forwards, relocations, queued, bad_messages, replica_syncs,
       duplicates, out_of_sequence, hop_drops, bad_seals;
 } node_counters;
@@ -339,12 +390,6 @@ void load_note_served(ps_node *n, double now, uint64_t keys, uint64_t floats);
 /* A reply from server answered `keys` keys rt_s after the request left. */
 void load_note_reply(ps_node *n, uint32_t server, double rt_s, uint32_t keys);
 
-/* Ages of replica reads. */
-typedef struct {
-  _Atomic uint64_t reads, sum_ns, max_ns, sum_clocks, max_clocks;
-  _Atomic uint64_t hist[PS_STALENESS_BUCKETS];
-} staleness_counters;
-
 struct ps_node {
   uint32_t id;
   ps_layout layout;
@@ -356,7 +401,10 @@ struct ps_node {
   key_store store;
   ps_worker *workers;
   uint32_t num_workers;
-  node_counters stats;
+  /* What every access reads is above, and (but the timer's due time)
+   * written only while the node is made; what threads write as they go
+   * starts here, on a line of its own (node.c allocates the node aligned). */
+  _Alignas(PS_CACHE_LINE) node_counters stats;
   pthread_mutex_t order_lock; /* see call_ctx */
   uint32_t *send_seq;         /* per destination: the last number sent (order lock) */
   _Atomic uint32_t *recv_seq; /* per source: the last number taken */
@@ -373,7 +421,8 @@ struct ps_node {
   ps_sync_mode replica_mode;
   const ps_key *init_hot_keys; /* the config's, during the policy's init */
   size_t init_num_hot_keys;
-  staleness_counters staleness;
+  staleness_counters staleness; /* replica reads served from a queue (replica_serve);
+                                   those served inline count in their worker's */
   ps_scale_step *scale;     /* config.scale (owned), ... */
   size_t n_scale, next_scale; /* ... the step the timer applies next */
   _Atomic uint32_t serving; /* servers [0, serving) serve now */
@@ -389,6 +438,25 @@ struct ps_node {
  * key a route of its own (hints.c). */
 static inline bool node_routes(const ps_node *n) {
   return n->settings.route_hints && !ps_layout_is_server(&n->layout, n->id);
+}
+
+/* dst[i] += src[i] for i < n: element by element, so the sums are the very
+ * bits a scalar loop gives; four floats at a time where the compiler offers
+ * vectors (GCC's -O2 leaves the plain loop scalar, and a push of 100 floats
+ * then spends most of its time adding). */
+static inline void floats_add(float *dst, const float *src, uint32_t n) {
+  uint32_t i = 0;
+#if defined(__GNUC__)
+  typedef float v4f __attribute__((vector_size(16)));
+  for (; i + 4 <= n; i += 4) {
+    v4f a, b;
+    memcpy(&a, dst + i, sizeof a);
+    memcpy(&b, src + i, sizeof b);
+    a += b;
+    memcpy(dst + i, &a, sizeof a);
+  }
+#endif
+  for (; i < n; i++) dst[i] += src[i];
 }
 
 static inline void stat_add(_Atomic uint64_t *c, uint64_t n) {
@@ -446,10 +514,11 @@ int handle_handover(call_ctx *c, const ps_msg *m);
 int handle_transfer(call_ctx *c, const ps_msg *m);
 
 /* Replicas (replica.c). With the entry locked: */
-/* A pull (into out) or push (of vals) of this node's worker on a replica,
- * from local memory; sends nothing. PS_OK or PS_ERR_NOMEM. */
-int replica_apply_local(ps_node *n, key_entry *e, ps_key k, uint8_t type, const float *vals,
-                        float *out, int64_t clock, double now);
+/* A pull (into out) or push (of vals) of worker w on a replica, from local
+ * memory; sends nothing. A pull counts its staleness in w's counters: call
+ * it on w's thread. PS_OK or PS_ERR_NOMEM. */
+int replica_apply_local(ps_worker *w, key_entry *e, ps_key k, uint8_t type, const float *vals,
+                        float *out, double now);
 /* Serves a queued read or write of this node's worker on a replica; the
  * result goes to its ticket. A set also goes to the owner. */
 void replica_serve(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,

@@ -40,8 +40,9 @@ void ps_node_config_default(ps_node_config *c) {
 
 static int workers_init(ps_node *n, uint32_t count) {
   if (count == 0) return PS_OK; /* a server-only node */
-  n->workers = calloc(count, sizeof *n->workers);
+  n->workers = aligned_alloc(PS_CACHE_LINE, count * sizeof *n->workers);
   if (!n->workers) return PS_ERR_NOMEM;
+  memset(n->workers, 0, count * sizeof *n->workers);
   n->num_workers = count;
   for (uint32_t i = 0; i < count; i++) {
     ps_worker *w = &n->workers[i];
@@ -71,8 +72,9 @@ ps_node *ps_node_new(const ps_node_config *c) {
       (c->workers == 0) == ps_layout_runs_workers(&c->layout, c->id) || !c->env.send ||
       !scale_ok(c))
     return NULL;
-  ps_node *n = calloc(1, sizeof *n);
+  ps_node *n = aligned_alloc(PS_CACHE_LINE, sizeof *n);
   if (!n) return NULL;
+  memset(n, 0, sizeof *n);
   n->id = c->id;
   n->layout = c->layout;
   n->env = c->env;
@@ -128,11 +130,8 @@ void ps_node_free(ps_node *n) {
   store_destroy(&n->store);
   for (uint32_t i = 0; n->workers && i < n->num_workers; i++) {
     pthread_mutex_destroy(&n->workers[i].lock);
-    for (size_t t = 0; t < n->workers[i].n_tickets; t++) { /* still pending */
-      free(n->workers[i].tickets[t].wait_keys);
-      free(n->workers[i].tickets[t].wait_pos);
-      free(n->workers[i].tickets[t].answered);
-    }
+    for (size_t t = 0; t < n->workers[i].n_tickets; t++) /* still pending */
+      free(n->workers[i].tickets[t].heap_keys);
     free(n->workers[i].tickets);
     route_free(&n->workers[i].routes);
     route_free(&n->workers[i].learnt);
@@ -165,8 +164,11 @@ ps_worker *ps_node_worker(ps_node *n, uint32_t i) {
 
 void ps_node_get_stats(const ps_node *n, ps_node_stats *o) {
   const node_counters *s = &n->stats;
-  o->local_accesses = atomic_load(&s->local_accesses);
-  o->remote_accesses = atomic_load(&s->remote_accesses);
+  o->local_accesses = o->remote_accesses = 0;
+  for (uint32_t i = 0; i < n->num_workers; i++) {
+    o->local_accesses += atomic_load(&n->workers[i].local_accesses);
+    o->remote_accesses += atomic_load(&n->workers[i].remote_accesses);
+  }
   o->messages_sent = atomic_load(&s->messages_sent);
   o->bytes_sent = atomic_load(&s->bytes_sent);
   o->messages_received = atomic_load(&s->messages_received);
@@ -179,13 +181,24 @@ void ps_node_get_stats(const ps_node *n, ps_node_stats *o) {
   o->out_of_sequence = atomic_load(&s->out_of_sequence);
   o->hop_drops = atomic_load(&s->hop_drops);
   o->bad_seals = atomic_load(&s->bad_seals);
-  const staleness_counters *a = &n->staleness;
-  o->replica_reads = atomic_load(&a->reads);
-  o->staleness_sum_s = (double)atomic_load(&a->sum_ns) * 1e-9;
-  o->staleness_max_s = (double)atomic_load(&a->max_ns) * 1e-9;
-  o->staleness_sum_clocks = atomic_load(&a->sum_clocks);
-  o->staleness_max_clocks = atomic_load(&a->max_clocks);
-  for (unsigned i = 0; i < PS_STALENESS_BUCKETS; i++) o->staleness_hist[i] = atomic_load(&a->hist[i]);
+  /* Replica reads: the node's (served from a queue) and each worker's. */
+  uint64_t sum_ns = 0, max_ns = 0;
+  o->replica_reads = o->staleness_sum_clocks = o->staleness_max_clocks = 0;
+  memset(o->staleness_hist, 0, sizeof o->staleness_hist);
+  for (uint32_t w = 0; w <= n->num_workers; w++) {
+    const staleness_counters *a = w < n->num_workers ? &n->workers[w].staleness : &n->staleness;
+    o->replica_reads += atomic_load(&a->reads);
+    sum_ns += atomic_load(&a->sum_ns);
+    uint64_t m = atomic_load(&a->max_ns);
+    if (m > max_ns) max_ns = m;
+    o->staleness_sum_clocks += atomic_load(&a->sum_clocks);
+    m = atomic_load(&a->max_clocks);
+    if (m > o->staleness_max_clocks) o->staleness_max_clocks = m;
+    for (unsigned i = 0; i < PS_STALENESS_BUCKETS; i++)
+      o->staleness_hist[i] += atomic_load(&a->hist[i]);
+  }
+  o->staleness_sum_s = (double)sum_ns * 1e-9;
+  o->staleness_max_s = (double)max_ns * 1e-9;
   const bounded_counters *b = &n->bounded;
   o->cache_reads = atomic_load(&b->cache_reads);
   o->cache_misses = atomic_load(&b->cache_misses);
@@ -251,6 +264,8 @@ uint32_t ps_node_serving(const ps_node *n) { return atomic_load(&n->serving); }
 key_entry *node_lock_entry(ps_node *n, ps_key k, store_stripe **st) {
   *st = store_stripe_of(&n->store, k);
   pthread_mutex_lock(&(*st)->lock);
+  key_entry *found = stripe_find(*st, k); /* most keys were seen before */
+  if (found) return found;
   bool created;
   key_entry *e = stripe_get(*st, k, &created);
   if (!e) {
@@ -378,7 +393,7 @@ int value_apply(key_entry *e, uint32_t len, uint8_t type, const float *in, float
   if (e->mirror && type != PS_MSG_PULL) { /* all-reduce: replicas need it too */
     if (type == PS_MSG_SET) return PS_ERR_INVAL;
     if (!e->delta && !(e->delta = calloc(len, sizeof *e->delta))) return PS_ERR_NOMEM;
-    for (uint32_t i = 0; i < len; i++) e->delta[i] += in[i];
+    floats_add(e->delta, in, len);
   }
   if (!e->value) {
     if (type == PS_MSG_PULL && out) { /* never written: zeros, no allocation */
@@ -391,7 +406,7 @@ int value_apply(key_entry *e, uint32_t len, uint8_t type, const float *in, float
   if (type == PS_MSG_PULL) {
     if (out) memcpy(out, e->value, len * sizeof *out);
   } else if (type == PS_MSG_PUSH || type == PS_MSG_SYNC) {
-    for (uint32_t i = 0; i < len; i++) e->value[i] += in[i];
+    floats_add(e->value, in, len);
   } else {
     memcpy(e->value, in, len * sizeof *in);
   }

@@ -16,9 +16,26 @@
 
 void ctx_init(call_ctx *c, ps_node *node, double now) {
   pthread_mutex_lock(&node->order_lock);
-  memset(c, 0, sizeof *c);
-  c->node = node;
-  c->now = now;
+  *c = (call_ctx){.node = node, .now = now};
+}
+
+/* Makes room for one more of the n elements of *arr (capacity *cap, first
+ * in the context's inline storage of `inline_cap`): false on no memory. */
+static bool ctx_grow(void **arr, size_t n, size_t *cap, void *inline_store, size_t inline_cap,
+                     size_t elem) {
+  if (n < *cap) return true;
+  if (!*arr) {
+    *arr = inline_store;
+    *cap = inline_cap;
+    return true;
+  }
+  size_t want = *cap * 2;
+  void *grown = *arr == inline_store ? malloc(want * elem) : realloc(*arr, want * elem);
+  if (!grown) return false;
+  if (*arr == inline_store) memcpy(grown, inline_store, n * elem);
+  *arr = grown;
+  *cap = want;
+  return true;
 }
 
 static bool same_head(const out_msg *m, uint32_t dst, uint8_t type, uint32_t origin,
@@ -35,13 +52,9 @@ static out_msg *find_or_add_flags(call_ctx *c, uint32_t dst, uint8_t type, uint3
   for (size_t i = c->n_msgs; i-- > 0;)
     if (same_head(&c->msgs[i], dst, type, origin, worker, request, aux, flags))
       return &c->msgs[i];
-  if (c->n_msgs == c->cap_msgs) {
-    size_t cap = c->cap_msgs ? c->cap_msgs * 2 : 8;
-    out_msg *m = realloc(c->msgs, cap * sizeof *m);
-    if (!m) return NULL;
-    c->msgs = m;
-    c->cap_msgs = cap;
-  }
+  if (!ctx_grow((void **)&c->msgs, c->n_msgs, &c->cap_msgs, c->inline_msgs, CTX_INLINE_MSGS,
+                sizeof *c->msgs))
+    return NULL;
   out_msg *m = &c->msgs[c->n_msgs++];
   memset(m, 0, sizeof *m);
   m->dst = dst;
@@ -149,15 +162,10 @@ void ctx_add_empty(call_ctx *c, uint32_t dst, uint8_t type, uint64_t request, ui
 }
 
 void ctx_wake(call_ctx *c, uint32_t worker, ps_ticket t) {
-  if (c->n_wakes == c->cap_wakes) {
-    size_t cap = c->cap_wakes ? c->cap_wakes * 2 : 4;
-    wakeup *w = realloc(c->wakes, cap * sizeof *w);
-    if (!w) {
-      c->error = PS_ERR_NOMEM;
-      return;
-    }
-    c->wakes = w;
-    c->cap_wakes = cap;
+  if (!ctx_grow((void **)&c->wakes, c->n_wakes, &c->cap_wakes, c->inline_wakes,
+                CTX_INLINE_WAKES, sizeof *c->wakes)) {
+    c->error = PS_ERR_NOMEM;
+    return;
   }
   c->wakes[c->n_wakes++] = (wakeup){worker, t};
 }
@@ -214,13 +222,13 @@ void ctx_finish(call_ctx *c) {
     free(c->msgs[i].pos);
     free(c->msgs[i].values);
   }
-  free(c->msgs);
+  if (c->msgs != c->inline_msgs) free(c->msgs);
   drain_queue(n);
   pthread_mutex_unlock(&n->order_lock);
   for (size_t i = 0; i < c->n_wakes; i++)
     if (n->env.wake) n->env.wake(n->env.ctx, c->wakes[i].worker, c->wakes[i].ticket);
-  free(c->wakes);
+  if (c->wakes != c->inline_wakes) free(c->wakes);
   c->msgs = NULL;
   c->wakes = NULL;
-  c->n_msgs = c->n_wakes = 0;
+  c->n_msgs = c->n_wakes = c->cap_msgs = c->cap_wakes = 0;
 }

@@ -681,7 +681,12 @@ uint32_t ps_worker_index(const ps_worker *w);
  * PS_PENDING with *ticket set when parts travel, or a negative ps_status.
  * keys (and vals) are read during the call only; the core never keeps them. 
  * Operations of one worker on one key take effect in issue order, and a
- * worker reads its own writes, also while the key moves. */
+ * worker reads its own writes, also while the key moves.
+ * Cost: a pull, push or set whose keys are all served from this node's
+ * memory (owned here, a replica, or under a bounded model a cached copy
+ * fresh enough) takes one lock per key: no ticket, no node-wide lock (but
+ * ESSP's list of written keys on their owner), and once the values exist
+ * no allocation; *ticket is then left untouched. */
 
 /* Reads values into out (keys' value lengths, concatenated in key order,
  * out_len floats at least). out must stay valid until the ticket completes. */

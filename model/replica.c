@@ -82,17 +82,34 @@ static unsigned age_bucket(double age_s) {
   return b < PS_STALENESS_BUCKETS ? b : PS_STALENESS_BUCKETS - 1;
 }
 
-static void record_read(ps_node *n, const key_entry *e, int64_t clock, double now) {
-  staleness_counters *s = &n->staleness;
+/* Adds v to a counter: with an atomic add, or, when only the calling
+ * thread ever writes it (`own`: a worker's own counters), with a load and a
+ * store, which unlike the add is no barrier. */
+static void count_add(_Atomic uint64_t *c, uint64_t v, bool own) {
+  if (own) atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+                                 memory_order_relaxed);
+  else atomic_fetch_add_explicit(c, v, memory_order_relaxed);
+}
+
+static void count_max(_Atomic uint64_t *c, uint64_t v, bool own) {
+  if (!own) atomic_max_u64(c, v);
+  else if (v > atomic_load_explicit(c, memory_order_relaxed))
+    atomic_store_explicit(c, v, memory_order_relaxed);
+}
+
+/* A read of replica e, `clock` being the reader's clock, into s (`own`: the
+ * reading worker's counters, on its thread). */
+static void record_read(staleness_counters *s, bool own, const key_entry *e, int64_t clock,
+                        double now) {
   double age = now > e->synced_at ? now - e->synced_at : 0;
   uint64_t clocks = clock > e->synced_clock ? (uint64_t)(clock - e->synced_clock) : 0;
   uint64_t ns = (uint64_t)llround(age * 1e9);
-  atomic_fetch_add_explicit(&s->reads, 1, memory_order_relaxed);
-  atomic_fetch_add_explicit(&s->sum_ns, ns, memory_order_relaxed);
-  atomic_fetch_add_explicit(&s->sum_clocks, clocks, memory_order_relaxed);
-  atomic_fetch_add_explicit(&s->hist[age_bucket(age)], 1, memory_order_relaxed);
-  atomic_max_u64(&s->max_ns, ns);
-  atomic_max_u64(&s->max_clocks, clocks);
+  count_add(&s->reads, 1, own);
+  count_add(&s->sum_ns, ns, own);
+  count_add(&s->sum_clocks, clocks, own);
+  count_add(&s->hist[age_bucket(age)], 1, own);
+  count_max(&s->max_ns, ns, own);
+  count_max(&s->max_clocks, clocks, own);
 }
 
 double ps_staleness_quantile(const uint64_t hist[PS_STALENESS_BUCKETS], double q) {
@@ -111,7 +128,7 @@ double ps_staleness_quantile(const uint64_t hist[PS_STALENESS_BUCKETS], double q
 
 static bool add_into(float **dst, uint32_t len, const float *vals) {
   if (!*dst && !(*dst = calloc(len, sizeof **dst))) return false;
-  for (uint32_t i = 0; i < len; i++) (*dst)[i] += vals[i];
+  floats_add(*dst, vals, len);
   return true;
 }
 
@@ -123,11 +140,11 @@ static void flush_delta(call_ctx *c, key_entry *e, ps_key k, uint32_t len) {
   e->delta = NULL;
 }
 
-int replica_apply_local(ps_node *n, key_entry *e, ps_key k, uint8_t type, const float *vals,
-                        float *out, int64_t clock, double now) {
-  uint32_t len = ps_layout_value_len(&n->layout, k);
+int replica_apply_local(ps_worker *w, key_entry *e, ps_key k, uint8_t type, const float *vals,
+                        float *out, double now) {
+  uint32_t len = ps_layout_value_len(&w->node->layout, k);
   if (type == PS_MSG_PULL) {
-    record_read(n, e, clock, now);
+    record_read(&w->staleness, true, e, ps_worker_clock(w), now);
     if (e->value) memcpy(out, e->value, len * sizeof *out);
     else memset(out, 0, len * sizeof *out);
     return PS_OK;
@@ -140,15 +157,15 @@ void replica_serve(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
                    const float *vals) {
   ps_node *n = c->node;
   uint32_t len = ps_layout_value_len(&n->layout, k);
-  int64_t clock = ps_worker_clock(&n->workers[op->worker]);
-  if (op->type == PS_MSG_PULL) {
-    record_read(n, e, clock, c->now);
+  ps_worker *w = &n->workers[op->worker];
+  if (op->type == PS_MSG_PULL) { /* on any thread: the node's counters */
+    record_read(&n->staleness, false, e, ps_worker_clock(w), c->now);
     if (!e->value && !(e->value = calloc(len, sizeof *e->value))) goto oom;
     deliver_result(c, op, k, e->value, len);
     return;
   }
   if (op->type == PS_MSG_PUSH) {
-    if (replica_apply_local(n, e, k, op->type, vals, NULL, clock, c->now) != PS_OK) goto oom;
+    if (replica_apply_local(w, e, k, op->type, vals, NULL, c->now) != PS_OK) goto oom;
   } else { /* SET: what was pushed before goes first, then the set */
     if (n->replica_mode == PS_SYNC_ALLREDUCE) {
       c->error = PS_ERR_INVAL; /* all-reduce merges additive updates only */

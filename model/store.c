@@ -11,8 +11,9 @@
 
 int store_init(key_store *s, uint32_t stripes) {
   if (stripes == 0 || (stripes & (stripes - 1))) return PS_ERR_INVAL;
-  s->stripes = calloc(stripes, sizeof *s->stripes);
+  s->stripes = aligned_alloc(PS_CACHE_LINE, stripes * sizeof *s->stripes);
   if (!s->stripes) return PS_ERR_NOMEM;
+  memset(s->stripes, 0, stripes * sizeof *s->stripes);
   s->num_stripes = stripes;
   for (uint32_t i = 0; i < stripes; i++) pthread_mutex_init(&s->stripes[i].lock, NULL);
   return PS_OK;
@@ -44,18 +45,7 @@ void store_destroy(key_store *s) {
   s->stripes = NULL;
 }
 
-static size_t slot_of(const store_stripe *st, ps_key k) {
-  return (size_t)ps_mix64(k ^ 0x9e3779b97f4a7c15ULL) & (st->cap - 1);
-}
-
-key_entry *stripe_find(store_stripe *st, ps_key k) {
-  if (st->cap == 0) return NULL;
-  for (size_t i = slot_of(st, k);; i = (i + 1) & (st->cap - 1)) {
-    key_entry *e = &st->slots[i];
-    if (!e->used) return NULL;
-    if (e->key == k) return e;
-  }
-}
+static size_t slot_of(const store_stripe *st, ps_key k) { return stripe_slot_of(st, k); }
 
 /* Doubles the table (or makes the first one); false on no memory. */
 static bool stripe_grow(store_stripe *st) {
