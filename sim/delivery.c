@@ -1,0 +1,151 @@
+/*
+ * The latency_bandwidth network model: messages that bypass SimGrid's
+ * network, for scale studies.
+ *
+ * Under CM02 every message is a SimGrid flow, and every flow that starts or
+ * ends makes SimGrid re-solve the max-min sharing of every flow it shares a
+ * link with; with tens of thousands in flight (relocate with a long
+ * look-ahead on 64 nodes and more) that solver is most of the run. This model
+ * has no flows. A message of S bytes from node a to node b is sent out on the
+ * pair's connection after the pair's earlier messages, at the route's
+ * bottleneck bandwidth B, and arrives the route's latency L later:
+ *
+ *   start  = max(now, the pair's previous message sent out)
+ *   arrive = start + S / B + L
+ *
+ * A lone message thus takes L + S / B, as under CM02. What it leaves out:
+ * messages of distinct pairs never share a link (a node sending to 100 nodes
+ * at once sends each at full bandwidth), so under load it is optimistic; a
+ * bandwidth change (a straggler's phase) applies to messages sent after it.
+ * Per pair, messages arrive in send order, as the core requires.
+ *
+ * Delivery: each node has a heap of the messages on their way to it, by
+ * arrival time and then send number (deterministic). The server takes the
+ * first once it has arrived, or waits on its condition until then; a sender
+ * whose message arrives before the server would wake notifies it. SimGrid
+ * sees only sleeps and condition waits, which its solver does not share.
+ */
+#include "sim/sim_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include <simgrid/cond.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/mutex.h>
+
+/* A message due within this much of now is taken now: absorbs the rounding
+ * of now + (arrive - now), so a server never spins toward an arrival. */
+#define SIM_ARRIVAL_SLACK 1e-9
+
+/* ----------------------------------------------------------------- heap */
+
+static bool before(const sim_envelope *a, const sim_envelope *b) {
+  return a->arrive < b->arrive || (a->arrive == b->arrive && a->seq < b->seq);
+}
+
+static int heap_push(sim_arrivals *q, sim_envelope *e) {
+  if (q->count == q->cap) {
+    size_t cap = q->cap ? q->cap * 2 : 64;
+    sim_envelope **h = realloc(q->heap, cap * sizeof *h);
+    if (!h) return -1;
+    q->heap = h;
+    q->cap = cap;
+  }
+  size_t i = q->count++;
+  while (i > 0) {
+    size_t parent = (i - 1) / 2;
+    if (!before(e, q->heap[parent])) break;
+    q->heap[i] = q->heap[parent];
+    i = parent;
+  }
+  q->heap[i] = e;
+  return 0;
+}
+
+static sim_envelope *heap_pop(sim_arrivals *q) {
+  sim_envelope *top = q->heap[0], *last = q->heap[--q->count];
+  size_t i = 0;
+  for (;;) {
+    size_t child = 2 * i + 1;
+    if (child >= q->count) break;
+    if (child + 1 < q->count && before(q->heap[child + 1], q->heap[child])) child++;
+    if (!before(q->heap[child], last)) break;
+    q->heap[i] = q->heap[child];
+    i = child;
+  }
+  if (q->count) q->heap[i] = last;
+  return top;
+}
+
+/* ---------------------------------------------------------------- routes */
+
+static sim_pair *route_to(sim_state *run, sim_node *src, uint32_t dst) {
+  sim_arrivals *q = &src->arrivals;
+  if (!q->pairs && !(q->pairs = calloc(run->num_nodes, sizeof *q->pairs))) return NULL;
+  sim_pair *p = &q->pairs[dst];
+  if (p->epoch != run->route_epoch) {
+    sg_host_t to = run->nodes[dst].host;
+    p->latency = sg_host_get_route_latency(src->host, to);
+    p->bandwidth = sg_host_get_route_bandwidth(src->host, to);
+    p->epoch = run->route_epoch;
+  }
+  return p;
+}
+
+void sim_routes_changed(sim_state *run) { run->route_epoch++; }
+
+/* --------------------------------------------------------------- sending */
+
+int sim_arrivals_init(sim_node *n) {
+  sim_arrivals *q = &n->arrivals;
+  q->wake_at = INFINITY;
+  q->cond = sg_cond_init();
+  q->mutex = sg_mutex_init();
+  return q->cond && q->mutex ? 0 : -1;
+}
+
+int sim_deliver_direct(sim_state *run, sim_node *src, uint32_t dst, sim_envelope *e) {
+  sim_pair *p = route_to(run, src, dst);
+  if (!p) return -1;
+  double now = simgrid_get_clock();
+  double start = p->busy_until > now ? p->busy_until : now;
+  double sent = start + (double)e->len / p->bandwidth;
+  e->arrive = sent + p->latency;
+  e->seq = run->sends++;
+  sim_arrivals *q = &run->nodes[dst].arrivals;
+  if (heap_push(q, e) != 0) return -1;
+  p->busy_until = sent;
+  if (q->waiting && e->arrive < q->wake_at) {
+    q->wake_at = e->arrive;
+    sg_cond_notify_one(q->cond);
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------- receiving */
+
+sim_envelope *sim_arrivals_next(sim_node *n) {
+  sim_arrivals *q = &n->arrivals;
+  for (;;) {
+    double now = simgrid_get_clock();
+    sim_envelope *first = q->count ? q->heap[0] : NULL;
+    if (first && first->arrive <= now + SIM_ARRIVAL_SLACK) return heap_pop(q);
+    q->waiting = true;
+    q->wake_at = first ? first->arrive : INFINITY;
+    if (first) sg_cond_wait_for(q->cond, q->mutex, first->arrive - now);
+    else sg_cond_wait(q->cond, q->mutex);
+    q->waiting = false;
+  }
+}
+
+void sim_arrivals_free(sim_node *n) {
+  sim_arrivals *q = &n->arrivals;
+  for (size_t i = 0; i < q->count; i++) free(q->heap[i]->buf);
+  free(q->heap);
+  free(q->pairs);
+  if (q->cond) sg_cond_destroy(q->cond);
+  if (q->mutex) sg_mutex_destroy(q->mutex);
+  *q = (sim_arrivals){0};
+}
