@@ -41,14 +41,14 @@
 
 /* ----------------------------------------------------------------- heap */
 
-static bool before(const sim_envelope *a, const sim_envelope *b) {
+static bool before(const sim_arrival *a, const sim_arrival *b) {
   return a->arrive < b->arrive || (a->arrive == b->arrive && a->seq < b->seq);
 }
 
-static int heap_push(sim_arrivals *q, sim_envelope *e) {
+static int heap_push(sim_arrivals *q, sim_arrival a) {
   if (q->count == q->cap) {
     size_t cap = q->cap ? q->cap * 2 : 64;
-    sim_envelope **h = realloc(q->heap, cap * sizeof *h);
+    sim_arrival *h = realloc(q->heap, cap * sizeof *h);
     if (!h) return -1;
     q->heap = h;
     q->cap = cap;
@@ -56,22 +56,23 @@ static int heap_push(sim_arrivals *q, sim_envelope *e) {
   size_t i = q->count++;
   while (i > 0) {
     size_t parent = (i - 1) / 2;
-    if (!before(e, q->heap[parent])) break;
+    if (!before(&a, &q->heap[parent])) break;
     q->heap[i] = q->heap[parent];
     i = parent;
   }
-  q->heap[i] = e;
+  q->heap[i] = a;
   return 0;
 }
 
 static sim_envelope *heap_pop(sim_arrivals *q) {
-  sim_envelope *top = q->heap[0], *last = q->heap[--q->count];
+  sim_envelope *top = q->heap[0].e;
+  sim_arrival last = q->heap[--q->count];
   size_t i = 0;
   for (;;) {
     size_t child = 2 * i + 1;
     if (child >= q->count) break;
-    if (child + 1 < q->count && before(q->heap[child + 1], q->heap[child])) child++;
-    if (!before(q->heap[child], last)) break;
+    if (child + 1 < q->count && before(&q->heap[child + 1], &q->heap[child])) child++;
+    if (!before(&q->heap[child], &last)) break;
     q->heap[i] = q->heap[child];
     i = child;
   }
@@ -112,13 +113,12 @@ int sim_deliver_direct(sim_state *run, sim_node *src, uint32_t dst, sim_envelope
   double now = simgrid_get_clock();
   double start = p->busy_until > now ? p->busy_until : now;
   double sent = start + (double)e->len / p->bandwidth;
-  e->arrive = sent + p->latency;
-  e->seq = run->sends++;
+  sim_arrival a = {.arrive = sent + p->latency, .seq = run->sends++, .e = e};
   sim_arrivals *q = &run->nodes[dst].arrivals;
-  if (heap_push(q, e) != 0) return -1;
+  if (heap_push(q, a) != 0) return -1;
   p->busy_until = sent;
-  if (q->waiting && e->arrive < q->wake_at) {
-    q->wake_at = e->arrive;
+  if (q->waiting && a.arrive < q->wake_at) {
+    q->wake_at = a.arrive;
     sg_cond_notify_one(q->cond);
   }
   return 0;
@@ -130,7 +130,7 @@ sim_envelope *sim_arrivals_next(sim_node *n) {
   sim_arrivals *q = &n->arrivals;
   for (;;) {
     double now = simgrid_get_clock();
-    sim_envelope *first = q->count ? q->heap[0] : NULL;
+    const sim_arrival *first = q->count ? &q->heap[0] : NULL;
     if (first && first->arrive <= now + SIM_ARRIVAL_SLACK) return heap_pop(q);
     q->waiting = true;
     q->wake_at = first ? first->arrive : INFINITY;
@@ -142,7 +142,7 @@ sim_envelope *sim_arrivals_next(sim_node *n) {
 
 void sim_arrivals_free(sim_node *n) {
   sim_arrivals *q = &n->arrivals;
-  for (size_t i = 0; i < q->count; i++) free(q->heap[i]->buf);
+  for (size_t i = 0; i < q->count; i++) free(q->heap[i].e->buf);
   free(q->heap);
   free(q->pairs);
   if (q->cond) sg_cond_destroy(q->cond);

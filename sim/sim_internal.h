@@ -56,10 +56,6 @@ struct sim_envelope {
   size_t len;
   uint32_t src;
   uint8_t state;             /* ENVELOPE_* in messages.c */
-  /* latency_bandwidth (delivery.c): no comm; when it reaches its
-   * destination, and a run-wide send number that breaks ties. */
-  double arrive;
-  uint64_t seq;
 };
 
 /* The sends one actor has started and not yet waited for. */
@@ -81,9 +77,18 @@ typedef struct {
   uint64_t epoch;     /* 0: not looked up yet */
 } sim_pair;
 
+/* latency_bandwidth: a message on its way, in its destination's heap: when
+ * it arrives, and a run-wide send number that breaks ties (the heap orders
+ * by these without touching the envelopes). */
+typedef struct {
+  double arrive;
+  uint64_t seq;
+  sim_envelope *e;
+} sim_arrival;
+
 /* latency_bandwidth: a node's messages on their way to it, by arrival. */
 typedef struct {
-  sim_envelope **heap;    /* min-heap on (arrive, seq) */
+  sim_arrival *heap;      /* min-heap on (arrive, seq) */
   size_t count, cap;
   sg_cond_t cond;         /* the server waits here, its mutex held for life */
   sg_mutex_t mutex;
