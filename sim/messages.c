@@ -167,19 +167,20 @@ static void env_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
   sim_outbox *out = sg_actor_self_get_data();
   *e = (sim_envelope){.outbox = out, .buf = buf, .len = len, .src = n->id,
                       .state = ENVELOPE_SENT};
-  if (run->direct) {
-    if (sim_deliver_direct(run, n, dst, e) != 0) {
-      envelope_give(run, e);
-      free(buf);
-      run->send_failed = true;
-      return;
-    }
-  } else {
-    outstanding_link(out, e);
-    e->comm = sg_mailbox_put_async(run->nodes[dst].inbox, e, (long)len);
-  }
+  /* Counted in flight before anything that may yield (put_async is a
+   * simcall): no actor may see the run quiet while this message leaves. */
   out->send_debt += run->cost.send_per_message_s; /* paid at the actor's next reap */
   run->in_flight++;
+  if (!run->direct) {
+    outstanding_link(out, e);
+    e->comm = sg_mailbox_put_async(run->nodes[dst].inbox, e, (long)len);
+  } else if (sim_deliver_direct(run, n, dst, e) != 0) {
+    out->send_debt -= run->cost.send_per_message_s;
+    run->in_flight--;
+    envelope_give(run, e);
+    free(buf);
+    run->send_failed = true;
+  }
 }
 
 sim_envelope *sim_receive(sim_node *n) {
