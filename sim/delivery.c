@@ -6,18 +6,25 @@
  * ends makes SimGrid re-solve the max-min sharing of every flow it shares a
  * link with; with tens of thousands in flight (relocate with a long
  * look-ahead on 64 nodes and more) that solver is most of the run. This model
- * has no flows. A message of S bytes from node a to node b is sent out on the
- * pair's connection after the pair's earlier messages, at the route's
- * bottleneck bandwidth B, and arrives the route's latency L later:
+ * has no flows. A message of S bytes from node a to node b waits for the
+ * messages handed earlier to the first link of its route (a's up link, or
+ * the loopback of a's machine), is sent out at the route's bottleneck
+ * bandwidth B, and arrives the route's latency L later:
  *
- *   start  = max(now, the pair's previous message sent out)
+ *   start  = max(now, when that link has sent out what it was given)
  *   arrive = start + S / B + L
  *
- * A lone message thus takes L + S / B, as under CM02. What it leaves out:
- * messages of distinct pairs never share a link (a node sending to 100 nodes
- * at once sends each at full bandwidth), so under load it is optimistic; a
+ * as a NIC's one transmit queue does. A lone message thus takes L + S / B,
+ * as under CM02, and a node's outgoing bytes never exceed its link's
+ * bandwidth. What it leaves out: contention anywhere but at the sender (a
+ * node receiving from many at once receives from each at full bandwidth; a
+ * backbone is never full), so under incast it is optimistic; the queue is
+ * first come first served where CM02 shares max-min fairly (the last of n
+ * equal messages arrives at the same time, the first ones earlier); a
  * bandwidth change (a straggler's phase) applies to messages sent after it.
- * Per pair, messages arrive in send order, as the core requires.
+ * A first link that shares nothing (a FATPIPE: the loopback without
+ * placement) queues per pair instead. Per pair, messages arrive in send
+ * order, as the core requires.
  *
  * Delivery: each node has a heap of the messages on their way to it, by
  * arrival time and then send number (deterministic). The server takes the
@@ -33,7 +40,9 @@
 #include <simgrid/cond.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
+#include <simgrid/link.h>
 #include <simgrid/mutex.h>
+#include <xbt/dynar.h>
 
 /* A message due within this much of now is taken now: absorbs the rounding
  * of now + (arrive - now), so a server never spins toward an arrival. */
@@ -82,10 +91,44 @@ static sim_envelope *heap_pop(sim_arrivals *q) {
 
 /* ---------------------------------------------------------------- routes */
 
+/* A shared link that a route starts on (a node's or machine's up link, a
+ * machine's loopback): it sends out what it is given one message after
+ * another. Hung on the link's SimGrid data, listed in the run for freeing. */
+struct sim_link_queue {
+  double sent_by;
+  struct sim_link_queue *next;
+};
+
+static double *link_queue(sim_state *run, sg_link_t link) {
+  struct sim_link_queue *q = sg_link_get_data(link);
+  if (q) return &q->sent_by;
+  if (!(q = calloc(1, sizeof *q))) return NULL;
+  q->next = run->link_queues;
+  run->link_queues = q;
+  sg_link_set_data(link, q);
+  return &q->sent_by;
+}
+
+/* The queue a message from src to dst waits in: its route's first link's
+ * if that link is shared, else the pair's own (a FATPIPE shares nothing). */
+static double *first_link_queue(sim_state *run, sim_node *src, sim_node *dst, sim_pair *p) {
+  xbt_dynar_t links = xbt_dynar_new(sizeof(sg_link_t), NULL);
+  sg_host_get_route(src->host, dst->host, links);
+  double *q = &p->own_sent_by;
+  if (!xbt_dynar_is_empty(links)) {
+    sg_link_t first = xbt_dynar_get_as(links, 0, sg_link_t);
+    if (sg_link_is_shared(first)) q = link_queue(run, first);
+  }
+  xbt_dynar_free(&links);
+  return q;
+}
+
 static sim_pair *route_to(sim_state *run, sim_node *src, uint32_t dst) {
   sim_arrivals *q = &src->arrivals;
   if (!q->pairs && !(q->pairs = calloc(run->num_nodes, sizeof *q->pairs))) return NULL;
   sim_pair *p = &q->pairs[dst];
+  if (!p->sent_by && !(p->sent_by = first_link_queue(run, src, &run->nodes[dst], p)))
+    return NULL;
   if (p->epoch != run->route_epoch) {
     sg_host_t to = run->nodes[dst].host;
     p->latency = sg_host_get_route_latency(src->host, to);
@@ -96,6 +139,14 @@ static sim_pair *route_to(sim_state *run, sim_node *src, uint32_t dst) {
 }
 
 void sim_routes_changed(sim_state *run) { run->route_epoch++; }
+
+void sim_link_queues_free(sim_state *run) {
+  while (run->link_queues) {
+    struct sim_link_queue *q = run->link_queues;
+    run->link_queues = q->next;
+    free(q);
+  }
+}
 
 /* --------------------------------------------------------------- sending */
 
@@ -111,12 +162,12 @@ int sim_deliver_direct(sim_state *run, sim_node *src, uint32_t dst, sim_envelope
   sim_pair *p = route_to(run, src, dst);
   if (!p) return -1;
   double now = simgrid_get_clock();
-  double start = p->busy_until > now ? p->busy_until : now;
+  double start = *p->sent_by > now ? *p->sent_by : now;
   double sent = start + (double)e->len / p->bandwidth;
   sim_arrival a = {.arrive = sent + p->latency, .seq = run->sends++, .e = e};
   sim_arrivals *q = &run->nodes[dst].arrivals;
   if (heap_push(q, a) != 0) return -1;
-  p->busy_until = sent;
+  *p->sent_by = sent;
   if (q->waiting && a.arrive < q->wake_at) {
     q->wake_at = a.arrive;
     sg_cond_notify_one(q->cond);

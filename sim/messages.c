@@ -144,6 +144,7 @@ void sim_messages_free(sim_state *run) {
   }
   for (uint32_t i = 0; run->workers && i < run->num_workers; i++)
     outbox_drop(&run->workers[i].out);
+  sim_link_queues_free(run);
   while (run->chunks) {
     sim_envelope_chunk *c = run->chunks;
     run->chunks = c->next;

@@ -79,7 +79,8 @@ typedef struct {
   double latency;            /* seconds of each node's link */
   /* "CM02" or "LV08" (SimGrid's network/model), or "latency_bandwidth":
    * no SimGrid flows, a message takes latency + size / bandwidth of its
-   * route, queued behind the pair's earlier messages (sim/delivery.c). */
+   * route, queued behind what was sent earlier over the route's first link
+   * (sim/delivery.c). */
   char network_model[24];
   sim_topology topology;
   double backbone_bandwidth; /* bytes/s, with SIM_TOPOLOGY_BACKBONE */

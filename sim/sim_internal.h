@@ -72,7 +72,9 @@ struct sim_outbox {
 
 /* latency_bandwidth: what a sender knows of its route to one node. */
 typedef struct {
-  double busy_until;  /* the pair's last message is sent out by then */
+  double *sent_by;    /* when the route's first link has sent out what it was
+                         given: that link's (delivery.c), or own_sent_by */
+  double own_sent_by; /* the pair's, when its first link shares nothing */
   double latency, bandwidth; /* the route's, as of route_epoch */
   uint64_t epoch;     /* 0: not looked up yet */
 } sim_pair;
@@ -148,6 +150,7 @@ struct sim_state {
   bool direct;
   uint64_t sends;            /* messages sent so far (tie-break order) */
   uint64_t route_epoch;      /* bumped when a link's bandwidth changes */
+  struct sim_link_queue *link_queues; /* every link's that a route starts on */
   /* Stragglers with phases: one actor's state per machine (stragglers.c;
    * unused entries zero), or NULL. Freed in teardown. */
   sim_straggler_actor *slow_actors;
@@ -202,6 +205,8 @@ sim_envelope *sim_arrivals_next(sim_node *n);
 void sim_arrivals_free(sim_node *n);
 /* A link's bandwidth changed: routes are looked up again. */
 void sim_routes_changed(sim_state *run);
+/* After the run: frees the links' queues. */
+void sim_link_queues_free(sim_state *run);
 
 /* server.c: the server and timer actors, the end of the run. */
 void sim_server_main(sim_node *n);
