@@ -42,7 +42,7 @@ static const char *const machine_keys[] = {"count", "cores", "place", "loopback_
                                            "loopback_bandwidth", NULL};
 
 static void parse_network(exp_errors *e, const cJSON *net, sim_cluster *c) {
-  static const char *const models[] = {"CM02", "LV08", NULL};
+  static const char *const models[] = {"CM02", "LV08", SIM_MODEL_LATENCY_BANDWIDTH, NULL};
   static const char *const topologies[] = {"star", "backbone", NULL};
   const char *p = "cluster.network";
   exp_check_keys(e, net, p, network_keys);

@@ -27,6 +27,10 @@
  * another actor into the core mid-call), so the cost is owed in the outbox
  * and paid at the actor's next reap: after the message left, which is how a
  * thread handing a message to ZeroMQ's I/O thread pays for it too.
+ *
+ * Under latency_bandwidth (delivery.c) no comm carries the envelope: it
+ * waits in its destination's arrivals until its computed arrival, and the
+ * receiver recycles it at once (nothing for the sender to wait for).
  */
 #include "sim/sim_internal.h"
 
@@ -136,9 +140,11 @@ void sim_messages_free(sim_state *run) {
   for (uint32_t i = 0; run->nodes && i < run->num_nodes; i++) {
     outbox_drop(&run->nodes[i].server_out);
     outbox_drop(&run->nodes[i].timer_out);
+    sim_arrivals_free(&run->nodes[i]);
   }
   for (uint32_t i = 0; run->workers && i < run->num_workers; i++)
     outbox_drop(&run->workers[i].out);
+  sim_link_queues_free(run);
   while (run->chunks) {
     sim_envelope_chunk *c = run->chunks;
     run->chunks = c->next;
@@ -162,18 +168,31 @@ static void env_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
   sim_outbox *out = sg_actor_self_get_data();
   *e = (sim_envelope){.outbox = out, .buf = buf, .len = len, .src = n->id,
                       .state = ENVELOPE_SENT};
-  outstanding_link(out, e);
+  /* Counted in flight before anything that may yield (put_async is a
+   * simcall): no actor may see the run quiet while this message leaves. */
   out->send_debt += run->cost.send_per_message_s; /* paid at the actor's next reap */
   run->in_flight++;
   run->nodes[dst].inbound++;
-  e->comm = sg_mailbox_put_async(run->nodes[dst].inbox, e, (long)len);
+  if (!run->direct) {
+    outstanding_link(out, e);
+    e->comm = sg_mailbox_put_async(run->nodes[dst].inbox, e, (long)len);
+  } else if (sim_deliver_direct(run, n, dst, e) != 0) {
+    out->send_debt -= run->cost.send_per_message_s;
+    run->in_flight--;
+    run->nodes[dst].inbound--;
+    envelope_give(run, e);
+    free(buf);
+    run->send_failed = true;
+  }
 }
 
-sim_envelope *sim_receive(sim_node *n) { return sg_mailbox_get(n->inbox); }
+sim_envelope *sim_receive(sim_node *n) {
+  return n->run->direct ? sim_arrivals_next(n) : sg_mailbox_get(n->inbox);
+}
 
 void sim_received(sim_envelope *e) {
   sim_outbox *out = e->outbox;
-  if (e->state == ENVELOPE_ABANDONED) {
+  if (out->run->direct || e->state == ENVELOPE_ABANDONED) {
     envelope_give(out->run, e);
     return;
   }

@@ -197,8 +197,9 @@ int sim_cluster_check(const sim_cluster *c, char *err, size_t errlen) {
   else if (!positive(c->host_speed)) what = "host_speed > 0";
   else if (!positive(c->bandwidth)) what = "network bandwidth > 0";
   else if (!isfinite(c->latency) || c->latency < 0) what = "network latency >= 0";
-  else if (strcmp(c->network_model, "CM02") && strcmp(c->network_model, "LV08"))
-    what = "network model \"CM02\" or \"LV08\"";
+  else if (strcmp(c->network_model, "CM02") && strcmp(c->network_model, "LV08") &&
+           strcmp(c->network_model, SIM_MODEL_LATENCY_BANDWIDTH))
+    what = "network model \"CM02\", \"LV08\" or \"" SIM_MODEL_LATENCY_BANDWIDTH "\"";
   else if (c->topology != SIM_TOPOLOGY_STAR && c->topology != SIM_TOPOLOGY_BACKBONE)
     what = "topology star or backbone";
   else if (c->topology == SIM_TOPOLOGY_BACKBONE &&

@@ -13,7 +13,8 @@
  * and nothing was lost; collect metrics; free everything.
  *
  * SimGrid configuration (all through simgrid_init's command line):
- *   network/model          CM02 or LV08, as the cluster says.
+ *   network/model          CM02 or LV08, as the cluster says (latency_bandwidth:
+ *                          CM02, never used: sim/delivery.c carries messages).
  *   With CM02, the plain textbook model: a lone message of S bytes on a route
  *   of latency L and bottleneck bandwidth B takes L + S/B, and flows share a
  *   link max-min fairly:
@@ -71,9 +72,12 @@ static int engine_start(sim_setup *s) {
   static bool started; /* SimGrid allows one engine per process */
   if (started) return fail(s, "sim_run: SimGrid runs once per process (fork a child per run)");
   started = true;
-  const bool cm02 = strcmp(s->args->cluster->network_model, "CM02") == 0;
+  const char *name = s->args->cluster->network_model;
+  /* latency_bandwidth carries no message through SimGrid's network (its
+   * model is then never asked): the plain CM02 below stands in. */
+  const bool cm02 = strcmp(name, "CM02") == 0 || strcmp(name, SIM_MODEL_LATENCY_BANDWIDTH) == 0;
   static char model[64]; /* SimGrid may keep pointers into argv */
-  snprintf(model, sizeof model, "--cfg=network/model:%s", s->args->cluster->network_model);
+  snprintf(model, sizeof model, "--cfg=network/model:%s", cm02 ? "CM02" : name);
   char *argv[] = {"pslab-sim", "--log=root.thresh:critical", model,
                   "--cfg=network/crosstraffic:0", "--cfg=network/TCP-gamma:0",
                   "--cfg=network/weight-S:0", NULL};
@@ -199,6 +203,7 @@ static int node_init(sim_setup *s, sim_node *n, uint32_t id) {
   if (!(n->host = node_host(s, id))) return -1;
   snprintf(name, sizeof name, "inbox-%u", (unsigned)id);
   n->inbox = sg_mailbox_by_name(name);
+  if (run->direct && sim_arrivals_init(n) != 0) return fail(s, "sim_run: out of memory");
   ps_node_config cfg;
   run_node_config(s->setup, id, &cfg);
   sim_node_env(n, &cfg.env);
@@ -221,6 +226,8 @@ static int run_init(sim_setup *s) {
   sim_state *run = &s->run;
   run->setup = s->setup;
   run->cost = c->cost;
+  run->direct = strcmp(c->network_model, SIM_MODEL_LATENCY_BANDWIDTH) == 0;
+  run->route_epoch = 1; /* a sim_pair's 0: never looked up */
   run->shared_cores = c->machines.count > 0;
   run->core_speed = c->host_speed;
   run->workers_per_node = c->workers_per_node;

@@ -27,6 +27,9 @@
  * core first has a timer) waits on a condition until the core's next timer is
  * due; whoever calls into the core afterwards pokes it if the due time moved
  * earlier.
+ *
+ * Under latency_bandwidth the server takes its messages from delivery.c's
+ * arrivals instead of its inbox (sim_receive), in arrival order.
  */
 #include "sim/sim_internal.h"
 
@@ -58,7 +61,8 @@ static void charge_handling(const sim_node *n, const uint8_t *buf, size_t len) {
 
 void sim_server_main(sim_node *n) {
   sim_state *run = n->run;
-  sg_mailbox_set_receiver(sg_mailbox_get_name(n->inbox)); /* first: see above */
+  if (run->direct) sg_mutex_lock(n->arrivals.mutex); /* held for life */
+  else sg_mailbox_set_receiver(sg_mailbox_get_name(n->inbox)); /* first: see above */
   sg_actor_daemonize(sg_actor_self());
   for (;;) {
     sim_envelope *e = sim_receive(n);

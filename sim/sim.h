@@ -68,6 +68,9 @@ typedef struct {
   double loopback_bandwidth; /* bytes/s */
 } sim_machines;
 
+/* The network model of sim/delivery.c (the others are SimGrid's). */
+#define SIM_MODEL_LATENCY_BANDWIDTH "latency_bandwidth"
+
 typedef enum { SIM_TOPOLOGY_STAR = 0, SIM_TOPOLOGY_BACKBONE = 1 } sim_topology;
 
 typedef struct {
@@ -76,7 +79,11 @@ typedef struct {
   double host_speed;         /* flop/s */
   double bandwidth;          /* bytes/s of each node's link */
   double latency;            /* seconds of each node's link */
-  char network_model[16];    /* SimGrid network/model: "CM02" or "LV08" */
+  /* "CM02" or "LV08" (SimGrid's network/model), or "latency_bandwidth":
+   * no SimGrid flows, a message takes latency + size / bandwidth of its
+   * route, queued behind what was sent earlier over the route's first link
+   * (sim/delivery.c). */
+  char network_model[24];
   sim_topology topology;
   double backbone_bandwidth; /* bytes/s, with SIM_TOPOLOGY_BACKBONE */
   double backbone_latency;   /* seconds, with SIM_TOPOLOGY_BACKBONE */

@@ -70,13 +70,43 @@ struct sim_outbox {
 
 /* ---------------------------------------------------------------- nodes */
 
+/* latency_bandwidth: what a sender knows of its route to one node. */
+typedef struct {
+  double *sent_by;    /* when the route's first link has sent out what it was
+                         given: that link's (delivery.c), or own_sent_by */
+  double own_sent_by; /* the pair's, when its first link shares nothing */
+  double latency, bandwidth; /* the route's, as of route_epoch */
+  uint64_t epoch;     /* 0: not looked up yet */
+} sim_pair;
+
+/* latency_bandwidth: a message on its way, in its destination's heap: when
+ * it arrives, and a run-wide send number that breaks ties (the heap orders
+ * by these without touching the envelopes). */
+typedef struct {
+  double arrive;
+  uint64_t seq;
+  sim_envelope *e;
+} sim_arrival;
+
+/* latency_bandwidth: a node's messages on their way to it, by arrival. */
+typedef struct {
+  sim_arrival *heap;      /* min-heap on (arrive, seq) */
+  size_t count, cap;
+  sg_cond_t cond;         /* the server waits here, its mutex held for life */
+  sg_mutex_t mutex;
+  bool waiting;           /* the server waits: a sender may have to notify */
+  double wake_at;         /* when it wakes by itself (INFINITY: never) */
+  sim_pair *pairs;        /* this node as a sender, by destination; lazily */
+} sim_arrivals;
+
 typedef struct sim_node {
   sim_state *run;
   uint32_t id;
   ps_node *core;
   const sim_straggler *slow; /* its straggler's phases, or NULL (stragglers.c) */
   sg_host_t host;
-  sg_mailbox_t inbox;
+  sg_mailbox_t inbox;     /* CM02, LV08: SimGrid carries the messages */
+  sim_arrivals arrivals;  /* latency_bandwidth: delivery.c carries them */
   sim_worker *workers;    /* this node's workers (NULL on a server-only node) */
   uint32_t num_workers;   /* workers_per_node, or 0 on a server-only node */
   sim_outbox server_out, timer_out;
@@ -118,6 +148,11 @@ struct sim_state {
   sim_envelope *free_envelopes;
   sim_envelope_chunk *chunks;
   bool send_failed;          /* a message could not be sent: run invalid */
+  /* latency_bandwidth (delivery.c): messages bypass SimGrid's network. */
+  bool direct;
+  uint64_t sends;            /* messages sent so far (tie-break order) */
+  uint64_t route_epoch;      /* bumped when a link's bandwidth changes */
+  struct sim_link_queue *link_queues; /* every link's that a route starts on */
   /* Stragglers with phases: one actor's state per machine (stragglers.c;
    * unused entries zero), or NULL. Freed in teardown. */
   sim_straggler_actor *slow_actors;
@@ -159,6 +194,21 @@ void sim_outbox_reap(sim_outbox *out);
 void sim_outbox_drain(sim_outbox *out);
 /* After the run: drops what daemons never waited for; frees the pool. */
 void sim_messages_free(sim_state *run);
+
+/* delivery.c: the latency_bandwidth network model. */
+int sim_arrivals_init(sim_node *n);
+/* Queues e (from node src, e->len bytes) for node dst. 0, or -1 when out of
+ * memory (the caller then owns e and its buffer). */
+int sim_deliver_direct(sim_state *run, sim_node *src, uint32_t dst, sim_envelope *e);
+/* The server's receive: blocks until the next message has arrived. */
+sim_envelope *sim_arrivals_next(sim_node *n);
+/* After the run: frees what never arrived (buffers) and n's state; the
+ * envelopes themselves belong to the pool. */
+void sim_arrivals_free(sim_node *n);
+/* A link's bandwidth changed: routes are looked up again. */
+void sim_routes_changed(sim_state *run);
+/* After the run: frees the links' queues. */
+void sim_link_queues_free(sim_state *run);
 
 /* server.c: the server and timer actors, the end of the run. */
 void sim_server_main(sim_node *n);

@@ -31,6 +31,7 @@
 #include <simgrid/link.h>
 
 struct sim_straggler_actor {
+  sim_state *run;
   const sim_straggler *s;
   sg_host_t host;
   sg_link_t up, down;
@@ -44,6 +45,7 @@ static void apply(const sim_straggler_actor *a, size_t i) {
   double bw = a->bandwidth * (own ? 1.0 : a->s->phases[i].bandwidth_factor);
   sg_link_set_bandwidth(a->up, bw);
   sg_link_set_bandwidth(a->down, bw);
+  sim_routes_changed(a->run);
 }
 
 static void straggler_main(int argc, char **argv) {
@@ -79,7 +81,7 @@ int sim_stragglers_spawn(sim_state *run, const sim_cluster *c, char *err, size_t
     snprintf(up, sizeof up, "link-%u_UP", (unsigned)m);
     snprintf(down, sizeof down, "link-%u_DOWN", (unsigned)m);
     sim_straggler_actor *a = &run->slow_actors[m];
-    *a = (sim_straggler_actor){.s = s, .host = sg_host_by_name(host), .up = sg_link_by_name(up),
+    *a = (sim_straggler_actor){.run = run, .s = s, .host = sg_host_by_name(host), .up = sg_link_by_name(up),
                            .down = sg_link_by_name(down), .bandwidth = c->bandwidth};
     if (!a->host || !a->up || !a->down) {
       snprintf(err, errlen, "cluster.stragglers: no host %s or links %s, %s in the platform",

@@ -170,6 +170,8 @@ static void test_cluster_check(void) {
   small_cluster(&c, SIM_TOPOLOGY_STAR);
   strcpy(c.network_model, "NS3");
   CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), -1);
+  strcpy(c.network_model, SIM_MODEL_LATENCY_BANDWIDTH);
+  CU_ASSERT_EQUAL(sim_cluster_check(&c, err, sizeof err), 0);
 }
 
 /* In SimGrid: hosts, speeds and per-route latency and bandwidth. */
@@ -532,6 +534,7 @@ typedef struct {
   sim_topology topology;
   double bb_bandwidth, bb_latency;
   int steps, len;
+  const char *model; /* NULL: the default, CM02 */
 } hand_spec;
 
 static void hand_case(run_spec *r, const hand_spec *h) {
@@ -544,6 +547,7 @@ static void hand_case(run_spec *r, const hand_spec *h) {
   r->cluster.topology = h->topology;
   r->cluster.backbone_bandwidth = h->bb_bandwidth;
   r->cluster.backbone_latency = h->bb_latency;
+  if (h->model) snprintf(r->cluster.network_model, sizeof r->cluster.network_model, "%s", h->model);
   r->cluster.cost = (sim_cost){.per_message_s = 2e-6, .per_key_s = 1e-7, .per_byte_s = 1e-9};
   snprintf(workload, sizeof workload,
            "{\"type\":\"zipf\",\"keys\":1,\"value_length\":%d,\"reads_per_step\":1,"
@@ -826,6 +830,69 @@ static void test_straggler_phase_server_and_link(void) {
 
 /* A bandwidth phase in the middle of the hand case: slower than none,
  * faster than throughout; a straggler's host has a pstate per phase. */
+/* latency_bandwidth: a lone message takes latency + size / bandwidth of its
+ * route, as under CM02, so the hand-computed runs come out the same. */
+static void test_latency_bandwidth_arithmetic(void) {
+  const char *lb = SIM_MODEL_LATENCY_BANDWIDTH;
+  check_hand_case(&(hand_spec){.bandwidth = 1e8, .latency = 1e-4, .steps = 100, .len = 1000,
+                               .model = lb});
+  check_hand_case(&(hand_spec){.bandwidth = 1.25e9, .latency = 5e-3, .steps = 5,
+                               .len = 1000000, .model = lb});
+  check_hand_case(&(hand_spec){.bandwidth = 1e9, .latency = 1e-5,
+                               .topology = SIM_TOPOLOGY_BACKBONE, .bb_bandwidth = 2e8,
+                               .bb_latency = 3e-4, .steps = 50, .len = 5000, .model = lb});
+}
+
+/* latency_bandwidth under load: relocation keeps every push (the core needs
+ * per-pair FIFO, which the model keeps), and a run is the same every time. */
+static void test_latency_bandwidth_conserves_and_repeats(void) {
+  run_spec r;
+  tiny(&r, "{\"type\":\"relocate\",\"lookahead\":5}");
+  strcpy(r.cluster.network_model, SIM_MODEL_LATENCY_BANDWIDTH);
+  cJSON *a = run(&r), *b = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  CU_ASSERT(num(a, "relocations") > 0);
+  CU_ASSERT_EQUAL(num(a, "value_sum"), num(a, "pushed_floats"));
+  char *ta = cJSON_PrintUnformatted(a), *tb = cJSON_PrintUnformatted(b);
+  CU_ASSERT_STRING_EQUAL(ta, tb);
+  CU_ASSERT_EQUAL(memcmp(&(double){num(a, "time_s")}, &(double){num(b, "time_s")},
+                         sizeof(double)), 0);
+  free(ta);
+  free(tb);
+  cJSON_Delete(a);
+  cJSON_Delete(b);
+  /* Without fast local access a node also sends to itself (its loopback). */
+  tiny(&r, "{\"type\":\"static\",\"fast_local_access\":false}");
+  strcpy(r.cluster.network_model, SIM_MODEL_LATENCY_BANDWIDTH);
+  a = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+  CU_ASSERT_EQUAL(num(a, "value_sum"), num(a, "pushed_floats"));
+  cJSON_Delete(a);
+}
+
+/* latency_bandwidth: a straggler's slower link slows the messages sent
+ * while it is slow. */
+static void test_latency_bandwidth_straggler_link(void) {
+  const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 40, .len = 1000,
+                       .model = SIM_MODEL_LATENCY_BANDWIDTH};
+  run_phase phase = {.from_s = 0.002, .until_s = 0.004, .speed_factor = 1,
+                     .bandwidth_factor = 0.25};
+  run_spec r;
+  hand_case(&r, &h);
+  cJSON *none = run(&r);
+  sim_straggler slow = {.node = 0, .speed_factor = 1, .bandwidth_factor = 1,
+                        .phases = &phase, .n_phases = 1};
+  r.cluster.stragglers = &slow;
+  r.cluster.n_stragglers = 1;
+  cJSON *window = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(none);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(window);
+  CU_ASSERT(num(none, "time_s") < num(window, "time_s"));
+  cJSON_Delete(none);
+  cJSON_Delete(window);
+}
+
 static void test_straggler_bandwidth_window(void) {
   const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 40, .len = 1000};
   run_phase phases[2] = {{.from_s = 0.002, .until_s = 0.004, .speed_factor = 1,
@@ -931,4 +998,8 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"straggler_phase_slows_its_window", test_straggler_phase_slows_its_window},
             {"straggler_phase_server_and_link", test_straggler_phase_server_and_link},
             {"straggler_bandwidth_window", test_straggler_bandwidth_window},
+            {"latency_bandwidth_arithmetic", test_latency_bandwidth_arithmetic},
+            {"latency_bandwidth_conserves_and_repeats",
+             test_latency_bandwidth_conserves_and_repeats},
+            {"latency_bandwidth_straggler_link", test_latency_bandwidth_straggler_link},
             {"bad_spec_is_an_error", test_bad_spec_is_an_error})

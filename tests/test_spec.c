@@ -213,7 +213,7 @@ static const struct {
     {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'bandwidth': '10Gbs'}}, " GOOD_REST "}", "cluster.network.bandwidth: expected a bandwidth such as \"10Gbps\", \"100Mbps\", \"125MBps\" or a number of bytes/s > 0, found \"10Gbs\""},
     {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'latency': '5 parsecs'}}, " GOOD_REST "}", "cluster.network.latency: expected a duration such as \"50us\""},
     {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'latency': -1}}, " GOOD_REST "}", "cluster.network.latency: expected a duration such as \"50us\", \"1ms\", \"0.5s\", \"100ns\" or a number of seconds >= 0, found -1"},
-    {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'model': 'XX'}}, " GOOD_REST "}", "cluster.network.model: expected one of \"CM02\", \"LV08\", found \"XX\""},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'model': 'XX'}}, " GOOD_REST "}", "cluster.network.model: expected one of \"CM02\", \"LV08\", \"latency_bandwidth\", found \"XX\""},
     {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'topology': 'ring'}}, " GOOD_REST "}", "cluster.network.topology: expected one of \"star\", \"backbone\", found \"ring\""},
     {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'speed': 1}}, " GOOD_REST "}", "cluster.network.speed: expected one of the keys of cluster.network"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'network': 5}, " GOOD_REST "}", "cluster.network: expected an object, found 5"},

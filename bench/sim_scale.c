@@ -1,0 +1,173 @@
+/*
+ * sim_scale: what a simulated message costs in wall time under relocation,
+ * against static partitioning, and what the latency_bandwidth network model
+ * saves against SimGrid's CM02.
+ *
+ * One workload (the quickstart's, with 100k keys instead of 1M so that
+ * building the Zipf table does not weigh on a short run): Zipf 1.1, 100-float
+ * values, 10 reads and 10 writes per step, locality 0.9, on N nodes x 4
+ * workers, S steps per worker (defaults 64 and 25). Four runs, each in its
+ * own child (SimGrid allows one engine per process): static (hash, fast
+ * local access) and relocate (lookahead 100), under CM02 and then under
+ * latency_bandwidth. With lookahead 100 and 25 steps every localize of the
+ * run starts at once: the case where SimGrid's solver has the most flows in
+ * flight.
+ *
+ * Lines, one per figure (`name: X unit (ratio Y against Z)`):
+ *   wall (and CPU) microseconds per simulated message of each run; relocate's against
+ *   static's under the same model (goal: <= 2), latency_bandwidth's against
+ *   CM02's for the same policy; simulated time_s of latency_bandwidth
+ *   against CM02's (how far the cheap model is from SimGrid's).
+ * Usage: sim_scale [steps [nodes]]. Wall time covers the whole run (engine,
+ * platform, the nodes, the metrics): the machine's load moves it.
+ */
+#include "sim/sim.h"
+#include "run/run.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct {
+  const char *policy, *model;
+  uint32_t nodes;
+  uint64_t steps;
+} scale_case;
+
+typedef struct {
+  double wall_s, cpu_s, messages, sim_s;
+} figures;
+
+static double wall_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The process's CPU time: on a shared machine wall time grows with other
+ * processes' load, CPU time much less. */
+static double cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double metric(const cJSON *m, const char *name) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, name);
+  return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static int run_case(const scale_case *sc, figures *out) {
+  sim_cluster c;
+  sim_cluster_default(&c);
+  c.nodes = sc->nodes;
+  c.workers_per_node = 4;
+  snprintf(c.network_model, sizeof c.network_model, "%s", sc->model);
+  char wl_text[512];
+  snprintf(wl_text, sizeof wl_text,
+           "{\"type\":\"zipf\",\"keys\":100000,\"skew\":1.1,\"value_length\":100,"
+           "\"reads_per_step\":10,\"writes_per_step\":10,\"steps_per_worker\":%llu,"
+           "\"locality\":0.9}",
+           (unsigned long long)sc->steps);
+  cJSON *wl = cJSON_Parse(wl_text), *pol = cJSON_Parse(sc->policy);
+  sim_run_args a = {.cluster = &c, .workload = wl, .policy = pol, .seed = 1};
+  char err[512];
+  double t0 = wall_now(), c0 = cpu_now();
+  cJSON *m = sim_run(&a, err, sizeof err);
+  out->wall_s = wall_now() - t0;
+  out->cpu_s = cpu_now() - c0;
+  if (!m) fprintf(stderr, "sim_scale: %s\n", err);
+  out->messages = metric(m, "messages");
+  out->sim_s = metric(m, "time_s");
+  cJSON_Delete(m);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  return m ? 0 : -1;
+}
+
+/* Runs one case in a child and copies its figures back; -1 on failure. */
+static int in_child(const scale_case *sc, figures *out) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  fflush(stdout);
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    run_die_with_parent(parent); /* never outlive the bench */
+    close(fds[0]);
+    figures f = {0};
+    int rc = run_case(sc, &f);
+    ssize_t n = rc == 0 ? write(fds[1], &f, sizeof f) : -1;
+    _exit(n == (ssize_t)sizeof f ? 0 : 1);
+  }
+  close(fds[1]);
+  ssize_t n = read(fds[0], out, sizeof *out);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return n == (ssize_t)sizeof *out && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static const char *const policies[2][2] = {
+    {"static", "{\"type\":\"static\",\"partition\":\"hash\"}"},
+    {"relocate", "{\"type\":\"relocate\",\"partition\":\"hash\",\"lookahead\":100}"}};
+static const char *const models[2] = {"CM02", SIM_MODEL_LATENCY_BANDWIDTH};
+
+static double us_per_msg(const figures *f) {
+  return f->messages > 0 ? f->wall_s / f->messages * 1e6 : 0;
+}
+
+static double cpu_us_per_msg(const figures *f) {
+  return f->messages > 0 ? f->cpu_s / f->messages * 1e6 : 0;
+}
+
+int main(int argc, char **argv) {
+  uint64_t steps = argc > 1 ? strtoull(argv[1], NULL, 10) : 25;
+  uint32_t nodes = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 64;
+  if (steps == 0) steps = 25;
+  if (nodes == 0) nodes = 64;
+  printf("sim_scale: %u nodes x 4 workers, %llu steps per worker, Zipf 1.1 (quickstart's "
+         "workload, 100k keys); wall time per simulated message\n",
+         (unsigned)nodes, (unsigned long long)steps);
+  figures f[2][2]; /* [model][policy] */
+  char name[2][2][96];
+  for (int mo = 0; mo < 2; mo++)
+    for (int p = 0; p < 2; p++) {
+      scale_case sc = {.policy = policies[p][1], .model = models[mo], .nodes = nodes,
+                       .steps = steps};
+      snprintf(name[mo][p], sizeof name[mo][p], "sim %s %ux4 %s", policies[p][0],
+               (unsigned)nodes, models[mo]);
+      if (in_child(&sc, &f[mo][p]) != 0) {
+        printf("%s: failed\n", name[mo][p]);
+        return 1;
+      }
+      const figures *x = &f[mo][p];
+      printf("# %s: %.0f messages, %.3g s wall, %.3g s CPU, simulated %.6g s\n", name[mo][p],
+             x->messages, x->wall_s, x->cpu_s, x->sim_s);
+      const figures *y = p == 1 ? &f[mo][0] : mo == 1 ? &f[0][p] : NULL;
+      const char *yname = p == 1 ? name[mo][0] : name[0][p];
+      printf("%s: %.3g us/msg", name[mo][p], us_per_msg(x));
+      if (y) printf(" (ratio %.3g against %s)", us_per_msg(x) / us_per_msg(y), yname);
+      printf("\n%s CPU: %.3g us/msg", name[mo][p], cpu_us_per_msg(x));
+      if (y) printf(" (ratio %.3g against %s CPU)", cpu_us_per_msg(x) / cpu_us_per_msg(y), yname);
+      printf("\n");
+      fflush(stdout);
+    }
+  for (int p = 0; p < 2; p++) {
+    printf("%s wall: %.3g s (ratio %.3g against %s)\n", name[1][p], f[1][p].wall_s,
+           f[1][p].wall_s / f[0][p].wall_s, name[0][p]);
+    printf("%s time_s: %.6g s (ratio %.4f against %s)\n", name[1][p], f[1][p].sim_s,
+           f[1][p].sim_s / f[0][p].sim_s, name[0][p]);
+  }
+  for (int mo = 0; mo < 2; mo++) {
+    double r = us_per_msg(&f[mo][1]) / us_per_msg(&f[mo][0]);
+    double rc = cpu_us_per_msg(&f[mo][1]) / cpu_us_per_msg(&f[mo][0]);
+    printf("goal relocate per message within 2x of static, %s: %.3g <= 2 (CPU %.3g): %s\n",
+           models[mo], r, rc, r <= 2 ? "met" : "missed");
+  }
+  return 0;
+}
