@@ -4,7 +4,7 @@
  * Units are resolved here ("10Gbps" becomes bytes/s), stragglers and their
  * phases are checked (against the node count, in time order, not
  * overlapping) and handed to both backends (the real backend's view: each
- * with its phases, a whole-run one as one phase), and a user's SimGrid platform file is
+ * with its phases; a whole-run one is one phase), and a user's SimGrid platform file is
  * looked up relative to the spec's directory, so sim/ receives only typed,
  * valid values. The fields only the real backend reads (bind, coordinator,
  * base_port, timeout_s, compute, auth, key_file) are checked here too,
@@ -132,8 +132,8 @@ static void parse_phase_list(exp_errors *e, const cJSON *list, const char *p,
 }
 
 /* One straggler; nodes is 0 when the node count itself is invalid. Its
- * phases (a "phases" list, or "from_s"/"until_s" beside the factors) go to
- * *phases (malloc'd), *n_phases; without either it is slow all run long. */
+ * phases (a "phases" list; else one phase, "from_s"/"until_s" beside the
+ * factors or the whole run) go to *phases (malloc'd), *n_phases. */
 static void parse_straggler(exp_errors *e, const cJSON *s, const char *p, uint32_t nodes,
                             sim_straggler *out, run_phase **phases, size_t *n_phases) {
   static const char *const beside[] = {"speed_factor", "bandwidth_factor", "from_s",
@@ -158,42 +158,25 @@ static void parse_straggler(exp_errors *e, const cJSON *s, const char *p, uint32
     parse_phase_list(e, list, p, phases, n_phases);
     return;
   }
-  if (cJSON_GetObjectItemCaseSensitive(s, "from_s") ||
-      cJSON_GetObjectItemCaseSensitive(s, "until_s")) { /* one window: one phase */
-    if (!(*phases = calloc(1, sizeof **phases))) {
-      exp_errors_addf(e, "%s: out of memory", p);
-      return;
-    }
-    parse_phase(e, s, p, 0, NULL, false, *phases);
-    *n_phases = 1;
+  /* One window (from_s/until_s), or the whole run (from 0 to the end): one
+   * phase, so that a straggler means the same however it is written (its
+   * host, link and server slowed alike, in both backends). */
+  if (!(*phases = calloc(1, sizeof **phases))) {
+    exp_errors_addf(e, "%s: out of memory", p);
     return;
   }
-  exp_get_number(e, s, p, "speed_factor", 0, true, false, &out->speed_factor);
-  exp_get_number(e, s, p, "bandwidth_factor", 0, true, false,
-                 &out->bandwidth_factor);
+  parse_phase(e, s, p, 0, NULL, false, *phases);
+  *n_phases = 1;
 }
 
-/* The real backend's view of the stragglers: every one with its phases (a
- * whole-run straggler as one phase from 0 to the end, which does not slow
- * its server, as in the simulator). */
+/* The real backend's view of the stragglers: every one with its phases. */
 static bool real_stragglers(exp_cluster *out, run_phase **phases, const size_t *n_phases) {
   size_t n = out->sim.n_stragglers;
   out->real_stragglers = calloc(n, sizeof *out->real_stragglers);
-  out->whole_run = calloc(n, sizeof *out->whole_run);
-  if (!out->real_stragglers || !out->whole_run) return false;
-  for (size_t i = 0; i < n; i++) {
-    const sim_straggler *s = &out->stragglers[i];
-    real_straggler *r = &out->real_stragglers[i];
-    if (n_phases[i]) {
-      *r = (real_straggler){.node = s->node, .phases = phases[i], .n_phases = n_phases[i],
-                            .server = true};
-      continue;
-    }
-    out->whole_run[i] = (run_phase){.from_s = 0, .until_s = INFINITY,
-                                    .speed_factor = s->speed_factor,
-                                    .bandwidth_factor = s->bandwidth_factor};
-    *r = (real_straggler){.node = s->node, .phases = &out->whole_run[i], .n_phases = 1};
-  }
+  if (!out->real_stragglers) return false;
+  for (size_t i = 0; i < n; i++)
+    out->real_stragglers[i] = (real_straggler){.node = out->stragglers[i].node,
+                                               .phases = phases[i], .n_phases = n_phases[i]};
   out->real.stragglers = out->real_stragglers;
   out->real.n_stragglers = n;
   return true;
@@ -603,7 +586,6 @@ void exp_cluster_free(exp_cluster *c) {
   for (size_t i = 0; c->phases && i < c->n_phase_lists; i++) free(c->phases[i]);
   free(c->phases);
   free(c->real_stragglers);
-  free(c->whole_run);
   free(c->place);
   free(c->platform_file);
   for (size_t i = 0; c->hosts && i < c->sim.n_hosts; i++) free(c->hosts[i]);

@@ -101,11 +101,9 @@ typedef struct {
   sim_cluster sim;
   real_cluster real;
   sim_straggler *stragglers;
-  run_phase **phases;  /* per straggler: its phases (NULL: the whole run) */
+  run_phase **phases;  /* per straggler: its phases (a whole-run one: one) */
   size_t n_phase_lists;
   real_straggler *real_stragglers; /* the real backend's view of them */
-  run_phase *whole_run; /* per straggler: its one phase on the real backend
-                           when it has none of its own */
   uint32_t *place;     /* machines.place */
   char *platform_file; /* resolved against the spec's directory */
   char **hosts;

@@ -65,13 +65,12 @@ typedef struct {
  * its phases (run/run.h; the run's wall-clock time from the start barrier)
  * its workers' compute is stretched by the speed factor, every data message
  * it sends to or receives from another node is delayed as the slowed link
- * would delay it, and with `server` its server's handling of each message
- * is stretched too. */
+ * would delay it, and its server's handling of each message is stretched
+ * too. */
 typedef struct {
   uint32_t node;
   const run_phase *phases; /* borrowed; sorted, disjoint; n_phases >= 1 */
   size_t n_phases;
-  bool server;             /* speed phases slow the node's server too */
 } real_straggler;
 
 /* What the real backend reads from the spec's "cluster" object. */

@@ -8,10 +8,8 @@
  *   its server    after handling a message in h seconds (the core's call,
  *                 without this file's own sleeps), sleeps
  *                 run_phase_stretch(t0, h) - h: h x (1/f - 1) inside one
- *                 phase of speed_factor f. Only for stragglers with phases
- *                 (real_straggler.server), as in the simulator, where a
- *                 whole-run straggler's factor is its host's speed and its
- *                 server's costs are a sleep of a core of its own;
+ *                 phase of speed_factor f, as the simulator stretches its
+ *                 server's handling costs;
  *   its link      each data message to or from another node of len bytes
  *                 costs len x (1/(B f) - 1/B) at bandwidth_factor f, B the
  *                 simulated link's bandwidth (real_cluster.bandwidth): what
@@ -88,7 +86,7 @@ void real_throttle_handled(real_node *n, uint32_t src, double t0, double handlin
   const real_straggler *s = n->slow;
   if (!s) return;
   double extra = 0;
-  if (s->server) extra += run_phase_stretch(s->phases, s->n_phases, t0, handling_s) - handling_s;
+  extra += run_phase_stretch(s->phases, s->n_phases, t0, handling_s) - handling_s;
   if (src != n->rank) extra += link_delay(n, t0, len);
   if (!(extra > 0)) return;
   atomic_fetch_add(&n->throttled, 1);

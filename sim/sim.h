@@ -26,7 +26,9 @@ struct cJSON;
  * Without phases (n_phases 0) it is slow for the whole run: its host's speed
  * and its link's bandwidth are those of the platform, times the factors
  * (the server's handling costs, a sleep of a core of its own without
- * placement, are not slowed). With phases (run/run.h: sorted, disjoint;
+ * placement, are not slowed). Specs never give this form: the experiments
+ * layer makes every straggler phases (a whole-run one: one phase from 0),
+ * so that it slows its server too, as on the real backend. With phases (run/run.h: sorted, disjoint;
  * speed_factor and bandwidth_factor then 1) it is slow only in them: an
  * actor changes the host's speed (a pstate per phase) and the link's
  * bandwidth at each boundary, and its server's handling costs stretch with

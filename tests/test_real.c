@@ -1047,7 +1047,7 @@ static void test_bad_frames_are_dropped(void) {
 
 static real_cluster straggler_cluster(const run_phase *phase, real_straggler *slow) {
   real_cluster c = test_cluster(10);
-  *slow = (real_straggler){.node = 1, .phases = phase, .n_phases = 1, .server = true};
+  *slow = (real_straggler){.node = 1, .phases = phase, .n_phases = 1};
   c.stragglers = slow;
   c.n_stragglers = 1;
   return c;

@@ -28,7 +28,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     c.layout.tables[1] = (ps_table){1000, 10, 300};
     c.layout.num_nodes = 4;
     c.env.send = drop;
+    c.clock_service = true; /* CLOCK and REFRESH reach their handlers */
     node = ps_node_new(&c);
+    /* Replicas of a few keys, so that DELTA, SYNC_REPLY and REFRESH find
+     * copies to apply to. */
+    static const ps_key replicated[] = {3, 7, 42, 1003};
+    if (node) (void)ps_node_add_initial_replicas(node, replicated, 4, PS_SYNC_ALLREDUCE);
   }
   ps_msg m;
   if (ps_msg_decode(data, size, &m) == PS_OK && m.key_count)
@@ -42,6 +47,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(buf, data, size);
     uint32_t seq = ps_node_next_seq(node, src);
     for (int i = 0; i < 4; i++) buf[44 + i] = (uint8_t)(seq >> (8 * i));
+    /* Sealed as the run's cores would (every node here has the default
+     * secret): ownership messages get past their seal to their handlers, so
+     * what a member sends is fuzzed too. */
+    if (ps_msg_type_sealed(buf[5])) ps_msg_put_seal(buf, size, 1, 0);
     (void)ps_node_recv(node, src, buf, size, 0.0);
   } else {
     (void)ps_node_recv(node, src, data, size, 0.0);

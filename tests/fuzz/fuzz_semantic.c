@@ -278,7 +278,7 @@ static int write_decode_corpus(const char *dir) {
     fprintf(stderr, "fuzz_semantic: %s: %s\n", dir, strerror(errno));
     return 1;
   }
-  static float zeros[304];
+  static float zeros[2 * 300];
   for (int type = 1; type < PS_MSG_TYPE_END; type++) {
     for (int big = 0; big < 2; big++) {
       ps_key keys[2] = {big ? 1003 : 7, big ? 1004 : 42};

@@ -34,12 +34,12 @@ $data << EOD
 "cluster.stragglers: []; consistency: model=ssp staleness=3" 0.839287994474726 NaN 1
 "cluster.stragglers: []; consistency: model=ssp staleness=10" 0.85026386574106882 NaN 1
 "cluster.stragglers: []; consistency: model=essp staleness=3" 0.84042111644624473 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=async" 0.846873772194484 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=async" 0.84935287581980046 NaN 1
 "cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.836416490182248 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.83693964554369926 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.8377015451756018 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.83919224953236271 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.83880473876729955 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.83709384581405755 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.83748661037810923 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.83997030271414819 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.83766387104302575 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

@@ -33,11 +33,11 @@ $data << EOD
 "cluster.stragglers: []; consistency: model=ssp staleness=3" 0 NaN 1
 "cluster.stragglers: []; consistency: model=ssp staleness=10" 0 NaN 1
 "cluster.stragglers: []; consistency: model=essp staleness=3" 0.00031993770355055913 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.13684242799676666 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.029026302672631177 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.027508464929181554 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.024929281936084062 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.023658174252395681 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.17409979271582418 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.04664652144274465 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.041932096286848762 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.034366842476421612 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.046341983796929359 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1
