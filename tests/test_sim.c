@@ -539,6 +539,7 @@ typedef struct {
 
 static void hand_case(run_spec *r, const hand_spec *h) {
   static char workload[256];
+  r->consistency = NULL;
   sim_cluster_default(&r->cluster);
   r->cluster.nodes = 2;
   r->cluster.workers_per_node = 1;
@@ -649,6 +650,7 @@ static void compute_case(run_spec *r, uint32_t machines, uint32_t cores) {
   static const char *workload =
       "{\"type\":\"zipf\",\"keys\":10,\"value_length\":1,\"reads_per_step\":0,"
       "\"writes_per_step\":0,\"steps_per_worker\":40,\"flops_per_step\":5e6}";
+  r->consistency = NULL;
   sim_cluster_default(&r->cluster);
   r->cluster.nodes = 2;
   r->cluster.host_speed = 1e9;
