@@ -5,8 +5,9 @@
  * A ticket counts the keys still outstanding plus one guard held while the
  * operation is being issued, so a reply racing in on the receiver thread can
  * never complete a ticket the worker has not finished issuing. An operation
- * whose every key was served from local memory completes before it returns
- * and never shows its ticket.
+ * whose every key is served from local memory (the fast path, issue_access)
+ * opens no ticket at all; one that opens a ticket but is served whole before
+ * it returns never shows it.
  */
 #include "model/internal.h"
 
@@ -236,9 +237,9 @@ static void count_accesses(_Atomic uint64_t *counter, uint64_t n) {
 }
 
 /* The slow path of an access whose keys from `first` on need more than local
- * memory (the keys before it were served already): a ticket,
- * then everything local memory can serve, with no lock but the keys'; then,
- * under the node's order lock, the keys that need messages (see ctx_init).
+ * memory (the keys before it were served already): a ticket, then
+ * everything local memory can serve, with no lock but the keys'; then, under
+ * the node's order lock, the keys that need messages (see ctx_init).
  * Returns as ps_pull. */
 static int issue_with_ticket(ps_worker *w, uint8_t type, const ps_key *keys, size_t n,
                              size_t first, float *buf, size_t buf_len, ps_ticket *ticket,
