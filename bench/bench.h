@@ -22,11 +22,15 @@
 #ifndef PSLAB_BENCH_H
 #define PSLAB_BENCH_H
 
+#include "run/run.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #define BENCH_MAX_ROUNDS 64
 
@@ -106,6 +110,37 @@ static inline double bench_print_ratio(const bench_fig *a, const bench_fig *b, b
 static inline void bench_goal(const char *name, double ratio, const char *op, double goal) {
   bool met = op[0] == '<' ? ratio <= goal : ratio >= goal;
   printf("goal %s: %.3g %s %g: %s\n", name, ratio, op, goal, met ? "met" : "missed");
+}
+
+/* Runs fn(ctx, out) in a child process that dies with this one, and copies
+ * its out_len bytes of figures back: each simulated case starts with a
+ * fresh engine and memory. 0, or -1 when the child failed. */
+static inline int bench_in_child(int (*fn)(void *ctx, void *out), void *ctx, void *out,
+                                 size_t out_len) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  fflush(stdout);
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    run_die_with_parent(parent); /* never outlive the bench */
+    close(fds[0]);
+    void *mine = calloc(1, out_len);
+    int rc = mine ? fn(ctx, mine) : -1;
+    ssize_t n = rc == 0 ? write(fds[1], mine, out_len) : -1;
+    _exit(n == (ssize_t)out_len ? 0 : 1);
+  }
+  close(fds[1]);
+  ssize_t n = read(fds[0], out, out_len);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return n == (ssize_t)out_len && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 #endif

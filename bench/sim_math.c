@@ -63,26 +63,19 @@ static int child(uint32_t nodes, const char *math, figures *out) {
   return rc;
 }
 
+typedef struct {
+  uint32_t nodes;
+  const char *math;
+} math_case;
+
+static int child_of(void *ctx, void *out) {
+  const math_case *mc = ctx;
+  return child(mc->nodes, mc->math, out);
+}
+
 static int in_child(uint32_t nodes, const char *math, figures *out) {
-  int fds[2];
-  if (pipe(fds) != 0) return -1;
-  fflush(stdout);
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid == 0) {
-    run_die_with_parent(parent); /* never outlive the bench */
-    close(fds[0]);
-    figures f = {0};
-    int rc = child(nodes, math, &f);
-    ssize_t n = rc == 0 ? write(fds[1], &f, sizeof f) : -1;
-    _exit(n == (ssize_t)sizeof f ? 0 : 1);
-  }
-  close(fds[1]);
-  ssize_t n = read(fds[0], out, sizeof *out);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return n == (ssize_t)sizeof *out && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+  math_case mc = {nodes, math};
+  return bench_in_child(child_of, &mc, out, sizeof *out);
 }
 
 int main(int argc, char **argv) {

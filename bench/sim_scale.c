@@ -21,6 +21,7 @@
  * Usage: sim_scale [steps [nodes]]. Wall time covers the whole run (engine,
  * platform, the nodes, the metrics): the machine's load moves it.
  */
+#include "bench/bench.h"
 #include "sim/sim.h"
 #include "run/run.h"
 
@@ -89,27 +90,11 @@ static int run_case(const scale_case *sc, figures *out) {
   return m ? 0 : -1;
 }
 
+static int case_of(void *ctx, void *out) { return run_case(ctx, out); }
+
 /* Runs one case in a child and copies its figures back; -1 on failure. */
 static int in_child(const scale_case *sc, figures *out) {
-  int fds[2];
-  if (pipe(fds) != 0) return -1;
-  fflush(stdout);
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid == 0) {
-    run_die_with_parent(parent); /* never outlive the bench */
-    close(fds[0]);
-    figures f = {0};
-    int rc = run_case(sc, &f);
-    ssize_t n = rc == 0 ? write(fds[1], &f, sizeof f) : -1;
-    _exit(n == (ssize_t)sizeof f ? 0 : 1);
-  }
-  close(fds[1]);
-  ssize_t n = read(fds[0], out, sizeof *out);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return n == (ssize_t)sizeof *out && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+  return bench_in_child(case_of, (void *)sc, out, sizeof *out);
 }
 
 static const char *const policies[2][2] = {

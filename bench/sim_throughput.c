@@ -68,29 +68,6 @@ static void bench_cluster(sim_cluster *c, uint32_t nodes) {
   c->workers_per_node = 1;
 }
 
-/* Runs fn(ctx, out) in a child and copies its figures back; -1 on failure. */
-static int in_child(int (*fn)(void *ctx, figures *out), void *ctx, figures *out) {
-  int fds[2];
-  if (pipe(fds) != 0) return -1;
-  fflush(stdout);
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid == 0) {
-    run_die_with_parent(parent); /* never outlive the bench */
-    close(fds[0]);
-    figures f = {0};
-    int rc = fn(ctx, &f);
-    ssize_t n = rc == 0 ? write(fds[1], &f, sizeof f) : -1;
-    _exit(n == (ssize_t)sizeof f ? 0 : 1);
-  }
-  close(fds[1]);
-  ssize_t n = read(fds[0], out, sizeof *out);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return n == (ssize_t)sizeof *out && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
-}
-
 /* ---------------------------------------------------------------- pslab */
 
 typedef struct {
@@ -104,7 +81,8 @@ static double metric(const cJSON *m, const char *name) {
   return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
-static int pslab_child(void *ctx, figures *out) {
+static int pslab_child(void *ctx, void *out_) {
+  figures *out = out_;
   const pslab_case *pc = ctx;
   sim_cluster c;
   bench_cluster(&c, pc->nodes);
@@ -206,7 +184,8 @@ static void raw_start_pairs(const raw_case *rc, raw_pair *pairs) {
     }
 }
 
-static int raw_child(void *ctx, figures *out) {
+static int raw_child(void *ctx, void *out_) {
+  figures *out = out_;
   const raw_case *rc = ctx;
   sim_cluster c;
   bench_cluster(&c, rc->nodes);
@@ -264,15 +243,15 @@ static void row_init(row_figs *r, const pslab_case *pc) {
  * with varied ones, each in its own child. */
 static int measure(const pslab_case *pc, bool vary, row_figs *r) {
   figures p, u, v = {0};
-  if (in_child(pslab_child, (void *)pc, &p) != 0) return -1;
+  if (bench_in_child(pslab_child, (void *)pc, &p, sizeof p) != 0) return -1;
   double pairs = (double)pc->nodes * (pc->nodes - 1);
   raw_case rc = {.nodes = pc->nodes,
                  .rounds = (uint64_t)(p.messages / (2.0 * pairs) + 0.5),
                  .size = (long)(p.bytes / p.messages + 0.5)};
   if (rc.rounds == 0) rc.rounds = 1;
-  if (in_child(raw_child, &rc, &u) != 0) return -1;
+  if (bench_in_child(raw_child, &rc, &u, sizeof u) != 0) return -1;
   rc.vary = true;
-  if (vary && in_child(raw_child, &rc, &v) != 0) return -1;
+  if (vary && bench_in_child(raw_child, &rc, &v, sizeof v) != 0) return -1;
   bench_add(&r->pslab, p.wall_s / p.messages * 1e6);
   bench_add(&r->raw, u.wall_s / u.messages * 1e6);
   if (vary) bench_add(&r->vary, v.wall_s / v.messages * 1e6);
