@@ -33,8 +33,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define BOUND_S 60      /* no test of this file runs longer */
+#define BOUND_S 60      /* no test of this file runs longer (times the scale below) */
 #define KIDS_MAX 8
+
+/* BOUND_S times PSLAB_TEST_TIME_SCALE (a positive number, default 1): slow
+ * builds such as ThreadSanitizer's set it (tests/CMakeLists.txt), since the
+ * bound only catches hangs and must not fail a slow but working run. */
+static unsigned bound_s(void) {
+  const char *s = getenv("PSLAB_TEST_TIME_SCALE");
+  double scale = s ? strtod(s, NULL) : 1.0;
+  if (!(scale >= 1.0) || scale > 100.0) scale = 1.0;
+  return (unsigned)(BOUND_S * scale);
+}
 
 /* ------------------------------------------------------------ children */
 
@@ -553,7 +563,7 @@ static void run_scenario(scenario *sc) {
     cJSON_Delete(sc->json);
     return;
   }
-  alarm(BOUND_S);
+  alarm(bound_s());
   kids ks;
   kids_spawn(&ks, sc->nodes, sc_child, (void *)sc);
   char verdict[512];
@@ -833,7 +843,7 @@ static double metric(const cJSON *m, const char *name) {
  * staleness read within the bound. */
 static void check_local_run_with(const char *policy, bool relocates, const char *consistency,
                                  double staleness) {
-  alarm(BOUND_S);
+  alarm(bound_s());
   cJSON *wl = parse_json("{\"type\": \"zipf\", \"keys\": 300, \"value_length\": 4, "
                          "\"reads_per_step\": 4, \"writes_per_step\": 3, "
                          "\"steps_per_worker\": 150, \"epochs\": 3, \"locality\": 0.7}");
@@ -877,7 +887,7 @@ static void check_local_run(const char *policy, bool relocates) {
  * under BSP (a node without workers holds no clock back). Every worker
  * node's steps run and every push is held once. */
 static void test_local_run_servers_and_worker_nodes(void) {
-  alarm(BOUND_S);
+  alarm(bound_s());
   cJSON *wl = parse_json("{\"type\": \"zipf\", \"keys\": 300, \"value_length\": 4, "
                          "\"reads_per_step\": 4, \"writes_per_step\": 3, "
                          "\"steps_per_worker\": 100}");
@@ -909,7 +919,7 @@ static void test_local_run_servers_and_worker_nodes(void) {
  * server at the end, and, once the run outlasted the step, none by the
  * servers that left. */
 static void test_local_run_psld_scaling_in(void) {
-  alarm(BOUND_S);
+  alarm(bound_s());
   cJSON *wl = parse_json("{\"type\": \"dnn\", \"layers\": [64, 64, 10], \"key_floats\": 128, "
                          "\"batch\": 8, \"examples\": 1024, \"epochs\": 2, \"math\": \"none\"}");
   cJSON *pol = parse_json("{\"type\": \"psld\", \"window_s\": 0.005, \"explore\": 0.5}");
@@ -1011,7 +1021,7 @@ static void send_foreign_frame(const char *endpoint) {
 }
 
 static void test_bad_frames_are_dropped(void) {
-  alarm(BOUND_S);
+  alarm(bound_s());
   kids ks;
   kids_spawn(&ks, 2, garbage_child, NULL);
   real_cluster c = test_cluster(10);
@@ -1126,7 +1136,7 @@ static void run_straggler_pair(run_phase *phase, uint64_t counts[4]) {
 /* The throttle applies inside a phase and only there, and only on the
  * straggler: counted, not timed (no assertion on how long anything took). */
 static void test_straggler_throttle(void) {
-  alarm(BOUND_S);
+  alarm(bound_s());
   /* Inside the phase: node 1's server handled every pull slowed (and its
    * replies crossed a slowed link); node 0 is no straggler. */
   run_phase now = {.from_s = 0, .until_s = INFINITY, .speed_factor = 0.5,
@@ -1151,7 +1161,7 @@ static void test_straggler_throttle(void) {
 /* Through a whole run: the metrics say how much the emulation did, and a
  * run without stragglers has none of them. */
 static void test_straggler_metrics(void) {
-  alarm(BOUND_S);
+  alarm(bound_s());
   cJSON *wl = parse_json("{\"type\": \"zipf\", \"keys\": 200, \"value_length\": 8, "
                          "\"reads_per_step\": 4, \"writes_per_step\": 2, "
                          "\"steps_per_worker\": 60, \"flops_per_step\": 1e4}");
@@ -1278,7 +1288,7 @@ static void test_key_files(void) {
 /* A node told to use CURVE with a key file others may read does not start:
  * nothing is bound, the message names the file. */
 static void test_node_refuses_readable_key_file(void) {
-  alarm(BOUND_S);
+  alarm(bound_s());
   char *dir = unit_temp_dir();
   real_cluster c = test_cluster(5);
   c.auth = REAL_AUTH_CURVE;
@@ -1401,7 +1411,7 @@ static size_t count_lines_with(const char *text, const char *needle) {
  * message), and each refusal is one line on stderr naming the address,
  * however often the intruder reconnected (ZeroMQ retries every 100 ms). The run then ends normally. */
 static void test_intruders_are_refused(void) {
-  alarm(BOUND_S);
+  alarm(bound_s());
   real_curve_key key = test_key();
   real_cluster c = curve_cluster(&key);
   kids ks;
@@ -1460,7 +1470,7 @@ static void test_intruders_are_refused(void) {
 /* A whole run with CURVE forced on loopback: real_run_local makes the key
  * in memory for its nodes; the run's pushes are conserved. */
 static void test_local_run_with_curve(void) {
-  alarm(BOUND_S);
+  alarm(bound_s());
   cJSON *wl = parse_json("{\"type\": \"zipf\", \"keys\": 300, \"value_length\": 4, "
                          "\"reads_per_step\": 4, \"writes_per_step\": 3, "
                          "\"steps_per_worker\": 150, \"locality\": 0.5}");
@@ -1502,7 +1512,7 @@ static int start_only_child(uint32_t rank, const char *coordinator, void *arg) {
 /* A cluster of 3 where node 2 never starts: rank 0 names it within its
  * timeout, and node 1, which did arrive, is told why and fails too. */
 static void test_node_that_never_arrives(void) {
-  alarm(BOUND_S);
+  alarm(bound_s());
   real_cluster c = test_cluster(1);
   kids ks;
   kids_spawn(&ks, 2, start_only_child, &c); /* rank 1 only */
@@ -1523,7 +1533,7 @@ static void test_node_that_never_arrives(void) {
 
 /* A node that nobody answers: no rank 0 at the address it was given. */
 static void test_coordinator_that_never_answers(void) {
-  alarm(BOUND_S);
+  alarm(bound_s());
   real_cluster c = test_cluster(0.5);
   /* A port that was free a moment ago: bind one, close it, use it. */
   void *ctx = zmq_ctx_new(), *s = zmq_socket(ctx, ZMQ_ROUTER);
@@ -1586,7 +1596,7 @@ static int run_child(uint32_t rank, const char *coordinator, void *arg) {
 /* A 3-node run (with this consistency, NULL: async) during which node 2
  * gets `signal`: nodes 0 and 1 must fail, naming node 2, and exit. */
 static void check_node_2_lost(int signal, const char *consistency) {
-  alarm(BOUND_S);
+  alarm(bound_s());
   kids ks;
   kids_spawn(&ks, 3, run_child, (void *)consistency);
   cJSON *wl = parse_json(long_workload), *pol = parse_json("{\"type\": \"static\"}");
