@@ -122,6 +122,9 @@ static inline key_entry *stripe_find(store_stripe *st, ps_key k) {
 key_entry *stripe_get(store_stripe *st, ps_key k, bool *created);
 /* With the lock held: removes k's entry (frees nothing it points to). */
 void stripe_remove(store_stripe *st, ps_key k);
+/* Calls fn on every entry of the store, each stripe's under its lock; fn
+ * must not insert or remove entries. */
+void store_each(key_store *s, void (*fn)(key_entry *e, void *arg), void *arg);
 
 /* --------------------------------------------------------------- outbox */
 
@@ -457,6 +460,21 @@ static inline void floats_add(float *dst, const float *src, uint32_t n) {
   }
 #endif
   for (; i < n; i++) dst[i] += src[i];
+}
+
+/* The bucket of a histogram of n buckets that holds its q-quantile (0..1):
+ * the first non-empty one whose running count reaches q of the total, the
+ * last bucket if none does (q > 1); -1 when the histogram is empty. */
+static inline int hist_quantile_bucket(const uint64_t *hist, unsigned n, double q) {
+  uint64_t total = 0;
+  for (unsigned i = 0; i < n; i++) total += hist[i];
+  if (!total) return -1;
+  double want = q * (double)total, seen = 0;
+  for (unsigned i = 0; i < n; i++) {
+    seen += (double)hist[i];
+    if (seen >= want && hist[i]) return (int)i;
+  }
+  return (int)n - 1;
 }
 
 static inline void stat_add(_Atomic uint64_t *c, uint64_t n) {

@@ -101,15 +101,8 @@ static unsigned rt_bucket(double s) {
 }
 
 double ps_rt_quantile(const uint64_t hist[PS_RT_BUCKETS], double q) {
-  uint64_t total = 0;
-  for (unsigned i = 0; i < PS_RT_BUCKETS; i++) total += hist[i];
-  if (!total) return 0;
-  double want = q * (double)total, seen = 0;
-  for (unsigned i = 0; i < PS_RT_BUCKETS; i++) {
-    seen += (double)hist[i];
-    if (seen >= want && hist[i]) return 1e-6 * exp2(i / 2.0); /* the bucket's upper bound */
-  }
-  return 1e-6 * exp2((PS_RT_BUCKETS - 1) / 2.0);
+  int b = hist_quantile_bucket(hist, PS_RT_BUCKETS, q);
+  return b < 0 ? 0 : 1e-6 * exp2(b / 2.0); /* the bucket's upper bound */
 }
 
 /* server's counters, made on its first reply (NULL: no memory). */

@@ -81,18 +81,17 @@ void move_home(call_ctx *c, ps_key k) {
           NULL, 0);
 }
 
+static void leave_entry(key_entry *e, void *arg) {
+  call_ctx *c = arg;
+  if (e->state == KEY_OWNED && !c->error) move_home(c, e->key);
+}
+
 /* This server stopped serving: every key it owns goes to its home. Keys
  * still coming here go when they land (relocation.c, land). */
 static void scale_leave(ps_node *n, double now) {
   call_ctx c;
   ctx_init(&c, n, now);
-  for (uint32_t s = 0; s < n->store.num_stripes && !c.error; s++) {
-    store_stripe *st = &n->store.stripes[s];
-    pthread_mutex_lock(&st->lock);
-    for (size_t i = 0; i < st->cap; i++)
-      if (st->slots[i].used && st->slots[i].state == KEY_OWNED) move_home(&c, st->slots[i].key);
-    pthread_mutex_unlock(&st->lock);
-  }
+  store_each(&n->store, leave_entry, &c);
   ctx_finish(&c);
 }
 

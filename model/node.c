@@ -303,46 +303,45 @@ int ps_node_read_replica(ps_node *n, ps_key k, float *out) {
   return read_value(n, k, out, KEY_REPLICA);
 }
 
+typedef struct {
+  const ps_layout *layout;
+  uint32_t id;
+  double sum;
+  uint64_t moving, owned, homed_entries;
+} owned_tally;
+
+static void tally_entry(key_entry *e, void *arg) {
+  owned_tally *t = arg;
+  t->moving += e->state == KEY_INCOMING;
+  t->owned += e->state == KEY_OWNED;
+  t->homed_entries += ps_layout_home(t->layout, e->key) == t->id;
+  if (e->state != KEY_OWNED || !e->value) return;
+  uint32_t len = ps_layout_value_len(t->layout, e->key);
+  for (uint32_t j = 0; j < len; j++) t->sum += e->value[j];
+}
+
+static owned_tally tally_owned(ps_node *n) {
+  owned_tally t = {.layout = &n->layout, .id = n->id};
+  store_each(&n->store, tally_entry, &t);
+  return t;
+}
+
 void ps_node_owned_sum(ps_node *n, double *sum, uint64_t *in_transfer) {
-  double total = 0;
-  uint64_t moving = 0;
-  for (uint32_t s = 0; s < n->store.num_stripes; s++) {
-    store_stripe *st = &n->store.stripes[s];
-    pthread_mutex_lock(&st->lock);
-    for (size_t i = 0; i < st->cap; i++) {
-      const key_entry *e = &st->slots[i];
-      if (!e->used) continue;
-      moving += e->state == KEY_INCOMING;
-      if (e->state != KEY_OWNED || !e->value) continue;
-      uint32_t len = ps_layout_value_len(&n->layout, e->key);
-      for (uint32_t j = 0; j < len; j++) total += e->value[j];
-    }
-    pthread_mutex_unlock(&st->lock);
-  }
-  *sum = total;
-  *in_transfer = moving;
+  owned_tally t = tally_owned(n);
+  *sum = t.sum;
+  *in_transfer = t.moving;
 }
 
 uint64_t ps_node_owned_keys(ps_node *n) {
   if (!ps_layout_is_server(&n->layout, n->id)) return 0;
-  uint64_t owned = 0, homed_entries = 0, homed = 0;
-  for (uint32_t s = 0; s < n->store.num_stripes; s++) {
-    store_stripe *st = &n->store.stripes[s];
-    pthread_mutex_lock(&st->lock);
-    for (size_t i = 0; i < st->cap; i++) {
-      const key_entry *e = &st->slots[i];
-      if (!e->used) continue;
-      owned += e->state == KEY_OWNED;
-      homed_entries += ps_layout_home(&n->layout, e->key) == n->id;
-    }
-    pthread_mutex_unlock(&st->lock);
-  }
+  owned_tally t = tally_owned(n);
+  uint64_t homed = 0;
   if (n->id < ps_layout_homes(&n->layout)) {
     uint64_t keys = ps_layout_num_keys(&n->layout);
     for (uint64_t i = 0; i < keys; i++)
       homed += ps_layout_home(&n->layout, ps_layout_key_at(&n->layout, i)) == n->id;
   }
-  return owned + (homed - homed_entries); /* a home key without an entry is owned */
+  return t.owned + (homed - t.homed_entries); /* a home key without an entry is owned */
 }
 
 uint32_t ps_node_next_seq(ps_node *n, uint32_t src) {

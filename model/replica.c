@@ -113,15 +113,8 @@ static void record_read(staleness_counters *s, bool own, const key_entry *e, int
 }
 
 double ps_staleness_quantile(const uint64_t hist[PS_STALENESS_BUCKETS], double q) {
-  uint64_t total = 0;
-  for (unsigned i = 0; i < PS_STALENESS_BUCKETS; i++) total += hist[i];
-  if (!total) return 0;
-  double want = q * (double)total, seen = 0;
-  for (unsigned i = 0; i < PS_STALENESS_BUCKETS; i++) {
-    seen += (double)hist[i];
-    if (seen >= want && hist[i]) return ldexp(1e-6, (int)i); /* bucket's upper bound */
-  }
-  return ldexp(1e-6, PS_STALENESS_BUCKETS - 1);
+  int b = hist_quantile_bucket(hist, PS_STALENESS_BUCKETS, q);
+  return b < 0 ? 0 : ldexp(1e-6, b); /* the bucket's upper bound */
 }
 
 /* ------------------------------------------------------------ serving */

@@ -27,6 +27,16 @@ static void free_queue(pending_op *op) {
   }
 }
 
+void store_each(key_store *s, void (*fn)(key_entry *e, void *arg), void *arg) {
+  for (uint32_t i = 0; i < s->num_stripes; i++) {
+    store_stripe *st = &s->stripes[i];
+    pthread_mutex_lock(&st->lock);
+    for (size_t j = 0; j < st->cap; j++)
+      if (st->slots[j].used) fn(&st->slots[j], arg);
+    pthread_mutex_unlock(&st->lock);
+  }
+}
+
 void store_destroy(key_store *s) {
   if (!s->stripes) return;
   for (uint32_t i = 0; i < s->num_stripes; i++) {
