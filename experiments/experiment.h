@@ -84,10 +84,10 @@ int exp_parse_duration(const char *s, double *out);
 
 /* The value at path, or NULL. Borrowed from root. */
 struct cJSON *exp_path_get(const struct cJSON *root, const char *path);
-/* Puts value at path, replacing what is there. The parent must exist (an
- * object, or a list the index falls in); the leaf may be absent from an
- * object and is then added. Takes value in every case (freed on error).
- * Returns 0, or -1 with a message in err. */
+/* Puts value at path, replacing what is there. Objects missing on the way
+ * are made; a list must exist and hold the index. The leaf may be absent
+ * from an object and is then added. Takes value in every case (freed on
+ * error). Returns 0, or -1 with a message in err. */
 int exp_path_set(struct cJSON *root, const char *path, struct cJSON *value,
                  char *err, size_t errlen);
 

@@ -4,8 +4,11 @@
  *
  * A path is a list of segments separated by dots. In an object a segment is
  * a key (matched case-sensitively); in a list a segment of digits is an
- * index. Setting a value requires its parent to exist, so that a typo in the
- * middle of a path is an error rather than a new, silently ignored subtree.
+ * index. Setting a value makes the objects missing on its way (so that
+ * `--set cluster.network.model=...` works on a spec without a network
+ * object); a typo in the middle of a path then makes a new key, which the
+ * spec's checks refuse as unknown, naming it. Lists are never made or
+ * grown: an index must exist.
  */
 #include "experiments/internal.h"
 
@@ -75,20 +78,33 @@ int exp_path_set(cJSON *root, const char *path, cJSON *value, char *err,
     cJSON_Delete(value);
     return -1;
   }
-  const char *dot = strrchr(path, '.');
   cJSON *parent = root;
-  if (dot) {
-    char *parent_path = strndup(path, (size_t)(dot - path));
-    parent = parent_path ? exp_path_get(root, parent_path) : NULL;
-    if (!cJSON_IsObject(parent) && !cJSON_IsArray(parent)) {
-      snprintf(err, errlen, "%s: %s %s", path, parent_path ? parent_path : path,
-               parent ? "is neither an object nor a list"
-                      : "does not exist (the parent of a path must exist)");
-      free(parent_path);
+  const char *seg = path, *dot;
+  while ((dot = strchr(seg, '.'))) {
+    size_t len = (size_t)(dot - seg);
+    cJSON *child = step(parent, seg, len);
+    if (!child && cJSON_IsObject(parent)) {
+      char *name = strndup(seg, len);
+      child = name ? cJSON_AddObjectToObject(parent, name) : NULL;
+      free(name);
+      if (!child) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        cJSON_Delete(value);
+        return -1;
+      }
+    }
+    if (!cJSON_IsObject(child) && !cJSON_IsArray(child)) {
+      if (child)
+        snprintf(err, errlen, "%s: %.*s is neither an object nor a list", path,
+                 (int)(dot - path), path);
+      else
+        snprintf(err, errlen, "%s: no element %.*s in that list (it has %d)", path, (int)len,
+                 seg, cJSON_GetArraySize(parent));
       cJSON_Delete(value);
       return -1;
     }
-    free(parent_path);
+    parent = child;
+    seg = dot + 1;
   }
-  return set_child(parent, dot ? dot + 1 : path, value, path, err, errlen);
+  return set_child(parent, seg, value, path, err, errlen);
 }

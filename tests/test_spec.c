@@ -722,17 +722,30 @@ static void test_set_overrides_before_validation(void) {
   exp_errors_free(&e);
 }
 
+/* A --set may name an object the spec leaves out: it is made on the way. */
+static void test_set_makes_missing_objects(void) {
+  const char *sets[] = {"cluster.network.model=\"latency_bandwidth\""};
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = parse_sets("{'name': 't', 'cluster': {'nodes': 2}, " GOOD_REST "}", sets, 1, &e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_STRING_EQUAL(config_at(s, 0, "cluster.network.model")->valuestring,
+                         "latency_bandwidth");
+  exp_spec_free(s);
+  exp_errors_free(&e);
+}
+
 static void test_set_errors(void) {
   static const struct {
     const char *set;
     const char *message;
   } cases[] = {
-      {"cluster.foo.bar=1", "--set cluster.foo.bar=1: cluster.foo.bar: cluster.foo does not exist (the parent of a path must exist)"},
+      {"cluster.foo.bar=1", "cluster.foo: expected one of the keys of cluster ("},
       {"name.x=1", "--set name.x=1: name.x: name is neither an object nor a list"},
       {"noequals", "--set noequals: expected path=value, such as cluster.nodes=16"},
       {"=3", "--set =3: expected path=value"},
       {"cluster..nodes=3", "--set cluster..nodes=3: \"cluster..nodes\" is not a dotted path"},
-      {"cluster.stragglers.7.node=1", "--set cluster.stragglers.7.node=1: cluster.stragglers.7.node: cluster.stragglers.7 does not exist"},
+      {"cluster.stragglers.7.node=1", "--set cluster.stragglers.7.node=1: cluster.stragglers.7.node: no element 7 in that list (it has 0)"},
       {"cluster.nodes=many", "spec.json: cluster.nodes: expected an integer >= 1, found \"many\""},
       {"cluster.timeout_s=-1", "spec.json: cluster.timeout_s: expected a number > 0, found -1"},
   };
@@ -851,4 +864,5 @@ PSLAB_SUITE("spec", {"profile_is_included_under_the_spec", test_profile_is_inclu
             {"--set under a sweep key warns", test_set_under_a_sweep_key_warns},
             {"cluster fields a backend ignores warn", test_cluster_fields_a_backend_ignores_warn},
             {"--set errors", test_set_errors},
+            {"--set makes missing objects", test_set_makes_missing_objects},
             {"--set can add a sweep", test_set_can_add_a_sweep})

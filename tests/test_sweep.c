@@ -284,8 +284,12 @@ static void test_path_get_and_set(void) {
   CU_ASSERT_STRING_EQUAL(exp_path_get(j, "a.b.1")->valuestring, "y");
   CU_ASSERT_EQUAL(exp_path_set(j, "a.b.5", cJSON_CreateNull(), err, sizeof err), -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(err, "no element 5 in that list (it has 2)"));
-  CU_ASSERT_EQUAL(exp_path_set(j, "x.y", cJSON_CreateNull(), err, sizeof err), -1);
-  CU_ASSERT_PTR_NOT_NULL(strstr(err, "x does not exist"));
+  /* Missing objects on the way are made; lists are not. */
+  CU_ASSERT_EQUAL(exp_path_set(j, "x.y.z", cJSON_CreateNumber(7), err, sizeof err), 0);
+  CU_ASSERT_EQUAL(exp_path_get(j, "x.y.z")->valuedouble, 7);
+  CU_ASSERT_EQUAL(exp_path_set(j, "a.b.3.c", cJSON_CreateNull(), err, sizeof err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "a.b.3.c: no element 3 in that list (it has 2)"));
+  CU_ASSERT_PTR_NULL(exp_path_get(j, "a.b.3"));
   CU_ASSERT_EQUAL(exp_path_set(j, "d.y", cJSON_CreateNull(), err, sizeof err), -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(err, "d is neither an object nor a list"));
   CU_ASSERT_EQUAL(exp_path_set(j, "new", cJSON_CreateTrue(), err, sizeof err), 0);
