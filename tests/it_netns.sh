@@ -14,7 +14,7 @@ set -u
 PSLAB=${PSLAB:?set PSLAB to the pslab binary}
 SRC=${PSLAB_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
 CLUSTER="$SRC/scripts/netns-cluster.sh"
-BOUND=60 # seconds any one command may take
+BOUND=$((60 * ${PSLAB_TEST_TIME_SCALE:-1})) # seconds any one command may take
 
 skip() {
   echo "SKIP: $*"

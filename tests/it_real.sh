@@ -12,7 +12,7 @@ PSLAB=${PSLAB:?set PSLAB to the pslab binary}
 TMP=$(mktemp -d /tmp/pslab-it-real.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 failures=0
-BOUND=120 # seconds any one command may take
+BOUND=$((120 * ${PSLAB_TEST_TIME_SCALE:-1})) # seconds any one command may take
 
 fail() {
   echo "FAIL $1"

@@ -12,7 +12,7 @@ PSLAB=${PSLAB:?set PSLAB to the pslab binary}
 TMP=$(mktemp -d /tmp/pslab-it-stages.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 failures=0
-BOUND=120
+BOUND=$((120 * ${PSLAB_TEST_TIME_SCALE:-1})) # times the slow builds' scale (tests/CMakeLists.txt)
 
 fail() {
   echo "FAIL $1"

@@ -20,7 +20,7 @@ SPEC="$SRC/tests/specs/tiny_validate.json"
 TMP=$(mktemp -d /tmp/pslab-it-validate.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 failures=0
-BOUND=300 # seconds any one command may take
+BOUND=$((300 * ${PSLAB_TEST_TIME_SCALE:-1})) # seconds any one command may take
 
 # Drawings need gnuplot: without it, a validation that ran every run ends 3.
 if command -v gnuplot >/dev/null 2>&1; then DRAWN=0; else DRAWN=3; fi
