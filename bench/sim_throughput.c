@@ -284,7 +284,45 @@ static int measure(const pslab_case *pc, bool vary, row_figs *r) {
   return 0;
 }
 
+/* `sim_throughput --only pslab|raw|handled NODES STEPS`: one child's work
+ * in this process and nothing else (100-key steps), for instruction counts
+ * (valgrind --tool=callgrind); raw and handled take the message count and
+ * mean size of a pslab run of the same row, given as MESSAGES BYTES. */
+static int only(int argc, char **argv) {
+  if (argc < 5) return 2;
+  pslab_case pc = {.nodes = (uint32_t)atoi(argv[3]), .batch = 100,
+                   .steps = (uint64_t)atoll(argv[4])};
+  figures f;
+  if (!strcmp(argv[2], "pslab")) {
+    if (pslab_child(&pc, &f) != 0) return 1;
+    printf("pslab: %.0f messages, %.0f bytes\n", f.messages, f.bytes);
+    return 0;
+  }
+  if (argc < 7 || pc.nodes < 2) return 2;
+  double messages = atof(argv[5]), bytes = atof(argv[6]);
+  double pairs = (double)pc.nodes * (pc.nodes - 1);
+  raw_case rc = {.nodes = pc.nodes, .rounds = (uint64_t)(messages / (2.0 * pairs) + 0.5),
+                 .size = (long)(bytes / messages + 0.5)};
+  if (!strcmp(argv[2], "handled")) {
+    sim_cluster c;
+    sim_cluster_default(&c);
+    rc.handle_s = c.cost.per_message_s + c.cost.per_byte_s * (double)rc.size;
+  } else if (strcmp(argv[2], "raw")) {
+    return 2;
+  }
+  if (raw_child(&rc, &f) != 0) return 1;
+  printf("%s: %.0f messages\n", argv[2], f.messages);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--only")) {
+    int rc = only(argc, argv);
+    if (rc == 2)
+      fprintf(stderr, "usage: sim_throughput --only pslab NODES STEPS | --only raw|handled "
+                      "NODES STEPS MESSAGES BYTES\n");
+    return rc;
+  }
   double scale = argc > 1 ? atof(argv[1]) : 1.0;
   int rounds = argc > 2 ? atoi(argv[2]) : 1;
   if (!(scale > 0)) scale = 1.0;
