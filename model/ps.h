@@ -661,9 +661,9 @@ void ps_node_owned_sum(ps_node *node, double *sum, uint64_t *in_transfer);
  * the servers' counts sum to the layout's keys exactly when every key is
  * on exactly one server. */
 uint64_t ps_node_owned_keys(ps_node *node);
-/* The same, given the number of keys homed on this node, which
- * ps_layout_homed_counts gives for every node at once: O(entries), for a
- * caller that holds many nodes of one layout. */
+/* The same, given the number of keys homed on this node (0 on a node that
+ * is no home), which ps_layout_homed_counts gives for every node at once:
+ * O(entries), for a caller that holds many nodes of one layout. */
 uint64_t ps_node_owned_keys_homed(ps_node *node, uint64_t homed);
 /* The number this node takes next on src's channel (ps_msg.seq), for tests
  * that hand a node messages of their own making. */
