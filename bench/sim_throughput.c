@@ -20,14 +20,20 @@
  *          reply, and a server actor on j that gets it and puts the reply,
  *          all blocking calls on the pair's own two mailboxes; payloads are
  *          never touched. Like pslab's pulls, every node talks to all others
- *          at once, so SimGrid's flow model has a similar load.
+ *          at once, so SimGrid's flow model has a similar load. Then (but
+ *          at 256 nodes) uniform sizes again with a sleep per message at
+ *          its receiver, the handling time of pslab's cost model (about its
+ *          mean per message): pslab's receivers sleep so for every message,
+ *          one more SimGrid activity per message that the plain loop does
+ *          not simulate. Not a goal's yardstick: it tells how much of the
+ *          gap is SimGrid simulating pslab's cost model.
  *
  * and prints wall time per simulated message of each and pslab / raw, pslab's
  * overhead per message over raw SimGrid (bench/bench.h's lines; with rounds,
  * pslab and raw interleaved). Targets: that ratio <= 2 (judged on the
  * 100-key rows: with 1000-key steps a message carries ~100 keys of core
- * work), and >= 1 million simulated key accesses per wall second with
- * batched keys. Wall time covers engine start, platform load and the run,
+ * work), <= 1.5 on the 100-key rows at 8 and 64 nodes, and >= 1 million
+ * simulated key accesses per wall second with batched keys. Wall time covers engine start, platform load and the run,
  * in both children; pslab's also covers building its nodes and the metrics.
  * Usage: sim_throughput [scale] [rounds], scale (default 1) multiplying the
  * steps, rounds (default 1) the measurements of each row.
@@ -116,6 +122,7 @@ typedef struct {
   uint64_t rounds; /* request/reply pairs per ordered pair of nodes */
   long size;       /* mean bytes per message */
   bool vary;       /* sizes uniform in [size/2, 3 size/2) instead of size */
+  double handle_s; /* > 0: each receiver sleeps this long per message */
 } raw_case;
 
 /* One ordered pair of nodes (i, j): a client on i and a server on j. */
@@ -142,6 +149,7 @@ static void raw_server(int argc, char **argv) {
   sg_actor_daemonize(sg_actor_self());
   for (;;) {
     sg_mailbox_get(p->requests);
+    if (p->rc->handle_s > 0) sg_actor_sleep_for(p->rc->handle_s);
     sg_mailbox_put(p->replies, &raw_token, raw_size(p));
   }
 }
@@ -153,6 +161,7 @@ static void raw_client(int argc, char **argv) {
   for (uint64_t r = 0; r < p->rc->rounds; r++) {
     sg_mailbox_put(p->requests, &raw_token, raw_size(p));
     sg_mailbox_get(p->replies);
+    if (p->rc->handle_s > 0) sg_actor_sleep_for(p->rc->handle_s);
   }
 }
 
@@ -220,8 +229,8 @@ static int raw_child(void *ctx, void *out_) {
  * (pslab, raw with uniform sizes, raw with varied sizes) and simulated key
  * accesses per wall second. */
 typedef struct {
-  char names[4][96];
-  bench_fig pslab, raw, vary, keys;
+  char names[5][112];
+  bench_fig pslab, raw, vary, keys, handled;
 } row_figs;
 
 static void row_init(row_figs *r, const pslab_case *pc) {
@@ -237,12 +246,17 @@ static void row_init(row_figs *r, const pslab_case *pc) {
   r->raw = (bench_fig){.name = r->names[1], .unit = "us"};
   r->vary = (bench_fig){.name = r->names[2], .unit = "us"};
   r->keys = (bench_fig){.name = r->names[3], .unit = "per wall s"};
+  snprintf(r->names[4], sizeof r->names[4],
+           "bare SimGrid, %u nodes, uniform sizes, a handling sleep per message, per message",
+           (unsigned)pc->nodes);
+  r->handled = (bench_fig){.name = r->names[4], .unit = "us"};
 }
 
 /* One round of a row: pslab, then raw with uniform sizes, then (if vary)
- * with varied ones, each in its own child. */
+ * with varied ones and with uniform sizes and a handling sleep per message,
+ * each in its own child. */
 static int measure(const pslab_case *pc, bool vary, row_figs *r) {
-  figures p, u, v = {0};
+  figures p, u, v = {0}, h = {0};
   if (bench_in_child(pslab_child, (void *)pc, &p, sizeof p) != 0) return -1;
   double pairs = (double)pc->nodes * (pc->nodes - 1);
   raw_case rc = {.nodes = pc->nodes,
@@ -252,14 +266,63 @@ static int measure(const pslab_case *pc, bool vary, row_figs *r) {
   if (bench_in_child(raw_child, &rc, &u, sizeof u) != 0) return -1;
   rc.vary = true;
   if (vary && bench_in_child(raw_child, &rc, &v, sizeof v) != 0) return -1;
+  /* pslab's cost model makes every message one more SimGrid activity: its
+   * receiver sleeps for the handling (per message, key and byte) before the
+   * core sees it. The same sleep in the bare loop: what SimGrid itself
+   * charges for pslab's simulated activities. */
+  sim_cluster c;
+  sim_cluster_default(&c);
+  rc.vary = false;
+  rc.handle_s = c.cost.per_message_s + c.cost.per_byte_s * (double)rc.size +
+                c.cost.per_key_s * (p.accesses / p.messages);
+  if (vary && bench_in_child(raw_child, &rc, &h, sizeof h) != 0) return -1;
   bench_add(&r->pslab, p.wall_s / p.messages * 1e6);
   bench_add(&r->raw, u.wall_s / u.messages * 1e6);
   if (vary) bench_add(&r->vary, v.wall_s / v.messages * 1e6);
+  if (vary) bench_add(&r->handled, h.wall_s / h.messages * 1e6);
   bench_add(&r->keys, p.accesses / p.wall_s);
   return 0;
 }
 
+/* `sim_throughput --only pslab|raw|handled NODES STEPS`: one child's work
+ * in this process and nothing else (100-key steps), for instruction counts
+ * (valgrind --tool=callgrind); raw and handled take the message count and
+ * mean size of a pslab run of the same row, given as MESSAGES BYTES. */
+static int only(int argc, char **argv) {
+  if (argc < 5) return 2;
+  pslab_case pc = {.nodes = (uint32_t)atoi(argv[3]), .batch = 100,
+                   .steps = (uint64_t)atoll(argv[4])};
+  figures f;
+  if (!strcmp(argv[2], "pslab")) {
+    if (pslab_child(&pc, &f) != 0) return 1;
+    printf("pslab: %.0f messages, %.0f bytes\n", f.messages, f.bytes);
+    return 0;
+  }
+  if (argc < 7 || pc.nodes < 2) return 2;
+  double messages = atof(argv[5]), bytes = atof(argv[6]);
+  double pairs = (double)pc.nodes * (pc.nodes - 1);
+  raw_case rc = {.nodes = pc.nodes, .rounds = (uint64_t)(messages / (2.0 * pairs) + 0.5),
+                 .size = (long)(bytes / messages + 0.5)};
+  if (!strcmp(argv[2], "handled")) {
+    sim_cluster c;
+    sim_cluster_default(&c);
+    rc.handle_s = c.cost.per_message_s + c.cost.per_byte_s * (double)rc.size;
+  } else if (strcmp(argv[2], "raw")) {
+    return 2;
+  }
+  if (raw_child(&rc, &f) != 0) return 1;
+  printf("%s: %.0f messages\n", argv[2], f.messages);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--only")) {
+    int rc = only(argc, argv);
+    if (rc == 2)
+      fprintf(stderr, "usage: sim_throughput --only pslab NODES STEPS | --only raw|handled "
+                      "NODES STEPS MESSAGES BYTES\n");
+    return rc;
+  }
   double scale = argc > 1 ? atof(argv[1]) : 1.0;
   int rounds = argc > 2 ? atoi(argv[2]) : 1;
   if (!(scale > 0)) scale = 1.0;
@@ -280,6 +343,7 @@ int main(int argc, char **argv) {
          "bare SimGrid request/reply per node pair (uniform, then varied sizes), CM02, 1 "
          "worker per node; wall time per simulated message, medians of %d rounds\n", rounds);
   double worst = 0, worst_vary = 0, best_keys = 0, keys_100 = 1e300;
+  double worst_small = 0, worst_small_vary = 0; /* 100-key rows at 8 and 64 nodes */
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     pslab_case pc = rows[i].pc;
     pc.steps = (uint64_t)(pc.steps * scale);
@@ -297,6 +361,8 @@ int main(int argc, char **argv) {
     if (rows[i].vary) {
       bench_print(&r.vary);
       ratio_vary = bench_print_ratio(&r.pslab, &r.vary, false);
+      bench_print(&r.handled);
+      bench_print_ratio(&r.pslab, &r.handled, false);
     }
     bench_print(&r.keys);
     fflush(stdout);
@@ -306,6 +372,9 @@ int main(int argc, char **argv) {
     if (ratio > worst) worst = ratio;
     if (ratio_vary > worst_vary) worst_vary = ratio_vary;
     if (keys < keys_100) keys_100 = keys;
+    if (pc.nodes > 64) continue;
+    if (ratio > worst_small) worst_small = ratio;
+    if (ratio_vary > worst_small_vary) worst_small_vary = ratio_vary;
   }
   /* With 1000-key steps a message carries ~100 keys of core work: per
    * message, that row measures the core, not the simulator. */
@@ -313,6 +382,11 @@ int main(int argc, char **argv) {
              worst, "<=", 2);
   bench_goal("sim pslab per message against bare SimGrid, varied sizes, worst 100-key row",
              worst_vary, "<=", 2);
+  /* Issue 14's goal: within 1.5x of bare SimGrid at 8 and 64 nodes. */
+  bench_goal("sim pslab per message against bare SimGrid, uniform sizes, 8 and 64 nodes",
+             worst_small, "<=", 1.5);
+  bench_goal("sim pslab per message against bare SimGrid, varied sizes, 8 and 64 nodes",
+             worst_small_vary, "<=", 1.5);
   printf("goal simulated key accesses per wall second with batched keys: best %.3g (lowest "
          "with 100-key steps %.3g) >= 1e+06: %s\n", best_keys, keys_100,
          best_keys >= 1e6 ? "met" : "missed");

@@ -80,6 +80,15 @@ ps_key ps_layout_key_at(const ps_layout *l, uint64_t i) {
   return 0;
 }
 
+void ps_layout_homed_counts(const ps_layout *l, uint64_t *counts) {
+  uint32_t homes = ps_layout_homes(l);
+  for (uint32_t h = 0; h < homes; h++) counts[h] = 0;
+  for (uint32_t t = 0; t < l->num_tables; t++) {
+    const ps_table *tb = &l->tables[t];
+    for (uint64_t i = 0; i < tb->count; i++) counts[ps_layout_home(l, tb->first + i)]++;
+  }
+}
+
 uint32_t ps_layout_home(const ps_layout *l, ps_key k) {
   uint32_t homes = ps_layout_homes(l); /* nodes 0 .. homes - 1 */
   if (l->partition == PS_PARTITION_HASH)

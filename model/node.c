@@ -332,16 +332,27 @@ void ps_node_owned_sum(ps_node *n, double *sum, uint64_t *in_transfer) {
   *in_transfer = t.moving;
 }
 
-uint64_t ps_node_owned_keys(ps_node *n) {
+/* Keys homed on this node: one pass over the key space. */
+static uint64_t homed_keys(const ps_node *n) {
+  if (n->id >= ps_layout_homes(&n->layout)) return 0;
+  uint64_t homed = 0;
+  for (uint32_t t = 0; t < n->layout.num_tables; t++) {
+    const ps_table *tb = &n->layout.tables[t];
+    for (uint64_t i = 0; i < tb->count; i++)
+      homed += ps_layout_home(&n->layout, tb->first + i) == n->id;
+  }
+  return homed;
+}
+
+uint64_t ps_node_owned_keys_homed(ps_node *n, uint64_t homed) {
   if (!ps_layout_is_server(&n->layout, n->id)) return 0;
   owned_tally t = tally_owned(n);
-  uint64_t homed = 0;
-  if (n->id < ps_layout_homes(&n->layout)) {
-    uint64_t keys = ps_layout_num_keys(&n->layout);
-    for (uint64_t i = 0; i < keys; i++)
-      homed += ps_layout_home(&n->layout, ps_layout_key_at(&n->layout, i)) == n->id;
-  }
   return t.owned + (homed - t.homed_entries); /* a home key without an entry is owned */
+}
+
+uint64_t ps_node_owned_keys(ps_node *n) {
+  if (!ps_layout_is_server(&n->layout, n->id)) return 0;
+  return ps_node_owned_keys_homed(n, homed_keys(n));
 }
 
 uint32_t ps_node_next_seq(ps_node *n, uint32_t src) {

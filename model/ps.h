@@ -193,6 +193,9 @@ uint32_t ps_layout_value_len(const ps_layout *l, ps_key k);
 uint32_t ps_layout_home(const ps_layout *l, ps_key k);
 /* The i-th key of the key space (0 <= i < num_keys), in table order. */
 ps_key ps_layout_key_at(const ps_layout *l, uint64_t i);
+/* Counts the keys homed on each home node in one pass over the key space:
+ * counts[h] for h < ps_layout_homes(l), which the caller sizes. */
+void ps_layout_homed_counts(const ps_layout *l, uint64_t *counts);
 
 /* One step of a run's scaling schedule (cluster.scale): from time at_s on,
  * servers [0, servers) serve; the others hand their keys on and take none.
@@ -658,6 +661,10 @@ void ps_node_owned_sum(ps_node *node, double *sum, uint64_t *in_transfer);
  * the servers' counts sum to the layout's keys exactly when every key is
  * on exactly one server. */
 uint64_t ps_node_owned_keys(ps_node *node);
+/* The same, given the number of keys homed on this node (0 on a node that
+ * is no home), which ps_layout_homed_counts gives for every node at once:
+ * O(entries), for a caller that holds many nodes of one layout. */
+uint64_t ps_node_owned_keys_homed(ps_node *node, uint64_t homed);
 /* The number this node takes next on src's channel (ps_msg.seq), for tests
  * that hand a node messages of their own making. */
 uint32_t ps_node_next_seq(ps_node *node, uint32_t src);

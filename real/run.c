@@ -242,7 +242,7 @@ static void *decide_metrics(void *ctx, uint32_t size, const void *const *in,
 static char *node_report(node_run *s) {
   real_node *n = s->node;
   run_node_report rep;
-  if (run_report_make(&rep, n->core, s->n_workers) != PS_OK) return NULL;
+  if (run_report_make(&rep, n->core, s->n_workers, NULL) != PS_OK) return NULL;
   bool ok = true;
   for (uint32_t i = 0; ok && i < s->n_workers; i++)
     ok = run_report_worker(&rep, &s->workers[i].rw) == PS_OK;

@@ -34,10 +34,12 @@
 /* ------------------------------------------------------------ in memory */
 
 /* The node's load as a server and its clients' response times by server. */
-static int load_make(run_node_report *r, ps_node *core) {
+static int load_make(run_node_report *r, ps_node *core, const uint64_t *homed) {
   const ps_layout *l = ps_node_layout(core);
-  r->server = ps_layout_is_server(l, ps_node_id(core));
-  r->owned_keys = ps_node_owned_keys(core);
+  uint32_t id = ps_node_id(core);
+  r->server = ps_layout_is_server(l, id);
+  r->owned_keys = !homed ? ps_node_owned_keys(core)
+                         : ps_node_owned_keys_homed(core, id < ps_layout_homes(l) ? homed[id] : 0);
   ps_node_server_load(core, &r->load);
   r->n_rt = ps_layout_servers(l);
   r->series = malloc(PS_SERIES_MAX * sizeof *r->series);
@@ -48,12 +50,13 @@ static int load_make(run_node_report *r, ps_node *core) {
   return PS_OK;
 }
 
-int run_report_make(run_node_report *r, ps_node *core, uint32_t n_workers) {
+int run_report_make(run_node_report *r, ps_node *core, uint32_t n_workers,
+                    const uint64_t *homed) {
   *r = (run_node_report){.n_workers = n_workers};
   ps_node_get_stats(core, &r->stats);
   ps_node_owned_sum(core, &r->owned_sum, &r->in_transfer);
   r->workers = calloc(n_workers ? n_workers : 1, sizeof *r->workers);
-  if (!r->workers || load_make(r, core) != PS_OK) {
+  if (!r->workers || load_make(r, core, homed) != PS_OK) {
     run_report_free(r);
     return PS_ERR_NOMEM;
   }

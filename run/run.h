@@ -309,8 +309,12 @@ typedef struct {
 
 /* Starts the report of the node whose core is `core` (counters, owned sum)
  * with room for n_workers workers, which run_report_worker fills; dropped is
- * left 0. PS_OK or PS_ERR_NOMEM (then *r is empty). */
-int run_report_make(run_node_report *r, ps_node *core, uint32_t n_workers);
+ * left 0. homed: the keys homed on each home node of the core's layout
+ * (ps_layout_homed_counts), which a caller holding many nodes counts once
+ * for all; NULL: the node counts its own (a pass over the key space).
+ * PS_OK or PS_ERR_NOMEM (then *r is empty). */
+int run_report_make(run_node_report *r, ps_node *core, uint32_t n_workers,
+                    const uint64_t *homed);
 /* Copies driven worker w's statistics into the report, at w->index. PS_OK,
  * PS_ERR_INVAL (index out of range) or PS_ERR_NOMEM. */
 int run_report_worker(run_node_report *r, const run_worker *w);
