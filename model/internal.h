@@ -160,12 +160,22 @@ typedef struct {
  * never copied once it holds one. */
 #define CTX_INLINE_MSGS 2
 #define CTX_INLINE_WAKES 2
+/* A call with more messages than this finds the one for a key through an
+ * index by header (outbox.c) instead of a scan: a replica sync round of an
+ * all-reduce writes to every other node, each key to each of them. */
+#define CTX_SCAN_MSGS 8
+
 
 typedef struct {
   ps_node *node;
   double now;
   out_msg *msgs;         /* inline_msgs, or malloc'd once they are too few */
   size_t n_msgs, cap_msgs;
+  /* Past CTX_SCAN_MSGS messages: an open-addressing table of 1 + the index
+   * in msgs of each message, by a hash of its header (0: empty slot); msgs
+   * keeps the order the messages were started in, which is the order sent. */
+  uint32_t *msg_index;
+  size_t index_cap;      /* slots, a power of two, or 0 */
   wakeup *wakes;         /* likewise */
   size_t n_wakes, cap_wakes;
   int error;             /* first allocation failure */
