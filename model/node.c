@@ -323,6 +323,23 @@ void ps_node_owned_sum(ps_node *n, double *sum, uint64_t *in_transfer) {
   *in_transfer = moving;
 }
 
+/* The layout's keys homed on node id (< homes). Run once per node at a
+ * run's end: under hash partitioning one pass over every key, with the hash
+ * inline (ps_layout_home's), since a simulation of N nodes makes N passes. */
+static uint64_t homed_keys(const ps_layout *l, uint32_t id) {
+  uint32_t homes = ps_layout_homes(l);
+  uint64_t total = ps_layout_num_keys(l), homed = 0;
+  if (l->partition != PS_PARTITION_HASH) { /* indexes i with i * homes / total == id: */
+    unsigned __int128 lo = ((unsigned __int128)id * total + homes - 1) / homes; /* from */
+    unsigned __int128 hi = ((unsigned __int128)(id + 1) * total + homes - 1) / homes; /* to */
+    return (uint64_t)(hi - lo);
+  }
+  for (uint32_t t = 0; t < l->num_tables; t++)
+    for (ps_key k = l->tables[t].first, end = k + l->tables[t].count; k < end; k++)
+      homed += ps_mix64(k) % homes == id;
+  return homed;
+}
+
 uint64_t ps_node_owned_keys(ps_node *n) {
   if (!ps_layout_is_server(&n->layout, n->id)) return 0;
   uint64_t owned = 0, homed_entries = 0, homed = 0;
@@ -337,11 +354,7 @@ uint64_t ps_node_owned_keys(ps_node *n) {
     }
     pthread_mutex_unlock(&st->lock);
   }
-  if (n->id < ps_layout_homes(&n->layout)) {
-    uint64_t keys = ps_layout_num_keys(&n->layout);
-    for (uint64_t i = 0; i < keys; i++)
-      homed += ps_layout_home(&n->layout, ps_layout_key_at(&n->layout, i)) == n->id;
-  }
+  if (n->id < ps_layout_homes(&n->layout)) homed = homed_keys(&n->layout, n->id);
   return owned + (homed - homed_entries); /* a home key without an entry is owned */
 }
 
