@@ -198,6 +198,12 @@ void ctx_add(call_ctx *c, uint32_t dst, uint8_t type, uint32_t origin,
  * operation already forwarded PS_MAX_HOPS times is dropped, counted, and
  * the call's error set to PS_ERR_HOPS. */
 void ctx_forward(call_ctx *c, uint32_t dst, const pending_op *op, ps_key k, const float *vals);
+/* Appends key k and its values to the message of this type from this node
+ * to every other node: one message to each, all with the same keys, sent in
+ * node order at the place of the call's messages where the first such key
+ * was added, exactly as a ctx_add per key and node would send them. Its keys
+ * and values are kept once, not once per node. */
+void ctx_add_all(call_ctx *c, uint8_t type, ps_key k, const float *vals, uint32_t len);
 void ctx_wake(call_ctx *c, uint32_t worker, ps_ticket t);
 
 /* -------------------------------------------------------------- workers */

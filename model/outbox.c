@@ -161,6 +161,18 @@ void ctx_add(call_ctx *c, uint32_t dst, uint8_t type, uint32_t origin, uint32_t 
   add_key(c, m, k, pos, vals, len);
 }
 
+/* The destination of a ctx_add_all message: every node but this one. */
+#define ALL_OTHERS UINT32_MAX
+
+void ctx_add_all(call_ctx *c, uint8_t type, ps_key k, const float *vals, uint32_t len) {
+  out_msg *m = find_or_add(c, ALL_OTHERS, type, c->node->id, 0, 0, 0);
+  if (!m) {
+    if (!c->error) c->error = PS_ERR_NOMEM;
+    return;
+  }
+  add_key(c, m, k, 0, vals, len);
+}
+
 void ctx_forward(call_ctx *c, uint32_t dst, const pending_op *op, ps_key k, const float *vals) {
   if (op->hops >= PS_MAX_HOPS) {
     stat_add(&c->node->stats.hop_drops, 1);
@@ -231,18 +243,19 @@ void ctx_wake(call_ctx *c, uint32_t worker, ps_ticket t) {
   c->wakes[c->n_wakes++] = (wakeup){worker, t};
 }
 
-/* Encodes m into the node's send queue (order lock held). */
-static void enqueue_one(call_ctx *c, out_msg *m) {
+/* Encodes m, addressed to dst, into the node's send queue (order lock
+ * held). */
+static void enqueue_to(call_ctx *c, out_msg *m, uint32_t dst) {
   ps_node *n = c->node;
   size_t len = ps_msg_encoded_len(m->head.key_count, m->head.value_floats);
   uint8_t *buf = malloc(len);
   m->head.keys = (const uint8_t *)m->keys;
   m->head.pos = (const uint8_t *)m->pos;
   m->head.values = (const uint8_t *)m->values;
-  m->head.seq = n->send_seq[m->dst] + 1;
+  m->head.seq = n->send_seq[dst] + 1;
   if (!buf || ps_msg_encode(&m->head, buf, len) < 0) goto fail;
-  if (ps_msg_type_sealed(m->head.type)) ps_msg_put_seal(buf, len, m->dst, n->secret);
-  n->send_seq[m->dst] = m->head.seq;
+  if (ps_msg_type_sealed(m->head.type)) ps_msg_put_seal(buf, len, dst, n->secret);
+  n->send_seq[dst] = m->head.seq;
   if (n->outq_len == n->outq_cap) {
     size_t cap = n->outq_cap ? n->outq_cap * 2 : 64;
     queued_msg *q = realloc(n->outq, cap * sizeof *q);
@@ -250,11 +263,22 @@ static void enqueue_one(call_ctx *c, out_msg *m) {
     n->outq = q;
     n->outq_cap = cap;
   }
-  n->outq[n->outq_len++] = (queued_msg){m->dst, buf, len};
+  n->outq[n->outq_len++] = (queued_msg){dst, buf, len};
   return;
 fail:
   free(buf);
   if (!c->error) c->error = PS_ERR_NOMEM;
+}
+
+/* Encodes m into the send queue: once, or, for a ctx_add_all message, once
+ * per other node, in node order. */
+static void enqueue_one(call_ctx *c, out_msg *m) {
+  if (m->dst != ALL_OTHERS) {
+    enqueue_to(c, m, m->dst);
+    return;
+  }
+  for (uint32_t dst = 0; dst < c->node->layout.num_nodes; dst++)
+    if (dst != c->node->id) enqueue_to(c, m, dst);
 }
 
 /* Sends the queue in order, outside the lock; one thread at a time drains,

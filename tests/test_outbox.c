@@ -169,8 +169,49 @@ static void test_outbox_broadcast_order(void) {
   free(log);
 }
 
+/* The same call on a fresh node: once with a ctx_add per key and node, once
+ * with ctx_add_all; other messages before, between and after. */
+static void broadcast_call(ps_node *node, bool all) {
+  call_ctx c;
+  ctx_init(&c, node, 0);
+  float vals[2] = {1, 2};
+  ctx_add(&c, 5, PS_MSG_PUSH, 0, 0, 0, 0, 1000, 0, vals, 2);
+  for (ps_key k = 0; k < 20; k++) {
+    vals[0] = (float)k;
+    if (all) ctx_add_all(&c, PS_MSG_DELTA, k, vals, 2);
+    for (uint32_t dst = 0; !all && dst < NODES; dst++)
+      if (dst != 0) ctx_add(&c, dst, PS_MSG_DELTA, 0, 0, 0, 0, k, 0, vals, 2);
+    if (k == 3) ctx_add(&c, 7, PS_MSG_PULL, 0, 1, 9, 0, 2000, 0, NULL, 0);
+    if (k % 5 == 0) ctx_add(&c, 5, PS_MSG_PUSH, 0, 0, 0, 0, 1000 + k, 0, vals, 2);
+  }
+  ctx_finish(&c);
+}
+
+static void test_outbox_add_all_as_each(void) {
+  sent_log *each = calloc(1, sizeof *each), *all = calloc(1, sizeof *all);
+  ps_node *a = make_node(each), *b = make_node(all);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  broadcast_call(a, false);
+  broadcast_call(b, true);
+  CU_ASSERT_EQUAL_FATAL(each->n, NODES + 1); /* a PUSH, NODES - 1 DELTAs, a PULL */
+  CU_ASSERT_EQUAL_FATAL(all->n, each->n);
+  for (size_t i = 0; i < each->n; i++) {
+    CU_ASSERT_EQUAL(all->msgs[i].dst, each->msgs[i].dst);
+    CU_ASSERT_EQUAL_FATAL(all->msgs[i].len, each->msgs[i].len);
+    CU_ASSERT(memcmp(all->msgs[i].buf, each->msgs[i].buf, each->msgs[i].len) == 0);
+    free(all->msgs[i].buf);
+    free(each->msgs[i].buf);
+  }
+  ps_node_free(a);
+  ps_node_free(b);
+  free(each);
+  free(all);
+}
+
 PSLAB_SUITE("outbox", {"few messages: as a full scan", test_outbox_few_messages},
             {"many messages: the index finds what a full scan does",
              test_outbox_many_messages},
             {"an all-reduce round: one message per node, in first-started order",
-             test_outbox_broadcast_order})
+             test_outbox_broadcast_order},
+            {"ctx_add_all sends what a ctx_add per node does", test_outbox_add_all_as_each})
