@@ -163,12 +163,22 @@ typedef struct {
  * never copied once it holds one. */
 #define CTX_INLINE_MSGS 2
 #define CTX_INLINE_WAKES 2
+/* A call with more messages than this finds the one for a key through an
+ * index by header (outbox.c) instead of a scan: a replica sync round of an
+ * all-reduce writes to every other node, each key to each of them. */
+#define CTX_SCAN_MSGS 8
+
 
 typedef struct {
   ps_node *node;
   double now;
   out_msg *msgs;         /* inline_msgs, or malloc'd once they are too few */
   size_t n_msgs, cap_msgs;
+  /* Past CTX_SCAN_MSGS messages: an open-addressing table of 1 + the index
+   * in msgs of each message, by a hash of its header (0: empty slot); msgs
+   * keeps the order the messages were started in, which is the order sent. */
+  uint32_t *msg_index;
+  size_t index_cap;      /* slots, a power of two, or 0 */
   wakeup *wakes;         /* likewise */
   size_t n_wakes, cap_wakes;
   int error;             /* first allocation failure */
@@ -191,6 +201,12 @@ void ctx_add(call_ctx *c, uint32_t dst, uint8_t type, uint32_t origin,
  * operation already forwarded PS_MAX_HOPS times is dropped, counted, and
  * the call's error set to PS_ERR_HOPS. */
 void ctx_forward(call_ctx *c, uint32_t dst, const pending_op *op, ps_key k, const float *vals);
+/* Appends key k and its values to the message of this type from this node
+ * to every other node: one message to each, all with the same keys, sent in
+ * node order at the place of the call's messages where the first such key
+ * was added, exactly as a ctx_add per key and node would send them. Its keys
+ * and values are kept once, not once per node. */
+void ctx_add_all(call_ctx *c, uint8_t type, ps_key k, const float *vals, uint32_t len);
 void ctx_wake(call_ctx *c, uint32_t worker, ps_ticket t);
 
 /* -------------------------------------------------------------- workers */

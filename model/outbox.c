@@ -45,15 +45,71 @@ static bool same_head(const out_msg *m, uint32_t dst, uint8_t type, uint32_t ori
          m->head.flags == flags;
 }
 
+static uint64_t head_hash(uint32_t dst, uint8_t type, uint32_t origin, uint32_t worker,
+                          uint64_t request, uint32_t aux, uint16_t flags) {
+  uint64_t h = ps_mix64((uint64_t)dst << 32 | origin);
+  h = ps_mix64(h ^ request);
+  return ps_mix64(h ^ ((uint64_t)worker << 32 | aux) ^ ((uint64_t)type << 16 | flags) << 8);
+}
+
+static size_t head_slot(const call_ctx *c, const out_msg *m) {
+  return (size_t)head_hash(m->dst, m->head.type, m->head.origin, m->head.worker,
+                           m->head.request, m->head.aux, m->head.flags) &
+         (c->index_cap - 1);
+}
+
+/* (Re)builds the index with `cap` slots over every message so far: false on
+ * no memory (the old index, if any, stays). */
+static bool index_rebuild(call_ctx *c, size_t cap) {
+  uint32_t *slots = calloc(cap, sizeof *slots);
+  if (!slots) return false;
+  free(c->msg_index);
+  c->msg_index = slots;
+  c->index_cap = cap;
+  for (size_t i = 0; i < c->n_msgs; i++) {
+    size_t s = head_slot(c, &c->msgs[i]);
+    while (slots[s]) s = (s + 1) & (cap - 1);
+    slots[s] = (uint32_t)(i + 1);
+  }
+  return true;
+}
+
+/* The message with this header, or NULL. Headers are unique among a call's
+ * messages (one is started only when none matches), so the index and the
+ * scan find the same one. */
+static out_msg *find_msg(call_ctx *c, uint32_t dst, uint8_t type, uint32_t origin,
+                         uint32_t worker, uint64_t request, uint32_t aux, uint16_t flags) {
+  if (!c->n_msgs) return NULL;
+  /* Newest first: consecutive keys usually go to the same message. */
+  out_msg *last = &c->msgs[c->n_msgs - 1];
+  if (same_head(last, dst, type, origin, worker, request, aux, flags)) return last;
+  if (!c->msg_index) {
+    for (size_t i = c->n_msgs - 1; i-- > 0;)
+      if (same_head(&c->msgs[i], dst, type, origin, worker, request, aux, flags))
+        return &c->msgs[i];
+    return NULL;
+  }
+  size_t mask = c->index_cap - 1;
+  for (size_t s = head_hash(dst, type, origin, worker, request, aux, flags) & mask;
+       c->msg_index[s]; s = (s + 1) & mask) {
+    out_msg *m = &c->msgs[c->msg_index[s] - 1];
+    if (same_head(m, dst, type, origin, worker, request, aux, flags)) return m;
+  }
+  return NULL;
+}
+
 static out_msg *find_or_add_flags(call_ctx *c, uint32_t dst, uint8_t type, uint32_t origin,
                                   uint32_t worker, uint64_t request, uint32_t aux,
                                   uint16_t flags) {
-  /* Newest first: consecutive keys usually go to the same message. */
-  for (size_t i = c->n_msgs; i-- > 0;)
-    if (same_head(&c->msgs[i], dst, type, origin, worker, request, aux, flags))
-      return &c->msgs[i];
+  out_msg *found = find_msg(c, dst, type, origin, worker, request, aux, flags);
+  if (found) return found;
+  if (c->n_msgs >= UINT32_MAX - 1) return NULL;
   if (!ctx_grow((void **)&c->msgs, c->n_msgs, &c->cap_msgs, c->inline_msgs, CTX_INLINE_MSGS,
                 sizeof *c->msgs))
+    return NULL;
+  /* Index once the scan grows long; keep it at most half full. */
+  if (c->n_msgs + 1 > CTX_SCAN_MSGS && (c->n_msgs + 1) * 2 > c->index_cap &&
+      !index_rebuild(c, c->index_cap ? c->index_cap * 2 : 4 * CTX_SCAN_MSGS))
     return NULL;
   out_msg *m = &c->msgs[c->n_msgs++];
   memset(m, 0, sizeof *m);
@@ -65,6 +121,11 @@ static out_msg *find_or_add_flags(call_ctx *c, uint32_t dst, uint8_t type, uint3
   m->head.request = request;
   m->head.aux = aux;
   m->head.flags = flags;
+  if (c->msg_index) {
+    size_t s = head_slot(c, m);
+    while (c->msg_index[s]) s = (s + 1) & (c->index_cap - 1);
+    c->msg_index[s] = (uint32_t)c->n_msgs;
+  }
   return m;
 }
 
@@ -98,6 +159,18 @@ void ctx_add(call_ctx *c, uint32_t dst, uint8_t type, uint32_t origin, uint32_t 
     return;
   }
   add_key(c, m, k, pos, vals, len);
+}
+
+/* The destination of a ctx_add_all message: every node but this one. */
+#define ALL_OTHERS UINT32_MAX
+
+void ctx_add_all(call_ctx *c, uint8_t type, ps_key k, const float *vals, uint32_t len) {
+  out_msg *m = find_or_add(c, ALL_OTHERS, type, c->node->id, 0, 0, 0);
+  if (!m) {
+    if (!c->error) c->error = PS_ERR_NOMEM;
+    return;
+  }
+  add_key(c, m, k, 0, vals, len);
 }
 
 void ctx_forward(call_ctx *c, uint32_t dst, const pending_op *op, ps_key k, const float *vals) {
@@ -170,18 +243,19 @@ void ctx_wake(call_ctx *c, uint32_t worker, ps_ticket t) {
   c->wakes[c->n_wakes++] = (wakeup){worker, t};
 }
 
-/* Encodes m into the node's send queue (order lock held). */
-static void enqueue_one(call_ctx *c, out_msg *m) {
+/* Encodes m, addressed to dst, into the node's send queue (order lock
+ * held). */
+static void enqueue_to(call_ctx *c, out_msg *m, uint32_t dst) {
   ps_node *n = c->node;
   size_t len = ps_msg_encoded_len(m->head.key_count, m->head.value_floats);
   uint8_t *buf = malloc(len);
   m->head.keys = (const uint8_t *)m->keys;
   m->head.pos = (const uint8_t *)m->pos;
   m->head.values = (const uint8_t *)m->values;
-  m->head.seq = n->send_seq[m->dst] + 1;
+  m->head.seq = n->send_seq[dst] + 1;
   if (!buf || ps_msg_encode(&m->head, buf, len) < 0) goto fail;
-  if (ps_msg_type_sealed(m->head.type)) ps_msg_put_seal(buf, len, m->dst, n->secret);
-  n->send_seq[m->dst] = m->head.seq;
+  if (ps_msg_type_sealed(m->head.type)) ps_msg_put_seal(buf, len, dst, n->secret);
+  n->send_seq[dst] = m->head.seq;
   if (n->outq_len == n->outq_cap) {
     size_t cap = n->outq_cap ? n->outq_cap * 2 : 64;
     queued_msg *q = realloc(n->outq, cap * sizeof *q);
@@ -189,11 +263,22 @@ static void enqueue_one(call_ctx *c, out_msg *m) {
     n->outq = q;
     n->outq_cap = cap;
   }
-  n->outq[n->outq_len++] = (queued_msg){m->dst, buf, len};
+  n->outq[n->outq_len++] = (queued_msg){dst, buf, len};
   return;
 fail:
   free(buf);
   if (!c->error) c->error = PS_ERR_NOMEM;
+}
+
+/* Encodes m into the send queue: once, or, for a ctx_add_all message, once
+ * per other node, in node order. */
+static void enqueue_one(call_ctx *c, out_msg *m) {
+  if (m->dst != ALL_OTHERS) {
+    enqueue_to(c, m, m->dst);
+    return;
+  }
+  for (uint32_t dst = 0; dst < c->node->layout.num_nodes; dst++)
+    if (dst != c->node->id) enqueue_to(c, m, dst);
 }
 
 /* Sends the queue in order, outside the lock; one thread at a time drains,
@@ -223,6 +308,9 @@ void ctx_finish(call_ctx *c) {
     free(c->msgs[i].values);
   }
   if (c->msgs != c->inline_msgs) free(c->msgs);
+  free(c->msg_index);
+  c->msg_index = NULL;
+  c->index_cap = 0;
   drain_queue(n);
   pthread_mutex_unlock(&n->order_lock);
   for (size_t i = 0; i < c->n_wakes; i++)

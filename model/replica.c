@@ -221,9 +221,7 @@ static uint32_t next_sync_seq(ps_node *n) {
 
 /* Sends e's delta to every other node (all-reduce), and forgets it. */
 static void broadcast_delta(call_ctx *c, key_entry *e, ps_key k, uint32_t len) {
-  ps_node *n = c->node;
-  for (uint32_t j = 0; j < n->layout.num_nodes; j++)
-    if (j != n->id) ctx_add(c, j, PS_MSG_DELTA, n->id, 0, 0, 0, k, 0, e->delta, len);
+  ctx_add_all(c, PS_MSG_DELTA, k, e->delta, len);
   free(e->delta);
   e->delta = NULL;
 }
