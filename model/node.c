@@ -332,27 +332,11 @@ void ps_node_owned_sum(ps_node *n, double *sum, uint64_t *in_transfer) {
   *in_transfer = t.moving;
 }
 
-/* Keys homed on this node: one pass over the key space. */
-static uint64_t homed_keys(const ps_node *n) {
-  if (n->id >= ps_layout_homes(&n->layout)) return 0;
-  uint64_t homed = 0;
-  for (uint32_t t = 0; t < n->layout.num_tables; t++) {
-    const ps_table *tb = &n->layout.tables[t];
-    for (uint64_t i = 0; i < tb->count; i++)
-      homed += ps_layout_home(&n->layout, tb->first + i) == n->id;
-  }
-  return homed;
-}
-
-uint64_t ps_node_owned_keys_homed(ps_node *n, uint64_t homed) {
+uint64_t ps_node_owned_keys(ps_node *n, const uint64_t *homed) {
   if (!ps_layout_is_server(&n->layout, n->id)) return 0;
   owned_tally t = tally_owned(n);
-  return t.owned + (homed - t.homed_entries); /* a home key without an entry is owned */
-}
-
-uint64_t ps_node_owned_keys(ps_node *n) {
-  if (!ps_layout_is_server(&n->layout, n->id)) return 0;
-  return ps_node_owned_keys_homed(n, homed_keys(n));
+  uint64_t home = n->id < ps_layout_homes(&n->layout) ? homed[n->id] : 0;
+  return t.owned + (home - t.homed_entries); /* a home key without an entry is owned */
 }
 
 uint32_t ps_node_next_seq(ps_node *n, uint32_t src) {

@@ -657,14 +657,12 @@ int ps_node_read_owned(ps_node *node, ps_key k, float *out);
  * their way here. For conservation checks once a run is quiet. */
 void ps_node_owned_sum(ps_node *node, double *sum, uint64_t *in_transfer);
 /* Keys this node owns (a home's keys it never gave away count, though they
- * have no entry); O(keys of the layout) on a server. Once a run is quiet,
- * the servers' counts sum to the layout's keys exactly when every key is
- * on exactly one server. */
-uint64_t ps_node_owned_keys(ps_node *node);
-/* The same, given the number of keys homed on this node (0 on a node that
- * is no home), which ps_layout_homed_counts gives for every node at once:
- * O(entries), for a caller that holds many nodes of one layout. */
-uint64_t ps_node_owned_keys_homed(ps_node *node, uint64_t homed);
+ * have no entry), in one pass over its store; homed: the keys homed on each
+ * home of the node's layout (ps_layout_homed_counts), which a caller holding
+ * many nodes of one layout counts once for all. Once a run is quiet, the
+ * servers' counts sum to the layout's keys exactly when every key is on
+ * exactly one server. */
+uint64_t ps_node_owned_keys(ps_node *node, const uint64_t *homed);
 /* The number this node takes next on src's channel (ps_msg.seq), for tests
  * that hand a node messages of their own making. */
 uint32_t ps_node_next_seq(ps_node *node, uint32_t src);

@@ -36,10 +36,14 @@
 /* The node's load as a server and its clients' response times by server. */
 static int load_make(run_node_report *r, ps_node *core, const uint64_t *homed) {
   const ps_layout *l = ps_node_layout(core);
-  uint32_t id = ps_node_id(core);
-  r->server = ps_layout_is_server(l, id);
-  r->owned_keys = !homed ? ps_node_owned_keys(core)
-                         : ps_node_owned_keys_homed(core, id < ps_layout_homes(l) ? homed[id] : 0);
+  r->server = ps_layout_is_server(l, ps_node_id(core));
+  uint64_t *own = NULL;
+  if (!homed) {
+    if (!(own = malloc(ps_layout_homes(l) * sizeof *own))) return PS_ERR_NOMEM;
+    ps_layout_homed_counts(l, own);
+  }
+  r->owned_keys = ps_node_owned_keys(core, homed ? homed : own);
+  free(own);
   ps_node_server_load(core, &r->load);
   r->n_rt = ps_layout_servers(l);
   r->series = malloc(PS_SERIES_MAX * sizeof *r->series);

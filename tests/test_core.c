@@ -331,11 +331,16 @@ static void run_scenario(const scenario *sc) {
   /* A server scaled in keeps no key (and the count says so); the others'
    * counts sum to the keys: each on exactly one server. */
   uint64_t counted = 0;
+  const ps_layout *lay = ps_node_layout(harness_node(h, 0));
+  uint64_t *homed = malloc(ps_layout_homes(lay) * sizeof *homed);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(homed);
+  ps_layout_homed_counts(lay, homed);
   for (uint32_t nd = 0; nd < sc->nodes; nd++) {
-    uint64_t owned = ps_node_owned_keys(harness_node(h, nd));
+    uint64_t owned = ps_node_owned_keys(harness_node(h, nd), homed);
     if (sc->scale_to && nd >= sc->scale_to && nd < servers) CU_ASSERT_EQUAL(owned, 0);
     counted += owned;
   }
+  free(homed);
   CU_ASSERT_EQUAL(counted, sc->keys);
   /* Conservation, and exactly one owner per key. */
   float *v = calloc(len, sizeof *v);

@@ -567,16 +567,22 @@ static void test_run_on_the_harness(void) {
     CU_ASSERT_EQUAL_FATAL(run_report_make(&r[n], harness_node(h, n), 2, NULL), PS_OK);
     for (uint32_t i = 0; i < 2; i++) CU_ASSERT_EQUAL(run_report_worker(&r[n], &w[n][i]), PS_OK);
   }
-  /* Keys homed counted once for all nodes give each node's own count. */
+  /* Keys homed counted once for all nodes are each key's home, counted, and
+   * give each node the count of its own report. */
   const ps_layout *l = ps_node_layout(harness_node(h, 0));
-  uint64_t homed[2], keys = 0;
+  uint64_t homed[2], by_key[2] = {0, 0};
   CU_ASSERT_EQUAL_FATAL(ps_layout_homes(l), 2);
   ps_layout_homed_counts(l, homed);
+  for (uint64_t i = 0; i < ps_layout_num_keys(l); i++)
+    by_key[ps_layout_home(l, ps_layout_key_at(l, i))]++;
   for (uint32_t n = 0; n < 2; n++) {
-    keys += homed[n];
-    CU_ASSERT_EQUAL(ps_node_owned_keys_homed(harness_node(h, n), homed[n]), r[n].owned_keys);
+    CU_ASSERT_EQUAL(homed[n], by_key[n]);
+    run_node_report shared;
+    CU_ASSERT_EQUAL_FATAL(run_report_make(&shared, harness_node(h, n), 2, homed), PS_OK);
+    CU_ASSERT_EQUAL(shared.owned_keys, r[n].owned_keys);
+    CU_ASSERT_EQUAL(ps_node_owned_keys(harness_node(h, n), homed), r[n].owned_keys);
+    run_report_free(&shared);
   }
-  CU_ASSERT_EQUAL(keys, ps_layout_num_keys(l));
   run_worker stray = {.index = 2};
   CU_ASSERT_EQUAL(run_report_worker(&r[0], &stray), PS_ERR_INVAL);
   cJSON *m = run_metrics(r, 2, 1.0, NULL, err, sizeof err);
