@@ -58,7 +58,7 @@ static ps_node *make_node(void) {
   c.layout.num_tables = 1;
   c.layout.tables[0] = (ps_table){0, KEYS, LEN};
   c.layout.num_nodes = 2;
-  c.env = (ps_env){NULL, no_send, NULL};
+  c.env = (ps_env){.send = no_send};
   return ps_node_new(&c);
 }
 

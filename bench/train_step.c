@@ -74,7 +74,7 @@ static double time_pslab(const cJSON *workload, uint64_t *steps) {
   }
   ps_node_config cfg;
   run_node_config(s, 0, &cfg);
-  cfg.env = (ps_env){NULL, no_send, no_wake};
+  cfg.env = (ps_env){.send = no_send, .wake = no_wake};
   ps_node *node = ps_node_new(&cfg);
   run_worker w;
   double t = 0;

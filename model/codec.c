@@ -107,6 +107,8 @@ long ps_msg_encode(const ps_msg *m, uint8_t *buf, size_t len) {
   return (long)need;
 }
 
+void ps_msg_put_seq(uint8_t *buf, uint32_t seq) { put_u32(buf + 44, seq); }
+
 /* ------------------------------------------------------------ seals */
 
 bool ps_msg_type_sealed(int type) {

@@ -156,7 +156,14 @@ typedef struct {
   uint32_t dst;
   uint8_t *buf;
   size_t len;
+  /* A message for every other node (dst ALL_OTHERS), encoded once with
+   * number 0: those nodes, then each one's number, `count` of each (NULL
+   * for one destination). */
+  uint32_t *shared;
+  uint32_t count;
 } queued_msg;
+/* The destination of a ctx_add_all message: every node but this one. */
+#define ALL_OTHERS UINT32_MAX
 
 /* A call's first messages and wake-ups live in the context itself (most
  * calls make one or two of each): no allocation for them. A context is

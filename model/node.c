@@ -143,7 +143,10 @@ void ps_node_free(ps_node *n) {
   free(n->replica_keys);
   free(n->send_seq);
   free((void *)n->recv_seq);
-  for (size_t i = n->outq_head; i < n->outq_len; i++) free(n->outq[i].buf);
+  for (size_t i = n->outq_head; i < n->outq_len; i++) {
+    free(n->outq[i].buf);
+    free(n->outq[i].shared);
+  }
   free(n->outq);
   pthread_mutex_destroy(&n->replica_lock);
   pthread_mutex_destroy(&n->order_lock);
@@ -630,13 +633,22 @@ static int take_seq(ps_node *n, uint32_t src, uint32_t seq) {
   return PS_OK;
 }
 
-int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, double now) {
+/* A message from src: numbered by its encoding (`numbered` false), or, sent
+ * through env.send_shared, by the backend (seq; its encoded number is 0). */
+static int recv_msg(ps_node *n, uint32_t src, bool numbered, uint32_t seq, const uint8_t *buf,
+                    size_t len, double now) {
   ps_msg m;
   int rc = ps_msg_decode(buf, len, &m);
   if (rc == PS_OK && (src >= n->layout.num_nodes || m.src != src)) rc = PS_ERR_PEER;
+  bool misnumbered = false;
+  if (rc == PS_OK && numbered) {
+    misnumbered = m.seq != 0 || ps_msg_type_sealed(m.type); /* a seal covers the number */
+    m.seq = seq;
+  }
   /* A message that decodes on its own channel takes its number whatever
    * else is wrong with it: refused, it does not stop the channel. */
   if (rc == PS_OK) rc = take_seq(n, src, m.seq);
+  if (rc == PS_OK && misnumbered) rc = PS_ERR_PROTOCOL;
   if (rc == PS_OK && m.origin >= n->layout.num_nodes) rc = PS_ERR_PEER;
   if (rc == PS_OK && m.type != PS_MSG_POLICY) rc = check_keys(n, &m); /* its words are its own */
   if (rc == PS_OK && ps_msg_type_sealed(m.type) &&
@@ -683,4 +695,13 @@ int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, doubl
   if (rc == PS_OK && c.error) rc = c.error;
   if (rc != PS_OK) stat_add(&n->stats.bad_messages, 1);
   return rc;
+}
+
+int ps_node_recv(ps_node *n, uint32_t src, const uint8_t *buf, size_t len, double now) {
+  return recv_msg(n, src, false, 0, buf, len, now);
+}
+
+int ps_node_recv_numbered(ps_node *n, uint32_t src, uint32_t seq, const uint8_t *buf,
+                          size_t len, double now) {
+  return recv_msg(n, src, true, seq, buf, len, now);
 }

@@ -161,9 +161,6 @@ void ctx_add(call_ctx *c, uint32_t dst, uint8_t type, uint32_t origin, uint32_t 
   add_key(c, m, k, pos, vals, len);
 }
 
-/* The destination of a ctx_add_all message: every node but this one. */
-#define ALL_OTHERS UINT32_MAX
-
 void ctx_add_all(call_ctx *c, uint8_t type, ps_key k, const float *vals, uint32_t len) {
   out_msg *m = find_or_add(c, ALL_OTHERS, type, c->node->id, 0, 0, 0);
   if (!m) {
@@ -243,42 +240,91 @@ void ctx_wake(call_ctx *c, uint32_t worker, ps_ticket t) {
   c->wakes[c->n_wakes++] = (wakeup){worker, t};
 }
 
-/* Encodes m, addressed to dst, into the node's send queue (order lock
- * held). */
-static void enqueue_to(call_ctx *c, out_msg *m, uint32_t dst) {
+static bool outq_append(ps_node *n, queued_msg q) {
+  if (n->outq_len == n->outq_cap) {
+    size_t cap = n->outq_cap ? n->outq_cap * 2 : 64;
+    queued_msg *grown = realloc(n->outq, cap * sizeof *grown);
+    if (!grown) return false;
+    n->outq = grown;
+    n->outq_cap = cap;
+  }
+  n->outq[n->outq_len++] = q;
+  return true;
+}
+
+/* Queues buf for dst as the channel's next number, sealed if its type is
+ * (order lock held). */
+static bool enqueue_to(ps_node *n, uint32_t dst, uint8_t *buf, size_t len, bool sealed) {
+  uint32_t seq = n->send_seq[dst] + 1;
+  ps_msg_put_seq(buf, seq);
+  if (sealed) ps_msg_put_seal(buf, len, dst, n->secret);
+  if (!outq_append(n, (queued_msg){dst, buf, len, NULL, 1})) return false;
+  n->send_seq[dst] = seq;
+  return true;
+}
+
+/* Queues a ctx_add_all message, encoded in buf with number 0, for every
+ * other node, numbered on each channel in node order: whole, for
+ * env.send_shared (see queued_msg), or as a copy per node, the last node
+ * taking buf itself. */
+static bool enqueue_all(ps_node *n, uint8_t *buf, size_t len, bool sealed) {
+  uint32_t count = n->layout.num_nodes - 1;
+  if (!n->env.send_shared || sealed) { /* a seal is per destination */
+    uint32_t last = n->id == count ? count - 1 : count;
+    for (uint32_t dst = 0; dst < last; dst++) {
+      if (dst == n->id) continue;
+      uint8_t *copy = malloc(len);
+      if (!copy) return false;
+      memcpy(copy, buf, len);
+      if (!enqueue_to(n, dst, copy, len, sealed)) {
+        free(copy);
+        return false;
+      }
+    }
+    return enqueue_to(n, last, buf, len, sealed);
+  }
+  uint32_t *shared = malloc(2 * (size_t)count * sizeof *shared);
+  if (!shared || !outq_append(n, (queued_msg){ALL_OTHERS, buf, len, shared, count})) {
+    free(shared);
+    return false;
+  }
+  for (uint32_t dst = 0, i = 0; dst < n->layout.num_nodes; dst++) {
+    if (dst == n->id) continue;
+    shared[i] = dst;
+    shared[count + i++] = ++n->send_seq[dst];
+  }
+  return true;
+}
+
+/* Encodes m into the node's send queue (order lock held). */
+static void enqueue_one(call_ctx *c, out_msg *m) {
   ps_node *n = c->node;
+  bool all = m->dst == ALL_OTHERS;
+  if (all && n->layout.num_nodes < 2) return; /* nobody else */
   size_t len = ps_msg_encoded_len(m->head.key_count, m->head.value_floats);
   uint8_t *buf = malloc(len);
   m->head.keys = (const uint8_t *)m->keys;
   m->head.pos = (const uint8_t *)m->pos;
   m->head.values = (const uint8_t *)m->values;
-  m->head.seq = n->send_seq[dst] + 1;
+  m->head.seq = 0;
+  bool sealed = ps_msg_type_sealed(m->head.type);
   if (!buf || ps_msg_encode(&m->head, buf, len) < 0) goto fail;
-  if (ps_msg_type_sealed(m->head.type)) ps_msg_put_seal(buf, len, dst, n->secret);
-  n->send_seq[dst] = m->head.seq;
-  if (n->outq_len == n->outq_cap) {
-    size_t cap = n->outq_cap ? n->outq_cap * 2 : 64;
-    queued_msg *q = realloc(n->outq, cap * sizeof *q);
-    if (!q) goto fail;
-    n->outq = q;
-    n->outq_cap = cap;
-  }
-  n->outq[n->outq_len++] = (queued_msg){dst, buf, len};
-  return;
+  if (all ? enqueue_all(n, buf, len, sealed) : enqueue_to(n, m->dst, buf, len, sealed)) return;
 fail:
   free(buf);
   if (!c->error) c->error = PS_ERR_NOMEM;
 }
 
-/* Encodes m into the send queue: once, or, for a ctx_add_all message, once
- * per other node, in node order. */
-static void enqueue_one(call_ctx *c, out_msg *m) {
-  if (m->dst != ALL_OTHERS) {
-    enqueue_to(c, m, m->dst);
+/* Hands one queued message to the backend (no lock held). */
+static void send_queued(ps_node *n, queued_msg q) {
+  stat_add(&n->stats.messages_sent, q.count);
+  stat_add(&n->stats.bytes_sent, (uint64_t)q.len * q.count);
+  if (!q.shared) {
+    n->env.send(n->env.ctx, q.dst, q.buf, q.len);
     return;
   }
-  for (uint32_t dst = 0; dst < c->node->layout.num_nodes; dst++)
-    if (dst != c->node->id) enqueue_to(c, m, dst);
+  n->env.send_shared(n->env.ctx, q.shared, q.shared + q.count, q.count, q.buf, q.len);
+  free(q.shared);
 }
 
 /* Sends the queue in order, outside the lock; one thread at a time drains,
@@ -291,9 +337,7 @@ static void drain_queue(ps_node *n) {
     queued_msg q = n->outq[n->outq_head++];
     if (n->outq_head == n->outq_len) n->outq_head = n->outq_len = 0;
     pthread_mutex_unlock(&n->order_lock);
-    stat_add(&n->stats.messages_sent, 1);
-    stat_add(&n->stats.bytes_sent, q.len);
-    n->env.send(n->env.ctx, q.dst, q.buf, q.len);
+    send_queued(n, q);
     pthread_mutex_lock(&n->order_lock);
   }
   n->draining = false;

@@ -8,6 +8,7 @@
  *   bytes in       ps_node_recv(node, src, buf, len)
  *   bytes out      env.send(ctx, dst, buf, len): the core hands over a malloc'd
  *                  buffer; the backend owns it and frees it with free()
+ *                  (optionally env.send_shared: one buffer, several nodes)
  *   time in        every call that can start a timer takes `now` (seconds)
  *   completions    an operation that cannot finish locally returns PS_PENDING
  *                  and a ticket; env.wake(ctx, worker, ticket) fires when it
@@ -298,6 +299,10 @@ bool ps_msg_type_sealed(int type);
 uint64_t ps_msg_seal(const uint8_t *buf, size_t len, uint32_t dst, uint64_t secret);
 /* Writes that seal into buf's `request` field. */
 void ps_msg_put_seal(uint8_t *buf, size_t len, uint32_t dst, uint64_t secret);
+/* Writes seq into the number field of the encoded message buf (at least
+ * PS_WIRE_HEADER_LEN bytes): how a copy of an env.send_shared buffer becomes
+ * an ordinary message for one destination. */
+void ps_msg_put_seq(uint8_t *buf, uint32_t seq);
 /* Whether messages of this type carry values (exactly those do; a POLICY
  * message may carry them, and its keys need none). */
 bool ps_msg_type_has_values(int type);
@@ -316,6 +321,17 @@ typedef struct {
   /* A ticket of `worker` on this node completed. May be called from any thread
    * that is inside the core (the receiver, or a worker). */
   void (*wake)(void *ctx, uint32_t worker, ps_ticket ticket);
+  /* Optional (NULL: the core sends each destination its own copy through
+   * send). One message for several nodes: an all-reduce's DELTA goes to
+   * every other node, and at n nodes n - 1 copies of each node's round
+   * would be in flight at once. buf (malloc'd, len bytes) goes to dst[i] as
+   * number seq[i] of the channel to it, for i in [0, count), each in its
+   * place among the node's sends like a send of its own; its encoded number
+   * is 0, so each receiver hands it to ps_node_recv_numbered with seq[i].
+   * The backend owns buf and frees it with free() once no destination needs
+   * it; dst and seq are valid during the call only. Same rules as send. */
+  void (*send_shared)(void *ctx, const uint32_t *dst, const uint32_t *seq, size_t count,
+                      uint8_t *buf, size_t len);
 } ps_env;
 
 /* -------------------------------------------------------------- policies */
@@ -439,6 +455,12 @@ void ps_node_free(ps_node *node);
  * the decode / validation error (the message is then dropped and counted). */
 int ps_node_recv(ps_node *node, uint32_t src, const uint8_t *buf, size_t len,
                  double now);
+/* The same for a message the sender handed to env.send_shared: its encoded
+ * number is 0 and seq is its number on src's channel (what send_shared gave
+ * for this destination). PS_ERR_PROTOCOL for an encoded number other than 0
+ * or a type that is sealed (its seal covers the number). */
+int ps_node_recv_numbered(ps_node *node, uint32_t src, uint32_t seq, const uint8_t *buf,
+                          size_t len, double now);
 
 /* Earliest time periodic work is due (INFINITY: none). It moves only in
  * ps_node_on_timer (see "timers" above); the timer owner's thread. */

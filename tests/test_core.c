@@ -747,6 +747,42 @@ static void test_operation_forwarded_too_often_is_dropped(void) {
   harness_free(h);
 }
 
+/* A message sent through env.send_shared carries number 0 and is taken
+ * with the number the backend gives: once, in order; one whose encoding
+ * has a number of its own, or of a sealed type, is refused but takes its
+ * number, so the channel goes on. */
+static void test_numbered_message_takes_the_given_number(void) {
+  harness *h = make(3, 1, 32, 4, NULL, true, 4);
+  ps_node *n0 = harness_node(h, 0);
+  ps_key k = key_homed_at(h, 0, 0);
+  float ones[4] = {1, 1, 1, 1};
+  uint8_t buf[256];
+  uint32_t pos = 0;
+  ps_msg m = {.type = PS_MSG_PUSH, .src = 2, .origin = 2, .key_count = 1, .value_floats = 4,
+              .keys = (const uint8_t *)&k, .pos = (const uint8_t *)&pos,
+              .values = (const uint8_t *)ones, .seq = 0};
+  size_t len = (size_t)ps_msg_encode(&m, buf, sizeof buf);
+  uint32_t next = ps_node_next_seq(n0, 2);
+  CU_ASSERT_EQUAL(ps_node_recv_numbered(n0, 2, next + 1, buf, len, 0), PS_ERR_SEQUENCE);
+  CU_ASSERT_EQUAL(ps_node_recv_numbered(n0, 2, next, buf, len, 0), PS_OK);
+  CU_ASSERT_EQUAL(ps_node_recv_numbered(n0, 2, next, buf, len, 0), PS_ERR_DUPLICATE);
+  CU_ASSERT_EQUAL(ps_node_recv(n0, 2, buf, len, 0), PS_ERR_DUPLICATE); /* its own 0 */
+  ps_msg_put_seq(buf, 77);
+  CU_ASSERT_EQUAL(ps_node_recv_numbered(n0, 2, next + 1, buf, len, 0), PS_ERR_PROTOCOL);
+  ps_msg_put_seq(buf, 0);
+  CU_ASSERT_EQUAL(ps_node_recv_numbered(n0, 2, next + 2, buf, len, 0), PS_OK);
+  ps_msg loc = {.type = PS_MSG_LOCALIZE, .src = 2, .origin = 2, .key_count = 1,
+                .keys = (const uint8_t *)&k, .pos = (const uint8_t *)&pos};
+  size_t loc_len = (size_t)ps_msg_encode(&loc, buf, sizeof buf);
+  CU_ASSERT_EQUAL(ps_node_recv_numbered(n0, 2, next + 3, buf, loc_len, 0), PS_ERR_PROTOCOL);
+  CU_ASSERT_EQUAL(ps_node_next_seq(n0, 2), next + 4);
+  CU_ASSERT_TRUE(drain_bounded(h, 100));
+  float v[4];
+  CU_ASSERT_EQUAL(ps_node_read_owned(n0, k, v), PS_OK);
+  CU_ASSERT_EQUAL(v[0], 2.0f); /* the two taken, nothing else */
+  harness_free(h);
+}
+
 /* A PULL_REPLY is taken only for a ticket and key that wait for it, each
  * once: a forged one (another key, another position, or once more after
  * the real one) is refused and the pull gets the owner's value. */
@@ -851,6 +887,8 @@ static void test_delta_without_copy_refused(void) {
 }
 
 PSLAB_SUITE("core", {"local access sends nothing", test_local_access_sends_nothing},
+            {"a shared message takes the number its backend gives",
+             test_numbered_message_takes_the_given_number},
             {"without fast local access, local keys use messages",
              test_without_fast_local_access_local_keys_use_messages},
             {"remote pull and push", test_remote_pull_and_push},

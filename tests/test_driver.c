@@ -135,8 +135,8 @@ static void cluster_init(cluster *c, uint32_t nodes, const ps_layout *tables,
     cfg.layout.num_nodes = nodes;
     cfg.layout.partition = partition;
     c->ends[i] = (endpoint){c, i};
-    cfg.env = (ps_env){&c->ends[i], nodes == 1 ? send_forbidden : send_queued,
-                       wake_ignored};
+    cfg.env = (ps_env){.ctx = &c->ends[i], .send = nodes == 1 ? send_forbidden : send_queued,
+                       .wake = wake_ignored};
     cfg.policy = &intent_logger;
     c->nodes[i] = ps_node_new(&cfg);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c->nodes[i]);

@@ -662,7 +662,7 @@ static void test_learning_through_the_driver(void) {
   ps_node_config_default(&cfg);
   cfg.layout = layout;
   cfg.workers = 2;
-  cfg.env = (ps_env){NULL, send_forbidden, wake_ignored};
+  cfg.env = (ps_env){.send = send_forbidden, .wake = wake_ignored};
   ps_node *node = ps_node_new(&cfg);
   CU_ASSERT_PTR_NOT_NULL_FATAL(node);
 

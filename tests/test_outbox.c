@@ -21,6 +21,7 @@ typedef struct {
 typedef struct {
   sent_msg msgs[MAX_SENT];
   size_t n;
+  size_t shared_calls; /* env.send_shared calls */
 } sent_log;
 
 static void record_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
@@ -40,16 +41,37 @@ typedef struct {
   size_t n_keys, cap_keys;
 } expected_msg;
 
-static ps_node *make_node(sent_log *log) {
+/* Logs a shared message as the copies a backend without send_shared gets:
+ * numbered for each destination. Its own number must be 0. */
+static void record_shared(void *ctx, const uint32_t *dst, const uint32_t *seq, size_t count,
+                          uint8_t *buf, size_t len) {
+  sent_log *log = ctx;
+  ps_msg m;
+  CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_OK);
+  CU_ASSERT_EQUAL(m.seq, 0);
+  for (size_t i = 0; i < count; i++) {
+    uint8_t *copy = malloc(len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
+    memcpy(copy, buf, len);
+    ps_msg_put_seq(copy, seq[i]);
+    record_send(ctx, dst[i], copy, len);
+  }
+  free(buf);
+  log->shared_calls++;
+}
+
+static ps_node *make_node_shared(sent_log *log, bool shared) {
   ps_node_config nc;
   ps_node_config_default(&nc);
   nc.id = 0;
   nc.layout.num_nodes = NODES;
   nc.layout.num_tables = 1;
   nc.layout.tables[0] = (ps_table){0, 1u << 20, 2};
-  nc.env = (ps_env){.ctx = log, .send = record_send};
+  nc.env = (ps_env){.ctx = log, .send = record_send, .send_shared = shared ? record_shared : NULL};
   return ps_node_new(&nc);
 }
+
+static ps_node *make_node(sent_log *log) { return make_node_shared(log, false); }
 
 static uint64_t next_rand(uint64_t *x) {
   *x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -187,15 +209,21 @@ static void broadcast_call(ps_node *node, bool all) {
   ctx_finish(&c);
 }
 
-static void test_outbox_add_all_as_each(void) {
+/* Two rounds of broadcast_call, once with a ctx_add per key and node and
+ * once with ctx_add_all (`shared`: through env.send_shared): the same
+ * messages, byte for byte, numbers included. */
+static void check_add_all_as_each(bool shared) {
   sent_log *each = calloc(1, sizeof *each), *all = calloc(1, sizeof *all);
-  ps_node *a = make_node(each), *b = make_node(all);
+  ps_node *a = make_node(each), *b = make_node_shared(all, shared);
   CU_ASSERT_PTR_NOT_NULL_FATAL(a);
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-  broadcast_call(a, false);
-  broadcast_call(b, true);
-  CU_ASSERT_EQUAL_FATAL(each->n, NODES + 1); /* a PUSH, NODES - 1 DELTAs, a PULL */
+  for (int round = 0; round < 2; round++) {
+    broadcast_call(a, false);
+    broadcast_call(b, true);
+  }
+  CU_ASSERT_EQUAL_FATAL(each->n, 2 * (NODES + 1)); /* a PUSH, NODES - 1 DELTAs, a PULL */
   CU_ASSERT_EQUAL_FATAL(all->n, each->n);
+  CU_ASSERT_EQUAL(all->shared_calls, shared ? 2 : 0); /* one per round */
   for (size_t i = 0; i < each->n; i++) {
     CU_ASSERT_EQUAL(all->msgs[i].dst, each->msgs[i].dst);
     CU_ASSERT_EQUAL_FATAL(all->msgs[i].len, each->msgs[i].len);
@@ -203,15 +231,25 @@ static void test_outbox_add_all_as_each(void) {
     free(all->msgs[i].buf);
     free(each->msgs[i].buf);
   }
+  ps_node_stats sa, sb;
+  ps_node_get_stats(a, &sa);
+  ps_node_get_stats(b, &sb);
+  CU_ASSERT_EQUAL(sb.messages_sent, sa.messages_sent);
+  CU_ASSERT_EQUAL(sb.bytes_sent, sa.bytes_sent);
   ps_node_free(a);
   ps_node_free(b);
   free(each);
   free(all);
 }
 
+static void test_outbox_add_all_as_each(void) { check_add_all_as_each(false); }
+static void test_outbox_add_all_shared(void) { check_add_all_as_each(true); }
+
 PSLAB_SUITE("outbox", {"few messages: as a full scan", test_outbox_few_messages},
             {"many messages: the index finds what a full scan does",
              test_outbox_many_messages},
             {"an all-reduce round: one message per node, in first-started order",
              test_outbox_broadcast_order},
-            {"ctx_add_all sends what a ctx_add per node does", test_outbox_add_all_as_each})
+            {"ctx_add_all sends what a ctx_add per node does", test_outbox_add_all_as_each},
+            {"ctx_add_all through env.send_shared: the same messages, one buffer",
+             test_outbox_add_all_shared})

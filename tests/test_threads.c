@@ -255,7 +255,7 @@ static void run(const scenario *sc) {
     c.workers = i == 0 ? NODE0_WORKERS : OTHER_WORKERS;
     c.layout = layout();
     c.stripes = 4; /* few stripes: keys share them, as hot keys do */
-    c.env = (ps_env){&ends[i], on_send, on_wake};
+    c.env = (ps_env){.ctx = &ends[i], .send = on_send, .wake = on_wake};
     n->node[i] = ps_node_new(&c);
     CU_ASSERT_PTR_NOT_NULL_FATAL(n->node[i]);
   }

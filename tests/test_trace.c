@@ -424,7 +424,7 @@ static void record_zipf(const char *dir, uint64_t seed) {
   ps_node_config_default(&cfg);
   cfg.workers = 2;
   cfg.layout = layout;
-  cfg.env = (ps_env){NULL, send_forbidden, wake_ignored};
+  cfg.env = (ps_env){.send = send_forbidden, .wake = wake_ignored};
   ps_node *node = ps_node_new(&cfg);
   CU_ASSERT_PTR_NOT_NULL_FATAL(node);
   double clock = 0;
