@@ -193,7 +193,7 @@ sim_envelope *sim_arrivals_next(sim_node *n) {
 
 void sim_arrivals_free(sim_node *n) {
   sim_arrivals *q = &n->arrivals;
-  for (size_t i = 0; i < q->count; i++) free(q->heap[i].e->buf);
+  for (size_t i = 0; i < q->count; i++) sim_buf_release(q->heap[i].e->buf, q->heap[i].e->shared);
   free(q->heap);
   free(q->pairs);
   if (q->cond) sg_cond_destroy(q->cond);

@@ -131,7 +131,7 @@ void sim_outbox_drain(sim_outbox *out) {
 static void outbox_drop(sim_outbox *out) {
   for (sim_envelope *e = out->outstanding; e; e = e->next) {
     if (e->comm) sg_comm_unref(e->comm);
-    if (e->state == ENVELOPE_SENT) free(e->buf);
+    if (e->state == ENVELOPE_SENT) sim_buf_release(e->buf, e->shared);
   }
   out->outstanding = out->delivered = NULL;
 }
@@ -155,19 +155,30 @@ void sim_messages_free(sim_state *run) {
 
 /* --------------------------------------------------- sending, receiving */
 
-static void env_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
-  sim_node *n = ctx;
+void sim_buf_release(uint8_t *buf, sim_shared_buf *shared) {
+  if (!shared) {
+    free(buf);
+  } else if (--shared->refs == 0) {
+    free(shared->buf);
+    free(shared);
+  }
+}
+
+/* Sends buf (shared, or its own: see sim_envelope) to dst; false, with the
+ * run marked invalid and buf released, if it cannot. */
+static bool send_envelope(sim_node *n, uint32_t dst, uint8_t *buf, size_t len,
+                          sim_shared_buf *shared, uint32_t seq) {
   sim_state *run = n->run;
   sim_envelope *e = dst < run->num_nodes ? envelope_take(run) : NULL;
   if (!e) {
     /* A message we cannot deliver makes the run invalid; sim_run reports it. */
-    free(buf);
+    sim_buf_release(buf, shared);
     run->send_failed = true;
-    return;
+    return false;
   }
   sim_outbox *out = sg_actor_self_get_data();
   *e = (sim_envelope){.outbox = out, .buf = buf, .len = len, .src = n->id,
-                      .state = ENVELOPE_SENT};
+                      .state = ENVELOPE_SENT, .shared = shared, .seq = seq};
   /* Counted in flight before anything that may yield (put_async is a
    * simcall): no actor may see the run quiet while this message leaves. */
   out->send_debt += run->cost.send_per_message_s; /* paid at the actor's next reap */
@@ -181,9 +192,32 @@ static void env_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
     run->in_flight--;
     run->nodes[dst].inbound--;
     envelope_give(run, e);
-    free(buf);
+    sim_buf_release(buf, shared);
     run->send_failed = true;
+    return false;
   }
+  return true;
+}
+
+static void env_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
+  send_envelope(ctx, dst, buf, len, NULL, 0);
+}
+
+/* One buffer for every destination, each envelope its own number: a
+ * round of an all-reduce keeps one copy of each node's message in flight,
+ * not one per destination. Each copy is still its own simulated message of
+ * len bytes. */
+static void env_send_shared(void *ctx, const uint32_t *dst, const uint32_t *seq, size_t count,
+                            uint8_t *buf, size_t len) {
+  sim_node *n = ctx;
+  sim_shared_buf *shared = count ? malloc(sizeof *shared) : NULL;
+  if (!shared) {
+    free(buf);
+    if (count) n->run->send_failed = true;
+    return;
+  }
+  *shared = (sim_shared_buf){.buf = buf, .refs = (uint32_t)count};
+  for (size_t i = 0; i < count; i++) send_envelope(n, dst[i], buf, len, shared, seq[i]);
 }
 
 sim_envelope *sim_receive(sim_node *n) {
@@ -217,5 +251,6 @@ static void env_wake(void *ctx, uint32_t worker, ps_ticket ticket) {
 void sim_node_env(sim_node *n, ps_env *env) {
   env->ctx = n;
   env->send = env_send;
+  env->send_shared = env_send_shared;
   env->wake = env_wake;
 }

@@ -68,17 +68,19 @@ void sim_server_main(sim_node *n) {
     sim_envelope *e = sim_receive(n);
     uint8_t *buf = e->buf;
     size_t len = e->len;
-    uint32_t src = e->src;
+    uint32_t src = e->src, seq = e->seq;
+    sim_shared_buf *shared = e->shared;
     sim_received(e);
     /* Load: the simulated time handling takes, and the messages sent to this
      * node and not handled yet (on the wire or waiting: the simulator does
      * not tell the two apart). */
     double start = simgrid_get_clock();
     charge_handling(n, buf, len);
-    ps_node_recv(n->core, src, buf, len, simgrid_get_clock());
+    if (shared) ps_node_recv_numbered(n->core, src, seq, buf, len, simgrid_get_clock());
+    else ps_node_recv(n->core, src, buf, len, simgrid_get_clock());
     n->inbound--;
     ps_node_note_handling(n->core, simgrid_get_clock() - start, (uint32_t)n->inbound);
-    free(buf);
+    sim_buf_release(buf, shared);
     run->in_flight--;
     sim_outbox_reap(&n->server_out);
     sim_node_poke_timer(n);

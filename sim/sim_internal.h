@@ -35,6 +35,7 @@ typedef struct sim_state sim_state;
 typedef struct sim_worker sim_worker;
 typedef struct sim_outbox sim_outbox;
 typedef struct sim_envelope sim_envelope;
+typedef struct sim_shared_buf sim_shared_buf;
 typedef struct sim_envelope_chunk sim_envelope_chunk;
 typedef struct sim_straggler_actor sim_straggler_actor;
 
@@ -56,7 +57,21 @@ struct sim_envelope {
   size_t len;
   uint32_t src;
   uint8_t state;             /* ENVELOPE_* in messages.c */
+  /* A buffer of env.send_shared, which several envelopes carry, and this
+   * one's number on its channel (NULL, 0: buf is the envelope's own). */
+  sim_shared_buf *shared;
+  uint32_t seq;
 };
+
+/* A buffer env.send_shared handed over for several nodes: freed when the
+ * last envelope that carries it is done with it. */
+struct sim_shared_buf {
+  uint8_t *buf;
+  uint32_t refs;
+};
+
+/* Done with e's buffer (taken from e before e is recycled). */
+void sim_buf_release(uint8_t *buf, sim_shared_buf *shared);
 
 /* The sends one actor has started and not yet waited for. */
 struct sim_outbox {
