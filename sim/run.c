@@ -177,6 +177,7 @@ static int configure(sim_setup *s) {
   a.memory.limit = s->args->memory_limit;
   a.memory.per_node = 64 << 10;
   a.memory.per_worker = 32 << 10;
+  a.memory.shared_sends = true; /* messages.c: env_send_shared */
   s->setup = run_setup_new(&a, s->err, s->errlen);
   return s->setup ? 0 : -1;
 }

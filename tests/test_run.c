@@ -464,6 +464,8 @@ static void test_setup_refuses_what_memory_cannot_hold(void) {
                     " \"steps_per_worker\": 10}");
   cJSON *stat = parse("{\"type\": \"static\"}");
   cJSON *repl = parse("{\"type\": \"replicate\", \"hot_keys\": 100000000}");
+  cJSON *repl_owner =
+      parse("{\"type\": \"replicate\", \"hot_keys\": 100000000, \"sync\": \"owner\"}");
   char err[768];
   run_args a = {.workload = wl, .policy = stat, .nodes = 100000, .workers_per_node = 1};
   a.memory.limit = 1ull << 30;
@@ -473,11 +475,23 @@ static void test_setup_refuses_what_memory_cannot_hold(void) {
   CU_ASSERT_FALSE(unit_contains(err, "policy.hot_keys"));
   a.nodes = 64; /* 64 replicas of 100,000 keys of 400 bytes: about 5.6 GiB */
   a.policy = repl;
+  a.memory.shared_sends = true; /* a round in flight: 64 x 41 MB */
   CU_ASSERT_PTR_NULL(run_setup_new(&a, err, sizeof err));
   CU_ASSERT_TRUE(unit_contains(err, "policy.hot_keys: 100000 replicas on each of 64 nodes"));
+  CU_ASSERT_TRUE(unit_contains(err, "a sync round's deltas in flight, 100000 keys per node ("));
   CU_ASSERT_FALSE(unit_contains(err, "cluster.nodes 64"));
-  a.memory.nodes_here = 1; /* one node's process: 90 MiB */
+  a.memory.nodes_here = 1; /* one node's process: 90 MiB, and a round of 41 MB */
   run_setup *s = run_setup_new(&a, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL(s);
+  run_setup_free(s);
+  /* A backend that sends every other node its own copy: 63 x 41 MB. */
+  a.memory.shared_sends = false;
+  CU_ASSERT_PTR_NULL(run_setup_new(&a, err, sizeof err));
+  CU_ASSERT_TRUE(unit_contains(err, "policy.hot_keys x cluster.nodes: a sync round's deltas in "
+                                    "flight, 100000 keys per node, a copy for each of the other "
+                                    "63 (2.42 GiB)"));
+  a.policy = repl_owner; /* synced through the owners: no all-reduce round */
+  s = run_setup_new(&a, err, sizeof err);
   CU_ASSERT_PTR_NOT_NULL(s);
   run_setup_free(s);
   a.memory.limit = 0;
@@ -492,6 +506,7 @@ static void test_setup_refuses_what_memory_cannot_hold(void) {
   cJSON_Delete(wl);
   cJSON_Delete(stat);
   cJSON_Delete(repl);
+  cJSON_Delete(repl_owner);
 }
 
 static void test_worker_seed_contract(void) {
