@@ -21,7 +21,8 @@
  * it; reading this header is meant to be enough to write a third).
  *
  *   create    ps_node_new with a ps_node_config (run/'s run_node_config fills
- *             everything but env) and the backend's env {send, wake}.
+ *             everything but env) and the backend's env {send, wake, and
+ *             optionally send_shared}.
  *   threads   Any threads may call ps_node_recv, the worker operations and
  *             the node-level mechanisms concurrently: the core guards its
  *             state with striped mutexes and sends a node's messages in the
@@ -30,7 +31,8 @@
  *             belong to one thread at a time (the backend's timer owner).
  *             env.send and env.wake run on whichever thread is inside the
  *             core, hold no core lock, and must not call back into the core.
- *   bytes in  Every message for this node goes through ps_node_recv with its
+ *   bytes in  Every message for this node goes through ps_node_recv (or,
+ *             sent through env.send_shared, ps_node_recv_numbered) with its
  *             sender, in the order the sender sent it: channels are FIFO per
  *             ordered pair of nodes (relocation and replicas rely on it). A
  *             message that fails to decode or validate is counted
