@@ -46,12 +46,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size >= PS_WIRE_HEADER_LEN && size <= sizeof buf && src < 4) {
     memcpy(buf, data, size);
     uint32_t seq = ps_node_next_seq(node, src);
-    for (int i = 0; i < 4; i++) buf[44 + i] = (uint8_t)(seq >> (8 * i));
+    /* One input in four comes as a buffer of env.send_shared: numbered by
+     * its receiver, its own number 0. */
+    bool shared = data[size - 2] % 4 == 0;
+    ps_msg_put_seq(buf, shared ? 0 : seq);
     /* Sealed as the run's cores would (every node here has the default
      * secret): ownership messages get past their seal to their handlers, so
      * what a member sends is fuzzed too. */
     if (ps_msg_type_sealed(buf[5])) ps_msg_put_seal(buf, size, 1, 0);
-    (void)ps_node_recv(node, src, buf, size, 0.0);
+    if (shared) (void)ps_node_recv_numbered(node, src, seq, buf, size, 0.0);
+    else (void)ps_node_recv(node, src, buf, size, 0.0);
   } else {
     (void)ps_node_recv(node, src, data, size, 0.0);
   }
