@@ -9,22 +9,27 @@
  * has no flows. A message of S bytes from node a to node b waits for the
  * messages handed earlier to the first link of its route (a's up link, or
  * the loopback of a's machine), is sent out at the route's bottleneck
- * bandwidth B, and arrives the route's latency L later:
+ * bandwidth B, and arrives the route's latency L later; on a route of more
+ * than one link, the last one (b's down link, of bandwidth Bd) delivers one
+ * message after another, after the one handed to it before:
  *
- *   start  = max(now, when that link has sent out what it was given)
- *   arrive = start + S / B + L
+ *   start  = max(now, when the first link has sent out what it was given)
+ *   arrive = max(start + S / B + L, when the last link delivered the
+ *                message before this one + S / Bd)
  *
- * as a NIC's one transmit queue does. A lone message thus takes L + S / B,
- * as under CM02, and a node's outgoing bytes never exceed its link's
- * bandwidth. What it leaves out: contention anywhere but at the sender (a
- * node receiving from many at once receives from each at full bandwidth; a
- * backbone is never full), so under incast it is optimistic; the queue is
- * first come first served where CM02 shares max-min fairly (the last of n
- * equal messages arrives at the same time, the first ones earlier); a
- * bandwidth change (a straggler's phase) applies to messages sent after it.
- * A first link that shares nothing (a FATPIPE: the loopback without
- * placement) queues per pair instead. Per pair, messages arrive in send
- * order, as the core requires.
+ * as a NIC's transmit queue and a receiving link do. A lone message thus
+ * takes L + S / B, as under CM02; a node's outgoing bytes never exceed its
+ * up link's bandwidth, nor its incoming bytes its down link's: n equal
+ * messages to one node at once deliver the last at L + n S / B, as CM02's
+ * sharing does (tests/test_sim.c). What it leaves out: contention on links
+ * between the first and the last (a backbone is never full); both queues
+ * are first come first served, in the order messages are sent, where CM02
+ * shares max-min fairly (the last of n equal messages arrives at the same
+ * time, the first ones earlier); a bandwidth change (a straggler's phase)
+ * applies to messages sent after it. A first link that shares nothing (a
+ * FATPIPE: the loopback without placement) queues per pair instead, and a
+ * route of one link (a loopback) has no second queue. Per pair, messages
+ * arrive in send order, as the core requires.
  *
  * Delivery: each node has a heap of the messages on their way to it, by
  * arrival time and then send number (deterministic). The server takes the
@@ -109,30 +114,44 @@ static double *link_queue(sim_state *run, sg_link_t link) {
   return &q->sent_by;
 }
 
-/* The queue a message from src to dst waits in: its route's first link's
- * if that link is shared, else the pair's own (a FATPIPE shares nothing). */
-static double *first_link_queue(sim_state *run, sim_node *src, sim_node *dst, sim_pair *p) {
+/* The queues a message from src to dst waits in: its route's first link's
+ * if that link is shared, else the pair's own (a FATPIPE shares nothing);
+ * and, on a route of more than one link, its last link's if that one is
+ * shared. 0, or -1 on no memory. */
+static int route_queues(sim_state *run, sim_node *src, sim_node *dst, sim_pair *p) {
   xbt_dynar_t links = xbt_dynar_new(sizeof(sg_link_t), NULL);
   sg_host_get_route(src->host, dst->host, links);
-  double *q = &p->own_sent_by;
-  if (!xbt_dynar_is_empty(links)) {
+  unsigned long n = xbt_dynar_length(links);
+  p->sent_by = &p->own_sent_by;
+  p->recv_by = NULL;
+  p->last = NULL;
+  int rc = 0;
+  if (n > 0) {
     sg_link_t first = xbt_dynar_get_as(links, 0, sg_link_t);
-    if (sg_link_is_shared(first)) q = link_queue(run, first);
+    if (sg_link_is_shared(first) && !(p->sent_by = link_queue(run, first))) rc = -1;
+  }
+  if (n > 1 && rc == 0) {
+    sg_link_t last = xbt_dynar_get_as(links, n - 1, sg_link_t);
+    if (sg_link_is_shared(last)) {
+      p->last = last;
+      if (!(p->recv_by = link_queue(run, last))) rc = -1;
+    }
   }
   xbt_dynar_free(&links);
-  return q;
+  if (rc != 0) p->sent_by = NULL;
+  return rc;
 }
 
 static sim_pair *route_to(sim_state *run, sim_node *src, uint32_t dst) {
   sim_arrivals *q = &src->arrivals;
   if (!q->pairs && !(q->pairs = calloc(run->num_nodes, sizeof *q->pairs))) return NULL;
   sim_pair *p = &q->pairs[dst];
-  if (!p->sent_by && !(p->sent_by = first_link_queue(run, src, &run->nodes[dst], p)))
-    return NULL;
+  if (!p->sent_by && route_queues(run, src, &run->nodes[dst], p) != 0) return NULL;
   if (p->epoch != run->route_epoch) {
     sg_host_t to = run->nodes[dst].host;
     p->latency = sg_host_get_route_latency(src->host, to);
     p->bandwidth = sg_host_get_route_bandwidth(src->host, to);
+    p->last_bandwidth = p->last ? sg_link_get_bandwidth(p->last) : 0;
     p->epoch = run->route_epoch;
   }
   return p;
@@ -164,10 +183,16 @@ int sim_deliver_direct(sim_state *run, sim_node *src, uint32_t dst, sim_envelope
   double now = simgrid_get_clock();
   double start = *p->sent_by > now ? *p->sent_by : now;
   double sent = start + (double)e->len / p->bandwidth;
-  sim_arrival a = {.arrive = sent + p->latency, .seq = run->sends++, .e = e};
+  double arrive = sent + p->latency;
+  if (p->recv_by) { /* the receiver's link delivers one message after another */
+    double delivered = *p->recv_by + (double)e->len / p->last_bandwidth;
+    if (delivered > arrive) arrive = delivered;
+  }
+  sim_arrival a = {.arrive = arrive, .seq = run->sends++, .e = e};
   sim_arrivals *q = &run->nodes[dst].arrivals;
   if (heap_push(q, a) != 0) return -1;
   *p->sent_by = sent;
+  if (p->recv_by) *p->recv_by = arrive;
   if (q->waiting && a.arrive < q->wake_at) {
     q->wake_at = a.arrive;
     sg_cond_notify_one(q->cond);

@@ -90,7 +90,13 @@ typedef struct {
   double *sent_by;    /* when the route's first link has sent out what it was
                          given: that link's (delivery.c), or own_sent_by */
   double own_sent_by; /* the pair's, when its first link shares nothing */
+  /* When the route's last link (the receiver's down link) has delivered
+   * what it was given: that link's; NULL for a route of one link or a last
+   * link that shares nothing. */
+  double *recv_by;
+  sg_link_t last;     /* that link */
   double latency, bandwidth; /* the route's, as of route_epoch */
+  double last_bandwidth;     /* the last link's, as of route_epoch */
   uint64_t epoch;     /* 0: not looked up yet */
 } sim_pair;
 

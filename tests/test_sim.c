@@ -845,6 +845,43 @@ static void test_latency_bandwidth_arithmetic(void) {
                                .bb_latency = 3e-4, .steps = 50, .len = 5000, .model = lb});
 }
 
+/* latency_bandwidth: messages to one node take turns on its link, as CM02
+ * shares it. Four nodes push a value of S bytes to node 0 at the same
+ * moment: the last arrives at L + 4 S / B (CM02: all four then, sharing the
+ * link), not at L + S / B as when only senders queued. */
+static void test_latency_bandwidth_incast(void) {
+  const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 1, .len = 100000};
+  run_spec r;
+  hand_case(&r, &h);
+  r.cluster.nodes = 5;
+  static char workload[256];
+  snprintf(workload, sizeof workload,
+           "{\"type\":\"zipf\",\"keys\":1,\"value_length\":%d,\"reads_per_step\":0,"
+           "\"writes_per_step\":1,\"steps_per_worker\":1,\"locality\":0}",
+           h.len);
+  r.workload = workload;
+  cJSON *cm02 = run(&r);
+  strcpy(r.cluster.network_model, SIM_MODEL_LATENCY_BANDWIDTH);
+  cJSON *lb = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(cm02);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(lb);
+  const sim_cost *c = &r.cluster.cost;
+  double route = 2 * h.latency, bw = h.bandwidth;
+  double push = (double)ps_msg_encoded_len(1, (uint32_t)h.len);
+  double ack = (double)ps_msg_encoded_len(1, 0);
+  double handle = c->per_message_s + c->per_key_s + c->per_byte_s * push; /* < push / bw */
+  double acked = ack / bw + c->per_message_s + c->per_key_s + c->per_byte_s * ack;
+  double t = 2 * route + 4 * push / bw + handle + acked;
+  CU_ASSERT_EQUAL(num(lb, "messages"), 8);
+  CU_ASSERT_DOUBLE_EQUAL(num(lb, "time_s"), t, t * 1e-9);
+  /* CM02 finishes the four together, so the server handles them one after
+   * another: 3 handlings more. */
+  t = 2 * route + 4 * push / bw + 4 * handle + acked;
+  CU_ASSERT_DOUBLE_EQUAL(num(cm02, "time_s"), t, t * 1e-6);
+  cJSON_Delete(cm02);
+  cJSON_Delete(lb);
+}
+
 /* latency_bandwidth under load: relocation keeps every push (the core needs
  * per-pair FIFO, which the model keeps), and a run is the same every time. */
 static void test_latency_bandwidth_conserves_and_repeats(void) {
@@ -1001,6 +1038,7 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"straggler_phase_server_and_link", test_straggler_phase_server_and_link},
             {"straggler_bandwidth_window", test_straggler_bandwidth_window},
             {"latency_bandwidth_arithmetic", test_latency_bandwidth_arithmetic},
+            {"latency_bandwidth_incast", test_latency_bandwidth_incast},
             {"latency_bandwidth_conserves_and_repeats",
              test_latency_bandwidth_conserves_and_repeats},
             {"latency_bandwidth_straggler_link", test_latency_bandwidth_straggler_link},
