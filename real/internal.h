@@ -4,14 +4,19 @@
  *
  * Threads of a node and what each may touch:
  *   main      rendezvous (before the receiver starts), collectives, shutdown;
- *   receiver  the only reader of the ROUTER and of the monitor sockets; calls
- *             ps_node_recv and ps_node_on_timer;
- *   workers   client operations on the core; wait on their waiter.
+ *   receiver  the reader of the ROUTER unless a worker leads (below), the
+ *             only reader of the monitor sockets; calls ps_node_recv and
+ *             ps_node_on_timer;
+ *   workers   client operations on the core; a worker that waits for a
+ *             ticket either sleeps on its waiter or, when the ROUTER was
+ *             handed to it, reads it and calls ps_node_recv itself until its
+ *             ticket is done (leader.c): one reader at a time.
  * Workers and the receiver call into the core concurrently: the core keeps
  * each node's messages in the order it decided them (its order lock,
  * model/internal.h, call_ctx). The receiver feeds the core under the node's
  * core lock (real_core_enter/leave), which real_fail also takes to mark the
- * node failed: once failed, nothing more is fed to the core.
+ * node failed: once failed, nothing more is fed to the core. A leading
+ * worker feeds the core the same way.
  *
  * Any thread sends, through real_transport_send: one DEALER per peer, each
  * under its own mutex, so the order of sends to a peer is the order in which
@@ -212,7 +217,34 @@ struct real_node {
    * messages it delayed and the nanoseconds it added. */
   const real_straggler *slow;
   _Atomic uint64_t throttled, throttle_ns;
+
+  /* Who reads the ROUTER (leader.c): lead is REAL_LEAD_PARKED (nobody: the
+   * ROUTER's ZMQ_FD, router_fd, is in epoll_fd, which the receiver sleeps
+   * on), REAL_LEAD_RECEIVER or the index of the worker that reads it;
+   * changed only under lead_lock, by the one that holds the socket or, when
+   * parked, by the one that takes it. lead_wants[i] (under lead_lock):
+   * worker i waits and asks for the socket; lead_wanting counts them.
+   * nudge_fd (the receiver) and lead_fd (the leading worker) are eventfds in
+   * their poll sets. lead_on: workers may lead (the node runs workers and has
+   * no straggler). */
+  pthread_mutex_t lead_lock;
+  _Atomic int32_t lead;
+  bool *lead_wants;
+  uint32_t lead_wanting;
+  bool lead_on;
+  int nudge_fd, lead_fd, epoll_fd, router_fd;
+  /* By rank: when a frame from it last came (real_clock), written by
+   * whoever reads the ROUTER, read by the receiver's liveness check. */
+  _Atomic double *heard;
+  /* By peer, under lead_lock: a monitor event that fails the node, kept
+   * until the ROUTER has been read (receiver.c); events_pending: any. */
+  int *lost_event;
+  atomic_bool events_pending;
 };
+
+#define REAL_LEAD_RECEIVER (-1)
+#define REAL_LEAD_PARKED (-2)
+#define REAL_LEAD_NONE (-3) /* never the value of lead */
 
 /* node.c */
 /* The core lock (see above): not recursive. */
@@ -295,6 +327,32 @@ int real_rendezvous(real_node *n, const real_node_config *c, char *err, size_t e
 /* receiver.c */
 int real_receiver_start(real_node *n);
 void real_receiver_stop(real_node *n);
+/* Reads and handles up to a batch of frames from the ROUTER (the caller
+ * holds it: leader.c); whether it stopped because the ROUTER was empty. */
+bool real_drain_router(real_node *n);
+/* After a read of the ROUTER: handles the monitor events kept until then. */
+void real_handle_kept_events(real_node *n);
+
+/* leader.c: who reads the ROUTER. */
+/* Makes the lead state (node_alloc, after real_throttle_init); 0 or -1. */
+int real_lead_init(real_node *n);
+/* Watches the ROUTER's ZMQ_FD (the receiver, as it starts, holding it). */
+int real_lead_open(real_node *n);
+void real_lead_free(real_node *n);
+/* The receiver: takes the ROUTER if it is parked (or holds it already) and
+ * hands it to a worker that asked for it; whether the receiver holds it. */
+bool real_lead_receiver_take(real_node *n);
+/* The receiver, after a read (empty: it found the ROUTER empty): hands the
+ * ROUTER to a worker that asked for it, or parks it when empty. */
+void real_lead_receiver_done(real_node *n, bool empty);
+/* A ticket of `worker` completed: wakes it if it leads (and is not the
+ * calling thread). real_lead_wake_any wakes whoever leads (failure). */
+void real_lead_wake(real_node *n, uint32_t worker);
+void real_lead_wake_any(real_node *n);
+/* Empties an eventfd. */
+void real_fd_clear(int fd);
+/* Whether the calling thread is a worker reading the ROUTER. */
+extern _Thread_local bool real_leading;
 /* Handles a control message from src (receiver thread). */
 void real_handle_control(real_node *n, uint32_t src, const real_ctl *m);
 

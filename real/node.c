@@ -30,6 +30,7 @@ static void wake_everyone(real_node *n) {
     pthread_cond_broadcast(&n->waiters[i].cond);
     pthread_mutex_unlock(&n->waiters[i].lock);
   }
+  real_lead_wake_any(n); /* a worker reading the ROUTER */
 }
 
 /* ----------------------------------------------------------- core lock */
@@ -142,17 +143,7 @@ bool real_cond_wait_until(real_node *n, double deadline) {
          real_clock() < deadline;
 }
 
-int real_node_wait(real_node *n, ps_worker *w, ps_ticket t) {
-  uint32_t i = ps_worker_index(w);
-  if (i >= n->workers) return PS_ERR_INVAL;
-  real_waiter *wt = &n->waiters[i];
-  pthread_mutex_lock(&wt->lock);
-  bool done;
-  while (!(done = ps_worker_done(w, t)) && !atomic_load(&n->failed))
-    pthread_cond_wait(&wt->cond, &wt->lock);
-  pthread_mutex_unlock(&wt->lock);
-  return done ? PS_OK : PS_ERR_PEER;
-}
+/* real_node_wait is in leader.c. */
 
 /* ------------------------------------------------------------ accessors */
 
@@ -235,6 +226,10 @@ static real_node *node_alloc(const real_node_config *c) {
   for (uint32_t i = 0; i < n->workers; i++) {
     pthread_mutex_init(&n->waiters[i].lock, NULL);
     pthread_cond_init(&n->waiters[i].cond, NULL);
+  }
+  if (real_lead_init(n) != 0) {
+    real_node_free(n);
+    return NULL;
   }
   return n;
 }
@@ -362,6 +357,7 @@ void real_node_free(real_node *n) {
   free(n->release);
   free(n->peers);
   free(n->waiters);
+  real_lead_free(n);
   pthread_mutex_destroy(&n->core_mutex);
   pthread_mutex_destroy(&n->lock);
   pthread_cond_destroy(&n->cond);

@@ -1,10 +1,14 @@
 /*
- * The receiver thread of a node: the only reader of its ROUTER and of the
- * monitors of its DEALERs, and the one thread that runs the core's timers.
+ * The receiver thread of a node: the reader of its ROUTER while no worker
+ * waiting for a ticket reads it (leader.c hands the socket to such a worker
+ * and back; the receiver then polls everything but the ROUTER), the only
+ * reader of the monitors of its DEALERs, and the one thread that runs the
+ * core's timers, the liveness pings and checks, and that obeys the stop.
  *
- * Each frame is told apart by its first bytes: control messages (collective
- * contributions and answers, aborts) are handled here; everything else goes
- * to ps_node_recv, which decodes, checks and handles it, or rejects it (the
+ * Frames are handled the same way by whoever reads the ROUTER
+ * (real_drain_router, below). Each frame is told apart by its first bytes:
+ * control messages (collective contributions and answers, aborts) are
+ * handled here; everything else goes to ps_node_recv, which decodes, checks and handles it, or rejects it (the
  * frame is then counted as dropped and logged, and the node goes on); on a
  * straggler, the throttle then sleeps what its phase adds (throttle.c). The
  * core is called inside the node's core lock, and not at all once the node
@@ -12,7 +16,8 @@
  *
  * Monitor events: a handshake marks a link up (the start barrier waits for
  * all); a disconnect or a failed handshake fails the node, naming the peer,
- * unless the node is closing, when peers leaving is expected.
+ * unless the node is closing, when peers leaving is expected, but only after
+ * the ROUTER has been read (keep_event, below).
  *
  * Liveness: a peer that stops answering but keeps its connections open (a
  * stopped or hung process) closes nothing, and ZeroMQ's heartbeats (set by
@@ -84,23 +89,25 @@ static bool handle_frame(real_node *n, uint32_t src, const uint8_t *buf, size_t 
   return false;
 }
 
-/* heard[src]: when a frame from src last came (real_clock). Each data
+/* n->heard[src]: when a frame from src last came (real_clock). Each data
  * message's handling time goes to the core's load figures, with the data
  * messages read after it in the same pass as those waiting behind it: the
  * ones the receiver can tell were there (ZeroMQ does not show its queue). */
-static void drain_router(real_node *n, double *heard) {
+bool real_drain_router(real_node *n) {
   zmq_msg_t body;
   uint32_t src;
   double busy[RECV_BATCH];
-  int data = 0;
-  for (int i = 0; i < RECV_BATCH && real_router_recv(n, &body, &src) == 1; i++) {
+  int data = 0, i;
+  for (i = 0; i < RECV_BATCH && real_router_recv(n, &body, &src) == 1; i++) {
     REAL_TSAN_ACQUIRE(zmq_msg_data(&body)); /* a message to itself: see internal.h */
-    double t0 = heard[src] = real_clock();
+    double t0 = real_clock();
+    atomic_store_explicit(&n->heard[src], t0, memory_order_relaxed);
     if (handle_frame(n, src, zmq_msg_data(&body), zmq_msg_size(&body)))
       busy[data++] = real_clock() - t0;
     zmq_msg_close(&body);
   }
-  for (int i = 0; i < data; i++) ps_node_note_handling(n->core, busy[i], (uint32_t)(data - 1 - i));
+  for (int k = 0; k < data; k++) ps_node_note_handling(n->core, busy[k], (uint32_t)(data - 1 - k));
+  return i < RECV_BATCH;
 }
 
 /* -------------------------------------------------------------- control */
@@ -162,7 +169,7 @@ void real_handle_control(real_node *n, uint32_t src, const real_ctl *m) {
     break;
   }
   case REAL_CTL_PING:
-    break; /* its arrival was the point (drain_router noted it) */
+    break; /* its arrival was the point (real_drain_router noted it) */
   default:
     break; /* a repeated HELLO or BOOK: start-up is over */
   }
@@ -195,6 +202,30 @@ static void handle_event(real_node *n, uint32_t p, int event) {
                        n->secure ? " with the same cluster key" : "");
 }
 
+/* A disconnect or a failed handshake fails the node, but only once the
+ * ROUTER has been read up to now: a peer that saw another fail sends rank 0
+ * an ABORT naming it and exits, and rank 0 must report the first failure
+ * (the ABORT), not the exit it caused. The receiver read the ROUTER before
+ * the monitors when it alone read it; now the event is kept, and whoever
+ * reads the ROUTER next handles it after the read. */
+static void keep_event(real_node *n, uint32_t p, int event) {
+  pthread_mutex_lock(&n->lead_lock);
+  n->lost_event[p] = event;
+  atomic_store(&n->events_pending, true);
+  pthread_mutex_unlock(&n->lead_lock);
+}
+
+void real_handle_kept_events(real_node *n) {
+  if (!atomic_exchange(&n->events_pending, false)) return;
+  for (uint32_t p = 0; p < n->size; p++) { /* one kept later sets it again */
+    pthread_mutex_lock(&n->lead_lock);
+    int event = n->lost_event[p];
+    n->lost_event[p] = 0;
+    pthread_mutex_unlock(&n->lead_lock);
+    if (event) handle_event(n, p, event);
+  }
+}
+
 /* ---------------------------------------------------------------- timers */
 
 /* Runs the core's timers when due; returns the poll timeout in ms. */
@@ -217,7 +248,7 @@ static long run_timers(real_node *n) {
 /* ------------------------------------------------------------- liveness */
 
 typedef struct {
-  double *heard;     /* by rank: when a frame from it last came */
+  _Atomic double *heard; /* n->heard: by rank, when a frame from it last came */
   double every_s;    /* between two rounds of pings */
   double silence_s;  /* a peer silent this long is gone */
   double next_ping;  /* real_clock() of the next round */
@@ -226,10 +257,10 @@ typedef struct {
 
 static int liveness_make(real_node *n, liveness *l) {
   double t = n->cluster.timeout_s;
-  *l = (liveness){.heard = calloc(n->size, sizeof *l->heard),
+  *l = (liveness){.heard = n->heard,
                   .every_s = fmin(PING_FRACTION * t, PING_MAX_S),
                   .silence_s = SILENCE_FRACTION * t};
-  return l->heard ? 0 : -1;
+  return 0;
 }
 
 /* Pings every peer when due, and fails the node on a peer silent too long.
@@ -246,13 +277,14 @@ static long liveness_check(real_node *n, liveness *l) {
   pthread_mutex_unlock(&n->lock);
   bool watch = atomic_load(&n->started) && !closing && !atomic_load(&n->failed);
   if (watch && !l->watching) /* the clock starts now for everyone */
-    for (uint32_t p = 0; p < n->size; p++) l->heard[p] = now;
+    for (uint32_t p = 0; p < n->size; p++) atomic_store(&l->heard[p], now);
   l->watching = watch;
   for (uint32_t p = 0; watch && p < n->size; p++) {
-    if (p == n->rank || now - l->heard[p] <= l->silence_s) continue;
+    double last = atomic_load(&l->heard[p]);
+    if (p == n->rank || now - last <= l->silence_s) continue;
     real_fail_and_tell(n, "lost node %u at %s: it stopped answering (nothing from it for "
                        "%.3g s; timeout_s %g) (seen by node %u)", p, n->peers[p].endpoint,
-                       now - l->heard[p], n->cluster.timeout_s, n->rank);
+                       now - last, n->cluster.timeout_s, n->rank);
     break;
   }
   double ms = ceil((l->next_ping - real_clock()) * 1000);
@@ -261,26 +293,43 @@ static long liveness_check(real_node *n, liveness *l) {
 
 /* --------------------------------------------------------------- thread */
 
+/* The receiver's poll set: the control pair, the nudge and the epoll set
+ * that holds the ROUTER's ZMQ_FD while it is parked (leader.c), then a
+ * monitor per peer. */
 typedef struct {
   zmq_pollitem_t *items;
-  uint32_t *peer_of; /* items[2 + i] monitors peer_of[i] */
+  uint32_t *peer_of; /* items[FIRST_MONITOR + i] monitors peer_of[i] */
   int count;
 } poll_set;
 
+#define FIRST_MONITOR 3
+
 static int poll_set_make(real_node *n, poll_set *ps) {
-  ps->items = calloc(n->size + 2, sizeof *ps->items);
+  ps->items = calloc(n->size + FIRST_MONITOR, sizeof *ps->items);
   ps->peer_of = calloc(n->size, sizeof *ps->peer_of);
   if (!ps->items || !ps->peer_of) return -1;
-  ps->items[0] = (zmq_pollitem_t){.socket = n->router, .events = ZMQ_POLLIN};
-  ps->items[1] = (zmq_pollitem_t){.socket = n->ctl_recv, .events = ZMQ_POLLIN};
-  ps->count = 2;
+  ps->items[0] = (zmq_pollitem_t){.socket = n->ctl_recv, .events = ZMQ_POLLIN};
+  ps->items[1] = (zmq_pollitem_t){.socket = NULL, .fd = n->nudge_fd, .events = ZMQ_POLLIN};
+  ps->items[2] = (zmq_pollitem_t){.socket = NULL, .fd = n->epoll_fd, .events = ZMQ_POLLIN};
+  ps->count = FIRST_MONITOR;
   for (uint32_t p = 0; p < n->size; p++) {
     if (!n->peers[p].monitor) continue;
-    ps->peer_of[ps->count - 2] = p;
+    ps->peer_of[ps->count - FIRST_MONITOR] = p;
     ps->items[ps->count++] = (zmq_pollitem_t){.socket = n->peers[p].monitor,
                                               .events = ZMQ_POLLIN};
   }
   return 0;
+}
+
+/* Reads the ROUTER if the receiver holds it or it is parked, and parks it
+ * again once it is empty (or hands it to a worker that asked); whether the
+ * receiver must read on (it stopped at a batch's end). */
+static bool read_router(real_node *n) {
+  if (!real_lead_receiver_take(n)) return false;
+  bool empty = real_drain_router(n);
+  real_lead_receiver_done(n, empty);
+  real_handle_kept_events(n);
+  return !empty;
 }
 
 static void *receiver_main(void *arg) {
@@ -291,34 +340,55 @@ static void *receiver_main(void *arg) {
     real_fail_and_tell(n, "node %u: out of memory in the receiver", n->rank);
     free(ps.items);
     free(ps.peer_of);
-    free(live.heard);
     return NULL;
   }
+  bool more = read_router(n); /* it holds the ROUTER as it starts */
+  bool recheck = false;       /* monitor events wait for a worker's read */
   for (;;) {
     long timeout = run_timers(n);
     long until_ping = liveness_check(n, &live);
     if (until_ping < timeout) timeout = until_ping;
+    if (more) timeout = 0;
+    if (recheck && timeout > 1) timeout = 1;
     if (zmq_poll(ps.items, ps.count, timeout) < 0) {
       if (zmq_errno() == EINTR) continue;
       real_fail_and_tell(n, "node %u: polling failed: %s", n->rank, zmq_strerror(zmq_errno()));
       break;
     }
-    if (ps.items[1].revents & ZMQ_POLLIN) break; /* stop */
-    if (ps.items[0].revents & ZMQ_POLLIN) drain_router(n, live.heard);
-    for (int i = 2; i < ps.count; i++) {
+    if (ps.items[0].revents & ZMQ_POLLIN) break; /* stop */
+    bool nudged = ps.items[1].revents & ZMQ_POLLIN;
+    if (nudged) real_fd_clear(n->nudge_fd);
+    bool kept = false;
+    for (int i = FIRST_MONITOR; i < ps.count; i++) {
       if (!(ps.items[i].revents & ZMQ_POLLIN)) continue;
       int ev;
-      while ((ev = real_monitor_event(ps.items[i].socket)) >= 0)
-        handle_event(n, ps.peer_of[i - 2], ev);
+      while ((ev = real_monitor_event(ps.items[i].socket)) >= 0) {
+        uint32_t p = ps.peer_of[i - FIRST_MONITOR];
+        if (ev == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
+          handle_event(n, p, ev);
+        } else {
+          keep_event(n, p, ev);
+          kept = true;
+        }
+      }
     }
+    /* A parked ROUTER has nothing new unless its ZMQ_FD fired. */
+    if (more || nudged || kept || atomic_load(&n->events_pending) ||
+        (ps.items[2].revents & ZMQ_POLLIN))
+      more = read_router(n);
+    /* A worker reads the ROUTER: it handles the kept events after its next
+     * read, which this wakes it for; look again soon in case it just gave
+     * the ROUTER back. */
+    recheck = atomic_load(&n->events_pending);
+    if (recheck) real_lead_wake_any(n);
   }
   free(ps.items);
   free(ps.peer_of);
-  free(live.heard);
   return NULL;
 }
 
 int real_receiver_start(real_node *n) {
+  if (real_lead_open(n) != 0) return -1;
   if (pthread_create(&n->receiver, NULL, receiver_main, n) != 0) return -1;
   n->receiver_running = true;
   return 0;

@@ -193,6 +193,7 @@ static void env_wake(void *ctx, uint32_t worker, ps_ticket ticket) {
   pthread_mutex_lock(&w->lock);
   pthread_cond_broadcast(&w->cond);
   pthread_mutex_unlock(&w->lock);
+  real_lead_wake(n, worker); /* it may be reading the ROUTER (leader.c) */
 }
 
 void real_node_env(real_node *n, ps_env *env) {

@@ -7,7 +7,8 @@
  * counted; CURVE authentication (which clusters use it, key files,
  * intruders refused, a whole run with it); a node that never arrives and a
  * node killed mid-run reported by rank, without hanging; a straggler's
- * throttle counted inside its phase, on it only.
+ * throttle counted inside its phase, on it only; waiting workers reading
+ * the node's socket themselves, every message handled once.
  *
  * Rank 0 runs in this process (so its code runs under the sanitizers with
  * leak checks); ranks 1.. are forked first, before any ZeroMQ context
@@ -1046,6 +1047,112 @@ static void test_bad_frames_are_dropped(void) {
   alarm(0);
 }
 
+/* ---------------------------------------------- who reads the ROUTER */
+
+/* Two worker threads of node 0 each push to every key homed at node 1,
+ * FLOOD_PUSHES at a time before waiting for any (the acks pile up: more
+ * than a batch of the receiver's reads), and wait for them in both orders.
+ * A waiting worker reads the node's ROUTER itself, hands it to the other
+ * waiting worker or back to the receiver (real/leader.c): every ack must
+ * reach its worker exactly once, and every push must be applied once. */
+#define FLOOD_PUSHES 300
+#define FLOOD_ROUNDS 4
+
+typedef struct {
+  real_node *node;
+  uint32_t index;
+  int status;
+} flood_worker;
+
+static ps_key flood_key(uint32_t i) {
+  ps_layout l = {.num_tables = 1, .num_nodes = 2};
+  l.tables[0] = (ps_table){0, 16, 2};
+  for (ps_key k = 0;; k = (k + 1) % 16)
+    if (ps_layout_home(&l, k) == 1 && i-- == 0) return k;
+}
+
+static void *flood_main(void *arg) {
+  flood_worker *fw = arg;
+  ps_worker *w = ps_node_worker(real_node_core(fw->node), fw->index);
+  static const float one[2] = {1, 0};
+  ps_ticket *t = calloc(FLOOD_PUSHES, sizeof *t);
+  int *rc = calloc(FLOOD_PUSHES, sizeof *rc);
+  for (int round = 0; round < FLOOD_ROUNDS && fw->status == PS_OK; round++) {
+    for (uint32_t i = 0; i < FLOOD_PUSHES; i++) {
+      ps_key k = flood_key(i % 4);
+      rc[i] = ps_push(w, &k, 1, one, 2, &t[i], real_node_now(fw->node));
+    }
+    for (uint32_t j = 0; j < FLOOD_PUSHES && fw->status == PS_OK; j++) {
+      uint32_t i = round % 2 ? FLOOD_PUSHES - 1 - j : j; /* last first, every other round */
+      if (rc[i] == PS_PENDING) rc[i] = real_node_wait(fw->node, w, t[i]);
+      if (rc[i] != PS_OK) fw->status = rc[i];
+    }
+  }
+  free(t);
+  free(rc);
+  return NULL;
+}
+
+static int flood_child(uint32_t rank, const char *coordinator, void *arg) {
+  (void)arg;
+  real_cluster c = test_cluster(10);
+  char err[REAL_ERROR_MAX];
+  real_node *n = pair_node(rank, coordinator, NULL, &c, err, sizeof err);
+  int rc = n ? real_node_barrier(n, "pushes done", c.timeout_s) : PS_ERR_PEER;
+  if (rc == PS_OK) rc = real_node_quiesce(n);
+  if (rc == PS_OK) rc = real_node_finish(n);
+  if (rc != PS_OK) {
+    if (n) real_node_failed(n, err, sizeof err);
+    fprintf(stderr, "%s\n", err);
+  }
+  real_node_free(n);
+  return rc == PS_OK ? 0 : 1;
+}
+
+static void test_waiting_workers_read_the_router(void) {
+  alarm(bound_s());
+  kids ks;
+  kids_spawn(&ks, 2, flood_child, NULL);
+  real_cluster c = test_cluster(10);
+  real_node_config cfg = node_config(0, 2, 2, NULL, &c);
+  cfg.listening = kids_tell;
+  cfg.listening_ctx = &ks;
+  char err[REAL_ERROR_MAX];
+  real_node *n = real_node_start(&cfg, err, sizeof err);
+  if (!n) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+  flood_worker fw[2] = {{n, 0, PS_OK}, {n, 1, PS_OK}};
+  pthread_t th[2];
+  for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, flood_main, &fw[i]);
+  for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+  CU_ASSERT_EQUAL(fw[0].status, PS_OK);
+  CU_ASSERT_EQUAL(fw[1].status, PS_OK);
+  /* Each push applied once: the four keys hold every push between them. */
+  ps_worker *w = ps_node_worker(real_node_core(n), 0);
+  float sum = 0;
+  for (uint32_t i = 0; i < 4; i++) {
+    ps_key k = flood_key(i);
+    float v[2] = {0};
+    ps_ticket t;
+    int rc = ps_pull(w, &k, 1, v, 2, &t, real_node_now(n));
+    if (rc == PS_PENDING) rc = real_node_wait(n, w, t);
+    CU_ASSERT_EQUAL(rc, PS_OK);
+    sum += v[0];
+  }
+  CU_ASSERT_EQUAL(sum, 2.0f * FLOOD_ROUNDS * FLOOD_PUSHES);
+  CU_ASSERT_EQUAL(real_node_barrier(n, "pushes done", c.timeout_s), PS_OK);
+  CU_ASSERT_EQUAL(real_node_quiesce(n), PS_OK); /* sent and received counts balance */
+  real_node_stats st;
+  real_node_get_stats(n, &st);
+  CU_ASSERT_EQUAL(st.dropped, 0);
+  CU_ASSERT_EQUAL(st.stray, 0);
+  CU_ASSERT_EQUAL(real_node_finish(n), PS_OK);
+  real_node_free(n);
+  kids_wait(&ks, c.timeout_s + 5);
+  CU_ASSERT_TRUE(kid_ok(&ks.k[1]));
+  alarm(0);
+}
+
 /* ------------------------------------------------------------ stragglers */
 
 /* Node 1 is a straggler whose phase starts at `from_s` (run time) and lasts
@@ -1661,6 +1768,8 @@ PSLAB_SUITE("real",
              test_local_run_servers_and_worker_nodes},
             {"psld scaling in, with processes", test_local_run_psld_scaling_in},
             {"bad frames are dropped and counted", test_bad_frames_are_dropped},
+            {"waiting workers read the ROUTER: every ack once, every push once",
+             test_waiting_workers_read_the_router},
             {"which clusters authenticate with CURVE", test_auth_decision},
             {"key files: 0600, never overwritten, refused when others may read them",
              test_key_files},
