@@ -47,6 +47,7 @@ wait_until() {
 lines_at_least() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; }
 procs_at_least() { [ "$(session_count "$1")" -ge "$2" ]; }
 session_empty() { [ "$(session_count "$1")" -eq 0 ]; }
+own_session() { [ "$(ps -o sid= -p "$1" | tr -d ' ')" = "$1" ]; }
 
 # check NAME SIGNAL BACKEND DONE PROCS: runs a sweep whose last run is endless;
 # once DONE runs are in runs.jsonl and the session holds PROCS processes,
@@ -58,12 +59,14 @@ check() {
     --set "$sweep" --set cluster.timeout_s=5 >"$TMP/$name.out" 2>"$TMP/$name.err" &
   local pid=$!
   PIDS+=("$pid")
+  # setsid(1) calls setsid(2) after the fork: ps may see the child first.
   local sid
-  sid=$(ps -o sid= -p "$pid" | tr -d ' ')
-  if [ "$sid" != "$pid" ]; then
+  if ! wait_until "$BOUND_S" own_session "$pid"; then
+    sid=$(ps -o sid= -p "$pid" | tr -d ' ')
     fail "$name: pslab is not in a session of its own (sid $sid, pid $pid)"
     return
   fi
+  sid=$pid
   if ! wait_until "$BOUND_S" lines_at_least "$out/runs.jsonl" "$done" ||
      ! wait_until "$BOUND_S" procs_at_least "$sid" "$procs"; then
     fail "$name: no progress within $BOUND_S s"
