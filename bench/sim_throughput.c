@@ -284,10 +284,11 @@ static int measure(const pslab_case *pc, bool vary, row_figs *r) {
   return 0;
 }
 
-/* `sim_throughput --only pslab|raw|handled NODES STEPS`: one child's work
- * in this process and nothing else (100-key steps), for instruction counts
- * (valgrind --tool=callgrind); raw and handled take the message count and
- * mean size of a pslab run of the same row, given as MESSAGES BYTES. */
+/* `sim_throughput --only pslab|raw|vary|handled NODES STEPS`: one child's
+ * work in this process and nothing else (100-key steps), for instruction
+ * counts (valgrind --tool=callgrind); raw (uniform sizes), vary (varied
+ * sizes) and handled take the message count and mean size of a pslab run of
+ * the same row, given as MESSAGES BYTES. */
 static int only(int argc, char **argv) {
   if (argc < 5) return 2;
   pslab_case pc = {.nodes = (uint32_t)atoi(argv[3]), .batch = 100,
@@ -295,7 +296,7 @@ static int only(int argc, char **argv) {
   figures f;
   if (!strcmp(argv[2], "pslab")) {
     if (pslab_child(&pc, &f) != 0) return 1;
-    printf("pslab: %.0f messages, %.0f bytes\n", f.messages, f.bytes);
+    printf("pslab: %.0f messages, %.0f bytes, simulated %.17g s\n", f.messages, f.bytes, f.sim_s);
     return 0;
   }
   if (argc < 7 || pc.nodes < 2) return 2;
@@ -307,6 +308,8 @@ static int only(int argc, char **argv) {
     sim_cluster c;
     sim_cluster_default(&c);
     rc.handle_s = c.cost.per_message_s + c.cost.per_byte_s * (double)rc.size;
+  } else if (!strcmp(argv[2], "vary")) {
+    rc.vary = true;
   } else if (strcmp(argv[2], "raw")) {
     return 2;
   }
@@ -319,7 +322,7 @@ int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--only")) {
     int rc = only(argc, argv);
     if (rc == 2)
-      fprintf(stderr, "usage: sim_throughput --only pslab NODES STEPS | --only raw|handled "
+      fprintf(stderr, "usage: sim_throughput --only pslab NODES STEPS | --only raw|vary|handled "
                       "NODES STEPS MESSAGES BYTES\n");
     return rc;
   }

@@ -144,6 +144,22 @@ typedef struct {
   ps_ticket ticket;
 } wakeup;
 
+/* A sent message's key, position and value arrays, kept by its node for the
+ * next message a call starts (outbox.c): past the first calls, building a
+ * message reallocates nothing. At most OUT_SPARES are kept, none whose
+ * arrays hold more than OUT_SPARE_MAX_KEYS keys or OUT_SPARE_MAX_FLOATS
+ * floats (those are freed). */
+typedef struct {
+  ps_key *keys;
+  uint32_t *pos;
+  float *values;
+  uint32_t key_cap, value_cap;
+} out_spare;
+
+#define OUT_SPARES 64
+#define OUT_SPARE_MAX_KEYS 4096
+#define OUT_SPARE_MAX_FLOATS 65536
+
 /* One call into the core that may send: ctx_init takes the node's order
  * lock; ctx_finish appends the call's messages to the node's send queue,
  * sends the queue in order (outbox.c) and releases the lock. A call decides
@@ -436,6 +452,8 @@ struct ps_node {
   _Atomic uint32_t *recv_seq; /* per source: the last number taken */
   queued_msg *outq;           /* encoded, waiting to be sent: under order_lock */
   size_t outq_head, outq_len, outq_cap;
+  out_spare spares[OUT_SPARES]; /* sent messages' arrays, for reuse (order lock) */
+  uint32_t n_spares;
   bool draining;              /* a thread is sending the queue */
   _Atomic int64_t clock; /* the highest clock of its workers */
   _Atomic uint32_t sync_seq; /* numbers this node's SYNCs */

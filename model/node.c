@@ -148,6 +148,11 @@ void ps_node_free(ps_node *n) {
     free(n->outq[i].shared);
   }
   free(n->outq);
+  for (uint32_t i = 0; i < n->n_spares; i++) {
+    free(n->spares[i].keys);
+    free(n->spares[i].pos);
+    free(n->spares[i].values);
+  }
   pthread_mutex_destroy(&n->replica_lock);
   pthread_mutex_destroy(&n->order_lock);
   free(n);

@@ -113,6 +113,15 @@ static out_msg *find_or_add_flags(call_ctx *c, uint32_t dst, uint8_t type, uint3
     return NULL;
   out_msg *m = &c->msgs[c->n_msgs++];
   memset(m, 0, sizeof *m);
+  ps_node *n = c->node;
+  if (n->n_spares) { /* a sent message's arrays, with their capacity */
+    const out_spare *sp = &n->spares[--n->n_spares];
+    m->keys = sp->keys;
+    m->pos = sp->pos;
+    m->values = sp->values;
+    m->key_cap = sp->key_cap;
+    m->value_cap = sp->value_cap;
+  }
   m->dst = dst;
   m->head.type = type;
   m->head.src = c->node->id;
@@ -343,13 +352,25 @@ static void drain_queue(ps_node *n) {
   n->draining = false;
 }
 
+/* Done with m's arrays: kept for the node's next message (order lock held)
+ * unless the node keeps enough already or they are large. */
+static void release_arrays(ps_node *n, out_msg *m) {
+  if (n->n_spares < OUT_SPARES && m->key_cap <= OUT_SPARE_MAX_KEYS &&
+      m->value_cap <= OUT_SPARE_MAX_FLOATS && (m->keys || m->values)) {
+    n->spares[n->n_spares++] =
+        (out_spare){m->keys, m->pos, m->values, m->key_cap, m->value_cap};
+    return;
+  }
+  free(m->keys);
+  free(m->pos);
+  free(m->values);
+}
+
 void ctx_finish(call_ctx *c) {
   ps_node *n = c->node;
   for (size_t i = 0; i < c->n_msgs; i++) {
     enqueue_one(c, &c->msgs[i]);
-    free(c->msgs[i].keys);
-    free(c->msgs[i].pos);
-    free(c->msgs[i].values);
+    release_arrays(n, &c->msgs[i]);
   }
   if (c->msgs != c->inline_msgs) free(c->msgs);
   free(c->msg_index);
