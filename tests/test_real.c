@@ -1093,20 +1093,29 @@ static void *flood_main(void *arg) {
   return NULL;
 }
 
+/* A passive child's end (n NULL: it could not start): waits at `barrier`
+ * for the other node's operations, quiesces, runs `between` (if any),
+ * finishes and frees n; 0, or 1 with the error on stderr. */
+static int passive_end(real_node *n, const char *barrier, double timeout_s,
+                       int (*between)(real_node *), char *err, size_t errlen) {
+  int rc = n ? real_node_barrier(n, barrier, timeout_s) : PS_ERR_PEER;
+  if (rc == PS_OK) rc = real_node_quiesce(n);
+  if (rc == PS_OK && between) rc = between(n);
+  if (rc == PS_OK) rc = real_node_finish(n);
+  if (rc != PS_OK) {
+    if (n) real_node_failed(n, err, errlen);
+    fprintf(stderr, "%s\n", err);
+  }
+  real_node_free(n);
+  return rc == PS_OK ? 0 : 1;
+}
+
 static int flood_child(uint32_t rank, const char *coordinator, void *arg) {
   (void)arg;
   real_cluster c = test_cluster(10);
   char err[REAL_ERROR_MAX];
   real_node *n = pair_node(rank, coordinator, NULL, &c, err, sizeof err);
-  int rc = n ? real_node_barrier(n, "pushes done", c.timeout_s) : PS_ERR_PEER;
-  if (rc == PS_OK) rc = real_node_quiesce(n);
-  if (rc == PS_OK) rc = real_node_finish(n);
-  if (rc != PS_OK) {
-    if (n) real_node_failed(n, err, sizeof err);
-    fprintf(stderr, "%s\n", err);
-  }
-  real_node_free(n);
-  return rc == PS_OK ? 0 : 1;
+  return passive_end(n, "pushes done", c.timeout_s, NULL, err, sizeof err);
 }
 
 static void test_waiting_workers_read_the_router(void) {
@@ -1194,21 +1203,14 @@ static int tell_throttle(real_node *n, uint64_t out[4]) {
   return rc;
 }
 
+static int tell_throttle_only(real_node *n) { return tell_throttle(n, NULL); }
+
 static int straggler_child(uint32_t rank, const char *coordinator, void *arg) {
   real_straggler slow;
   real_cluster c = straggler_cluster(arg, &slow);
   char err[REAL_ERROR_MAX];
   real_node *n = pair_node(rank, coordinator, NULL, &c, err, sizeof err);
-  int rc = n ? real_node_barrier(n, "pulls done", c.timeout_s) : PS_ERR_PEER;
-  if (rc == PS_OK) rc = real_node_quiesce(n);
-  if (rc == PS_OK) rc = tell_throttle(n, NULL);
-  if (rc == PS_OK) rc = real_node_finish(n);
-  if (rc != PS_OK) {
-    if (n) real_node_failed(n, err, sizeof err);
-    fprintf(stderr, "%s\n", err);
-  }
-  real_node_free(n);
-  return rc == PS_OK ? 0 : 1;
+  return passive_end(n, "pulls done", c.timeout_s, tell_throttle_only, err, sizeof err);
 }
 
 /* counts: node 0's throttled messages and ns, then node 1's. */
