@@ -17,8 +17,9 @@
  *   backend    the backend's own cost per node and per worker (simulated
  *              actors and hosts, or node processes), as the backend says.
  * Not counted: the workload's data (read before), what operations keep in
- * flight (but sync rounds), the consistency cache and the results. The figures are rough
- * (entry sizes rounded up): the check is for runs many times too large.
+ * flight (but sync rounds), the consistency cache and the results. The
+ * figures are rough (entry sizes rounded up): the check is for runs many
+ * times too large.
  */
 #include "run/internal.h"
 

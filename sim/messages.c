@@ -164,9 +164,9 @@ void sim_buf_release(uint8_t *buf, sim_shared_buf *shared) {
   }
 }
 
-/* Sends buf (shared, or its own: see sim_envelope) to dst; false, with the
- * run marked invalid and buf released, if it cannot. */
-static bool send_envelope(sim_node *n, uint32_t dst, uint8_t *buf, size_t len,
+/* Sends buf (shared, or its own: see sim_envelope) to dst; if it cannot,
+ * releases buf and marks the run invalid. */
+static void send_envelope(sim_node *n, uint32_t dst, uint8_t *buf, size_t len,
                           sim_shared_buf *shared, uint32_t seq) {
   sim_state *run = n->run;
   sim_envelope *e = dst < run->num_nodes ? envelope_take(run) : NULL;
@@ -174,7 +174,7 @@ static bool send_envelope(sim_node *n, uint32_t dst, uint8_t *buf, size_t len,
     /* A message we cannot deliver makes the run invalid; sim_run reports it. */
     sim_buf_release(buf, shared);
     run->send_failed = true;
-    return false;
+    return;
   }
   sim_outbox *out = sg_actor_self_get_data();
   *e = (sim_envelope){.outbox = out, .buf = buf, .len = len, .src = n->id,
@@ -194,9 +194,7 @@ static bool send_envelope(sim_node *n, uint32_t dst, uint8_t *buf, size_t len,
     envelope_give(run, e);
     sim_buf_release(buf, shared);
     run->send_failed = true;
-    return false;
   }
-  return true;
 }
 
 static void env_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
