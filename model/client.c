@@ -311,6 +311,10 @@ static int issue_with_ticket(ps_worker *w, uint8_t type, const ps_key *keys, siz
         else
           serve_op(&c, e, k, &op, vals);
         remote++;
+        /* A key owned elsewhere keeps no entry here once its operation
+         * left, unless the entry still says something (entry_release): a
+         * node's table then holds its own keys, not every key it touched. */
+        entry_release(node, st, e, k);
       }
       pthread_mutex_unlock(&st->lock);
     }

@@ -4,6 +4,7 @@
  * Lapse's message bound, hand-on chains and forwarding, robustness to bad
  * bytes.
  */
+#include "model/internal.h"
 #include "policies/policy.h"
 #include "tests/harness.h"
 #include "tests/unit.h"
@@ -106,6 +107,48 @@ static void test_remote_pull_and_push(void) {
   CU_ASSERT_EQUAL(ps_pull(w, keys, 3, out, 12, &t, 0), PS_PENDING);
   CU_ASSERT_TRUE(harness_wait(h, w, t));
   CU_ASSERT_EQUAL(memcmp(out, vals, sizeof vals), 0);
+  CU_ASSERT_EQUAL(harness_recv_errors(h), 0);
+  harness_free(h);
+}
+
+static void count_entry(key_entry *e, void *arg) {
+  (void)e;
+  ++*(size_t *)arg;
+}
+
+/* Entries in node's key store. */
+static size_t store_entries(harness *h, uint32_t node) {
+  size_t n = 0;
+  store_each(&harness_node(h, node)->store, count_entry, &n);
+  return n;
+}
+
+/* A key owned elsewhere leaves no entry behind where it was read or written
+ * (entry_release): a node's store holds what says something, not every key
+ * it ever touched. */
+static void test_remote_keys_leave_no_entry(void) {
+  harness *h = make(3, 1, 64, 4, NULL, true, 2);
+  ps_key keys[4] = {key_homed_at(h, 1, 0), key_homed_at(h, 2, 0), key_homed_at(h, 1, 1),
+                    key_homed_at(h, 0, 0)};
+  ps_worker *w = harness_worker(h, 0, 0);
+  float vals[16], out[16] = {0};
+  for (int i = 0; i < 16; i++) vals[i] = (float)i;
+  size_t before = store_entries(h, 0);
+  ps_ticket t;
+  for (int round = 0; round < 3; round++) {
+    CU_ASSERT_EQUAL(ps_push(w, keys, 4, vals, 16, &t, 0), PS_PENDING);
+    CU_ASSERT_TRUE(harness_wait(h, w, t));
+    CU_ASSERT_EQUAL(ps_pull(w, keys, 4, out, 16, &t, 0), PS_PENDING);
+    CU_ASSERT_TRUE(harness_wait(h, w, t));
+  }
+  for (int i = 0; i < 16; i++) CU_ASSERT_EQUAL(out[i], 3.0f * vals[i]);
+  /* Node 0 owns keys[3] (its entry, with a value, may stay); nothing of
+   * the three keys homed elsewhere. */
+  CU_ASSERT(store_entries(h, 0) <= before + 1);
+  for (int i = 0; i < 3; i++) {
+    store_stripe *st = store_stripe_of(&harness_node(h, 0)->store, keys[i]);
+    CU_ASSERT_PTR_NULL(stripe_find(st, keys[i]));
+  }
   CU_ASSERT_EQUAL(harness_recv_errors(h), 0);
   harness_free(h);
 }
@@ -892,6 +935,7 @@ PSLAB_SUITE("core", {"local access sends nothing", test_local_access_sends_nothi
             {"without fast local access, local keys use messages",
              test_without_fast_local_access_local_keys_use_messages},
             {"remote pull and push", test_remote_pull_and_push},
+            {"keys owned elsewhere leave no entry behind", test_remote_keys_leave_no_entry},
             {"bad arguments are rejected", test_bad_arguments_rejected},
             {"localize takes at most 3 messages",
              test_localize_moves_ownership_in_two_or_three_messages},
