@@ -26,13 +26,23 @@
  *          mean per message): pslab's receivers sleep so for every message,
  *          one more SimGrid activity per message that the plain loop does
  *          not simulate. Not a goal's yardstick: it tells how much of the
- *          gap is SimGrid simulating pslab's cost model.
+ *          gap is SimGrid simulating pslab's cost model;
+ *   cheap  (but at 256 nodes) pslab again, the same run under the network
+ *          model latency_bandwidth (sim/delivery.c: no flow sharing, so no
+ *          flow model to solve), against the same bare loops under CM02:
+ *          what a user who picks the cheap model for a scale study pays per
+ *          message, as issue 14 offers that model where SimGrid's solver
+ *          dominates. Under CM02 SimGrid alone, simulating pslab's
+ *          messages (sizes and times that vary, a handling sleep each),
+ *          takes more wall time per message than the whole bare loop at 8
+ *          nodes (about 43% of pslab's time in a profile).
  *
  * and prints wall time per simulated message of each and pslab / raw, pslab's
  * overhead per message over raw SimGrid (bench/bench.h's lines; with rounds,
  * pslab and raw interleaved). Targets: that ratio <= 2 (judged on the
  * 100-key rows: with 1000-key steps a message carries ~100 keys of core
- * work), <= 1.5 on the 100-key rows at 8 and 64 nodes, and >= 1 million
+ * work), <= 1.5 on the 100-key rows at 8 and 64 nodes (under CM02, and
+ * under latency_bandwidth against the same CM02 loops), and >= 1 million
  * simulated key accesses per wall second with batched keys. Wall time covers engine start, platform load and the run,
  * in both children; pslab's also covers building its nodes and the metrics.
  * Usage: sim_throughput [scale] [rounds], scale (default 1) multiplying the
@@ -80,6 +90,7 @@ typedef struct {
   uint32_t nodes;
   uint32_t batch; /* keys read, and written, per step */
   uint64_t steps;
+  const char *model; /* cluster.network.model; NULL: the default, CM02 */
 } pslab_case;
 
 static double metric(const cJSON *m, const char *name) {
@@ -92,6 +103,7 @@ static int pslab_child(void *ctx, void *out_) {
   const pslab_case *pc = ctx;
   sim_cluster c;
   bench_cluster(&c, pc->nodes);
+  if (pc->model) snprintf(c.network_model, sizeof c.network_model, "%s", pc->model);
   char wl_text[512];
   snprintf(wl_text, sizeof wl_text,
            "{\"type\":\"zipf\",\"keys\":100000,\"skew\":1.1,\"value_length\":16,"
@@ -229,8 +241,8 @@ static int raw_child(void *ctx, void *out_) {
  * (pslab, raw with uniform sizes, raw with varied sizes) and simulated key
  * accesses per wall second. */
 typedef struct {
-  char names[5][112];
-  bench_fig pslab, raw, vary, keys, handled;
+  char names[6][112];
+  bench_fig pslab, raw, vary, keys, handled, cheap;
 } row_figs;
 
 static void row_init(row_figs *r, const pslab_case *pc) {
@@ -250,13 +262,18 @@ static void row_init(row_figs *r, const pslab_case *pc) {
            "bare SimGrid, %u nodes, uniform sizes, a handling sleep per message, per message",
            (unsigned)pc->nodes);
   r->handled = (bench_fig){.name = r->names[4], .unit = "us"};
+  snprintf(r->names[5], sizeof r->names[5],
+           "sim pslab, %u nodes, %u keys per step, latency_bandwidth, per message",
+           (unsigned)pc->nodes, (unsigned)pc->batch);
+  r->cheap = (bench_fig){.name = r->names[5], .unit = "us"};
 }
 
 /* One round of a row: pslab, then raw with uniform sizes, then (if vary)
  * with varied ones and with uniform sizes and a handling sleep per message,
+ * then (if vary) pslab again under the network model of sim/delivery.c,
  * each in its own child. */
 static int measure(const pslab_case *pc, bool vary, row_figs *r) {
-  figures p, u, v = {0}, h = {0};
+  figures p, u, v = {0}, h = {0}, l = {0};
   if (bench_in_child(pslab_child, (void *)pc, &p, sizeof p) != 0) return -1;
   double pairs = (double)pc->nodes * (pc->nodes - 1);
   raw_case rc = {.nodes = pc->nodes,
@@ -276,17 +293,23 @@ static int measure(const pslab_case *pc, bool vary, row_figs *r) {
   rc.handle_s = c.cost.per_message_s + c.cost.per_byte_s * (double)rc.size +
                 c.cost.per_key_s * (p.accesses / p.messages);
   if (vary && bench_in_child(raw_child, &rc, &h, sizeof h) != 0) return -1;
+  pslab_case cheap = *pc;
+  cheap.model = "latency_bandwidth";
+  if (vary && bench_in_child(pslab_child, &cheap, &l, sizeof l) != 0) return -1;
   bench_add(&r->pslab, p.wall_s / p.messages * 1e6);
   bench_add(&r->raw, u.wall_s / u.messages * 1e6);
   if (vary) bench_add(&r->vary, v.wall_s / v.messages * 1e6);
   if (vary) bench_add(&r->handled, h.wall_s / h.messages * 1e6);
+  if (vary) bench_add(&r->cheap, l.wall_s / l.messages * 1e6);
   bench_add(&r->keys, p.accesses / p.wall_s);
   return 0;
 }
 
 /* `sim_throughput --only pslab|raw|vary|handled NODES STEPS`: one child's
  * work in this process and nothing else (100-key steps), for instruction
- * counts (valgrind --tool=callgrind); raw (uniform sizes), vary (varied
+ * counts (valgrind --tool=callgrind); pslab takes a network model (default
+ * CM02) and the keys read, and written, per step (default 100) as further
+ * arguments; raw (uniform sizes), vary (varied
  * sizes) and handled take the message count and mean size of a pslab run of
  * the same row, given as MESSAGES BYTES. */
 static int only(int argc, char **argv) {
@@ -295,6 +318,9 @@ static int only(int argc, char **argv) {
                    .steps = (uint64_t)atoll(argv[4])};
   figures f;
   if (!strcmp(argv[2], "pslab")) {
+    if (argc > 5 && strcmp(argv[5], "CM02")) pc.model = argv[5];
+    if (argc > 6) pc.batch = (uint32_t)atoi(argv[6]);
+    if (pc.batch == 0 || pc.nodes == 0) return 2;
     if (pslab_child(&pc, &f) != 0) return 1;
     printf("pslab: %.0f messages, %.0f bytes, simulated %.17g s\n", f.messages, f.bytes, f.sim_s);
     return 0;
@@ -322,8 +348,8 @@ int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--only")) {
     int rc = only(argc, argv);
     if (rc == 2)
-      fprintf(stderr, "usage: sim_throughput --only pslab NODES STEPS | --only raw|vary|handled "
-                      "NODES STEPS MESSAGES BYTES\n");
+      fprintf(stderr, "usage: sim_throughput --only pslab NODES STEPS [NETWORK_MODEL "
+                      "[KEYS_PER_STEP]] | --only raw|vary|handled NODES STEPS MESSAGES BYTES\n");
     return rc;
   }
   double scale = argc > 1 ? atof(argv[1]) : 1.0;
@@ -337,16 +363,24 @@ int main(int argc, char **argv) {
    * (SimGrid's flow model costs more per message as the number of concurrent
    * flows grows with the cluster). Raw with varied sizes is skipped at 256
    * nodes: its 65k concurrent flows of distinct sizes take ~10 minutes. */
+  /* sparse: messages carry about a key each (accesses per message 1.1 at 8
+   * nodes with 12-key steps, 1.2 at 64 nodes with 100-key steps; 8 nodes
+   * with 100-key steps: about 6), so per message they weigh the simulator
+   * more than the core's work per key. */
   static const struct {
     pslab_case pc;
-    bool vary;
-  } rows[] = {{{8, 100, 2000}, true}, {{64, 100, 40}, true}, {{256, 100, 6}, false},
-              {{8, 1000, 200}, true}};
+    bool vary, sparse;
+  } rows[] = {{{8, 100, 2000, NULL}, true, false}, {{8, 12, 16000, NULL}, true, true},
+              {{64, 100, 40, NULL}, true, true}, {{256, 100, 6, NULL}, false, false},
+              {{8, 1000, 200, NULL}, true, false}};
   printf("sim_throughput: pslab (zipf, `batch` reads + writes per step, static hash) against "
          "bare SimGrid request/reply per node pair (uniform, then varied sizes), CM02, 1 "
          "worker per node; wall time per simulated message, medians of %d rounds\n", rounds);
   double worst = 0, worst_vary = 0, best_keys = 0, keys_100 = 1e300;
-  double worst_small = 0, worst_small_vary = 0; /* 100-key rows at 8 and 64 nodes */
+  /* Issue 14's goal, at 8 and 64 nodes: CM02 against uniform and varied
+   * sizes, then latency_bandwidth against the same; on the 100-key rows and
+   * on the sparse ones. */
+  double small[4] = {0}, sparse[4] = {0};
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     pslab_case pc = rows[i].pc;
     pc.steps = (uint64_t)(pc.steps * scale);
@@ -367,17 +401,27 @@ int main(int argc, char **argv) {
       bench_print(&r.handled);
       bench_print_ratio(&r.pslab, &r.handled, false);
     }
+    double cheap = 0, cheap_vary = 0;
+    if (rows[i].vary) {
+      cheap = bench_print_ratio(&r.cheap, &r.raw, false);
+      cheap_vary = bench_print_ratio(&r.cheap, &r.vary, false);
+    }
     bench_print(&r.keys);
     fflush(stdout);
     double keys = bench_median(r.keys.v, r.keys.n, NULL, NULL);
     if (keys > best_keys) best_keys = keys;
+    if (pc.nodes <= 64 && (pc.batch == 100 || rows[i].sparse)) {
+      double *w = rows[i].sparse ? sparse : small, got[4] = {ratio, ratio_vary, cheap, cheap_vary};
+      for (int g = 0; g < 4; g++)
+        if (got[g] > w[g]) w[g] = got[g];
+      if (rows[i].sparse && pc.batch == 100)
+        for (int g = 0; g < 4; g++)
+          if (got[g] > small[g]) small[g] = got[g];
+    }
     if (pc.batch != 100) continue;
     if (ratio > worst) worst = ratio;
     if (ratio_vary > worst_vary) worst_vary = ratio_vary;
     if (keys < keys_100) keys_100 = keys;
-    if (pc.nodes > 64) continue;
-    if (ratio > worst_small) worst_small = ratio;
-    if (ratio_vary > worst_small_vary) worst_small_vary = ratio_vary;
   }
   /* With 1000-key steps a message carries ~100 keys of core work: per
    * message, that row measures the core, not the simulator. */
@@ -385,11 +429,23 @@ int main(int argc, char **argv) {
              worst, "<=", 2);
   bench_goal("sim pslab per message against bare SimGrid, varied sizes, worst 100-key row",
              worst_vary, "<=", 2);
-  /* Issue 14's goal: within 1.5x of bare SimGrid at 8 and 64 nodes. */
-  bench_goal("sim pslab per message against bare SimGrid, uniform sizes, 8 and 64 nodes",
-             worst_small, "<=", 1.5);
-  bench_goal("sim pslab per message against bare SimGrid, varied sizes, 8 and 64 nodes",
-             worst_small_vary, "<=", 1.5);
+  /* Issue 14's goal: within 1.5x of bare SimGrid at 8 and 64 nodes. Also
+   * with pslab under latency_bandwidth, the model the issue offers for when
+   * SimGrid's flow model dominates (the yardstick keeps CM02): what a user
+   * who picks the cheap model pays per message. */
+  static const char *const goal_names[4] = {
+      "sim pslab per message against bare SimGrid, uniform sizes, 8 and 64 nodes",
+      "sim pslab per message against bare SimGrid, varied sizes, 8 and 64 nodes",
+      "sim pslab under latency_bandwidth per message against bare SimGrid, uniform sizes, 8 "
+      "and 64 nodes",
+      "sim pslab under latency_bandwidth per message against bare SimGrid, varied sizes, 8 "
+      "and 64 nodes"};
+  char name[200];
+  for (int g = 0; g < 4; g++) {
+    bench_goal(goal_names[g], small[g], "<=", 1.5);
+    snprintf(name, sizeof name, "%s, about a key per message", goal_names[g]);
+    bench_goal(name, sparse[g], "<=", 1.5);
+  }
   printf("goal simulated key accesses per wall second with batched keys: best %.3g (lowest "
          "with 100-key steps %.3g) >= 1e+06: %s\n", best_keys, keys_100,
          best_keys >= 1e6 ? "met" : "missed");
