@@ -204,7 +204,11 @@ static void test_rerun_is_identical(void) {
 static int pslab(const char *args, const char *out) {
   const char *bin = getenv("PSLAB_BINARY_DIR");
   char cmd[4096];
-  snprintf(cmd, sizeof cmd, "'%s/pslab' %s > '%s' 2>&1", bin ? bin : ".", args, out);
+  int n = snprintf(cmd, sizeof cmd, "'%s/pslab' %s > '%s' 2>&1", bin ? bin : ".", args, out);
+  if (n < 0 || (size_t)n >= sizeof cmd) {
+    fprintf(stderr, "test_integration: command line too long for %s\n", out);
+    return -1;
+  }
   int rc = system(cmd);
   if (rc != 0) {
     snprintf(cmd, sizeof cmd, "cat '%s' >&2", out);

@@ -33,8 +33,8 @@ static char *dir;
 
 static void write_file(const char *name, const char *text) {
   char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
+  int n = snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = n >= 0 && (size_t)n < sizeof path ? fopen(path, "w") : NULL;
   if (!f || fputs(text, f) < 0) {
     fprintf(stderr, "test_training: cannot write %s\n", path);
     exit(1);
