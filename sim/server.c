@@ -6,7 +6,12 @@
  * transfers start when sent, not when the server gets around to receiving,
  * as bytes reach a real node's socket buffer while its server is busy; the
  * server then takes them in send order (FIFO per inbox, hence per pair of
- * nodes). It sets that up as its very first action: actors first run in
+ * nodes). Send order over all senders, not arrival order: the server waits
+ * for a message still on the wire while messages sent after it (from its
+ * own workers over the loopback, or smaller ones) have arrived, which a
+ * real node (FIFO per peer only) would not; runs where that happens often
+ * are slower than they should be (adaptive at high skew: about 2.7x, see
+ * the README; latency_bandwidth takes arrival order). It sets that up as its very first action: actors first run in
  * creation order and their calls are served in that order, and servers are
  * created before workers, so no message can reach an inbox before it has
  * its receiver (one that did would be taken out of order).
