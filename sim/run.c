@@ -14,7 +14,7 @@
  *
  * SimGrid configuration (all through simgrid_init's command line):
  *   network/model          CM02 or LV08, as the cluster says (latency_bandwidth:
- *                          CM02, never used: sim/delivery.c carries messages).
+ *                          CM02, never used: sim/latency_bandwidth.c carries messages).
  *   With CM02, the plain textbook model: a lone message of S bytes on a route
  *   of latency L and bottleneck bandwidth B takes L + S/B, and flows share a
  *   link max-min fairly:

@@ -68,7 +68,7 @@ typedef struct {
   double loopback_bandwidth; /* bytes/s */
 } sim_machines;
 
-/* The network model of sim/delivery.c (the others are SimGrid's). */
+/* The network model of sim/latency_bandwidth.c (the others are SimGrid's). */
 #define SIM_MODEL_LATENCY_BANDWIDTH "latency_bandwidth"
 
 typedef enum { SIM_TOPOLOGY_STAR = 0, SIM_TOPOLOGY_BACKBONE = 1 } sim_topology;
@@ -82,7 +82,7 @@ typedef struct {
   /* "CM02" or "LV08" (SimGrid's network/model), or "latency_bandwidth":
    * no SimGrid flows, a message takes latency + size / bandwidth of its
    * route, queued behind what was sent earlier over the route's first link
-   * (sim/delivery.c). */
+   * (sim/latency_bandwidth.c). */
   char network_model[24];
   sim_topology topology;
   double backbone_bandwidth; /* bytes/s, with SIM_TOPOLOGY_BACKBONE */
