@@ -111,7 +111,7 @@ static int pslab_child(void *ctx, void *out_) {
            "\"locality\":0}",
            (unsigned)pc->batch, (unsigned)pc->batch, (unsigned long long)pc->steps);
   cJSON *wl = cJSON_Parse(wl_text), *pol = cJSON_Parse("{\"type\":\"static\"}");
-  sim_run_args a = {.cluster = &c, .workload = wl, .policy = pol, .seed = 1};
+  sim_run_args a = {.run = {.workload = wl, .policy = pol, .seed = 1}, .cluster = &c};
   char err[512];
   double t0 = wall_now();
   cJSON *m = sim_run(&a, err, sizeof err);

@@ -165,19 +165,14 @@ static int check_args(sim_setup *s) {
 }
 
 static int configure(sim_setup *s) {
-  const sim_cluster *c = s->args->cluster;
-  run_args a = {.workload = s->args->workload, .policy = s->args->policy,
-                .consistency = s->args->consistency, .stages = s->args->stages, .nodes = c->nodes,
-                .workers_per_node = c->workers_per_node, .servers = c->servers,
-                .worker_nodes = c->worker_nodes, .scale = c->scale, .n_scale = c->n_scale,
-                .seed = s->args->seed,
-                .base_dir = s->args->base_dir, .trace_path = s->args->trace_path};
+  run_args a = s->args->run;
+  sim_cluster_shape(s->args->cluster, &a);
   /* Measured: a node with one worker costs SimGrid about 96 KiB (host,
    * link, mailboxes, the actors' stacks as far as they are touched). */
-  a.memory.limit = s->args->memory_limit;
-  a.memory.per_node = 64 << 10;
-  a.memory.per_worker = 32 << 10;
-  a.memory.shared_sends = true; /* messages.c: env_send_shared */
+  a.memory = (run_memory){.limit = s->args->run.memory.limit,
+                          .per_node = 64 << 10,
+                          .per_worker = 32 << 10,
+                          .shared_sends = true}; /* messages.c: env_send_shared */
   s->setup = run_setup_new(&a, s->err, s->errlen);
   return s->setup ? 0 : -1;
 }

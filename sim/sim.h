@@ -94,8 +94,9 @@ typedef struct {
   size_t n_hosts;
   sim_cost cost;
   sim_machines machines;
-  /* Roles and scaling, read by both backends (run_args): servers and
-   * worker nodes (0: every node), and the scaling schedule (borrowed). */
+  /* Roles and scaling, read by both backends (run_args, through
+   * sim_cluster_shape): servers and worker nodes (0: every node), and the
+   * scaling schedule (borrowed). */
   uint32_t servers, worker_nodes;
   const ps_scale_step *scale;
   size_t n_scale;
@@ -114,19 +115,19 @@ void sim_cluster_default(sim_cluster *c);
  * 0, or -1 with a message in err naming the field ("cluster.machines: ..."). */
 int sim_cluster_check(const sim_cluster *c, char *err, size_t errlen);
 
+/* The run's shape as a cluster gives it: sets a's nodes, workers_per_node,
+ * servers, worker_nodes and scaling schedule (borrowed) from c, and
+ * nothing else. */
+void sim_cluster_shape(const sim_cluster *c, run_args *a);
+
 typedef struct {
+  /* What the run is made of (run/run.h). Its shape is the cluster's:
+   * sim_run takes nodes, workers_per_node, servers, worker_nodes and scale
+   * from `cluster` (sim_cluster_shape), whatever run holds of them. Of
+   * run.memory only `limit` is the caller's (bytes the run may use; 0: no
+   * check): a run estimated to need more is refused before it starts. */
+  run_args run;
   const sim_cluster *cluster;
-  const struct cJSON *workload; /* the spec's "workload" object */
-  const char *base_dir;         /* relative data files are read from here */
-  const struct cJSON *policy;   /* the spec's "policy" object */
-  const struct cJSON *consistency, *stages; /* the spec's, or NULL (run_args) */
-  uint64_t seed;
-  /* Record a trace (NULL: none): every worker writes its part,
-   * "<trace_path>.part<rank>" (run_args); the caller merges them. */
-  const char *trace_path;
-  /* Bytes of memory the run may use (0: no check): a run estimated to need
-   * more is refused before it starts (run_args.memory). */
-  uint64_t memory_limit;
   /* Called now and then with simulated time and progress in [0,1]; may be NULL. */
   void (*progress)(void *ctx, double sim_time_s, double fraction);
   void *progress_ctx;
