@@ -48,7 +48,7 @@ static int child(uint32_t nodes, const char *math, figures *out) {
            "\"epochs\":1,\"math\":\"%s\"}",
            nodes * 4000u, math);
   cJSON *wl = cJSON_Parse(wl_text), *pol = cJSON_Parse("{\"type\":\"static\"}");
-  sim_run_args a = {.cluster = &c, .workload = wl, .policy = pol, .seed = 1};
+  sim_run_args a = {.run = {.workload = wl, .policy = pol, .seed = 1}, .cluster = &c};
   char err[512];
   double t0 = wall_now();
   cJSON *m = sim_run(&a, err, sizeof err);

@@ -82,7 +82,7 @@ static int run_case(const scale_case *sc, figures *out) {
            "\"locality\":0.9}",
            (unsigned long long)(sc->keys ? sc->keys : 100000), (unsigned long long)sc->steps);
   cJSON *wl = cJSON_Parse(wl_text), *pol = cJSON_Parse(sc->policy);
-  sim_run_args a = {.cluster = &c, .workload = wl, .policy = pol, .seed = 1};
+  sim_run_args a = {.run = {.workload = wl, .policy = pol, .seed = 1}, .cluster = &c};
   char err[512];
   double t0 = wall_now(), c0 = cpu_now();
   cJSON *m = sim_run(&a, err, sizeof err);

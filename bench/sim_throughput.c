@@ -28,14 +28,14 @@
  *          not simulate. Not a goal's yardstick: it tells how much of the
  *          gap is SimGrid simulating pslab's cost model;
  *   cheap  (but at 256 nodes) pslab again, the same run under the network
- *          model latency_bandwidth (sim/delivery.c: no flow sharing, so no
- *          flow model to solve), against the same bare loops under CM02:
- *          what a user who picks the cheap model for a scale study pays per
- *          message, as issue 14 offers that model where SimGrid's solver
- *          dominates. Under CM02 SimGrid alone, simulating pslab's
- *          messages (sizes and times that vary, a handling sleep each),
- *          takes more wall time per message than the whole bare loop at 8
- *          nodes (about 43% of pslab's time in a profile).
+ *          model latency_bandwidth (sim/latency_bandwidth.c: no flow sharing,
+ *          so no flow model to solve), against the same bare loops under
+ *          CM02: what a user who picks the cheap model for a scale study pays
+ *          per message, as issue 14 offers that model where SimGrid's solver
+ *          dominates. Under CM02 SimGrid alone, simulating pslab's messages
+ *          (sizes and times that vary, a handling sleep each), takes more
+ *          wall time per message than the whole bare loop at 8 nodes (about
+ *          43% of pslab's time in a profile).
  *
  * and prints wall time per simulated message of each and pslab / raw, pslab's
  * overhead per message over raw SimGrid (bench/bench.h's lines; with rounds,
@@ -111,7 +111,7 @@ static int pslab_child(void *ctx, void *out_) {
            "\"locality\":0}",
            (unsigned)pc->batch, (unsigned)pc->batch, (unsigned long long)pc->steps);
   cJSON *wl = cJSON_Parse(wl_text), *pol = cJSON_Parse("{\"type\":\"static\"}");
-  sim_run_args a = {.cluster = &c, .workload = wl, .policy = pol, .seed = 1};
+  sim_run_args a = {.run = {.workload = wl, .policy = pol, .seed = 1}, .cluster = &c};
   char err[512];
   double t0 = wall_now();
   cJSON *m = sim_run(&a, err, sizeof err);
@@ -270,7 +270,7 @@ static void row_init(row_figs *r, const pslab_case *pc) {
 
 /* One round of a row: pslab, then raw with uniform sizes, then (if vary)
  * with varied ones and with uniform sizes and a handling sleep per message,
- * then (if vary) pslab again under the network model of sim/delivery.c,
+ * then (if vary) pslab again under the network model of sim/latency_bandwidth.c,
  * each in its own child. */
 static int measure(const pslab_case *pc, bool vary, row_figs *r) {
   figures p, u, v = {0}, h = {0}, l = {0};

@@ -14,6 +14,16 @@
 #include <stdio.h>
 #include <string.h>
 
+/* What the job's run is made of, its shape as its cluster gives it. */
+static run_args job_run_args(const exp_backend_job *job) {
+  run_args a = {.workload = job->workload, .policy = job->policy,
+                .consistency = job->consistency, .stages = job->stages,
+                .base_dir = job->base_dir, .seed = job->seed, .trace_path = job->trace_path,
+                .memory.limit = job->memory_limit};
+  sim_cluster_shape(&job->cluster->sim, &a);
+  return a;
+}
+
 /* ------------------------------------------------------------------ sim */
 
 static const char *const sim_keys[] = {"nodes",    "workers_per_node", "host_speed",
@@ -28,13 +38,8 @@ static cJSON *run_sim(const exp_backend_job *job, char *err, size_t errlen) {
                           "`pslab node` is for the real backend");
     return NULL;
   }
-  sim_run_args a = {.cluster = &job->cluster->sim, .workload = job->workload,
-                    .policy = job->policy, .consistency = job->consistency,
-                    .stages = job->stages, .base_dir = job->base_dir, .seed = job->seed,
-                    .trace_path = job->trace_path,
-                    .memory_limit = job->memory_limit,
-                    .progress = job->progress,
-                    .progress_ctx = job->progress_ctx};
+  sim_run_args a = {.run = job_run_args(job), .cluster = &job->cluster->sim,
+                    .progress = job->progress, .progress_ctx = job->progress_ctx};
   return sim_run(&a, err, errlen);
 }
 
@@ -51,17 +56,9 @@ static const char *const real_keys[] = {"nodes",       "workers_per_node", "host
 
 static cJSON *run_real(const exp_backend_job *job, char *err, size_t errlen) {
   const exp_cluster *c = job->cluster;
-  real_run_args a = {.nodes = c->sim.nodes, .workers_per_node = c->sim.workers_per_node,
-                     .servers = c->sim.servers, .worker_nodes = c->sim.worker_nodes,
-                     .scale = c->sim.scale, .n_scale = c->sim.n_scale,
-                     .host_speed = c->sim.host_speed, .cluster = &c->real,
-                     .workload = job->workload, .policy = job->policy,
-                     .consistency = job->consistency, .stages = job->stages,
-                     .base_dir = job->base_dir, .seed = job->seed,
-                     .run = job->run, .trace_path = job->trace_path,
-                     .memory_limit = job->memory_limit,
-                     .progress = job->progress,
-                     .progress_ctx = job->progress_ctx};
+  real_run_args a = {.run = job_run_args(job), .host_speed = c->sim.host_speed,
+                     .cluster = &c->real, .run_number = job->run,
+                     .progress = job->progress, .progress_ctx = job->progress_ctx};
   if (!job->node) return real_run_local(&a, err, errlen);
   if (job->node->size != c->sim.nodes) {
     snprintf(err, errlen, "cluster.nodes is %u but %u processes were started", c->sim.nodes,

@@ -62,9 +62,10 @@ static cJSON *prefix_stages(const cJSON *stage, uint32_t workers, uint64_t per_w
 }
 
 static noreturn void simulate_child(const exp_backend_job *job, const cJSON *stages, int fd) {
-  sim_run_args a = {.cluster = &job->cluster->sim, .workload = job->workload,
-                    .policy = job->policy, .consistency = job->consistency,
-                    .stages = stages, .base_dir = job->base_dir, .seed = job->seed};
+  sim_run_args a = {.run = {.workload = job->workload, .policy = job->policy,
+                            .consistency = job->consistency, .stages = stages,
+                            .base_dir = job->base_dir, .seed = job->seed},
+                    .cluster = &job->cluster->sim};
   char err[1024] = "";
   cJSON *m = sim_run(&a, err, sizeof err);
   char *text = m ? cJSON_PrintUnformatted(m) : NULL;

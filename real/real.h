@@ -232,28 +232,18 @@ void real_node_get_stats(real_node *n, real_node_stats *out);
 /* ------------------------------------------------------------------ run */
 
 typedef struct {
-  uint32_t nodes, workers_per_node;
-  /* Roles and scaling (run_args): servers, worker nodes (0: every node),
-   * the scaling schedule (borrowed). */
-  uint32_t servers, worker_nodes;
-  const ps_scale_step *scale;
-  size_t n_scale;
+  /* What the run is made of (run/run.h), its shape included (nodes,
+   * workers_per_node, servers, worker_nodes, scale). A trace is written by
+   * each worker of each node on its node's file system; the caller merges
+   * the parts. Of run.memory only `limit` is the caller's: bytes of memory
+   * the node's machine has for the run (0: no check); a run estimated to
+   * need more is refused before it starts. */
+  run_args run;
   double host_speed;             /* flop/s of one worker's core */
   const real_cluster *cluster;
-  const struct cJSON *workload;  /* the spec's "workload" object */
-  const char *base_dir;          /* relative data files are read from here */
-  const struct cJSON *policy;    /* the spec's "policy" object */
-  const struct cJSON *consistency, *stages; /* the spec's, or NULL (run_args) */
-  uint64_t seed;
-  uint32_t run;                  /* the run's number in its experiment */
-  /* Record a trace (NULL: none): each worker of each node writes its part,
-   * "<trace_path>.part<rank>" (run_args), on its node's file system; the
-   * caller merges them. */
-  const char *trace_path;
-  /* Bytes of memory the node's machine has for the run (0: no check): a
-   * run estimated to need more is refused before it starts. real_run_local
-   * counts every node (they share this machine), real_run_node its own. */
-  uint64_t memory_limit;
+  uint32_t run_number;           /* the run's number in its experiment */
+  /* Whether the memory estimate counts every node of the run (they share
+   * this machine, as real_run_local's forked nodes do) or this node's own. */
   bool memory_all_nodes;
   /* real_run_node only (real_run_local sets them for its nodes): */
   uint32_t rank;

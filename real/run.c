@@ -108,20 +108,16 @@ static void *worker_main(void *arg) {
 
 static int configure(node_run *s) {
   const real_run_args *a = s->a;
-  if (!a->cluster || a->nodes == 0 || a->workers_per_node == 0 || a->rank >= a->nodes)
+  if (!a->cluster || a->run.nodes == 0 || a->run.workers_per_node == 0 ||
+      a->rank >= a->run.nodes)
     return fail(s, "real_run: bad arguments (nodes, workers, rank or cluster)");
-  run_args ra = {.workload = a->workload, .policy = a->policy,
-                .consistency = a->consistency, .stages = a->stages, .nodes = a->nodes,
-                 .workers_per_node = a->workers_per_node, .servers = a->servers,
-                 .worker_nodes = a->worker_nodes, .scale = a->scale, .n_scale = a->n_scale,
-                 .seed = a->seed,
-                 .base_dir = a->base_dir, .trace_path = a->trace_path};
+  run_args ra = a->run;
   /* A node process (its ZeroMQ context, threads and buffers) and a worker
    * thread, roughly. */
-  ra.memory.limit = a->memory_limit;
-  ra.memory.nodes_here = a->memory_all_nodes ? 0 : 1;
-  ra.memory.per_node = 16 << 20;
-  ra.memory.per_worker = 1 << 20;
+  ra.memory = (run_memory){.limit = a->run.memory.limit,
+                           .nodes_here = a->memory_all_nodes ? 0 : 1,
+                           .per_node = 16 << 20,
+                           .per_worker = 1 << 20};
   s->setup = run_setup_new(&ra, s->err, s->errlen);
   if (s->setup) s->n_workers = run_node_workers(s->setup, a->rank);
   return s->setup ? 0 : -1;
@@ -130,7 +126,7 @@ static int configure(node_run *s) {
 static int start_node(node_run *s) {
   const real_run_args *a = s->a;
   real_node_config c = {.cluster = a->cluster, .coordinator = a->coordinator,
-                        .coordinator_file = a->coordinator_file, .run = a->run,
+                        .coordinator_file = a->coordinator_file, .run = a->run_number,
                         .listening = a->listening, .listening_ctx = a->hook_ctx};
   run_node_config(s->setup, a->rank, &c.core);
   s->node = real_node_start(&c, s->err, s->errlen);

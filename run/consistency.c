@@ -9,26 +9,16 @@
 #include <stdio.h>
 #include <string.h>
 
-int run_consistency_parse(const cJSON *json, ps_consistency *out, char *err, size_t errlen) {
-  *out = (ps_consistency){.model = PS_CONSISTENCY_ASYNC};
-  if (!json) return 0;
-  if (!cJSON_IsObject(json)) {
-    snprintf(err, errlen, "expected an object {\"model\", \"staleness\"}");
-    return -1;
-  }
-  for (const cJSON *f = json->child; f; f = f->next)
-    if (strcmp(f->string, "model") != 0 && strcmp(f->string, "staleness") != 0 &&
-        strcmp(f->string, "lookahead") != 0) {
-      snprintf(err, errlen, "%s: unknown field (expected \"model\", \"staleness\" or "
-                            "\"lookahead\")", f->string);
-      return -1;
-    }
-  static const struct {
-    const char *name;
-    ps_consistency_model model;
-  } models[] = {{"async", PS_CONSISTENCY_ASYNC}, {"bsp", PS_CONSISTENCY_SSP},
-                {"ssp", PS_CONSISTENCY_SSP},     {"essp", PS_CONSISTENCY_ESSP},
-                {"sparse", PS_CONSISTENCY_SPARSE}};
+/* The consistency models a spec names; bsp is ssp with staleness 0. */
+static const struct {
+  const char *name;
+  ps_consistency_model model;
+} models[] = {{"async", PS_CONSISTENCY_ASYNC}, {"bsp", PS_CONSISTENCY_SSP},
+              {"ssp", PS_CONSISTENCY_SSP},     {"essp", PS_CONSISTENCY_ESSP},
+              {"sparse", PS_CONSISTENCY_SPARSE}};
+
+/* "model": the index in models[], or -1 with a message. */
+static int parse_model(const cJSON *json, char *err, size_t errlen) {
   const cJSON *m = cJSON_GetObjectItemCaseSensitive(json, "model");
   size_t i = 0, n = sizeof models / sizeof models[0];
   while (cJSON_IsString(m) && i < n && strcmp(models[i].name, m->valuestring) != 0) i++;
@@ -40,11 +30,15 @@ int run_consistency_parse(const cJSON *json, ps_consistency *out, char *err, siz
              cJSON_IsString(m) ? "\"" : "");
     return -1;
   }
-  out->model = models[i].model;
-  bool bsp = strcmp(models[i].name, "bsp") == 0;
+  return (int)i;
+}
+
+/* "staleness", for out->model (bsp: the one named bsp). */
+static int parse_staleness(const cJSON *json, bool bsp, ps_consistency *out, char *err,
+                           size_t errlen) {
   const cJSON *st = cJSON_GetObjectItemCaseSensitive(json, "staleness");
   if (st && (bsp || out->model == PS_CONSISTENCY_ASYNC)) {
-    snprintf(err, errlen, "staleness: %s takes none (%s)", models[i].name,
+    snprintf(err, errlen, "staleness: %s takes none (%s)", bsp ? "bsp" : "async",
              bsp ? "bsp is ssp with staleness 0" : "async has no bound");
     return -1;
   }
@@ -60,6 +54,11 @@ int run_consistency_parse(const cJSON *json, ps_consistency *out, char *err, siz
                           "integer >= 0; 0 is bsp), found nothing");
     return -1;
   }
+  return 0;
+}
+
+/* "lookahead", for out->model (sparse's default when absent). */
+static int parse_lookahead(const cJSON *json, ps_consistency *out, char *err, size_t errlen) {
   const cJSON *la = cJSON_GetObjectItemCaseSensitive(json, "lookahead");
   if (la && out->model != PS_CONSISTENCY_SPARSE) {
     snprintf(err, errlen, "lookahead: only sparse takes one (the clocks ahead its workers "
@@ -76,6 +75,28 @@ int run_consistency_parse(const cJSON *json, ps_consistency *out, char *err, siz
     out->lookahead = (uint32_t)v;
   }
   return 0;
+}
+
+int run_consistency_parse(const cJSON *json, ps_consistency *out, char *err, size_t errlen) {
+  *out = (ps_consistency){.model = PS_CONSISTENCY_ASYNC};
+  if (!json) return 0;
+  if (!cJSON_IsObject(json)) {
+    snprintf(err, errlen, "expected an object {\"model\", \"staleness\"}");
+    return -1;
+  }
+  for (const cJSON *f = json->child; f; f = f->next)
+    if (strcmp(f->string, "model") != 0 && strcmp(f->string, "staleness") != 0 &&
+        strcmp(f->string, "lookahead") != 0) {
+      snprintf(err, errlen, "%s: unknown field (expected \"model\", \"staleness\" or "
+                            "\"lookahead\")", f->string);
+      return -1;
+    }
+  int i = parse_model(json, err, errlen);
+  if (i < 0) return -1;
+  out->model = models[i].model;
+  bool bsp = strcmp(models[i].name, "bsp") == 0;
+  if (parse_staleness(json, bsp, out, err, errlen) != 0) return -1;
+  return parse_lookahead(json, out, err, errlen);
 }
 
 int run_consistency_check(ps_consistency c, const ps_policy_settings *settings, bool samples,

@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,19 +257,38 @@ typedef struct {
   bool bad;
 } reader;
 
+/* A problem: the message, if it is the first. */
+static void fail(reader *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(reader *rd, const char *fmt, ...) {
+  if (!rd->bad) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rd->err, rd->errlen, fmt, ap);
+    va_end(ap);
+  }
+  rd->bad = true;
+}
+
+/* Whether v is a list of exactly n numbers, which go into x[n]. */
+static bool numbers(const cJSON *v, double *x, int n) {
+  int k = 0;
+  for (const cJSON *c = cJSON_IsArray(v) ? v->child : NULL; c && k < n && cJSON_IsNumber(c);
+       c = c->next)
+    x[k++] = c->valuedouble;
+  return k == n && cJSON_GetArraySize(v) == n;
+}
+
 static double num(reader *rd, const cJSON *o, const char *where, const char *key) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
   if (cJSON_IsNumber(v)) return v->valuedouble;
-  if (!rd->bad) snprintf(rd->err, rd->errlen, "%s.%s: expected a number", where, key);
-  rd->bad = true;
+  fail(rd, "%s.%s: expected a number", where, key);
   return 0;
 }
 
 static uint64_t count(reader *rd, const cJSON *o, const char *where, const char *key) {
   double d = num(rd, o, where, key);
   if (d >= 0 && d <= 18446744073709549568.0) return (uint64_t)d;
-  if (!rd->bad) snprintf(rd->err, rd->errlen, "%s.%s: expected a count", where, key);
-  rd->bad = true;
+  fail(rd, "%s.%s: expected a count", where, key);
   return 0;
 }
 
@@ -277,8 +297,7 @@ static void get_counts(reader *rd, const cJSON *o, const char *where, const char
                        uint64_t *out, int n) {
   const cJSON *list = cJSON_GetObjectItemCaseSensitive(o, name);
   if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) != n) {
-    if (!rd->bad) snprintf(rd->err, rd->errlen, "%s.%s: expected %d counts", where, name, n);
-    rd->bad = true;
+    fail(rd, "%s.%s: expected %d counts", where, name, n);
     return;
   }
   int i = 0;
@@ -287,8 +306,7 @@ static void get_counts(reader *rd, const cJSON *o, const char *where, const char
       out[i] = (uint64_t)h->valuedouble;
       continue;
     }
-    if (!rd->bad) snprintf(rd->err, rd->errlen, "%s.%s[%d]: expected a count", where, name, i);
-    rd->bad = true;
+    fail(rd, "%s.%s[%d]: expected a count", where, name, i);
   }
 }
 
@@ -310,25 +328,61 @@ static void stages_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
   if (!list) return;
   size_t n = cJSON_IsArray(list) ? (size_t)cJSON_GetArraySize(list) : 0;
   if (!n || !(w->stages = calloc(n, sizeof *w->stages))) {
-    if (!rd->bad)
-      snprintf(rd->err, rd->errlen, n ? "out of memory" : "workers[].stages: expected a list");
-    rd->bad = true;
+    fail(rd, "%s", n ? "out of memory" : "workers[].stages: expected a list");
     return;
   }
   w->n_stages = n;
   size_t k = 0;
   for (const cJSON *v = list->child; v; v = v->next, k++) {
     double x[4];
-    int m = 0;
-    for (const cJSON *c = cJSON_IsArray(v) ? v->child : NULL; c && m < 4 && cJSON_IsNumber(c);
-         c = c->next)
-      x[m++] = c->valuedouble;
-    if (m == 4 && cJSON_GetArraySize(v) == 4 && x[0] >= 0) {
+    if (numbers(v, x, 4) && x[0] >= 0) {
       w->stages[k] = (run_stage_stats){(uint64_t)x[0], x[1], x[2], x[3]};
       continue;
     }
-    if (!rd->bad) snprintf(rd->err, rd->errlen, "workers[].stages[%zu]: expected 4 numbers", k);
-    rd->bad = true;
+    fail(rd, "workers[].stages[%zu]: expected 4 numbers", k);
+  }
+}
+
+/* "epoch_end_s": [s, ...], and with real math "eval_s" and "epoch_quality":
+ * [[loss, examples, q_num, q_den], ...], one per epoch. */
+static void epochs_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
+  const cJSON *ends = cJSON_GetObjectItemCaseSensitive(o, "epoch_end_s");
+  if (!cJSON_IsArray(ends)) {
+    fail(rd, "workers[].epoch_end_s: expected a list");
+    return;
+  }
+  size_t n = (size_t)cJSON_GetArraySize(ends), e = 0;
+  if (n && !(w->epoch_end_s = malloc(n * sizeof *w->epoch_end_s))) {
+    fail(rd, "out of memory");
+    return;
+  }
+  w->epochs = n; /* before the check: run_report_free frees what was allocated */
+  for (const cJSON *v = ends->child; v; v = v->next, e++) {
+    if (cJSON_IsNumber(v)) {
+      w->epoch_end_s[e] = v->valuedouble;
+      continue;
+    }
+    fail(rd, "workers[].epoch_end_s[%zu]: expected a number", e);
+  }
+  const cJSON *qs = cJSON_GetObjectItemCaseSensitive(o, "epoch_quality");
+  if (!qs) return; /* no real math */
+  w->eval_s = num(rd, o, "workers[]", "eval_s");
+  if (!cJSON_IsArray(qs) || (size_t)cJSON_GetArraySize(qs) != n || !n) {
+    fail(rd, "workers[].epoch_quality: expected a list of %zu", n);
+    return;
+  }
+  if (!(w->epoch_quality = calloc(n, sizeof *w->epoch_quality))) {
+    fail(rd, "out of memory");
+    return;
+  }
+  e = 0;
+  for (const cJSON *v = qs->child; v; v = v->next, e++) {
+    double x[4];
+    if (numbers(v, x, 4)) {
+      w->epoch_quality[e] = (wl_epoch_quality){x[0], x[1], x[2], x[3]};
+      continue;
+    }
+    fail(rd, "workers[].epoch_quality[%zu]: expected 4 numbers", e);
   }
 }
 
@@ -346,56 +400,7 @@ static void worker_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
   w->clock_waits = count(rd, o, at, "clock_waits");
   get_counts(rd, o, at, "gap_hist", w->gap_hist, PS_CLOCK_BUCKETS);
   stages_from_json(rd, o, w);
-  const cJSON *ends = cJSON_GetObjectItemCaseSensitive(o, "epoch_end_s");
-  if (!cJSON_IsArray(ends)) {
-    if (!rd->bad) snprintf(rd->err, rd->errlen, "workers[].epoch_end_s: expected a list");
-    rd->bad = true;
-    return;
-  }
-  size_t n = (size_t)cJSON_GetArraySize(ends), e = 0;
-  if (n && !(w->epoch_end_s = malloc(n * sizeof *w->epoch_end_s))) {
-    if (!rd->bad) snprintf(rd->err, rd->errlen, "out of memory");
-    rd->bad = true;
-    return;
-  }
-  w->epochs = n; /* before the check: run_report_free frees what was allocated */
-  for (const cJSON *v = ends->child; v; v = v->next, e++) {
-    if (cJSON_IsNumber(v)) {
-      w->epoch_end_s[e] = v->valuedouble;
-      continue;
-    }
-    if (!rd->bad) snprintf(rd->err, rd->errlen, "workers[].epoch_end_s[%zu]: expected a number", e);
-    rd->bad = true;
-  }
-  const cJSON *qs = cJSON_GetObjectItemCaseSensitive(o, "epoch_quality");
-  if (!qs) return; /* no real math */
-  w->eval_s = num(rd, o, at, "eval_s");
-  if (!cJSON_IsArray(qs) || (size_t)cJSON_GetArraySize(qs) != n || !n) {
-    if (!rd->bad)
-      snprintf(rd->err, rd->errlen, "workers[].epoch_quality: expected a list of %zu", n);
-    rd->bad = true;
-    return;
-  }
-  if (!(w->epoch_quality = calloc(n, sizeof *w->epoch_quality))) {
-    if (!rd->bad) snprintf(rd->err, rd->errlen, "out of memory");
-    rd->bad = true;
-    return;
-  }
-  e = 0;
-  for (const cJSON *v = qs->child; v; v = v->next, e++) {
-    double x[4];
-    int k = 0;
-    for (const cJSON *c = cJSON_IsArray(v) ? v->child : NULL; c && k < 4 && cJSON_IsNumber(c);
-         c = c->next)
-      x[k++] = c->valuedouble;
-    if (k == 4 && cJSON_GetArraySize(v) == 4) {
-      w->epoch_quality[e] = (wl_epoch_quality){x[0], x[1], x[2], x[3]};
-      continue;
-    }
-    if (!rd->bad)
-      snprintf(rd->err, rd->errlen, "workers[].epoch_quality[%zu]: expected 4 numbers", e);
-    rd->bad = true;
-  }
+  epochs_from_json(rd, o, w);
 }
 
 /* What load_to_json wrote. */
@@ -415,16 +420,14 @@ static void load_from_json(reader *rd, const cJSON *o, run_node_report *r) {
   if (rd->bad) return;
   if (!cJSON_IsArray(series) || !cJSON_IsArray(rt) || n > PS_SERIES_MAX || !(n_rt >= 0) ||
       n_rt > 1e7 || n_rt != (double)(uint32_t)n_rt) {
-    snprintf(rd->err, rd->errlen, "report: expected series, rt and n_rt");
-    rd->bad = true;
+    fail(rd, "report: expected series, rt and n_rt");
     return;
   }
   r->n_rt = (uint32_t)n_rt;
   r->series = calloc(PS_SERIES_MAX, sizeof *r->series);
   r->rt = calloc(r->n_rt ? r->n_rt : 1, sizeof *r->rt);
   if (!r->series || !r->rt) {
-    snprintf(rd->err, rd->errlen, "out of memory");
-    rd->bad = true;
+    fail(rd, "out of memory");
     return;
   }
   r->n_series = n;
@@ -433,15 +436,9 @@ static void load_from_json(reader *rd, const cJSON *o, run_node_report *r) {
     r->series[i] = cJSON_IsNumber(v) && v->valuedouble >= 0 ? (uint64_t)v->valuedouble : 0;
   for (const cJSON *one = rt->child; one && !rd->bad; one = one->next) {
     double x[5 + PS_RT_BUCKETS];
-    int k = 0;
-    for (const cJSON *c = cJSON_IsArray(one) ? one->child : NULL;
-         c && k < 5 + PS_RT_BUCKETS && cJSON_IsNumber(c); c = c->next)
-      x[k++] = c->valuedouble;
-    if (k != 5 + PS_RT_BUCKETS || cJSON_GetArraySize(one) != k || !(x[0] >= 0) ||
-        x[0] >= r->n_rt) {
-      snprintf(rd->err, rd->errlen, "report: rt: expected [server, count, keys, sum_s, max_s, "
-               "and %d counts]", PS_RT_BUCKETS);
-      rd->bad = true;
+    if (!numbers(one, x, 5 + PS_RT_BUCKETS) || !(x[0] >= 0) || x[0] >= r->n_rt) {
+      fail(rd, "report: rt: expected [server, count, keys, sum_s, max_s, and %d counts]",
+           PS_RT_BUCKETS);
       return;
     }
     ps_rt_stats *s = &r->rt[(uint32_t)x[0]];
@@ -463,8 +460,7 @@ static void throttle_from_json(reader *rd, const cJSON *o, run_node_report *r) {
     r->throttle_s = s->valuedouble;
     return;
   }
-  if (!rd->bad) snprintf(rd->err, rd->errlen, "report.throttle: expected 2 numbers >= 0");
-  rd->bad = true;
+  fail(rd, "report.throttle: expected 2 numbers >= 0");
 }
 
 int run_report_decode(const char *text, size_t len, run_node_report *r, char *err,
@@ -487,8 +483,7 @@ int run_report_decode(const char *text, size_t len, run_node_report *r, char *er
   throttle_from_json(&rd, o, r);
   r->n_workers = (uint32_t)cJSON_GetArraySize(workers);
   r->workers = calloc(r->n_workers ? r->n_workers : 1, sizeof *r->workers);
-  if (!r->workers && !rd.bad) snprintf(err, errlen, "out of memory");
-  rd.bad = rd.bad || !r->workers;
+  if (!r->workers) fail(&rd, "out of memory");
   uint32_t i = 0;
   for (const cJSON *w = r->workers ? workers->child : NULL; w; w = w->next, i++)
     worker_from_json(&rd, w, &r->workers[i]);

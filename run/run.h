@@ -412,8 +412,8 @@ double run_phase_stretch(const run_phase *p, size_t n, double t0, double work_s)
 
 /* Call in a forked child first thing, with the parent's pid taken before
  * fork(): the child is killed (SIGKILL) when its parent exits, and exits at
- * once if the parent is gone already (process.c). Every process a run forks
- * calls it, so none outlives `pslab run`. */
+ * once if the parent is gone already (child_process.c). Every process a run
+ * forks calls it, so none outlives `pslab run`. */
 void run_die_with_parent(pid_t parent);
 
 #endif

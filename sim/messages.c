@@ -28,7 +28,7 @@
  * and paid at the actor's next reap: after the message left, which is how a
  * thread handing a message to ZeroMQ's I/O thread pays for it too.
  *
- * Under latency_bandwidth (delivery.c) no comm carries the envelope: it
+ * Under latency_bandwidth (latency_bandwidth.c) no comm carries the envelope: it
  * waits in its destination's arrivals until its computed arrival, and the
  * receiver recycles it at once (nothing for the sender to wait for).
  */

@@ -52,6 +52,15 @@ void sim_cluster_default(sim_cluster *c) {
   c->machines.loopback_bandwidth = SIM_LOOPBACK_BANDWIDTH;
 }
 
+void sim_cluster_shape(const sim_cluster *c, run_args *a) {
+  a->nodes = c->nodes;
+  a->workers_per_node = c->workers_per_node;
+  a->servers = c->servers;
+  a->worker_nodes = c->worker_nodes;
+  a->scale = c->scale;
+  a->n_scale = c->n_scale;
+}
+
 /* ------------------------------------------------------------ machines */
 
 uint32_t sim_machine_count(const sim_cluster *c) {

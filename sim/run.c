@@ -14,7 +14,7 @@
  *
  * SimGrid configuration (all through simgrid_init's command line):
  *   network/model          CM02 or LV08, as the cluster says (latency_bandwidth:
- *                          CM02, never used: sim/delivery.c carries messages).
+ *                          CM02, never used: sim/latency_bandwidth.c carries messages).
  *   With CM02, the plain textbook model: a lone message of S bytes on a route
  *   of latency L and bottleneck bandwidth B takes L + S/B, and flows share a
  *   link max-min fairly:
@@ -165,19 +165,14 @@ static int check_args(sim_setup *s) {
 }
 
 static int configure(sim_setup *s) {
-  const sim_cluster *c = s->args->cluster;
-  run_args a = {.workload = s->args->workload, .policy = s->args->policy,
-                .consistency = s->args->consistency, .stages = s->args->stages, .nodes = c->nodes,
-                .workers_per_node = c->workers_per_node, .servers = c->servers,
-                .worker_nodes = c->worker_nodes, .scale = c->scale, .n_scale = c->n_scale,
-                .seed = s->args->seed,
-                .base_dir = s->args->base_dir, .trace_path = s->args->trace_path};
+  run_args a = s->args->run;
+  sim_cluster_shape(s->args->cluster, &a);
   /* Measured: a node with one worker costs SimGrid about 96 KiB (host,
    * link, mailboxes, the actors' stacks as far as they are touched). */
-  a.memory.limit = s->args->memory_limit;
-  a.memory.per_node = 64 << 10;
-  a.memory.per_worker = 32 << 10;
-  a.memory.shared_sends = true; /* messages.c: env_send_shared */
+  a.memory = (run_memory){.limit = s->args->run.memory.limit,
+                          .per_node = 64 << 10,
+                          .per_worker = 32 << 10,
+                          .shared_sends = true}; /* messages.c: env_send_shared */
   s->setup = run_setup_new(&a, s->err, s->errlen);
   return s->setup ? 0 : -1;
 }

@@ -33,7 +33,7 @@
  * due; whoever calls into the core afterwards pokes it if the due time moved
  * earlier.
  *
- * Under latency_bandwidth the server takes its messages from delivery.c's
+ * Under latency_bandwidth the server takes its messages from latency_bandwidth.c's
  * arrivals instead of its inbox (sim_receive), in arrival order.
  */
 #include "sim/sim_internal.h"

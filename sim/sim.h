@@ -68,7 +68,7 @@ typedef struct {
   double loopback_bandwidth; /* bytes/s */
 } sim_machines;
 
-/* The network model of sim/delivery.c (the others are SimGrid's). */
+/* The network model of sim/latency_bandwidth.c (the others are SimGrid's). */
 #define SIM_MODEL_LATENCY_BANDWIDTH "latency_bandwidth"
 
 typedef enum { SIM_TOPOLOGY_STAR = 0, SIM_TOPOLOGY_BACKBONE = 1 } sim_topology;
@@ -82,7 +82,7 @@ typedef struct {
   /* "CM02" or "LV08" (SimGrid's network/model), or "latency_bandwidth":
    * no SimGrid flows, a message takes latency + size / bandwidth of its
    * route, queued behind what was sent earlier over the route's first link
-   * (sim/delivery.c). */
+   * (sim/latency_bandwidth.c). */
   char network_model[24];
   sim_topology topology;
   double backbone_bandwidth; /* bytes/s, with SIM_TOPOLOGY_BACKBONE */
@@ -94,8 +94,9 @@ typedef struct {
   size_t n_hosts;
   sim_cost cost;
   sim_machines machines;
-  /* Roles and scaling, read by both backends (run_args): servers and
-   * worker nodes (0: every node), and the scaling schedule (borrowed). */
+  /* Roles and scaling, read by both backends (run_args, through
+   * sim_cluster_shape): servers and worker nodes (0: every node), and the
+   * scaling schedule (borrowed). */
   uint32_t servers, worker_nodes;
   const ps_scale_step *scale;
   size_t n_scale;
@@ -114,19 +115,19 @@ void sim_cluster_default(sim_cluster *c);
  * 0, or -1 with a message in err naming the field ("cluster.machines: ..."). */
 int sim_cluster_check(const sim_cluster *c, char *err, size_t errlen);
 
+/* The run's shape as a cluster gives it: sets a's nodes, workers_per_node,
+ * servers, worker_nodes and scaling schedule (borrowed) from c, and
+ * nothing else. */
+void sim_cluster_shape(const sim_cluster *c, run_args *a);
+
 typedef struct {
+  /* What the run is made of (run/run.h). Its shape is the cluster's:
+   * sim_run takes nodes, workers_per_node, servers, worker_nodes and scale
+   * from `cluster` (sim_cluster_shape), whatever run holds of them. Of
+   * run.memory only `limit` is the caller's (bytes the run may use; 0: no
+   * check): a run estimated to need more is refused before it starts. */
+  run_args run;
   const sim_cluster *cluster;
-  const struct cJSON *workload; /* the spec's "workload" object */
-  const char *base_dir;         /* relative data files are read from here */
-  const struct cJSON *policy;   /* the spec's "policy" object */
-  const struct cJSON *consistency, *stages; /* the spec's, or NULL (run_args) */
-  uint64_t seed;
-  /* Record a trace (NULL: none): every worker writes its part,
-   * "<trace_path>.part<rank>" (run_args); the caller merges them. */
-  const char *trace_path;
-  /* Bytes of memory the run may use (0: no check): a run estimated to need
-   * more is refused before it starts (run_args.memory). */
-  uint64_t memory_limit;
   /* Called now and then with simulated time and progress in [0,1]; may be NULL. */
   void (*progress)(void *ctx, double sim_time_s, double fraction);
   void *progress_ctx;

@@ -88,7 +88,7 @@ struct sim_outbox {
 /* latency_bandwidth: what a sender knows of its route to one node. */
 typedef struct {
   double *sent_by;    /* when the route's first link has sent out what it was
-                         given: that link's (delivery.c), or own_sent_by */
+                         given: that link's (latency_bandwidth.c), or own_sent_by */
   double own_sent_by; /* the pair's, when its first link shares nothing */
   /* When the route's last link (the receiver's down link) has delivered
    * what it was given: that link's; NULL for a route of one link or a last
@@ -127,7 +127,7 @@ typedef struct sim_node {
   const sim_straggler *slow; /* its straggler's phases, or NULL (stragglers.c) */
   sg_host_t host;
   sg_mailbox_t inbox;     /* CM02, LV08: SimGrid carries the messages */
-  sim_arrivals arrivals;  /* latency_bandwidth: delivery.c carries them */
+  sim_arrivals arrivals;  /* latency_bandwidth: latency_bandwidth.c carries them */
   sim_worker *workers;    /* this node's workers (NULL on a server-only node) */
   uint32_t num_workers;   /* workers_per_node, or 0 on a server-only node */
   sim_outbox server_out, timer_out;
@@ -169,7 +169,7 @@ struct sim_state {
   sim_envelope *free_envelopes;
   sim_envelope_chunk *chunks;
   bool send_failed;          /* a message could not be sent: run invalid */
-  /* latency_bandwidth (delivery.c): messages bypass SimGrid's network. */
+  /* latency_bandwidth (latency_bandwidth.c): messages bypass SimGrid's network. */
   bool direct;
   uint64_t sends;            /* messages sent so far (tie-break order) */
   uint64_t route_epoch;      /* bumped when a link's bandwidth changes */
@@ -216,7 +216,7 @@ void sim_outbox_drain(sim_outbox *out);
 /* After the run: drops what daemons never waited for; frees the pool. */
 void sim_messages_free(sim_state *run);
 
-/* delivery.c: the latency_bandwidth network model. */
+/* latency_bandwidth.c: the latency_bandwidth network model. */
 int sim_arrivals_init(sim_node *n);
 /* Queues e (from node src, e->len bytes) for node dst. 0, or -1 when out of
  * memory (the caller then owns e and its buffer). */

@@ -851,8 +851,9 @@ static void check_local_run_with(const char *policy, bool relocates, const char 
   cJSON *pol = parse_json(policy);
   cJSON *cons = consistency ? parse_json(consistency) : NULL;
   real_cluster c = test_cluster(10);
-  real_run_args a = {.nodes = 3, .workers_per_node = 2, .host_speed = 1e9, .cluster = &c,
-                     .workload = wl, .policy = pol, .consistency = cons, .seed = 5, .run = 1};
+  real_run_args a = {.run = {.nodes = 3, .workers_per_node = 2, .workload = wl, .policy = pol,
+                             .consistency = cons, .seed = 5}, .host_speed = 1e9, .cluster = &c,
+                     .run_number = 1};
   char err[REAL_ERROR_MAX] = "";
   cJSON *m = real_run_local(&a, err, sizeof err);
   if (!m) fprintf(stderr, "\n  %s\n", err);
@@ -895,9 +896,9 @@ static void test_local_run_servers_and_worker_nodes(void) {
   cJSON *pol = parse_json("{\"type\": \"static\"}");
   cJSON *cons = parse_json("{\"model\": \"bsp\"}");
   real_cluster c = test_cluster(10);
-  real_run_args a = {.nodes = 4, .workers_per_node = 2, .servers = 1, .worker_nodes = 3,
-                     .host_speed = 1e9, .cluster = &c, .workload = wl, .policy = pol,
-                     .consistency = cons, .seed = 5, .run = 1};
+  real_run_args a = {.run = {.nodes = 4, .workers_per_node = 2, .servers = 1, .worker_nodes = 3,
+                             .workload = wl, .policy = pol, .consistency = cons, .seed = 5},
+                     .host_speed = 1e9, .cluster = &c, .run_number = 1};
   char err[REAL_ERROR_MAX] = "";
   cJSON *m = real_run_local(&a, err, sizeof err);
   if (!m) fprintf(stderr, "\n  %s\n", err);
@@ -927,9 +928,10 @@ static void test_local_run_psld_scaling_in(void) {
   cJSON *cons = parse_json("{\"model\": \"bsp\"}");
   static const ps_scale_step scale[1] = {{0.05, 2}};
   real_cluster c = test_cluster(10);
-  real_run_args a = {.nodes = 8, .workers_per_node = 1, .servers = 4, .worker_nodes = 4,
-                     .scale = scale, .n_scale = 1, .host_speed = 1e9, .cluster = &c,
-                     .workload = wl, .policy = pol, .consistency = cons, .seed = 5, .run = 1};
+  real_run_args a = {.run = {.nodes = 8, .workers_per_node = 1, .servers = 4, .worker_nodes = 4,
+                             .scale = scale, .n_scale = 1, .workload = wl, .policy = pol,
+                             .consistency = cons, .seed = 5}, .host_speed = 1e9, .cluster = &c,
+                     .run_number = 1};
   char err[REAL_ERROR_MAX] = "";
   cJSON *m = real_run_local(&a, err, sizeof err);
   if (!m) fprintf(stderr, "\n  %s\n", err);
@@ -1279,8 +1281,8 @@ static void test_straggler_metrics(void) {
                      .bandwidth_factor = 0.25};
   real_straggler slow;
   real_cluster c = straggler_cluster(&phase, &slow);
-  real_run_args a = {.nodes = 2, .workers_per_node = 1, .host_speed = 1e9, .cluster = &c,
-                     .workload = wl, .policy = pol, .seed = 3, .run = 1};
+  real_run_args a = {.run = {.nodes = 2, .workers_per_node = 1, .workload = wl, .policy = pol,
+                             .seed = 3}, .host_speed = 1e9, .cluster = &c, .run_number = 1};
   char err[REAL_ERROR_MAX] = "";
   cJSON *m = real_run_local(&a, err, sizeof err);
   if (!m) fprintf(stderr, "\n  %s\n", err);
@@ -1586,8 +1588,8 @@ static void test_local_run_with_curve(void) {
   cJSON *pol = parse_json("{\"type\": \"relocate\", \"lookahead\": 4}");
   real_cluster c = test_cluster(10);
   c.auth = REAL_AUTH_CURVE;
-  real_run_args a = {.nodes = 3, .workers_per_node = 2, .host_speed = 1e9, .cluster = &c,
-                     .workload = wl, .policy = pol, .seed = 9, .run = 1};
+  real_run_args a = {.run = {.nodes = 3, .workers_per_node = 2, .workload = wl, .policy = pol,
+                             .seed = 9}, .host_speed = 1e9, .cluster = &c, .run_number = 1};
   char err[REAL_ERROR_MAX] = "";
   cJSON *m = real_run_local(&a, err, sizeof err);
   if (!m) fprintf(stderr, "\n  %s\n", err);
@@ -1689,9 +1691,9 @@ static int run_child(uint32_t rank, const char *coordinator, void *arg) {
   cJSON *wl = cJSON_Parse(long_workload), *pol = cJSON_Parse("{\"type\": \"static\"}");
   cJSON *cons = arg ? cJSON_Parse(arg) : NULL;
   real_cluster c = test_cluster(FAILURE_TIMEOUT_S);
-  real_run_args a = {.nodes = 3, .workers_per_node = 2, .host_speed = 1e9, .cluster = &c,
-                     .workload = wl, .policy = pol, .consistency = cons, .seed = 1, .run = 1,
-                     .rank = rank, .coordinator = coordinator};
+  real_run_args a = {.run = {.nodes = 3, .workers_per_node = 2, .workload = wl, .policy = pol,
+                             .consistency = cons, .seed = 1}, .host_speed = 1e9, .cluster = &c,
+                     .run_number = 1, .rank = rank, .coordinator = coordinator};
   char err[REAL_ERROR_MAX];
   cJSON *m = real_run_node(&a, err, sizeof err);
   if (!m) fprintf(stderr, "pslab node %u: %s\n", rank, err);
@@ -1712,10 +1714,10 @@ static void check_node_2_lost(int signal, const char *consistency) {
   cJSON *cons = consistency ? parse_json(consistency) : NULL;
   real_cluster c = test_cluster(FAILURE_TIMEOUT_S);
   killer k = {.ks = &ks, .signal = signal};
-  real_run_args a = {.nodes = 3, .workers_per_node = 2, .host_speed = 1e9, .cluster = &c,
-                     .workload = wl, .policy = pol, .consistency = cons, .seed = 1, .run = 1,
-                     .listening = kids_tell, .hook_ctx = &ks, .progress = signal_node_2,
-                     .progress_ctx = &k};
+  real_run_args a = {.run = {.nodes = 3, .workers_per_node = 2, .workload = wl, .policy = pol,
+                             .consistency = cons, .seed = 1}, .host_speed = 1e9, .cluster = &c,
+                     .run_number = 1, .listening = kids_tell, .hook_ctx = &ks,
+                     .progress = signal_node_2, .progress_ctx = &k};
   char err[REAL_ERROR_MAX] = "";
   cJSON *m = real_run_node(&a, err, sizeof err);
   double detected_s = real_clock() - k.sent_at;

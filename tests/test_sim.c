@@ -227,8 +227,8 @@ static char *sim_run_child(void *ctx) {
   run_spec *r = ctx;
   cJSON *wl = cJSON_Parse(r->workload), *pol = cJSON_Parse(r->policy);
   cJSON *cons = r->consistency ? cJSON_Parse(r->consistency) : NULL;
-  sim_run_args a = {.cluster = &r->cluster, .workload = wl, .policy = pol, .seed = r->seed,
-                    .consistency = cons};
+  sim_run_args a = {.run = {.workload = wl, .policy = pol, .seed = r->seed, .consistency = cons},
+                    .cluster = &r->cluster};
   char err[512];
   cJSON *m = sim_run(&a, err, sizeof err);
   char *text = m ? cJSON_PrintUnformatted(m) : NULL;
@@ -244,7 +244,8 @@ static char *sim_run_child(void *ctx) {
 static char *sim_run_error_child(void *ctx) {
   run_spec *r = ctx;
   cJSON *wl = cJSON_Parse(r->workload), *pol = cJSON_Parse(r->policy);
-  sim_run_args a = {.cluster = &r->cluster, .workload = wl, .policy = pol, .seed = r->seed};
+  sim_run_args a = {.run = {.workload = wl, .policy = pol, .seed = r->seed},
+                    .cluster = &r->cluster};
   char err[512] = "";
   cJSON *m = sim_run(&a, err, sizeof err);
   cJSON *out = cJSON_CreateObject();
@@ -995,7 +996,7 @@ static void test_platform_file_and_lv08(void) {
 static char *bad_policy_child(void *ctx) {
   run_spec *r = ctx;
   cJSON *wl = cJSON_Parse(r->workload), *pol = cJSON_Parse(r->policy);
-  sim_run_args a = {.cluster = &r->cluster, .workload = wl, .policy = pol, .seed = 1};
+  sim_run_args a = {.run = {.workload = wl, .policy = pol, .seed = 1}, .cluster = &r->cluster};
   char err[512] = "";
   cJSON *m = sim_run(&a, err, sizeof err);
   cJSON *out = cJSON_CreateObject();

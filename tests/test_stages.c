@@ -203,8 +203,8 @@ static cJSON *simulate(const sim_job *j) {
     c.workers_per_node = j->workers_per_node;
     cJSON *wl = unit_json(j->workload), *pol = unit_json(j->policy),
           *st = unit_json(j->stages);
-    sim_run_args a = {.cluster = &c, .workload = wl, .policy = pol, .stages = st,
-                      .seed = j->seed};
+    sim_run_args a = {.run = {.workload = wl, .policy = pol, .stages = st, .seed = j->seed},
+                      .cluster = &c};
     char err[1024] = "";
     cJSON *m = sim_run(&a, err, sizeof err);
     char *text = m ? cJSON_PrintUnformatted(m) : NULL;

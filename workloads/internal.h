@@ -7,7 +7,7 @@
  * step storage every stream needs (a ring of the last `keep` steps' key
  * arrays) is written once, in workload.c: a type's next_step fills the slot it
  * is handed. Also here: JSON validation helpers with the one message format
- * (json.c) and the Zipf sampler with its rank-to-key permutation
+ * (json_fields.c) and the Zipf sampler with its rank-to-key permutation
  * (zipf_dist.c), which the key-skewed generators reuse.
  */
 #ifndef PSLAB_WORKLOADS_INTERNAL_H

@@ -274,6 +274,28 @@ static bool kge_prepare(kge_workload *k, const kge_source *src) {
   return ok;
 }
 
+/* The steps, their sizes and the quality, once the graph is loaded and
+ * prepared; false with a message when a target quality cannot be measured. */
+static bool kge_describe(kge_workload *k, const cJSON *json, wl_info *info, char *err,
+                         size_t errlen) {
+  k->steps_per_epoch = (k->per_worker + k->batch - 1) / k->batch;
+  k->ex_flops = kge_example_flops(k->model, k->dim);
+  info->steps_per_worker = k->steps_per_epoch * k->epochs;
+  info->steps_per_epoch = k->steps_per_epoch;
+  uint64_t keys = 3 * k->batch, all = (uint64_t)k->g.entities + k->g.relations;
+  info->max_step_keys = (size_t)(keys < all ? keys : all);
+  info->max_step_items = (size_t)k->batch;
+  info->samples = k->neg > 0;
+  info->has_quality = k->n_eval > 0;
+  if (info->quality.has_target && !info->has_quality) {
+    wlj_error(err, errlen, "target_quality",
+              "nothing: there are no held-out triples to measure (give test or valid)",
+              cJSON_GetObjectItemCaseSensitive(json, "target_quality"));
+    return false;
+  }
+  return true;
+}
+
 static void *kge_create(const cJSON *json, const wl_context *ctx, wl_info *info, char *err,
                         size_t errlen) {
   kge_workload *k = calloc(1, sizeof *k);
@@ -321,19 +343,7 @@ static void *kge_create(const cJSON *json, const wl_context *ctx, wl_info *info,
     kge_free(k);
     return NULL;
   }
-  k->steps_per_epoch = (k->per_worker + k->batch - 1) / k->batch;
-  k->ex_flops = kge_example_flops(k->model, k->dim);
-  info->steps_per_worker = k->steps_per_epoch * k->epochs;
-  info->steps_per_epoch = k->steps_per_epoch;
-  uint64_t keys = 3 * k->batch, all = (uint64_t)k->g.entities + k->g.relations;
-  info->max_step_keys = (size_t)(keys < all ? keys : all);
-  info->max_step_items = (size_t)k->batch;
-  info->samples = k->neg > 0;
-  info->has_quality = k->n_eval > 0;
-  if (info->quality.has_target && !info->has_quality) {
-    wlj_error(err, errlen, "target_quality",
-              "nothing: there are no held-out triples to measure (give test or valid)",
-              cJSON_GetObjectItemCaseSensitive(json, "target_quality"));
+  if (!kge_describe(k, json, info, err, errlen)) {
     kge_free(k);
     return NULL;
   }

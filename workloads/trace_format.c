@@ -515,6 +515,29 @@ static bool text_line(text_state *s, char *line) {
   return text_record(s, first, rest);
 }
 
+/* The first line: "pslab-trace VERSION". */
+static bool text_magic_line(text_state *s, char *line) {
+  char *rest = line, *magic = next_word(&rest), *version = next_word(&rest);
+  uint64_t v;
+  if (!magic || strcmp(magic, WL_TRACE_TEXT_MAGIC) != 0)
+    return tfail(&s->tp, "expected \"%s %u\" on the first line", WL_TRACE_TEXT_MAGIC,
+                 WL_TRACE_VERSION);
+  if (!version || !parse_u64(version, &v))
+    return tfail(&s->tp, "expected the version after \"%s\"", WL_TRACE_TEXT_MAGIC);
+  if (v != WL_TRACE_VERSION)
+    return tfail(&s->tp, "version %" PRIu64 " is not supported (this pslab reads version %u)",
+                 v, WL_TRACE_VERSION);
+  return true;
+}
+
+/* At the end of a trace without records (a valid one): its header must be
+ * complete. */
+static bool text_no_records(text_state *s) {
+  if (s->layout.num_tables == 0) return tfail(&s->tp, "no \"table FIRST COUNT VALUE_LEN\" line");
+  if (!s->have_workers) return tfail(&s->tp, "no \"workers N\" line");
+  return text_begin_records(s);
+}
+
 /* Builds the binary encoding of the text state's records. */
 static uint8_t *text_encode(text_state *s, size_t *len) {
   bytes b = {0};
@@ -559,30 +582,10 @@ static wl_trace *parse_text(const char *text, size_t len, const char *name, char
       ok = tfail(&s.tp, "a NUL byte: not a text trace");
       break;
     }
-    if (s.tp.line == 1) {
-      char *rest = line, *magic = next_word(&rest), *version = next_word(&rest);
-      uint64_t v;
-      if (!magic || strcmp(magic, WL_TRACE_TEXT_MAGIC) != 0)
-        ok = tfail(&s.tp, "expected \"%s %u\" on the first line", WL_TRACE_TEXT_MAGIC,
-                   WL_TRACE_VERSION);
-      else if (!version || !parse_u64(version, &v))
-        ok = tfail(&s.tp, "expected the version after \"%s\"", WL_TRACE_TEXT_MAGIC);
-      else if (v != WL_TRACE_VERSION)
-        ok = tfail(&s.tp, "version %" PRIu64 " is not supported (this pslab reads version %u)",
-                   v, WL_TRACE_VERSION);
-    } else {
-      ok = text_line(&s, line);
-    }
+    ok = s.tp.line == 1 ? text_magic_line(&s, line) : text_line(&s, line);
     p = nl ? nl + 1 : end;
   }
-  if (ok && !s.records_begun) { /* a trace without records is a valid one */
-    if (s.layout.num_tables == 0)
-      ok = tfail(&s.tp, "no \"table FIRST COUNT VALUE_LEN\" line");
-    else if (!s.have_workers)
-      ok = tfail(&s.tp, "no \"workers N\" line");
-    else
-      ok = text_begin_records(&s);
-  }
+  if (ok && !s.records_begun) ok = text_no_records(&s);
   if (ok) {
     size_t blen = 0;
     uint8_t *bin = text_encode(&s, &blen);

@@ -95,6 +95,47 @@ static void w2v_free(void *impl) {
   free(w);
 }
 
+/* The rules between fields of a w2v object whose fields each parsed. */
+static bool check_together(const cJSON *json, const w2v_workload *w, const char *corpus,
+                           const char *sim, const char *ana, char *err, size_t errlen) {
+  if (cJSON_GetObjectItemCaseSensitive(json, "wordnet_dir") &&
+      strncmp(corpus, "wordnet:", 8) != 0 && strncmp(sim, "wordnet:", 8) != 0) {
+    wlj_error(err, errlen, "wordnet_dir",
+              "nothing unless corpus or similarity reads WordNet (\"wordnet:...\")",
+              cJSON_GetObjectItemCaseSensitive(json, "wordnet_dir"));
+    return false;
+  }
+  uint64_t keys = w->batch * (1 + 2 * w->window), samples = w->batch * 2 * w->window * w->neg;
+  if (keys > PS_MAX_OP_KEYS || samples > PS_MAX_OP_KEYS) {
+    char expected[160];
+    snprintf(expected, sizeof expected,
+             "a batch whose keys (batch * (1 + 2 * window)) and samples (batch * 2 * window * "
+             "neg) stay within %u",
+             (unsigned)PS_MAX_OP_KEYS);
+    wlj_error(err, errlen, "batch", expected, cJSON_GetObjectItemCaseSensitive(json, "batch"));
+    return false;
+  }
+  if (*sim && *ana) {
+    wlj_error(err, errlen, "analogy",
+              "nothing when similarity is set (one quality measure at a time)",
+              cJSON_GetObjectItemCaseSensitive(json, "analogy"));
+    return false;
+  }
+  if (cJSON_GetObjectItemCaseSensitive(json, "similarity_pairs") &&
+      strcmp(sim, "wordnet:synonyms") != 0) {
+    wlj_error(err, errlen, "similarity_pairs",
+              "nothing unless similarity is \"wordnet:synonyms\"",
+              cJSON_GetObjectItemCaseSensitive(json, "similarity_pairs"));
+    return false;
+  }
+  if (cJSON_GetObjectItemCaseSensitive(json, "analogy_vocab") && !*ana) {
+    wlj_error(err, errlen, "analogy_vocab", "nothing unless analogy is set",
+              cJSON_GetObjectItemCaseSensitive(json, "analogy_vocab"));
+    return false;
+  }
+  return true;
+}
+
 static bool parse(const cJSON *json, w2v_workload *w, const char **corpus, const char **sim,
                   const char **ana, uint64_t *sim_pairs, uint64_t *ana_vocab,
                   const char **wordnet_dir, char *err, size_t errlen) {
@@ -122,42 +163,7 @@ static bool parse(const cJSON *json, w2v_workload *w, const char **corpus, const
       !wlj_uint(json, "analogy_vocab", 1, UINT32_MAX, &tenk, ana_vocab, err, errlen) ||
       !wlj_string(json, "wordnet_dir", W2V_WORDNET_DIR, wordnet_dir, err, errlen))
     return false;
-  if (cJSON_GetObjectItemCaseSensitive(json, "wordnet_dir") &&
-      strncmp(*corpus, "wordnet:", 8) != 0 && strncmp(*sim, "wordnet:", 8) != 0) {
-    wlj_error(err, errlen, "wordnet_dir",
-              "nothing unless corpus or similarity reads WordNet (\"wordnet:...\")",
-              cJSON_GetObjectItemCaseSensitive(json, "wordnet_dir"));
-    return false;
-  }
-  uint64_t keys = w->batch * (1 + 2 * w->window), samples = w->batch * 2 * w->window * w->neg;
-  if (keys > PS_MAX_OP_KEYS || samples > PS_MAX_OP_KEYS) {
-    char expected[160];
-    snprintf(expected, sizeof expected,
-             "a batch whose keys (batch * (1 + 2 * window)) and samples (batch * 2 * window * "
-             "neg) stay within %u",
-             (unsigned)PS_MAX_OP_KEYS);
-    wlj_error(err, errlen, "batch", expected, cJSON_GetObjectItemCaseSensitive(json, "batch"));
-    return false;
-  }
-  if (**sim && **ana) {
-    wlj_error(err, errlen, "analogy",
-              "nothing when similarity is set (one quality measure at a time)",
-              cJSON_GetObjectItemCaseSensitive(json, "analogy"));
-    return false;
-  }
-  if (cJSON_GetObjectItemCaseSensitive(json, "similarity_pairs") &&
-      strcmp(*sim, "wordnet:synonyms") != 0) {
-    wlj_error(err, errlen, "similarity_pairs",
-              "nothing unless similarity is \"wordnet:synonyms\"",
-              cJSON_GetObjectItemCaseSensitive(json, "similarity_pairs"));
-    return false;
-  }
-  if (cJSON_GetObjectItemCaseSensitive(json, "analogy_vocab") && !**ana) {
-    wlj_error(err, errlen, "analogy_vocab", "nothing unless analogy is set",
-              cJSON_GetObjectItemCaseSensitive(json, "analogy_vocab"));
-    return false;
-  }
-  return true;
+  return check_together(json, w, *corpus, *sim, *ana, err, errlen);
 }
 
 static int by_key(const void *x, const void *y) {

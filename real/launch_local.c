@@ -199,7 +199,7 @@ static bool child_failure(const launch *l, double wait_s, char *err, size_t errl
 }
 
 cJSON *real_run_local(const real_run_args *a, char *err, size_t errlen) {
-  if (!a || !a->cluster || a->nodes == 0) {
+  if (!a || !a->cluster || a->run.nodes == 0) {
     snprintf(err, errlen, "real_run_local: bad arguments");
     return NULL;
   }
@@ -210,7 +210,7 @@ cJSON *real_run_local(const real_run_args *a, char *err, size_t errlen) {
   real_run_args keyed = *a;
   keyed.cluster = &cluster;
   a = &keyed;
-  launch l = {.kids = calloc(a->nodes, sizeof(child)), .nodes = a->nodes};
+  launch l = {.kids = calloc(a->run.nodes, sizeof(child)), .nodes = a->run.nodes};
   if (!l.kids) {
     real_curve_key_wipe(&cluster.key);
     snprintf(err, errlen, "real_run_local: out of memory");
@@ -218,10 +218,10 @@ cJSON *real_run_local(const real_run_args *a, char *err, size_t errlen) {
   }
   fflush(NULL); /* or the children's copies of stdio buffers are written twice */
   uint32_t forked = 1;
-  while (forked < a->nodes && fork_node(&l, a, forked) == 0) forked++;
+  while (forked < a->run.nodes && fork_node(&l, a, forked) == 0) forked++;
   l.nodes = forked;
   cJSON *metrics = NULL;
-  if (forked < a->nodes) {
+  if (forked < a->run.nodes) {
     snprintf(err, errlen, "cannot fork node %u: %s", forked, strerror(errno));
     tell_address(&l, ""); /* an empty address: the children give up */
   } else {
