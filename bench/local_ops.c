@@ -8,7 +8,7 @@
  * (bench/bench.h), times per operation in thread CPU time:
  *
  *   local pull          ps_pull of one key, per call, against memcpy of the
- *                       same 400 bytes (goal: at most 2x, issue 14);
+ *                       same 400 bytes (goal: at most 2x);
  *   local push          ps_push of one key, against adding 100 floats into
  *                       a plain array;
  *   local pull 64 keys  ps_pull of 64 keys in one call, per key, against

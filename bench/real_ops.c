@@ -12,7 +12,7 @@
  *                     median round trip of the round's pulls, against a
  *                     bare ZeroMQ DEALER/ROUTER request/reply between the
  *                     same two processes with the same request and reply
- *                     sizes (goal at 100 floats: at most 1.3x, issue 14);
+ *                     sizes (goal at 100 floats: at most 1.3x);
  *   remote push p50   likewise, the values going out and the ack back;
  *   remote pull, 16 outstanding   time per pull, against bare ZeroMQ with
  *                     16 requests outstanding;

@@ -21,8 +21,8 @@
  * Usage: sim_scale [steps [nodes]]. Wall time covers the whole run (engine,
  * platform, the nodes, the metrics): the machine's load moves it.
  *
- * sim_scale --every-policy [steps [nodes]] (defaults 100 and 1,024): issue
- * 14's scale goal, every shipped policy on the quickstart's own workload (1 M
+ * sim_scale --every-policy [steps [nodes]] (defaults 100 and 1,024): the
+ * scale goal, every shipped policy on the quickstart's own workload (1 M
  * keys) under latency_bandwidth, each run's wall and CPU seconds against the
  * goal of 300 s. The verdict goes by CPU time, which another job on the
  * same cores inflates much less than wall time. About 15 minutes in all.
@@ -119,7 +119,7 @@ static double cpu_us_per_msg(const figures *f) {
 
 #define SCALE_GOAL_S 300.0
 
-/* Every shipped policy as the README's 1,024-node table runs it. */
+/* Every shipped policy as bench/README.md's 1,024-node table runs it. */
 static int every_policy(uint64_t steps, uint32_t nodes) {
   static const char *const every[][2] = {
       {"static", "{\"type\":\"static\",\"partition\":\"hash\",\"fast_local_access\":false}"},

@@ -31,11 +31,11 @@
  *          model latency_bandwidth (sim/latency_bandwidth.c: no flow sharing,
  *          so no flow model to solve), against the same bare loops under
  *          CM02: what a user who picks the cheap model for a scale study pays
- *          per message, as issue 14 offers that model where SimGrid's solver
- *          dominates. Under CM02 SimGrid alone, simulating pslab's messages
- *          (sizes and times that vary, a handling sleep each), takes more
- *          wall time per message than the whole bare loop at 8 nodes (about
- *          43% of pslab's time in a profile).
+ *          per message, since that model is offered for runs where SimGrid's
+ *          solver dominates. Under CM02 SimGrid alone, simulating pslab's
+ *          messages (sizes and times that vary, a handling sleep each), takes
+ *          more wall time per message than the whole bare loop at 8 nodes
+ *          (about 43% of pslab's time in a profile).
  *
  * and prints wall time per simulated message of each and pslab / raw, pslab's
  * overhead per message over raw SimGrid (bench/bench.h's lines; with rounds,

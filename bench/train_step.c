@@ -17,8 +17,8 @@
  *
  * Both process the same steps (the same stream seed). It prints ns per step
  * for each (the median of the rounds, and the spread) and pslab / plain, the
- * overhead of going through the PS, as bench/bench.h's lines. Goal (issue
- * 10): <= 1.3x.
+ * overhead of going through the PS, as bench/bench.h's lines. Goal:
+ * <= 1.3x.
  *
  * Usage: train_step [--rounds N] [workload.json ...]
  */

@@ -54,8 +54,9 @@ static const char main_help[] =
     "  -h, --help   this help; `pslab CMD --help` explains a command's options\n"
     "\n"
     "The spec format (every field, its units and defaults, sweeps, plots and\n"
-    "the results format) is described in README.md, section \"Spec reference\"\n"
-    "(experiments/SPEC.md). A first spec: experiments/specs/quickstart.json.\n";
+    "the results format) is described in experiments/SPEC.md, \"Spec reference\";\n"
+    "README.md and docs/ explain the rest. A first spec:\n"
+    "experiments/specs/quickstart.json.\n";
 
 static const char run_help[] =
     "usage: pslab run SPEC [--out DIR] [--set PATH=VALUE]... [--backend sim|real]\n"
@@ -131,7 +132,7 @@ static const char run_help[] =
     "invalid, a run failed or results could not be written; 2 bad command line;\n"
     "3 every run succeeded but a plot was not drawn (e.g. gnuplot is missing).\n"
     "\n"
-    "Spec reference: README.md, \"Spec reference\" (experiments/SPEC.md).\n";
+    "Reference: experiments/SPEC.md, \"Spec reference\".\n";
 
 static const char check_help[] =
     "usage: pslab check SPEC [--set PATH=VALUE]... [--backend sim|real] [--shard K/N]\n"
@@ -149,7 +150,7 @@ static const char check_help[] =
     "\n"
     "Exit status: 0 valid; 1 invalid; 2 bad command line.\n"
     "\n"
-    "Spec reference: README.md, \"Spec reference\" (experiments/SPEC.md).\n";
+    "Reference: experiments/SPEC.md, \"Spec reference\".\n";
 
 static const char node_help[] =
     "usage: pslab node SPEC [--out DIR] [--set PATH=VALUE]... [--coordinator HOST:PORT]\n"
@@ -205,7 +206,7 @@ static const char node_help[] =
     "that died or never arrived is named by rank, within cluster.timeout_s);\n"
     "2 bad command line or no rank in the environment.\n"
     "\n"
-    "Reference: README.md, \"Real clusters\".\n";
+    "Reference: docs/real-clusters.md, \"Real clusters\".\n";
 
 static const char keygen_help[] =
     "usage: pslab keygen --out FILE\n"
@@ -227,7 +228,7 @@ static const char keygen_help[] =
     "Exit status: 0 written; 1 FILE cannot be written (or exists), or ZeroMQ has\n"
     "no CURVE; 2 bad command line.\n"
     "\n"
-    "Reference: README.md, \"Real clusters\" (threat model).\n";
+    "Reference: docs/real-clusters.md, \"Authenticated clusters\".\n";
 
 static const char plot_help[] =
     "usage: pslab plot DIR\n"
@@ -243,7 +244,7 @@ static const char plot_help[] =
     "Exit status: 0 every plot drawn; 1 DIR cannot be read; 2 bad command line;\n"
     "3 some plot was not drawn.\n"
     "\n"
-    "Plot reference: README.md, \"Spec reference\" (experiments/SPEC.md).\n";
+    "Plot reference: experiments/SPEC.md, \"plots\".\n";
 
 static const char merge_help[] =
     "usage: pslab merge [--out DIR] [--quiet] SHARD_DIR...\n"
@@ -278,7 +279,7 @@ static const char merge_help[] =
     "directory or failed (what there is is written); 2 bad command line; 3 a\n"
     "plot was not drawn.\n"
     "\n"
-    "Reference: README.md, \"Spec reference\" (experiments/SPEC.md, Results).\n";
+    "Reference: experiments/SPEC.md, \"Shards: one sweep on several machines\".\n";
 
 static const char metrics_help[] =
     "usage: pslab metrics [--markdown]\n"
@@ -360,7 +361,7 @@ static const char calibrate_help[] =
     "Exit status: 0 written; 1 a measurement failed or FILE cannot be written;\n"
     "2 bad command line.\n"
     "\n"
-    "Reference: README.md, \"Does the simulator predict the real backend?\".\n";
+    "Reference: docs/fidelity.md, \"Calibrating: pslab calibrate\".\n";
 
 static const char validate_help[] =
     "usage: pslab validate SPEC [--profile FILE] [--repeats N] [--out DIR]\n"
@@ -419,7 +420,7 @@ static const char validate_help[] =
     "line; 3 every run succeeded but a drawing was not made (e.g. gnuplot is\n"
     "missing).\n"
     "\n"
-    "Reference: README.md, \"Does the simulator predict the real backend?\".\n";
+    "Reference: docs/fidelity.md, \"Does the simulator predict the real backend?\".\n";
 
 typedef struct cli cli;
 

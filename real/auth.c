@@ -11,9 +11,9 @@
  * and the guard (a ZAP handler) admits it only when its own public key is
  * the cluster's, which CURVE's handshake proves it holds the secret half
  * of. One shared keypair is what makes this simple: no list of node keys
- * to distribute, and a node is "whoever has the key file" (README, threat
- * model). Loopback runs stay plain unless asked, since only processes of
- * this machine can reach them.
+ * to distribute, and a node is "whoever has the key file" (the threat model:
+ * docs/real-clusters.md, "Authenticated clusters"). Loopback runs stay plain
+ * unless asked, since only processes of this machine can reach them.
  *
  * Refusals are counted (real_node_stats.refused) and logged once per peer
  * address and reason: a ZAP refusal names the address ZeroMQ gives the handler; a

@@ -1,5 +1,6 @@
 /*
- * Who reads the node's ROUTER: leader/follower (issue 14).
+ * Who reads the node's ROUTER: leader/follower, so that a worker waiting
+ * for a reply reads it itself, one thread wake-up after it arrives.
  *
  * The ROUTER has at most one reader at a time, and n->lead says who:
  *   REAL_LEAD_PARKED    nobody. The last reader read it until it was empty

@@ -43,7 +43,7 @@ typedef enum {
 #define REAL_HOST_MAX 256
 #define REAL_PATH_MAX 4096
 
-/* Who may send messages into a run (README, "Real clusters", threat model). */
+/* Who may send messages into a run (docs/real-clusters.md, "Authenticated clusters"). */
 typedef enum {
   REAL_AUTH_AUTO = 0, /* CURVE unless every node binds loopback (127.0.0.0/8) */
   REAL_AUTH_CURVE,    /* CURVE always, loopback too */

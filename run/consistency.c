@@ -1,7 +1,8 @@
 /*
  * The spec's "consistency" object: read, and checked against the policy and
- * the workload (README, *Consistency*; what each model means is in
- * model/ps.h, "clocks, consistency").
+ * the workload. What each model does for a run:
+ * docs/consistency.md, "Consistency: BSP, SSP, ESSP, SparseSSP"; what it
+ * means for the core: model/ps.h, "clocks, consistency".
  */
 #include "run/internal.h"
 

@@ -76,7 +76,7 @@ typedef struct {
   const char *base_dir;         /* where the spec is: relative data files are
                                    read from there (NULL: the current one) */
   /* Recording a trace (NULL: none): each worker of rank r writes its part,
-   * "<trace_path>.part<r>" (workloads/trace.h), under a temporary name
+   * "<trace_path>.part<r>" (workloads/workload.h, traces), under a temporary name
    * renamed once the worker is done; whoever runs the run merges the parts
    * (wl_trace_merge). Borrowed: must outlive the setup. */
   const char *trace_path;

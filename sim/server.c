@@ -11,7 +11,8 @@
  * own workers over the loopback, or smaller ones) have arrived, which a
  * real node (FIFO per peer only) would not; runs where that happens often
  * are slower than they should be (adaptive at high skew: about 2.7x, see
- * the README; latency_bandwidth takes arrival order). It sets that up as its very first action: actors first run in
+ * docs/fidelity.md, "The cheap network model against CM02";
+ * latency_bandwidth takes arrival order). It sets that up as its very first action: actors first run in
  * creation order and their calls are served in that order, and servers are
  * created before workers, so no message can reach an inbox before it has
  * its receiver (one that did would be taken out of order).

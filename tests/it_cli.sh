@@ -56,7 +56,7 @@ has "help run" out "usage: pslab run SPEC"
 run "run --help" 0 "$PSLAB" run --help
 for word in "--out DIR" "--set PATH=VALUE" "--backend" "--metrics A,B,..." "--quiet" \
             "--shard K/N" "runs.jsonl" "runs.csv" "summary.csv" "NAME_ci95" "Exit status" \
-            "README.md"; do
+            "experiments/SPEC.md"; do
   has "run --help" out "$word"
 done
 run "check -h" 0 "$PSLAB" check -h

@@ -288,7 +288,7 @@ run "validate --shard (not its option)" 2 "$PSLAB" validate "$SPEC" --shard 1/2
 # ---------------------------------------------------------- help
 run "validate --help" 0 "$PSLAB" validate --help
 for word in "usage: pslab validate SPEC" --profile --repeats --netns --rate "validate.jsonl" \
-            "validate.csv" "validate.svg" "Exit status" "README.md"; do
+            "validate.csv" "validate.svg" "Exit status" "docs/fidelity.md"; do
   has "validate --help" out "$word"
 done
 run "--help lists validate" 0 "$PSLAB" --help

@@ -1,5 +1,5 @@
 /*
- * Traces (workloads/trace.h): the binary format round trip through the
+ * Traces (workloads/workload.h, traces): the binary format round trip through the
  * writer and the merge, the text form, a table of malformed inputs each
  * rejected with its message, a zipf run recorded through the driver and
  * replayed by the trace workload step for step, the replay's mapping of
