@@ -150,7 +150,8 @@ const policy_field policy_adaptive_fields[] = {
 static int adaptive_configure(const struct cJSON *json, ps_policy_settings *s, char *err,
                               size_t errlen) {
   adaptive_knobs k;
-  int rc = policy_read_fields(json, policy_adaptive_fields, true, &k, err, errlen);
+  int rc = policy_read_fields(json, policy_adaptive_fields, FIELDS_CONFIGURE, &k, err,
+                              errlen);
   if (rc != PS_OK) return rc;
   s->partition = (ps_partition)k.partition;
   s->lookahead = k.lookahead;
@@ -179,7 +180,8 @@ static int adaptive_init(ps_node *node, const struct cJSON *json, void **state) 
   s->node = node;
   adaptive_knobs k;
   char err[256];
-  if (policy_read_fields(json, policy_adaptive_fields, true, &k, err, sizeof err) != PS_OK) {
+  if (policy_read_fields(json, policy_adaptive_fields, FIELDS_INIT, &k, err, sizeof err) !=
+      PS_OK) {
     free(s);
     return PS_ERR_INVAL;
   }

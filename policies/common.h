@@ -58,13 +58,23 @@ typedef struct {
 } policy_field;
 /* Tables end with an entry of NULL name: {0}. */
 
+/* What object a table is read from, and so which fields beside the table's
+ * it may carry. */
+typedef enum {
+  FIELDS_PLAIN,     /* none: every other field is refused (sampling) */
+  FIELDS_CONFIGURE, /* a policy object at configure: "type" too, listed first
+                       when another field is refused */
+  FIELDS_INIT,      /* a policy object at init, which configure checked: the
+                       fields not in the table pass (every policy's "type"
+                       and "sampling") */
+} policy_fields_mode;
+
 /* Reads json (NULL: an object with no fields, so every default) into knobs
- * by the table: refuses a field not in it ("type" is allowed, and listed
- * first, when typed), reads each field in table order, its default when
- * absent, then checks shares' upper bound and refused values. PS_OK, or
- * PS_ERR_INVAL with the message in err. */
-int policy_read_fields(const struct cJSON *json, const policy_field *fields, bool typed,
-                       void *knobs, char *err, size_t errlen);
+ * by the table: refuses a field not in it (as mode says), reads each field
+ * in table order, its default when absent, then checks shares' upper bound
+ * and refused values. PS_OK, or PS_ERR_INVAL with the message in err. */
+int policy_read_fields(const struct cJSON *json, const policy_field *fields,
+                       policy_fields_mode mode, void *knobs, char *err, size_t errlen);
 
 /* The i-th table (the policies' in registry order, then sampling's) and its
  * name; NULL past the last. */

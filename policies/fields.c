@@ -79,9 +79,10 @@ static void describe_found(const cJSON *j, bool numbers, char *buf, size_t n) {
 
 /* -------------------------------------------------------------- reading */
 
-static int check_known(const cJSON *json, const policy_field *fields, bool typed, char *err,
-                       size_t errlen) {
-  for (const cJSON *j = json ? json->child : NULL; j; j = j->next) {
+static int check_known(const cJSON *json, const policy_field *fields, policy_fields_mode mode,
+                       char *err, size_t errlen) {
+  bool typed = mode == FIELDS_CONFIGURE;
+  for (const cJSON *j = json && mode != FIELDS_INIT ? json->child : NULL; j; j = j->next) {
     bool found = typed && strcmp(j->string, "type") == 0;
     for (const policy_field *f = fields; f->name && !found; f++)
       found = strcmp(j->string, f->name) == 0;
@@ -232,13 +233,13 @@ static int check_refused(const policy_field *f, const unsigned char *knobs, char
   return PS_ERR_INVAL;
 }
 
-int policy_read_fields(const cJSON *json, const policy_field *fields, bool typed, void *knobs,
-                       char *err, size_t errlen) {
+int policy_read_fields(const cJSON *json, const policy_field *fields, policy_fields_mode mode,
+                       void *knobs, char *err, size_t errlen) {
   if (json && !cJSON_IsObject(json)) {
     snprintf(err, errlen, "expected an object, found %s", policy_json_kind(json));
     return PS_ERR_INVAL;
   }
-  int rc = check_known(json, fields, typed, err, errlen);
+  int rc = check_known(json, fields, mode, err, errlen);
   for (const policy_field *f = fields; rc == PS_OK && f->name; f++)
     rc = read_field(json, fields, f, knobs, err, errlen);
   for (const policy_field *f = fields; rc == PS_OK && f->name; f++)

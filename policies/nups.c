@@ -32,7 +32,8 @@ const policy_field policy_nups_fields[] = {
 static int nups_configure(const struct cJSON *json, ps_policy_settings *s, char *err,
                           size_t errlen) {
   nups_knobs k;
-  int rc = policy_read_fields(json, policy_nups_fields, true, &k, err, errlen);
+  int rc = policy_read_fields(json, policy_nups_fields, FIELDS_CONFIGURE, &k, err,
+                              errlen);
   if (rc != PS_OK) return rc;
   s->partition = (ps_partition)k.partition;
   s->lookahead = k.lookahead;
@@ -47,7 +48,8 @@ static int nups_configure(const struct cJSON *json, ps_policy_settings *s, char 
 static int nups_init(ps_node *node, const struct cJSON *json, void **state) {
   nups_knobs k;
   char err[256];
-  if (policy_read_fields(json, policy_nups_fields, true, &k, err, sizeof err) != PS_OK)
+  if (policy_read_fields(json, policy_nups_fields, FIELDS_INIT, &k, err, sizeof err) !=
+      PS_OK)
     return PS_ERR_INVAL;
   return replication_init(node, &k.repl, state);
 }

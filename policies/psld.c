@@ -148,9 +148,9 @@ const policy_field policy_psld_fields[] = {
     {0},
 };
 
-static int psld_knobs_read(const struct cJSON *json, psld_knobs *k, ps_policy_settings *s,
-                           char *err, size_t errlen) {
-  int rc = policy_read_fields(json, policy_psld_fields, true, k, err, errlen);
+static int psld_knobs_read(const struct cJSON *json, policy_fields_mode mode, psld_knobs *k,
+                           ps_policy_settings *s, char *err, size_t errlen) {
+  int rc = policy_read_fields(json, policy_psld_fields, mode, k, err, errlen);
   if (rc != PS_OK) return rc;
   s->partition = (ps_partition)k->partition;
   s->fast_local_access = k->fast_local_access;
@@ -161,7 +161,7 @@ static int psld_knobs_read(const struct cJSON *json, psld_knobs *k, ps_policy_se
 static int psld_configure(const struct cJSON *json, ps_policy_settings *s, char *err,
                           size_t errlen) {
   psld_knobs k;
-  return psld_knobs_read(json, &k, s, err, errlen);
+  return psld_knobs_read(json, FIELDS_CONFIGURE, &k, s, err, errlen);
 }
 
 /* ----------------------------------------------------------------- blocks */
@@ -235,7 +235,7 @@ static int psld_init(ps_node *node, const struct cJSON *json, void **state) {
   ps_policy_settings s;
   ps_policy_settings_default(&s);
   char err[256];
-  if (psld_knobs_read(json, &p->k, &s, err, sizeof err) != PS_OK) {
+  if (psld_knobs_read(json, FIELDS_INIT, &p->k, &s, err, sizeof err) != PS_OK) {
     free(p);
     return PS_ERR_INVAL;
   }

@@ -32,7 +32,8 @@ const policy_field policy_relocate_fields[] = {
 static int relocate_configure(const struct cJSON *json, ps_policy_settings *s, char *err,
                               size_t errlen) {
   relocate_knobs k;
-  int rc = policy_read_fields(json, policy_relocate_fields, true, &k, err, errlen);
+  int rc = policy_read_fields(json, policy_relocate_fields, FIELDS_CONFIGURE, &k, err,
+                              errlen);
   if (rc != PS_OK) return rc;
   s->partition = (ps_partition)k.partition;
   s->fast_local_access = k.fast_local_access;

@@ -25,7 +25,8 @@ const policy_field policy_replicate_fields[] = {
 static int replicate_configure(const struct cJSON *json, ps_policy_settings *s, char *err,
                                size_t errlen) {
   replicate_knobs k;
-  int rc = policy_read_fields(json, policy_replicate_fields, true, &k, err, errlen);
+  int rc = policy_read_fields(json, policy_replicate_fields, FIELDS_CONFIGURE, &k, err,
+                              errlen);
   if (rc != PS_OK) return rc;
   s->partition = (ps_partition)k.partition;
   s->fast_local_access = k.fast_local_access;
@@ -40,7 +41,8 @@ static int replicate_configure(const struct cJSON *json, ps_policy_settings *s, 
 static int replicate_init(ps_node *node, const struct cJSON *json, void **state) {
   replicate_knobs k;
   char err[256];
-  if (policy_read_fields(json, policy_replicate_fields, true, &k, err, sizeof err) != PS_OK)
+  if (policy_read_fields(json, policy_replicate_fields, FIELDS_INIT, &k, err, sizeof err) !=
+      PS_OK)
     return PS_ERR_INVAL;
   return replication_init(node, &k.repl, state);
 }

@@ -70,7 +70,7 @@ const policy_field policy_sampling_fields[] = {
 };
 
 int sampling_parse(const cJSON *json, sampling_config *c, char *err, size_t errlen) {
-  return policy_read_fields(json, policy_sampling_fields, false, c, err, errlen);
+  return policy_read_fields(json, policy_sampling_fields, FIELDS_PLAIN, c, err, errlen);
 }
 
 int ps_sampling_configure(const cJSON *json, char *err, size_t errlen) {

@@ -22,7 +22,8 @@ const policy_field policy_static_fields[] = {
 static int static_configure(const struct cJSON *json, ps_policy_settings *s, char *err,
                             size_t errlen) {
   static_knobs k;
-  int rc = policy_read_fields(json, policy_static_fields, true, &k, err, errlen);
+  int rc = policy_read_fields(json, policy_static_fields, FIELDS_CONFIGURE, &k, err,
+                              errlen);
   if (rc != PS_OK) return rc;
   s->partition = (ps_partition)k.partition;
   s->fast_local_access = k.fast_local_access;

@@ -210,6 +210,8 @@ static void test_fields_at_their_defaults_are_accepted(void) {
       CU_ASSERT_EQUAL(all.hot_keys, none.hot_keys);
       CU_ASSERT_EQUAL(all.owner_replicas, none.owner_replicas);
       CU_ASSERT_EQUAL(all.replicas_per_node, none.replicas_per_node);
+      /* init sees the whole object, with the sampling configure is spared */
+      cJSON_AddItemToObject(o, "sampling", defaults_object("sampling", policy_sampling_fields));
       void *state = NULL;
       CU_ASSERT_EQUAL(ops->init(harness_node(h, 0), o, &state), PS_OK);
       if (ops->free) ops->free(state);
