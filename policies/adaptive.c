@@ -24,7 +24,6 @@
 
 #include <math.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #define ADAPTIVE_DEFAULT_LOOKAHEAD 50
@@ -126,32 +125,37 @@ typedef struct {
   double rtt; /* announcement round trip (0: not measured yet) */
 } adaptive_state;
 
-static const char *const known_fields[] = {"type", "partition", "lookahead", "syncs_per_sec",
-                                           "window_clocks", NULL};
+typedef struct {
+  int partition;
+  uint32_t lookahead;
+  double syncs_per_sec;
+  uint32_t window_clocks; /* UINT32_MAX: estimate */
+} adaptive_knobs;
 
-static int parse(const struct cJSON *json, double *syncs, int64_t *window, char *err,
-                 size_t errlen) {
-  uint32_t w = UINT32_MAX;
-  int rc;
-  if ((rc = policy_get_number(json, "syncs_per_sec", 0, false, 1e6, syncs, err, errlen)) ||
-      (rc = policy_get_uint(json, "window_clocks", 0, 1000000, &w, err, errlen)))
-    return rc;
-  *window = w == UINT32_MAX ? -1 : (int64_t)w;
-  return PS_OK;
-}
+const policy_field policy_adaptive_fields[] = {
+    POLICY_FIELD_PARTITION(adaptive_knobs),
+    POLICY_FIELD_LOOKAHEAD(adaptive_knobs, ADAPTIVE_DEFAULT_LOOKAHEAD),
+    {.name = "syncs_per_sec", .type = FIELD_NUMBER,
+     .offset = offsetof(adaptive_knobs, syncs_per_sec), .def = ADAPTIVE_DEFAULT_SYNCS,
+     .min = 0, .max = 1e6,
+     .meaning = "sync rounds a second of the replicas it takes (through the owner)"},
+    {.name = "window_clocks", .type = FIELD_INT,
+     .offset = offsetof(adaptive_knobs, window_clocks), .def = UINT32_MAX, .min = 0,
+     .max = 1000000, .default_text = "estimated",
+     .meaning = "act on an intent this many clocks before its start, instead of the "
+                "estimate from the measured clock rate and round trip"},
+    {0},
+};
 
 static int adaptive_configure(const struct cJSON *json, ps_policy_settings *s, char *err,
                               size_t errlen) {
-  double syncs = ADAPTIVE_DEFAULT_SYNCS;
-  int64_t window;
-  s->lookahead = ADAPTIVE_DEFAULT_LOOKAHEAD;
-  s->keys_at_workers = true; /* relocates or replicates to the intending node */
-  int rc;
-  if ((rc = policy_check_fields(json, known_fields, err, errlen)) ||
-      (rc = policy_get_partition(json, &s->partition, err, errlen)) ||
-      (rc = policy_get_uint(json, "lookahead", 1, PS_MAX_LOOKAHEAD, &s->lookahead, err, errlen)) ||
-      (rc = parse(json, &syncs, &window, err, errlen)))
-    return rc;
+  adaptive_knobs k;
+  int rc = policy_read_fields(json, policy_adaptive_fields, FIELDS_CONFIGURE, &k, err,
+                              errlen);
+  if (rc != PS_OK) return rc;
+  s->partition = (ps_partition)k.partition;
+  s->lookahead = k.lookahead;
+  s->keys_at_workers = true;   /* relocates or replicates to the intending node */
   s->fast_local_access = true; /* relocation needs it (see relocate) */
   s->owner_replicas = true;    /* its replicas sync through the owner */
   return PS_OK;
@@ -174,12 +178,15 @@ static int adaptive_init(ps_node *node, const struct cJSON *json, void **state) 
   adaptive_state *s = calloc(1, sizeof *s);
   if (!s) return PS_ERR_NOMEM;
   s->node = node;
-  s->syncs_per_sec = ADAPTIVE_DEFAULT_SYNCS;
+  adaptive_knobs k;
   char err[256];
-  if (parse(json, &s->syncs_per_sec, &s->window_override, err, sizeof err) != PS_OK) {
+  if (policy_read_fields(json, policy_adaptive_fields, FIELDS_INIT, &k, err, sizeof err) !=
+      PS_OK) {
     free(s);
     return PS_ERR_INVAL;
   }
+  s->syncs_per_sec = k.syncs_per_sec;
+  s->window_override = k.window_clocks == UINT32_MAX ? -1 : (int64_t)k.window_clocks;
   while (ps_node_worker(node, s->num_workers)) s->num_workers++;
   s->workers = calloc(s->num_workers, sizeof *s->workers);
   pthread_mutex_init(&s->lock, NULL);

@@ -10,44 +10,48 @@
 #include "policies/policy.h"
 #include "policies/replication.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
 #define NUPS_DEFAULT_LOOKAHEAD 10
 
-static const replication_config nups_defaults = {
-    .hot_keys = 1000, .syncs_per_sec = 25, .sync = PS_SYNC_ALLREDUCE};
+typedef struct {
+  int partition;
+  uint32_t lookahead;
+  replication_config repl;
+} nups_knobs;
+
+const policy_field policy_nups_fields[] = {
+    POLICY_FIELD_PARTITION(nups_knobs),
+    REPLICATION_FIELDS(nups_knobs, repl, 1000, "\"all\"",
+                       "nups relocates the keys it does not replicate; use policy replicate "
+                       "for all"),
+    POLICY_FIELD_LOOKAHEAD(nups_knobs, NUPS_DEFAULT_LOOKAHEAD),
+    {0},
+};
 
 static int nups_configure(const struct cJSON *json, ps_policy_settings *s, char *err,
                           size_t errlen) {
-  static const char *const known[] = {"type", "partition", "hot_keys", "syncs_per_sec",
-                                      "sync", "threshold", "lookahead", NULL};
-  replication_config cfg = nups_defaults;
-  s->lookahead = NUPS_DEFAULT_LOOKAHEAD;
-  s->keys_at_workers = true; /* replicas and relocation at the workers' nodes */
-  int rc;
-  if ((rc = policy_check_fields(json, known, err, errlen)) ||
-      (rc = policy_get_partition(json, &s->partition, err, errlen)) ||
-      (rc = policy_get_uint(json, "lookahead", 1, PS_MAX_LOOKAHEAD, &s->lookahead, err, errlen)) ||
-      (rc = replication_parse(json, &cfg, err, errlen)))
-    return rc;
-  if (cfg.hot_keys == REPLICATION_ALL_KEYS) {
-    snprintf(err, errlen, "hot_keys: expected an integer >= 1 (nups relocates the keys it "
-                          "does not replicate; use policy replicate for all), found \"all\"");
-    return PS_ERR_INVAL;
-  }
+  nups_knobs k;
+  int rc = policy_read_fields(json, policy_nups_fields, FIELDS_CONFIGURE, &k, err,
+                              errlen);
+  if (rc != PS_OK) return rc;
+  s->partition = (ps_partition)k.partition;
+  s->lookahead = k.lookahead;
+  s->keys_at_workers = true;   /* replicas and relocation at the workers' nodes */
   s->fast_local_access = true; /* relocation needs it (see relocate) */
-  s->hot_keys = cfg.hot_keys;
-  s->replicas_per_node = cfg.hot_keys;
-  s->owner_replicas = cfg.sync == PS_SYNC_OWNER;
+  s->hot_keys = k.repl.hot_keys;
+  s->replicas_per_node = k.repl.hot_keys;
+  s->owner_replicas = k.repl.sync == PS_SYNC_OWNER;
   return PS_OK;
 }
 
 static int nups_init(ps_node *node, const struct cJSON *json, void **state) {
-  replication_config cfg = nups_defaults;
+  nups_knobs k;
   char err[256];
-  if (replication_parse(json, &cfg, err, sizeof err) != PS_OK) return PS_ERR_INVAL;
-  return replication_init(node, &cfg, state);
+  if (policy_read_fields(json, policy_nups_fields, FIELDS_INIT, &k, err, sizeof err) !=
+      PS_OK)
+    return PS_ERR_INVAL;
+  return replication_init(node, &k.repl, state);
 }
 
 /* Localizes the intended keys that are neither here nor replicated here. */

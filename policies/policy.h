@@ -10,6 +10,8 @@
 
 #include "model/ps.h"
 
+#include <stdio.h>
+
 struct cJSON;
 
 /* The policy named `name`, or NULL. */
@@ -26,6 +28,12 @@ int ps_policy_configure(const struct cJSON *json, const ps_policy_ops **ops,
  * checked by ps_policy_configure: the sampling management of workloads that
  * sample. Returns it, or NULL (then: naive). */
 const struct cJSON *ps_policy_sampling(const struct cJSON *policy_json);
+
+/* Prints every policy's fields, then the sampling object's, as Markdown: a
+ * heading and a table (field | type | default | range | meaning) each, made
+ * from the tables the policies read their objects by (docs/policies.md
+ * carries it; tests/test_policies.c checks it is the same). */
+void policy_fields_markdown(FILE *out);
 
 extern const ps_policy_ops ps_policy_static;
 extern const ps_policy_ops ps_policy_relocate;

@@ -64,7 +64,6 @@
 
 #include <math.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +78,8 @@
 #define PSLD_KIND_REPORT 1
 
 typedef struct {
+  int partition;
+  bool fast_local_access;
   double window_s, explore, budget_Bps, tolerance, smoothing;
   uint32_t blocks;
 } psld_knobs;
@@ -117,45 +118,50 @@ typedef struct {
 
 /* ------------------------------------------------------------ configure */
 
-static int psld_knobs_read(const struct cJSON *json, psld_knobs *k, ps_policy_settings *s,
-                           char *err, size_t errlen) {
-  static const char *const known[] = {"type", "partition", "fast_local_access", "window_s",
-                                      "explore", "budget_Bps", "blocks_per_server",
-                                      "tolerance", "smoothing", NULL};
-  *k = (psld_knobs){PSLD_WINDOW_S, PSLD_EXPLORE, PSLD_BUDGET_BPS, PSLD_TOLERANCE,
-                    PSLD_SMOOTHING, PSLD_BLOCKS};
+/* fast_local_access must stay true, as under relocate: moves keep a node's
+ * order only so. */
+const policy_field policy_psld_fields[] = {
+    POLICY_FIELD_PARTITION(psld_knobs),
+    POLICY_FIELD_FAST_LOCAL_ACCESS(psld_knobs, "false",
+                                   "moving keys between servers keeps a worker's operations "
+                                   "in order only with direct local access"),
+    {.name = "window_s", .type = FIELD_NUMBER, .offset = offsetof(psld_knobs, window_s),
+     .def = PSLD_WINDOW_S, .min = 0, .max = 3600,
+     .meaning = "seconds between the servers' reports and the coordinator's decisions"},
+    {.name = "explore", .type = FIELD_SHARE, .offset = offsetof(psld_knobs, explore),
+     .def = PSLD_EXPLORE, .min = 0, .min_ok = true,
+     .meaning = "the chance a moved block goes to a random server instead of the least "
+                "loaded one (exploration)"},
+    {.name = "budget_Bps", .type = FIELD_NUMBER, .offset = offsetof(psld_knobs, budget_Bps),
+     .def = PSLD_BUDGET_BPS, .min = 0, .max = 1e15,
+     .meaning = "bytes a second that moves may send (a token bucket)"},
+    {.name = "blocks_per_server", .type = FIELD_INT, .offset = offsetof(psld_knobs, blocks),
+     .def = PSLD_BLOCKS, .min = 1, .max = 1u << 20,
+     .meaning = "blocks the keys homed on a server are split into: what moves"},
+    {.name = "tolerance", .type = FIELD_NUMBER, .offset = offsetof(psld_knobs, tolerance),
+     .def = PSLD_TOLERANCE, .min = 0, .min_ok = true, .max = 100,
+     .meaning = "how far above the least loaded server (for its capacity) the most loaded "
+                "may be before blocks move"},
+    {.name = "smoothing", .type = FIELD_SHARE, .offset = offsetof(psld_knobs, smoothing),
+     .def = PSLD_SMOOTHING, .min = 0,
+     .meaning = "the weight of the newest window in a server's capacity estimate"},
+    {0},
+};
+
+static int psld_knobs_read(const struct cJSON *json, policy_fields_mode mode, psld_knobs *k,
+                           ps_policy_settings *s, char *err, size_t errlen) {
+  int rc = policy_read_fields(json, policy_psld_fields, mode, k, err, errlen);
+  if (rc != PS_OK) return rc;
+  s->partition = (ps_partition)k->partition;
+  s->fast_local_access = k->fast_local_access;
   s->route_hints = true; /* workers reach moved keys where they are, not via their home */
-  int rc;
-  if ((rc = policy_check_fields(json, known, err, errlen)) ||
-      (rc = policy_get_partition(json, &s->partition, err, errlen)) ||
-      (rc = policy_get_bool(json, "fast_local_access", &s->fast_local_access, err, errlen)) ||
-      (rc = policy_get_number(json, "window_s", 0, false, 3600, &k->window_s, err, errlen)) ||
-      (rc = policy_get_number(json, "explore", 0, true, 1e300, &k->explore, err, errlen)) ||
-      (rc = policy_get_number(json, "budget_Bps", 0, false, 1e15, &k->budget_Bps, err,
-                              errlen)) ||
-      (rc = policy_get_uint(json, "blocks_per_server", 1, 1u << 20, &k->blocks, err, errlen)) ||
-      (rc = policy_get_number(json, "tolerance", 0, true, 100, &k->tolerance, err, errlen)) ||
-      (rc = policy_get_number(json, "smoothing", 0, false, 1e300, &k->smoothing, err, errlen)))
-    return rc;
-  const char *share = k->explore > 1 ? "explore" : k->smoothing > 1 ? "smoothing" : NULL;
-  if (share) {
-    snprintf(err, errlen, "%s: expected a share in [%s, 1], found %g", share,
-             share[0] == 'e' ? "0" : "above 0", share[0] == 'e' ? k->explore : k->smoothing);
-    return PS_ERR_INVAL;
-  }
-  if (!s->fast_local_access) { /* as relocate: moves keep a node's order only so */
-    snprintf(err, errlen, "fast_local_access: expected true (moving keys between servers "
-                          "keeps a worker's operations in order only with direct local "
-                          "access), found false");
-    return PS_ERR_INVAL;
-  }
   return PS_OK;
 }
 
 static int psld_configure(const struct cJSON *json, ps_policy_settings *s, char *err,
                           size_t errlen) {
   psld_knobs k;
-  return psld_knobs_read(json, &k, s, err, errlen);
+  return psld_knobs_read(json, FIELDS_CONFIGURE, &k, s, err, errlen);
 }
 
 /* ----------------------------------------------------------------- blocks */
@@ -229,7 +235,7 @@ static int psld_init(ps_node *node, const struct cJSON *json, void **state) {
   ps_policy_settings s;
   ps_policy_settings_default(&s);
   char err[256];
-  if (psld_knobs_read(json, &p->k, &s, err, sizeof err) != PS_OK) {
+  if (psld_knobs_read(json, FIELDS_INIT, &p->k, &s, err, sizeof err) != PS_OK) {
     free(p);
     return PS_ERR_INVAL;
   }

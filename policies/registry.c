@@ -1,6 +1,7 @@
 /*
- * The list of policies, looked up by name, and the shared parsing of the
- * fields every policy object may carry.
+ * The list of policies, looked up by name, with their field tables, and the
+ * shared parsing of what every policy object carries: its type and its
+ * sampling object.
  */
 #include "policies/policy.h"
 #include "policies/common.h"
@@ -18,6 +19,12 @@ static const ps_policy_ops *const all_policies[] = {
     &ps_policy_psld,
 };
 #define NUM_POLICIES (sizeof all_policies / sizeof all_policies[0])
+
+/* all_policies[i]'s fields. */
+static const policy_field *const all_fields[NUM_POLICIES] = {
+    policy_static_fields, policy_relocate_fields, policy_replicate_fields,
+    policy_nups_fields,   policy_adaptive_fields, policy_psld_fields,
+};
 
 const ps_policy_ops *ps_policy_find(const char *name) {
   for (size_t i = 0; name && i < NUM_POLICIES; i++)
@@ -75,6 +82,15 @@ const cJSON *ps_policy_sampling(const cJSON *json) {
   return cJSON_GetObjectItemCaseSensitive(json, "sampling");
 }
 
+const policy_field *policy_field_table(size_t i, const char **name) {
+  if (i < NUM_POLICIES) {
+    *name = all_policies[i]->name;
+    return all_fields[i];
+  }
+  *name = "sampling";
+  return i == NUM_POLICIES ? policy_sampling_fields : NULL;
+}
+
 /* ---------------------------------------------------------- shared fields */
 
 const char *policy_name_list(void) {
@@ -96,82 +112,4 @@ const char *policy_json_kind(const cJSON *j) {
   if (cJSON_IsNumber(j)) return "a number";
   if (cJSON_IsNull(j)) return "null";
   return "something else";
-}
-
-int policy_check_fields(const cJSON *json, const char *const *known, char *err,
-                        size_t errlen) {
-  /* NULL (model/ps.h: configure's defaults) has no fields to check. */
-  for (const cJSON *f = json ? json->child : NULL; f; f = f->next) {
-    bool found = false;
-    for (size_t i = 0; known[i] && !found; i++) found = strcmp(f->string, known[i]) == 0;
-    if (found) continue;
-    size_t off = (size_t)snprintf(err, errlen, "%s: unknown field; expected one of", f->string);
-    for (size_t i = 0; known[i] && off < errlen; i++)
-      off += (size_t)snprintf(err + off, errlen - off, "%s %s", i ? "," : "", known[i]);
-    return PS_ERR_INVAL;
-  }
-  return PS_OK;
-}
-
-int policy_get_bool(const cJSON *json, const char *field, bool *out, char *err,
-                    size_t errlen) {
-  const cJSON *j = cJSON_GetObjectItemCaseSensitive(json, field);
-  if (!j) return PS_OK;
-  if (!cJSON_IsBool(j)) {
-    snprintf(err, errlen, "%s: expected true or false, found %s", field, policy_json_kind(j));
-    return PS_ERR_INVAL;
-  }
-  *out = cJSON_IsTrue(j);
-  return PS_OK;
-}
-
-int policy_get_uint(const cJSON *json, const char *field, uint32_t min, uint32_t max,
-                    uint32_t *out, char *err, size_t errlen) {
-  const cJSON *j = cJSON_GetObjectItemCaseSensitive(json, field);
-  if (!j) return PS_OK;
-  double v = cJSON_IsNumber(j) ? j->valuedouble : -1;
-  if (!cJSON_IsNumber(j) || v != (double)(int64_t)v || v < min || v > max) {
-    char found[64];
-    if (cJSON_IsNumber(j)) snprintf(found, sizeof found, "%g", v);
-    else snprintf(found, sizeof found, "%s", policy_json_kind(j));
-    snprintf(err, errlen, "%s: expected an integer in [%u, %u], found %s", field, min, max,
-             found);
-    return PS_ERR_INVAL;
-  }
-  *out = (uint32_t)v;
-  return PS_OK;
-}
-
-int policy_get_number(const cJSON *json, const char *field, double min, bool min_ok,
-                      double max, double *out, char *err, size_t errlen) {
-  const cJSON *j = cJSON_GetObjectItemCaseSensitive(json, field);
-  if (!j) return PS_OK;
-  double v = cJSON_IsNumber(j) ? j->valuedouble : 0;
-  if (!cJSON_IsNumber(j) || v > max || v < min || (v == min && !min_ok)) {
-    char found[64];
-    if (cJSON_IsNumber(j)) snprintf(found, sizeof found, "%g", v);
-    else snprintf(found, sizeof found, "%s", policy_json_kind(j));
-    snprintf(err, errlen, "%s: expected a number %s %g, found %s", field, min_ok ? ">=" : ">",
-             min, found);
-    return PS_ERR_INVAL;
-  }
-  *out = v;
-  return PS_OK;
-}
-
-int policy_get_partition(const cJSON *json, ps_partition *out, char *err, size_t errlen) {
-  const cJSON *j = cJSON_GetObjectItemCaseSensitive(json, "partition");
-  if (!j) return PS_OK;
-  if (cJSON_IsString(j) && strcmp(j->valuestring, "hash") == 0) *out = PS_PARTITION_HASH;
-  else if (cJSON_IsString(j) && strcmp(j->valuestring, "range") == 0) *out = PS_PARTITION_RANGE;
-  else {
-    if (cJSON_IsString(j))
-      snprintf(err, errlen, "partition: expected \"hash\" or \"range\", found \"%s\"",
-               j->valuestring);
-    else
-      snprintf(err, errlen, "partition: expected \"hash\" or \"range\", found %s",
-               policy_json_kind(j));
-    return PS_ERR_INVAL;
-  }
-  return PS_OK;
 }

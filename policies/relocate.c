@@ -8,31 +8,37 @@
 #include "policies/policy.h"
 #include "policies/common.h"
 
-#include <stdio.h>
-
 #define RELOCATE_DEFAULT_LOOKAHEAD 10
+
+typedef struct {
+  int partition;
+  bool fast_local_access;
+  uint32_t lookahead;
+} relocate_knobs;
+
+/* fast_local_access must stay true: without it a worker's own node is
+ * reached by messages to itself; one in flight when the key moves away
+ * takes another route than the next operation, and per-key order is lost.
+ * PS-Lite, the one system without fast local access, never relocates. */
+const policy_field policy_relocate_fields[] = {
+    POLICY_FIELD_PARTITION(relocate_knobs),
+    POLICY_FIELD_FAST_LOCAL_ACCESS(relocate_knobs, "false",
+                                   "relocation keeps a worker's operations in order only "
+                                   "with direct local access"),
+    POLICY_FIELD_LOOKAHEAD(relocate_knobs, RELOCATE_DEFAULT_LOOKAHEAD),
+    {0},
+};
 
 static int relocate_configure(const struct cJSON *json, ps_policy_settings *s, char *err,
                               size_t errlen) {
-  static const char *const known[] = {"type", "partition", "fast_local_access", "lookahead",
-                                      NULL};
-  s->lookahead = RELOCATE_DEFAULT_LOOKAHEAD;
+  relocate_knobs k;
+  int rc = policy_read_fields(json, policy_relocate_fields, FIELDS_CONFIGURE, &k, err,
+                              errlen);
+  if (rc != PS_OK) return rc;
+  s->partition = (ps_partition)k.partition;
+  s->fast_local_access = k.fast_local_access;
+  s->lookahead = k.lookahead;
   s->keys_at_workers = true; /* localizes to the worker's node */
-  int rc;
-  if ((rc = policy_check_fields(json, known, err, errlen)) ||
-      (rc = policy_get_partition(json, &s->partition, err, errlen)) ||
-      (rc = policy_get_bool(json, "fast_local_access", &s->fast_local_access, err, errlen)) ||
-      (rc = policy_get_uint(json, "lookahead", 1, PS_MAX_LOOKAHEAD, &s->lookahead, err, errlen)))
-    return rc;
-  if (!s->fast_local_access) {
-    /* Without it a worker's own node is reached by messages to itself; one in
-     * flight when the key moves away takes another route than the next
-     * operation, and per-key order is lost. PS-Lite, the one system without
-     * fast local access, never relocates. */
-    snprintf(err, errlen, "fast_local_access: expected true (relocation keeps a worker's "
-                          "operations in order only with direct local access), found false");
-    return PS_ERR_INVAL;
-  }
   return PS_OK;
 }
 

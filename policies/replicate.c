@@ -9,35 +9,42 @@
 #include "policies/policy.h"
 #include "policies/replication.h"
 
-#include <stdio.h>
+typedef struct {
+  int partition;
+  bool fast_local_access;
+  replication_config repl;
+} replicate_knobs;
 
-static const replication_config replicate_defaults = {
-    .hot_keys = REPLICATION_ALL_KEYS, .syncs_per_sec = 25, .sync = PS_SYNC_ALLREDUCE};
+const policy_field policy_replicate_fields[] = {
+    POLICY_FIELD_PARTITION(replicate_knobs),
+    POLICY_FIELD_FAST_LOCAL_ACCESS(replicate_knobs, NULL, NULL),
+    REPLICATION_FIELDS(replicate_knobs, repl, REPLICATION_ALL_KEYS, NULL, NULL),
+    {0},
+};
 
 static int replicate_configure(const struct cJSON *json, ps_policy_settings *s, char *err,
                                size_t errlen) {
-  static const char *const known[] = {"type", "partition", "fast_local_access", "hot_keys",
-                                      "syncs_per_sec", "sync", "threshold", NULL};
-  replication_config cfg = replicate_defaults;
-  int rc;
-  if ((rc = policy_check_fields(json, known, err, errlen)) ||
-      (rc = policy_get_partition(json, &s->partition, err, errlen)) ||
-      (rc = policy_get_bool(json, "fast_local_access", &s->fast_local_access, err, errlen)) ||
-      (rc = replication_parse(json, &cfg, err, errlen)))
-    return rc;
+  replicate_knobs k;
+  int rc = policy_read_fields(json, policy_replicate_fields, FIELDS_CONFIGURE, &k, err,
+                              errlen);
+  if (rc != PS_OK) return rc;
+  s->partition = (ps_partition)k.partition;
+  s->fast_local_access = k.fast_local_access;
   s->lookahead = 0;
   s->keys_at_workers = true; /* replicas on every node */
-  s->hot_keys = cfg.hot_keys == REPLICATION_ALL_KEYS ? 0 : cfg.hot_keys;
-  s->replicas_per_node = cfg.hot_keys == REPLICATION_ALL_KEYS ? PS_ALL_KEYS : cfg.hot_keys;
-  s->owner_replicas = cfg.sync == PS_SYNC_OWNER;
+  s->hot_keys = k.repl.hot_keys == REPLICATION_ALL_KEYS ? 0 : k.repl.hot_keys;
+  s->replicas_per_node = k.repl.hot_keys == REPLICATION_ALL_KEYS ? PS_ALL_KEYS : k.repl.hot_keys;
+  s->owner_replicas = k.repl.sync == PS_SYNC_OWNER;
   return PS_OK;
 }
 
 static int replicate_init(ps_node *node, const struct cJSON *json, void **state) {
-  replication_config cfg = replicate_defaults;
+  replicate_knobs k;
   char err[256];
-  if (replication_parse(json, &cfg, err, sizeof err) != PS_OK) return PS_ERR_INVAL;
-  return replication_init(node, &cfg, state);
+  if (policy_read_fields(json, policy_replicate_fields, FIELDS_INIT, &k, err, sizeof err) !=
+      PS_OK)
+    return PS_ERR_INVAL;
+  return replication_init(node, &k.repl, state);
 }
 
 const ps_policy_ops ps_policy_replicate = {

@@ -5,52 +5,12 @@
  * deltas or through the owner (model/replica.c does the work).
  */
 #include "policies/replication.h"
-#include "policies/common.h"
 
-#include <cjson/cJSON.h>
-#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
-static int parse_hot_keys(const cJSON *json, uint32_t *out, char *err, size_t errlen) {
-  const cJSON *j = cJSON_GetObjectItemCaseSensitive(json, "hot_keys");
-  if (cJSON_IsString(j) && strcmp(j->valuestring, "all") == 0) {
-    *out = REPLICATION_ALL_KEYS;
-    return PS_OK;
-  }
-  if (cJSON_IsString(j)) {
-    snprintf(err, errlen, "hot_keys: expected an integer >= 1 or \"all\", found \"%s\"",
-             j->valuestring);
-    return PS_ERR_INVAL;
-  }
-  return policy_get_uint(json, "hot_keys", 1, 100000000, out, err, errlen);
-}
-
-static int parse_sync(const cJSON *json, ps_sync_mode *out, char *err, size_t errlen) {
-  const cJSON *j = cJSON_GetObjectItemCaseSensitive(json, "sync");
-  if (!j) return PS_OK;
-  if (cJSON_IsString(j) && strcmp(j->valuestring, "allreduce") == 0) *out = PS_SYNC_ALLREDUCE;
-  else if (cJSON_IsString(j) && strcmp(j->valuestring, "owner") == 0) *out = PS_SYNC_OWNER;
-  else {
-    snprintf(err, errlen, "sync: expected \"allreduce\" or \"owner\", found %s%s%s",
-             cJSON_IsString(j) ? "\"" : "", cJSON_IsString(j) ? j->valuestring : policy_json_kind(j),
-             cJSON_IsString(j) ? "\"" : "");
-    return PS_ERR_INVAL;
-  }
-  return PS_OK;
-}
-
-int replication_parse(const cJSON *json, replication_config *cfg, char *err, size_t errlen) {
-  int rc;
-  if ((rc = parse_hot_keys(json, &cfg->hot_keys, err, errlen)) ||
-      (rc = parse_sync(json, &cfg->sync, err, errlen)) ||
-      (rc = policy_get_number(json, "syncs_per_sec", 0, true, 1e6, &cfg->syncs_per_sec, err,
-                              errlen)) ||
-      (rc = policy_get_number(json, "threshold", 0, true, 1e300, &cfg->threshold, err, errlen)))
-    return rc;
-  return PS_OK;
-}
+const policy_enum_value replication_sync_values[] = {
+    {"allreduce", PS_SYNC_ALLREDUCE}, {"owner", PS_SYNC_OWNER}, {NULL, 0}};
 
 /* Every key of the layout, for hot_keys "all". */
 static ps_key *all_keys(const ps_layout *l, size_t *n) {
@@ -70,11 +30,11 @@ int replication_init(ps_node *node, const replication_config *cfg, void **state)
   int rc;
   if (cfg->hot_keys == REPLICATION_ALL_KEYS) {
     ps_key *keys = all_keys(ps_node_layout(node), &n);
-    rc = keys ? ps_node_add_initial_replicas(node, keys, n, cfg->sync) : PS_ERR_NOMEM;
+    rc = keys ? ps_node_add_initial_replicas(node, keys, n, (ps_sync_mode)cfg->sync) : PS_ERR_NOMEM;
     free(keys);
   } else {
     const ps_key *hot = ps_node_hot_keys(node, &n);
-    rc = ps_node_add_initial_replicas(node, hot, n, cfg->sync);
+    rc = ps_node_add_initial_replicas(node, hot, n, (ps_sync_mode)cfg->sync);
   }
   if (rc != PS_OK) {
     free(s);
@@ -86,7 +46,7 @@ int replication_init(ps_node *node, const replication_config *cfg, void **state)
 
 double replication_on_timer(void *state, double now) {
   replication_state *s = state;
-  ps_node_sync_replicas(s->node, s->cfg.sync, s->cfg.threshold, now);
+  ps_node_sync_replicas(s->node, (ps_sync_mode)s->cfg.sync, s->cfg.threshold, now);
   /* 0: no sync rounds while training; the deltas meet at the run's end
    * (ps_node_finish), so replicas only ever see their own node's updates. */
   if (s->cfg.syncs_per_sec == 0) return INFINITY;

@@ -33,7 +33,6 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,51 +43,34 @@
 
 /* ------------------------------------------------------- configuration */
 
-static const char *const scheme_names[] = {"naive", "preloc", "pool", "local"};
+static const policy_enum_value scheme_values[] = {{"naive", SCHEME_NAIVE},
+                                                   {"preloc", SCHEME_PRELOC},
+                                                   {"pool", SCHEME_POOL},
+                                                   {"local", SCHEME_LOCAL},
+                                                   {NULL, 0}};
 
-static int parse_scheme(const cJSON *json, sampling_config *c, char *err, size_t errlen) {
-  const cJSON *j = cJSON_GetObjectItemCaseSensitive(json, "scheme");
-  for (int i = 0; cJSON_IsString(j) && i < 4; i++)
-    if (strcmp(j->valuestring, scheme_names[i]) == 0) {
-      c->scheme = (sampling_scheme)i;
-      return PS_OK;
-    }
-  char found[96];
-  if (cJSON_IsString(j)) snprintf(found, sizeof found, "\"%.80s\"", j->valuestring);
-  else snprintf(found, sizeof found, "%s", policy_json_kind(j));
-  snprintf(err, errlen,
-           "scheme: expected one of \"naive\", \"preloc\", \"pool\", \"local\", found %s",
-           found);
-  return PS_ERR_INVAL;
-}
+/* An absent sampling object means naive; a given one names its scheme. */
+const policy_field policy_sampling_fields[] = {
+    {.name = "scheme", .type = FIELD_ENUM, .offset = offsetof(sampling_config, scheme),
+     .def = SCHEME_NAIVE, .values = scheme_values, .required = true,
+     .meaning = "draw at pull time; a step ahead, localized; from pools of keys reused; "
+                "or only among keys local now"},
+    {.name = "group_size", .type = FIELD_INT, .offset = offsetof(sampling_config, group_size),
+     .def = PS_SAMPLING_DEFAULT_GROUP_SIZE, .min = 1, .max = SAMPLING_MAX_GROUP,
+     .when_field = "scheme", .when_value = "pool",
+     .meaning = "keys drawn and localized together as one pool"},
+    {.name = "reuse", .type = FIELD_INT, .offset = offsetof(sampling_config, reuse),
+     .def = PS_SAMPLING_DEFAULT_REUSE, .min = 1, .max = SAMPLING_MAX_REUSE,
+     .when_field = "scheme", .when_value = "pool",
+     .meaning = "samples each pool key serves"},
+    {.name = "postpone", .type = FIELD_BOOL, .offset = offsetof(sampling_config, postpone),
+     .def = 1, .when_field = "scheme", .when_value = "pool",
+     .meaning = "a pool key not local yet is put off and a local one used now"},
+    {0},
+};
 
 int sampling_parse(const cJSON *json, sampling_config *c, char *err, size_t errlen) {
-  static const char *const known[] = {"scheme", "group_size", "reuse", "postpone", NULL};
-  static const char *const pool_only[] = {"group_size", "reuse", "postpone"};
-  *c = (sampling_config){SCHEME_NAIVE, PS_SAMPLING_DEFAULT_GROUP_SIZE,
-                         PS_SAMPLING_DEFAULT_REUSE, true};
-  if (!json) return PS_OK; /* the defaults */
-  if (!cJSON_IsObject(json)) {
-    snprintf(err, errlen, "expected an object, found %s", policy_json_kind(json));
-    return PS_ERR_INVAL;
-  }
-  int rc;
-  if ((rc = policy_check_fields(json, known, err, errlen)) ||
-      (rc = parse_scheme(json, c, err, errlen)))
-    return rc;
-  for (int i = 0; c->scheme != SCHEME_POOL && i < 3; i++) {
-    const cJSON *j = cJSON_GetObjectItemCaseSensitive(json, pool_only[i]);
-    if (!j) continue;
-    snprintf(err, errlen, "%s: expected nothing (only scheme \"pool\" takes it), found %s",
-             pool_only[i], policy_json_kind(j));
-    return PS_ERR_INVAL;
-  }
-  if ((rc = policy_get_uint(json, "group_size", 1, SAMPLING_MAX_GROUP, &c->group_size, err,
-                            errlen)) ||
-      (rc = policy_get_uint(json, "reuse", 1, SAMPLING_MAX_REUSE, &c->reuse, err, errlen)) ||
-      (rc = policy_get_bool(json, "postpone", &c->postpone, err, errlen)))
-    return rc;
-  return PS_OK;
+  return policy_read_fields(json, policy_sampling_fields, FIELDS_PLAIN, c, err, errlen);
 }
 
 int ps_sampling_configure(const cJSON *json, char *err, size_t errlen) {

@@ -24,7 +24,7 @@ struct ps_sample_dist {
 typedef enum { SCHEME_NAIVE, SCHEME_PRELOC, SCHEME_POOL, SCHEME_LOCAL } sampling_scheme;
 
 typedef struct {
-  sampling_scheme scheme;
+  int scheme; /* a sampling_scheme */
   uint32_t group_size, reuse;
   bool postpone;
 } sampling_config;

@@ -8,14 +8,25 @@
 #include "policies/policy.h"
 #include "policies/common.h"
 
+typedef struct {
+  int partition;
+  bool fast_local_access;
+} static_knobs;
+
+const policy_field policy_static_fields[] = {
+    POLICY_FIELD_PARTITION(static_knobs),
+    POLICY_FIELD_FAST_LOCAL_ACCESS(static_knobs, NULL, NULL),
+    {0},
+};
+
 static int static_configure(const struct cJSON *json, ps_policy_settings *s, char *err,
                             size_t errlen) {
-  static const char *const known[] = {"type", "partition", "fast_local_access", NULL};
-  int rc;
-  if ((rc = policy_check_fields(json, known, err, errlen)) ||
-      (rc = policy_get_partition(json, &s->partition, err, errlen)) ||
-      (rc = policy_get_bool(json, "fast_local_access", &s->fast_local_access, err, errlen)))
-    return rc;
+  static_knobs k;
+  int rc = policy_read_fields(json, policy_static_fields, FIELDS_CONFIGURE, &k, err,
+                              errlen);
+  if (rc != PS_OK) return rc;
+  s->partition = (ps_partition)k.partition;
+  s->fast_local_access = k.fast_local_access;
   s->lookahead = 0;
   return PS_OK;
 }

@@ -1,4 +1,5 @@
 /* The policy registry and the configuration of every policy. */
+#include "policies/common.h"
 #include "policies/keymap.h"
 #include "policies/policy.h"
 #include "tests/harness.h"
@@ -6,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Configures the policy in `text`; returns the status, message in err. */
@@ -149,6 +151,142 @@ static void test_configure_bad(void) {
     if (!strstr(err, cases[i].message))
       CU_FAIL_FATAL("message does not match");
   }
+}
+
+/* ----------------------------------------------------------- field tables */
+
+/* An object with every field of the table at its default (one whose default
+ * is no value, as window_clocks's "estimated", at its minimum), with "type"
+ * when a policy's; sampling's with scheme "pool", which takes every field. */
+static cJSON *defaults_object(const char *name, const policy_field *fields) {
+  cJSON *o = cJSON_CreateObject();
+  bool policy = ps_policy_find(name) != NULL;
+  if (policy) cJSON_AddStringToObject(o, "type", name);
+  for (const policy_field *f = fields; f->name; f++) {
+    const policy_enum_value *e = f->values;
+    while (e && e->name && e->code != (int)f->def) e++;
+    if (f->type == FIELD_BOOL) cJSON_AddBoolToObject(o, f->name, f->def != 0);
+    else if (f->type == FIELD_ENUM) cJSON_AddStringToObject(o, f->name, e->name);
+    else if (f->type == FIELD_COUNT_OR_ALL && f->def == FIELD_ALL)
+      cJSON_AddStringToObject(o, f->name, "all");
+    else cJSON_AddNumberToObject(o, f->name, f->default_text ? f->min : f->def);
+  }
+  if (!policy) cJSON_ReplaceItemInObjectCaseSensitive(o, "scheme", cJSON_CreateString("pool"));
+  return o;
+}
+
+/* Configures o as table `name` does: a policy object, or a sampling one. */
+static int configure_as(const char *name, const cJSON *o, ps_policy_settings *s, char *err) {
+  memset(s, 0, sizeof *s); /* the defaults leave replicas_per_node to the policy */
+  ps_policy_settings_default(s);
+  err[0] = 0;
+  if (ps_policy_find(name)) return ps_policy_configure(o, NULL, s, err, 256);
+  return ps_sampling_configure(o, err, 256);
+}
+
+/* Every field of every table at its default is accepted, by configure (with
+ * the settings of no field at all) and by the policy's init. */
+static void test_fields_at_their_defaults_are_accepted(void) {
+  harness_config c;
+  harness_config_default(&c);
+  harness *h = harness_new(&c);
+  const char *name;
+  const policy_field *fields;
+  for (size_t i = 0; (fields = policy_field_table(i, &name)) != NULL; i++) {
+    cJSON *o = defaults_object(name, fields);
+    ps_policy_settings all, none;
+    char err[256];
+    CU_ASSERT_EQUAL(configure_as(name, o, &all, err), PS_OK);
+    if (err[0]) fprintf(stderr, "\n  %s: %s\n", name, err);
+    const ps_policy_ops *ops = ps_policy_find(name);
+    if (ops) {
+      cJSON *type_only = cJSON_CreateObject();
+      cJSON_AddStringToObject(type_only, "type", name);
+      CU_ASSERT_EQUAL(configure_as(name, type_only, &none, err), PS_OK);
+      cJSON_Delete(type_only);
+      CU_ASSERT_EQUAL(all.partition, none.partition);
+      CU_ASSERT_EQUAL(all.fast_local_access, none.fast_local_access);
+      CU_ASSERT_EQUAL(all.lookahead, none.lookahead);
+      CU_ASSERT_EQUAL(all.hot_keys, none.hot_keys);
+      CU_ASSERT_EQUAL(all.owner_replicas, none.owner_replicas);
+      CU_ASSERT_EQUAL(all.replicas_per_node, none.replicas_per_node);
+      /* init sees the whole object, with the sampling configure is spared */
+      cJSON_AddItemToObject(o, "sampling", defaults_object("sampling", policy_sampling_fields));
+      void *state = NULL;
+      CU_ASSERT_EQUAL(ops->init(harness_node(h, 0), o, &state), PS_OK);
+      if (ops->free) ops->free(state);
+    }
+    cJSON_Delete(o);
+  }
+  harness_free(h);
+}
+
+/* The fields a policy reads are its table's: each of them is read (a wrong
+ * value is refused by name), and every other field, of another table or of
+ * none, is refused as unknown with the table's list. */
+static void test_policies_read_their_tables(void) {
+  const char *name, *other_name;
+  const policy_field *fields, *other;
+  for (size_t i = 0; (fields = policy_field_table(i, &name)) != NULL; i++) {
+    bool policy = ps_policy_find(name) != NULL;
+    char list[512];
+    size_t off = (size_t)snprintf(list, sizeof list, "unknown field; expected one of%s",
+                                  policy ? " type" : "");
+    for (const policy_field *f = fields; f->name; f++)
+      off += (size_t)snprintf(list + off, sizeof list - off, "%s %s",
+                              f == fields && !policy ? "" : ",", f->name);
+    for (size_t j = 0; (other = policy_field_table(j, &other_name)) != NULL; j++)
+      for (const policy_field *f = other; f->name; f++) {
+        const policy_field *mine = fields;
+        while (mine->name && strcmp(mine->name, f->name) != 0) mine++;
+        cJSON *o = defaults_object(name, fields);
+        cJSON_DeleteItemFromObjectCaseSensitive(o, f->name);
+        cJSON_AddItemToObject(o, f->name, cJSON_CreateObject());
+        ps_policy_settings s;
+        char err[256], want[600];
+        CU_ASSERT(configure_as(name, o, &s, err) < 0);
+        snprintf(want, sizeof want, "%s: %s", f->name, mine->name ? "expected " : list);
+        bool ok = mine->name ? strncmp(err, want, strlen(want)) == 0 : strcmp(err, want) == 0;
+        if (!ok) fprintf(stderr, "\n  %s, field %s: %s\n  wanted %s\n", name, f->name, err, want);
+        CU_ASSERT_TRUE(ok);
+        cJSON_Delete(o);
+      }
+  }
+}
+
+/* docs/policies.md carries the tables as policy_fields_markdown prints
+ * them, a row for every field. */
+static void test_docs_list_the_field_tables(void) {
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/docs", unit_source_dir());
+  char *doc = unit_slurp(dir, "policies.md");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+  const char *begin = "<!-- policy fields: generated by pslab policies --markdown; "
+                      "tests/test_policies.c checks it -->\n";
+  const char *end = "<!-- end of policy fields -->";
+  char *from = strstr(doc, begin), *to = from ? strstr(from, end) : NULL;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(to);
+  from += strlen(begin);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  policy_fields_markdown(mem);
+  fclose(mem);
+  bool same = (size_t)(to - from) == len && memcmp(from, text, len) == 0;
+  if (!same)
+    fprintf(stderr, "\n  docs/policies.md's policy fields differ from the field tables: "
+                    "replace them with the output of `build/pslab policies --markdown`\n");
+  CU_ASSERT_TRUE(same);
+  const char *name;
+  const policy_field *fields;
+  for (size_t i = 0; (fields = policy_field_table(i, &name)) != NULL; i++)
+    for (const policy_field *f = fields; f->name; f++) {
+      char row[96];
+      snprintf(row, sizeof row, "| `%s` |", f->name);
+      CU_ASSERT_TRUE(unit_contains(text, row));
+    }
+  free(text);
+  free(doc);
 }
 
 /* relocate answers an intent by localizing; static ignores it. */
@@ -295,6 +433,9 @@ PSLAB_SUITE("policies", {"key map", test_keymap},
              test_nups_replicates_hot_and_relocates_cold}, {"registry", test_registry},
             {"configure accepts good objects", test_configure_good},
             {"configure names the bad field", test_configure_bad},
+            {"fields at their defaults are accepted", test_fields_at_their_defaults_are_accepted},
+            {"policies read the fields of their tables", test_policies_read_their_tables},
+            {"docs/policies.md lists the field tables", test_docs_list_the_field_tables},
             {"configure(NULL) means the defaults, for every policy",
              test_configure_null_means_defaults},
             {"intent localizes only under relocate", test_intent_localizes_only_under_relocate},
