@@ -101,6 +101,7 @@ const cli_option cli_options[] = {
     {"help", 'h', NULL, CLI_EVERY, FLAG(help), false, "this help"},
 };
 const size_t cli_n_options = sizeof cli_options / sizeof cli_options[0];
+_Static_assert(sizeof cli_options / sizeof cli_options[0] <= 64, "cli.seen has a bit per option");
 
 const cli_option_text cli_option_texts[] = {
     {"out", ON(VALIDATE), NULL,
