@@ -82,9 +82,14 @@ void cli_print_usage(FILE *f, const cli_command *cmd, bool one_line) {
     else if (n)
       pen_word(&p, s, n);
     s += n;
-    if (*s == '\n') { /* another usage line */
-      at = fprintf(f, "%s pslab %s ", one_line ? " |" : "\n      ", cmd->name);
-      p.at = p.col = one_line ? p.at + (size_t)at : (size_t)at - 1;
+    if (*s == '\n') { /* another usage line: after " | ", or below the first */
+      if (one_line) {
+        p.at += (size_t)fprintf(f, " | pslab %s ", cmd->name);
+      } else {
+        fputc('\n', f);
+        p.at = (size_t)fprintf(f, "       pslab %s ", cmd->name);
+      }
+      p.col = p.at;
     }
     if (*s) s++;
   }

@@ -106,6 +106,9 @@ _Static_assert(sizeof cli_options / sizeof cli_options[0] <= 64, "cli.seen has a
 const cli_option_text cli_option_texts[] = {
     {"out", ON(VALIDATE), NULL,
      "results directory, created with its parents (default: results/<name>-validate/)"},
+    {"out", ON(MERGE), NULL,
+     "the merged directory, created with its parents (default: results/<name>/, <name> from "
+     "the spec); not a SHARD_DIR"},
     {"out", ON(KEYGEN), "FILE", "where the key goes (required)"},
     {"out", ON(CALIBRATE), "FILE",
      "where the profile goes (default: calibration.json), written whole or not at all"},

@@ -49,7 +49,8 @@ typedef struct {
                            NULL: nothing */
   bool many;            /* several of them */
   const char *required; /* the long name of an option it cannot do without */
-  const char *implied;  /* a --set it always applies last ("backend=real") */
+  const char *implied;  /* a --set it always applies after the user's
+                           ("backend=real"), as --backend would */
   const char *words;    /* fixed first arguments, for completion ("stats
                            merge"), or NULL */
   const char *about;    /* help between the usage and the options */
@@ -107,7 +108,7 @@ struct cli {
   const char *coordinator, *coordinator_file;
   const char **sets;    /* argv strings, then the options that are --sets */
   size_t n_sets;
-  char *backend_set;    /* "backend=<B>", owned */
+  char *backend_set;    /* "backend=<B>" or the command's implied set, owned */
   char *key_set;        /* "cluster.key_file=\"<absolute FILE>\"", owned */
   char *repeats_set;    /* "repeats=<N>", owned; the last of sets when given */
   exp_shard shard;      /* {0, 0}: every run */

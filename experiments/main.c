@@ -189,11 +189,19 @@ static int cmd_completion(const cli *c) {
   return EXP_EXIT_OK;
 }
 
+/* What each command of cli_commands runs. */
 static int (*const command_fn[CLI_N_COMMANDS])(const cli *c) = {
-    [CLI_RUN] = cmd_run,         [CLI_CHECK] = cmd_check,         [CLI_NODE] = cmd_node,
-    [CLI_KEYGEN] = cmd_keygen,   [CLI_PLOT] = cmd_plot,           [CLI_MERGE] = cmd_merge,
-    [CLI_METRICS] = cmd_metrics, [CLI_TRACE] = cmd_trace,         [CLI_CALIBRATE] = cmd_calibrate,
-    [CLI_VALIDATE] = cmd_validate, [CLI_COMPLETION] = cmd_completion,
+    [CLI_RUN] = cmd_run,
+    [CLI_CHECK] = cmd_check,
+    [CLI_NODE] = cmd_node,
+    [CLI_KEYGEN] = cmd_keygen,
+    [CLI_PLOT] = cmd_plot,
+    [CLI_MERGE] = cmd_merge,
+    [CLI_METRICS] = cmd_metrics,
+    [CLI_TRACE] = cmd_trace,
+    [CLI_CALIBRATE] = cmd_calibrate,
+    [CLI_VALIDATE] = cmd_validate,
+    [CLI_COMPLETION] = cmd_completion,
 };
 
 static int help_command(int argc, char **argv) {

@@ -2,8 +2,9 @@
 # The `pslab` command line: help texts, the bash completion script, usage
 # errors (exit 2, --shard among them), `check` on good and bad specs (exit
 # 0 / 1, the messages, the --set warning, --repeats), and `plot DIR` and
-# `merge` on results directories written by hand; `keygen` and cluster.auth. Runs no simulation: that is it_run's
-# business (one-node real runs check key files).
+# `merge` on results directories written by hand; `keygen` and
+# cluster.auth. Runs no simulation: that is it_run's business (one-node
+# real runs check key files).
 # CTest sets PSLAB (the binary) and PSLAB_SOURCE_DIR.
 set -u
 
