@@ -235,6 +235,9 @@ char **exp_metrics_parse(const char *list, char *err, size_t errlen);
 /* `pslab metrics`: every metric with its unit, meaning, how repeats
  * combine and where it is shown; with markdown, the table SPEC.md holds. */
 void exp_metrics_print(FILE *f, bool markdown);
+/* `pslab policies`: every policy's fields with their type, default, range
+ * and meaning; with markdown, the tables docs/policies.md holds. */
+void exp_policies_print(FILE *f, bool markdown);
 
 /* A run record for runs.jsonl: experiment, run, repeat, seed, backend,
  * sweep, config, metrics (taken; may be NULL for a failed run, then

@@ -2,7 +2,8 @@
  * The metric table as a reader sees it: `pslab metrics` prints it for a
  * terminal, and `pslab metrics --markdown` prints the list that
  * experiments/SPEC.md holds between its "metrics" markers (a test holds the
- * two together, so the reference cannot drift from the table).
+ * two together, so the reference cannot drift from the table). `pslab
+ * policies` does the same for the policies' field tables (docs/policies.md).
  */
 #include "experiments/internal.h"
 
@@ -83,3 +84,5 @@ void exp_metrics_print(FILE *f, bool markdown) {
   else
     print_text(f, t, n);
 }
+
+void exp_policies_print(FILE *f, bool markdown) { ps_policy_fields_print(f, markdown); }

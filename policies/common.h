@@ -3,7 +3,7 @@
  * the sampling object every policy may carry) declares its fields as a table
  * of policy_field, and one reader (policies/fields.c) checks an object
  * against the table and fills the policy's knobs, defaults first. The same
- * tables print the field reference of the docs (policy_fields_markdown).
+ * tables print the field reference of the docs (ps_policy_fields_print).
  * Messages follow the project's form: "<field>: expected <what>, found <what>".
  */
 #ifndef PSLAB_POLICIES_COMMON_H

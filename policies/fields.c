@@ -3,7 +3,7 @@
  * reference of the docs. A policy declares its fields in a policy_field
  * table (policies/common.h); policy_read_fields checks an object against it
  * (unknown fields, types, ranges, enum values, refused values) and fills the
- * policy's knobs, defaults first, and policy_fields_markdown prints every
+ * policy's knobs, defaults first, and ps_policy_fields_print prints every
  * table for docs/policies.md, which tests/test_policies.c compares with it.
  */
 #include "policies/common.h"
@@ -295,25 +295,40 @@ static void range_text(const policy_field *f, char *buf, size_t n) {
     snprintf(buf + off, n - off, "; only with `%s` `\"%s\"`", f->when_field, f->when_value);
 }
 
-static void print_table(FILE *out, const char *name, const policy_field *fields) {
-  fprintf(out, "### `%s`%s\n\n", name,
-          ps_policy_find(name) ? "" : " (a field of every policy)");
-  fprintf(out, "| field | type | default | range | meaning |\n|---|---|---|---|---|\n");
+/* Prints s without Markdown's backticks (the plain form of a table). */
+static void print_plain(FILE *out, const char *s) {
+  for (; *s; s++)
+    if (*s != '`') fputc(*s, out);
+}
+
+static void print_table(FILE *out, const char *name, const policy_field *fields, bool markdown) {
+  const char *of_every = ps_policy_find(name) ? "" : " (a field of every policy)";
+  if (markdown)
+    fprintf(out, "### `%s`%s\n\n| field | type | default | range | meaning |\n"
+                 "|---|---|---|---|---|\n", name, of_every);
+  else
+    fprintf(out, "%s%s\n", name, of_every);
   for (const policy_field *f = fields; f->name; f++) {
-    char v[48], def[96], range[512];
+    char v[48], def[96], range[512], line[1024];
     format_value(f, f->def, v, sizeof v);
     if (f->required) snprintf(def, sizeof def, "required (`%s` without the object)", v);
     else if (f->default_text) snprintf(def, sizeof def, "%s", f->default_text);
     else snprintf(def, sizeof def, "`%s`", v);
     range_text(f, range, sizeof range);
-    fprintf(out, "| `%s` | %s | %s | %s | %s |\n", f->name, type_text(f), def, range, f->meaning);
+    if (markdown) {
+      fprintf(out, "| `%s` | %s | %s | %s | %s |\n", f->name, type_text(f), def, range, f->meaning);
+      continue;
+    }
+    snprintf(line, sizeof line, "  %s: %s, default %s; %s\n      %s\n", f->name, type_text(f), def,
+             range, f->meaning);
+    print_plain(out, line);
   }
   fprintf(out, "\n");
 }
 
-void policy_fields_markdown(FILE *out) {
+void ps_policy_fields_print(FILE *out, bool markdown) {
   const char *name;
   const policy_field *fields;
   for (size_t i = 0; (fields = policy_field_table(i, &name)) != NULL; i++)
-    print_table(out, name, fields);
+    print_table(out, name, fields, markdown);
 }

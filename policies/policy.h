@@ -10,6 +10,7 @@
 
 #include "model/ps.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct cJSON;
@@ -29,11 +30,12 @@ int ps_policy_configure(const struct cJSON *json, const ps_policy_ops **ops,
  * sample. Returns it, or NULL (then: naive). */
 const struct cJSON *ps_policy_sampling(const struct cJSON *policy_json);
 
-/* Prints every policy's fields, then the sampling object's, as Markdown: a
- * heading and a table (field | type | default | range | meaning) each, made
- * from the tables the policies read their objects by (docs/policies.md
- * carries it; tests/test_policies.c checks it is the same). */
-void policy_fields_markdown(FILE *out);
+/* Prints every policy's fields, then the sampling object's (field, type,
+ * default, range, meaning), made from the tables the policies read their
+ * objects by: as Markdown, a heading and a table each (docs/policies.md
+ * carries it; tests/test_policies.c checks it is the same), or as plain
+ * text, a line per field and its meaning under it (`pslab policies`). */
+void ps_policy_fields_print(FILE *out, bool markdown);
 
 extern const ps_policy_ops ps_policy_static;
 extern const ps_policy_ops ps_policy_relocate;

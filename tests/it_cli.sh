@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The `pslab` command line: help texts, usage errors (exit 2, --shard among
-# them), `check` on good and bad specs (exit 0 / 1, the messages, the --set
-# warning), and `plot DIR` and `merge` on results directories written by
-# hand; `keygen` and cluster.auth. Runs no simulation: that is it_run's
-# business (one-node real runs check key files).
+# The `pslab` command line: help texts, the bash completion script, usage
+# errors (exit 2, --shard among them), `check` on good and bad specs (exit
+# 0 / 1, the messages, the --set warning, --repeats), and `plot DIR` and
+# `merge` on results directories written by hand; `keygen` and
+# cluster.auth. Runs no simulation: that is it_run's business (one-node
+# real runs check key files).
 # CTest sets PSLAB (the binary) and PSLAB_SOURCE_DIR.
 set -u
 
@@ -64,6 +65,34 @@ has "check -h" out "valid, N runs"
 run "plot --help" 0 "$PSLAB" plot --help
 has "plot --help" out "usage: pslab plot DIR"
 
+# completion: a bash script made from the options table, that bash reads and
+# that completes commands, options and fixed words.
+run "completion bash" 0 "$PSLAB" completion bash
+cp "$TMP/out" "$TMP/pslab.bash"
+bash -n "$TMP/pslab.bash" || { echo "FAIL completion bash: not bash"; failures=$((failures + 1)); }
+check_completion() { # check_completion EXPECTED WORD...: what completing the last WORD offers
+  local want=$1 got
+  shift
+  got=$(bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _pslab
+                 echo "${COMPREPLY[*]}"' _ "$TMP/pslab.bash" "$@")
+  if [ "$got" = "$want" ]; then
+    echo "ok   completion of '$*'"
+  else
+    echo "FAIL completion of '$*': got '$got', expected '$want'"
+    failures=$((failures + 1))
+  fi
+}
+check_completion "check calibrate completion" pslab c
+check_completion "--repeats --resume --record-trace" pslab run --re
+check_completion "--set -s --backend --repeats --shard --help -h" pslab check x -
+check_completion "sim real" pslab run x --backend ""
+check_completion "stats" pslab trace s
+check_completion "validate" pslab help va
+run "completion of another shell" 2 "$PSLAB" completion tcsh
+has "completion of another shell" err "no completion script for the shell tcsh"
+run "--help lists completion" 0 "$PSLAB" --help
+has "--help lists completion" out "completion bash"
+
 # ------------------------------------------------------------ usage errors
 run "no command" 2 "$PSLAB"
 has "no command" err "missing command"
@@ -110,6 +139,10 @@ run "check --shard" 0 "$PSLAB" check "$QS" --shard 2/3
 has "check --shard" out "quickstart.json: valid, 4 runs (4 sweep points x 1 repeat); shard 2/3 holds 1 of them"
 run "check --shard 1/3" 0 "$PSLAB" check "$QS" --shard=1/3
 has "check --shard 1/3" out "shard 1/3 holds 2 of them"
+run "check --repeats" 0 "$PSLAB" check "$QS" --repeats 3
+has "check --repeats" out "valid, 12 runs (4 sweep points x 3 repeats)"
+run "--repeats after --set repeats" 0 "$PSLAB" check "$QS" --repeats=2 --set repeats=5
+has "--repeats after --set repeats" out "valid, 8 runs (4 sweep points x 2 repeats)"
 run "check with --set" 0 "$PSLAB" check "$QS" --set 'sweep.cluster.nodes=[2,4]' -s repeats=2
 has "check with --set" out "valid, 16 runs (8 sweep points x 2 repeats)"
 
