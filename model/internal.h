@@ -267,7 +267,7 @@ typedef struct {
   awaited_key inline_keys[TICKET_INLINE_KEYS];
 } ticket_slot;
 
-/* A key -> server map (hints.c). */
+/* A key -> server map (route_hints.c). */
 typedef struct {
   ps_key key;
   uint32_t server;
@@ -322,7 +322,7 @@ struct ps_worker {
   size_t n_wait_keys, cap_wait_keys;
   intent_slot *intents;    /* SPARSE: intents of clocks c - 1 .. c + lookahead */
   uint32_t n_intents;
-  /* Route hints (hints.c, settings.route_hints): the servers it sends keys
+  /* Route hints (route_hints.c, settings.route_hints): the servers it sends keys
    * to (its issuing thread's), and those learnt from replies since, taken
    * in when it has nothing outstanding (under lock). */
   route_map routes, learnt;
@@ -406,14 +406,14 @@ typedef struct {
   size_t n_dirty, cap_dirty;
 } clock_service;
 
-/* Response times of one server's replies, on a client (load.c). */
+/* Response times of one server's replies, on a client (server_load.c). */
 typedef struct {
   _Atomic uint64_t count, keys, sum_ns, max_ns;
   _Atomic uint64_t hist[PS_RT_BUCKETS];
 } rt_counters;
 
 /* A node's load as a server, and as a client the response times by server
- * (load.c). lock: a leaf, taken under the order lock at most. */
+ * (server_load.c). lock: a leaf, taken under the order lock at most. */
 typedef struct {
   pthread_mutex_t lock;
   uint64_t keys, floats, handled, queue_sum, queue_max;
@@ -479,7 +479,7 @@ struct ps_node {
 
 /* Whether this node's workers follow route hints: asked for, and on a node
  * that holds no keys (a worker-only node), whose own state never gives a
- * key a route of its own (hints.c). */
+ * key a route of its own (route_hints.c). */
 static inline bool node_routes(const ps_node *n) {
   return n->settings.route_hints && !ps_layout_is_server(&n->layout, n->id);
 }

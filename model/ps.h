@@ -366,7 +366,7 @@ typedef struct {
   bool keys_at_workers;
   /* Route hints: a worker sends its operations on a key its node does not
    * hold to the server that answered its last one on the key, not to the
-   * key's home (model/hints.c says why the order of its operations holds).
+   * key's home (model/route_hints.c says why the order of its operations holds).
    * For policies that move keys between servers (psld): the home, and its
    * forwarding, leave the path. Workers of worker-only nodes only (layout
    * roles; a server's own state is a route of its own). Off: every such
