@@ -236,18 +236,120 @@ static void count_accesses(_Atomic uint64_t *counter, uint64_t n) {
   atomic_store_explicit(counter, was + n, memory_order_relaxed);
 }
 
+/* The slow path's first pass: serves what local memory can of keys[first..n)
+ * (the lengths at w's scratch offsets into buf), with no lock but each key's,
+ * and lists the others, in order, at w->scratch_defer[0..*deferred). Adds
+ * the keys it served to *local. PS_OK or the first error. */
+static int serve_local_pass(ps_worker *w, uint8_t type, const ps_key *keys, size_t n,
+                            size_t first, float *buf, double now, uint64_t *local,
+                            size_t *deferred) {
+  ps_node *node = w->node;
+  uint64_t served = 0;
+  size_t left = 0;
+  int err = PS_OK;
+  for (size_t i = first; i < n && err == PS_OK; i++) {
+    uint32_t len = ps_layout_value_len(&node->layout, keys[i]);
+    store_stripe *st;
+    key_entry *e = ps__node_lock_entry(node, keys[i], &st);
+    if (!e) {
+      err = PS_ERR_NOMEM;
+      break;
+    }
+    if (serve_inline(w, e, keys[i], type, buf, w->scratch_pos[i], len, now, &err)) served++;
+    else w->scratch_defer[left++] = (uint32_t)i;
+    pthread_mutex_unlock(&st->lock);
+  }
+  *local += served;
+  *deferred = left;
+  return err;
+}
+
+/* Sends op on key k (entry e locked), which is neither served from local
+ * memory nor owned here: bounded consistency notes the write or the miss,
+ * then the operation goes straight to the server that answered last (route
+ * hints) or through ps__serve_op (queued on a key in transfer, else to the
+ * home or the owner its directory names). A key owned elsewhere keeps no
+ * entry here once its operation left, unless the entry still says something
+ * (ps__entry_release): a node's table then holds its own keys, not every key
+ * it touched. Returns whether the key was sent away (not here at all), so
+ * that its answer comes in a message. */
+static bool send_away(ps_worker *w, call_ctx *c, store_stripe *st, key_entry *e, ps_key k,
+                      const pending_op *op, const float *vals) {
+  ps_node *node = w->node;
+  bool bounded = w->cons.model != PS_CONSISTENCY_ASYNC;
+  if (bounded && op->type != PS_MSG_PULL && (e->kb || e->state == KEY_ABSENT))
+    ps__bounded_note_write(w, e, k, op->type, vals, e->state == KEY_ABSENT);
+  else if (bounded && e->state == KEY_ABSENT)
+    stat_add(&node->bounded.cache_misses, 1);
+  bool absent = e->state == KEY_ABSENT;
+  uint32_t hint;
+  if (absent && node_routes(node) && ps__route_get(&w->routes, k, &hint))
+    ps__ctx_forward(c, hint, op, k, vals);
+  else
+    ps__serve_op(c, e, k, op, vals);
+  ps__entry_release(node, st, e, k);
+  return absent;
+}
+
+/* The slow path's second pass, in one call under the node's order lock (see
+ * ps__ctx_init): the keys the first pass left (w->scratch_defer[0..deferred))
+ * of ticket id, each served from local memory if it arrived meanwhile, else
+ * sent (a key owned here too: as PS-Lite, it goes through this node's
+ * server). The keys whose answers come in messages are noted on the ticket
+ * in one go before any is sent. Adds to *local and *remote; PS_OK or the
+ * call's error. */
+static int send_deferred(ps_worker *w, uint8_t type, const ps_key *keys, size_t deferred,
+                         float *buf, ps_ticket id, double now, uint64_t *local,
+                         uint64_t *remote) {
+  ps_node *node = w->node;
+  size_t sent = 0; /* answered in messages, compacted behind the loop's reads */
+  call_ctx c;
+  ps__ctx_init(&c, node, now);
+  for (size_t d = 0; d < deferred; d++) {
+    size_t i = w->scratch_defer[d];
+    ps_key k = keys[i];
+    uint32_t len = ps_layout_value_len(&node->layout, k), pos = w->scratch_pos[i];
+    const float *vals = type == PS_MSG_PULL ? NULL : buf + pos;
+    pending_op op = {.type = type, .origin = node->id, .worker = w->index,
+                     .request = id, .pos = pos, .len = vals ? len : 0,
+                     .subscribe = type == PS_MSG_PULL &&
+                                  w->cons.model == PS_CONSISTENCY_ESSP};
+    store_stripe *st;
+    key_entry *e = ps__node_lock_entry(node, k, &st);
+    if (!e) {
+      c.error = PS_ERR_NOMEM;
+      break;
+    }
+    if (serve_inline(w, e, k, type, buf, pos, len, now, &c.error)) { /* arrived meanwhile */
+      (*local)++;
+    } else if (e->state == KEY_OWNED) {
+      ps__ctx_add(&c, node->id, type, node->id, w->index, id, 0, k, pos, vals, op.len);
+      w->scratch_defer[sent++] = (uint32_t)i;
+      (*remote)++;
+    } else {
+      if (send_away(w, &c, st, e, k, &op, vals)) w->scratch_defer[sent++] = (uint32_t)i;
+      (*remote)++;
+    }
+    pthread_mutex_unlock(&st->lock);
+  }
+  uint8_t reply = type == PS_MSG_PULL ? PS_MSG_PULL_REPLY : PS_MSG_WRITE_ACK;
+  if (!c.error && ps__ticket_expect(w, id, reply, keys, w->scratch_defer, sent, now) != PS_OK)
+    c.error = PS_ERR_NOMEM;
+  ps__ctx_finish(&c);
+  return c.error;
+}
+
 /* The slow path of an access whose keys from `first` on need more than local
  * memory (the keys before it were served already): a ticket, then
- * everything local memory can serve, with no lock but the keys'; then, under
- * the node's order lock, the keys that need messages (see ps__ctx_init).
- * Returns as ps_pull. */
+ * everything local memory can serve (serve_local_pass); then, under the
+ * node's order lock, the keys that need messages (send_deferred). Returns as
+ * ps_pull. */
 static int issue_with_ticket(ps_worker *w, uint8_t type, const ps_key *keys, size_t n,
                              size_t first, float *buf, size_t buf_len, ps_ticket *ticket,
                              int64_t stamp, uint64_t seq, double now) {
   ps_node *node = w->node;
   uint64_t floats;
   ps_ticket id;
-  bool bounded = w->cons.model != PS_CONSISTENCY_ASYNC;
   if (node_routes(node)) ps__routes_adopt(w); /* before its ticket opens */
   int64_t write_clock = node->has_clock && type != PS_MSG_PULL ? ps_worker_clock(w) : -1;
   int rc = plan_offsets(w, keys, n, &floats);
@@ -259,80 +361,15 @@ static int issue_with_ticket(ps_worker *w, uint8_t type, const ps_key *keys, siz
     return rc;
   }
   uint64_t local = first, remote = 0;
-  size_t deferred = 0; /* keys[i] that need messages, compacted into scratch_defer */
-  int err = PS_OK;
-  for (size_t i = first; i < n && err == PS_OK; i++) {
-    uint32_t len = ps_layout_value_len(&node->layout, keys[i]);
-    store_stripe *st;
-    key_entry *e = ps__node_lock_entry(node, keys[i], &st);
-    if (!e) {
-      err = PS_ERR_NOMEM;
-      break;
-    }
-    if (serve_inline(w, e, keys[i], type, buf, w->scratch_pos[i], len, now, &err)) local++;
-    else w->scratch_defer[deferred++] = (uint32_t)i;
-    pthread_mutex_unlock(&st->lock);
-  }
-  call_ctx c;
-  if (deferred && err == PS_OK) {
-    size_t sent = 0;
-    ps__ctx_init(&c, node, now);
-    for (size_t d = 0; d < deferred; d++) {
-      size_t i = w->scratch_defer[d];
-      ps_key k = keys[i];
-      uint32_t len = ps_layout_value_len(&node->layout, k), pos = w->scratch_pos[i];
-      const float *vals = type == PS_MSG_PULL ? NULL : buf + pos;
-      pending_op op = {.type = type, .origin = node->id, .worker = w->index,
-                       .request = id, .pos = pos, .len = vals ? len : 0,
-                       .subscribe = type == PS_MSG_PULL &&
-                                    w->cons.model == PS_CONSISTENCY_ESSP};
-      store_stripe *st;
-      key_entry *e = ps__node_lock_entry(node, k, &st);
-      if (!e) {
-        c.error = PS_ERR_NOMEM;
-        break;
-      }
-      if (serve_inline(w, e, k, type, buf, pos, len, now, &c.error)) { /* arrived meanwhile */
-        local++;
-      } else if (e->state == KEY_OWNED) {
-        /* As PS-Lite: even a local key goes through this node's server. */
-        ps__ctx_add(&c, node->id, type, node->id, w->index, id, 0, k, pos, vals, op.len);
-        w->scratch_defer[sent++] = (uint32_t)i; /* its answer comes in a message */
-        remote++;
-      } else {
-        if (bounded && type != PS_MSG_PULL && (e->kb || e->state == KEY_ABSENT))
-          ps__bounded_note_write(w, e, k, type, vals, e->state == KEY_ABSENT);
-        else if (bounded && e->state == KEY_ABSENT)
-          stat_add(&node->bounded.cache_misses, 1);
-        if (e->state == KEY_ABSENT) w->scratch_defer[sent++] = (uint32_t)i; /* sent away */
-        uint32_t hint;
-        if (e->state == KEY_ABSENT && node_routes(node) && ps__route_get(&w->routes, k, &hint))
-          ps__ctx_forward(&c, hint, &op, k, vals); /* straight to the server that answered */
-        else
-          ps__serve_op(&c, e, k, &op, vals);
-        remote++;
-        /* A key owned elsewhere keeps no entry here once its operation
-         * left, unless the entry still says something (ps__entry_release): a
-         * node's table then holds its own keys, not every key it touched. */
-        ps__entry_release(node, st, e, k);
-      }
-      pthread_mutex_unlock(&st->lock);
-    }
-    /* The keys whose answers come in messages, noted in one go before any
-     * is sent (scratch_defer[0..sent), compacted behind the loop's reads). */
-    uint8_t reply = type == PS_MSG_PULL ? PS_MSG_PULL_REPLY : PS_MSG_WRITE_ACK;
-    if (!c.error && ps__ticket_expect(w, id, reply, keys, w->scratch_defer, sent, now) != PS_OK)
-      c.error = PS_ERR_NOMEM;
-    ps__ctx_finish(&c);
-    if (c.error) err = c.error;
-  } else {
-    c = (call_ctx){.node = node, .now = now};
-  }
+  size_t deferred = 0;
+  int err = serve_local_pass(w, type, keys, n, first, buf, now, &local, &deferred);
+  if (deferred && err == PS_OK)
+    err = send_deferred(w, type, keys, deferred, buf, id, now, &local, &remote);
   count_accesses(&w->local_accesses, local);
   count_accesses(&w->remote_accesses, remote);
-  /* Drop the issuing guard and the keys served here: silent, since the
-   * caller learns it from rc. */
-  ps__ticket_progress(w, &c, id, local + 1, NULL, 0, 0, true);
+  /* Drop the issuing guard and the keys served here: silent (no call
+   * context needed), since the caller learns it from rc. */
+  ps__ticket_progress(w, NULL, id, local + 1, NULL, 0, 0, true);
   if (err) return err;
   if (ps_worker_done(w, id)) return PS_OK;
   *ticket = id;

@@ -638,29 +638,62 @@ static int take_seq(ps_node *n, uint32_t src, uint32_t seq) {
   return PS_OK;
 }
 
-/* A message from src: numbered by its encoding (`numbered` false), or, sent
- * through env.send_shared, by the backend (seq; its encoded number is 0). */
-static int recv_msg(ps_node *n, uint32_t src, bool numbered, uint32_t seq, const uint8_t *buf,
-                    size_t len, double now) {
-  ps_msg m;
-  int rc = ps_msg_decode(buf, len, &m);
-  if (rc == PS_OK && (src >= n->layout.num_nodes || m.src != src)) rc = PS_ERR_PEER;
+/* Decodes a message from src into *m and checks it: numbered by its
+ * encoding (`numbered` false), or, sent through env.send_shared, by the
+ * backend (seq; its encoded number is 0). A message that decodes on its own
+ * channel takes its number whatever else is wrong with it: refused, it does
+ * not stop the channel. PS_OK, ps_msg_decode's errors, PS_ERR_PEER,
+ * PS_ERR_DUPLICATE, PS_ERR_SEQUENCE, PS_ERR_PROTOCOL, PS_ERR_KEY_RANGE,
+ * PS_ERR_VALUE_LEN or PS_ERR_SEAL. */
+static int admit_msg(ps_node *n, uint32_t src, bool numbered, uint32_t seq, const uint8_t *buf,
+                     size_t len, ps_msg *m) {
+  int rc = ps_msg_decode(buf, len, m);
+  if (rc == PS_OK && (src >= n->layout.num_nodes || m->src != src)) rc = PS_ERR_PEER;
   bool misnumbered = false;
   if (rc == PS_OK && numbered) {
-    misnumbered = m.seq != 0 || ps_msg_type_sealed(m.type); /* a seal covers the number */
-    m.seq = seq;
+    misnumbered = m->seq != 0 || ps_msg_type_sealed(m->type); /* a seal covers the number */
+    m->seq = seq;
   }
-  /* A message that decodes on its own channel takes its number whatever
-   * else is wrong with it: refused, it does not stop the channel. */
-  if (rc == PS_OK) rc = take_seq(n, src, m.seq);
+  if (rc == PS_OK) rc = take_seq(n, src, m->seq);
   if (rc == PS_OK && misnumbered) rc = PS_ERR_PROTOCOL;
-  if (rc == PS_OK && m.origin >= n->layout.num_nodes) rc = PS_ERR_PEER;
-  if (rc == PS_OK && m.type != PS_MSG_POLICY) rc = check_keys(n, &m); /* its words are its own */
-  if (rc == PS_OK && ps_msg_type_sealed(m.type) &&
-      ps_msg_seal(buf, len, n->id, n->secret) != m.request) {
+  if (rc == PS_OK && m->origin >= n->layout.num_nodes) rc = PS_ERR_PEER;
+  if (rc == PS_OK && m->type != PS_MSG_POLICY) rc = check_keys(n, m); /* its words are its own */
+  if (rc == PS_OK && ps_msg_type_sealed(m->type) &&
+      ps_msg_seal(buf, len, n->id, n->secret) != m->request) {
     stat_add(&n->stats.bad_seals, 1);
     rc = PS_ERR_SEAL; /* its number is taken: the channel goes on */
   }
+  return rc;
+}
+
+/* Hands an admitted message (but a policy's) to the handler of its type,
+ * inside call c. */
+static int dispatch_msg(call_ctx *c, const ps_msg *m) {
+  switch (m->type) {
+  case PS_MSG_PULL:
+  case PS_MSG_PUSH:
+  case PS_MSG_SET:
+  case PS_MSG_SYNC: return handle_request(c, m);
+  case PS_MSG_SYNC_REPLY: return ps__handle_sync_reply(c, m);
+  case PS_MSG_DELTA: return ps__handle_delta(c, m);
+  case PS_MSG_PULL_REPLY:
+  case PS_MSG_WRITE_ACK: return handle_reply(c, m);
+  case PS_MSG_LOCALIZE: return ps__handle_localize(c, m);
+  case PS_MSG_HANDOVER: return ps__handle_handover(c, m);
+  case PS_MSG_TRANSFER: return ps__handle_transfer(c, m);
+  case PS_MSG_INTENT: return ps__handle_intent(c, m);
+  case PS_MSG_CLOCK: return ps__handle_clock(c, m);
+  case PS_MSG_REFRESH: return ps__handle_refresh(c, m);
+  case PS_MSG_MOVE: return ps__handle_move(c, m);
+  default: return PS_ERR_TYPE;
+  }
+}
+
+/* A message from src (see admit_msg for `numbered` and seq). */
+static int recv_msg(ps_node *n, uint32_t src, bool numbered, uint32_t seq, const uint8_t *buf,
+                    size_t len, double now) {
+  ps_msg m;
+  int rc = admit_msg(n, src, numbered, seq, buf, len, &m);
   if (rc != PS_OK) {
     stat_add(&n->stats.bad_messages, 1);
     return rc;
@@ -675,24 +708,7 @@ static int recv_msg(ps_node *n, uint32_t src, bool numbered, uint32_t seq, const
   }
   call_ctx c;
   ps__ctx_init(&c, n, now);
-  switch (m.type) {
-  case PS_MSG_PULL:
-  case PS_MSG_PUSH:
-  case PS_MSG_SET:
-  case PS_MSG_SYNC: rc = handle_request(&c, &m); break;
-  case PS_MSG_SYNC_REPLY: rc = ps__handle_sync_reply(&c, &m); break;
-  case PS_MSG_DELTA: rc = ps__handle_delta(&c, &m); break;
-  case PS_MSG_PULL_REPLY:
-  case PS_MSG_WRITE_ACK: rc = handle_reply(&c, &m); break;
-  case PS_MSG_LOCALIZE: rc = ps__handle_localize(&c, &m); break;
-  case PS_MSG_HANDOVER: rc = ps__handle_handover(&c, &m); break;
-  case PS_MSG_TRANSFER: rc = ps__handle_transfer(&c, &m); break;
-  case PS_MSG_INTENT: rc = ps__handle_intent(&c, &m); break;
-  case PS_MSG_CLOCK: rc = ps__handle_clock(&c, &m); break;
-  case PS_MSG_REFRESH: rc = ps__handle_refresh(&c, &m); break;
-  case PS_MSG_MOVE: rc = ps__handle_move(&c, &m); break;
-  default: rc = PS_ERR_TYPE;
-  }
+  rc = dispatch_msg(&c, &m);
   if (n->has_clock) ps__clock_check(&c); /* a write may have completed */
   uint64_t served_keys = c.served_keys, served_floats = c.served_floats;
   ps__ctx_finish(&c);
