@@ -15,10 +15,15 @@
 #define PSLAB_MODEL_INTERNAL_H
 
 #include "model/ps.h"
+#include "model/testing.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+
+/* The seal of the encoded message buf[0..len) (len >= PS_WIRE_HEADER_LEN)
+ * sent to dst under secret (the wire format in ps.h says what it is for). */
+uint64_t ps_msg_seal(const uint8_t *buf, size_t len, uint32_t dst, uint64_t secret);
 
 /* ------------------------------------------------------------ key store */
 
