@@ -300,10 +300,12 @@ size_t ps_msg_encoded_len(uint32_t key_count, uint32_t value_floats);
  * PS_ERR_{TRUNCATED,OVERSIZED,MAGIC,VERSION,TYPE,LIMIT,MALFORMED}. *m views
  * buf: keep buf alive while using it. */
 int ps_msg_decode(const uint8_t *buf, size_t len, ps_msg *m);
+/* Key i of the body (i < key_count). */
 ps_key ps_msg_key(const ps_msg *m, uint32_t i);
 /* Copies n floats starting at float index `from` of the body's values. */
 void ps_msg_values(const ps_msg *m, uint32_t from, float *out, uint32_t n);
-/* LOCALIZE, HANDOVER and TRANSFER move a key's ownership: a made-up one
+
+/* Seals: LOCALIZE, HANDOVER and TRANSFER move a key's ownership: a made-up one
  * would lose or double the value (a TRANSFER that takes the real one's
  * place), or send it to a node in no state to take it (one that holds a
  * replica). Their `request` field carries a seal, a keyed hash of the whole
@@ -752,8 +754,9 @@ int ps_node_announce_intent(ps_node *node, const ps_key *start, size_t n_start,
  * no update lost or doubled, operations on a key in transfer queue and apply
  * in order on arrival. At most four messages (MOVE, LOCALIZE, HANDOVER,
  * TRANSFER). Any thread; never pending; nobody is told when the keys arrive
- * (the home's directory says where they are going). Keys dest owns or is receiving already are left alone; as with
- * concurrent localizes, the key ends at the last destination its home saw.
+ * (the home's directory says where they are going). Keys dest owns or is
+ * receiving already are left alone; as with concurrent localizes, the key
+ * ends at the last destination its home saw.
  * PS_OK, PS_ERR_INVAL (dest is not a server, or no longer serves: scaling),
  * PS_ERR_KEY_RANGE, PS_ERR_LIMIT or PS_ERR_NOMEM. */
 int ps_node_move(ps_node *node, const ps_key *keys, size_t n, uint32_t dest, double now);
