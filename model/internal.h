@@ -1,6 +1,9 @@
 /*
  * model/ internals: the structures the core's files share. Nothing outside
  * model/ includes this (tests of the core's internals excepted).
+ * Functions one file of model/ defines for the others are named ps__ (as
+ * libuv's uv__), apart from the public ps_ of ps.h and testing.h; inline
+ * helpers here and a file's static functions keep plain names.
  *
  * Per key, a node keeps at most one entry in its striped key store. The entry
  * holds what this node knows of the key:
