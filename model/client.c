@@ -22,13 +22,13 @@ static ticket_slot *ticket_find(ps_worker *w, ps_ticket id) {
   return NULL;
 }
 
-int ticket_open(ps_worker *w, uint64_t keys, float *out, size_t out_len,
-                ps_ticket *id) {
-  return ticket_open_bounded(w, keys, out, out_len, -1, 0, -1, id);
+int ps__ticket_open(ps_worker *w, uint64_t keys, float *out, size_t out_len,
+                    ps_ticket *id) {
+  return ps__ticket_open_bounded(w, keys, out, out_len, -1, 0, -1, id);
 }
 
-int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
-                        int64_t stamp, uint64_t issue_seq, int64_t write_clock, ps_ticket *id) {
+int ps__ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
+                            int64_t stamp, uint64_t issue_seq, int64_t write_clock, ps_ticket *id) {
   pthread_mutex_lock(&w->lock);
   if (w->n_tickets == w->cap_tickets) {
     size_t cap = w->cap_tickets ? w->cap_tickets * 2 : 8;
@@ -53,8 +53,8 @@ static awaited_key *awaited_of(ticket_slot *t) {
   return t->n_wait <= TICKET_INLINE_KEYS ? t->inline_keys : t->heap_keys;
 }
 
-int ticket_expect(ps_worker *w, ps_ticket id, uint8_t reply, const ps_key *keys,
-                  const uint32_t *idx, size_t n, double now) {
+int ps__ticket_expect(ps_worker *w, ps_ticket id, uint8_t reply, const ps_key *keys,
+                      const uint32_t *idx, size_t n, double now) {
   if (n == 0) return PS_OK;
   pthread_mutex_lock(&w->lock);
   ticket_slot *t = ticket_find(w, id);
@@ -85,7 +85,7 @@ static long wait_index(const awaited_key *a, uint32_t n, uint32_t pos) {
   return lo < n && a[lo].pos == pos ? (long)lo : -1;
 }
 
-uint32_t ticket_take_reply(ps_worker *w, const ps_msg *m, uint8_t *took, double *issued_at) {
+uint32_t ps__ticket_take_reply(ps_worker *w, const ps_msg *m, uint8_t *took, double *issued_at) {
   pthread_mutex_lock(&w->lock);
   ticket_slot *t = ticket_find(w, m->request);
   bool kind = t && t->wait_type == m->type; /* a pull's reply to a pull */
@@ -102,7 +102,7 @@ uint32_t ticket_take_reply(ps_worker *w, const ps_msg *m, uint8_t *took, double 
   return taken;
 }
 
-bool ticket_stamp(ps_worker *w, ps_ticket id, int64_t *stamp, uint64_t *issue_seq) {
+bool ps__ticket_stamp(ps_worker *w, ps_ticket id, int64_t *stamp, uint64_t *issue_seq) {
   pthread_mutex_lock(&w->lock);
   ticket_slot *t = ticket_find(w, id);
   if (t) {
@@ -117,8 +117,8 @@ static bool span_ok(const ticket_slot *t, uint32_t pos, uint32_t len) {
   return t->out && (uint64_t)pos + len <= t->out_len;
 }
 
-int ticket_fill(ps_worker *w, ps_ticket id, uint32_t pos, const float *vals,
-                uint32_t len) {
+int ps__ticket_fill(ps_worker *w, ps_ticket id, uint32_t pos, const float *vals,
+                    uint32_t len) {
   pthread_mutex_lock(&w->lock);
   ticket_slot *t = ticket_find(w, id);
   int rc = t && span_ok(t, pos, len) ? PS_OK : PS_ERR_PROTOCOL;
@@ -127,8 +127,8 @@ int ticket_fill(ps_worker *w, ps_ticket id, uint32_t pos, const float *vals,
   return rc;
 }
 
-int ticket_progress(ps_worker *w, call_ctx *c, ps_ticket id, uint64_t n,
-                    const float *copy, uint32_t pos, uint32_t len, bool silent) {
+int ps__ticket_progress(ps_worker *w, call_ctx *c, ps_ticket id, uint64_t n,
+                        const float *copy, uint32_t pos, uint32_t len, bool silent) {
   pthread_mutex_lock(&w->lock);
   ticket_slot *t = ticket_find(w, id);
   if (!t || n > t->pending || (copy && !span_ok(t, pos, len))) {
@@ -143,7 +143,7 @@ int ticket_progress(ps_worker *w, call_ctx *c, ps_ticket id, uint64_t n,
     *t = w->tickets[--w->n_tickets];
   }
   pthread_mutex_unlock(&w->lock);
-  if (done && !silent) ctx_wake(c, w->index, id);
+  if (done && !silent) ps__ctx_wake(c, w->index, id);
   return PS_OK;
 }
 
@@ -208,17 +208,17 @@ static bool serve_inline(ps_worker *w, key_entry *e, ps_key k, uint8_t type, flo
   bool bounded = w->cons.model != PS_CONSISTENCY_ASYNC;
   int rc;
   if (e->state == KEY_OWNED) {
-    rc = value_apply(e, len, type, vals, out);
+    rc = ps__value_apply(e, len, type, vals, out);
     if (rc == PS_OK && bounded && type != PS_MSG_PULL && e->kb) {
-      bounded_note_write(w, e, k, type, vals, false);
-      bounded_owner_written(node, e, k);
+      ps__bounded_note_write(w, e, k, type, vals, false);
+      ps__bounded_owner_written(node, e, k);
     }
   } else if (e->state == KEY_REPLICA && type != PS_MSG_SET) {
-    rc = replica_apply_local(w, e, k, type, vals, out, now);
-    if (bounded && type == PS_MSG_PULL) bounded_note_replica_read(w);
-    else if (bounded && e->kb) bounded_note_write(w, e, k, type, vals, false);
+    rc = ps__replica_apply_local(w, e, k, type, vals, out, now);
+    if (bounded && type == PS_MSG_PULL) ps__bounded_note_replica_read(w);
+    else if (bounded && e->kb) ps__bounded_note_write(w, e, k, type, vals, false);
   } else if (bounded && type == PS_MSG_PULL && e->state == KEY_ABSENT) {
-    return cache_read(w, e, k, out);
+    return ps__cache_read(w, e, k, out);
   } else {
     return false;
   }
@@ -236,103 +236,140 @@ static void count_accesses(_Atomic uint64_t *counter, uint64_t n) {
   atomic_store_explicit(counter, was + n, memory_order_relaxed);
 }
 
+/* The slow path's first pass: serves what local memory can of keys[first..n)
+ * (the lengths at w's scratch offsets into buf), with no lock but each key's,
+ * and lists the others, in order, at w->scratch_defer[0..*deferred). Adds
+ * the keys it served to *local. PS_OK or the first error. */
+static int serve_local_pass(ps_worker *w, uint8_t type, const ps_key *keys, size_t n,
+                            size_t first, float *buf, double now, uint64_t *local,
+                            size_t *deferred) {
+  ps_node *node = w->node;
+  uint64_t served = 0;
+  size_t left = 0;
+  int err = PS_OK;
+  for (size_t i = first; i < n && err == PS_OK; i++) {
+    uint32_t len = ps_layout_value_len(&node->layout, keys[i]);
+    store_stripe *st;
+    key_entry *e = ps__node_lock_entry(node, keys[i], &st);
+    if (!e) {
+      err = PS_ERR_NOMEM;
+      break;
+    }
+    if (serve_inline(w, e, keys[i], type, buf, w->scratch_pos[i], len, now, &err)) served++;
+    else w->scratch_defer[left++] = (uint32_t)i;
+    pthread_mutex_unlock(&st->lock);
+  }
+  *local += served;
+  *deferred = left;
+  return err;
+}
+
+/* Sends op on key k (entry e locked), which is neither served from local
+ * memory nor owned here: bounded consistency notes the write or the miss,
+ * then the operation goes straight to the server that answered last (route
+ * hints) or through ps__serve_op (queued on a key in transfer, else to the
+ * home or the owner its directory names). A key owned elsewhere keeps no
+ * entry here once its operation left, unless the entry still says something
+ * (ps__entry_release): a node's table then holds its own keys, not every key
+ * it touched. Returns whether the key was sent away (not here at all), so
+ * that its answer comes in a message. */
+static bool send_away(ps_worker *w, call_ctx *c, store_stripe *st, key_entry *e, ps_key k,
+                      const pending_op *op, const float *vals) {
+  ps_node *node = w->node;
+  bool bounded = w->cons.model != PS_CONSISTENCY_ASYNC;
+  if (bounded && op->type != PS_MSG_PULL && (e->kb || e->state == KEY_ABSENT))
+    ps__bounded_note_write(w, e, k, op->type, vals, e->state == KEY_ABSENT);
+  else if (bounded && e->state == KEY_ABSENT)
+    stat_add(&node->bounded.cache_misses, 1);
+  bool absent = e->state == KEY_ABSENT;
+  uint32_t hint;
+  if (absent && node_routes(node) && ps__route_get(&w->routes, k, &hint))
+    ps__ctx_forward(c, hint, op, k, vals);
+  else
+    ps__serve_op(c, e, k, op, vals);
+  ps__entry_release(node, st, e, k);
+  return absent;
+}
+
+/* The slow path's second pass, in one call under the node's order lock (see
+ * ps__ctx_init): the keys the first pass left (w->scratch_defer[0..deferred))
+ * of ticket id, each served from local memory if it arrived meanwhile, else
+ * sent (a key owned here too: as PS-Lite, it goes through this node's
+ * server). The keys whose answers come in messages are noted on the ticket
+ * in one go before any is sent. Adds to *local and *remote; PS_OK or the
+ * call's error. */
+static int send_deferred(ps_worker *w, uint8_t type, const ps_key *keys, size_t deferred,
+                         float *buf, ps_ticket id, double now, uint64_t *local,
+                         uint64_t *remote) {
+  ps_node *node = w->node;
+  size_t sent = 0; /* answered in messages, compacted behind the loop's reads */
+  call_ctx c;
+  ps__ctx_init(&c, node, now);
+  for (size_t d = 0; d < deferred; d++) {
+    size_t i = w->scratch_defer[d];
+    ps_key k = keys[i];
+    uint32_t len = ps_layout_value_len(&node->layout, k), pos = w->scratch_pos[i];
+    const float *vals = type == PS_MSG_PULL ? NULL : buf + pos;
+    pending_op op = {.type = type, .origin = node->id, .worker = w->index,
+                     .request = id, .pos = pos, .len = vals ? len : 0,
+                     .subscribe = type == PS_MSG_PULL &&
+                                  w->cons.model == PS_CONSISTENCY_ESSP};
+    store_stripe *st;
+    key_entry *e = ps__node_lock_entry(node, k, &st);
+    if (!e) {
+      c.error = PS_ERR_NOMEM;
+      break;
+    }
+    if (serve_inline(w, e, k, type, buf, pos, len, now, &c.error)) { /* arrived meanwhile */
+      (*local)++;
+    } else if (e->state == KEY_OWNED) {
+      ps__ctx_add(&c, node->id, type, node->id, w->index, id, 0, k, pos, vals, op.len);
+      w->scratch_defer[sent++] = (uint32_t)i;
+      (*remote)++;
+    } else {
+      if (send_away(w, &c, st, e, k, &op, vals)) w->scratch_defer[sent++] = (uint32_t)i;
+      (*remote)++;
+    }
+    pthread_mutex_unlock(&st->lock);
+  }
+  uint8_t reply = type == PS_MSG_PULL ? PS_MSG_PULL_REPLY : PS_MSG_WRITE_ACK;
+  if (!c.error && ps__ticket_expect(w, id, reply, keys, w->scratch_defer, sent, now) != PS_OK)
+    c.error = PS_ERR_NOMEM;
+  ps__ctx_finish(&c);
+  return c.error;
+}
+
 /* The slow path of an access whose keys from `first` on need more than local
  * memory (the keys before it were served already): a ticket, then
- * everything local memory can serve, with no lock but the keys'; then, under
- * the node's order lock, the keys that need messages (see ctx_init).
- * Returns as ps_pull. */
+ * everything local memory can serve (serve_local_pass); then, under the
+ * node's order lock, the keys that need messages (send_deferred). Returns as
+ * ps_pull. */
 static int issue_with_ticket(ps_worker *w, uint8_t type, const ps_key *keys, size_t n,
                              size_t first, float *buf, size_t buf_len, ps_ticket *ticket,
                              int64_t stamp, uint64_t seq, double now) {
   ps_node *node = w->node;
   uint64_t floats;
   ps_ticket id;
-  bool bounded = w->cons.model != PS_CONSISTENCY_ASYNC;
-  if (node_routes(node)) routes_adopt(w); /* before its ticket opens */
+  if (node_routes(node)) ps__routes_adopt(w); /* before its ticket opens */
   int64_t write_clock = node->has_clock && type != PS_MSG_PULL ? ps_worker_clock(w) : -1;
   int rc = plan_offsets(w, keys, n, &floats);
   if (rc == PS_OK)
-    rc = ticket_open_bounded(w, n, type == PS_MSG_PULL ? buf : NULL, buf_len, stamp, seq,
-                             write_clock, &id);
+    rc = ps__ticket_open_bounded(w, n, type == PS_MSG_PULL ? buf : NULL, buf_len, stamp, seq,
+                                 write_clock, &id);
   if (rc != PS_OK) {
     count_accesses(&w->local_accesses, first);
     return rc;
   }
   uint64_t local = first, remote = 0;
-  size_t deferred = 0; /* keys[i] that need messages, compacted into scratch_defer */
-  int err = PS_OK;
-  for (size_t i = first; i < n && err == PS_OK; i++) {
-    uint32_t len = ps_layout_value_len(&node->layout, keys[i]);
-    store_stripe *st;
-    key_entry *e = node_lock_entry(node, keys[i], &st);
-    if (!e) {
-      err = PS_ERR_NOMEM;
-      break;
-    }
-    if (serve_inline(w, e, keys[i], type, buf, w->scratch_pos[i], len, now, &err)) local++;
-    else w->scratch_defer[deferred++] = (uint32_t)i;
-    pthread_mutex_unlock(&st->lock);
-  }
-  call_ctx c;
-  if (deferred && err == PS_OK) {
-    size_t sent = 0;
-    ctx_init(&c, node, now);
-    for (size_t d = 0; d < deferred; d++) {
-      size_t i = w->scratch_defer[d];
-      ps_key k = keys[i];
-      uint32_t len = ps_layout_value_len(&node->layout, k), pos = w->scratch_pos[i];
-      const float *vals = type == PS_MSG_PULL ? NULL : buf + pos;
-      pending_op op = {.type = type, .origin = node->id, .worker = w->index,
-                       .request = id, .pos = pos, .len = vals ? len : 0,
-                       .subscribe = type == PS_MSG_PULL &&
-                                    w->cons.model == PS_CONSISTENCY_ESSP};
-      store_stripe *st;
-      key_entry *e = node_lock_entry(node, k, &st);
-      if (!e) {
-        c.error = PS_ERR_NOMEM;
-        break;
-      }
-      if (serve_inline(w, e, k, type, buf, pos, len, now, &c.error)) { /* arrived meanwhile */
-        local++;
-      } else if (e->state == KEY_OWNED) {
-        /* As PS-Lite: even a local key goes through this node's server. */
-        ctx_add(&c, node->id, type, node->id, w->index, id, 0, k, pos, vals, op.len);
-        w->scratch_defer[sent++] = (uint32_t)i; /* its answer comes in a message */
-        remote++;
-      } else {
-        if (bounded && type != PS_MSG_PULL && (e->kb || e->state == KEY_ABSENT))
-          bounded_note_write(w, e, k, type, vals, e->state == KEY_ABSENT);
-        else if (bounded && e->state == KEY_ABSENT)
-          stat_add(&node->bounded.cache_misses, 1);
-        if (e->state == KEY_ABSENT) w->scratch_defer[sent++] = (uint32_t)i; /* sent away */
-        uint32_t hint;
-        if (e->state == KEY_ABSENT && node_routes(node) && route_get(&w->routes, k, &hint))
-          ctx_forward(&c, hint, &op, k, vals); /* straight to the server that answered */
-        else
-          serve_op(&c, e, k, &op, vals);
-        remote++;
-        /* A key owned elsewhere keeps no entry here once its operation
-         * left, unless the entry still says something (entry_release): a
-         * node's table then holds its own keys, not every key it touched. */
-        entry_release(node, st, e, k);
-      }
-      pthread_mutex_unlock(&st->lock);
-    }
-    /* The keys whose answers come in messages, noted in one go before any
-     * is sent (scratch_defer[0..sent), compacted behind the loop's reads). */
-    uint8_t reply = type == PS_MSG_PULL ? PS_MSG_PULL_REPLY : PS_MSG_WRITE_ACK;
-    if (!c.error && ticket_expect(w, id, reply, keys, w->scratch_defer, sent, now) != PS_OK)
-      c.error = PS_ERR_NOMEM;
-    ctx_finish(&c);
-    if (c.error) err = c.error;
-  } else {
-    c = (call_ctx){.node = node, .now = now};
-  }
+  size_t deferred = 0;
+  int err = serve_local_pass(w, type, keys, n, first, buf, now, &local, &deferred);
+  if (deferred && err == PS_OK)
+    err = send_deferred(w, type, keys, deferred, buf, id, now, &local, &remote);
   count_accesses(&w->local_accesses, local);
   count_accesses(&w->remote_accesses, remote);
-  /* Drop the issuing guard and the keys served here: silent, since the
-   * caller learns it from rc. */
-  ticket_progress(w, &c, id, local + 1, NULL, 0, 0, true);
+  /* Drop the issuing guard and the keys served here: silent (no call
+   * context needed), since the caller learns it from rc. */
+  ps__ticket_progress(w, NULL, id, local + 1, NULL, 0, 0, true);
   if (err) return err;
   if (ps_worker_done(w, id)) return PS_OK;
   *ticket = id;
@@ -375,7 +412,7 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
     for (; i < n; i++) {
       uint32_t len = i < 16 ? lens[i] : ps_layout_value_len(&node->layout, keys[i]);
       store_stripe *st;
-      key_entry *e = node_lock_entry(node, keys[i], &st);
+      key_entry *e = ps__node_lock_entry(node, keys[i], &st);
       if (!e) {
         err = PS_ERR_NOMEM;
         break;
@@ -414,7 +451,7 @@ int ps_set(ps_worker *w, const ps_key *keys, size_t n, const float *vals,
 
 /* ----------------------------------------------------- localize, intent */
 
-int check_op_keys(const ps_node *n, const ps_key *keys, size_t count) {
+int ps__check_op_keys(const ps_node *n, const ps_key *keys, size_t count) {
   if (count > PS_MAX_OP_KEYS) return PS_ERR_LIMIT;
   if (count && !keys) return PS_ERR_INVAL;
   for (size_t i = 0; i < count; i++)
@@ -422,17 +459,17 @@ int check_op_keys(const ps_node *n, const ps_key *keys, size_t count) {
   return PS_OK;
 }
 
-int localize_keys(ps_node *node, uint32_t worker, ps_ticket id, const ps_key *keys,
-                  size_t count, double now, uint64_t *here) {
+int ps__localize_keys(ps_node *node, uint32_t worker, ps_ticket id, const ps_key *keys,
+                      size_t count, double now, uint64_t *here) {
   *here = 0;
   if (!ps_layout_is_server(&node->layout, node->id)) return PS_ERR_INVAL; /* no store */
   call_ctx c;
-  ctx_init(&c, node, now);
+  ps__ctx_init(&c, node, now);
   for (size_t i = 0; i < count; i++) {
     pending_op waiter = {.type = PS_MSG_LOCALIZE, .origin = node->id, .worker = worker,
                          .request = id};
     store_stripe *st;
-    key_entry *e = node_lock_entry(node, keys[i], &st);
+    key_entry *e = ps__node_lock_entry(node, keys[i], &st);
     if (!e) {
       c.error = PS_ERR_NOMEM;
       break;
@@ -441,10 +478,10 @@ int localize_keys(ps_node *node, uint32_t worker, ps_ticket id, const ps_key *ke
      * mirrors its pushes): the replica already serves this node. */
     bool stays = e->state == KEY_REPLICA && node->replica_mode == PS_SYNC_ALLREDUCE;
     if (e->state == KEY_OWNED || stays) ++*here;
-    else localize_key(&c, e, keys[i], &waiter);
+    else ps__localize_key(&c, e, keys[i], &waiter);
     pthread_mutex_unlock(&st->lock);
   }
-  ctx_finish(&c);
+  ps__ctx_finish(&c);
   return c.error;
 }
 
@@ -455,15 +492,15 @@ static int with_ticket(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ti
                        double now,
                        int (*start)(ps_node *, uint32_t, ps_ticket, const ps_key *, size_t,
                                     double, uint64_t *)) {
-  int rc = check_op_keys(w->node, keys, n);
+  int rc = ps__check_op_keys(w->node, keys, n);
   if (rc != PS_OK) return rc;
   uint64_t here;
   if (!ticket) return start(w->node, w->index, 0, keys, n, now, &here);
   ps_ticket id;
-  if ((rc = ticket_open(w, n, NULL, 0, &id)) != PS_OK) return rc;
+  if ((rc = ps__ticket_open(w, n, NULL, 0, &id)) != PS_OK) return rc;
   rc = start(w->node, w->index, id, keys, n, now, &here);
   call_ctx none = {.node = w->node, .now = now};
-  ticket_progress(w, &none, id, here + 1, NULL, 0, 0, true);
+  ps__ticket_progress(w, &none, id, here + 1, NULL, 0, 0, true);
   if (rc != PS_OK) return rc;
   if (ps_worker_done(w, id)) return PS_OK;
   *ticket = id;
@@ -472,23 +509,23 @@ static int with_ticket(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ti
 
 int ps_localize(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket,
                 double now) {
-  return with_ticket(w, keys, n, ticket, now, localize_keys);
+  return with_ticket(w, keys, n, ticket, now, ps__localize_keys);
 }
 
 int ps_replicate(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket, double now) {
-  return with_ticket(w, keys, n, ticket, now, replicate_keys);
+  return with_ticket(w, keys, n, ticket, now, ps__replicate_keys);
 }
 
 int ps_node_localize(ps_node *node, const ps_key *keys, size_t n, double now) {
-  int rc = check_op_keys(node, keys, n);
+  int rc = ps__check_op_keys(node, keys, n);
   uint64_t here;
-  return rc != PS_OK ? rc : localize_keys(node, 0, 0, keys, n, now, &here);
+  return rc != PS_OK ? rc : ps__localize_keys(node, 0, 0, keys, n, now, &here);
 }
 
 int ps_node_replicate(ps_node *node, const ps_key *keys, size_t n, double now) {
-  int rc = check_op_keys(node, keys, n);
+  int rc = ps__check_op_keys(node, keys, n);
   uint64_t here;
-  return rc != PS_OK ? rc : replicate_keys(node, 0, 0, keys, n, now, &here);
+  return rc != PS_OK ? rc : ps__replicate_keys(node, 0, 0, keys, n, now, &here);
 }
 
 int ps_node_key_locality(ps_node *n, ps_key k) {
@@ -515,9 +552,9 @@ int ps_intent(ps_worker *w, const ps_key *keys, size_t n, int64_t clock_start,
               int64_t clock_end, double now) {
   ps_node *node = w->node;
   if (clock_end < clock_start) return PS_ERR_INVAL;
-  int rc = check_op_keys(node, keys, n);
+  int rc = ps__check_op_keys(node, keys, n);
   if (rc != PS_OK) return rc;
-  if (node->has_clock) clock_note_intent(w, keys, n, clock_start, clock_end);
+  if (node->has_clock) ps__clock_note_intent(w, keys, n, clock_start, clock_end);
   if (node->policy && node->policy->on_intent)
     node->policy->on_intent(node->policy_state, w, keys, n, clock_start, clock_end, now);
   return PS_OK;

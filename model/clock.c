@@ -47,7 +47,7 @@ const char *ps_consistency_name(ps_consistency_model m) {
 
 /* ------------------------------------------------------------ lifecycle */
 
-int clock_init(ps_node *n) {
+int ps__clock_init(ps_node *n) {
   clock_service *k = &n->clk;
   uint32_t nodes = n->layout.num_nodes;
   pthread_mutex_init(&k->lock, NULL);
@@ -71,7 +71,7 @@ int clock_init(ps_node *n) {
   return PS_OK;
 }
 
-void clock_destroy(ps_node *n) {
+void ps__clock_destroy(ps_node *n) {
   clock_service *k = &n->clk;
   for (uint32_t j = 0; k->keys && j < n->layout.num_nodes; j++) free(k->keys[j]);
   free(k->keys);
@@ -89,14 +89,14 @@ void clock_destroy(ps_node *n) {
   }
 }
 
-void key_bounded_free(key_bounded *kb) {
+void ps__key_bounded_free(key_bounded *kb) {
   if (!kb) return;
   free(kb->cache);
   free(kb->subs);
   free(kb);
 }
 
-key_bounded *entry_bounded(key_entry *e) {
+key_bounded *ps__entry_bounded(key_entry *e) {
   if (!e->kb && (e->kb = calloc(1, sizeof *e->kb))) e->kb->last_push_clock = -1;
   return e->kb;
 }
@@ -138,7 +138,7 @@ static int64_t fresh_enough(const ps_worker *w) {
   return c - (int64_t)w->cons.staleness;
 }
 
-bool cache_read(ps_worker *w, key_entry *e, ps_key k, float *out) {
+bool ps__cache_read(ps_worker *w, key_entry *e, ps_key k, float *out) {
   ps_node *n = w->node;
   key_bounded *kb = e->kb;
   if (kb && kb->cache && kb->stamp >= fresh_enough(w)) {
@@ -150,10 +150,10 @@ bool cache_read(ps_worker *w, key_entry *e, ps_key k, float *out) {
   return false; /* the miss is counted when the read is sent */
 }
 
-void bounded_note_write(ps_worker *w, key_entry *e, ps_key k, uint8_t type,
-                        const float *vals, bool by_message) {
+void ps__bounded_note_write(ps_worker *w, key_entry *e, ps_key k, uint8_t type,
+                            const float *vals, bool by_message) {
   ps_node *n = w->node;
-  key_bounded *kb = entry_bounded(e);
+  key_bounded *kb = ps__entry_bounded(e);
   if (!kb) return; /* no memory: the cache is only an optimisation, but then */
   kb->last_push_clock = atomic_load(&w->clock);
   kb->last_push_seq = atomic_fetch_add(&n->clk.push_seq, 1) + 1;
@@ -170,11 +170,11 @@ void bounded_note_write(ps_worker *w, key_entry *e, ps_key k, uint8_t type,
   }
 }
 
-void bounded_note_replica_read(ps_worker *w) {
+void ps__bounded_note_replica_read(ps_worker *w) {
   count_read(w->node, atomic_load(&w->clock) - run_clock(w->node));
 }
 
-void bounded_acked(key_entry *e) {
+void ps__bounded_acked(key_entry *e) {
   if (e->kb && e->kb->inflight) e->kb->inflight--;
 }
 
@@ -189,10 +189,10 @@ static void cache_store(ps_node *n, key_bounded *kb, ps_key k, const float *vals
   kb->stamp = stamp;
 }
 
-void bounded_fill_from(ps_node *n, key_entry *e, ps_key k, const ps_msg *m, uint32_t offset,
-                       int64_t stamp, uint64_t issue_seq) {
+void ps__bounded_fill_from(ps_node *n, key_entry *e, ps_key k, const ps_msg *m, uint32_t offset,
+                           int64_t stamp, uint64_t issue_seq) {
   if (e->state != KEY_ABSENT) return;
-  key_bounded *kb = entry_bounded(e);
+  key_bounded *kb = ps__entry_bounded(e);
   if (!kb || kb->inflight != 0 || kb->last_push_seq > issue_seq) return;
   if (kb->cache && kb->stamp > stamp) return;
   uint32_t len = ps_layout_value_len(&n->layout, k);
@@ -208,21 +208,21 @@ static int refresh_key(call_ctx *c, const ps_msg *m, uint32_t i, key_entry *e, p
   (void)i;
   (void)len;
   int64_t stamp = (int64_t)m->request;
-  key_bounded *kb = e->state == KEY_ABSENT ? entry_bounded(e) : NULL;
+  key_bounded *kb = e->state == KEY_ABSENT ? ps__entry_bounded(e) : NULL;
   if (kb && kb->inflight == 0 && kb->last_push_clock < stamp)
     cache_store(c->node, kb, k, vals, stamp);
   return PS_OK;
 }
 
-int handle_refresh(call_ctx *c, const ps_msg *m) {
+int ps__handle_refresh(call_ctx *c, const ps_msg *m) {
   if (!c->node->has_clock || m->request > (uint64_t)INT64_MAX) return PS_ERR_PROTOCOL;
-  return msg_each_key(c, m, refresh_key);
+  return ps__msg_each_key(c, m, refresh_key);
 }
 
 /* ------------------------------------------------------- ESSP, the owner */
 
-void bounded_subscribe(key_entry *e, uint32_t node) {
-  key_bounded *kb = entry_bounded(e);
+void ps__bounded_subscribe(key_entry *e, uint32_t node) {
+  key_bounded *kb = ps__entry_bounded(e);
   if (!kb) return;
   for (uint32_t i = 0; i < kb->n_subs; i++)
     if (kb->subs[i] == node) return;
@@ -236,7 +236,7 @@ void bounded_subscribe(key_entry *e, uint32_t node) {
   kb->subs[kb->n_subs++] = node;
 }
 
-void bounded_owner_written(ps_node *n, key_entry *e, ps_key k) {
+void ps__bounded_owner_written(ps_node *n, key_entry *e, ps_key k) {
   key_bounded *kb = e->kb;
   if (!kb || !kb->n_subs || kb->dirty) return;
   clock_service *clk = &n->clk;
@@ -256,7 +256,7 @@ void bounded_owner_written(ps_node *n, key_entry *e, ps_key k) {
   pthread_mutex_unlock(&clk->dirty_lock);
 }
 
-void bounded_on_leave(key_entry *e) {
+void ps__bounded_on_leave(key_entry *e) {
   if (!e->kb) return;
   free(e->kb->subs);
   e->kb->subs = NULL;
@@ -285,8 +285,8 @@ static void refresh_dirty(call_ctx *c, int64_t min) {
       uint32_t len = ps_layout_value_len(&n->layout, keys[i]);
       if (e->state == KEY_OWNED && e->value) {
         for (uint32_t s = 0; s < e->kb->n_subs; s++)
-          ctx_add(c, e->kb->subs[s], PS_MSG_REFRESH, n->id, 0, (uint64_t)min, 0, keys[i], 0,
-                  e->value, len);
+          ps__ctx_add(c, e->kb->subs[s], PS_MSG_REFRESH, n->id, 0, (uint64_t)min, 0, keys[i], 0,
+                      e->value, len);
         sent += e->kb->n_subs;
       }
     }
@@ -345,7 +345,7 @@ static size_t clock_update(ps_node *n, ps_worker **go) {
 
 static void release(call_ctx *c, ps_worker **go, size_t count) {
   for (size_t i = 0; i < count; i++)
-    ticket_progress(go[i], c, go[i]->wait_ticket, 1, NULL, 0, 0, false);
+    ps__ticket_progress(go[i], c, go[i]->wait_ticket, 1, NULL, 0, 0, false);
 }
 
 /* Waits until the run's tick reaches `tick` (see ps_clock_wait). */
@@ -378,7 +378,7 @@ static int wait_tick(ps_worker *w, int64_t tick, const ps_key *keys, size_t n,
         w->wait_keys[unique++] = w->wait_keys[i];
   }
   ps_ticket id;
-  int rc = ticket_open(w, 0, NULL, 0, &id);
+  int rc = ps__ticket_open(w, 0, NULL, 0, &id);
   if (rc != PS_OK) return rc;
   pthread_mutex_lock(&node->clk.lock);
   w->wait_tick = tick;
@@ -392,7 +392,7 @@ static int wait_tick(ps_worker *w, int64_t tick, const ps_key *keys, size_t n,
   pthread_mutex_unlock(&node->clk.lock);
   if (open) {
     call_ctx none = {.node = node};
-    ticket_progress(w, &none, id, 1, NULL, 0, 0, true);
+    ps__ticket_progress(w, &none, id, 1, NULL, 0, 0, true);
     return PS_OK;
   }
   *ticket = id;
@@ -449,8 +449,8 @@ int ps_worker_set_consistency(ps_worker *w, ps_consistency c) {
   return rc;
 }
 
-void clock_note_intent(ps_worker *w, const ps_key *keys, size_t n, int64_t start,
-                       int64_t end) {
+void ps__clock_note_intent(ps_worker *w, const ps_key *keys, size_t n, int64_t start,
+                           int64_t end) {
   if (w->cons.model != PS_CONSISTENCY_SPARSE || !w->n_intents) return;
   ps_node *node = w->node;
   pthread_mutex_lock(&node->clk.lock);
@@ -577,14 +577,14 @@ static void clock_moved(call_ctx *c) {
   pthread_mutex_unlock(&clk->lock);
   /* Writes of the clocks before go first: FIFO channels put them ahead. (A
    * tick that only says reads are done has no writes behind it.) */
-  replica_flush_allreduce(c);
+  ps__replica_flush_allreduce(c);
   for (uint32_t j = 0; j < n->layout.num_nodes; j++) {
     if (j == n->id) continue;
     /* aux 1: the keys follow (SPARSE); a CLOCK without says nothing of them */
     if (with_keys && n_keys)
       for (size_t i = 0; i < n_keys; i++)
-        ctx_add(c, j, PS_MSG_CLOCK, n->id, 0, (uint64_t)m, 1, keys[i], 0, NULL, 0);
-    else ctx_add_empty(c, j, PS_MSG_CLOCK, (uint64_t)m, with_keys ? 1 : 0);
+        ps__ctx_add(c, j, PS_MSG_CLOCK, n->id, 0, (uint64_t)m, 1, keys[i], 0, NULL, 0);
+    else ps__ctx_add_empty(c, j, PS_MSG_CLOCK, (uint64_t)m, with_keys ? 1 : 0);
     stat_add(&n->bounded.clock_messages, 1);
   }
   free(keys);
@@ -593,9 +593,9 @@ static void clock_moved(call_ctx *c) {
   if (clock_of(min) > clock_of(old_min)) refresh_dirty(c, clock_of(min));
 }
 
-void clock_check(call_ctx *c) { clock_moved(c); }
+void ps__clock_check(call_ctx *c) { clock_moved(c); }
 
-int handle_clock(call_ctx *c, const ps_msg *m) {
+int ps__handle_clock(call_ctx *c, const ps_msg *m) {
   ps_node *n = c->node;
   if (!n->has_clock || m->src == n->id || m->request > (uint64_t)INT64_MAX)
     return PS_ERR_PROTOCOL;
@@ -646,10 +646,10 @@ static int move_to(ps_worker *w, int64_t clock, int64_t tick, double now) {
   }
   if (!n->has_clock) return PS_OK;
   call_ctx c;
-  ctx_init(&c, n, now);
+  ps__ctx_init(&c, n, now);
   atomic_store(&w->tick, tick);
   clock_moved(&c);
-  ctx_finish(&c);
+  ps__ctx_finish(&c);
   return c.error ? c.error : PS_OK;
 }
 

@@ -9,7 +9,7 @@
  *   12 origin u32 | 16 worker u32 | 20 aux u32 | 24 request u64 |
  *   32 key_count u32 | 36 value_floats u32 | 40 body_len u32 | 44 seq u32
  */
-#include "model/ps.h"
+#include "model/internal.h"
 
 #include <string.h>
 

@@ -1,6 +1,9 @@
 /*
  * model/ internals: the structures the core's files share. Nothing outside
  * model/ includes this (tests of the core's internals excepted).
+ * Functions one file of model/ defines for the others are named ps__ (as
+ * libuv's uv__), apart from the public ps_ of ps.h and testing.h; inline
+ * helpers here and a file's static functions keep plain names.
  *
  * Per key, a node keeps at most one entry in its striped key store. The entry
  * holds what this node knows of the key:
@@ -15,10 +18,15 @@
 #define PSLAB_MODEL_INTERNAL_H
 
 #include "model/ps.h"
+#include "model/testing.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+
+/* The seal of the encoded message buf[0..len) (len >= PS_WIRE_HEADER_LEN)
+ * sent to dst under secret (the wire format in ps.h says what it is for). */
+uint64_t ps_msg_seal(const uint8_t *buf, size_t len, uint32_t dst, uint64_t secret);
 
 /* ------------------------------------------------------------ key store */
 
@@ -98,8 +106,8 @@ typedef struct {
   uint32_t num_stripes; /* power of two */
 } key_store;
 
-int store_init(key_store *s, uint32_t stripes);
-void store_destroy(key_store *s);
+int ps__store_init(key_store *s, uint32_t stripes);
+void ps__store_destroy(key_store *s);
 static inline store_stripe *store_stripe_of(key_store *s, ps_key k) {
   return &s->stripes[(ps_mix64(k) >> 40) & (s->num_stripes - 1)];
 }
@@ -119,12 +127,12 @@ static inline key_entry *stripe_find(store_stripe *st, ps_key k) {
 }
 /* With the lock held: the entry of k, created (zeroed but for key) if absent;
  * NULL on no memory. Pointers to entries die at the next insert or delete. */
-key_entry *stripe_get(store_stripe *st, ps_key k, bool *created);
+key_entry *ps__stripe_get(store_stripe *st, ps_key k, bool *created);
 /* With the lock held: removes k's entry (frees nothing it points to). */
-void stripe_remove(store_stripe *st, ps_key k);
+void ps__stripe_remove(store_stripe *st, ps_key k);
 /* Calls fn on every entry of the store, each stripe's under its lock; fn
  * must not insert or remove entries. */
-void store_each(key_store *s, void (*fn)(key_entry *e, void *arg), void *arg);
+void ps__store_each(key_store *s, void (*fn)(key_entry *e, void *arg), void *arg);
 
 /* --------------------------------------------------------------- outbox */
 
@@ -160,8 +168,8 @@ typedef struct {
 #define OUT_SPARE_MAX_KEYS 4096
 #define OUT_SPARE_MAX_FLOATS 65536
 
-/* One call into the core that may send: ctx_init takes the node's order
- * lock; ctx_finish appends the call's messages to the node's send queue,
+/* One call into the core that may send: ps__ctx_init takes the node's order
+ * lock; ps__ctx_finish appends the call's messages to the node's send queue,
  * sends the queue in order (outbox.c) and releases the lock. A call decides
  * its messages under key locks but sends them after releasing those; holding
  * the order lock from the first decision to the enqueue keeps a node's
@@ -178,7 +186,7 @@ typedef struct {
   uint32_t *shared;
   uint32_t count;
 } queued_msg;
-/* The destination of a ctx_add_all message: every node but this one. */
+/* The destination of a ps__ctx_add_all message: every node but this one. */
 #define ALL_OTHERS UINT32_MAX
 
 /* A call's first messages and wake-ups live in the context itself (most
@@ -211,26 +219,26 @@ typedef struct {
 } call_ctx;
 
 /* Takes the node's order lock and starts an empty context. */
-void ctx_init(call_ctx *c, ps_node *node, double now);
+void ps__ctx_init(call_ctx *c, ps_node *node, double now);
 /* Queues and sends every built message, releases the order lock, fires the
  * wake-ups and frees the context. */
-void ctx_finish(call_ctx *c);
+void ps__ctx_finish(call_ctx *c);
 /* Appends one key (and its value floats, if any) to the message to dst with
  * this header, starting a new message when none matches. */
-void ctx_add(call_ctx *c, uint32_t dst, uint8_t type, uint32_t origin,
-             uint32_t worker, uint64_t request, uint32_t aux, ps_key k,
-             uint32_t pos, const float *vals, uint32_t len);
+void ps__ctx_add(call_ctx *c, uint32_t dst, uint8_t type, uint32_t origin,
+                 uint32_t worker, uint64_t request, uint32_t aux, ps_key k,
+                 uint32_t pos, const float *vals, uint32_t len);
 /* Passes op on key k (its values, if any) to dst, one hop further; an
  * operation already forwarded PS_MAX_HOPS times is dropped, counted, and
  * the call's error set to PS_ERR_HOPS. */
-void ctx_forward(call_ctx *c, uint32_t dst, const pending_op *op, ps_key k, const float *vals);
+void ps__ctx_forward(call_ctx *c, uint32_t dst, const pending_op *op, ps_key k, const float *vals);
 /* Appends key k and its values to the message of this type from this node
  * to every other node: one message to each, all with the same keys, sent in
  * node order at the place of the call's messages where the first such key
- * was added, exactly as a ctx_add per key and node would send them. Its keys
+ * was added, exactly as a ps__ctx_add per key and node would send them. Its keys
  * and values are kept once, not once per node. */
-void ctx_add_all(call_ctx *c, uint8_t type, ps_key k, const float *vals, uint32_t len);
-void ctx_wake(call_ctx *c, uint32_t worker, ps_ticket t);
+void ps__ctx_add_all(call_ctx *c, uint8_t type, ps_key k, const float *vals, uint32_t len);
+void ps__ctx_wake(call_ctx *c, uint32_t worker, ps_ticket t);
 
 /* -------------------------------------------------------------- workers */
 
@@ -267,7 +275,7 @@ typedef struct {
   awaited_key inline_keys[TICKET_INLINE_KEYS];
 } ticket_slot;
 
-/* A key -> server map (hints.c). */
+/* A key -> server map (route_hints.c). */
 typedef struct {
   ps_key key;
   uint32_t server;
@@ -279,9 +287,9 @@ typedef struct {
   size_t cap, len; /* cap a power of two, or 0 */
 } route_map;
 
-int route_put(route_map *m, ps_key k, uint32_t server);
-bool route_get(const route_map *m, ps_key k, uint32_t *server);
-void route_free(route_map *m);
+int ps__route_put(route_map *m, ps_key k, uint32_t server);
+bool ps__route_get(const route_map *m, ps_key k, uint32_t *server);
+void ps__route_free(route_map *m);
 
 /* Ages of replica reads. */
 typedef struct {
@@ -322,7 +330,7 @@ struct ps_worker {
   size_t n_wait_keys, cap_wait_keys;
   intent_slot *intents;    /* SPARSE: intents of clocks c - 1 .. c + lookahead */
   uint32_t n_intents;
-  /* Route hints (hints.c, settings.route_hints): the servers it sends keys
+  /* Route hints (route_hints.c, settings.route_hints): the servers it sends keys
    * to (its issuing thread's), and those learnt from replies since, taken
    * in when it has nothing outstanding (under lock). */
   route_map routes, learnt;
@@ -335,20 +343,20 @@ struct ps_worker {
 };
 
 /* A reply of `server` answered worker w for key k (route hints). */
-void routes_learn(ps_worker *w, ps_key k, uint32_t server);
+void ps__routes_learn(ps_worker *w, ps_key k, uint32_t server);
 /* Takes in what w learnt, if it has no operation outstanding. */
-void routes_adopt(ps_worker *w);
+void ps__routes_adopt(ps_worker *w);
 
 /* Opens a ticket with `keys` outstanding plus the issuing guard. */
-int ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
-                        int64_t stamp, uint64_t issue_seq, int64_t write_clock, ps_ticket *id);
+int ps__ticket_open_bounded(ps_worker *w, uint64_t keys, float *out, size_t out_len,
+                            int64_t stamp, uint64_t issue_seq, int64_t write_clock, ps_ticket *id);
 /* Notes, once per ticket, that keys[idx[j]] (at w->scratch_pos[idx[j]] of
  * the caller's buffer, ascending) travel in messages and must each come
  * back in one reply of type reply (PULL_REPLY or WRITE_ACK); now: when they
  * are sent (response times). PS_OK, PS_ERR_NOMEM or PS_ERR_PROTOCOL (no
  * such ticket, or noted already). */
-int ticket_expect(ps_worker *w, ps_ticket id, uint8_t reply, const ps_key *keys,
-                  const uint32_t *idx, size_t n, double now);
+int ps__ticket_expect(ps_worker *w, ps_ticket id, uint8_t reply, const ps_key *keys,
+                      const uint32_t *idx, size_t n, double now);
 /* Takes, of the keys of reply m (PULL_REPLY or WRITE_ACK), those its
  * ticket waits for at their positions and has no answer for yet, each once:
  * took[i] (m->key_count of them) says which. Returns how many were taken.
@@ -356,21 +364,21 @@ int ticket_expect(ps_worker *w, ps_ticket id, uint8_t reply, const ps_key *keys,
  * for one request, so a stray key a forged request slipped in beside a
  * real one must not cost the real one its answer. *issued_at: when the
  * request was sent (0: no such ticket). */
-uint32_t ticket_take_reply(ps_worker *w, const ps_msg *m, uint8_t *took, double *issued_at);
+uint32_t ps__ticket_take_reply(ps_worker *w, const ps_msg *m, uint8_t *took, double *issued_at);
 /* A bounded pull's stamp and write count (false: no such ticket). */
-bool ticket_stamp(ps_worker *w, ps_ticket id, int64_t *stamp, uint64_t *issue_seq);
-int ticket_open(ps_worker *w, uint64_t keys, float *out, size_t out_len,
-                ps_ticket *id);
+bool ps__ticket_stamp(ps_worker *w, ps_ticket id, int64_t *stamp, uint64_t *issue_seq);
+int ps__ticket_open(ps_worker *w, uint64_t keys, float *out, size_t out_len,
+                    ps_ticket *id);
 /* Drops `n` outstanding keys; when the count reaches 0 the ticket completes
  * and, unless `silent`, a wake-up is queued on c. Returns true if it did.
  * With `copy`, first copies len floats to the ticket's out + pos (a pull
  * result); PS_ERR_PROTOCOL if the ticket is unknown or the span is outside
  * its buffer (nothing is changed then). */
-int ticket_progress(ps_worker *w, call_ctx *c, ps_ticket id, uint64_t n,
-                    const float *copy, uint32_t pos, uint32_t len, bool silent);
+int ps__ticket_progress(ps_worker *w, call_ctx *c, ps_ticket id, uint64_t n,
+                        const float *copy, uint32_t pos, uint32_t len, bool silent);
 /* Copies a pull result into the ticket's buffer without progress. */
-int ticket_fill(ps_worker *w, ps_ticket id, uint32_t pos, const float *vals,
-                uint32_t len);
+int ps__ticket_fill(ps_worker *w, ps_ticket id, uint32_t pos, const float *vals,
+                    uint32_t len);
 
 /* ----------------------------------------------------------------- node */
 
@@ -406,14 +414,14 @@ typedef struct {
   size_t n_dirty, cap_dirty;
 } clock_service;
 
-/* Response times of one server's replies, on a client (load.c). */
+/* Response times of one server's replies, on a client (server_load.c). */
 typedef struct {
   _Atomic uint64_t count, keys, sum_ns, max_ns;
   _Atomic uint64_t hist[PS_RT_BUCKETS];
 } rt_counters;
 
 /* A node's load as a server, and as a client the response times by server
- * (load.c). lock: a leaf, taken under the order lock at most. */
+ * (server_load.c). lock: a leaf, taken under the order lock at most. */
 typedef struct {
   pthread_mutex_t lock;
   uint64_t keys, floats, handled, queue_sum, queue_max;
@@ -425,12 +433,12 @@ typedef struct {
   _Atomic(rt_counters *) *rt;     /* per node: its replies to this one, or NULL */
 } node_load;
 
-int load_init(ps_node *n);
-void load_destroy(ps_node *n);
+int ps__load_init(ps_node *n);
+void ps__load_destroy(ps_node *n);
 /* At now, this node served `keys` operations of `floats` floats. */
-void load_note_served(ps_node *n, double now, uint64_t keys, uint64_t floats);
+void ps__load_note_served(ps_node *n, double now, uint64_t keys, uint64_t floats);
 /* A reply from server answered `keys` keys rt_s after the request left. */
-void load_note_reply(ps_node *n, uint32_t server, double rt_s, uint32_t keys);
+void ps__load_note_reply(ps_node *n, uint32_t server, double rt_s, uint32_t keys);
 
 struct ps_node {
   uint32_t id;
@@ -465,7 +473,7 @@ struct ps_node {
   ps_sync_mode replica_mode;
   const ps_key *init_hot_keys; /* the config's, during the policy's init */
   size_t init_num_hot_keys;
-  staleness_counters staleness; /* replica reads served from a queue (replica_serve);
+  staleness_counters staleness; /* replica reads served from a queue (ps__replica_serve);
                                    those served inline count in their worker's */
   ps_scale_step *scale;     /* config.scale (owned), ... */
   size_t n_scale, next_scale; /* ... the step the timer applies next */
@@ -479,7 +487,7 @@ struct ps_node {
 
 /* Whether this node's workers follow route hints: asked for, and on a node
  * that holds no keys (a worker-only node), whose own state never gives a
- * key a route of its own (hints.c). */
+ * key a route of its own (route_hints.c). */
 static inline bool node_routes(const ps_node *n) {
   return n->settings.route_hints && !ps_layout_is_server(&n->layout, n->id);
 }
@@ -531,144 +539,144 @@ static inline uint32_t route_of(const ps_node *n, const key_entry *e, ps_key k) 
 
 /* Looks up (creating lazily) k's entry with its stripe locked; a new entry on
  * the home is OWNED by it. NULL on no memory (then nothing stays locked). */
-key_entry *node_lock_entry(ps_node *n, ps_key k, store_stripe **st);
+key_entry *ps__node_lock_entry(ps_node *n, ps_key k, store_stripe **st);
 
 /* Serves one read or write of key k at this node, with the entry locked:
  * applies it if owned, queues it if in transfer, forwards it otherwise.
  * Results go to the ticket (local) or into a reply (remote). */
-void serve_op(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
-              const float *vals);
+void ps__serve_op(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
+                  const float *vals);
 /* Applies a read (into out; out NULL: only makes sure a value exists) or a
  * write (from in) of type PULL, PUSH or SET to an owned entry's value of len
  * floats. PS_OK or PS_ERR_NOMEM. */
-int value_apply(key_entry *e, uint32_t len, uint8_t type, const float *in, float *out);
+int ps__value_apply(key_entry *e, uint32_t len, uint8_t type, const float *in, float *out);
 /* Delivers the result of one applied operation to whoever issued it. */
-void deliver_result(call_ctx *c, const pending_op *op, ps_key k,
-                    const float *value, uint32_t len);
+void ps__deliver_result(call_ctx *c, const pending_op *op, ps_key k,
+                        const float *value, uint32_t len);
 
 /* Relocation (relocation.c). With the entry locked: */
 /* Move k's directory entry to new_owner (this node is k's home). */
-void directory_move(call_ctx *c, key_entry *e, ps_key k, uint32_t new_owner);
+void ps__directory_move(call_ctx *c, key_entry *e, ps_key k, uint32_t new_owner);
 /* Give k, which this node owns or is receiving, to new_owner. */
-void handover(call_ctx *c, key_entry **e, store_stripe *st, ps_key k,
-              uint32_t new_owner);
+void ps__handover(call_ctx *c, key_entry **e, store_stripe *st, ps_key k,
+                  uint32_t new_owner);
 /* Start receiving k here for a local localize; queues a waiter. */
-void localize_key(call_ctx *c, key_entry *e, ps_key k, const pending_op *waiter);
-int handle_localize(call_ctx *c, const ps_msg *m);
+void ps__localize_key(call_ctx *c, key_entry *e, ps_key k, const pending_op *waiter);
+int ps__handle_localize(call_ctx *c, const ps_msg *m);
 /* Moves (move.c): a MOVE asks this server to localize its keys. */
-int handle_move(call_ctx *c, const ps_msg *m);
+int ps__handle_move(call_ctx *c, const ps_msg *m);
 /* Whether this node is a server that serves now (scaling). */
 static inline bool node_serves(const ps_node *n) {
   return n->id < atomic_load_explicit(&n->serving, memory_order_relaxed);
 }
 /* With k's entry locked, on a node that no longer serves: asks k's home to
  * take the key (a MOVE to the home). */
-void move_home(call_ctx *c, ps_key k);
+void ps__move_home(call_ctx *c, ps_key k);
 /* Applies scaling steps due at now (on_timer); a server that stops serving
  * hands its keys on. */
-void scale_due(ps_node *n, double now);
+void ps__scale_due(ps_node *n, double now);
 /* When the next scaling step is due (INFINITY: none). */
-double scale_next(const ps_node *n);
-int handle_handover(call_ctx *c, const ps_msg *m);
-int handle_transfer(call_ctx *c, const ps_msg *m);
+double ps__scale_next(const ps_node *n);
+int ps__handle_handover(call_ctx *c, const ps_msg *m);
+int ps__handle_transfer(call_ctx *c, const ps_msg *m);
 
 /* Replicas (replica.c). With the entry locked: */
 /* A pull (into out) or push (of vals) of worker w on a replica, from local
  * memory; sends nothing. A pull counts its staleness in w's counters: call
  * it on w's thread. PS_OK or PS_ERR_NOMEM. */
-int replica_apply_local(ps_worker *w, key_entry *e, ps_key k, uint8_t type, const float *vals,
-                        float *out, double now);
+int ps__replica_apply_local(ps_worker *w, key_entry *e, ps_key k, uint8_t type, const float *vals,
+                            float *out, double now);
 /* Serves a queued read or write of this node's worker on a replica; the
  * result goes to its ticket. A set also goes to the owner. */
-void replica_serve(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
-                   const float *vals);
+void ps__replica_serve(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
+                       const float *vals);
 /* Drops a replica: its delta goes to the owner as a push; e becomes ABSENT. */
-void replica_drop(call_ctx *c, key_entry *e, ps_key k);
-int handle_sync_reply(call_ctx *c, const ps_msg *m);
-int handle_delta(call_ctx *c, const ps_msg *m);
-void replica_list_remove(ps_node *n, ps_key k);
+void ps__replica_drop(call_ctx *c, key_entry *e, ps_key k);
+int ps__handle_sync_reply(call_ctx *c, const ps_msg *m);
+int ps__handle_delta(call_ctx *c, const ps_msg *m);
+void ps__replica_list_remove(ps_node *n, ps_key k);
 
 /* Intents (intent.c). */
-int handle_intent(call_ctx *c, const ps_msg *m);
+int ps__handle_intent(call_ctx *c, const ps_msg *m);
 /* An INTENT_REPLY: hands the counts to the policy's on_intenders. Called
  * with no lock held (the hook may call back into the core). */
-int handle_intent_reply(ps_node *n, const ps_msg *m, double now);
+int ps__handle_intent_reply(ps_node *n, const ps_msg *m, double now);
 /* Checks every key lies in a table: PS_OK or PS_ERR_KEY_RANGE/INVAL/LIMIT. */
-int check_op_keys(const ps_node *n, const ps_key *keys, size_t count);
+int ps__check_op_keys(const ps_node *n, const ps_key *keys, size_t count);
 /* Starts moving keys[count] here (ps_localize's body); a waiter of worker
  * with ticket id (0: none) is queued on every key not owned here yet, and
  * *here counts the keys owned already. */
-int localize_keys(ps_node *n, uint32_t worker, ps_ticket id, const ps_key *keys,
-                  size_t count, double now, uint64_t *here);
+int ps__localize_keys(ps_node *n, uint32_t worker, ps_ticket id, const ps_key *keys,
+                      size_t count, double now, uint64_t *here);
 /* Starts replicas of keys[count] here (ps_replicate's body), likewise. */
-int replicate_keys(ps_node *n, uint32_t worker, ps_ticket id, const ps_key *keys,
-                   size_t count, double now, uint64_t *here);
+int ps__replicate_keys(ps_node *n, uint32_t worker, ps_ticket id, const ps_key *keys,
+                       size_t count, double now, uint64_t *here);
 
 /* Applies the operations queued on e, now that its value is here. */
-void entry_drain_queue(call_ctx *c, key_entry *e, ps_key k);
+void ps__entry_drain_queue(call_ctx *c, key_entry *e, ps_key k);
 /* Drops an entry that no longer says anything (not owned, not in transfer,
  * not a directory entry). With the stripe locked; e dies here. */
-void entry_release(ps_node *n, store_stripe *st, key_entry *e, ps_key k);
+void ps__entry_release(ps_node *n, store_stripe *st, key_entry *e, ps_key k);
 
 /* Bounded consistency (clock.c). */
-int clock_init(ps_node *n);
-void clock_destroy(ps_node *n);
-void key_bounded_free(key_bounded *kb);
+int ps__clock_init(ps_node *n);
+void ps__clock_destroy(ps_node *n);
+void ps__key_bounded_free(key_bounded *kb);
 /* With the entry locked: e's bounded state, made when absent (NULL: no memory). */
-key_bounded *entry_bounded(key_entry *e);
+key_bounded *ps__entry_bounded(key_entry *e);
 /* With the entry locked, for worker w's read of a key neither owned nor
  * replicated here: serves it from the cache into out if the copy is fresh
  * enough for w (true), else counts a miss (false). */
-bool cache_read(ps_worker *w, key_entry *e, ps_key k, float *out);
+bool ps__cache_read(ps_worker *w, key_entry *e, ps_key k, float *out);
 /* With the entry locked: worker w writes vals (type PUSH or SET) to k here;
  * by_message: the write is sent to the owner. */
-void bounded_note_write(ps_worker *w, key_entry *e, ps_key k, uint8_t type,
-                        const float *vals, bool by_message);
+void ps__bounded_note_write(ps_worker *w, key_entry *e, ps_key k, uint8_t type,
+                            const float *vals, bool by_message);
 /* With the entry locked: a read of a replica under a bounded model. */
-void bounded_note_replica_read(ps_worker *w);
+void ps__bounded_note_replica_read(ps_worker *w);
 /* With the entry locked, on the owner: k was written (ESSP refresh) or
  * read by a subscriber (op->subscribe). */
-void bounded_owner_written(ps_node *n, key_entry *e, ps_key k);
-void bounded_subscribe(key_entry *e, uint32_t node);
+void ps__bounded_owner_written(ps_node *n, key_entry *e, ps_key k);
+void ps__bounded_subscribe(key_entry *e, uint32_t node);
 /* With the entry locked: k leaves this node (its subscribers are dropped). */
-void bounded_on_leave(key_entry *e);
+void ps__bounded_on_leave(key_entry *e);
 /* With the entry locked: the value of k in PULL_REPLY m (at float offset)
  * arrived for a bounded pull stamped `stamp`, issued at the node's write
  * count issue_seq. */
-void bounded_fill_from(ps_node *n, key_entry *e, ps_key k, const ps_msg *m, uint32_t offset,
-                       int64_t stamp, uint64_t issue_seq);
+void ps__bounded_fill_from(ps_node *n, key_entry *e, ps_key k, const ps_msg *m, uint32_t offset,
+                           int64_t stamp, uint64_t issue_seq);
 /* With the entry locked: a write of this node was acknowledged. */
-void bounded_acked(key_entry *e);
-int handle_clock(call_ctx *c, const ps_msg *m);
+void ps__bounded_acked(key_entry *e);
+int ps__handle_clock(call_ctx *c, const ps_msg *m);
 /* Inside a call: says the node's clock if it moved on (a worker advanced,
  * or the last write of an earlier clock completed). */
-void clock_check(call_ctx *c);
-int handle_refresh(call_ctx *c, const ps_msg *m);
+void ps__clock_check(call_ctx *c);
+int ps__handle_refresh(call_ctx *c, const ps_msg *m);
 /* Whether any worker of this node reads under a bounded model (cheap). */
 static inline bool node_bounded(const ps_node *n) { return n->has_clock; }
 /* Adds a message of words (as keys) and floats of its own (a POLICY): one
  * such message per call, destination and request. */
-void ctx_add_words(call_ctx *c, uint32_t dst, uint8_t type, uint64_t request,
-                   const uint64_t *words, size_t n_words, const float *floats, size_t n_floats);
+void ps__ctx_add_words(call_ctx *c, uint32_t dst, uint8_t type, uint64_t request,
+                       const uint64_t *words, size_t n_words, const float *floats, size_t n_floats);
 /* Hands a POLICY message to the policy's on_message, with no lock held. */
-int handle_policy_message(ps_node *n, const ps_msg *m, double now);
+int ps__handle_policy_message(ps_node *n, const ps_msg *m, double now);
 /* Starts a message without keys (a CLOCK that names none). */
-void ctx_add_empty(call_ctx *c, uint32_t dst, uint8_t type, uint64_t request, uint32_t aux);
+void ps__ctx_add_empty(call_ctx *c, uint32_t dst, uint8_t type, uint64_t request, uint32_t aux);
 /* SPARSE: worker w intends keys[n] in clocks [start, end). */
-void clock_note_intent(ps_worker *w, const ps_key *keys, size_t n, int64_t start,
-                       int64_t end);
+void ps__clock_note_intent(ps_worker *w, const ps_key *keys, size_t n, int64_t start,
+                           int64_t end);
 /* Hands on every all-reduce delta (replicas' and mirrored owned keys') now:
  * before a CLOCK. */
-void replica_flush_allreduce(call_ctx *c);
+void ps__replica_flush_allreduce(call_ctx *c);
 
 /* Calls fn for key i of m, in order, with its entry locked (made if
  * absent) and its values (len floats; NULL for a message without values).
  * Stops at the first error fn returns (or PS_ERR_NOMEM) and returns it. */
 typedef int (*msg_key_fn)(call_ctx *c, const ps_msg *m, uint32_t i, key_entry *e, ps_key k,
                           const float *vals, uint32_t len);
-int msg_each_key(call_ctx *c, const ps_msg *m, msg_key_fn fn);
+int ps__msg_each_key(call_ctx *c, const ps_msg *m, msg_key_fn fn);
 
 /* Queues op (and its values) on a key in transfer. */
-void queue_op(call_ctx *c, key_entry *e, const pending_op *op, const float *vals);
+void ps__queue_op(call_ctx *c, key_entry *e, const pending_op *op, const float *vals);
 
 #endif

@@ -30,17 +30,17 @@ static void move_here(call_ctx *c, key_entry *e, ps_key k) {
                e->state == KEY_REPLICA_ARRIVING ||
                (e->state == KEY_REPLICA && c->node->replica_mode == PS_SYNC_ALLREDUCE);
   pending_op none = {.type = PS_MSG_LOCALIZE, .origin = c->node->id}; /* nobody waits */
-  if (!stays) localize_key(c, e, k, &none);
+  if (!stays) ps__localize_key(c, e, k, &none);
 }
 
-int handle_move(call_ctx *c, const ps_msg *m) {
+int ps__handle_move(call_ctx *c, const ps_msg *m) {
   ps_node *n = c->node;
   if (!ps_layout_is_server(&n->layout, n->id)) return PS_ERR_PROTOCOL;
   if (!node_serves(n)) return PS_OK; /* it left: the keys stay where they are */
   for (uint32_t i = 0; i < m->key_count; i++) {
     ps_key k = ps_msg_key(m, i);
     store_stripe *st;
-    key_entry *e = node_lock_entry(n, k, &st);
+    key_entry *e = ps__node_lock_entry(n, k, &st);
     if (!e) return PS_ERR_NOMEM;
     move_here(c, e, k);
     pthread_mutex_unlock(&st->lock);
@@ -49,20 +49,20 @@ int handle_move(call_ctx *c, const ps_msg *m) {
 }
 
 int ps_node_move(ps_node *node, const ps_key *keys, size_t n, uint32_t dest, double now) {
-  int rc = check_op_keys(node, keys, n);
+  int rc = ps__check_op_keys(node, keys, n);
   if (rc != PS_OK) return rc;
   if (dest >= node->layout.num_nodes || !ps_layout_is_server(&node->layout, dest) ||
       dest >= ps_node_serving(node))
     return PS_ERR_INVAL;
   call_ctx c;
-  ctx_init(&c, node, now);
+  ps__ctx_init(&c, node, now);
   for (size_t i = 0; i < n && !c.error; i++) {
     if (dest != node->id) {
-      ctx_add(&c, dest, PS_MSG_MOVE, node->id, 0, 0, 0, keys[i], 0, NULL, 0);
+      ps__ctx_add(&c, dest, PS_MSG_MOVE, node->id, 0, 0, 0, keys[i], 0, NULL, 0);
       continue;
     }
     store_stripe *st;
-    key_entry *e = node_lock_entry(node, keys[i], &st);
+    key_entry *e = ps__node_lock_entry(node, keys[i], &st);
     if (!e) {
       c.error = PS_ERR_NOMEM;
       break;
@@ -70,32 +70,32 @@ int ps_node_move(ps_node *node, const ps_key *keys, size_t n, uint32_t dest, dou
     move_here(&c, e, keys[i]);
     pthread_mutex_unlock(&st->lock);
   }
-  ctx_finish(&c);
+  ps__ctx_finish(&c);
   return c.error;
 }
 
 /* ------------------------------------------------------------- scaling */
 
-void move_home(call_ctx *c, ps_key k) {
-  ctx_add(c, ps_layout_home(&c->node->layout, k), PS_MSG_MOVE, c->node->id, 0, 0, 0, k, 0,
-          NULL, 0);
+void ps__move_home(call_ctx *c, ps_key k) {
+  ps__ctx_add(c, ps_layout_home(&c->node->layout, k), PS_MSG_MOVE, c->node->id, 0, 0, 0, k, 0,
+              NULL, 0);
 }
 
 static void leave_entry(key_entry *e, void *arg) {
   call_ctx *c = arg;
-  if (e->state == KEY_OWNED && !c->error) move_home(c, e->key);
+  if (e->state == KEY_OWNED && !c->error) ps__move_home(c, e->key);
 }
 
 /* This server stopped serving: every key it owns goes to its home. Keys
  * still coming here go when they land (relocation.c, land). */
 static void scale_leave(ps_node *n, double now) {
   call_ctx c;
-  ctx_init(&c, n, now);
-  store_each(&n->store, leave_entry, &c);
-  ctx_finish(&c);
+  ps__ctx_init(&c, n, now);
+  ps__store_each(&n->store, leave_entry, &c);
+  ps__ctx_finish(&c);
 }
 
-void scale_due(ps_node *n, double now) {
+void ps__scale_due(ps_node *n, double now) {
   while (n->next_scale < n->n_scale && n->scale[n->next_scale].at_s <= now) {
     bool served = node_serves(n);
     atomic_store(&n->serving, n->scale[n->next_scale++].servers);
@@ -103,6 +103,6 @@ void scale_due(ps_node *n, double now) {
   }
 }
 
-double scale_next(const ps_node *n) {
+double ps__scale_next(const ps_node *n) {
   return n->next_scale < n->n_scale ? n->scale[n->next_scale].at_s : INFINITY;
 }

@@ -3,7 +3,7 @@
  * messages, and the server side of reads and writes.
  *
  * Every read or write of a key, whether a local worker issued it or it came in
- * a message, goes through serve_op: applied if the key is here, queued if it is
+ * a message, goes through ps__serve_op: applied if the key is here, queued if it is
  * on its way here, forwarded otherwise (by the home to the owner its directory
  * names, by anyone else to the home). Routing through the home keeps each
  * origin's operations on a key in issue order: channels are FIFO per pair of
@@ -99,13 +99,13 @@ ps_node *ps_node_new(const ps_node_config *c) {
     atomic_store(&n->serving, n->scale[n->next_scale++].servers);
   atomic_init(&n->clock, 0);
   atomic_init(&n->sync_seq, 0);
-  if (store_init(&n->store, c->stripes ? c->stripes : 64) != PS_OK ||
+  if (ps__store_init(&n->store, c->stripes ? c->stripes : 64) != PS_OK ||
       workers_init(n, c->workers) != PS_OK)
     goto fail;
   n->has_clock = c->clock_service;
   n->secret = c->secret;
-  if (n->has_clock && clock_init(n) != PS_OK) goto fail;
-  if (load_init(n) != PS_OK) goto fail;
+  if (n->has_clock && ps__clock_init(n) != PS_OK) goto fail;
+  if (ps__load_init(n) != PS_OK) goto fail;
   n->init_hot_keys = c->hot_keys;
   n->init_num_hot_keys = c->hot_keys ? c->num_hot_keys : 0;
   int init_rc = n->policy && n->policy->init
@@ -125,16 +125,16 @@ fail:
 void ps_node_free(ps_node *n) {
   if (!n) return;
   if (n->policy && n->policy->free) n->policy->free(n->policy_state);
-  if (n->has_clock) clock_destroy(n);
-  if (n->load.rt) load_destroy(n);
-  store_destroy(&n->store);
+  if (n->has_clock) ps__clock_destroy(n);
+  if (n->load.rt) ps__load_destroy(n);
+  ps__store_destroy(&n->store);
   for (uint32_t i = 0; n->workers && i < n->num_workers; i++) {
     pthread_mutex_destroy(&n->workers[i].lock);
     for (size_t t = 0; t < n->workers[i].n_tickets; t++) /* still pending */
       free(n->workers[i].tickets[t].heap_keys);
     free(n->workers[i].tickets);
-    route_free(&n->workers[i].routes);
-    route_free(&n->workers[i].learnt);
+    ps__route_free(&n->workers[i].routes);
+    ps__route_free(&n->workers[i].learnt);
     free(n->workers[i].scratch_pos);
     free(n->workers[i].scratch_defer);
   }
@@ -256,11 +256,11 @@ void ps_node_stats_add(ps_node_stats *sum, const ps_node_stats *s) {
 /* --------------------------------------------------------------- timers */
 
 double ps_node_next_timer(const ps_node *n) {
-  return fmin(n->policy_next_timer, scale_next(n));
+  return fmin(n->policy_next_timer, ps__scale_next(n));
 }
 
 void ps_node_on_timer(ps_node *n, double now) {
-  scale_due(n, now); /* first: the policy then sees who serves */
+  ps__scale_due(n, now); /* first: the policy then sees who serves */
   if (!n->policy || !n->policy->on_timer || now < n->policy_next_timer) return;
   n->policy_next_timer = n->policy->on_timer(n->policy_state, now);
 }
@@ -269,13 +269,13 @@ uint32_t ps_node_serving(const ps_node *n) { return atomic_load(&n->serving); }
 
 /* ---------------------------------------------------------- key entries */
 
-key_entry *node_lock_entry(ps_node *n, ps_key k, store_stripe **st) {
+key_entry *ps__node_lock_entry(ps_node *n, ps_key k, store_stripe **st) {
   *st = store_stripe_of(&n->store, k);
   pthread_mutex_lock(&(*st)->lock);
   key_entry *found = stripe_find(*st, k); /* most keys were seen before */
   if (found) return found;
   bool created;
-  key_entry *e = stripe_get(*st, k, &created);
+  key_entry *e = ps__stripe_get(*st, k, &created);
   if (!e) {
     pthread_mutex_unlock(&(*st)->lock);
     return NULL;
@@ -330,7 +330,7 @@ static void tally_entry(key_entry *e, void *arg) {
 
 static owned_tally tally_owned(ps_node *n) {
   owned_tally t = {.layout = &n->layout, .id = n->id};
-  store_each(&n->store, tally_entry, &t);
+  ps__store_each(&n->store, tally_entry, &t);
   return t;
 }
 
@@ -372,26 +372,26 @@ int64_t ps_node_directory_owner(ps_node *n, ps_key k) {
 
 /* ------------------------------------------------------ serving an op */
 
-void deliver_result(call_ctx *c, const pending_op *op, ps_key k, const float *value,
-                    uint32_t len) {
+void ps__deliver_result(call_ctx *c, const pending_op *op, ps_key k, const float *value,
+                        uint32_t len) {
   ps_node *n = c->node;
   bool is_pull = op->type == PS_MSG_PULL;
   if (op->type == PS_MSG_SYNC) { /* a replica always wants its fresh value */
-    ctx_add(c, op->origin, PS_MSG_SYNC_REPLY, op->origin, 0, 0, 0, k, op->pos, value, len);
+    ps__ctx_add(c, op->origin, PS_MSG_SYNC_REPLY, op->origin, 0, 0, 0, k, op->pos, value, len);
     return;
   }
   if (!op->request) return; /* nobody waits (a replica's flushed delta) */
   if (op->origin == n->id && !op->via_message) {
-    ticket_progress(&n->workers[op->worker], c, op->request, 1, is_pull ? value : NULL,
-                    op->pos, len, false);
+    ps__ticket_progress(&n->workers[op->worker], c, op->request, 1, is_pull ? value : NULL,
+                        op->pos, len, false);
     return;
   }
   uint8_t type = is_pull ? PS_MSG_PULL_REPLY : PS_MSG_WRITE_ACK;
-  ctx_add(c, op->origin, type, op->origin, op->worker, op->request, 0, k, op->pos,
-          is_pull ? value : NULL, is_pull ? len : 0);
+  ps__ctx_add(c, op->origin, type, op->origin, op->worker, op->request, 0, k, op->pos,
+              is_pull ? value : NULL, is_pull ? len : 0);
 }
 
-int value_apply(key_entry *e, uint32_t len, uint8_t type, const float *in, float *out) {
+int ps__value_apply(key_entry *e, uint32_t len, uint8_t type, const float *in, float *out) {
   if (e->mirror && type != PS_MSG_PULL) { /* all-reduce: replicas need it too */
     if (type == PS_MSG_SET) return PS_ERR_INVAL;
     if (!e->delta && !(e->delta = calloc(len, sizeof *e->delta))) return PS_ERR_NOMEM;
@@ -419,7 +419,7 @@ int value_apply(key_entry *e, uint32_t len, uint8_t type, const float *in, float
 static void apply_op(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
                      const float *vals) {
   uint32_t len = ps_layout_value_len(&c->node->layout, k);
-  int rc = value_apply(e, len, op->type, vals, NULL);
+  int rc = ps__value_apply(e, len, op->type, vals, NULL);
   if (rc != PS_OK) {
     c->error = rc;
     return;
@@ -429,29 +429,29 @@ static void apply_op(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
     c->served_floats += len;
   }
   if (op->type == PS_MSG_PULL && op->subscribe && op->origin != c->node->id)
-    bounded_subscribe(e, op->origin); /* ESSP: refresh its copy at clock ends */
+    ps__bounded_subscribe(e, op->origin); /* ESSP: refresh its copy at clock ends */
   else if (op->type != PS_MSG_PULL && e->kb)
-    bounded_owner_written(c->node, e, k);
+    ps__bounded_owner_written(c->node, e, k);
   bool with_value = op->type == PS_MSG_PULL || op->type == PS_MSG_SYNC;
-  deliver_result(c, op, k, with_value ? e->value : NULL, len);
+  ps__deliver_result(c, op, k, with_value ? e->value : NULL, len);
 }
 
-void entry_drain_queue(call_ctx *c, key_entry *e, ps_key k) {
+void ps__entry_drain_queue(call_ctx *c, key_entry *e, ps_key k) {
   ps_node *n = c->node;
   pending_op *q = e->queue_head;
   e->queue_head = e->queue_tail = NULL;
   while (q) {
     pending_op *next = q->next;
     if (q->type == PS_MSG_LOCALIZE)
-      ticket_progress(&n->workers[q->worker], c, q->request, 1, NULL, 0, 0, false);
+      ps__ticket_progress(&n->workers[q->worker], c, q->request, 1, NULL, 0, 0, false);
     else
-      serve_op(c, e, k, q, q->len ? q->vals : NULL);
+      ps__serve_op(c, e, k, q, q->len ? q->vals : NULL);
     free(q);
     q = next;
   }
 }
 
-void queue_op(call_ctx *c, key_entry *e, const pending_op *op, const float *vals) {
+void ps__queue_op(call_ctx *c, key_entry *e, const pending_op *op, const float *vals) {
   uint32_t len = vals ? op->len : 0; /* PUSH, SET, and a replica's SYNC */
   pending_op *q = malloc(sizeof *q + (size_t)len * sizeof(float));
   if (!q) {
@@ -468,20 +468,20 @@ void queue_op(call_ctx *c, key_entry *e, const pending_op *op, const float *vals
   stat_add(&c->node->stats.queued, 1);
 }
 
-void serve_op(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
-              const float *vals) {
+void ps__serve_op(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
+                  const float *vals) {
   ps_node *n = c->node;
   bool own_worker = !op->via_message;
   if (e->state == KEY_OWNED) {
     apply_op(c, e, k, op, vals);
   } else if (e->state == KEY_INCOMING || (e->state == KEY_REPLICA_ARRIVING && own_worker)) {
-    queue_op(c, e, op, vals);
+    ps__queue_op(c, e, op, vals);
   } else if (e->state == KEY_REPLICA && own_worker) {
-    replica_serve(c, e, k, op, vals);
+    ps__replica_serve(c, e, k, op, vals);
   } else { /* a replica serves only its own node: the rest goes to the owner */
     /* Not here: pass it on, keeping the original requester. */
     uint32_t dst = route_of(n, e, k);
-    ctx_forward(c, dst, op, k, vals);
+    ps__ctx_forward(c, dst, op, k, vals);
     if (op->via_message) stat_add(&n->stats.forwards, 1);
   }
 }
@@ -501,7 +501,7 @@ static int check_keys(const ps_node *n, const ps_msg *m) {
   return PS_OK;
 }
 
-int msg_each_key(call_ctx *c, const ps_msg *m, msg_key_fn fn) {
+int ps__msg_each_key(call_ctx *c, const ps_msg *m, msg_key_fn fn) {
   ps_node *n = c->node;
   uint32_t offset = 0, max_len = 0;
   for (uint32_t i = 0; i < m->key_count; i++) {
@@ -519,7 +519,7 @@ int msg_each_key(call_ctx *c, const ps_msg *m, msg_key_fn fn) {
       offset += len;
     }
     store_stripe *st;
-    key_entry *e = node_lock_entry(n, k, &st);
+    key_entry *e = ps__node_lock_entry(n, k, &st);
     if (!e) {
       rc = PS_ERR_NOMEM;
       break;
@@ -539,12 +539,12 @@ static int serve_request_key(call_ctx *c, const ps_msg *m, uint32_t i, key_entry
                    .subscribe = c->node->has_clock && m->type == PS_MSG_PULL && m->aux == 1,
                    .hops = (uint8_t)(m->flags & 0xff),
                    .pos = ps_msg_pos(m, i), .len = vals ? len : 0};
-  serve_op(c, e, k, &op, vals);
+  ps__serve_op(c, e, k, &op, vals);
   return PS_OK;
 }
 
 static int handle_request(call_ctx *c, const ps_msg *m) {
-  return msg_each_key(c, m, serve_request_key);
+  return ps__msg_each_key(c, m, serve_request_key);
 }
 
 static int reply_taken(call_ctx *c, ps_worker *w, const ps_msg *m, uint8_t *took);
@@ -569,16 +569,16 @@ static int reply_taken(call_ctx *c, ps_worker *w, const ps_msg *m, uint8_t *took
   ps_node *n = c->node;
   double issued_at;
   /* only what is awaited, each once */
-  uint32_t taken = ticket_take_reply(w, m, took, &issued_at);
+  uint32_t taken = ps__ticket_take_reply(w, m, took, &issued_at);
   int refused = taken < m->key_count ? PS_ERR_PROTOCOL : PS_OK;
   if (!taken) return refused;
-  load_note_reply(n, m->src, c->now - issued_at, taken);
+  ps__load_note_reply(n, m->src, c->now - issued_at, taken);
   if (node_routes(n)) /* where these keys are: their route */
     for (uint32_t i = 0; i < m->key_count; i++)
-      if (took[i]) routes_learn(w, ps_msg_key(m, i), m->src);
+      if (took[i]) ps__routes_learn(w, ps_msg_key(m, i), m->src);
   int64_t stamp = -1;
   uint64_t issue_seq = 0;
-  if (n->has_clock && !ticket_stamp(w, m->request, &stamp, &issue_seq)) return PS_ERR_PROTOCOL;
+  if (n->has_clock && !ps__ticket_stamp(w, m->request, &stamp, &issue_seq)) return PS_ERR_PROTOCOL;
   if (n->has_clock) { /* the node's copies learn what came back */
     uint32_t offset = 0;
     for (uint32_t i = 0; i < m->key_count; i++) {
@@ -586,10 +586,10 @@ static int reply_taken(call_ctx *c, ps_worker *w, const ps_msg *m, uint8_t *took
       uint32_t len = ps_layout_value_len(&n->layout, k);
       if (took[i] && (m->type == PS_MSG_WRITE_ACK || stamp >= 0)) {
         store_stripe *st;
-        key_entry *e = node_lock_entry(n, k, &st);
+        key_entry *e = ps__node_lock_entry(n, k, &st);
         if (!e) return PS_ERR_NOMEM;
-        if (m->type == PS_MSG_WRITE_ACK) bounded_acked(e);
-        else bounded_fill_from(n, e, k, m, offset, stamp, issue_seq);
+        if (m->type == PS_MSG_WRITE_ACK) ps__bounded_acked(e);
+        else ps__bounded_fill_from(n, e, k, m, offset, stamp, issue_seq);
         pthread_mutex_unlock(&st->lock);
       }
       offset += len;
@@ -608,13 +608,13 @@ static int reply_taken(call_ctx *c, ps_worker *w, const ps_msg *m, uint8_t *took
       float *vals = len <= 256 ? tmp : malloc((size_t)len * sizeof *vals);
       if (!vals) return PS_ERR_NOMEM;
       ps_msg_values(m, offset, vals, len);
-      int rc = ticket_fill(w, m->request, ps_msg_pos(m, i), vals, len);
+      int rc = ps__ticket_fill(w, m->request, ps_msg_pos(m, i), vals, len);
       if (vals != tmp) free(vals);
       if (rc != PS_OK) return rc;
       offset += len;
     }
   }
-  int rc = ticket_progress(w, c, m->request, taken, NULL, 0, 0, false);
+  int rc = ps__ticket_progress(w, c, m->request, taken, NULL, 0, 0, false);
   return rc != PS_OK ? rc : refused;
 }
 
@@ -638,29 +638,62 @@ static int take_seq(ps_node *n, uint32_t src, uint32_t seq) {
   return PS_OK;
 }
 
-/* A message from src: numbered by its encoding (`numbered` false), or, sent
- * through env.send_shared, by the backend (seq; its encoded number is 0). */
-static int recv_msg(ps_node *n, uint32_t src, bool numbered, uint32_t seq, const uint8_t *buf,
-                    size_t len, double now) {
-  ps_msg m;
-  int rc = ps_msg_decode(buf, len, &m);
-  if (rc == PS_OK && (src >= n->layout.num_nodes || m.src != src)) rc = PS_ERR_PEER;
+/* Decodes a message from src into *m and checks it: numbered by its
+ * encoding (`numbered` false), or, sent through env.send_shared, by the
+ * backend (seq; its encoded number is 0). A message that decodes on its own
+ * channel takes its number whatever else is wrong with it: refused, it does
+ * not stop the channel. PS_OK, ps_msg_decode's errors, PS_ERR_PEER,
+ * PS_ERR_DUPLICATE, PS_ERR_SEQUENCE, PS_ERR_PROTOCOL, PS_ERR_KEY_RANGE,
+ * PS_ERR_VALUE_LEN or PS_ERR_SEAL. */
+static int admit_msg(ps_node *n, uint32_t src, bool numbered, uint32_t seq, const uint8_t *buf,
+                     size_t len, ps_msg *m) {
+  int rc = ps_msg_decode(buf, len, m);
+  if (rc == PS_OK && (src >= n->layout.num_nodes || m->src != src)) rc = PS_ERR_PEER;
   bool misnumbered = false;
   if (rc == PS_OK && numbered) {
-    misnumbered = m.seq != 0 || ps_msg_type_sealed(m.type); /* a seal covers the number */
-    m.seq = seq;
+    misnumbered = m->seq != 0 || ps_msg_type_sealed(m->type); /* a seal covers the number */
+    m->seq = seq;
   }
-  /* A message that decodes on its own channel takes its number whatever
-   * else is wrong with it: refused, it does not stop the channel. */
-  if (rc == PS_OK) rc = take_seq(n, src, m.seq);
+  if (rc == PS_OK) rc = take_seq(n, src, m->seq);
   if (rc == PS_OK && misnumbered) rc = PS_ERR_PROTOCOL;
-  if (rc == PS_OK && m.origin >= n->layout.num_nodes) rc = PS_ERR_PEER;
-  if (rc == PS_OK && m.type != PS_MSG_POLICY) rc = check_keys(n, &m); /* its words are its own */
-  if (rc == PS_OK && ps_msg_type_sealed(m.type) &&
-      ps_msg_seal(buf, len, n->id, n->secret) != m.request) {
+  if (rc == PS_OK && m->origin >= n->layout.num_nodes) rc = PS_ERR_PEER;
+  if (rc == PS_OK && m->type != PS_MSG_POLICY) rc = check_keys(n, m); /* its words are its own */
+  if (rc == PS_OK && ps_msg_type_sealed(m->type) &&
+      ps_msg_seal(buf, len, n->id, n->secret) != m->request) {
     stat_add(&n->stats.bad_seals, 1);
     rc = PS_ERR_SEAL; /* its number is taken: the channel goes on */
   }
+  return rc;
+}
+
+/* Hands an admitted message (but a policy's) to the handler of its type,
+ * inside call c. */
+static int dispatch_msg(call_ctx *c, const ps_msg *m) {
+  switch (m->type) {
+  case PS_MSG_PULL:
+  case PS_MSG_PUSH:
+  case PS_MSG_SET:
+  case PS_MSG_SYNC: return handle_request(c, m);
+  case PS_MSG_SYNC_REPLY: return ps__handle_sync_reply(c, m);
+  case PS_MSG_DELTA: return ps__handle_delta(c, m);
+  case PS_MSG_PULL_REPLY:
+  case PS_MSG_WRITE_ACK: return handle_reply(c, m);
+  case PS_MSG_LOCALIZE: return ps__handle_localize(c, m);
+  case PS_MSG_HANDOVER: return ps__handle_handover(c, m);
+  case PS_MSG_TRANSFER: return ps__handle_transfer(c, m);
+  case PS_MSG_INTENT: return ps__handle_intent(c, m);
+  case PS_MSG_CLOCK: return ps__handle_clock(c, m);
+  case PS_MSG_REFRESH: return ps__handle_refresh(c, m);
+  case PS_MSG_MOVE: return ps__handle_move(c, m);
+  default: return PS_ERR_TYPE;
+  }
+}
+
+/* A message from src (see admit_msg for `numbered` and seq). */
+static int recv_msg(ps_node *n, uint32_t src, bool numbered, uint32_t seq, const uint8_t *buf,
+                    size_t len, double now) {
+  ps_msg m;
+  int rc = admit_msg(n, src, numbered, seq, buf, len, &m);
   if (rc != PS_OK) {
     stat_add(&n->stats.bad_messages, 1);
     return rc;
@@ -668,35 +701,18 @@ static int recv_msg(ps_node *n, uint32_t src, bool numbered, uint32_t seq, const
   stat_add(&n->stats.messages_received, 1);
   if (m.type == PS_MSG_INTENT_REPLY || m.type == PS_MSG_POLICY) { /* to the policy, outside
                                                                    the order lock */
-    rc = m.type == PS_MSG_POLICY ? handle_policy_message(n, &m, now)
-                                 : handle_intent_reply(n, &m, now);
+    rc = m.type == PS_MSG_POLICY ? ps__handle_policy_message(n, &m, now)
+                                 : ps__handle_intent_reply(n, &m, now);
     if (rc != PS_OK) stat_add(&n->stats.bad_messages, 1);
     return rc;
   }
   call_ctx c;
-  ctx_init(&c, n, now);
-  switch (m.type) {
-  case PS_MSG_PULL:
-  case PS_MSG_PUSH:
-  case PS_MSG_SET:
-  case PS_MSG_SYNC: rc = handle_request(&c, &m); break;
-  case PS_MSG_SYNC_REPLY: rc = handle_sync_reply(&c, &m); break;
-  case PS_MSG_DELTA: rc = handle_delta(&c, &m); break;
-  case PS_MSG_PULL_REPLY:
-  case PS_MSG_WRITE_ACK: rc = handle_reply(&c, &m); break;
-  case PS_MSG_LOCALIZE: rc = handle_localize(&c, &m); break;
-  case PS_MSG_HANDOVER: rc = handle_handover(&c, &m); break;
-  case PS_MSG_TRANSFER: rc = handle_transfer(&c, &m); break;
-  case PS_MSG_INTENT: rc = handle_intent(&c, &m); break;
-  case PS_MSG_CLOCK: rc = handle_clock(&c, &m); break;
-  case PS_MSG_REFRESH: rc = handle_refresh(&c, &m); break;
-  case PS_MSG_MOVE: rc = handle_move(&c, &m); break;
-  default: rc = PS_ERR_TYPE;
-  }
-  if (n->has_clock) clock_check(&c); /* a write may have completed */
+  ps__ctx_init(&c, n, now);
+  rc = dispatch_msg(&c, &m);
+  if (n->has_clock) ps__clock_check(&c); /* a write may have completed */
   uint64_t served_keys = c.served_keys, served_floats = c.served_floats;
-  ctx_finish(&c);
-  if (served_keys) load_note_served(n, now, served_keys, served_floats);
+  ps__ctx_finish(&c);
+  if (served_keys) ps__load_note_served(n, now, served_keys, served_floats);
   if (rc == PS_OK && c.error) rc = c.error;
   if (rc != PS_OK) stat_add(&n->stats.bad_messages, 1);
   return rc;

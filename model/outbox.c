@@ -1,6 +1,6 @@
 /*
  * The outbox of one call into the core. While a call holds stripe locks it
- * only records what to send and whom to wake; ctx_finish encodes and sends the
+ * only records what to send and whom to wake; ps__ctx_finish encodes and sends the
  * messages and fires the wake-ups after every key lock is released, so the
  * backend's callbacks never run under a core lock. To keep a node's messages
  * in the order it decided them across threads, a call decides and appends
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void ctx_init(call_ctx *c, ps_node *node, double now) {
+void ps__ctx_init(call_ctx *c, ps_node *node, double now) {
   pthread_mutex_lock(&node->order_lock);
   *c = (call_ctx){.node = node, .now = now};
 }
@@ -159,9 +159,9 @@ static out_msg *find_or_add(call_ctx *c, uint32_t dst, uint8_t type, uint32_t or
 static void add_key(call_ctx *c, out_msg *m, ps_key k, uint32_t pos, const float *vals,
                     uint32_t len);
 
-void ctx_add(call_ctx *c, uint32_t dst, uint8_t type, uint32_t origin, uint32_t worker,
-             uint64_t request, uint32_t aux, ps_key k, uint32_t pos, const float *vals,
-             uint32_t len) {
+void ps__ctx_add(call_ctx *c, uint32_t dst, uint8_t type, uint32_t origin, uint32_t worker,
+                 uint64_t request, uint32_t aux, ps_key k, uint32_t pos, const float *vals,
+                 uint32_t len) {
   out_msg *m = find_or_add(c, dst, type, origin, worker, request, aux);
   if (!m) {
     if (!c->error) c->error = PS_ERR_NOMEM;
@@ -170,7 +170,7 @@ void ctx_add(call_ctx *c, uint32_t dst, uint8_t type, uint32_t origin, uint32_t 
   add_key(c, m, k, pos, vals, len);
 }
 
-void ctx_add_all(call_ctx *c, uint8_t type, ps_key k, const float *vals, uint32_t len) {
+void ps__ctx_add_all(call_ctx *c, uint8_t type, ps_key k, const float *vals, uint32_t len) {
   out_msg *m = find_or_add(c, ALL_OTHERS, type, c->node->id, 0, 0, 0);
   if (!m) {
     if (!c->error) c->error = PS_ERR_NOMEM;
@@ -179,7 +179,7 @@ void ctx_add_all(call_ctx *c, uint8_t type, ps_key k, const float *vals, uint32_
   add_key(c, m, k, 0, vals, len);
 }
 
-void ctx_forward(call_ctx *c, uint32_t dst, const pending_op *op, ps_key k, const float *vals) {
+void ps__ctx_forward(call_ctx *c, uint32_t dst, const pending_op *op, ps_key k, const float *vals) {
   if (op->hops >= PS_MAX_HOPS) {
     stat_add(&c->node->stats.hop_drops, 1);
     c->error = PS_ERR_HOPS;
@@ -218,8 +218,9 @@ oom:
   if (!c->error) c->error = PS_ERR_NOMEM;
 }
 
-void ctx_add_words(call_ctx *c, uint32_t dst, uint8_t type, uint64_t request,
-                   const uint64_t *words, size_t n_words, const float *floats, size_t n_floats) {
+void ps__ctx_add_words(call_ctx *c, uint32_t dst, uint8_t type, uint64_t request,
+                       const uint64_t *words, size_t n_words, const float *floats,
+                       size_t n_floats) {
   out_msg *m = find_or_add(c, dst, type, c->node->id, 0, request, 0);
   if (!m || m->head.key_count || m->head.value_floats) { /* one per call and kind */
     if (!c->error) c->error = m ? PS_ERR_INVAL : PS_ERR_NOMEM;
@@ -235,12 +236,12 @@ void ctx_add_words(call_ctx *c, uint32_t dst, uint8_t type, uint64_t request,
   m->head.value_floats = (uint32_t)n_floats;
 }
 
-void ctx_add_empty(call_ctx *c, uint32_t dst, uint8_t type, uint64_t request, uint32_t aux) {
+void ps__ctx_add_empty(call_ctx *c, uint32_t dst, uint8_t type, uint64_t request, uint32_t aux) {
   if (!find_or_add(c, dst, type, c->node->id, 0, request, aux) && !c->error)
     c->error = PS_ERR_NOMEM;
 }
 
-void ctx_wake(call_ctx *c, uint32_t worker, ps_ticket t) {
+void ps__ctx_wake(call_ctx *c, uint32_t worker, ps_ticket t) {
   if (!ctx_grow((void **)&c->wakes, c->n_wakes, &c->cap_wakes, c->inline_wakes,
                 CTX_INLINE_WAKES, sizeof *c->wakes)) {
     c->error = PS_ERR_NOMEM;
@@ -272,7 +273,7 @@ static bool enqueue_to(ps_node *n, uint32_t dst, uint8_t *buf, size_t len, bool 
   return true;
 }
 
-/* Queues a ctx_add_all message, encoded in buf with number 0, for every
+/* Queues a ps__ctx_add_all message, encoded in buf with number 0, for every
  * other node, numbered on each channel in node order: whole, for
  * env.send_shared (see queued_msg), or as a copy per node, the last node
  * taking buf itself. */
@@ -366,7 +367,7 @@ static void release_arrays(ps_node *n, out_msg *m) {
   free(m->values);
 }
 
-void ctx_finish(call_ctx *c) {
+void ps__ctx_finish(call_ctx *c) {
   ps_node *n = c->node;
   for (size_t i = 0; i < c->n_msgs; i++) {
     enqueue_one(c, &c->msgs[i]);

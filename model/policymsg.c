@@ -13,13 +13,13 @@ int ps_node_send_policy(ps_node *node, uint32_t dst, uint64_t kind, const uint64
     return PS_ERR_INVAL;
   if (n_words > PS_MAX_OP_KEYS || n_floats > PS_MAX_OP_KEYS) return PS_ERR_LIMIT;
   call_ctx c;
-  ctx_init(&c, node, now);
-  ctx_add_words(&c, dst, PS_MSG_POLICY, kind, words, n_words, floats, n_floats);
-  ctx_finish(&c);
+  ps__ctx_init(&c, node, now);
+  ps__ctx_add_words(&c, dst, PS_MSG_POLICY, kind, words, n_words, floats, n_floats);
+  ps__ctx_finish(&c);
   return c.error;
 }
 
-int handle_policy_message(ps_node *n, const ps_msg *m, double now) {
+int ps__handle_policy_message(ps_node *n, const ps_msg *m, double now) {
   if (!n->policy || !n->policy->on_message || m->origin != m->src) return PS_ERR_PROTOCOL;
   n->policy->on_message(n->policy_state, m->src, m->request, m, now);
   return PS_OK;

@@ -17,6 +17,15 @@
  * One ps_node per node, no globals: a simulator holds hundreds in one process.
  * Includes nothing of the project. Policies plug in through ps_policy_ops.
  *
+ * Arranged by audience, each part under its banner:
+ *   shared           status codes, keys and layouts, messages: every reader
+ *   driving a node   what a backend calls and provides (sim/, real/, a third)
+ *   worker operations  what a worker's loop calls on its handle (workloads/)
+ *   for policies     the hook table and the mechanisms hooks call (policies/)
+ *   inspection       counters and read-only views (run/'s reports)
+ * Every int-returning function names the codes it can return. What only the
+ * core's tests use is in model/testing.h, the core's own in model/internal.h.
+ *
  * Driving a node: the whole contract a backend keeps (sim/ and real/ keep
  * it; reading this header is meant to be enough to write a third).
  *
@@ -86,6 +95,13 @@
 extern "C" {
 #endif
 
+/* ===========================================================================
+ * Shared: status codes, keys and layouts, messages
+ *
+ * What every audience below speaks: codes, keys, how the key space is laid
+ * out on nodes, and the messages nodes exchange.
+ * =========================================================================== */
+
 /* ---------------------------------------------------------------- errors */
 
 /* One list gives codes and texts (as libuv's UV_ERRNO_MAP). */
@@ -120,7 +136,6 @@ typedef enum {
 
 /* Text for a status code; never NULL. */
 const char *ps_strerror(int status);
-
 /* ------------------------------------------------------------- hashing */
 
 /* A 64-bit mixer (splitmix64's finalizer): hashing keys, deriving seeds. */
@@ -208,6 +223,13 @@ typedef struct {
   uint32_t servers;
 } ps_scale_step;
 
+/* ------------------------------------------------------------ handles */
+
+typedef struct ps_node ps_node;     /* one node: ps_node_new */
+typedef struct ps_worker ps_worker; /* one worker of a node: ps_node_worker */
+typedef struct ps_policy_ops ps_policy_ops; /* a policy's hooks ("for policies") */
+struct cJSON;
+
 /* ---------------------------------------------------------- wire format */
 
 /* Little-endian fixed header followed by a body:
@@ -272,44 +294,38 @@ typedef struct {
 
 /* Body length for a message with these counts. */
 size_t ps_msg_encoded_len(uint32_t key_count, uint32_t value_floats);
-/* Encodes `m` (body from m->keys/pos/values, which may be NULL when counts are
- * 0) into buf of len bytes; returns bytes written or a negative ps_status. */
-long ps_msg_encode(const ps_msg *m, uint8_t *buf, size_t len);
 /* Decodes buf[0..len) into *m. Checks magic, version, type, every length and
  * that values are present exactly for types that carry them. Never reads
- * outside buf. Returns PS_OK or PS_ERR_{TRUNCATED,OVERSIZED,MAGIC,VERSION,
- * TYPE,LIMIT,MALFORMED}. *m views buf: keep buf alive while using it. */
+ * outside buf. Returns PS_OK, PS_ERR_INVAL (buf or m NULL) or
+ * PS_ERR_{TRUNCATED,OVERSIZED,MAGIC,VERSION,TYPE,LIMIT,MALFORMED}. *m views
+ * buf: keep buf alive while using it. */
 int ps_msg_decode(const uint8_t *buf, size_t len, ps_msg *m);
+/* Key i of the body (i < key_count). */
 ps_key ps_msg_key(const ps_msg *m, uint32_t i);
-uint32_t ps_msg_pos(const ps_msg *m, uint32_t i);
 /* Copies n floats starting at float index `from` of the body's values. */
 void ps_msg_values(const ps_msg *m, uint32_t from, float *out, uint32_t n);
-/* LOCALIZE, HANDOVER and TRANSFER move a key's ownership: a made-up one
+
+/* Seals: LOCALIZE, HANDOVER and TRANSFER move a key's ownership: a made-up one
  * would lose or double the value (a TRANSFER that takes the real one's
  * place), or send it to a node in no state to take it (one that holds a
- * replica). Their `request` field carries a seal, a keyed hash of
- * the whole encoded message (the seal left out) and its destination under
- * the run's secret (ps_node_config.secret), written by the sending core; a
- * receiver refuses one whose seal does not match (PS_ERR_SEAL). With the
- * channel's numbers in the hash, a copy is no good on another channel or
- * number. Not a cryptographic MAC and not authentication (CURVE is that, in
- * real/): it keeps stray, corrupt and forged ownership messages of anyone
- * without the secret out of the core. */
-bool ps_msg_type_sealed(int type);
-/* The seal of the encoded message buf[0..len) (len >= PS_WIRE_HEADER_LEN)
- * sent to dst. */
-uint64_t ps_msg_seal(const uint8_t *buf, size_t len, uint32_t dst, uint64_t secret);
-/* Writes that seal into buf's `request` field. */
-void ps_msg_put_seal(uint8_t *buf, size_t len, uint32_t dst, uint64_t secret);
-/* Writes seq into the number field of the encoded message buf (at least
- * PS_WIRE_HEADER_LEN bytes): how a copy of an env.send_shared buffer becomes
- * an ordinary message for one destination. */
-void ps_msg_put_seq(uint8_t *buf, uint32_t seq);
-/* Whether messages of this type carry values (exactly those do; a POLICY
- * message may carry them, and its keys need none). */
-bool ps_msg_type_has_values(int type);
-/* Name of a message type ("PULL", ...), "?" when unknown. */
-const char *ps_msg_type_name(int type);
+ * replica). Their `request` field carries a seal, a keyed hash of the whole
+ * encoded message (the seal left out) and its destination under the run's
+ * secret (ps_node_config.secret), written by the sending core; a receiver
+ * refuses one whose seal does not match (PS_ERR_SEAL). With the channel's
+ * numbers in the hash, a copy is no good on another channel or number. Not a
+ * cryptographic MAC and not authentication (CURVE is that, in real/): it
+ * keeps stray, corrupt and forged ownership messages of anyone without the
+ * secret out of the core. */
+
+/* ===========================================================================
+ * Driving a node (backends)
+ *
+ * What a backend provides (ps_env) and calls, under the contract at the top
+ * of this file: it makes a node from a config (run/'s run_node_config fills all
+ * but env), hands it every message and its timer, gives its workers' handles
+ * to the worker loops, waits on their tickets, ends the node's part of the run
+ * and reads its outcome through "Inspection".
+ * =========================================================================== */
 
 /* ----------------------------------------------------- backend callbacks */
 
@@ -336,11 +352,7 @@ typedef struct {
                       uint8_t *buf, size_t len);
 } ps_env;
 
-/* -------------------------------------------------------------- policies */
-
-typedef struct ps_node ps_node;
-typedef struct ps_worker ps_worker;
-struct cJSON;
+/* ------------------------------------------------------ settings, config */
 
 /* The most steps ahead a driver may signal intents: every policy's
  * "lookahead" is at most this, and the worker loop refuses more (a step's
@@ -348,7 +360,9 @@ struct cJSON;
  * lookahead + 2 steps). */
 #define PS_MAX_LOOKAHEAD 4000
 
-/* Core-level knobs a policy sets from its JSON object. */
+/* Core-level knobs of a node, which its policy sets from its JSON object
+ * (ps_policy_ops.configure) and the backend passes on in
+ * ps_node_config.settings; the run layer reads them too. */
 typedef struct {
   ps_partition partition;   /* where keys are homed (default hash) */
   bool fast_local_access;   /* local keys read from memory (default true) */
@@ -366,7 +380,7 @@ typedef struct {
   bool keys_at_workers;
   /* Route hints: a worker sends its operations on a key its node does not
    * hold to the server that answered its last one on the key, not to the
-   * key's home (model/hints.c says why the order of its operations holds).
+   * key's home (model/route_hints.c says why the order of its operations holds).
    * For policies that move keys between servers (psld): the home, and its
    * forwarding, leave the path. Workers of worker-only nodes only (layout
    * roles; a server's own state is a route of its own). Off: every such
@@ -379,37 +393,6 @@ typedef struct {
 #define PS_ALL_KEYS UINT64_MAX
 
 void ps_policy_settings_default(ps_policy_settings *s);
-
-/* A management policy: a table of hooks the core calls at its decision points.
- * One instance (state) per node. Every hook but name and init may be NULL. */
-typedef struct ps_policy_ops {
-  const char *name;
-  /* Parses the policy's JSON object (may be NULL: defaults) into *settings and
-   * checks it. On error returns PS_ERR_INVAL with a message in err naming the
-   * field, what was expected and what was found. */
-  int (*configure)(const struct cJSON *json, ps_policy_settings *settings,
-                   char *err, size_t errlen);
-  /* Creates this node's instance; *state is passed to every later hook. */
-  int (*init)(ps_node *node, const struct cJSON *json, void **state);
-  /* A worker said it will use keys in clocks [clock_start, clock_end). */
-  void (*on_intent)(void *state, ps_worker *w, const ps_key *keys, size_t n,
-                    int64_t clock_start, int64_t clock_end, double now);
-  /* Periodic work; returns the next time it wants to run (INFINITY: none). */
-  double (*on_timer)(void *state, double now);
-  /* The homes answered this node's ps_node_announce_intent(start): counts[i]
-   * nodes, this one included, intend keys[i] now; this node announced them
-   * at sent_at (its own clock). Runs on the receiving thread with no core
-   * lock held: it may call the ps_node_* mechanisms below. */
-  void (*on_intenders)(void *state, const ps_key *keys, const uint32_t *counts, size_t n,
-                       double sent_at, double now);
-  /* Another node's instance of this policy sent this one a message
-   * (ps_node_send_policy): its kind, its words (ps_msg_key(m, i), i <
-   * m->key_count) and floats (ps_msg_values, m->value_floats of them). Runs
-   * on the receiving thread with no core lock held, as on_intenders. A node
-   * whose policy has no such hook refuses the message (PS_ERR_PROTOCOL). */
-  void (*on_message)(void *state, uint32_t src, uint64_t kind, const ps_msg *m, double now);
-  void (*free)(void *state);
-} ps_policy_ops;
 
 /* ------------------------------------------------------------------ node */
 
@@ -438,7 +421,7 @@ typedef struct {
    * (moves); one that serves again holds keys only when moved there. */
   const ps_scale_step *scale;
   size_t num_scale;
-  /* The key of seals on ownership messages (ps_msg_seal): the same for every
+  /* The key of seals on ownership messages (see the wire format): the same for every
    * node of a run (default 0: any fixed value works, it only has to be
    * shared and unknown to whoever must not forge them). */
   uint64_t secret;
@@ -453,14 +436,23 @@ void ps_node_config_default(ps_node_config *c);
 ps_node *ps_node_new(const ps_node_config *c);
 void ps_node_free(ps_node *node);
 
-/* Handles one message from node src. buf stays the caller's. Returns PS_OK or
- * the decode / validation error (the message is then dropped and counted). */
+/* Handles one message from node src. buf stays the caller's. Returns PS_OK,
+ * or the message's error (it is then dropped and counted in bad_messages):
+ * what ps_msg_decode refuses (PS_ERR_TRUNCATED, OVERSIZED, MAGIC, VERSION,
+ * TYPE, LIMIT, MALFORMED); PS_ERR_PEER (a sender, origin or worker that does
+ * not fit), PS_ERR_DUPLICATE or PS_ERR_SEQUENCE (its number), PS_ERR_SEAL,
+ * PS_ERR_KEY_RANGE or PS_ERR_VALUE_LEN (its keys), PS_ERR_PROTOCOL (not
+ * valid in the key's state, or a policy message its policy cannot take),
+ * PS_ERR_HOPS (an operation forwarded too often), PS_ERR_INVAL (a set on a
+ * key kept by all-reduce: see ps_node_add_initial_replicas) or
+ * PS_ERR_NOMEM. */
 int ps_node_recv(ps_node *node, uint32_t src, const uint8_t *buf, size_t len,
                  double now);
 /* The same for a message the sender handed to env.send_shared: its encoded
  * number is 0 and seq is its number on src's channel (what send_shared gave
- * for this destination). PS_ERR_PROTOCOL for an encoded number other than 0
- * or a type that is sealed (its seal covers the number). */
+ * for this destination). The codes of ps_node_recv; PS_ERR_PROTOCOL also for
+ * an encoded number other than 0 or a type that is sealed (its seal covers
+ * the number). */
 int ps_node_recv_numbered(ps_node *node, uint32_t src, uint32_t seq, const uint8_t *buf,
                           size_t len, double now);
 
@@ -471,271 +463,82 @@ double ps_node_next_timer(const ps_node *node);
  * owner's thread. Ask ps_node_next_timer afterwards. */
 void ps_node_on_timer(ps_node *node, double now);
 
-/* Servers serving now, as this node knows: servers [0, this) (the scaling
- * schedule's, each step applied by ps_node_on_timer). Any thread. */
-uint32_t ps_node_serving(const ps_node *node);
-
-/* During a policy's init: the config's hot keys (*n of them); NULL after. */
-const ps_key *ps_node_hot_keys(const ps_node *node, size_t *n);
-uint32_t ps_node_id(const ps_node *node);
-const ps_layout *ps_node_layout(const ps_node *node);
-
-#define PS_STALENESS_BUCKETS 48
-#define PS_CLOCK_BUCKETS 17 /* staleness or gaps of 0..15 clocks, and 16 or more */
-
-/* Counters of one node since creation. */
-typedef struct {
-  uint64_t local_accesses;   /* key accesses served from this node's memory */
-  uint64_t remote_accesses;  /* key accesses that needed a message */
-  uint64_t messages_sent;
-  uint64_t bytes_sent;
-  uint64_t messages_received;
-  uint64_t forwards;         /* keys passed on by a home or former owner */
-  uint64_t relocations;      /* keys that arrived here by TRANSFER */
-  uint64_t queued;           /* operations queued on a key in transfer */
-  uint64_t bad_messages;     /* dropped: failed to decode or validate */
-  uint64_t duplicates;       /* ... of them: numbered as one received before */
-  uint64_t out_of_sequence;  /* ... numbered past the next one: refused (one was lost,
-                                or it is forged), and so is the rest of the channel */
-  uint64_t hop_drops;        /* operations dropped after PS_MAX_HOPS forwards */
-  uint64_t bad_seals;        /* ownership messages refused for their seal */
-  uint64_t replica_syncs;    /* replica keys sent in sync rounds (SYNC, DELTA) */
-  /* Staleness of reads served by replicas: how long ago, and how many of
-   * the reading worker's clocks ago, the replica last took part in a sync.
-   * hist[i] counts reads aged in [2^(i-1), 2^i) microseconds (hist[0]: < 1). */
-  uint64_t replica_reads;
-  double staleness_sum_s, staleness_max_s;
-  uint64_t staleness_sum_clocks, staleness_max_clocks;
-  uint64_t staleness_hist[PS_STALENESS_BUCKETS];
-  /* Bounded consistency: reads of keys neither owned here nor replicated
-   * that the cache served (cache_reads) or that were fetched because the
-   * cache had none fresh enough (cache_misses); and for every read served
-   * from a copy (cache or replica) under a bounded model, its staleness in
-   * clocks: the reader's clock minus the clock the copy holds every write
-   * before (hist[i]: i clocks; the last bucket: that many or more). */
-  uint64_t cache_reads, cache_misses;
-  uint64_t bounded_reads, bounded_staleness_sum, bounded_staleness_max;
-  uint64_t bounded_staleness_hist[PS_CLOCK_BUCKETS];
-  uint64_t clock_messages;  /* CLOCK messages sent */
-  uint64_t refreshes;       /* keys sent in REFRESH messages (ESSP) */
-} ps_node_stats;
-
-/* The q-quantile (0..1) of read ages in seconds, from a histogram as above
- * (upper bucket bounds; 0 when empty). */
-double ps_staleness_quantile(const uint64_t hist[PS_STALENESS_BUCKETS], double q);
-
-void ps_node_get_stats(const ps_node *node, ps_node_stats *out);
-/* Adds s into sum, field by field (maxima as maxima): a cluster's totals. */
-void ps_node_stats_add(ps_node_stats *sum, const ps_node_stats *s);
-
-/* ------------------------------------------------------- server load
- *
- * What a node sees of servers' load: as a server, what it served (counted
- * by the core) and how long handling took and how many messages waited
- * (as its backend reports them); as a client, the response times of its
- * requests by the server that answered them. A policy (psld) reads them;
- * the run layer reports them per server. */
-
-/* Response times in buckets of half an octave: hist[0] counts replies
- * faster than 1 us, hist[i] those in [2^((i-1)/2), 2^(i/2)) us, the last
- * one everything slower. */
-#define PS_RT_BUCKETS 64
-/* Buckets of keys served over time: at most this many, each bucket_s wide
- * (1 ms at first, doubled, pairs merged, when a run outgrows them). */
-#define PS_SERIES_MAX 256
-#define PS_SERIES_FIRST_BUCKET_S 1e-3
-
-typedef struct {
-  uint64_t keys;      /* key operations served here for requests that came in
-                         messages (applied by the owner; local workers' direct
-                         accesses are local_accesses) */
-  uint64_t floats;    /* their floats */
-  uint64_t handled;   /* messages the backend reported handling ... */
-  double busy_s;      /* ... the time it reported they took, */
-  uint64_t queue_sum; /* ... the messages it saw waiting behind each, summed, */
-  uint64_t queue_max; /* ... and the most */
-} ps_server_load;
-
-typedef struct {
-  uint64_t count;     /* replies (PULL_REPLY, WRITE_ACK) */
-  uint64_t keys;      /* keys they answered */
-  double sum_s, max_s;
-  uint64_t hist[PS_RT_BUCKETS];
-} ps_rt_stats;
-
-/* The backend reports one message handled: it took busy_s (the backend's
- * time: simulated, or wall), and `waiting` more messages for this node were
- * waiting behind it, as far as the backend can tell. Any thread. */
-void ps_node_note_handling(ps_node *node, double busy_s, uint32_t waiting);
-/* This node's load as a server since it was created. */
-void ps_node_server_load(ps_node *node, ps_server_load *out);
-/* Keys served over time: out[i] (i < the return value, at most cap and
- * PS_SERIES_MAX) counts the keys served in [i, i + 1) * *bucket_s. */
-size_t ps_node_served_series(ps_node *node, uint64_t *out, size_t cap, double *bucket_s);
-/* Response times of this node's requests that `server` answered (request
- * sent -> reply handled, at this node's clock). PS_OK, or PS_ERR_INVAL when
- * server is not a node (*out zeroed when it answered none). */
-int ps_node_response_times(ps_node *node, uint32_t server, ps_rt_stats *out);
-/* Adds s into sum (maxima as maxima). */
-void ps_rt_stats_add(ps_rt_stats *sum, const ps_rt_stats *s);
-/* The q-quantile (0..1) of response times in seconds from hist (a bucket's
- * upper bound; 0 when empty). */
-double ps_rt_quantile(const uint64_t hist[PS_RT_BUCKETS], double q);
-
-/* ------------------------------------------------------------- replicas */
-
-/* How replica deltas reach the other copies in a sync round. */
-typedef enum {
-  PS_SYNC_OWNER = 0,     /* delta to the owner, fresh value back (any placement) */
-  PS_SYNC_ALLREDUCE = 1, /* delta to every other node; for keys that do not
-                            move and are replicated on every node but the owner */
-} ps_sync_mode;
-
-/* Makes this node hold replicas of keys[n] from the start: their values are
- * zero, as every value is before the first operation, so no message is
- * needed. Call before any operation (a policy's init). Keys this node owns
- * stay owned (with all-reduce, their pushes are then also sent to the
- * replicas; a `set` on such keys is refused with PS_ERR_INVAL, since
- * all-reduce merges additive updates only). PS_OK, PS_ERR_KEY_RANGE or
- * PS_ERR_NOMEM. */
-int ps_node_add_initial_replicas(ps_node *node, const ps_key *keys, size_t n,
-                                 ps_sync_mode mode);
-/* One sync round: every replica on this node sends its accumulated delta
- * (skipping, in all-reduce, deltas whose L2 norm is below threshold; they
- * keep accumulating), and with PS_SYNC_OWNER asks for the fresh value. A
- * replica whose previous SYNC is still unanswered waits for the next round.
- * Returns the number of replica keys synced. */
-uint64_t ps_node_sync_replicas(ps_node *node, ps_sync_mode mode, double threshold,
-                               double now);
 /* Call when every worker of this node is done: replicas hand on their pending
  * deltas (to the owner as pushes; with all-reduce, mirrored owned keys to
  * every node), so that once messages quiesce the owners' values hold every
  * push. Replicas stay. */
 void ps_node_finish(ps_node *node, double now);
-/* Creates replicas of keys[n] on w's node at run time (keys owned here or
- * already replicated are left alone); their value arrives from the owner,
- * and operations on them wait for it. Returns as ps_pull. */
-int ps_replicate(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket, double now);
-/* Drops this node's replicas of keys[n]; their unsent deltas go to the
- * owner as pushes. A replica whose value has not arrived yet is dropped when
- * it arrives (after the operations waiting for it); ps_replicate before then
- * keeps it. Keys without a replica here are left alone. Never pending. */
-int ps_drop_replicas(ps_worker *w, const ps_key *keys, size_t n, double now);
-/* ------------------------------------------ mechanisms for policies */
 
-/* Node-level forms of the worker operations, for a policy's hooks (on a
- * timer, or on a reply, where no worker handle is at hand). Any thread; never
- * pending; nobody is told when they complete. Keys must be valid
- * (PS_ERR_KEY_RANGE otherwise); PS_OK or PS_ERR_NOMEM. */
-
-/* As ps_localize without a ticket. */
-int ps_node_localize(ps_node *node, const ps_key *keys, size_t n, double now);
-/* As ps_replicate without a ticket. */
-int ps_node_replicate(ps_node *node, const ps_key *keys, size_t n, double now);
-/* Drops this node's replicas of keys[n] (see ps_drop_replicas). */
-int ps_node_drop_replicas(ps_node *node, const ps_key *keys, size_t n, double now);
-/* Tells the keys' homes that this node starts intending to use start[n_start]
- * and stops intending to use stop[n_stop] (one message per home for both). A
- * home counts the nodes that started and have not stopped, and answers a
- * start with that count (policy hook on_intenders). A node must alternate
- * start and stop per key, starting first. */
-int ps_node_announce_intent(ps_node *node, const ps_key *start, size_t n_start,
-                            const ps_key *stop, size_t n_stop, double now);
-/* Moves keys[n] to server dest on a policy's decision (PSLD), not only to
- * a requester: dest localizes them itself (a MOVE message asks it; none when
- * dest is this node), through the home as ps_localize does, so every
- * TRANSFER is asked for by its receiver and the guarantees are localize's:
- * no update lost or doubled, operations on a key in transfer queue and apply
- * in order on arrival. At most four messages (MOVE, LOCALIZE, HANDOVER,
- * TRANSFER). Any thread; never pending; nobody is told when the keys arrive
- * (the home's directory, ps_node_directory_owner, says where they are
- * going). Keys dest owns or is receiving already are left alone; as with
- * concurrent localizes, the key ends at the last destination its home saw.
- * PS_OK, PS_ERR_INVAL (dest is not a server, or no longer serves: scaling),
- * PS_ERR_KEY_RANGE, PS_ERR_LIMIT or PS_ERR_NOMEM. */
-int ps_node_move(ps_node *node, const ps_key *keys, size_t n, uint32_t dest, double now);
-/* Sends node dst's instance of this node's policy a message (its hook
- * on_message): a kind of the policy's own, words[n_words] and
- * floats[n_floats] (copied; at most PS_MAX_OP_KEYS of each). dst may be this
- * node (the message still travels). Policy-to-policy messages travel in
- * order with the rest on the pair's channel. Any thread; PS_OK,
- * PS_ERR_INVAL (dst not a node) or PS_ERR_LIMIT or PS_ERR_NOMEM. */
-int ps_node_send_policy(ps_node *node, uint32_t dst, uint64_t kind, const uint64_t *words,
-                        size_t n_words, const float *floats, size_t n_floats, double now);
-/* As ps_worker_key_locality, for the node; PS_KEY_REPLICA tells a replica
- * (which ps_worker_key_locality reports as PS_KEY_LOCAL). */
-int ps_node_key_locality(ps_node *node, ps_key k);
-
-/* Keys this node holds replicas of (arrived or arriving). */
-size_t ps_node_replica_count(ps_node *node);
-/* A replica's current value (value_len floats): PS_OK, or PS_ERR_NOT_OWNER
- * when this node holds no arrived replica of k. For tests. */
-int ps_node_read_replica(ps_node *node, ps_key k, float *out);
-
-/* Test and inspection helpers. Copy key k's value into out (value_len floats)
- * if this node owns it: PS_OK; PS_ERR_NOT_OWNER otherwise (also while the key
- * is in transfer to this node). */
-int ps_node_read_owned(ps_node *node, ps_key k, float *out);
-/* Sums every float of every value this node owns (keys never written count
- * as zero) in one pass over its store; *in_transfer counts keys still on
- * their way here. For conservation checks once a run is quiet. */
-void ps_node_owned_sum(ps_node *node, double *sum, uint64_t *in_transfer);
-/* Keys this node owns (a home's keys it never gave away count, though they
- * have no entry), in one pass over its store; homed: the keys homed on each
- * home of the node's layout (ps_layout_homed_counts), which a caller holding
- * many nodes of one layout counts once for all. Once a run is quiet, the
- * servers' counts sum to the layout's keys exactly when every key is on
- * exactly one server. */
-uint64_t ps_node_owned_keys(ps_node *node, const uint64_t *homed);
-/* The number this node takes next on src's channel (ps_msg.seq), for tests
- * that hand a node messages of their own making. */
-uint32_t ps_node_next_seq(ps_node *node, uint32_t src);
-/* Takes the next number of this node's channel to dst for a message the
- * node did not make (a fuzzer's, sent in order among the node's own): the
- * node's next message to dst is numbered after it. 0 when dst is no node. */
-uint32_t ps_node_claim_seq(ps_node *node, uint32_t dst);
-/* The owner of k in the home's directory (call on k's home), or -1. */
-int64_t ps_node_directory_owner(ps_node *node, ps_key k);
-
-/* --------------------------------------------------------------- workers */
+/* ----------------------------------------------------- workers, tickets */
 
 /* Worker handle i (0 <= i < config.workers), owned by the node. A handle is
  * used by one thread at a time. */
 ps_worker *ps_node_worker(ps_node *node, uint32_t i);
+/* Whether ticket t of this worker has completed (see "tickets" above).
+ * Thread-safe. */
+bool ps_worker_done(ps_worker *w, ps_ticket t);
+
+/* --------------------------------------------------------- load reports */
+
+/* The backend reports one message handled: it took busy_s (the backend's
+ * time: simulated, or wall), and `waiting` more messages for this node were
+ * waiting behind it, as far as the backend can tell. Any thread. */
+void ps_node_note_handling(ps_node *node, double busy_s, uint32_t waiting);
+
+/* ===========================================================================
+ * Worker operations
+ *
+ * What a worker's loop (workloads/' driver) calls on its handle: reads and
+ * writes, moves, intents, clocks and consistency. A handle is used by one
+ * thread at a time; a pending operation completes through its ticket
+ * (ps_worker_done, env.wake).
+ * =========================================================================== */
+
+/* The node of a handle, and its index there (0 <= index < config.workers). */
 ps_node *ps_worker_node(ps_worker *w);
 uint32_t ps_worker_index(const ps_worker *w);
 
-/* All operations: keys[n] (n <= PS_MAX_OP_KEYS, valid keys, duplicates
+/* -------------------------------------------------------- reads, writes
+ *
+ * All operations: keys[n] (n <= PS_MAX_OP_KEYS, valid keys, duplicates
  * allowed), `now` for timers. Return PS_OK when complete on return,
- * PS_PENDING with *ticket set when parts travel, or a negative ps_status.
- * keys (and vals) are read during the call only; the core never keeps them. 
+ * PS_PENDING with *ticket set when parts travel, or a negative ps_status:
+ * PS_ERR_LIMIT (more than PS_MAX_OP_KEYS keys, or values), PS_ERR_INVAL (keys
+ * NULL with n > 0, and per operation below), PS_ERR_KEY_RANGE (a key in no
+ * table; then nothing was done) or PS_ERR_NOMEM.
+ * keys (and vals) are read during the call only; the core never keeps them.
  * Operations of one worker on one key take effect in issue order, and a
  * worker reads its own writes, also while the key moves.
- * Cost: a pull, push or set whose keys are all served from this node's
- * memory (owned here, a replica, or under a bounded model a cached copy
- * fresh enough) takes one lock per key: no ticket, no node-wide lock (but
+ * Cost: a pull, push or set (ps_set, model/testing.h) whose keys are all
+ * served from this node's memory (owned here, a replica, or under a bounded
+ * model a cached copy fresh enough) takes one lock per key: no ticket, no node-wide lock (but
  * ESSP's list of written keys on their owner), and once the values exist
  * no allocation; *ticket is then left untouched. */
 
 /* Reads values into out (keys' value lengths, concatenated in key order,
- * out_len floats at least). out must stay valid until the ticket completes. */
+ * out_len floats at least). out must stay valid until the ticket completes.
+ * PS_OK, PS_PENDING, PS_ERR_LIMIT, PS_ERR_INVAL (out_len too short, out or
+ * ticket NULL), PS_ERR_KEY_RANGE or PS_ERR_NOMEM. */
 int ps_pull(ps_worker *w, const ps_key *keys, size_t n, float *out,
             size_t out_len, ps_ticket *ticket, double now);
-/* Adds vals (concatenated as for pull) to the keys. vals is copied. */
+/* Adds vals (concatenated as for pull) to the keys. vals is copied. PS_OK,
+ * PS_PENDING, PS_ERR_LIMIT, PS_ERR_INVAL (vals_len short of the keys' total
+ * length, vals or ticket NULL), PS_ERR_VALUE_LEN (vals_len over it),
+ * PS_ERR_KEY_RANGE or PS_ERR_NOMEM. */
 int ps_push(ps_worker *w, const ps_key *keys, size_t n, const float *vals,
             size_t vals_len, ps_ticket *ticket, double now);
-/* Overwrites the keys' values with vals. vals is copied. */
-int ps_set(ps_worker *w, const ps_key *keys, size_t n, const float *vals,
-           size_t vals_len, ps_ticket *ticket, double now);
 /* Moves ownership of the keys to this node (Lapse). ticket may be NULL: then
- * nobody is told when they arrive. PS_ERR_INVAL on a node that is not a
- * server (layout roles: it holds no keys; so for every replica call). A replica kept by all-reduce stays a
+ * nobody is told when they arrive. A replica kept by all-reduce stays a
  * replica (such keys never move); one synced through the owner is dropped
- * and its key moves here. */
+ * and its key moves here. PS_OK, PS_PENDING, PS_ERR_LIMIT, PS_ERR_INVAL (on
+ * a node that is not a server, layout roles: it holds no keys; so for every
+ * replica call), PS_ERR_KEY_RANGE or PS_ERR_NOMEM. */
 int ps_localize(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket,
                 double now);
 /* Signals that this worker will use keys in clocks [clock_start, clock_end);
- * the policy decides what that means. Never pending. */
+ * the policy decides what that means. Never pending. PS_OK, PS_ERR_LIMIT,
+ * PS_ERR_INVAL (clock_end < clock_start, or keys NULL with n > 0) or
+ * PS_ERR_KEY_RANGE. */
 int ps_intent(ps_worker *w, const ps_key *keys, size_t n, int64_t clock_start,
               int64_t clock_end, double now);
 /* Moves the worker's clock on by one; returns the new clock. With the clock
@@ -792,19 +595,22 @@ typedef struct {
 
 /* Name of a model ("async", "ssp", "essp", "sparse"), "?" when unknown. */
 const char *ps_consistency_name(ps_consistency_model m);
-/* Sets the consistency of w's later operations. PS_OK, or PS_ERR_INVAL for
- * a bounded model on a node without the clock service. */
+/* Sets the consistency of w's later operations. PS_OK, PS_ERR_INVAL (an
+ * unknown model, a bounded model on a node without the clock service, or
+ * SPARSE with a lookahead of 0 or over PS_MAX_LOOKAHEAD) or PS_ERR_NOMEM. */
 int ps_worker_set_consistency(ps_worker *w, ps_consistency c);
 /* Moves w's clock forward to `clock` (>= its clock; PS_CLOCK_DONE: the
  * worker leaves the run's clock for good), as ps_advance_clock does one
- * step. PS_OK or PS_ERR_INVAL (backwards). */
+ * step. PS_OK, PS_ERR_INVAL (backwards) or PS_ERR_NOMEM (telling the
+ * others, with the clock service). */
 int ps_set_clock(ps_worker *w, int64_t clock, double now);
 /* Whether every worker of the run has reached `clock` (the run's clock >=
  * clock): PS_OK; or PS_PENDING with *ticket, completed when it has. With
  * SPARSE consistency, keys[n] are the keys of the worker's next step, and
  * it may also go on when no node that holds it back intends to use them
  * before `clock` (keys may be NULL: then only the clock counts). PS_ERR_INVAL
- * without the clock service. */
+ * without the clock service, with ticket NULL, with keys NULL and n > 0, or
+ * while a wait of w is pending; PS_ERR_NOMEM. */
 int ps_clock_wait(ps_worker *w, int64_t clock, const ps_key *keys, size_t n,
                   ps_ticket *ticket, double now);
 /* The run's clock as this node knows it: the smallest clock any node has
@@ -816,14 +622,17 @@ int64_t ps_node_min_clock(ps_node *node);
  * has (PS_OK, or PS_PENDING with *ticket). A worker that waits for it
  * before writing makes every read of clock c see exactly the writes of
  * clocks < c: each clock a snapshot, as a sequential run of the clocks'
- * steps on the same values would read. PS_ERR_INVAL without the clock
- * service (or for a worker that has left). */
+ * steps on the same values would read. ps_end_reads: PS_OK, PS_ERR_INVAL
+ * without the clock service (or for a worker that has left) or PS_ERR_NOMEM;
+ * ps_reads_wait: PS_OK, PS_PENDING, PS_ERR_INVAL (without the clock service,
+ * ticket NULL, or a wait pending) or PS_ERR_NOMEM. */
 int ps_end_reads(ps_worker *w, double now);
 int ps_reads_wait(ps_worker *w, ps_ticket *ticket, double now);
 
 /* Where key k is, seen from w's node: served from local memory (owned, or a
  * replica), on its way here, or elsewhere. A snapshot: it may change at any
- * time. PS_ERR_KEY_RANGE for a key in no table. */
+ * time. Returns a ps_key_locality, or PS_ERR_KEY_RANGE for a key in no
+ * table. */
 typedef enum {
   PS_KEY_REMOTE = 0,
   PS_KEY_LOCAL = 1,
@@ -832,10 +641,261 @@ typedef enum {
 } ps_key_locality;
 int ps_worker_key_locality(ps_worker *w, ps_key k);
 
-/* Whether ticket t of this worker has completed. Thread-safe. */
-bool ps_worker_done(ps_worker *w, ps_ticket t);
-/* Tickets of this worker not yet completed. Thread-safe. */
-size_t ps_worker_pending(ps_worker *w);
+/* ===========================================================================
+ * For policies
+ *
+ * A policy (policies/) is a table of hooks the core calls at its decision
+ * points, with the JSON it was given; its hooks act through the node-level
+ * mechanisms below (and, from on_intent, the worker operations).
+ * =========================================================================== */
+
+/* A management policy: a table of hooks the core calls at its decision points.
+ * One instance (state) per node. Every hook but name and init may be NULL. */
+struct ps_policy_ops {
+  const char *name;
+  /* Parses the policy's JSON object (may be NULL: defaults) into *settings and
+   * checks it. On error returns PS_ERR_INVAL with a message in err naming the
+   * field, what was expected and what was found; PS_OK otherwise. */
+  int (*configure)(const struct cJSON *json, ps_policy_settings *settings,
+                   char *err, size_t errlen);
+  /* Creates this node's instance; *state is passed to every later hook.
+   * PS_OK, or an error (PS_ERR_NOMEM, or what a mechanism it called
+   * returned): ps_node_new then fails. */
+  int (*init)(ps_node *node, const struct cJSON *json, void **state);
+  /* A worker said it will use keys in clocks [clock_start, clock_end). */
+  void (*on_intent)(void *state, ps_worker *w, const ps_key *keys, size_t n,
+                    int64_t clock_start, int64_t clock_end, double now);
+  /* Periodic work; returns the next time it wants to run (INFINITY: none). */
+  double (*on_timer)(void *state, double now);
+  /* The homes answered this node's ps_node_announce_intent(start): counts[i]
+   * nodes, this one included, intend keys[i] now; this node announced them
+   * at sent_at (its own clock). Runs on the receiving thread with no core
+   * lock held: it may call the ps_node_* mechanisms below. */
+  void (*on_intenders)(void *state, const ps_key *keys, const uint32_t *counts, size_t n,
+                       double sent_at, double now);
+  /* Another node's instance of this policy sent this one a message
+   * (ps_node_send_policy): its kind, its words (ps_msg_key(m, i), i <
+   * m->key_count) and floats (ps_msg_values, m->value_floats of them). Runs
+   * on the receiving thread with no core lock held, as on_intenders. A node
+   * whose policy has no such hook refuses the message (PS_ERR_PROTOCOL). */
+  void (*on_message)(void *state, uint32_t src, uint64_t kind, const ps_msg *m, double now);
+  void (*free)(void *state);
+};
+
+/* During a policy's init: the config's hot keys (*n of them); NULL after. */
+const ps_key *ps_node_hot_keys(const ps_node *node, size_t *n);
+/* The node's id and layout, as its config gave them. */
+uint32_t ps_node_id(const ps_node *node);
+const ps_layout *ps_node_layout(const ps_node *node);
+
+/* Servers serving now, as this node knows: servers [0, this) (the scaling
+ * schedule's, each step applied by ps_node_on_timer). Any thread. */
+uint32_t ps_node_serving(const ps_node *node);
+
+/* ------------------------------------------------------------- replicas */
+
+/* How replica deltas reach the other copies in a sync round. */
+typedef enum {
+  PS_SYNC_OWNER = 0,     /* delta to the owner, fresh value back (any placement) */
+  PS_SYNC_ALLREDUCE = 1, /* delta to every other node; for keys that do not
+                            move and are replicated on every node but the owner */
+} ps_sync_mode;
+
+/* Makes this node hold replicas of keys[n] from the start: their values are
+ * zero, as every value is before the first operation, so no message is
+ * needed. Call before any operation (a policy's init). Keys this node owns
+ * stay owned (with all-reduce, their pushes are then also sent to the
+ * replicas; a `set` on such keys is refused with PS_ERR_INVAL, since
+ * all-reduce merges additive updates only). PS_OK, PS_ERR_INVAL (on a node
+ * that is not a server), PS_ERR_KEY_RANGE or PS_ERR_NOMEM. */
+int ps_node_add_initial_replicas(ps_node *node, const ps_key *keys, size_t n,
+                                 ps_sync_mode mode);
+/* One sync round: every replica on this node sends its accumulated delta
+ * (skipping, in all-reduce, deltas whose L2 norm is below threshold; they
+ * keep accumulating), and with PS_SYNC_OWNER asks for the fresh value. A
+ * replica whose previous SYNC is still unanswered waits for the next round.
+ * Returns the number of replica keys synced. */
+uint64_t ps_node_sync_replicas(ps_node *node, ps_sync_mode mode, double threshold,
+                               double now);
+
+/* ---------------------------------------------------------- mechanisms */
+
+/* Node-level forms of the worker operations, for a policy's hooks (on a
+ * timer, or on a reply, where no worker handle is at hand). Any thread; never
+ * pending; nobody is told when they complete. Keys must be valid. Each
+ * returns PS_OK, PS_ERR_LIMIT (more than PS_MAX_OP_KEYS keys), PS_ERR_INVAL
+ * (keys NULL with n > 0, and as said below), PS_ERR_KEY_RANGE (a key in no
+ * table; then nothing was done) or PS_ERR_NOMEM. */
+
+/* As ps_localize without a ticket (PS_ERR_INVAL on a node that is not a
+ * server). */
+int ps_node_localize(ps_node *node, const ps_key *keys, size_t n, double now);
+/* Creates replicas of keys[n] on this node at run time (keys owned here or
+ * already replicated are left alone); their value arrives from the owner,
+ * and operations on them wait for it. PS_ERR_INVAL on a node that is not a
+ * server. */
+int ps_node_replicate(ps_node *node, const ps_key *keys, size_t n, double now);
+/* Drops this node's replicas of keys[n]; their unsent deltas go to the
+ * owner as pushes. A replica whose value has not arrived yet is dropped when
+ * it arrives (after the operations waiting for it); replicating it before
+ * then keeps it. Keys without a replica here are left alone. */
+int ps_node_drop_replicas(ps_node *node, const ps_key *keys, size_t n, double now);
+/* Tells the keys' homes that this node starts intending to use start[n_start]
+ * and stops intending to use stop[n_stop] (one message per home for both). A
+ * home counts the nodes that started and have not stopped, and answers a
+ * start with that count (policy hook on_intenders). A node must alternate
+ * start and stop per key, starting first. The codes above. */
+int ps_node_announce_intent(ps_node *node, const ps_key *start, size_t n_start,
+                            const ps_key *stop, size_t n_stop, double now);
+/* Moves keys[n] to server dest on a policy's decision (PSLD), not only to
+ * a requester: dest localizes them itself (a MOVE message asks it; none when
+ * dest is this node), through the home as ps_localize does, so every
+ * TRANSFER is asked for by its receiver and the guarantees are localize's:
+ * no update lost or doubled, operations on a key in transfer queue and apply
+ * in order on arrival. At most four messages (MOVE, LOCALIZE, HANDOVER,
+ * TRANSFER). Any thread; never pending; nobody is told when the keys arrive
+ * (the home's directory says where they are going). Keys dest owns or is
+ * receiving already are left alone; as with concurrent localizes, the key
+ * ends at the last destination its home saw.
+ * PS_OK, PS_ERR_INVAL (dest is not a server, or no longer serves: scaling),
+ * PS_ERR_KEY_RANGE, PS_ERR_LIMIT or PS_ERR_NOMEM. */
+int ps_node_move(ps_node *node, const ps_key *keys, size_t n, uint32_t dest, double now);
+/* Sends node dst's instance of this node's policy a message (its hook
+ * on_message): a kind of the policy's own, words[n_words] and
+ * floats[n_floats] (copied; at most PS_MAX_OP_KEYS of each). dst may be this
+ * node (the message still travels). Policy-to-policy messages travel in
+ * order with the rest on the pair's channel. Any thread; PS_OK,
+ * PS_ERR_INVAL (dst not a node, or words or floats NULL with a count),
+ * PS_ERR_LIMIT or PS_ERR_NOMEM. */
+int ps_node_send_policy(ps_node *node, uint32_t dst, uint64_t kind, const uint64_t *words,
+                        size_t n_words, const float *floats, size_t n_floats, double now);
+/* As ps_worker_key_locality, for the node; PS_KEY_REPLICA tells a replica
+ * (which ps_worker_key_locality reports as PS_KEY_LOCAL). A ps_key_locality,
+ * or PS_ERR_KEY_RANGE. */
+int ps_node_key_locality(ps_node *node, ps_key k);
+
+/* ===========================================================================
+ * Inspection (read-only)
+ *
+ * Counters, load and the values a quiet run ends with, for the run's reports
+ * (run/) and a policy that weighs load (psld). Any thread; nothing here
+ * changes a node.
+ * =========================================================================== */
+
+/* ------------------------------------------------------------- counters */
+
+#define PS_STALENESS_BUCKETS 48
+#define PS_CLOCK_BUCKETS 17 /* staleness or gaps of 0..15 clocks, and 16 or more */
+
+/* Counters of one node since creation. */
+typedef struct {
+  uint64_t local_accesses;   /* key accesses served from this node's memory */
+  uint64_t remote_accesses;  /* key accesses that needed a message */
+  uint64_t messages_sent;
+  uint64_t bytes_sent;
+  uint64_t messages_received;
+  uint64_t forwards;         /* keys passed on by a home or former owner */
+  uint64_t relocations;      /* keys that arrived here by TRANSFER */
+  uint64_t queued;           /* operations queued on a key in transfer */
+  uint64_t bad_messages;     /* dropped: failed to decode or validate */
+  uint64_t duplicates;       /* ... of them: numbered as one received before */
+  uint64_t out_of_sequence;  /* ... numbered past the next one: refused (one was lost,
+                                or it is forged), and so is the rest of the channel */
+  uint64_t hop_drops;        /* operations dropped after PS_MAX_HOPS forwards */
+  uint64_t bad_seals;        /* ownership messages refused for their seal */
+  uint64_t replica_syncs;    /* replica keys sent in sync rounds (SYNC, DELTA) */
+  /* Staleness of reads served by replicas: how long ago, and how many of
+   * the reading worker's clocks ago, the replica last took part in a sync.
+   * hist[i] counts reads aged in [2^(i-1), 2^i) microseconds (hist[0]: < 1). */
+  uint64_t replica_reads;
+  double staleness_sum_s, staleness_max_s;
+  uint64_t staleness_sum_clocks, staleness_max_clocks;
+  uint64_t staleness_hist[PS_STALENESS_BUCKETS];
+  /* Bounded consistency: reads of keys neither owned here nor replicated
+   * that the cache served (cache_reads) or that were fetched because the
+   * cache had none fresh enough (cache_misses); and for every read served
+   * from a copy (cache or replica) under a bounded model, its staleness in
+   * clocks: the reader's clock minus the clock the copy holds every write
+   * before (hist[i]: i clocks; the last bucket: that many or more). */
+  uint64_t cache_reads, cache_misses;
+  uint64_t bounded_reads, bounded_staleness_sum, bounded_staleness_max;
+  uint64_t bounded_staleness_hist[PS_CLOCK_BUCKETS];
+  uint64_t clock_messages;  /* CLOCK messages sent */
+  uint64_t refreshes;       /* keys sent in REFRESH messages (ESSP) */
+} ps_node_stats;
+
+/* The q-quantile (0..1) of read ages in seconds, from a histogram as above
+ * (upper bucket bounds; 0 when empty). */
+double ps_staleness_quantile(const uint64_t hist[PS_STALENESS_BUCKETS], double q);
+
+/* Copies the node's counters into *out. */
+void ps_node_get_stats(const ps_node *node, ps_node_stats *out);
+/* Adds s into sum, field by field (maxima as maxima): a cluster's totals. */
+void ps_node_stats_add(ps_node_stats *sum, const ps_node_stats *s);
+
+/* ------------------------------------------------------- server load
+ *
+ * What a node sees of servers' load: as a server, what it served (counted
+ * by the core) and how long handling took and how many messages waited
+ * (as its backend reports them: ps_node_note_handling); as a client, the response times of its
+ * requests by the server that answered them. A policy (psld) reads them;
+ * the run layer reports them per server. */
+
+/* Response times in buckets of half an octave: hist[0] counts replies
+ * faster than 1 us, hist[i] those in [2^((i-1)/2), 2^(i/2)) us, the last
+ * one everything slower. */
+#define PS_RT_BUCKETS 64
+/* Buckets of keys served over time: at most this many, each bucket_s wide
+ * (1 ms at first, doubled, pairs merged, when a run outgrows them). */
+#define PS_SERIES_MAX 256
+#define PS_SERIES_FIRST_BUCKET_S 1e-3
+
+typedef struct {
+  uint64_t keys;      /* key operations served here for requests that came in
+                         messages (applied by the owner; local workers' direct
+                         accesses are local_accesses) */
+  uint64_t floats;    /* their floats */
+  uint64_t handled;   /* messages the backend reported handling ... */
+  double busy_s;      /* ... the time it reported they took, */
+  uint64_t queue_sum; /* ... the messages it saw waiting behind each, summed, */
+  uint64_t queue_max; /* ... and the most */
+} ps_server_load;
+
+typedef struct {
+  uint64_t count;     /* replies (PULL_REPLY, WRITE_ACK) */
+  uint64_t keys;      /* keys they answered */
+  double sum_s, max_s;
+  uint64_t hist[PS_RT_BUCKETS];
+} ps_rt_stats;
+
+/* This node's load as a server since it was created. */
+void ps_node_server_load(ps_node *node, ps_server_load *out);
+/* Keys served over time: out[i] (i < the return value, at most cap and
+ * PS_SERIES_MAX) counts the keys served in [i, i + 1) * *bucket_s. */
+size_t ps_node_served_series(ps_node *node, uint64_t *out, size_t cap, double *bucket_s);
+/* Response times of this node's requests that `server` answered (request
+ * sent -> reply handled, at this node's clock). PS_OK, or PS_ERR_INVAL when
+ * server is not a node (*out zeroed when it answered none). */
+int ps_node_response_times(ps_node *node, uint32_t server, ps_rt_stats *out);
+/* Adds s into sum (maxima as maxima). */
+void ps_rt_stats_add(ps_rt_stats *sum, const ps_rt_stats *s);
+/* The q-quantile (0..1) of response times in seconds from hist (a bucket's
+ * upper bound; 0 when empty). */
+double ps_rt_quantile(const uint64_t hist[PS_RT_BUCKETS], double q);
+
+/* --------------------------------------------------------------- values */
+
+/* Sums every float of every value this node owns (keys never written count
+ * as zero) in one pass over its store; *in_transfer counts keys still on
+ * their way here. For conservation checks once a run is quiet. */
+void ps_node_owned_sum(ps_node *node, double *sum, uint64_t *in_transfer);
+/* Keys this node owns (a home's keys it never gave away count, though they
+ * have no entry), in one pass over its store; homed: the keys homed on each
+ * home of the node's layout (ps_layout_homed_counts), which a caller holding
+ * many nodes of one layout counts once for all. Once a run is quiet, the
+ * servers' counts sum to the layout's keys exactly when every key is on
+ * exactly one server. */
+uint64_t ps_node_owned_keys(ps_node *node, const uint64_t *homed);
 
 #ifdef __cplusplus
 }

@@ -24,10 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-void entry_release(ps_node *n, store_stripe *st, key_entry *e, ps_key k) {
+void ps__entry_release(ps_node *n, store_stripe *st, key_entry *e, ps_key k) {
   if (e->state == KEY_ABSENT && !e->queue_head && !e->kb &&
       ps_layout_home(&n->layout, k) != n->id)
-    stripe_remove(st, k);
+    ps__stripe_remove(st, k);
 }
 
 /* Sends k's value to new_owner and forgets it here. */
@@ -44,16 +44,16 @@ static void send_value(call_ctx *c, key_entry *e, ps_key k, uint32_t new_owner) 
       return;
     }
   }
-  ctx_add(c, new_owner, PS_MSG_TRANSFER, c->node->id, 0, 0, 0, k, 0, v, len);
+  ps__ctx_add(c, new_owner, PS_MSG_TRANSFER, c->node->id, 0, 0, 0, k, 0, v, len);
   free(tmp);
-  bounded_on_leave(e);
+  ps__bounded_on_leave(e);
   free(e->value);
   e->value = NULL;
   e->state = KEY_ABSENT;
 }
 
-void handover(call_ctx *c, key_entry **ep, store_stripe *st, ps_key k,
-              uint32_t new_owner) {
+void ps__handover(call_ctx *c, key_entry **ep, store_stripe *st, ps_key k,
+                  uint32_t new_owner) {
   key_entry *e = *ep;
   if (e->state == KEY_INCOMING) {
     e->forward = 1;
@@ -62,38 +62,38 @@ void handover(call_ctx *c, key_entry **ep, store_stripe *st, ps_key k,
   }
   send_value(c, e, k, new_owner);
   if (st) {
-    entry_release(c->node, st, e, k);
+    ps__entry_release(c->node, st, e, k);
     *ep = NULL;
   }
 }
 
-void directory_move(call_ctx *c, key_entry *e, ps_key k, uint32_t new_owner) {
+void ps__directory_move(call_ctx *c, key_entry *e, ps_key k, uint32_t new_owner) {
   uint32_t old = e->owner;
   e->owner = new_owner;
   if (old == c->node->id)
-    handover(c, &e, NULL, k, new_owner); /* the home keeps its entry */
+    ps__handover(c, &e, NULL, k, new_owner); /* the home keeps its entry */
   else
-    ctx_add(c, old, PS_MSG_HANDOVER, c->node->id, 0, 0, new_owner, k, 0, NULL, 0);
+    ps__ctx_add(c, old, PS_MSG_HANDOVER, c->node->id, 0, 0, new_owner, k, 0, NULL, 0);
 }
 
-void localize_key(call_ctx *c, key_entry *e, ps_key k, const pending_op *waiter) {
+void ps__localize_key(call_ctx *c, key_entry *e, ps_key k, const pending_op *waiter) {
   ps_node *n = c->node;
-  if (e->state == KEY_REPLICA) replica_drop(c, e, k); /* its delta goes first */
+  if (e->state == KEY_REPLICA) ps__replica_drop(c, e, k); /* its delta goes first */
   if (e->state == KEY_ABSENT) {
     e->state = KEY_INCOMING;
     uint32_t home = ps_layout_home(&n->layout, k);
     if (home == n->id)
-      directory_move(c, e, k, n->id);
+      ps__directory_move(c, e, k, n->id);
     else
-      ctx_add(c, home, PS_MSG_LOCALIZE, n->id, 0, 0, 0, k, 0, NULL, 0);
+      ps__ctx_add(c, home, PS_MSG_LOCALIZE, n->id, 0, 0, 0, k, 0, NULL, 0);
   }
   /* INCOMING (or a replica's first value): on its way; just wait for it. */
-  if (waiter->request) queue_op(c, e, waiter, NULL);
+  if (waiter->request) ps__queue_op(c, e, waiter, NULL);
 }
 
 /* ------------------------------------------------------------ handlers */
 
-int handle_localize(call_ctx *c, const ps_msg *m) {
+int ps__handle_localize(call_ctx *c, const ps_msg *m) {
   ps_node *n = c->node;
   uint32_t requester = m->src;
   if (requester == n->id) return PS_ERR_PROTOCOL;
@@ -103,10 +103,10 @@ int handle_localize(call_ctx *c, const ps_msg *m) {
   for (uint32_t i = 0; i < m->key_count; i++) {
     ps_key k = ps_msg_key(m, i);
     store_stripe *st;
-    key_entry *e = node_lock_entry(n, k, &st);
+    key_entry *e = ps__node_lock_entry(n, k, &st);
     if (!e) return PS_ERR_NOMEM;
     if (e->owner == requester) rc = PS_ERR_PROTOCOL; /* it asked twice: ignore */
-    else directory_move(c, e, k, requester);
+    else ps__directory_move(c, e, k, requester);
     pthread_mutex_unlock(&st->lock);
   }
   return rc;
@@ -129,7 +129,7 @@ static bool may_hand_on(ps_node *n, ps_key k) {
   return ok;
 }
 
-int handle_handover(call_ctx *c, const ps_msg *m) {
+int ps__handle_handover(call_ctx *c, const ps_msg *m) {
   ps_node *n = c->node;
   uint32_t new_owner = m->aux;
   if (new_owner >= n->layout.num_nodes || new_owner == n->id) return PS_ERR_PEER;
@@ -142,13 +142,13 @@ int handle_handover(call_ctx *c, const ps_msg *m) {
   for (uint32_t i = 0; i < m->key_count; i++) {
     ps_key k = ps_msg_key(m, i);
     store_stripe *st;
-    key_entry *e = node_lock_entry(n, k, &st);
+    key_entry *e = ps__node_lock_entry(n, k, &st);
     if (!e) return PS_ERR_NOMEM;
     if (entry_can_hand_on(e))
-      handover(c, &e, st, k, new_owner);
+      ps__handover(c, &e, st, k, new_owner);
     else /* the same key twice in one message */
       rc = PS_ERR_PROTOCOL;
-    if (e) entry_release(n, st, e, k);
+    if (e) ps__entry_release(n, st, e, k);
     pthread_mutex_unlock(&st->lock);
   }
   return rc;
@@ -161,13 +161,13 @@ static void land(call_ctx *c, store_stripe *st, key_entry *e, ps_key k, float *v
   e->value = value;
   e->state = KEY_OWNED;
   stat_add(&n->stats.relocations, 1);
-  entry_drain_queue(c, e, k);
+  ps__entry_drain_queue(c, e, k);
   if (e->forward) {
     e->forward = 0;
     send_value(c, e, k, e->forward_to);
-    entry_release(n, st, e, k);
+    ps__entry_release(n, st, e, k);
   } else if (!node_serves(n)) { /* it stopped serving (scaling): on to the home */
-    move_home(c, k);
+    ps__move_home(c, k);
   }
 }
 
@@ -179,7 +179,7 @@ static bool takes_transfer(ps_node *n, const key_entry *e, ps_key k) {
   return e->state == KEY_INCOMING || (e->state == KEY_ABSENT && !e->queue_head);
 }
 
-int handle_transfer(call_ctx *c, const ps_msg *m) {
+int ps__handle_transfer(call_ctx *c, const ps_msg *m) {
   ps_node *n = c->node;
   for (uint32_t i = 0; i < m->key_count; i++) {
     ps_key k = ps_msg_key(m, i);
@@ -199,7 +199,7 @@ int handle_transfer(call_ctx *c, const ps_msg *m) {
     ps_msg_values(m, offset, value, len);
     offset += len;
     store_stripe *st;
-    key_entry *e = node_lock_entry(n, k, &st);
+    key_entry *e = ps__node_lock_entry(n, k, &st);
     if (!e) {
       free(value);
       return PS_ERR_NOMEM;

@@ -50,7 +50,7 @@ static int replica_list_add(ps_node *n, ps_key k) {
   return rc;
 }
 
-void replica_list_remove(ps_node *n, ps_key k) {
+void ps__replica_list_remove(ps_node *n, ps_key k) {
   pthread_mutex_lock(&n->replica_lock);
   for (size_t i = 0; i < n->n_replicas; i++) {
     if (n->replica_keys[i] != k) continue;
@@ -128,13 +128,13 @@ static bool add_into(float **dst, uint32_t len, const float *vals) {
 /* Sends a replica's delta to the owner as a push nobody waits for. */
 static void flush_delta(call_ctx *c, key_entry *e, ps_key k, uint32_t len) {
   if (!e->delta) return;
-  ctx_add(c, route_of(c->node, e, k), PS_MSG_PUSH, c->node->id, 0, 0, 0, k, 0, e->delta, len);
+  ps__ctx_add(c, route_of(c->node, e, k), PS_MSG_PUSH, c->node->id, 0, 0, 0, k, 0, e->delta, len);
   free(e->delta);
   e->delta = NULL;
 }
 
-int replica_apply_local(ps_worker *w, key_entry *e, ps_key k, uint8_t type, const float *vals,
-                        float *out, double now) {
+int ps__replica_apply_local(ps_worker *w, key_entry *e, ps_key k, uint8_t type, const float *vals,
+                            float *out, double now) {
   uint32_t len = ps_layout_value_len(&w->node->layout, k);
   if (type == PS_MSG_PULL) {
     record_read(&w->staleness, true, e, ps_worker_clock(w), now);
@@ -146,42 +146,42 @@ int replica_apply_local(ps_worker *w, key_entry *e, ps_key k, uint8_t type, cons
                                                                           : PS_ERR_NOMEM;
 }
 
-void replica_serve(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
-                   const float *vals) {
+void ps__replica_serve(call_ctx *c, key_entry *e, ps_key k, const pending_op *op,
+                       const float *vals) {
   ps_node *n = c->node;
   uint32_t len = ps_layout_value_len(&n->layout, k);
   ps_worker *w = &n->workers[op->worker];
   if (op->type == PS_MSG_PULL) { /* on any thread: the node's counters */
     record_read(&n->staleness, false, e, ps_worker_clock(w), c->now);
     if (!e->value && !(e->value = calloc(len, sizeof *e->value))) goto oom;
-    deliver_result(c, op, k, e->value, len);
+    ps__deliver_result(c, op, k, e->value, len);
     return;
   }
   if (op->type == PS_MSG_PUSH) {
-    if (replica_apply_local(w, e, k, op->type, vals, NULL, c->now) != PS_OK) goto oom;
+    if (ps__replica_apply_local(w, e, k, op->type, vals, NULL, c->now) != PS_OK) goto oom;
   } else { /* SET: what was pushed before goes first, then the set */
     if (n->replica_mode == PS_SYNC_ALLREDUCE) {
       c->error = PS_ERR_INVAL; /* all-reduce merges additive updates only */
       return;
     }
     flush_delta(c, e, k, len);
-    ctx_add(c, route_of(n, e, k), PS_MSG_SET, n->id, 0, 0, 0, k, 0, vals, len);
+    ps__ctx_add(c, route_of(n, e, k), PS_MSG_SET, n->id, 0, 0, 0, k, 0, vals, len);
     if (!e->value && !(e->value = malloc(len * sizeof *e->value))) goto oom;
     memcpy(e->value, vals, len * sizeof *vals);
   }
-  deliver_result(c, op, k, NULL, 0);
+  ps__deliver_result(c, op, k, NULL, 0);
   return;
 oom:
   c->error = PS_ERR_NOMEM;
 }
 
-void replica_drop(call_ctx *c, key_entry *e, ps_key k) {
+void ps__replica_drop(call_ctx *c, key_entry *e, ps_key k) {
   flush_delta(c, e, k, ps_layout_value_len(&c->node->layout, k));
   free(e->value);
   e->value = NULL;
   e->state = KEY_ABSENT;
   e->sync_pending = 0;
-  replica_list_remove(c->node, k);
+  ps__replica_list_remove(c->node, k);
 }
 
 /* ------------------------------------------------------ creating them */
@@ -194,7 +194,7 @@ int ps_node_add_initial_replicas(ps_node *n, const ps_key *keys, size_t n_keys,
     if (!ps_layout_value_len(&n->layout, keys[i])) return PS_ERR_KEY_RANGE;
   for (size_t i = 0; i < n_keys; i++) {
     store_stripe *st;
-    key_entry *e = node_lock_entry(n, keys[i], &st);
+    key_entry *e = ps__node_lock_entry(n, keys[i], &st);
     if (!e) return PS_ERR_NOMEM;
     int rc = PS_OK;
     if (e->state == KEY_ABSENT) {
@@ -221,7 +221,7 @@ static uint32_t next_sync_seq(ps_node *n) {
 
 /* Sends e's delta to every other node (all-reduce), and forgets it. */
 static void broadcast_delta(call_ctx *c, key_entry *e, ps_key k, uint32_t len) {
-  ctx_add_all(c, PS_MSG_DELTA, k, e->delta, len);
+  ps__ctx_add_all(c, PS_MSG_DELTA, k, e->delta, len);
   free(e->delta);
   e->delta = NULL;
 }
@@ -235,20 +235,21 @@ static void request_value(call_ctx *c, key_entry *e, ps_key k) {
     return;
   }
   e->sync_seq = next_sync_seq(c->node);
-  ctx_add(c, route_of(c->node, e, k), PS_MSG_SYNC, c->node->id, 0, 0, 0, k, e->sync_seq, z, len);
+  ps__ctx_add(c, route_of(c->node, e, k), PS_MSG_SYNC, c->node->id, 0, 0, 0, k, e->sync_seq, z,
+              len);
   if (z != zeros) free(z);
   e->sync_pending = 1;
 }
 
-int replicate_keys(ps_node *node, uint32_t worker, ps_ticket id, const ps_key *keys,
-                   size_t count, double now, uint64_t *here) {
+int ps__replicate_keys(ps_node *node, uint32_t worker, ps_ticket id, const ps_key *keys,
+                       size_t count, double now, uint64_t *here) {
   *here = 0;
   if (!ps_layout_is_server(&node->layout, node->id)) return PS_ERR_INVAL; /* no store */
   call_ctx c;
-  ctx_init(&c, node, now);
+  ps__ctx_init(&c, node, now);
   for (size_t i = 0; i < count; i++) {
     store_stripe *st;
-    key_entry *e = node_lock_entry(node, keys[i], &st);
+    key_entry *e = ps__node_lock_entry(node, keys[i], &st);
     if (!e) {
       c.error = PS_ERR_NOMEM;
       break;
@@ -262,13 +263,13 @@ int replicate_keys(ps_node *node, uint32_t worker, ps_ticket id, const ps_key *k
     if (e->state == KEY_REPLICA_ARRIVING && id) {
       pending_op waiter = {.type = PS_MSG_LOCALIZE, .origin = node->id, .worker = worker,
                            .request = id};
-      queue_op(&c, e, &waiter, NULL);
+      ps__queue_op(&c, e, &waiter, NULL);
     } else if (e->state != KEY_REPLICA_ARRIVING) {
       ++*here;
     }
     pthread_mutex_unlock(&st->lock);
   }
-  ctx_finish(&c);
+  ps__ctx_finish(&c);
   return c.error;
 }
 
@@ -277,23 +278,23 @@ int ps_drop_replicas(ps_worker *w, const ps_key *keys, size_t n, double now) {
 }
 
 int ps_node_drop_replicas(ps_node *node, const ps_key *keys, size_t n, double now) {
-  int rc = check_op_keys(node, keys, n);
+  int rc = ps__check_op_keys(node, keys, n);
   if (rc != PS_OK) return rc;
   call_ctx c;
-  ctx_init(&c, node, now);
+  ps__ctx_init(&c, node, now);
   for (size_t i = 0; i < n; i++) {
     store_stripe *st = store_stripe_of(&node->store, keys[i]);
     pthread_mutex_lock(&st->lock);
     key_entry *e = stripe_find(st, keys[i]);
     if (e && e->state == KEY_REPLICA) {
-      replica_drop(&c, e, keys[i]);
-      entry_release(node, st, e, keys[i]);
+      ps__replica_drop(&c, e, keys[i]);
+      ps__entry_release(node, st, e, keys[i]);
     } else if (e && e->state == KEY_REPLICA_ARRIVING) {
       e->drop_on_arrival = 1; /* its waiters are served first */
     }
     pthread_mutex_unlock(&st->lock);
   }
-  ctx_finish(&c);
+  ps__ctx_finish(&c);
   return c.error ? c.error : PS_OK;
 }
 
@@ -316,8 +317,8 @@ static bool sync_one(call_ctx *c, key_entry *e, ps_key k, ps_sync_mode mode, dou
   if (mode == PS_SYNC_OWNER) {
     if (e->sync_pending || e->state != KEY_REPLICA) return false;
     e->sync_seq = next_sync_seq(n);
-    ctx_add(c, route_of(n, e, k), PS_MSG_SYNC, n->id, 0, 0, 0, k, e->sync_seq,
-            send_delta ? e->delta : zeros, len);
+    ps__ctx_add(c, route_of(n, e, k), PS_MSG_SYNC, n->id, 0, 0, 0, k, e->sync_seq,
+                send_delta ? e->delta : zeros, len);
     e->sync_pending = 1;
     if (send_delta) {
       free(e->delta);
@@ -342,7 +343,7 @@ uint64_t ps_node_sync_replicas(ps_node *n, ps_sync_mode mode, double threshold, 
     if (n->layout.tables[t].value_len > max_len) max_len = n->layout.tables[t].value_len;
   float *zeros = calloc(max_len, sizeof *zeros);
   call_ctx c;
-  ctx_init(&c, n, now);
+  ps__ctx_init(&c, n, now);
   uint64_t synced = 0;
   for (size_t i = 0; zeros && i < count; i++) {
     store_stripe *st = store_stripe_of(&n->store, keys[i]);
@@ -352,7 +353,7 @@ uint64_t ps_node_sync_replicas(ps_node *n, ps_sync_mode mode, double threshold, 
       synced += sync_one(&c, e, keys[i], mode, threshold, zeros);
     pthread_mutex_unlock(&st->lock);
   }
-  ctx_finish(&c);
+  ps__ctx_finish(&c);
   stat_add(&n->stats.replica_syncs, synced);
   free(zeros);
   free(keys);
@@ -367,7 +368,7 @@ void ps_node_finish(ps_node *n, double now) {
   pthread_mutex_unlock(&n->replica_lock);
   if (!keys) return;
   call_ctx c;
-  ctx_init(&c, n, now);
+  ps__ctx_init(&c, n, now);
   for (size_t i = 0; i < count; i++) {
     store_stripe *st = store_stripe_of(&n->store, keys[i]);
     pthread_mutex_lock(&st->lock);
@@ -384,11 +385,11 @@ void ps_node_finish(ps_node *n, double now) {
       broadcast_delta(&c, e, keys[i], len);
     pthread_mutex_unlock(&st->lock);
   }
-  ctx_finish(&c);
+  ps__ctx_finish(&c);
   free(keys);
 }
 
-void replica_flush_allreduce(call_ctx *c) {
+void ps__replica_flush_allreduce(call_ctx *c) {
   ps_node *n = c->node;
   if (n->replica_mode != PS_SYNC_ALLREDUCE) return;
   pthread_mutex_lock(&n->replica_lock);
@@ -417,7 +418,7 @@ void replica_flush_allreduce(call_ctx *c) {
 
 /* ------------------------------------------------------------ handlers */
 
-int handle_sync_reply(call_ctx *c, const ps_msg *m) {
+int ps__handle_sync_reply(call_ctx *c, const ps_msg *m) {
   ps_node *n = c->node;
   if (m->origin != n->id) return PS_ERR_PEER;
   uint32_t offset = 0;
@@ -441,11 +442,11 @@ int handle_sync_reply(call_ctx *c, const ps_msg *m) {
       e->synced_clock = atomic_load(&n->clock);
       if (e->state == KEY_REPLICA_ARRIVING) {
         e->state = KEY_REPLICA;
-        entry_drain_queue(c, e, k);
+        ps__entry_drain_queue(c, e, k);
         if (e->drop_on_arrival) {
           e->drop_on_arrival = 0;
-          replica_drop(c, e, k);
-          entry_release(n, st, e, k);
+          ps__replica_drop(c, e, k);
+          ps__entry_release(n, st, e, k);
         }
       }
     } /* else dropped meanwhile (its delta reached the owner already), or the
@@ -475,7 +476,7 @@ static int delta_check(call_ctx *c, const ps_msg *m, uint32_t i, key_entry *e, p
   return e->state == KEY_REPLICA || e->state == KEY_OWNED ? PS_OK : PS_ERR_PROTOCOL;
 }
 
-int handle_delta(call_ctx *c, const ps_msg *m) {
-  int rc = msg_each_key(c, m, delta_check);
-  return rc == PS_OK ? msg_each_key(c, m, delta_key) : rc;
+int ps__handle_delta(call_ctx *c, const ps_msg *m) {
+  int rc = ps__msg_each_key(c, m, delta_check);
+  return rc == PS_OK ? ps__msg_each_key(c, m, delta_key) : rc;
 }

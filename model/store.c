@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int store_init(key_store *s, uint32_t stripes) {
+int ps__store_init(key_store *s, uint32_t stripes) {
   if (stripes == 0 || (stripes & (stripes - 1))) return PS_ERR_INVAL;
   s->stripes = aligned_alloc(PS_CACHE_LINE, stripes * sizeof *s->stripes);
   if (!s->stripes) return PS_ERR_NOMEM;
@@ -27,7 +27,7 @@ static void free_queue(pending_op *op) {
   }
 }
 
-void store_each(key_store *s, void (*fn)(key_entry *e, void *arg), void *arg) {
+void ps__store_each(key_store *s, void (*fn)(key_entry *e, void *arg), void *arg) {
   for (uint32_t i = 0; i < s->num_stripes; i++) {
     store_stripe *st = &s->stripes[i];
     pthread_mutex_lock(&st->lock);
@@ -37,7 +37,7 @@ void store_each(key_store *s, void (*fn)(key_entry *e, void *arg), void *arg) {
   }
 }
 
-void store_destroy(key_store *s) {
+void ps__store_destroy(key_store *s) {
   if (!s->stripes) return;
   for (uint32_t i = 0; i < s->num_stripes; i++) {
     store_stripe *st = &s->stripes[i];
@@ -45,7 +45,7 @@ void store_destroy(key_store *s) {
       if (!st->slots[j].used) continue;
       free(st->slots[j].value);
       free(st->slots[j].delta);
-      key_bounded_free(st->slots[j].kb);
+      ps__key_bounded_free(st->slots[j].kb);
       free_queue(st->slots[j].queue_head);
     }
     free(st->slots);
@@ -76,7 +76,7 @@ static bool stripe_grow(store_stripe *st) {
   return true;
 }
 
-key_entry *stripe_get(store_stripe *st, ps_key k, bool *created) {
+key_entry *ps__stripe_get(store_stripe *st, ps_key k, bool *created) {
   key_entry *e = stripe_find(st, k);
   *created = false;
   if (e) return e;
@@ -92,7 +92,7 @@ key_entry *stripe_get(store_stripe *st, ps_key k, bool *created) {
   return e;
 }
 
-void stripe_remove(store_stripe *st, ps_key k) {
+void ps__stripe_remove(store_stripe *st, ps_key k) {
   key_entry *e = stripe_find(st, k);
   if (!e) return;
   size_t mask = st->cap - 1, hole = (size_t)(e - st->slots);

@@ -4,6 +4,7 @@
  * so messages between two nodes stay in order while everything else
  * interleaves as the seed says.
  */
+#include "model/testing.h"
 #include "tests/harness.h"
 
 #include <stdlib.h>

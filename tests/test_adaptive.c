@@ -7,6 +7,7 @@
  * random intents every pull reads the puller's writes and every copy ends
  * equal to the pushes.
  */
+#include "model/testing.h"
 #include "policies/policy.h"
 #include "tests/harness.h"
 #include "tests/unit.h"

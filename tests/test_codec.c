@@ -1,5 +1,5 @@
 /* The wire format: round trips, and a decoder that rejects every bad buffer. */
-#include "model/ps.h"
+#include "model/testing.h"
 #include "tests/unit.h"
 
 #include <stdlib.h>

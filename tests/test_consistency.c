@@ -18,6 +18,7 @@
  * The gate: a blocked worker is released exactly when the slowest reaches
  * its bound.
  */
+#include "model/testing.h"
 #include "policies/policy.h"
 #include "tests/harness.h"
 #include "tests/unit.h"

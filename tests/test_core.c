@@ -119,12 +119,12 @@ static void count_entry(key_entry *e, void *arg) {
 /* Entries in node's key store. */
 static size_t store_entries(harness *h, uint32_t node) {
   size_t n = 0;
-  store_each(&harness_node(h, node)->store, count_entry, &n);
+  ps__store_each(&harness_node(h, node)->store, count_entry, &n);
   return n;
 }
 
 /* A key owned elsewhere leaves no entry behind where it was read or written
- * (entry_release): a node's store holds what says something, not every key
+ * (ps__entry_release): a node's store holds what says something, not every key
  * it ever touched. */
 static void test_remote_keys_leave_no_entry(void) {
   harness *h = make(3, 1, 64, 4, NULL, true, 2);

@@ -7,6 +7,7 @@
  * node (held-out MSE falls epoch after epoch); math "none" and "tensors";
  * a message for each bad field.
  */
+#include "model/testing.h"
 #include "tests/unit.h"
 #include "workloads/dnn.h"
 

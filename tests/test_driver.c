@@ -7,6 +7,7 @@
  * side says what the driver must have done: the steps, the keys of each
  * intent and how often each key was pushed, hence every value afterwards.
  */
+#include "model/testing.h"
 #include "tests/unit.h"
 #include "workloads/internal.h"
 

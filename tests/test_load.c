@@ -1,5 +1,5 @@
 /*
- * Servers' load as the core counts it (model/load.c): what a server served
+ * Servers' load as the core counts it (model/server_load.c): what a server served
  * for requests that came in messages, over time in buckets that widen as a
  * run grows, what the backend reports of its handling, and the response
  * times clients see, by the server that answered.

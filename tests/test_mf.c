@@ -7,6 +7,7 @@
  * with 2 workers, whose training loss must fall and whose held-out RMSE must
  * end well below that of predicting the mean.
  */
+#include "model/testing.h"
 #include "tests/unit.h"
 #include "workloads/mf.h"
 

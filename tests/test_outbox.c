@@ -87,7 +87,7 @@ static void check_call(uint64_t seed, size_t adds, uint32_t dsts) {
   size_t n_want = 0;
   uint64_t x = seed;
   call_ctx c;
-  ctx_init(&c, node, 0);
+  ps__ctx_init(&c, node, 0);
   for (size_t i = 0; i < adds; i++) {
     expected_msg h = {.dst = 1 + (uint32_t)(next_rand(&x) % dsts)};
     static const uint8_t types[] = {PS_MSG_PULL, PS_MSG_PUSH, PS_MSG_DELTA};
@@ -103,10 +103,10 @@ static void check_call(uint64_t seed, size_t adds, uint32_t dsts) {
     if (forward) { /* aux is the op's subscribe flag, flags its hops */
       pending_op op = {.type = h.type, .hops = (uint8_t)(h.flags - 1), .origin = 0,
                        .worker = 0, .request = h.request, .subscribe = h.aux, .len = 2};
-      ctx_forward(&c, h.dst, &op, k, has_vals ? vals : NULL);
+      ps__ctx_forward(&c, h.dst, &op, k, has_vals ? vals : NULL);
     } else {
-      ctx_add(&c, h.dst, h.type, 0, h.worker, h.request, h.aux, k, 0, has_vals ? vals : NULL,
-              has_vals ? 2 : 0);
+      ps__ctx_add(&c, h.dst, h.type, 0, h.worker, h.request, h.aux, k, 0, has_vals ? vals : NULL,
+                  has_vals ? 2 : 0);
     }
     size_t j = 0; /* the reference: a full scan, first match */
     while (j < n_want &&
@@ -122,7 +122,7 @@ static void check_call(uint64_t seed, size_t adds, uint32_t dsts) {
     w->keys[w->n_keys++] = k;
   }
   CU_ASSERT_EQUAL(c.error, 0);
-  ctx_finish(&c);
+  ps__ctx_finish(&c);
   CU_ASSERT_EQUAL_FATAL(log->n, n_want);
   for (size_t i = 0; i < log->n; i++) {
     ps_msg m;
@@ -172,12 +172,12 @@ static void test_outbox_broadcast_order(void) {
   ps_node *node = make_node(log);
   CU_ASSERT_PTR_NOT_NULL_FATAL(node);
   call_ctx c;
-  ctx_init(&c, node, 0);
+  ps__ctx_init(&c, node, 0);
   float vals[2] = {1, 2};
   for (ps_key k = 0; k < 10; k++)
     for (uint32_t dst = NODES - 1; dst >= 1; dst--)
-      ctx_add(&c, dst, PS_MSG_DELTA, 0, 0, 0, 0, k, 0, vals, 2);
-  ctx_finish(&c);
+      ps__ctx_add(&c, dst, PS_MSG_DELTA, 0, 0, 0, 0, k, 0, vals, 2);
+  ps__ctx_finish(&c);
   CU_ASSERT_EQUAL_FATAL(log->n, NODES - 1);
   for (size_t i = 0; i < log->n; i++) {
     ps_msg m;
@@ -191,26 +191,26 @@ static void test_outbox_broadcast_order(void) {
   free(log);
 }
 
-/* The same call on a fresh node: once with a ctx_add per key and node, once
- * with ctx_add_all; other messages before, between and after. */
+/* The same call on a fresh node: once with a ps__ctx_add per key and node, once
+ * with ps__ctx_add_all; other messages before, between and after. */
 static void broadcast_call(ps_node *node, bool all) {
   call_ctx c;
-  ctx_init(&c, node, 0);
+  ps__ctx_init(&c, node, 0);
   float vals[2] = {1, 2};
-  ctx_add(&c, 5, PS_MSG_PUSH, 0, 0, 0, 0, 1000, 0, vals, 2);
+  ps__ctx_add(&c, 5, PS_MSG_PUSH, 0, 0, 0, 0, 1000, 0, vals, 2);
   for (ps_key k = 0; k < 20; k++) {
     vals[0] = (float)k;
-    if (all) ctx_add_all(&c, PS_MSG_DELTA, k, vals, 2);
+    if (all) ps__ctx_add_all(&c, PS_MSG_DELTA, k, vals, 2);
     for (uint32_t dst = 0; !all && dst < NODES; dst++)
-      if (dst != 0) ctx_add(&c, dst, PS_MSG_DELTA, 0, 0, 0, 0, k, 0, vals, 2);
-    if (k == 3) ctx_add(&c, 7, PS_MSG_PULL, 0, 1, 9, 0, 2000, 0, NULL, 0);
-    if (k % 5 == 0) ctx_add(&c, 5, PS_MSG_PUSH, 0, 0, 0, 0, 1000 + k, 0, vals, 2);
+      if (dst != 0) ps__ctx_add(&c, dst, PS_MSG_DELTA, 0, 0, 0, 0, k, 0, vals, 2);
+    if (k == 3) ps__ctx_add(&c, 7, PS_MSG_PULL, 0, 1, 9, 0, 2000, 0, NULL, 0);
+    if (k % 5 == 0) ps__ctx_add(&c, 5, PS_MSG_PUSH, 0, 0, 0, 0, 1000 + k, 0, vals, 2);
   }
-  ctx_finish(&c);
+  ps__ctx_finish(&c);
 }
 
-/* Two rounds of broadcast_call, once with a ctx_add per key and node and
- * once with ctx_add_all (`shared`: through env.send_shared): the same
+/* Two rounds of broadcast_call, once with a ps__ctx_add per key and node and
+ * once with ps__ctx_add_all (`shared`: through env.send_shared): the same
  * messages, byte for byte, numbers included. */
 static void check_add_all_as_each(bool shared) {
   sent_log *each = calloc(1, sizeof *each), *all = calloc(1, sizeof *all);
@@ -250,6 +250,6 @@ PSLAB_SUITE("outbox", {"few messages: as a full scan", test_outbox_few_messages}
              test_outbox_many_messages},
             {"an all-reduce round: one message per node, in first-started order",
              test_outbox_broadcast_order},
-            {"ctx_add_all sends what a ctx_add per node does", test_outbox_add_all_as_each},
-            {"ctx_add_all through env.send_shared: the same messages, one buffer",
+            {"ps__ctx_add_all sends what a ps__ctx_add per node does", test_outbox_add_all_as_each},
+            {"ps__ctx_add_all through env.send_shared: the same messages, one buffer",
              test_outbox_add_all_shared})

@@ -1,4 +1,5 @@
 /* The policy registry and the configuration of every policy. */
+#include "model/testing.h"
 #include "policies/common.h"
 #include "policies/keymap.h"
 #include "policies/policy.h"

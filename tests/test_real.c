@@ -16,6 +16,7 @@
  * real_run_local does. Every wait is bounded: children by a deadline after
  * which they are killed (and the test fails), this process by alarm().
  */
+#include "model/testing.h"
 #include "real/internal.h"
 #include "policies/policy.h"
 #include "tests/unit.h"

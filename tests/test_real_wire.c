@@ -4,6 +4,7 @@
  * without reading past the buffer), routing ids, HOST:PORT parsing, rank and
  * size from the launcher's environment, the coordinator file.
  */
+#include "model/testing.h"
 #include "real/internal.h"
 #include "tests/unit.h"
 

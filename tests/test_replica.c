@@ -4,6 +4,7 @@
  * other keys interleaved; read-your-writes on a replica; replicas made and
  * dropped at run time; staleness accounting.
  */
+#include "model/testing.h"
 #include "tests/harness.h"
 #include "tests/unit.h"
 

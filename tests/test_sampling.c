@@ -5,6 +5,7 @@
  * skewed placement and says so), the pool's reuse factor and postponing,
  * preloc's keys being local by pull time, and correct values on every pull.
  */
+#include "model/testing.h"
 #include "policies/policy.h"
 #include "tests/harness.h"
 #include "tests/unit.h"

@@ -7,7 +7,7 @@
 /* Random inserts and removes against a plain array of flags. */
 static void test_store_matches_reference(void) {
   key_store s;
-  CU_ASSERT_EQUAL_FATAL(store_init(&s, 4), PS_OK);
+  CU_ASSERT_EQUAL_FATAL(ps__store_init(&s, 4), PS_OK);
   enum { KEYS = 5000 };
   bool *present = calloc(KEYS, sizeof *present);
   uint64_t x = 12345;
@@ -17,14 +17,14 @@ static void test_store_matches_reference(void) {
     store_stripe *st = store_stripe_of(&s, k);
     if ((x >> 20) % 3) {
       bool created;
-      key_entry *e = stripe_get(st, k, &created);
+      key_entry *e = ps__stripe_get(st, k, &created);
       CU_ASSERT_PTR_NOT_NULL_FATAL(e);
       CU_ASSERT_EQUAL(created, !present[k]);
       CU_ASSERT_EQUAL(e->key, k);
       e->owner = (uint32_t)k; /* payload survives moves */
       present[k] = true;
     } else {
-      stripe_remove(st, k);
+      ps__stripe_remove(st, k);
       present[k] = false;
     }
   }
@@ -39,8 +39,8 @@ static void test_store_matches_reference(void) {
   for (uint32_t i = 0; i < s.num_stripes; i++) used += s.stripes[i].used;
   CU_ASSERT_EQUAL(used, count);
   free(present);
-  store_destroy(&s);
-  CU_ASSERT_EQUAL(store_init(&s, 3), PS_ERR_INVAL);
+  ps__store_destroy(&s);
+  CU_ASSERT_EQUAL(ps__store_init(&s, 3), PS_ERR_INVAL);
 }
 
 static ps_layout two_tables(uint32_t nodes, ps_partition p) {

@@ -20,7 +20,7 @@
  */
 #include "tests/unit.h"
 
-#include "model/ps.h"
+#include "model/testing.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  *   ./build-fuzz/tests/fuzz_semantic --write-decode-corpus CORPUS
  *   ./build-fuzz/tests/fuzz_decode -max_total_time=60 CORPUS
  */
-#include "model/ps.h"
+#include "model/testing.h"
 
 #include <stdlib.h>
 #include <string.h>

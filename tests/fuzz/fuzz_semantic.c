@@ -30,6 +30,7 @@
  *     or for T seconds; --last keeps the one running), or replays the given
  *     files (a crash libFuzzer saved, say).
  */
+#include "model/testing.h"
 #include "tests/harness.h"
 
 #include <errno.h>

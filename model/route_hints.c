@@ -59,7 +59,7 @@ static bool grow(route_map *m) {
   return true;
 }
 
-int route_put(route_map *m, ps_key k, uint32_t server) {
+int ps__route_put(route_map *m, ps_key k, uint32_t server) {
   if ((m->len + 1) * 2 > m->cap && !grow(m)) return PS_ERR_NOMEM;
   size_t i = slot(m, k);
   while (m->e[i].used && m->e[i].key != k) i = (i + 1) & (m->cap - 1);
@@ -68,7 +68,7 @@ int route_put(route_map *m, ps_key k, uint32_t server) {
   return PS_OK;
 }
 
-bool route_get(const route_map *m, ps_key k, uint32_t *server) {
+bool ps__route_get(const route_map *m, ps_key k, uint32_t *server) {
   if (!m->cap) return false;
   for (size_t i = slot(m, k); m->e[i].used; i = (i + 1) & (m->cap - 1))
     if (m->e[i].key == k) {
@@ -78,24 +78,24 @@ bool route_get(const route_map *m, ps_key k, uint32_t *server) {
   return false;
 }
 
-void route_free(route_map *m) {
+void ps__route_free(route_map *m) {
   free(m->e);
   *m = (route_map){0};
 }
 
-void routes_learn(ps_worker *w, ps_key k, uint32_t server) {
+void ps__routes_learn(ps_worker *w, ps_key k, uint32_t server) {
   pthread_mutex_lock(&w->lock);
-  if (route_put(&w->learnt, k, server) != PS_OK) { /* no memory: a route less */
+  if (ps__route_put(&w->learnt, k, server) != PS_OK) { /* no memory: a route less */
   }
   pthread_mutex_unlock(&w->lock);
 }
 
-void routes_adopt(ps_worker *w) {
+void ps__routes_adopt(ps_worker *w) {
   pthread_mutex_lock(&w->lock);
   if (w->n_tickets == 0 && w->learnt.len) {
     for (size_t i = 0; i < w->learnt.cap; i++)
       if (w->learnt.e[i].used &&
-          route_put(&w->routes, w->learnt.e[i].key, w->learnt.e[i].server) != PS_OK)
+          ps__route_put(&w->routes, w->learnt.e[i].key, w->learnt.e[i].server) != PS_OK)
         break; /* no memory: the rest go to the home, as without hints */
     memset(w->learnt.e, 0, w->learnt.cap * sizeof *w->learnt.e);
     w->learnt.len = 0;

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int load_init(ps_node *n) {
+int ps__load_init(ps_node *n) {
   node_load *l = &n->load;
   pthread_mutex_init(&l->lock, NULL);
   l->bucket_s = PS_SERIES_FIRST_BUCKET_S;
@@ -29,7 +29,7 @@ int load_init(ps_node *n) {
   return l->rt ? PS_OK : PS_ERR_NOMEM;
 }
 
-void load_destroy(ps_node *n) {
+void ps__load_destroy(ps_node *n) {
   node_load *l = &n->load;
   for (uint32_t i = 0; l->rt && i < n->layout.num_nodes; i++) free(atomic_load(&l->rt[i]));
   free((void *)l->rt);
@@ -50,7 +50,7 @@ static void series_fit(node_load *l, uint64_t *bucket, double now) {
   }
 }
 
-void load_note_served(ps_node *n, double now, uint64_t keys, uint64_t floats) {
+void ps__load_note_served(ps_node *n, double now, uint64_t keys, uint64_t floats) {
   node_load *l = &n->load;
   pthread_mutex_lock(&l->lock);
   l->keys += keys;
@@ -123,7 +123,7 @@ static void atomic_max_u64(_Atomic uint64_t *a, uint64_t v) {
   }
 }
 
-void load_note_reply(ps_node *n, uint32_t server, double rt_s, uint32_t keys) {
+void ps__load_note_reply(ps_node *n, uint32_t server, double rt_s, uint32_t keys) {
   rt_counters *r = server < n->layout.num_nodes ? rt_of(n, server) : NULL;
   if (!r) return; /* no memory: a figure less, nothing wrong */
   uint64_t ns = rt_s > 0 ? (uint64_t)(rt_s * 1e9) : 0;
