@@ -7,9 +7,14 @@
  * 0 then runs in this process on a free port (the OS picks it) and, once
  * bound, writes its address to every child. So ports never collide and no
  * child inherits a socket of rank 0. Each child also holds the write end of
- * a pipe whose end-of-file tells this process it exited; after rank 0 is
- * done, the children get timeout_s (plus a margin) to exit on their own
- * before they are killed, so the launcher never hangs on a stuck child.
+ * a pipe whose end-of-file tells this process it exited. After rank 0 ended
+ * the run cleanly, the children get timeout_s (plus a margin) to exit on
+ * their own before they are killed, so the launcher never hangs on a stuck
+ * child. After rank 0 failed (it names the node that failed the run), the
+ * others were told to stop: they get FAILED_GRACE_S, then SIGKILL, which a
+ * stopped or hung process cannot ignore as it could SIGTERM. A node stopped
+ * mid-run is noticed within timeout_s (real/receiver.c), so such a run ends,
+ * with every process gone, within timeout_s + 1 s of the stop.
  *
  * When the nodes authenticate (auth.c) and the spec names no key file, the
  * cluster's keypair is made here, before the fork, and lives only in the
@@ -34,6 +39,7 @@
 #include <unistd.h>
 
 #define EXIT_MARGIN_S 5.0
+#define FAILED_GRACE_S 0.5
 
 typedef struct {
   pid_t pid;
@@ -235,7 +241,7 @@ cJSON *real_run_local(const real_run_args *a, char *err, size_t errlen) {
     metrics = real_run_node(&b, err, errlen);
   }
   tell_address(&l, ""); /* rank 0 never listened: let the children go */
-  double wait_s = a->cluster->timeout_s + EXIT_MARGIN_S;
+  double wait_s = metrics ? a->cluster->timeout_s + EXIT_MARGIN_S : FAILED_GRACE_S;
   reap_all(&l, real_clock() + wait_s);
   if (metrics && child_failure(&l, wait_s, err, errlen)) {
     cJSON_Delete(metrics);

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -40,12 +41,13 @@
 /* BOUND_S times PSLAB_TEST_TIME_SCALE (a positive number, default 1): slow
  * builds such as ThreadSanitizer's set it (tests/CMakeLists.txt), since the
  * bound only catches hangs and must not fail a slow but working run. */
-static unsigned bound_s(void) {
+static double time_scale(void) {
   const char *s = getenv("PSLAB_TEST_TIME_SCALE");
   double scale = s ? strtod(s, NULL) : 1.0;
-  if (!(scale >= 1.0) || scale > 100.0) scale = 1.0;
-  return (unsigned)(BOUND_S * scale);
+  return !(scale >= 1.0) || scale > 100.0 ? 1.0 : scale;
 }
+
+static unsigned bound_s(void) { return (unsigned)(BOUND_S * time_scale()); }
 
 /* ------------------------------------------------------------ children */
 
@@ -1757,6 +1759,77 @@ static void test_node_killed_under_bsp(void) {
   check_node_2_lost(SIGKILL, "{\"model\": \"bsp\"}");
 }
 
+/* The children of process `parent` (from /proc), up to max of them. */
+static size_t children_of(pid_t parent, pid_t *out, size_t max) {
+  size_t count = 0;
+  DIR *d = opendir("/proc");
+  for (struct dirent *e; d && (e = readdir(d));) {
+    char path[288], line[512];
+    pid_t pid = (pid_t)atoi(e->d_name);
+    if (pid <= 0) continue;
+    snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    bool read = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    const char *close_paren = read ? strrchr(line, ')') : NULL;
+    int ppid = 0;
+    if (close_paren && sscanf(close_paren + 1, " %*c %d", &ppid) == 1 && ppid == parent &&
+        count < max)
+      out[count++] = pid;
+  }
+  if (d) closedir(d);
+  return count;
+}
+
+typedef struct {
+  pid_t stopped;
+  double stopped_at;
+} stopper;
+
+/* Rank 0's progress under real_run_local: stops one of the forked nodes. */
+static void stop_a_child(void *ctx, double wall_s, double fraction) {
+  (void)wall_s;
+  (void)fraction;
+  stopper *st = ctx;
+  pid_t kids_now[KIDS_MAX];
+  if (st->stopped || children_of(getpid(), kids_now, KIDS_MAX) == 0) return;
+  st->stopped = kids_now[0];
+  st->stopped_at = real_clock();
+  kill(st->stopped, SIGSTOP);
+}
+
+/* A whole run on this machine (real_run_local) during which one node is
+ * stopped: the run fails naming a node, within timeout_s + 1 s of the stop
+ * (the launcher does not wait for a process that cannot exit), and no
+ * process of the run is left, the stopped one included. */
+static void test_local_run_with_a_stopped_node(void) {
+  alarm(bound_s());
+  cJSON *wl = parse_json(long_workload), *pol = parse_json("{\"type\": \"static\"}");
+  real_cluster c = test_cluster(FAILURE_TIMEOUT_S);
+  stopper st = {0};
+  real_run_args a = {.run = {.nodes = 3, .workers_per_node = 2, .workload = wl, .policy = pol,
+                             .seed = 1}, .host_speed = 1e9, .cluster = &c, .run_number = 1,
+                     .progress = stop_a_child, .progress_ctx = &st};
+  char err[REAL_ERROR_MAX] = "";
+  cJSON *m = real_run_local(&a, err, sizeof err);
+  double ended_s = real_clock() - st.stopped_at;
+  CU_ASSERT_PTR_NULL(m);
+  cJSON_Delete(m);
+  CU_ASSERT_FATAL(st.stopped > 0);
+  fprintf(stderr, "\n  a node was stopped; the run ended %.3f s later (timeout_s %g): %s\n",
+          ended_s, c.timeout_s, err);
+  CU_ASSERT_TRUE(ended_s <= (c.timeout_s + 1.0) * time_scale());
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "node "));
+  pid_t left[KIDS_MAX];
+  CU_ASSERT_EQUAL(children_of(getpid(), left, KIDS_MAX), 0);
+  CU_ASSERT_TRUE(kill(st.stopped, 0) != 0 && errno == ESRCH);
+  if (kill(st.stopped, 0) == 0) kill(st.stopped, SIGKILL);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  alarm(0);
+}
+
 PSLAB_SUITE("real",
             {"guarantees with processes: static", test_guarantees_static},
             {"guarantees with processes: relocate", test_guarantees_relocate},
@@ -1787,6 +1860,8 @@ PSLAB_SUITE("real",
             {"a node killed mid-run", test_node_killed_mid_run},
             {"a node that stops answering mid-run", test_node_that_stops_answering},
             {"a node killed mid-run under bsp", test_node_killed_under_bsp},
+            {"a whole run with a stopped node ends within timeout_s + 1 s, nothing left",
+             test_local_run_with_a_stopped_node},
             {"a straggler's throttle applies in its phase, on it only",
              test_straggler_throttle},
             {"a straggler's throttle in a run's metrics", test_straggler_metrics})
