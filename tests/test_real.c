@@ -1644,6 +1644,50 @@ static void test_node_that_never_arrives(void) {
   alarm(0);
 }
 
+/* Not a node: claims to be node 1 of run 1 and sends rank 0 a frame that is
+ * no start-up message, then leaves. */
+static int forged_hello_child(uint32_t rank, const char *coordinator, void *arg) {
+  (void)arg;
+  uint8_t id[REAL_ID_LEN];
+  real_id_encode(rank, 1, id);
+  char ep[REAL_ENDPOINT_MAX];
+  snprintf(ep, sizeof ep, "tcp://%s", coordinator);
+  void *ctx = zmq_ctx_new(), *s = zmq_socket(ctx, ZMQ_DEALER);
+  int linger = 2000;
+  zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+  zmq_setsockopt(s, ZMQ_ROUTING_ID, id, sizeof id);
+  zmq_connect(s, ep);
+  int rc = zmq_send(s, "not a message at all", 20, 0) == 20 ? 0 : 1;
+  zmq_close(s);
+  zmq_ctx_term(ctx); /* returns once the frame is delivered */
+  return rc;
+}
+
+/* A frame that is no start-up message reaches rank 0 where node 1's HELLO
+ * should be: rank 0 drops it and, node 1 never arriving, fails within its
+ * timeout with an error that names what arrived, from whom and why it was
+ * refused. */
+static void test_bad_frame_during_start_up_is_named(void) {
+  alarm(bound_s());
+  real_cluster c = test_cluster(1);
+  kids ks;
+  kids_spawn(&ks, 2, forged_hello_child, NULL);
+  real_node_config cfg = node_config(0, 2, 1, NULL, &c);
+  cfg.listening = kids_tell;
+  cfg.listening_ctx = &ks;
+  char err[REAL_ERROR_MAX] = "";
+  real_node *n = real_node_start(&cfg, err, sizeof err);
+  CU_ASSERT_PTR_NULL(n);
+  real_node_free(n);
+  fprintf(stderr, "\n  rank 0: %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "node 1 of 2 never arrived within 1 s"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "node 1 (from 127.0.0.1) sent 20 bytes "
+                                     "\"not a message at all\" (not a start-up message"));
+  kids_wait(&ks, c.timeout_s + 5);
+  CU_ASSERT_TRUE(kid_ok(&ks.k[1]));
+  alarm(0);
+}
+
 /* A node that nobody answers: no rank 0 at the address it was given. */
 static void test_coordinator_that_never_answers(void) {
   alarm(bound_s());
@@ -1857,6 +1901,8 @@ PSLAB_SUITE("real",
             {"a whole run with CURVE conserves values", test_local_run_with_curve},
             {"a node that never arrives", test_node_that_never_arrives},
             {"a coordinator that never answers", test_coordinator_that_never_answers},
+            {"a bad frame during start-up is named in the error",
+             test_bad_frame_during_start_up_is_named},
             {"a node killed mid-run", test_node_killed_mid_run},
             {"a node that stops answering mid-run", test_node_that_stops_answering},
             {"a node killed mid-run under bsp", test_node_killed_under_bsp},
