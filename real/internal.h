@@ -204,6 +204,9 @@ struct real_node {
   size_t release_len;
 
   _Atomic uint64_t sent, received, dropped, stray;
+  /* Signs that the run moves, for the deadline of a worker's wait
+   * (leader.c): data messages handled and tickets completed on this node. */
+  _Atomic uint64_t progress;
   _Atomic uint64_t logged;         /* bad frames seen, for log pacing */
 
   /* Authentication (auth.c): whether CURVE is on, the guard thread that
@@ -263,6 +266,9 @@ void real_log_bad(real_node *n, const char *fmt, ...) REAL_PRINTF(2, 3);
 /* Waits on n->cond (n->lock held) until `deadline` (real_clock; INFINITY:
  * none); false when the deadline passed. */
 bool real_cond_wait_until(real_node *n, double deadline);
+/* The CLOCK_MONOTONIC time of `deadline` (real_clock; not INFINITY), for a
+ * pthread_cond_timedwait on a condition made with that clock. */
+struct timespec real_abs_time(double deadline);
 
 /* transport.c */
 /* Context, ROUTER bound per the cluster (port: 0 for any), control pair. */

@@ -1609,6 +1609,78 @@ static void test_local_run_with_curve(void) {
   alarm(0);
 }
 
+/* ------------------------------------------------------- stalled waits */
+
+/* A node of two with the clock service and one worker. */
+static real_node *clocked_node(uint32_t rank, const char *coordinator, kids *tell,
+                               const real_cluster *c, char *err, size_t errlen) {
+  real_node_config cfg = node_config(rank, 2, 1, NULL, c);
+  cfg.core.clock_service = true;
+  cfg.coordinator = coordinator;
+  cfg.listening = tell ? kids_tell : NULL;
+  cfg.listening_ctx = tell;
+  return real_node_start(&cfg, err, errlen);
+}
+
+/* Node 1: alive (it answers pings) but its worker never ends a clock; it
+ * waits until the run fails and prints why. */
+static int idle_clock_child(uint32_t rank, const char *coordinator, void *arg) {
+  const real_cluster *c = arg;
+  char err[REAL_ERROR_MAX] = "";
+  real_node *n = clocked_node(rank, coordinator, NULL, c, err, sizeof err);
+  int rc = n ? real_node_barrier(n, "never reached", INFINITY) : PS_ERR_PEER;
+  if (n) real_node_failed(n, err, sizeof err);
+  fprintf(stderr, "%s\n", err);
+  real_node_free(n);
+  return rc == PS_OK ? 0 : 1;
+}
+
+/* A worker waits for a ticket that nothing will complete (the run's clock,
+ * which node 1 never moves) while no message comes and nothing completes:
+ * the wait ends after timeout_s, failing the run on both nodes with an
+ * error naming the worker and what it waited for. With `slow`, node 0 is a
+ * straggler (at full speed), whose workers sleep on their condition instead
+ * of reading the node's socket (real/leader.c). */
+static void check_stalled_wait(bool slow) {
+  alarm((unsigned)ceil(20 * time_scale()));
+  real_cluster c = test_cluster(1);
+  run_phase phase = {.from_s = 0, .until_s = INFINITY, .speed_factor = 1,
+                     .bandwidth_factor = 1};
+  real_straggler straggler = {.node = 0, .phases = &phase, .n_phases = 1};
+  if (slow) {
+    c.stragglers = &straggler;
+    c.n_stragglers = 1;
+  }
+  kids ks;
+  kids_spawn(&ks, 2, idle_clock_child, &c);
+  char err[REAL_ERROR_MAX] = "";
+  real_node *n = clocked_node(0, NULL, &ks, &c, err, sizeof err);
+  if (!n) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+  ps_worker *w = ps_node_worker(real_node_core(n), 0);
+  ps_advance_clock(w, real_node_now(n));
+  ps_ticket t = 0;
+  CU_ASSERT_EQUAL_FATAL(ps_clock_wait(w, 1, NULL, 0, &t, real_node_now(n)), PS_PENDING);
+  double began = real_clock();
+  CU_ASSERT_EQUAL(real_node_wait(n, w, t), PS_ERR_PEER);
+  double waited = real_clock() - began;
+  CU_ASSERT_TRUE(real_node_failed(n, err, sizeof err));
+  fprintf(stderr, "\n  the wait ended after %.3f s (timeout_s %g): %s\n", waited, c.timeout_s,
+          err);
+  CU_ASSERT_TRUE(waited >= c.timeout_s * 0.99);
+  CU_ASSERT_TRUE(waited <= c.timeout_s + 0.5 * time_scale());
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "worker 0.0 waited"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "timeout_s 1"));
+  real_node_free(n);
+  kids_wait(&ks, c.timeout_s + 5);
+  CU_ASSERT_TRUE(WIFEXITED(ks.k[1].status) && WEXITSTATUS(ks.k[1].status) == 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(ks.k[1].text, "worker 0.0 waited"));
+  alarm(0);
+}
+
+static void test_stalled_wait_fails_within_timeout(void) { check_stalled_wait(false); }
+static void test_stalled_wait_of_a_straggler(void) { check_stalled_wait(true); }
+
 /* --------------------------------------------------------------- failures */
 
 static int start_only_child(uint32_t rank, const char *coordinator, void *arg) {
@@ -1899,6 +1971,10 @@ PSLAB_SUITE("real",
             {"intruders without the cluster's key are refused, counted and logged",
              test_intruders_are_refused},
             {"a whole run with CURVE conserves values", test_local_run_with_curve},
+            {"a stalled wait fails the run within timeout_s, naming the worker",
+             test_stalled_wait_fails_within_timeout},
+            {"... and on a straggler, whose workers sleep while they wait",
+             test_stalled_wait_of_a_straggler},
             {"a node that never arrives", test_node_that_never_arrives},
             {"a coordinator that never answers", test_coordinator_that_never_answers},
             {"a bad frame during start-up is named in the error",
