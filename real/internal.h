@@ -327,6 +327,24 @@ double real_throttle_compute(real_node *n, double seconds);
  * own time is measured without them). */
 double real_throttle_thread_slept(void);
 
+/* run.c: real_run_node in two halves, for the local launcher, which
+ * prepares rank 0 before it forks the others. real_run_prepare: the run's
+ * setup (a bad spec, or a run its memory estimate refuses, fails here, with
+ * a message in err; a and err must outlive the run); real_run_go: the rest,
+ * then frees s and returns what real_run_node returns; real_run_discard
+ * frees a prepared run that will not go. */
+typedef struct node_run node_run;
+node_run *real_run_prepare(const real_run_args *a, char *err, size_t errlen);
+struct cJSON *real_run_go(node_run *s);
+void real_run_discard(node_run *s);
+
+/* process_limit.c: how many more tasks (processes and threads) this
+ * process may start before a limit refuses one: the smallest room under
+ * the user's process limit (not for root) and the pids cgroups this process
+ * is in; UINT64_MAX when none limits it. what: the tightest limit with its
+ * numbers ("" when none). */
+uint64_t real_task_room(char *what, size_t whatlen);
+
 /* rendezvous.c: meets the other nodes (main thread, before the receiver). */
 int real_rendezvous(real_node *n, const real_node_config *c, char *err, size_t errlen);
 

@@ -1946,6 +1946,109 @@ static void test_local_run_with_a_stopped_node(void) {
   alarm(0);
 }
 
+/* ------------------------------------------------------- the fork bound */
+
+/* Makes a pids cgroup (cgroup v1's pids hierarchy, or v2's root when it
+ * hands pids to its children) with pids.max `max`, into dir; false when
+ * this machine or user cannot. */
+static bool make_pids_cgroup(uint64_t max, char *dir, size_t n) {
+  const char *roots[] = {"/sys/fs/cgroup/pids", "/sys/fs/cgroup"};
+  for (int i = 0; i < 2; i++) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/cgroup.subtree_control", roots[i]);
+    char *control = i ? unit_slurp(roots[i], "cgroup.subtree_control") : NULL;
+    bool usable = i == 0 ? access(roots[0], W_OK) == 0 : control && strstr(control, "pids");
+    free(control);
+    if (!usable) continue;
+    snprintf(dir, n, "%s/pslab-test-%d", roots[i], (int)getpid());
+    if (mkdir(dir, 0755) != 0) continue;
+    snprintf(path, sizeof path, "%s/pids.max", dir);
+    FILE *f = fopen(path, "w");
+    bool ok = f && fprintf(f, "%llu\n", (unsigned long long)max) > 0;
+    if (f && fclose(f) != 0) ok = false;
+    if (ok) return true;
+    rmdir(dir);
+  }
+  return false;
+}
+
+/* Runs body(arg) in a child process moved into a new pids cgroup of
+ * pids.max `max`: the child's exit status (0: body passed), or -1 when no
+ * such cgroup can be made here (the test is then skipped, saying so). */
+static int in_pids_cgroup(uint64_t max, int (*body)(void *), void *arg) {
+  char dir[512];
+  if (!make_pids_cgroup(max, dir, sizeof dir)) {
+    fprintf(stderr, "\n  skipped: cannot make a pids cgroup here (needs cgroup write access)\n");
+    return -1;
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    char procs[600];
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
+    FILE *f = fopen(procs, "w");
+    bool in = f && fprintf(f, "0\n") > 0;
+    if (f && fclose(f) != 0) in = false;
+    int rc = in ? body(arg) : 3;
+    fflush(NULL);
+    _exit(rc);
+  }
+  int status = 0;
+  while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
+  rmdir(dir);
+  return pid > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : 4;
+}
+
+typedef struct {
+  uint32_t nodes;
+  uint64_t memory_limit;
+  const char *expect[2]; /* in the error */
+} bound_case;
+
+/* real_run_local of bound_case's run: refused, with an error holding both
+ * expected texts, and no process forked. 0, or 1 with what went wrong. */
+static int refused_run(void *arg) {
+  const bound_case *bc = arg;
+  cJSON *wl = cJSON_Parse(long_workload), *pol = cJSON_Parse("{\"type\": \"static\"}");
+  real_cluster c = test_cluster(2);
+  real_run_args a = {.run = {.nodes = bc->nodes, .workers_per_node = 2, .workload = wl,
+                             .policy = pol, .seed = 1,
+                             .memory = {.limit = bc->memory_limit}},
+                     .host_speed = 1e9, .cluster = &c, .run_number = 1};
+  char err[REAL_ERROR_MAX] = "";
+  cJSON *m = real_run_local(&a, err, sizeof err);
+  pid_t left[KIDS_MAX];
+  bool ok = !m && strstr(err, bc->expect[0]) && strstr(err, bc->expect[1]) &&
+            children_of(getpid(), left, KIDS_MAX) == 0;
+  fprintf(stderr, "\n  %u nodes: %s\n", bc->nodes, err);
+  cJSON_Delete(m);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  return ok ? 0 : 1;
+}
+
+/* cluster.nodes 100000 is refused by the memory estimate of all its nodes
+ * before any fork: inside a cgroup that allows 4 tasks, a fork first would
+ * fail and say so instead. */
+static void test_huge_cluster_refused_before_fork(void) {
+  alarm(bound_s());
+  bound_case bc = {.nodes = 100000, .memory_limit = 1ull << 30,
+                   .expect = {"needs about", "cluster.nodes"}};
+  int rc = in_pids_cgroup(4, refused_run, &bc);
+  CU_ASSERT_TRUE(rc == 0 || rc == -1);
+  alarm(0);
+}
+
+/* A cgroup whose pids.max cannot hold the run's processes and threads
+ * refuses it before any fork, naming the numbers. */
+static void test_process_limit_refuses_run(void) {
+  alarm(bound_s());
+  bound_case bc = {.nodes = 8, .expect = {"pids.max 6", "cluster.nodes 8 x cluster.workers_per_node 2 needs about 47 more"}};
+  int rc = in_pids_cgroup(6, refused_run, &bc);
+  CU_ASSERT_TRUE(rc == 0 || rc == -1);
+  alarm(0);
+}
+
 PSLAB_SUITE("real",
             {"guarantees with processes: static", test_guarantees_static},
             {"guarantees with processes: relocate", test_guarantees_relocate},
@@ -1984,6 +2087,10 @@ PSLAB_SUITE("real",
             {"a node killed mid-run under bsp", test_node_killed_under_bsp},
             {"a whole run with a stopped node ends within timeout_s + 1 s, nothing left",
              test_local_run_with_a_stopped_node},
+            {"a huge cluster is refused by its memory estimate before any fork",
+             test_huge_cluster_refused_before_fork},
+            {"a run the pids cgroup cannot hold is refused before any fork",
+             test_process_limit_refuses_run},
             {"a straggler's throttle applies in its phase, on it only",
              test_straggler_throttle},
             {"a straggler's throttle in a run's metrics", test_straggler_metrics})
