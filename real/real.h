@@ -281,11 +281,17 @@ typedef struct {
  * (a peer that died is named by rank). Caller frees. */
 struct cJSON *real_run_node(const real_run_args *a, char *err, size_t errlen);
 
-/* Runs every node of one run on this machine: forks nodes 1.. (which wait
- * for rank 0's address), runs rank 0 in this process on a free port of
- * cluster->bind, and waits for the others (killing those that do not exit
- * within the timeout). Returns rank 0's metrics, or NULL with a message.
- * Call from a process without ZeroMQ contexts or threads (it forks). */
+/* Runs every node of one run on this machine: prepares rank 0 (the run's
+ * setup, with the memory estimate of all its nodes against run.memory.limit)
+ * and checks that the user's process limit and the pids cgroups leave room
+ * for every node's process and threads, refusing the run before any fork
+ * otherwise; then forks nodes 1.. (which wait for rank 0's address), runs
+ * rank 0 in this process on a free port of cluster->bind, and waits for the
+ * others: after a clean end, those that do not exit within timeout_s (and a
+ * margin) are killed; after a failure, those left after half a second. So
+ * a run with a node stopped ends within timeout_s + 1 s, no process left.
+ * Returns rank 0's metrics, or NULL with a message. Call from a process
+ * without ZeroMQ contexts or threads (it forks). */
 struct cJSON *real_run_local(const real_run_args *a, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- probe */

@@ -6,9 +6,13 @@
  * sync modes; whole runs through real_run_local; bad frames dropped and
  * counted; CURVE authentication (which clusters use it, key files,
  * intruders refused, a whole run with it); a node that never arrives and a
- * node killed mid-run reported by rank, without hanging; a straggler's
- * throttle counted inside its phase, on it only; waiting workers reading
- * the node's socket themselves, every message handled once.
+ * node killed mid-run reported by rank, without hanging; a bad frame during
+ * start-up named in the error; a worker's wait that nothing completes
+ * failing the run after timeout_s; a whole run with a stopped node ending
+ * within timeout_s + 1 s, no process left; runs too large for the memory or
+ * for a pids cgroup refused before any fork; a straggler's throttle
+ * counted inside its phase, on it only; waiting workers reading the node's
+ * socket themselves, every message handled once.
  *
  * Rank 0 runs in this process (so its code runs under the sanitizers with
  * leak checks); ranks 1.. are forked first, before any ZeroMQ context
