@@ -1959,7 +1959,6 @@ static bool make_pids_cgroup(uint64_t max, char *dir, size_t n) {
   const char *roots[] = {"/sys/fs/cgroup/pids", "/sys/fs/cgroup"};
   for (int i = 0; i < 2; i++) {
     char path[600];
-    snprintf(path, sizeof path, "%s/cgroup.subtree_control", roots[i]);
     char *control = i ? unit_slurp(roots[i], "cgroup.subtree_control") : NULL;
     bool usable = i == 0 ? access(roots[0], W_OK) == 0 : control && strstr(control, "pids");
     free(control);
