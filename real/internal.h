@@ -204,6 +204,9 @@ struct real_node {
   size_t release_len;
 
   _Atomic uint64_t sent, received, dropped, stray;
+  /* Signs that the run moves, for the deadline of a worker's wait
+   * (leader.c): data messages handled and tickets completed on this node. */
+  _Atomic uint64_t progress;
   _Atomic uint64_t logged;         /* bad frames seen, for log pacing */
 
   /* Authentication (auth.c): whether CURVE is on, the guard thread that
@@ -263,6 +266,9 @@ void real_log_bad(real_node *n, const char *fmt, ...) REAL_PRINTF(2, 3);
 /* Waits on n->cond (n->lock held) until `deadline` (real_clock; INFINITY:
  * none); false when the deadline passed. */
 bool real_cond_wait_until(real_node *n, double deadline);
+/* The CLOCK_MONOTONIC time of `deadline` (real_clock; not INFINITY), for a
+ * pthread_cond_timedwait on a condition made with that clock. */
+struct timespec real_abs_time(double deadline);
 
 /* transport.c */
 /* Context, ROUTER bound per the cluster (port: 0 for any), control pair. */
@@ -320,6 +326,24 @@ double real_throttle_compute(real_node *n, double seconds);
 /* Seconds the calling thread has slept in the throttle so far (a handling's
  * own time is measured without them). */
 double real_throttle_thread_slept(void);
+
+/* run.c: real_run_node in two halves, for the local launcher, which
+ * prepares rank 0 before it forks the others. real_run_prepare: the run's
+ * setup (a bad spec, or a run its memory estimate refuses, fails here, with
+ * a message in err; a and err must outlive the run); real_run_go: the rest,
+ * then frees s and returns what real_run_node returns; real_run_discard
+ * frees a prepared run that will not go. */
+typedef struct node_run node_run;
+node_run *real_run_prepare(const real_run_args *a, char *err, size_t errlen);
+struct cJSON *real_run_go(node_run *s);
+void real_run_discard(node_run *s);
+
+/* process_limit.c: how many more tasks (processes and threads) this
+ * process may start before a limit refuses one: the smallest room under
+ * the user's process limit (not for root) and the pids cgroups this process
+ * is in; UINT64_MAX when none limits it. what: the tightest limit with its
+ * numbers ("" when none). */
+uint64_t real_task_room(char *what, size_t whatlen);
 
 /* rendezvous.c: meets the other nodes (main thread, before the receiver). */
 int real_rendezvous(real_node *n, const real_node_config *c, char *err, size_t errlen);

@@ -7,9 +7,14 @@
  * 0 then runs in this process on a free port (the OS picks it) and, once
  * bound, writes its address to every child. So ports never collide and no
  * child inherits a socket of rank 0. Each child also holds the write end of
- * a pipe whose end-of-file tells this process it exited; after rank 0 is
- * done, the children get timeout_s (plus a margin) to exit on their own
- * before they are killed, so the launcher never hangs on a stuck child.
+ * a pipe whose end-of-file tells this process it exited. After rank 0 ended
+ * the run cleanly, the children get timeout_s (plus a margin) to exit on
+ * their own before they are killed, so the launcher never hangs on a stuck
+ * child. After rank 0 failed (it names the node that failed the run), the
+ * others were told to stop: they get FAILED_GRACE_S, then SIGKILL, which a
+ * stopped or hung process cannot ignore as it could SIGTERM. A node stopped
+ * mid-run is noticed within timeout_s (real/receiver.c), so such a run ends,
+ * with every process gone, within timeout_s + 1 s of the stop.
  *
  * When the nodes authenticate (auth.c) and the spec names no key file, the
  * cluster's keypair is made here, before the fork, and lives only in the
@@ -23,6 +28,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -34,6 +40,10 @@
 #include <unistd.h>
 
 #define EXIT_MARGIN_S 5.0
+#define FAILED_GRACE_S 0.5
+/* Threads of a node process besides its workers: main, receiver, ZeroMQ's
+ * I/O thread and reaper (measured: 6 with two workers, without CURVE). */
+#define NODE_TASKS 4
 
 typedef struct {
   pid_t pid;
@@ -198,6 +208,61 @@ static bool child_failure(const launch *l, double wait_s, char *err, size_t errl
   return false;
 }
 
+/* Whether this machine lets the run start its processes and threads: every
+ * node a process of NODE_TASKS threads and its workers' (one more with
+ * CURVE: the guard), rank 0 being this process. 0, or -1 with a message. */
+static int check_tasks(const real_run_args *a, char *err, size_t errlen) {
+  char ignored[8], what[REAL_PATH_MAX + 128];
+  uint64_t per_node = NODE_TASKS + a->run.workers_per_node +
+                      (real_auth_uses_curve(a->cluster, ignored, sizeof ignored) == 1);
+  uint64_t need = (uint64_t)a->run.nodes * per_node - 1, room = real_task_room(what, sizeof what);
+  if (need <= room) return 0;
+  snprintf(err, errlen, "run: cluster.nodes %u x cluster.workers_per_node %u needs about "
+           "%" PRIu64 " more processes and threads on this machine (%u node processes of "
+           "%" PRIu64 " threads each, rank 0 being this one), more than the %" PRIu64
+           " that %s allows. Make the run smaller, or raise the limit",
+           a->run.nodes, a->run.workers_per_node, need, a->run.nodes, per_node, room, what);
+  return -1;
+}
+
+/* Rank 0 (this process, prepared before any fork: a run refused by its
+ * memory estimate for all its nodes forks nothing) runs while the children
+ * run; then they are reaped. */
+static cJSON *launch_all(launch *l, const real_run_args *a, char *err, size_t errlen) {
+  real_run_args b = *a;
+  b.rank = 0;
+  b.memory_all_nodes = true; /* every node of the run is on this machine */
+  b.coordinator = NULL;
+  b.coordinator_file = NULL;
+  b.listening = tell_address;
+  b.hook_ctx = l;
+  b.started = NULL;
+  node_run *root = real_run_prepare(&b, err, errlen);
+  if (!root || check_tasks(a, err, errlen) != 0) {
+    real_run_discard(root);
+    return NULL;
+  }
+  fflush(NULL); /* or the children's copies of stdio buffers are written twice */
+  uint32_t forked = 1;
+  while (forked < a->run.nodes && fork_node(l, a, forked) == 0) forked++;
+  l->nodes = forked;
+  cJSON *metrics = NULL;
+  if (forked < a->run.nodes) {
+    snprintf(err, errlen, "cannot fork node %u: %s", forked, strerror(errno));
+    real_run_discard(root);
+  } else {
+    metrics = real_run_go(root);
+  }
+  tell_address(l, ""); /* rank 0 never listened: let the children go */
+  double wait_s = metrics ? a->cluster->timeout_s + EXIT_MARGIN_S : FAILED_GRACE_S;
+  reap_all(l, real_clock() + wait_s);
+  if (metrics && child_failure(l, wait_s, err, errlen)) {
+    cJSON_Delete(metrics);
+    metrics = NULL;
+  }
+  return metrics;
+}
+
 cJSON *real_run_local(const real_run_args *a, char *err, size_t errlen) {
   if (!a || !a->cluster || a->run.nodes == 0) {
     snprintf(err, errlen, "real_run_local: bad arguments");
@@ -209,38 +274,12 @@ cJSON *real_run_local(const real_run_args *a, char *err, size_t errlen) {
   if (real_auth_local_keys(&cluster, err, errlen) != 0) return NULL;
   real_run_args keyed = *a;
   keyed.cluster = &cluster;
-  a = &keyed;
-  launch l = {.kids = calloc(a->run.nodes, sizeof(child)), .nodes = a->run.nodes};
-  if (!l.kids) {
-    real_curve_key_wipe(&cluster.key);
-    snprintf(err, errlen, "real_run_local: out of memory");
-    return NULL;
-  }
-  fflush(NULL); /* or the children's copies of stdio buffers are written twice */
-  uint32_t forked = 1;
-  while (forked < a->run.nodes && fork_node(&l, a, forked) == 0) forked++;
-  l.nodes = forked;
+  launch l = {.kids = calloc(a->run.nodes, sizeof(child)), .nodes = 1};
   cJSON *metrics = NULL;
-  if (forked < a->run.nodes) {
-    snprintf(err, errlen, "cannot fork node %u: %s", forked, strerror(errno));
-    tell_address(&l, ""); /* an empty address: the children give up */
-  } else {
-    real_run_args b = *a;
-    b.rank = 0;
-    b.coordinator = NULL;
-    b.coordinator_file = NULL;
-    b.listening = tell_address;
-    b.hook_ctx = &l;
-    b.started = NULL;
-    metrics = real_run_node(&b, err, errlen);
-  }
-  tell_address(&l, ""); /* rank 0 never listened: let the children go */
-  double wait_s = a->cluster->timeout_s + EXIT_MARGIN_S;
-  reap_all(&l, real_clock() + wait_s);
-  if (metrics && child_failure(&l, wait_s, err, errlen)) {
-    cJSON_Delete(metrics);
-    metrics = NULL;
-  }
+  if (l.kids)
+    metrics = launch_all(&l, &keyed, err, errlen);
+  else
+    snprintf(err, errlen, "real_run_local: out of memory");
   free(l.kids);
   real_curve_key_wipe(&cluster.key);
   return metrics;

@@ -42,6 +42,8 @@
 #include "real/internal.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -175,17 +177,82 @@ void real_lead_wake_any(real_node *n) {
   if (n->lead_on) poke(n->lead_fd);
 }
 
-/* The calling worker leads: reads the ROUTER until ticket t is done or the
- * node failed; whether it is done. *empty: the last read found the ROUTER
- * empty. */
-static bool lead_until(real_node *n, ps_worker *w, ps_ticket t, bool *empty) {
+/* ------------------------------------------------------- the deadline */
+
+/* A wait's deadline (real.h, real_node_wait): timeout_s after the node last
+ * showed progress (n->progress moved: a data message handled, a ticket
+ * completed), or after the wait began. */
+typedef struct {
+  uint64_t seen;      /* n->progress when last looked at */
+  double quiet_since; /* real_clock() when it last moved, or the wait began */
+  double waited_s;    /* when it gave up: how long the wait had lasted */
+  double began;
+} wait_clock;
+
+static wait_clock wait_clock_start(real_node *n) {
+  double now = real_clock();
+  return (wait_clock){.seen = atomic_load(&n->progress), .quiet_since = now, .began = now};
+}
+
+/* The deadline now, in real_clock() time. */
+static double wait_deadline(real_node *n, wait_clock *c) {
+  uint64_t p = atomic_load(&n->progress);
+  if (p != c->seen) {
+    c->seen = p;
+    c->quiet_since = real_clock();
+  }
+  return c->quiet_since + n->cluster.timeout_s;
+}
+
+/* Whether the wait's deadline has passed (it then keeps how long it lasted). */
+static bool wait_expired(real_node *n, wait_clock *c) {
+  double now = real_clock();
+  if (now < wait_deadline(n, c)) return false;
+  c->waited_s = now - c->began;
+  return true;
+}
+
+/* Milliseconds until the deadline, for a poll (at least 1). */
+static long wait_ms(real_node *n, wait_clock *c) {
+  double ms = ceil((wait_deadline(n, c) - real_clock()) * 1000);
+  return ms < 1 ? 1 : ms > 3600e3 ? 3600000L : (long)ms;
+}
+
+/* What a worker waits for, in an error. The core does not say which
+ * operation a ticket is, its key or the node it waits for: the worker, the
+ * ticket and how many of its operations are pending. */
+static void describe_wait(ps_worker *w, ps_ticket t, char *out, size_t n) {
+  snprintf(out, n, "ticket %llu (%zu operation%s pending)", (unsigned long long)t,
+           ps_worker_pending(w), ps_worker_pending(w) == 1 ? "" : "s");
+}
+
+/* Fails the node for a wait that passed its deadline, naming the worker and
+ * what it waited for. */
+static void fail_wait(real_node *n, ps_worker *w, ps_ticket t, const wait_clock *c) {
+  char what[128];
+  describe_wait(w, t, what, sizeof what);
+  real_fail_and_tell(n, "node %u: worker %u.%u waited %.3g s for %s and nothing moved on "
+                     "node %u for timeout_s %g (no message handled, no operation "
+                     "completed): its answer was lost or refused, or a step took longer "
+                     "than timeout_s", n->rank, n->rank, ps_worker_index(w), c->waited_s,
+                     what, n->rank, n->cluster.timeout_s);
+}
+
+/* --------------------------------------------------------- the waiting */
+
+/* The calling worker leads: reads the ROUTER until ticket t is done, the
+ * node failed or the wait's deadline passed (*expired); whether it is done.
+ * *empty: the last read found the ROUTER empty. */
+static bool lead_until(real_node *n, ps_worker *w, ps_ticket t, wait_clock *c,
+                       bool *expired, bool *empty) {
   zmq_pollitem_t items[2] = {{.socket = n->router, .events = ZMQ_POLLIN},
                              {.socket = NULL, .fd = n->lead_fd, .events = ZMQ_POLLIN}};
   bool done;
   real_leading = true;
   *empty = false;
-  while (!(done = ps_worker_done(w, t)) && !atomic_load(&n->failed)) {
-    if (zmq_poll(items, 2, -1) < 0) {
+  while (!(done = ps_worker_done(w, t)) && !atomic_load(&n->failed) &&
+         !(*expired = wait_expired(n, c))) {
+    if (zmq_poll(items, 2, wait_ms(n, c)) < 0) {
       if (zmq_errno() == EINTR) continue;
       real_fail_and_tell(n, "node %u: a worker's polling failed: %s", n->rank,
                          zmq_strerror(zmq_errno()));
@@ -203,23 +270,41 @@ static bool lead_until(real_node *n, ps_worker *w, ps_ticket t, bool *empty) {
   return done;
 }
 
-/* Sleeps on the worker's condition until t is done, the node failed or
- * the worker was given the ROUTER (lead == me). */
-static bool sleep_on(real_node *n, real_waiter *wt, ps_worker *w, ps_ticket t, int32_t me) {
+/* Sleeps on the worker's condition until t is done, the node failed, the
+ * worker was given the ROUTER (lead == me) or the wait's deadline passed
+ * (*expired). The condition uses CLOCK_MONOTONIC (node.c). */
+static bool sleep_on(real_node *n, real_waiter *wt, ps_worker *w, ps_ticket t, int32_t me,
+                     wait_clock *c, bool *expired) {
   pthread_mutex_lock(&wt->lock);
   bool done;
   while (!(done = ps_worker_done(w, t)) && !atomic_load(&n->failed) &&
-         atomic_load(&n->lead) != me)
-    pthread_cond_wait(&wt->cond, &wt->lock);
+         atomic_load(&n->lead) != me && !(*expired = wait_expired(n, c))) {
+    struct timespec ts = real_abs_time(wait_deadline(n, c));
+    pthread_cond_timedwait(&wt->cond, &wt->lock, &ts);
+  }
   pthread_mutex_unlock(&wt->lock);
   return done;
+}
+
+/* Where the wait ends: PS_OK when t is done; otherwise PS_ERR_PEER, the
+ * node failed first when the deadline passed. */
+static int wait_result(real_node *n, ps_worker *w, ps_ticket t, bool done, bool expired,
+                       const wait_clock *c) {
+  if (done) return PS_OK;
+  if (expired && !atomic_load(&n->failed)) fail_wait(n, w, t, c);
+  return PS_ERR_PEER;
 }
 
 int real_node_wait(real_node *n, ps_worker *w, ps_ticket t) {
   uint32_t i = ps_worker_index(w);
   if (i >= n->workers) return PS_ERR_INVAL;
   real_waiter *wt = &n->waiters[i];
-  if (!n->lead_on) return sleep_on(n, wt, w, t, REAL_LEAD_NONE) ? PS_OK : PS_ERR_PEER;
+  wait_clock c = wait_clock_start(n);
+  bool expired = false;
+  if (!n->lead_on) {
+    bool done = sleep_on(n, wt, w, t, REAL_LEAD_NONE, &c, &expired);
+    return wait_result(n, w, t, done, expired, &c);
+  }
   if (ps_worker_done(w, t)) return PS_OK;
   int32_t me = (int32_t)i;
   pthread_mutex_lock(&n->lead_lock);
@@ -233,10 +318,10 @@ int real_node_wait(real_node *n, ps_worker *w, ps_ticket t) {
   pthread_mutex_unlock(&n->lead_lock);
   check_watch(n, err);
   bool done = false, empty = false, led = false;
-  if (atomic_load(&n->lead) != me) done = sleep_on(n, wt, w, t, me);
+  if (atomic_load(&n->lead) != me) done = sleep_on(n, wt, w, t, me, &c, &expired);
   if (atomic_load(&n->lead) == me) { /* taken, given, or given as t was done */
     led = true;
-    done = lead_until(n, w, t, &empty) || done;
+    done = lead_until(n, w, t, &c, &expired, &empty) || done;
   }
   pthread_mutex_lock(&n->lead_lock);
   if (n->lead_wants[i]) {
@@ -246,5 +331,5 @@ int real_node_wait(real_node *n, ps_worker *w, ps_ticket t) {
   if (led && !pass_to_worker(n)) err = give_back(n, empty);
   pthread_mutex_unlock(&n->lead_lock);
   check_watch(n, err);
-  return done ? PS_OK : PS_ERR_PEER;
+  return wait_result(n, w, t, done, expired, &c);
 }

@@ -127,9 +127,15 @@ bool real_cond_wait_until(real_node *n, double deadline) {
     pthread_cond_wait(&n->cond, &n->lock);
     return true;
   }
-  double left = deadline - real_clock();
-  if (left <= 0) return false;
+  if (deadline - real_clock() <= 0) return false;
   /* n->cond uses CLOCK_MONOTONIC (node_alloc), as real_clock does. */
+  struct timespec ts = real_abs_time(deadline);
+  return pthread_cond_timedwait(&n->cond, &n->lock, &ts) != ETIMEDOUT ||
+         real_clock() < deadline;
+}
+
+struct timespec real_abs_time(double deadline) {
+  double left = fmax(deadline - real_clock(), 0);
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   double whole = floor(left);
@@ -139,8 +145,7 @@ bool real_cond_wait_until(real_node *n, double deadline) {
     ts.tv_sec++;
     ts.tv_nsec -= 1000000000L;
   }
-  return pthread_cond_timedwait(&n->cond, &n->lock, &ts) != ETIMEDOUT ||
-         real_clock() < deadline;
+  return ts;
 }
 
 /* real_node_wait is in leader.c. */
@@ -204,7 +209,6 @@ static real_node *node_alloc(const real_node_config *c) {
   pthread_condattr_init(&attr);
   pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
   pthread_cond_init(&n->cond, &attr);
-  pthread_condattr_destroy(&attr);
   n->peers = calloc(n->size, sizeof *n->peers);
   n->waiters = calloc(n->workers ? n->workers : 1, sizeof *n->waiters);
   n->gather_in = calloc(n->size, sizeof *n->gather_in);
@@ -219,14 +223,16 @@ static real_node *node_alloc(const real_node_config *c) {
     pthread_mutex_destroy(&n->core_mutex);
     pthread_mutex_destroy(&n->lock);
     pthread_cond_destroy(&n->cond);
+    pthread_condattr_destroy(&attr);
     free(n);
     return NULL;
   }
   for (uint32_t p = 0; p < n->size; p++) pthread_mutex_init(&n->peers[p].lock, NULL);
-  for (uint32_t i = 0; i < n->workers; i++) {
+  for (uint32_t i = 0; i < n->workers; i++) { /* timed waits: leader.c */
     pthread_mutex_init(&n->waiters[i].lock, NULL);
-    pthread_cond_init(&n->waiters[i].cond, NULL);
+    pthread_cond_init(&n->waiters[i].cond, &attr);
   }
+  pthread_condattr_destroy(&attr);
   if (real_lead_init(n) != 0) {
     real_node_free(n);
     return NULL;

@@ -80,7 +80,9 @@ typedef struct {
   uint32_t base_port;            /* 0: the OS picks; else rank r binds
                                     base_port + r (rank 0: the coordinator's
                                     port when one is given) */
-  double timeout_s;              /* start-up, failure detection, shutdown */
+  double timeout_s;              /* start-up, failure detection, a worker's
+                                    wait without progress (real_node_wait),
+                                    shutdown */
   real_compute compute;
   real_auth auth;
   /* The key file every node reads when key is not set ("" : none). */
@@ -177,7 +179,20 @@ bool real_node_secure(const real_node *n);
 double real_node_now(const real_node *n);
 
 /* Blocks until ticket t of w completes (PS_OK) or the node fails
- * (PS_ERR_PEER). Thread-safe; one worker handle per thread. */
+ * (PS_ERR_PEER). Thread-safe; one worker handle per thread.
+ *
+ * Never without a deadline: a wait during which the node shows no progress
+ * for the cluster's timeout_s fails the node, and through it the run (every
+ * node is told), with an error naming the node, the worker and what it
+ * waited for. Progress is the run moving as this node sees it: a data
+ * message it handled, or a ticket of any of its workers completed; each
+ * restarts the timeout_s. So a wait that is merely long (a BSP or stage
+ * barrier held by a straggler, whose steps send clocks and values) lasts as
+ * long as the run moves, and one whose answer never comes (lost, or refused
+ * as a forgery took its place) ends timeout_s after the run around it went
+ * quiet, as a silent peer does (the liveness check, receiver.c). timeout_s
+ * must therefore exceed the longest time a node may go without a message
+ * while its workers wait: in practice the slowest worker's longest step. */
 int real_node_wait(real_node *n, ps_worker *w, ps_ticket t);
 
 /* Whether the node has failed, and why (err may be NULL). */
@@ -266,11 +281,17 @@ typedef struct {
  * (a peer that died is named by rank). Caller frees. */
 struct cJSON *real_run_node(const real_run_args *a, char *err, size_t errlen);
 
-/* Runs every node of one run on this machine: forks nodes 1.. (which wait
- * for rank 0's address), runs rank 0 in this process on a free port of
- * cluster->bind, and waits for the others (killing those that do not exit
- * within the timeout). Returns rank 0's metrics, or NULL with a message.
- * Call from a process without ZeroMQ contexts or threads (it forks). */
+/* Runs every node of one run on this machine: prepares rank 0 (the run's
+ * setup, with the memory estimate of all its nodes against run.memory.limit)
+ * and checks that the user's process limit and the pids cgroups leave room
+ * for every node's process and threads, refusing the run before any fork
+ * otherwise; then forks nodes 1.. (which wait for rank 0's address), runs
+ * rank 0 in this process on a free port of cluster->bind, and waits for the
+ * others: after a clean end, those that do not exit within timeout_s (and a
+ * margin) are killed; after a failure, those left after half a second. So
+ * a run with a node stopped ends within timeout_s + 1 s, no process left.
+ * Returns rank 0's metrics, or NULL with a message. Call from a process
+ * without ZeroMQ contexts or threads (it forks). */
 struct cJSON *real_run_local(const real_run_args *a, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- probe */

@@ -60,6 +60,7 @@ static void handle_data(real_node *n, uint32_t src, const uint8_t *buf, size_t l
   real_core_leave(n);
   if (fed) real_throttle_handled(n, src, t0, took, len); /* a straggler's server */
   atomic_fetch_add(&n->received, 1);
+  if (rc == PS_OK) atomic_fetch_add(&n->progress, 1);
   if (rc == PS_OK) return;
   atomic_fetch_add(&n->dropped, 1);
   real_log_bad(n, "node %u: dropped a %zu-byte message from node %u: %s", n->rank, len, src,

@@ -20,6 +20,13 @@
  * HELLO that reached a rank 0 of the previous run on the same port (still
  * closing) is lost with that socket, and the next one reaches the new one.
  * Rank 0 ignores repeats.
+ *
+ * A frame that is no start-up message (it does not decode, or claims
+ * another rank than the connection it came on) is dropped and logged,
+ * naming its sender, its address, its size, its first bytes and why it was
+ * refused: a stray or forged frame does not end the start-up. Should the
+ * start-up then fail for want of a node, its error names the last such
+ * frame, so the reason is in the one line the user reads.
  */
 #include "real/internal.h"
 
@@ -30,6 +37,47 @@
 
 #define HELLO_EVERY_S 0.25
 #define ANSWER_MARGIN_S 1.0
+#define BAD_SHOWN_BYTES 24 /* of a refused frame, in its description */
+#define BAD_MAX 320
+
+/* Frames refused during start-up: how many, and the last one described. */
+typedef struct {
+  uint64_t count;
+  char last[BAD_MAX];
+} bad_frames;
+
+/* Describes a refused frame: "node S (address) sent N bytes "..." (why)";
+ * its first bytes are shown printable, others as \xNN. */
+static void describe_bad(zmq_msg_t *body, uint32_t src, const char *why, char *out,
+                         size_t n) {
+  const uint8_t *b = zmq_msg_data(body);
+  size_t len = zmq_msg_size(body), used = 0;
+  char shown[BAD_SHOWN_BYTES * 4 + 4];
+  for (size_t i = 0; i < len && i < BAD_SHOWN_BYTES; i++)
+    used += (size_t)snprintf(shown + used, sizeof shown - used,
+                             b[i] >= 0x20 && b[i] < 0x7f && b[i] != '"' && b[i] != '\\'
+                                 ? "%c" : "\\x%02x", b[i]);
+  if (len > BAD_SHOWN_BYTES) snprintf(shown + used, sizeof shown - used, "...");
+  const char *addr = zmq_msg_gets(body, "Peer-Address");
+  snprintf(out, n, "node %u (from %s) sent %zu byte%s \"%s\" (%s)", src,
+           addr ? addr : "an unknown address", len, len == 1 ? "" : "s", shown, why);
+}
+
+/* Logs a refused frame and keeps its description. */
+static void refuse(real_node *n, bad_frames *bad, zmq_msg_t *body, uint32_t src,
+                   const char *why) {
+  describe_bad(body, src, why, bad->last, sizeof bad->last);
+  bad->count++;
+  real_log_bad(n, "node %u: dropped a bad message during start-up: %s", n->rank, bad->last);
+}
+
+/* "; N bad message(s) dropped during start-up, the last: ..." or "". */
+static void bad_suffix(const bad_frames *bad, char *out, size_t n) {
+  *out = '\0';
+  if (bad->count)
+    snprintf(out, n, "; %llu bad message%s dropped during start-up, the last: %s",
+             (unsigned long long)bad->count, bad->count == 1 ? "" : "s", bad->last);
+}
 
 /* Polls the ROUTER (and up to one monitor) for at most `wait_s`. */
 static void poll_for(real_node *n, void *monitor, double wait_s) {
@@ -49,6 +97,7 @@ static void host_port_of(const char *endpoint, char *out, size_t n) {
 typedef struct {
   char **endpoints; /* by rank; [0] is rank 0's */
   uint32_t arrived;
+  bad_frames bad;
 } book;
 
 /* Takes one HELLO; -1 with err set when the run cannot go on. */
@@ -86,8 +135,15 @@ static int read_hellos(real_node *n, book *b, char *err, size_t errlen) {
   while (real_router_recv(n, &body, &src) == 1) {
     real_ctl m;
     int rc = real_ctl_decode(zmq_msg_data(&body), zmq_msg_size(&body), &m);
-    if (rc == PS_OK && m.rank == src) rc = take_hello(n, src, &m, b, err, errlen);
-    else real_log_bad(n, "node 0: dropped a bad message from node %u during start-up", src);
+    if (rc == PS_OK && m.rank == src) {
+      rc = take_hello(n, src, &m, b, err, errlen);
+    } else {
+      char why[96];
+      if (rc == PS_OK) snprintf(why, sizeof why, "it claims to come from node %u", m.rank);
+      else snprintf(why, sizeof why, "not a start-up message: %s", ps_strerror(rc));
+      refuse(n, &b->bad, &body, src, why);
+      rc = 0;
+    }
     zmq_msg_close(&body);
     if (rc != 0) return -1;
   }
@@ -175,14 +231,15 @@ static int root_rendezvous(real_node *n, const real_node_config *c, char *err,
     missing_ranks(&b, n->size, missing, sizeof missing);
     host_port_of(n->endpoint, hp, sizeof hp);
     uint64_t refused = atomic_load(&n->refused);
-    char why[160] = "";
+    char why[160] = "", bad[BAD_MAX + 96];
     if (refused)
       snprintf(why, sizeof why, "; it refused %llu connection%s without this cluster's key: "
                "do all nodes use the same cluster.key_file?", (unsigned long long)refused,
                refused == 1 ? "" : "s");
-    snprintf(err, errlen, "node%s %s of %u never arrived within %g s (node 0 listened at %s%s)",
+    bad_suffix(&b.bad, bad, sizeof bad);
+    snprintf(err, errlen, "node%s %s of %u never arrived within %g s (node 0 listened at %s%s%s)",
              n->size - b.arrived > 1 ? "s" : "", missing, n->size, n->cluster.timeout_s, hp,
-             why);
+             why, bad);
     rc = -1;
   }
   if (rc == 0) rc = send_book(n, &b, err, errlen);
@@ -218,7 +275,7 @@ static int take_reply(real_node *n, const real_ctl *m, char *err, size_t errlen)
 }
 
 /* Reads what rank 0 sent and the events of the link to it. */
-static int read_replies(real_node *n, char *err, size_t errlen) {
+static int read_replies(real_node *n, bad_frames *bad, char *err, size_t errlen) {
   int ev;
   while ((ev = real_monitor_event(n->peers[0].monitor)) >= 0) {
     n->peers[0].up = ev == ZMQ_EVENT_HANDSHAKE_SUCCEEDED; /* a stale rank 0 may drop us */
@@ -236,9 +293,10 @@ static int read_replies(real_node *n, char *err, size_t errlen) {
     bool ctl = real_ctl_decode(zmq_msg_data(&body), zmq_msg_size(&body), &m) == PS_OK;
     if (ctl && src == 0)
       rc = take_reply(n, &m, err, errlen);
-    else if (!ctl || m.type != REAL_CTL_PING) /* a PING: a node with the book, alive */
-      real_log_bad(n, "node %u: dropped an unexpected message from node %u during start-up",
-                   n->rank, src);
+    else if (!ctl)
+      refuse(n, bad, &body, src, "not a start-up message");
+    else if (m.type != REAL_CTL_PING) /* a PING: a node with the book, alive */
+      refuse(n, bad, &body, src, "only node 0 answers during start-up");
     zmq_msg_close(&body);
   }
   return rc;
@@ -263,6 +321,7 @@ static int node_rendezvous(real_node *n, const real_node_config *c, char *err,
   if (real_transport_connect(n, 0, root, err, errlen) != 0) return -1;
   double deadline = real_clock() + n->cluster.timeout_s, next_hello = 0;
   bool connected = false;
+  bad_frames bad = {0};
   int rc = 0;
   while (rc == 0) {
     double now = real_clock();
@@ -274,17 +333,20 @@ static int node_rendezvous(real_node *n, const real_node_config *c, char *err,
       real_send_ctl(n, 0, REAL_CTL_HELLO, 0, n->endpoint, strlen(n->endpoint), false);
       next_hello = now + HELLO_EVERY_S;
     }
-    rc = read_replies(n, err, errlen);
+    rc = read_replies(n, &bad, err, errlen);
     if (rc != 0 || now >= deadline) break;
     poll_for(n, n->peers[0].monitor, fmin(next_hello, deadline) - real_clock());
   }
+  char dropped[BAD_MAX + 96];
+  bad_suffix(&bad, dropped, sizeof dropped);
   if (rc == 0 && n->peers[0].refused)
     snprintf(err, errlen, "node %u: node 0 at %s did not complete the CURVE handshake "
              "within %g s: do all nodes use the same key (cluster.key_file) and "
-             "cluster.auth?", n->rank, n->coordinator, n->cluster.timeout_s);
+             "cluster.auth?%s", n->rank, n->coordinator, n->cluster.timeout_s, dropped);
   else if (rc == 0)
     snprintf(err, errlen, "node %u: no answer from node 0 at %s within %g s (is it running, "
-             "and listening at that address?)", n->rank, n->coordinator, n->cluster.timeout_s);
+             "and listening at that address?%s)", n->rank, n->coordinator,
+             n->cluster.timeout_s, dropped);
   return rc > 0 ? 0 : -1;
 }
 

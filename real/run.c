@@ -34,8 +34,6 @@
 
 #define PROGRESS_EVERY_S 0.2
 
-typedef struct node_run node_run;
-
 typedef struct {
   node_run *run;
   run_worker rw;         /* handle, stream, sampler, status, driver stats */
@@ -288,25 +286,50 @@ static void teardown(node_run *s) {
   pthread_cond_destroy(&s->cond);
 }
 
-cJSON *real_run_node(const real_run_args *a, char *err, size_t errlen) {
-  node_run s = {.a = a, .err = err, .errlen = errlen};
-  pthread_mutex_init(&s.lock, NULL);
+node_run *real_run_prepare(const real_run_args *a, char *err, size_t errlen) {
+  node_run *s = calloc(1, sizeof *s);
+  if (!s) {
+    snprintf(err, errlen, "node %u: out of memory", a->rank);
+    return NULL;
+  }
+  *s = (node_run){.a = a, .err = err, .errlen = errlen};
+  pthread_mutex_init(&s->lock, NULL);
   pthread_condattr_t attr;
   pthread_condattr_init(&attr);
   pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-  pthread_cond_init(&s.cond, &attr);
+  pthread_cond_init(&s->cond, &attr);
   pthread_condattr_destroy(&attr);
+  if (configure(s) == 0) return s;
+  real_run_discard(s);
+  return NULL;
+}
+
+void real_run_discard(node_run *s) {
+  if (!s) return;
+  teardown(s);
+  free(s);
+}
+
+cJSON *real_run_go(node_run *s) {
+  const real_run_args *a = s->a;
+  char *err = s->err;
+  size_t errlen = s->errlen;
   cJSON *metrics = NULL;
-  if (configure(&s) == 0 && start_node(&s) == 0) {
+  if (start_node(s) == 0) {
     if (a->started) a->started(a->hook_ctx);
-    if (start_workers(&s) != 0) real_fail_and_tell(s.node, "%s", err);
-    join_workers(&s);
-    check_workers(&s);
-    metrics = finish_run(&s);
-    if (!metrics) real_node_failed(s.node, err, errlen);
+    if (start_workers(s) != 0) real_fail_and_tell(s->node, "%s", err);
+    join_workers(s);
+    check_workers(s);
+    metrics = finish_run(s);
+    if (!metrics) real_node_failed(s->node, err, errlen);
     /* Every node is past this run's rendezvous: the address is stale now. */
     if (metrics && a->rank == 0 && a->coordinator_file) unlink(a->coordinator_file);
   }
-  teardown(&s);
+  real_run_discard(s);
   return metrics;
+}
+
+cJSON *real_run_node(const real_run_args *a, char *err, size_t errlen) {
+  node_run *s = real_run_prepare(a, err, errlen);
+  return s ? real_run_go(s) : NULL;
 }

@@ -188,6 +188,7 @@ static void env_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
 static void env_wake(void *ctx, uint32_t worker, ps_ticket ticket) {
   (void)ticket; /* the waiter checks ps_worker_done itself */
   real_node *n = ctx;
+  atomic_fetch_add(&n->progress, 1);
   if (worker >= n->workers) return;
   real_waiter *w = &n->waiters[worker];
   pthread_mutex_lock(&w->lock);

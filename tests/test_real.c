@@ -6,9 +6,13 @@
  * sync modes; whole runs through real_run_local; bad frames dropped and
  * counted; CURVE authentication (which clusters use it, key files,
  * intruders refused, a whole run with it); a node that never arrives and a
- * node killed mid-run reported by rank, without hanging; a straggler's
- * throttle counted inside its phase, on it only; waiting workers reading
- * the node's socket themselves, every message handled once.
+ * node killed mid-run reported by rank, without hanging; a bad frame during
+ * start-up named in the error; a worker's wait that nothing completes
+ * failing the run after timeout_s; a whole run with a stopped node ending
+ * within timeout_s + 1 s, no process left; runs too large for the memory or
+ * for a pids cgroup refused before any fork; a straggler's throttle
+ * counted inside its phase, on it only; waiting workers reading the node's
+ * socket themselves, every message handled once.
  *
  * Rank 0 runs in this process (so its code runs under the sanitizers with
  * leak checks); ranks 1.. are forked first, before any ZeroMQ context
@@ -29,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -41,12 +46,13 @@
 /* BOUND_S times PSLAB_TEST_TIME_SCALE (a positive number, default 1): slow
  * builds such as ThreadSanitizer's set it (tests/CMakeLists.txt), since the
  * bound only catches hangs and must not fail a slow but working run. */
-static unsigned bound_s(void) {
+static double time_scale(void) {
   const char *s = getenv("PSLAB_TEST_TIME_SCALE");
   double scale = s ? strtod(s, NULL) : 1.0;
-  if (!(scale >= 1.0) || scale > 100.0) scale = 1.0;
-  return (unsigned)(BOUND_S * scale);
+  return !(scale >= 1.0) || scale > 100.0 ? 1.0 : scale;
 }
+
+static unsigned bound_s(void) { return (unsigned)(BOUND_S * time_scale()); }
 
 /* ------------------------------------------------------------ children */
 
@@ -1608,6 +1614,78 @@ static void test_local_run_with_curve(void) {
   alarm(0);
 }
 
+/* ------------------------------------------------------- stalled waits */
+
+/* A node of two with the clock service and one worker. */
+static real_node *clocked_node(uint32_t rank, const char *coordinator, kids *tell,
+                               const real_cluster *c, char *err, size_t errlen) {
+  real_node_config cfg = node_config(rank, 2, 1, NULL, c);
+  cfg.core.clock_service = true;
+  cfg.coordinator = coordinator;
+  cfg.listening = tell ? kids_tell : NULL;
+  cfg.listening_ctx = tell;
+  return real_node_start(&cfg, err, errlen);
+}
+
+/* Node 1: alive (it answers pings) but its worker never ends a clock; it
+ * waits until the run fails and prints why. */
+static int idle_clock_child(uint32_t rank, const char *coordinator, void *arg) {
+  const real_cluster *c = arg;
+  char err[REAL_ERROR_MAX] = "";
+  real_node *n = clocked_node(rank, coordinator, NULL, c, err, sizeof err);
+  int rc = n ? real_node_barrier(n, "never reached", INFINITY) : PS_ERR_PEER;
+  if (n) real_node_failed(n, err, sizeof err);
+  fprintf(stderr, "%s\n", err);
+  real_node_free(n);
+  return rc == PS_OK ? 0 : 1;
+}
+
+/* A worker waits for a ticket that nothing will complete (the run's clock,
+ * which node 1 never moves) while no message comes and nothing completes:
+ * the wait ends after timeout_s, failing the run on both nodes with an
+ * error naming the worker and what it waited for. With `slow`, node 0 is a
+ * straggler (at full speed), whose workers sleep on their condition instead
+ * of reading the node's socket (real/leader.c). */
+static void check_stalled_wait(bool slow) {
+  alarm((unsigned)ceil(20 * time_scale()));
+  real_cluster c = test_cluster(1);
+  run_phase phase = {.from_s = 0, .until_s = INFINITY, .speed_factor = 1,
+                     .bandwidth_factor = 1};
+  real_straggler straggler = {.node = 0, .phases = &phase, .n_phases = 1};
+  if (slow) {
+    c.stragglers = &straggler;
+    c.n_stragglers = 1;
+  }
+  kids ks;
+  kids_spawn(&ks, 2, idle_clock_child, &c);
+  char err[REAL_ERROR_MAX] = "";
+  real_node *n = clocked_node(0, NULL, &ks, &c, err, sizeof err);
+  if (!n) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+  ps_worker *w = ps_node_worker(real_node_core(n), 0);
+  ps_advance_clock(w, real_node_now(n));
+  ps_ticket t = 0;
+  CU_ASSERT_EQUAL_FATAL(ps_clock_wait(w, 1, NULL, 0, &t, real_node_now(n)), PS_PENDING);
+  double began = real_clock();
+  CU_ASSERT_EQUAL(real_node_wait(n, w, t), PS_ERR_PEER);
+  double waited = real_clock() - began;
+  CU_ASSERT_TRUE(real_node_failed(n, err, sizeof err));
+  fprintf(stderr, "\n  the wait ended after %.3f s (timeout_s %g): %s\n", waited, c.timeout_s,
+          err);
+  CU_ASSERT_TRUE(waited >= c.timeout_s * 0.99);
+  CU_ASSERT_TRUE(waited <= c.timeout_s + 0.5 * time_scale());
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "worker 0.0 waited"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "timeout_s 1"));
+  real_node_free(n);
+  kids_wait(&ks, c.timeout_s + 5);
+  CU_ASSERT_TRUE(WIFEXITED(ks.k[1].status) && WEXITSTATUS(ks.k[1].status) == 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(ks.k[1].text, "worker 0.0 waited"));
+  alarm(0);
+}
+
+static void test_stalled_wait_fails_within_timeout(void) { check_stalled_wait(false); }
+static void test_stalled_wait_of_a_straggler(void) { check_stalled_wait(true); }
+
 /* --------------------------------------------------------------- failures */
 
 static int start_only_child(uint32_t rank, const char *coordinator, void *arg) {
@@ -1640,6 +1718,50 @@ static void test_node_that_never_arrives(void) {
   kids_wait(&ks, c.timeout_s + 5);
   CU_ASSERT_FALSE(WIFEXITED(ks.k[1].status) && WEXITSTATUS(ks.k[1].status) == 0);
   CU_ASSERT_PTR_NOT_NULL(strstr(ks.k[1].text, "node 2 of 3 never arrived"));
+  alarm(0);
+}
+
+/* Not a node: claims to be node 1 of run 1 and sends rank 0 a frame that is
+ * no start-up message, then leaves. */
+static int forged_hello_child(uint32_t rank, const char *coordinator, void *arg) {
+  (void)arg;
+  uint8_t id[REAL_ID_LEN];
+  real_id_encode(rank, 1, id);
+  char ep[REAL_ENDPOINT_MAX];
+  snprintf(ep, sizeof ep, "tcp://%s", coordinator);
+  void *ctx = zmq_ctx_new(), *s = zmq_socket(ctx, ZMQ_DEALER);
+  int linger = 2000;
+  zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+  zmq_setsockopt(s, ZMQ_ROUTING_ID, id, sizeof id);
+  zmq_connect(s, ep);
+  int rc = zmq_send(s, "not a message at all", 20, 0) == 20 ? 0 : 1;
+  zmq_close(s);
+  zmq_ctx_term(ctx); /* returns once the frame is delivered */
+  return rc;
+}
+
+/* A frame that is no start-up message reaches rank 0 where node 1's HELLO
+ * should be: rank 0 drops it and, node 1 never arriving, fails within its
+ * timeout with an error that names what arrived, from whom and why it was
+ * refused. */
+static void test_bad_frame_during_start_up_is_named(void) {
+  alarm(bound_s());
+  real_cluster c = test_cluster(1);
+  kids ks;
+  kids_spawn(&ks, 2, forged_hello_child, NULL);
+  real_node_config cfg = node_config(0, 2, 1, NULL, &c);
+  cfg.listening = kids_tell;
+  cfg.listening_ctx = &ks;
+  char err[REAL_ERROR_MAX] = "";
+  real_node *n = real_node_start(&cfg, err, sizeof err);
+  CU_ASSERT_PTR_NULL(n);
+  real_node_free(n);
+  fprintf(stderr, "\n  rank 0: %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "node 1 of 2 never arrived within 1 s"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "node 1 (from 127.0.0.1) sent 20 bytes "
+                                     "\"not a message at all\" (not a start-up message"));
+  kids_wait(&ks, c.timeout_s + 5);
+  CU_ASSERT_TRUE(kid_ok(&ks.k[1]));
   alarm(0);
 }
 
@@ -1758,6 +1880,179 @@ static void test_node_killed_under_bsp(void) {
   check_node_2_lost(SIGKILL, "{\"model\": \"bsp\"}");
 }
 
+/* The children of process `parent` (from /proc), up to max of them. */
+static size_t children_of(pid_t parent, pid_t *out, size_t max) {
+  size_t count = 0;
+  DIR *d = opendir("/proc");
+  for (struct dirent *e; d && (e = readdir(d));) {
+    char path[288], line[512];
+    pid_t pid = (pid_t)atoi(e->d_name);
+    if (pid <= 0) continue;
+    snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    bool read = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    const char *close_paren = read ? strrchr(line, ')') : NULL;
+    int ppid = 0;
+    if (close_paren && sscanf(close_paren + 1, " %*c %d", &ppid) == 1 && ppid == parent &&
+        count < max)
+      out[count++] = pid;
+  }
+  if (d) closedir(d);
+  return count;
+}
+
+typedef struct {
+  pid_t stopped;
+  double stopped_at;
+} stopper;
+
+/* Rank 0's progress under real_run_local: stops one of the forked nodes. */
+static void stop_a_child(void *ctx, double wall_s, double fraction) {
+  (void)wall_s;
+  (void)fraction;
+  stopper *st = ctx;
+  pid_t kids_now[KIDS_MAX];
+  if (st->stopped || children_of(getpid(), kids_now, KIDS_MAX) == 0) return;
+  st->stopped = kids_now[0];
+  st->stopped_at = real_clock();
+  kill(st->stopped, SIGSTOP);
+}
+
+/* A whole run on this machine (real_run_local) during which one node is
+ * stopped: the run fails naming a node, within timeout_s + 1 s of the stop
+ * (the launcher does not wait for a process that cannot exit), and no
+ * process of the run is left, the stopped one included. */
+static void test_local_run_with_a_stopped_node(void) {
+  alarm(bound_s());
+  cJSON *wl = parse_json(long_workload), *pol = parse_json("{\"type\": \"static\"}");
+  real_cluster c = test_cluster(FAILURE_TIMEOUT_S);
+  stopper st = {0};
+  real_run_args a = {.run = {.nodes = 3, .workers_per_node = 2, .workload = wl, .policy = pol,
+                             .seed = 1}, .host_speed = 1e9, .cluster = &c, .run_number = 1,
+                     .progress = stop_a_child, .progress_ctx = &st};
+  char err[REAL_ERROR_MAX] = "";
+  cJSON *m = real_run_local(&a, err, sizeof err);
+  double ended_s = real_clock() - st.stopped_at;
+  CU_ASSERT_PTR_NULL(m);
+  cJSON_Delete(m);
+  CU_ASSERT_FATAL(st.stopped > 0);
+  fprintf(stderr, "\n  a node was stopped; the run ended %.3f s later (timeout_s %g): %s\n",
+          ended_s, c.timeout_s, err);
+  CU_ASSERT_TRUE(ended_s <= (c.timeout_s + 1.0) * time_scale());
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "node "));
+  pid_t left[KIDS_MAX];
+  CU_ASSERT_EQUAL(children_of(getpid(), left, KIDS_MAX), 0);
+  CU_ASSERT_TRUE(kill(st.stopped, 0) != 0 && errno == ESRCH);
+  if (kill(st.stopped, 0) == 0) kill(st.stopped, SIGKILL);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  alarm(0);
+}
+
+/* ------------------------------------------------------- the fork bound */
+
+/* Makes a pids cgroup (cgroup v1's pids hierarchy, or v2's root when it
+ * hands pids to its children) with pids.max `max`, into dir; false when
+ * this machine or user cannot. */
+static bool make_pids_cgroup(uint64_t max, char *dir, size_t n) {
+  const char *roots[] = {"/sys/fs/cgroup/pids", "/sys/fs/cgroup"};
+  for (int i = 0; i < 2; i++) {
+    char path[600];
+    char *control = i ? unit_slurp(roots[i], "cgroup.subtree_control") : NULL;
+    bool usable = i == 0 ? access(roots[0], W_OK) == 0 : control && strstr(control, "pids");
+    free(control);
+    if (!usable) continue;
+    snprintf(dir, n, "%s/pslab-test-%d", roots[i], (int)getpid());
+    if (mkdir(dir, 0755) != 0) continue;
+    snprintf(path, sizeof path, "%s/pids.max", dir);
+    FILE *f = fopen(path, "w");
+    bool ok = f && fprintf(f, "%llu\n", (unsigned long long)max) > 0;
+    if (f && fclose(f) != 0) ok = false;
+    if (ok) return true;
+    rmdir(dir);
+  }
+  return false;
+}
+
+/* Runs body(arg) in a child process moved into a new pids cgroup of
+ * pids.max `max`: the child's exit status (0: body passed), or -1 when no
+ * such cgroup can be made here (the test is then skipped, saying so). */
+static int in_pids_cgroup(uint64_t max, int (*body)(void *), void *arg) {
+  char dir[512];
+  if (!make_pids_cgroup(max, dir, sizeof dir)) {
+    fprintf(stderr, "\n  skipped: cannot make a pids cgroup here (needs cgroup write access)\n");
+    return -1;
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    char procs[600];
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
+    FILE *f = fopen(procs, "w");
+    bool in = f && fprintf(f, "0\n") > 0;
+    if (f && fclose(f) != 0) in = false;
+    int rc = in ? body(arg) : 3;
+    fflush(NULL);
+    _exit(rc);
+  }
+  int status = 0;
+  while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
+  rmdir(dir);
+  return pid > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : 4;
+}
+
+typedef struct {
+  uint32_t nodes;
+  uint64_t memory_limit;
+  const char *expect[2]; /* in the error */
+} bound_case;
+
+/* real_run_local of bound_case's run: refused, with an error holding both
+ * expected texts, and no process forked. 0, or 1 with what went wrong. */
+static int refused_run(void *arg) {
+  const bound_case *bc = arg;
+  cJSON *wl = cJSON_Parse(long_workload), *pol = cJSON_Parse("{\"type\": \"static\"}");
+  real_cluster c = test_cluster(2);
+  real_run_args a = {.run = {.nodes = bc->nodes, .workers_per_node = 2, .workload = wl,
+                             .policy = pol, .seed = 1,
+                             .memory = {.limit = bc->memory_limit}},
+                     .host_speed = 1e9, .cluster = &c, .run_number = 1};
+  char err[REAL_ERROR_MAX] = "";
+  cJSON *m = real_run_local(&a, err, sizeof err);
+  pid_t left[KIDS_MAX];
+  bool ok = !m && strstr(err, bc->expect[0]) && strstr(err, bc->expect[1]) &&
+            children_of(getpid(), left, KIDS_MAX) == 0;
+  fprintf(stderr, "\n  %u nodes: %s\n", bc->nodes, err);
+  cJSON_Delete(m);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  return ok ? 0 : 1;
+}
+
+/* cluster.nodes 100000 is refused by the memory estimate of all its nodes
+ * before any fork: inside a cgroup that allows 4 tasks, a fork first would
+ * fail and say so instead. */
+static void test_huge_cluster_refused_before_fork(void) {
+  alarm(bound_s());
+  bound_case bc = {.nodes = 100000, .memory_limit = 1ull << 30,
+                   .expect = {"needs about", "cluster.nodes"}};
+  int rc = in_pids_cgroup(4, refused_run, &bc);
+  CU_ASSERT_TRUE(rc == 0 || rc == -1);
+  alarm(0);
+}
+
+/* A cgroup whose pids.max cannot hold the run's processes and threads
+ * refuses it before any fork, naming the numbers. */
+static void test_process_limit_refuses_run(void) {
+  alarm(bound_s());
+  bound_case bc = {.nodes = 8, .expect = {"pids.max 6", "cluster.nodes 8 x cluster.workers_per_node 2 needs about 47 more"}};
+  int rc = in_pids_cgroup(6, refused_run, &bc);
+  CU_ASSERT_TRUE(rc == 0 || rc == -1);
+  alarm(0);
+}
+
 PSLAB_SUITE("real",
             {"guarantees with processes: static", test_guarantees_static},
             {"guarantees with processes: relocate", test_guarantees_relocate},
@@ -1783,11 +2078,23 @@ PSLAB_SUITE("real",
             {"intruders without the cluster's key are refused, counted and logged",
              test_intruders_are_refused},
             {"a whole run with CURVE conserves values", test_local_run_with_curve},
+            {"a stalled wait fails the run within timeout_s, naming the worker",
+             test_stalled_wait_fails_within_timeout},
+            {"... and on a straggler, whose workers sleep while they wait",
+             test_stalled_wait_of_a_straggler},
             {"a node that never arrives", test_node_that_never_arrives},
             {"a coordinator that never answers", test_coordinator_that_never_answers},
+            {"a bad frame during start-up is named in the error",
+             test_bad_frame_during_start_up_is_named},
             {"a node killed mid-run", test_node_killed_mid_run},
             {"a node that stops answering mid-run", test_node_that_stops_answering},
             {"a node killed mid-run under bsp", test_node_killed_under_bsp},
+            {"a whole run with a stopped node ends within timeout_s + 1 s, nothing left",
+             test_local_run_with_a_stopped_node},
+            {"a huge cluster is refused by its memory estimate before any fork",
+             test_huge_cluster_refused_before_fork},
+            {"a run the pids cgroup cannot hold is refused before any fork",
+             test_process_limit_refuses_run},
             {"a straggler's throttle applies in its phase, on it only",
              test_straggler_throttle},
             {"a straggler's throttle in a run's metrics", test_straggler_metrics})
