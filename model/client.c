@@ -161,6 +161,24 @@ size_t ps_worker_pending(ps_worker *w) {
   return n;
 }
 
+int ps_worker_ticket_info(ps_worker *w, ps_ticket id, ps_ticket_info *out) {
+  pthread_mutex_lock(&w->lock);
+  ticket_slot *t = ticket_find(w, id);
+  if (t) {
+    *out = (ps_ticket_info){.op = "WAIT", .home = UINT32_MAX};
+    awaited_key *a = t->n_wait ? awaited_of(t) : NULL;
+    for (uint32_t i = 0; a && i < t->n_wait && !out->has_key; i++) {
+      if (a[i].answered) continue;
+      out->op = t->wait_type == PS_MSG_PULL_REPLY ? "PULL" : "PUSH";
+      out->has_key = true;
+      out->key = a[i].key;
+      out->home = ps_layout_home(&w->node->layout, a[i].key);
+    }
+  }
+  pthread_mutex_unlock(&w->lock);
+  return t ? PS_OK : PS_ERR_INVAL;
+}
+
 ps_node *ps_worker_node(ps_worker *w) { return w->node; }
 uint32_t ps_worker_index(const ps_worker *w) { return w->index; }
 int64_t ps_worker_clock(const ps_worker *w) { return atomic_load(&w->clock); }

@@ -477,6 +477,23 @@ ps_worker *ps_node_worker(ps_node *node, uint32_t i);
 /* Whether ticket t of this worker has completed (see "tickets" above).
  * Thread-safe. */
 bool ps_worker_done(ps_worker *w, ps_ticket t);
+/* Tickets of this worker not yet completed. Thread-safe. */
+size_t ps_worker_pending(ps_worker *w);
+
+/* What a pending ticket waits for, for a backend's error messages: `op` is
+ * "PULL" or "PUSH" for an operation that waits for replies about keys, with
+ * `key` the first key no reply has come for yet and `home` that key's home
+ * node (where its request went, unless route hints sent it to the owner
+ * directly); "WAIT" for a wait on clocks or on reads, with has_key false. */
+typedef struct {
+  const char *op; /* a static string */
+  bool has_key;
+  ps_key key;
+  uint32_t home;
+} ps_ticket_info;
+/* Fills *out for ticket t of w, a snapshot. Thread-safe. PS_OK, or
+ * PS_ERR_INVAL when t is not pending (completed, or never issued). */
+int ps_worker_ticket_info(ps_worker *w, ps_ticket t, ps_ticket_info *out);
 
 /* --------------------------------------------------------- load reports */
 

@@ -4,7 +4,7 @@
  * Encoding messages of one's own making and numbering or sealing them as a
  * node would, reading a node's values and directory, and the operations that
  * no backend, policy or workload uses (ps_set, ps_replicate,
- * ps_drop_replicas, ps_worker_pending). The core implements all of it;
+ * ps_drop_replicas). The core implements all of it;
  * tests/ includes this header, and so does model/ (through internal.h).
  * Library code outside model/ never does: what it needs is in model/ps.h.
  */
@@ -69,8 +69,6 @@ int ps_set(ps_worker *w, const ps_key *keys, size_t n, const float *vals,
 int ps_replicate(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket, double now);
 /* ps_node_drop_replicas from a worker's handle; never pending. Its codes. */
 int ps_drop_replicas(ps_worker *w, const ps_key *keys, size_t n, double now);
-/* Tickets of this worker not yet completed. Thread-safe. */
-size_t ps_worker_pending(ps_worker *w);
 
 /* ------------------------------------------------------- node contents */
 

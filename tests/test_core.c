@@ -111,6 +111,36 @@ static void test_remote_pull_and_push(void) {
   harness_free(h);
 }
 
+/* A pending ticket says what it waits for (backends name it when a wait
+ * passes its deadline): the operation, the first key no reply came for and
+ * its home; the key answered first drops out; a done ticket has nothing. */
+static void test_ticket_info_names_what_a_ticket_waits_for(void) {
+  harness *h = make(3, 1, 64, 4, NULL, true, 2);
+  ps_key keys[2] = {key_homed_at(h, 1, 0), key_homed_at(h, 2, 0)};
+  ps_worker *w = harness_worker(h, 0, 0);
+  float vals[8] = {0}, out[8];
+  ps_ticket t;
+  ps_ticket_info ti;
+  CU_ASSERT_EQUAL(ps_push(w, keys, 2, vals, 8, &t, 0), PS_PENDING);
+  CU_ASSERT_EQUAL(ps_worker_ticket_info(w, t, &ti), PS_OK);
+  CU_ASSERT_STRING_EQUAL(ti.op, "PUSH");
+  CU_ASSERT_TRUE(ti.has_key);
+  CU_ASSERT_EQUAL(ti.key, keys[0]);
+  CU_ASSERT_EQUAL(ti.home, 1);
+  CU_ASSERT_TRUE(harness_wait(h, w, t));
+  CU_ASSERT_EQUAL(ps_worker_ticket_info(w, t, &ti), PS_ERR_INVAL);
+  CU_ASSERT_EQUAL(ps_pull(w, keys, 2, out, 8, &t, 0), PS_PENDING);
+  while (harness_deliver_from(h, 0, 1) || harness_deliver_from(h, 1, 0)) {
+  }
+  CU_ASSERT_EQUAL(ps_worker_ticket_info(w, t, &ti), PS_OK);
+  CU_ASSERT_STRING_EQUAL(ti.op, "PULL");
+  CU_ASSERT_EQUAL(ti.key, keys[1]);
+  CU_ASSERT_EQUAL(ti.home, 2);
+  CU_ASSERT_TRUE(harness_wait(h, w, t));
+  CU_ASSERT_EQUAL(ps_worker_ticket_info(w, t + 1, &ti), PS_ERR_INVAL);
+  harness_free(h);
+}
+
 static void count_entry(key_entry *e, void *arg) {
   (void)e;
   ++*(size_t *)arg;
@@ -935,6 +965,8 @@ PSLAB_SUITE("core", {"local access sends nothing", test_local_access_sends_nothi
             {"without fast local access, local keys use messages",
              test_without_fast_local_access_local_keys_use_messages},
             {"remote pull and push", test_remote_pull_and_push},
+            {"ticket info names what a ticket waits for",
+             test_ticket_info_names_what_a_ticket_waits_for},
             {"keys owned elsewhere leave no entry behind", test_remote_keys_leave_no_entry},
             {"bad arguments are rejected", test_bad_arguments_rejected},
             {"localize takes at most 3 messages",
