@@ -28,6 +28,8 @@ typedef struct {
 } exp_buf;
 
 void exp_buf_printf(exp_buf *b, const char *fmt, ...) EXP_PRINTF(2, 3);
+/* Appends n bytes of data. */
+void exp_buf_add(exp_buf *b, const char *data, size_t n);
 void exp_buf_puts(exp_buf *b, const char *s);
 /* The string (caller frees), or NULL if an allocation failed. */
 char *exp_buf_take(exp_buf *b);

@@ -1,17 +1,15 @@
 /*
- * Small tools of the experiments room: a growing string buffer, numbers
- * written so they read back exactly, short labels for JSON values (table
- * cells, plot legends, progress lines), and the file operations the runner
- * and the plotter share (read whole, mkdir -p, write-and-rename).
+ * Text every room writes: a growing string buffer, numbers written so they
+ * read back exactly, short labels for JSON values (table cells, plot
+ * legends, progress lines), what a JSON value is for "found ..." in
+ * messages, and the dotted paths messages name.
  */
 #include "experiments/internal.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* ------------------------------------------------------ string buffer */
 
@@ -45,12 +43,14 @@ void exp_buf_printf(exp_buf *b, const char *fmt, ...) {
   b->len += (size_t)n;
 }
 
-void exp_buf_puts(exp_buf *b, const char *s) {
-  size_t n = strlen(s);
+void exp_buf_add(exp_buf *b, const char *data, size_t n) {
   if (!buf_reserve(b, n)) return;
-  memcpy(b->data + b->len, s, n + 1);
+  memcpy(b->data + b->len, data, n);
   b->len += n;
+  b->data[b->len] = '\0';
 }
+
+void exp_buf_puts(exp_buf *b, const char *s) { exp_buf_add(b, s, strlen(s)); }
 
 char *exp_buf_take(exp_buf *b) {
   if (!buf_reserve(b, 0)) {
@@ -165,111 +165,4 @@ void exp_child_path(char *buf, size_t n, const char *parent, const char *key) {
 
 void exp_index_path(char *buf, size_t n, const char *parent, size_t i) {
   snprintf(buf, n, "%s[%zu]", parent, i);
-}
-
-bool exp_is_file_stem(const char *s) {
-  if (!*s || strcmp(s, ".") == 0 || strcmp(s, "..") == 0) return false;
-  for (; *s; s++) {
-    char c = *s;
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-              (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
-
-/* ------------------------------------------------------------ files */
-
-char *exp_read_file(const char *path, size_t *len, char *err, size_t errlen) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-    return NULL;
-  }
-  exp_buf b = {0};
-  char chunk[8192];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-    if (!buf_reserve(&b, n)) break;
-    memcpy(b.data + b.len, chunk, n);
-    b.len += n;
-  }
-  bool bad = ferror(f) != 0;
-  int saved = errno;
-  fclose(f);
-  if (bad) {
-    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(saved));
-    exp_buf_free(&b);
-    return NULL;
-  }
-  size_t total = b.len;
-  char *s = exp_buf_take(&b);
-  if (!s) snprintf(err, errlen, "%s: out of memory", path);
-  if (len) *len = total;
-  return s;
-}
-
-/* Creates one directory; fine if it is already there as a directory. */
-static int make_dir(const char *p) {
-  struct stat st;
-  if (mkdir(p, 0777) == 0) return 0;
-  if (errno != EEXIST) return -1;
-  if (stat(p, &st) != 0) return -1;
-  if (!S_ISDIR(st.st_mode)) {
-    errno = ENOTDIR;
-    return -1;
-  }
-  return 0;
-}
-
-int exp_mkdir_p(const char *dir, char *err, size_t errlen) {
-  char *p = *dir ? strdup(dir) : NULL;
-  if (!p) {
-    snprintf(err, errlen, "cannot create directory \"%s\"", dir);
-    return -1;
-  }
-  int rc = 0;
-  /* Each prefix ending at a slash, then the whole path. */
-  for (char *s = p + 1; rc == 0; s++) {
-    bool end = *s == '\0';
-    if (*s != '/' && !end) continue;
-    *s = '\0';
-    rc = make_dir(p);
-    if (rc != 0) snprintf(err, errlen, "%s: cannot create: %s", p, strerror(errno));
-    if (end) break;
-    *s = '/';
-  }
-  free(p);
-  return rc;
-}
-
-int exp_write_file_atomic(const char *path, const char *data, size_t len,
-                          char *err, size_t errlen) {
-  size_t n = strlen(path) + 5;
-  char *tmp = malloc(n);
-  if (!tmp) {
-    snprintf(err, errlen, "%s: out of memory", path);
-    return -1;
-  }
-  snprintf(tmp, n, "%s.tmp", path);
-  FILE *f = fopen(tmp, "wb");
-  bool ok = f && fwrite(data, 1, len, f) == len;
-  if (f && fclose(f) != 0) ok = false;
-  if (ok && rename(tmp, path) != 0) ok = false;
-  if (!ok) {
-    snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-    remove(tmp);
-  }
-  free(tmp);
-  return ok ? 0 : -1;
-}
-
-char *exp_join_path(const char *dir, const char *name) {
-  size_t n = strlen(dir) + strlen(name) + 2;
-  char *p = malloc(n);
-  if (!p) return NULL;
-  size_t dl = strlen(dir);
-  bool slash = dl > 0 && dir[dl - 1] == '/';
-  snprintf(p, n, "%s%s%s", dir, slash || dl == 0 ? "" : "/", name);
-  return p;
 }

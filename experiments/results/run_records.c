@@ -20,8 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-bool exp_is_metric(const char *name) { return run_metric_find(name) != NULL; }
-
 /* ---------------------------------------------------------- records */
 
 cJSON *exp_record_new(const char *experiment, const exp_run *run,

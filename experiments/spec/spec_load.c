@@ -527,6 +527,8 @@ static void validate_runs(const cJSON *json, const exp_run_list *runs,
 
 /* ------------------------------------------------------- plot names */
 
+bool exp_is_metric(const char *name) { return run_metric_find(name) != NULL; }
+
 static bool in_some_config(const exp_run_list *runs, const char *path) {
   if (runs->points == 0) return true; /* no configs to ask: not known */
   for (size_t p = 0; p < runs->points; p++)
