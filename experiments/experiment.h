@@ -263,10 +263,6 @@ struct cJSON *exp_jsonl_load_interrupted(const char *path, exp_errors *warnings,
  * -1 with a message. */
 int exp_jsonl_write(const char *path, const struct cJSON *records, char *err,
                     size_t errlen);
-/* Writes spec (the spec as run, after --set) as DIR/spec.json, through a
- * temporary file renamed over it: what `pslab plot`, --resume and `pslab
- * merge` read back. 0, or -1 with a message. */
-int exp_spec_save(const char *dir, const struct cJSON *spec, char *err, size_t errlen);
 
 /* What the results files and the table are made from. Everything is
  * borrowed. */
@@ -373,8 +369,6 @@ typedef struct {
 bool exp_stages_have_auto(const struct cJSON *stages);
 struct cJSON *exp_stages_schedule(const exp_backend_job *job, struct cJSON **records,
                                   char *err, size_t errlen);
-/* Puts each auto stage's record into the run's metrics, as stages[k].auto. */
-void exp_stages_attach(struct cJSON *metrics, struct cJSON *records);
 
 /* A way of running runs (backends.c). */
 typedef struct {
@@ -392,12 +386,6 @@ const exp_backend *exp_backends(size_t *count);
 /* The entry named `name` in table[count], or NULL. */
 const exp_backend *exp_backend_find(const exp_backend *table, size_t count,
                                     const char *name);
-/* Whether backend b reads the cluster field `cluster_key` ("network", or a
- * field inside one, "network.bandwidth"). */
-bool exp_backend_reads(const exp_backend *b, const char *cluster_key);
-/* Whether b reads some fields inside the object field `cluster_key` but not
- * all of it (its list names "network.bandwidth" but not "network"). */
-bool exp_backend_reads_within(const exp_backend *b, const char *cluster_key);
 
 /* ------------------------------------------------------------- runner */
 

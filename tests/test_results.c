@@ -13,7 +13,7 @@
 
 #include "experiments/experiment.h"
 #include "run/run.h"
-#include "experiments/internal.h" /* label, wrapping, statistics */
+#include "experiments/plots/plots.h" /* label, wrapping, statistics */
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

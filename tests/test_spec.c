@@ -10,7 +10,7 @@
 #include "tests/unit.h"
 
 #include "experiments/experiment.h"
-#include "experiments/internal.h"
+#include "experiments/common/common.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>

@@ -8,7 +8,7 @@
 #include "tests/unit.h"
 
 #include "experiments/experiment.h"
-#include "experiments/internal.h"
+#include "experiments/results/results.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

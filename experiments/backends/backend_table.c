@@ -9,7 +9,7 @@
  * the other backend's description of a machine (the simulated network, or
  * the real one's addresses), which spec validation points out.
  */
-#include "experiments/internal.h"
+#include "experiments/backends/backends.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -19,7 +19,7 @@
  * The choice and its figures go into the run's metrics: stages[k].auto
  * (the "stages" metric of run/metrics.c says what they are).
  */
-#include "experiments/internal.h"
+#include "experiments/backends/backends.h"
 
 #include <errno.h>
 #include <math.h>

@@ -4,7 +4,7 @@
  * experiments/SPEC.md holds between its "metrics" markers (a test holds the
  * two together, so the reference cannot drift from the table).
  */
-#include "experiments/internal.h"
+#include "experiments/common/common.h"
 
 #include <stdlib.h>
 #include <string.h>

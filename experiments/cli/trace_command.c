@@ -4,7 +4,7 @@
  * this file prints them, one "name: value" line each, and draws the log-log
  * rank-frequency curve with gnuplot as the plots are drawn (draw.c).
  */
-#include "experiments/internal.h"
+#include "experiments/plots/plots.h"
 #include "workloads/workload.h"
 
 #include <math.h>

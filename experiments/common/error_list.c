@@ -4,7 +4,7 @@
  * rather than one problem at a time. The wording of a spec's problems is
  * spec/field_checks.c's.
  */
-#include "experiments/internal.h"
+#include "experiments/common/common.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * (never seen half-written), a path joined, and the names the results may
  * be given (a file name stem).
  */
-#include "experiments/internal.h"
+#include "experiments/common/common.h"
 
 #include <errno.h>
 #include <stdlib.h>

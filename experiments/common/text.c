@@ -4,7 +4,7 @@
  * legends, progress lines), what a JSON value is for "found ..." in
  * messages, and the dotted paths messages name.
  */
-#include "experiments/internal.h"
+#include "experiments/common/common.h"
 
 #include <math.h>
 #include <stdarg.h>

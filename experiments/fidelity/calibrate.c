@@ -34,7 +34,7 @@
  * compute kernel; machines.cores the cores this process may run on.
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
-#include "experiments/internal.h"
+#include "experiments/results/results.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -16,7 +16,8 @@
  * runs (run number, config and seed: a stale runs.jsonl of another spec is
  * not compared), failed runs are named, and validate.c compares the rest.
  */
-#include "experiments/internal.h"
+#include "experiments/plots/plots.h"
+#include "experiments/runner/runner.h"
 
 #include <errno.h>
 #include <fcntl.h>

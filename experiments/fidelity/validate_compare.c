@@ -21,7 +21,7 @@
  * list (the command itself is validatecmd.c). The comparison is not a
  * metric of a run: nothing here enters the metric table.
  */
-#include "experiments/internal.h"
+#include "experiments/results/results.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * the same look (exp_gp_begin, exp_gp_png), and drawn by the same code
  * (exp_draw_script) into validate.svg and validate.png.
  */
-#include "experiments/internal.h"
+#include "experiments/plots/plots.h"
 
 #include <math.h>
 #include <stdlib.h>

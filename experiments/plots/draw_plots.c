@@ -9,7 +9,7 @@
  * still written, the user is told how to install it, and the caller gets
  * EXP_EXIT_PLOTS, so that the missing plots are never silent.
  */
-#include "experiments/internal.h"
+#include "experiments/plots/plots.h"
 
 #include <errno.h>
 #include <fcntl.h>

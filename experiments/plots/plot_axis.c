@@ -12,7 +12,7 @@
  * ticks read "0.0", "50.0m", and a prefixed unit on the label reads better
  * in a paper.)
  */
-#include "experiments/internal.h"
+#include "experiments/plots/plots.h"
 
 #include <math.h>
 #include <stdlib.h>

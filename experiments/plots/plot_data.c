@@ -23,7 +23,7 @@
  * repeats of a sweep point are combined epoch by epoch, x and y both by
  * their mean.
  */
-#include "experiments/internal.h"
+#include "experiments/plots/plots.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
  * much room it takes for upright labels and legend columns. The default
  * canvas holds a line of labels, x's label and two rows of legend.
  */
-#include "experiments/internal.h"
+#include "experiments/plots/plots.h"
 
 #include <stdlib.h>
 #include <string.h>

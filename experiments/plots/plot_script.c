@@ -15,7 +15,7 @@
  * each column is), so a user can edit and rerun it with plain gnuplot; it
  * draws <name>.svg, then the same plot as <name>.png. draw.c runs it.
  */
-#include "experiments/internal.h"
+#include "experiments/plots/plots.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
  * value": a failed run's metrics, a metric a point lacks, an interval over
  * fewer than two repeats.
  */
-#include "experiments/internal.h"
+#include "experiments/results/results.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
  * exponent: 999.5 rounds to 1.00e+03 and so prints as "1 k", never as
  * "1000" nor as "1e+03".
  */
-#include "experiments/internal.h"
+#include "experiments/results/results.h"
 
 #include <math.h>
 #include <stdio.h>

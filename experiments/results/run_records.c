@@ -12,7 +12,7 @@
  * so that whatever has the records (the runner after each run, a merge of
  * results directories, the tests) writes them with exp_results_write.
  */
-#include "experiments/internal.h"
+#include "experiments/results/results.h"
 
 #include <errno.h>
 #include <math.h>

@@ -7,7 +7,7 @@
  * Values are accumulated with Welford's update, so a long run of close
  * values (times of repeated runs) loses no digits to cancellation.
  */
-#include "experiments/internal.h"
+#include "experiments/results/results.h"
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>

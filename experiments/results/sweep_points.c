@@ -10,7 +10,7 @@
  * table's columns. Every list is in metric-table order, except --metrics'
  * own, which is in the order the user gave.
  */
-#include "experiments/internal.h"
+#include "experiments/results/results.h"
 
 #include <stdint.h>
 #include <stdlib.h>

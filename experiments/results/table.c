@@ -11,7 +11,7 @@
  * (exp_point_labels_make), so that `pslab validate`'s table labels its rows
  * the same way.
  */
-#include "experiments/internal.h"
+#include "experiments/results/results.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
  * line. Widths count characters, not
  * bytes, so that "±" and other UTF-8 text line up.
  */
-#include "experiments/internal.h"
+#include "experiments/results/results.h"
 
 #include <stdlib.h>
 #include <string.h>

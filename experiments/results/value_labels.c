@@ -10,7 +10,7 @@
  * one leaf may lead as its bare value (the policy's type). The values are
  * labelled together, because what differs is a property of the whole set.
  */
-#include "experiments/internal.h"
+#include "experiments/results/results.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -15,7 +15,9 @@
  * end is written by the runner's own functions (exp_jsonl_write,
  * exp_results_finish), so a merged directory reads as one `pslab run` made.
  */
-#include "experiments/internal.h"
+#include "experiments/runner/runner.h"
+#include "experiments/results/results.h"
+#include "experiments/spec/spec.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -13,7 +13,8 @@
  * so that a merged directory is exactly what one `pslab run` would have
  * written.
  */
-#include "experiments/internal.h"
+#include "experiments/runner/runner.h"
+#include "experiments/plots/plots.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -32,7 +32,9 @@
  *   M <metrics as one-line JSON>              the result
  *   E <message>                               the backend's error
  */
-#include "experiments/internal.h"
+#include "experiments/runner/runner.h"
+#include "experiments/backends/backends.h"
+#include "experiments/results/results.h"
 #include "workloads/workload.h"
 
 #include <dirent.h>

@@ -11,7 +11,7 @@
  * whatever the backend. Every problem adds one message; the parse goes on, so that one
  * bad field does not hide the next.
  */
-#include "experiments/internal.h"
+#include "experiments/spec/spec.h"
 
 #include <arpa/inet.h>
 #include <math.h>

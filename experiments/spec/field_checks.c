@@ -7,7 +7,7 @@
  * below are what every part of the spec parser uses, so the wording is the
  * same everywhere (the file name is put in front later, by spec.c).
  */
-#include "experiments/internal.h"
+#include "experiments/spec/spec.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  * spec's checks refuse as unknown, naming it. Lists are never made or
  * grown: an index must exist.
  */
-#include "experiments/internal.h"
+#include "experiments/spec/spec.h"
 
 #include <stdlib.h>
 #include <string.h>

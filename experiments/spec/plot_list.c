@@ -5,7 +5,7 @@
  * name metrics or config paths is checked against the runs by spec_load.c;
  * what a plot becomes is plots/'s.
  */
-#include "experiments/internal.h"
+#include "experiments/spec/spec.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,8 @@
  * their own rooms (wl_create, ps_policy_configure), once per distinct
  * object, and their messages are put under "workload." and "policy.".
  */
-#include "experiments/internal.h"
+#include "experiments/spec/spec.h"
+#include "experiments/backends/backends.h"
 
 #include "policies/policy.h"
 #include "workloads/workload.h"

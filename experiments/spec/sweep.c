@@ -16,7 +16,7 @@
  * so shards take about the same time and each has early results of most
  * points.
  */
-#include "experiments/internal.h"
+#include "experiments/spec/spec.h"
 #include "model/ps.h"
 
 #include <stdlib.h>

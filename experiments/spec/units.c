@@ -7,7 +7,7 @@
  * unit. Results are in flop/s, bytes/s and seconds; bit rates are divided by
  * 8 here so nothing downstream has to remember which one it got.
  */
-#include "experiments/internal.h"
+#include "experiments/spec/spec.h"
 
 #include <math.h>
 #include <stdlib.h>
