@@ -17,6 +17,18 @@
  * Ownership: every pointer a function returns is the caller's unless its
  * comment says "borrowed"; structs filled by *_parse / *_expand are released
  * by the matching *_free. Nothing here keeps global state.
+ *
+ * Behind this door the code is in a folder per idea, each with one header
+ * for what its files share (never a door): common/ (string buffer, values
+ * as text, files, the error list), spec/ (loading and checking a spec: its
+ * cluster, units, JSON paths, sweep and shards, plots list), backends/ (the
+ * backend table, the stage scheduler), results/ (run records, runs.jsonl,
+ * the CSV files, the table), plots/ (gnuplot scripts and their drawing),
+ * runner/ (runs in child processes, results directories, `pslab merge`),
+ * fidelity/ (`pslab calibrate`, `pslab validate`) and cli/ (the `pslab`
+ * command). They include each other one way: common <- backends <- spec,
+ * common <- results <- plots, then runner over spec, backends, results and
+ * plots, fidelity over runner, and cli on top.
  */
 #ifndef PSLAB_EXPERIMENTS_EXPERIMENT_H
 #define PSLAB_EXPERIMENTS_EXPERIMENT_H
@@ -359,7 +371,7 @@ typedef struct {
   uint64_t memory_limit;
 } exp_backend_job;
 
-/* The stage scheduler (scheduler.c): whether a "stages" list has a stage
+/* The stage scheduler (backends/stage_scheduler.c): whether a "stages" list has a stage
  * with "workers": "auto"; and its resolution for the job's run: a copy of
  * job->stages with every "auto" replaced by the count the scheduler chose
  * (simulating the candidate counts on the run's simulated cluster, in forked
@@ -370,7 +382,7 @@ bool exp_stages_have_auto(const struct cJSON *stages);
 struct cJSON *exp_stages_schedule(const exp_backend_job *job, struct cJSON **records,
                                   char *err, size_t errlen);
 
-/* A way of running runs (backends.c). */
+/* A way of running runs (backends/backend_table.c). */
 typedef struct {
   const char *name;                  /* the spec's "backend" */
   const char *summary;               /* one line for help texts */
@@ -454,7 +466,7 @@ int exp_trace_merge(const char *file, FILE *log);
 
 /* ---------------------------------------------------------- calibrate */
 
-/* Totals over a batch of operations (experiments/calibrate.c). */
+/* Totals over a batch of operations (fidelity/calibrate.c). */
 typedef struct {
   double wall_s;       /* wall-clock time */
   double cpu_s;        /* CPU time of every process involved */
@@ -540,8 +552,9 @@ int exp_merge_dirs(const char *const *dirs, size_t n_dirs, const exp_merge_optio
 /* ----------------------------------------------------------- validate */
 
 /* `pslab validate`: a spec run on both backends with the same seeds, and how
- * well the simulator predicted the real backend (the comparison:
- * validate.c; the drawing: validateplot.c; the command: validatecmd.c). */
+ * well the simulator predicted the real backend (fidelity/: the comparison
+ * validate_compare.c, the drawing validate_plot.c, the command
+ * validate_command.c). */
 
 /* The repeats a validation runs when neither --repeats nor the spec asks
  * for more: the real runs' spread needs several. */

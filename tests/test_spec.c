@@ -1,8 +1,9 @@
 /*
- * Spec loading and validation (experiments/spec.c, cluster.c, units.c,
- * check.c): a table of bad specs, each with the message it must produce;
- * several problems reported at once; syntax errors located by line and
- * column; units; --set overrides; the typed cluster sim/ and real/ receive.
+ * Spec loading and validation (experiments/spec/: spec_load.c, cluster.c,
+ * units.c, field_checks.c): a table of bad specs, each with the message it
+ * must produce; several problems reported at once; syntax errors located by
+ * line and column; units; --set overrides; the typed cluster sim/ and real/
+ * receive.
  *
  * Specs are written with single quotes, turned into double quotes before
  * parsing, so that the table stays readable.

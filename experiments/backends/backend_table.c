@@ -5,7 +5,7 @@
  * chooses or validates a backend (the spec's "backend", --backend, the
  * runner) looks here, so a third backend is one entry and its folder.
  *
- * The cluster arrives typed (cluster.c); what a backend does not read is
+ * The cluster arrives typed (spec/cluster.c); what a backend does not read is
  * the other backend's description of a machine (the simulated network, or
  * the real one's addresses), which spec validation points out.
  */

@@ -2,7 +2,7 @@
  * `pslab trace`: what a recorded trace says (stats) and the merge of a run's
  * parts (merge). The figures come from workloads/ (wl_trace_stats_compute);
  * this file prints them, one "name: value" line each, and draws the log-log
- * rank-frequency curve with gnuplot as the plots are drawn (draw.c).
+ * rank-frequency curve with gnuplot as the plots are drawn (plots/draw_plots.c).
  */
 #include "experiments/plots/plots.h"
 #include "workloads/workload.h"

@@ -14,7 +14,7 @@
  *
  * Then the records of both are read back, each checked to be of its spec's
  * runs (run number, config and seed: a stale runs.jsonl of another spec is
- * not compared), failed runs are named, and validate.c compares the rest.
+ * not compared), failed runs are named, and validate_compare.c compares the rest.
  */
 #include "experiments/plots/plots.h"
 #include "experiments/runner/runner.h"

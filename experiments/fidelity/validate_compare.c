@@ -18,7 +18,7 @@
  *
  * The comparison is a list of records, validate.jsonl's; the CSV, the
  * table, its summary and the scatter plot of time_s are all made from that
- * list (the command itself is validatecmd.c). The comparison is not a
+ * list (the command itself is validate_command.c). The comparison is not a
  * metric of a run: nothing here enters the metric table.
  */
 #include "experiments/results/results.h"

@@ -4,7 +4,7 @@
  * which a perfect prediction lies. Both axes have the same unit and the
  * same range, on a square plot, so that the distance from the line reads
  * as the error; the axes are logarithmic when the times span more than a
- * decade. The script is self-contained like a spec plot's (plot.c), with
+ * decade. The script is self-contained like a spec plot's (plots/), with
  * the same look (exp_gp_begin, exp_gp_png), and drawn by the same code
  * (exp_draw_script) into validate.svg and validate.png.
  */

@@ -5,7 +5,7 @@
  * into its config), y (a metric; a list-valued one reduced to its mean by
  * exp_metric_value) and a series label. A point gathers the y values of the
  * records that share series and x, which are meant to be the repeats of one
- * sweep point; plot.c draws their combination (the metric's: mean, max or
+ * sweep point; plot_script.c draws their combination (the metric's: mean, max or
  * sum) and, for a mean, its 95% confidence interval. When two *different*
  * sweep points would fall on the same point (x = policy.type while the
  * sweep varies whole policy objects, two of which are "static"), combining
@@ -14,7 +14,7 @@
  * vary, and says so in x's title ("policy"), a line chart draws a line per
  * combination of the varying values other than x.
  *
- * Labels are readable (labels.c): what differs between the values, without
+ * Labels are readable (results/value_labels.c): what differs between the values, without
  * braces, an object's type first ("relocate lookahead=100").
  *
  * A per-epoch plot (kind "quality_vs_time") takes x and y from two lists of

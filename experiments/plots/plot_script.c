@@ -3,17 +3,17 @@
  * list itself is parsed by spec/plot_list.c).
  *
  * A plot puts a metric (y) against a metric or a config value (x), with one
- * line per distinct value of an optional config path (series); plotdata.c
+ * line per distinct value of an optional config path (series); plot_data.c
  * reduces the records to those points. A numeric x gives lines with points,
  * sorted by x; any other x (policy.type, a whole policy object) gives a
  * clustered bar chart, one cluster per x value in the order runs met them.
  * Points of several runs get error bars (their 95% confidence interval);
- * axes are labelled with their units (plotaxis.c); the canvas and the bar
- * labels are laid out to fit (plotlayout.c); the legend goes below the plot.
+ * axes are labelled with their units (plot_axis.c); the canvas and the bar
+ * labels are laid out to fit (plot_layout.c); the legend goes below the plot.
  *
  * The script is self-contained (its data is inline, a comment says what
  * each column is), so a user can edit and rerun it with plain gnuplot; it
- * draws <name>.svg, then the same plot as <name>.png. draw.c runs it.
+ * draws <name>.svg, then the same plot as <name>.png. draw_plots.c runs it.
  */
 #include "experiments/plots/plots.h"
 

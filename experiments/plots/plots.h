@@ -6,9 +6,8 @@
  * starts and ends with, and running gnuplot.
  *
  * Not a door: only the files of experiments/ (and their tests) include it.
- * It includes results/ (and through it common/); its files also include
- * spec/ (a plot's plots list, JSON paths, sweep labels come through the
- * door).
+ * It includes results/ (and through it common/); plots/ calls spec/ only
+ * through the door (the plots list, JSON paths, sweep labels).
  */
 #ifndef PSLAB_EXPERIMENTS_PLOTS_H
 #define PSLAB_EXPERIMENTS_PLOTS_H

@@ -5,7 +5,7 @@
  * SimGrid holds one simulation per process, and a simulation that crashes
  * must not take the experiment with it, so every run is a fork: the child
  * builds the typed cluster, runs the run through its backend's entry in the
- * backend table (backends.c), and sends its metrics back through a pipe;
+ * backend table (backends/), and sends its metrics back through a pipe;
  * the parent times it, records it and goes on to the next run. On the real
  * backend the child forks every node of the run on this machine, or, under
  * `pslab node`, is this process's node of the run; then only rank 0 records
@@ -16,7 +16,7 @@
  *
  * Which runs run: those of the shard asked for (every run by default) and,
  * when resuming, not those whose successful record the directory already
- * holds (resultsdir.c reads it back). The end of the experiment (summary.csv,
+ * holds (results_dir.c reads it back). The end of the experiment (summary.csv,
  * the table, the plots) is exp_results_finish, shared with `pslab merge`.
  *
  * Signals: SIGINT or SIGTERM to the runner goes to every process of the run

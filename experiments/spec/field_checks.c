@@ -5,7 +5,7 @@
  * found <what>`, and all lines are collected before anything runs: a user
  * fixing a spec sees everything wrong with it at once. The member checks
  * below are what every part of the spec parser uses, so the wording is the
- * same everywhere (the file name is put in front later, by spec.c).
+ * same everywhere (the file name is put in front later, by spec_load.c).
  */
 #include "experiments/spec/spec.h"
 
