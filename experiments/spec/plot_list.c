@@ -15,48 +15,72 @@ static const char *const plot_keys[] = {"name", "kind", "x", "y", "series",
 
 static char *copy(const char *s) { return s ? strdup(s) : NULL; }
 
+/* Adds "<p>.<key>: expected <what>, found <its value>". */
+static void expect_member(exp_errors *e, const cJSON *j, const char *p, const char *key,
+                          const char *what) {
+  char kp[EXP_PATH_MAX];
+  exp_child_path(kp, sizeof kp, p, key);
+  exp_expect(e, kp, what, cJSON_GetObjectItemCaseSensitive(j, key));
+}
+
+/* "kind": sets per_epoch or per_server; "points" is the default. */
+static void parse_kind(const cJSON *j, const char *p, exp_plot *out, exp_errors *e) {
+  const char *kind = NULL;
+  if (!exp_get_string(e, j, p, "kind", false, &kind) || !kind) return;
+  if (strcmp(kind, "quality_vs_time") == 0) {
+    out->per_epoch = true;
+  } else if (strcmp(kind, "servers_over_time") == 0) {
+    out->per_server = true;
+  } else if (strcmp(kind, "points") != 0) {
+    expect_member(e, j, p, "kind", "\"points\" (the default), \"quality_vs_time\" or "
+                  "\"servers_over_time\"");
+  }
+}
+
+static void parse_select(const cJSON *j, const char *p, exp_plot *out, exp_errors *e) {
+  const cJSON *select = cJSON_GetObjectItemCaseSensitive(j, "select");
+  if (select && (!cJSON_IsObject(select) || !select->child)) {
+    expect_member(e, j, p, "select", "an object of dotted paths into the run config and "
+                  "their values, such as {\"policy.type\": \"psld\"}");
+  } else if (select) {
+    out->select = cJSON_Duplicate(select, true);
+  }
+}
+
+/* A servers_over_time plot sets its own axes: x, y and series are refused. */
+static void refuse_axes(const cJSON *j, const char *p, exp_errors *e) {
+  for (const char *const *k = (const char *const[]){"x", "y", "series", NULL}; *k; k++) {
+    if (!cJSON_GetObjectItemCaseSensitive(j, *k)) continue;
+    expect_member(e, j, p, *k, "nothing with kind \"servers_over_time\" (it draws keys "
+                  "served per second against time, a line per server)");
+  }
+}
+
+/* A quality_vs_time plot's x and y must be per-epoch metrics. */
+static void check_per_epoch(const char *p, const char *x, const char *y, exp_errors *e) {
+  const char *const which[] = {"x", "y"};
+  const char *const names[] = {x, y};
+  for (int k = 0; k < 2; k++) {
+    const run_metric *m = run_metric_find(names[k]);
+    if (m && m->list && m->values) continue;
+    char kp[EXP_PATH_MAX];
+    exp_child_path(kp, sizeof kp, p, which[k]);
+    exp_errors_addf(e, "%s: expected a metric with one value per epoch (epoch_end_s, "
+                       "epoch_quality, epoch_loss, epoch_time_s) for kind "
+                       "\"quality_vs_time\", found \"%s\"", kp, names[k]);
+  }
+}
+
 static void parse_plot(const cJSON *j, const char *p, exp_plot *out,
                        exp_errors *e) {
   const char *name = NULL, *x = NULL, *y = NULL, *series = NULL, *title = NULL;
   exp_check_keys(e, j, p, plot_keys);
-  if (exp_get_string(e, j, p, "name", true, &name) && name &&
-      !exp_is_file_stem(name)) {
-    char np[EXP_PATH_MAX];
-    exp_child_path(np, sizeof np, p, "name");
-    exp_expect(e, np, "a file name stem of letters, digits, '_', '.' and '-'",
-               cJSON_GetObjectItemCaseSensitive(j, "name"));
-  }
-  const char *kind = NULL;
-  if (exp_get_string(e, j, p, "kind", false, &kind) && kind) {
-    if (strcmp(kind, "quality_vs_time") == 0) {
-      out->per_epoch = true;
-    } else if (strcmp(kind, "servers_over_time") == 0) {
-      out->per_server = true;
-    } else if (strcmp(kind, "points") != 0) {
-      char kp[EXP_PATH_MAX];
-      exp_child_path(kp, sizeof kp, p, "kind");
-      exp_expect(e, kp, "\"points\" (the default), \"quality_vs_time\" or "
-                 "\"servers_over_time\"", cJSON_GetObjectItemCaseSensitive(j, "kind"));
-    }
-  }
-  const cJSON *select = cJSON_GetObjectItemCaseSensitive(j, "select");
-  if (select && (!cJSON_IsObject(select) || !select->child)) {
-    char sp[EXP_PATH_MAX];
-    exp_child_path(sp, sizeof sp, p, "select");
-    exp_expect(e, sp, "an object of dotted paths into the run config and their values, "
-               "such as {\"policy.type\": \"psld\"}", select);
-  } else if (select) {
-    out->select = cJSON_Duplicate(select, true);
-  }
+  if (exp_get_string(e, j, p, "name", true, &name) && name && !exp_is_file_stem(name))
+    expect_member(e, j, p, "name", "a file name stem of letters, digits, '_', '.' and '-'");
+  parse_kind(j, p, out, e);
+  parse_select(j, p, out, e);
   if (out->per_server) {
-    for (const char *const *k = (const char *const[]){"x", "y", "series", NULL}; *k; k++) {
-      if (!cJSON_GetObjectItemCaseSensitive(j, *k)) continue;
-      char kp[EXP_PATH_MAX];
-      exp_child_path(kp, sizeof kp, p, *k);
-      exp_expect(e, kp, "nothing with kind \"servers_over_time\" (it draws keys served "
-                 "per second against time, a line per server)",
-                 cJSON_GetObjectItemCaseSensitive(j, *k));
-    }
+    refuse_axes(j, p, e);
     x = "time_s";
     y = "servers";
   }
@@ -65,17 +89,7 @@ static void parse_plot(const cJSON *j, const char *p, exp_plot *out,
   if (out->per_epoch) {
     if (!x) x = "epoch_end_s";
     if (!y) y = "epoch_quality";
-    const char *const which[] = {"x", "y"};
-    const char *const names[] = {x, y};
-    for (int k = 0; k < 2; k++) {
-      const run_metric *m = run_metric_find(names[k]);
-      if (m && m->list && m->values) continue;
-      char kp[EXP_PATH_MAX];
-      exp_child_path(kp, sizeof kp, p, which[k]);
-      exp_errors_addf(e, "%s: expected a metric with one value per epoch (epoch_end_s, "
-                         "epoch_quality, epoch_loss, epoch_time_s) for kind "
-                         "\"quality_vs_time\", found \"%s\"", kp, names[k]);
-    }
+    check_per_epoch(p, x, y, e);
   }
   exp_get_string(e, j, p, "series", false, &series);
   exp_get_string(e, j, p, "title", false, &title);
