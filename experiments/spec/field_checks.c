@@ -143,32 +143,34 @@ bool exp_get_number(exp_errors *e, const cJSON *obj, const char *path,
   return true;
 }
 
-bool exp_get_string(exp_errors *e, const cJSON *obj, const char *path,
-                    const char *key, bool required, const char **out) {
+/* The member key of obj when it is there and `is` holds for it; otherwise
+ * NULL, and *ok false with a message when it is required or of another
+ * type (described as what). */
+static const cJSON *typed_member(exp_errors *e, const cJSON *obj, const char *path,
+                                 const char *key, bool required, const char *what,
+                                 cJSON_bool (*is)(const cJSON *const), bool *ok) {
   char p[EXP_PATH_MAX];
   exp_child_path(p, sizeof p, path, key);
   const cJSON *v = member(obj, key);
-  if (!v) return missing(e, p, "a string", required);
-  if (!cJSON_IsString(v)) {
-    exp_expect(e, p, "a string", v);
-    return false;
-  }
-  *out = v->valuestring;
-  return true;
+  *ok = v ? is(v) : missing(e, p, what, required);
+  if (v && !*ok) exp_expect(e, p, what, v);
+  return *ok ? v : NULL;
+}
+
+bool exp_get_string(exp_errors *e, const cJSON *obj, const char *path,
+                    const char *key, bool required, const char **out) {
+  bool ok;
+  const cJSON *v = typed_member(e, obj, path, key, required, "a string", cJSON_IsString, &ok);
+  if (v) *out = v->valuestring;
+  return ok;
 }
 
 bool exp_get_bool(exp_errors *e, const cJSON *obj, const char *path,
                   const char *key, bool *out) {
-  char p[EXP_PATH_MAX];
-  exp_child_path(p, sizeof p, path, key);
-  const cJSON *v = member(obj, key);
-  if (!v) return true;
-  if (!cJSON_IsBool(v)) {
-    exp_expect(e, p, "true or false", v);
-    return false;
-  }
-  *out = cJSON_IsTrue(v);
-  return true;
+  bool ok;
+  const cJSON *v = typed_member(e, obj, path, key, false, "true or false", cJSON_IsBool, &ok);
+  if (v) *out = cJSON_IsTrue(v);
+  return ok;
 }
 
 bool exp_get_choice(exp_errors *e, const cJSON *obj, const char *path,
@@ -196,16 +198,10 @@ bool exp_get_choice(exp_errors *e, const cJSON *obj, const char *path,
 
 bool exp_get_object(exp_errors *e, const cJSON *obj, const char *path,
                     const char *key, bool required, const cJSON **out) {
-  char p[EXP_PATH_MAX];
-  exp_child_path(p, sizeof p, path, key);
-  const cJSON *v = member(obj, key);
-  if (!v) return missing(e, p, "an object", required);
-  if (!cJSON_IsObject(v)) {
-    exp_expect(e, p, "an object", v);
-    return false;
-  }
-  *out = v;
-  return true;
+  bool ok;
+  const cJSON *v = typed_member(e, obj, path, key, required, "an object", cJSON_IsObject, &ok);
+  if (v) *out = v;
+  return ok;
 }
 
 bool exp_get_quantity(exp_errors *e, const cJSON *obj, const char *path,
