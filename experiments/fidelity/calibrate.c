@@ -227,24 +227,39 @@ static void about(cJSON *profile, const exp_calib_source *src, const exp_calib_o
   cJSON_AddItemToObject(a, "notes", notes);
 }
 
-/* ---------------------------------------------------------------- door */
+/* ------------------------------------------------------------ the fit */
 
-cJSON *exp_calibrate(const exp_calib_source *src, const exp_calib_options *o, char *err,
-                     size_t errlen) {
-  FILE *log = o->log;
-  cJSON *figures = cJSON_CreateArray(), *notes = cJSON_CreateArray();
+/* What was measured, as the fit takes it. */
+typedef struct {
+  /* Per remote pull of the grid: 2k, the bytes of request and reply, the
+   * round trip and the CPU of both processes. */
   double k2[REMOTE_GRID], bytes[REMOTE_GRID], rtt[REMOTE_GRID], cpu[REMOTE_GRID];
-  double issuer = 0;
+  double issuer;        /* the issuing thread's CPU per pull of the smallest */
+  double local_per_key; /* a local pull's time per key */
+  double speed;         /* the compute kernel's flop/s (0: it took no time) */
+} measured;
+
+/* The cost model's coefficients (see the top). */
+typedef struct {
+  double per_msg, send, per_key, per_byte, latency, bandwidth;
+} fitted;
+
+/* Measures every figure through src, in order (the remote grid, a local
+ * pull, compute), adding each to figures and to o->log. 0, or -1 with a
+ * message. */
+static int measure_all(const exp_calib_source *src, const exp_calib_options *o,
+                       cJSON *figures, measured *m, char *err, size_t errlen) {
+  FILE *log = o->log;
   if (log) fprintf(log, "pslab calibrate: remote pulls between two real nodes on loopback\n");
   for (size_t i = 0; i < REMOTE_GRID; i++) {
     uint32_t k = remote_grid[i].keys, v = remote_grid[i].floats;
     figure f = {0};
-    if (measure(src, o, FIG_REMOTE, k, v, &f, err, errlen) != 0) goto fail;
-    k2[i] = 2.0 * k;
-    bytes[i] = (double)ps_msg_encoded_len(k, 0) + (double)ps_msg_encoded_len(k, k * v);
-    rtt[i] = f.wall_s;
-    cpu[i] = f.cpu_s;
-    if (i == 0) issuer = f.thread_cpu_s;
+    if (measure(src, o, FIG_REMOTE, k, v, &f, err, errlen) != 0) return -1;
+    m->k2[i] = 2.0 * k;
+    m->bytes[i] = (double)ps_msg_encoded_len(k, 0) + (double)ps_msg_encoded_len(k, k * v);
+    m->rtt[i] = f.wall_s;
+    m->cpu[i] = f.cpu_s;
+    if (i == 0) m->issuer = f.thread_cpu_s;
     add_figure(figures, "remote_pull", k, v, &f);
     char what[64];
     snprintf(what, sizeof what, "round trip, %u key%s of %u float%s", k, k > 1 ? "s" : "", v,
@@ -253,65 +268,94 @@ cJSON *exp_calibrate(const exp_calib_source *src, const exp_calib_options *o, ch
   }
   figure local = {0}, compute = {0};
   if (measure(src, o, FIG_LOCAL, CALIB_LOCAL_KEYS, CALIB_LOCAL_FLOATS, &local, err, errlen) != 0)
-    goto fail;
+    return -1;
   add_figure(figures, "local_pull", CALIB_LOCAL_KEYS, CALIB_LOCAL_FLOATS, &local);
-  double local_per_key = local.wall_s / CALIB_LOCAL_KEYS;
-  log_figure(log, "local pull, per key of 64 floats", &local, "s", local_per_key, o);
-  if (measure(src, o, FIG_COMPUTE, 0, 0, &compute, err, errlen) != 0) goto fail;
+  m->local_per_key = local.wall_s / CALIB_LOCAL_KEYS;
+  log_figure(log, "local pull, per key of 64 floats", &local, "s", m->local_per_key, o);
+  if (measure(src, o, FIG_COMPUTE, 0, 0, &compute, err, errlen) != 0) return -1;
   add_figure(figures, "compute_per_flop", 0, 0, &compute);
-  double speed = compute.wall_s > 0 ? 1 / compute.wall_s : 0;
-  log_figure(log, "compute (dot products)", &compute, "flop/s", speed, o);
+  m->speed = compute.wall_s > 0 ? 1 / compute.wall_s : 0;
+  log_figure(log, "compute (dot products)", &compute, "flop/s", m->speed, o);
+  return 0;
+}
 
+/* Fits the cost model to m (see the top); a coefficient set to 0 or a
+ * bandwidth that limits nothing is said in notes. False with a message. */
+static bool fit_model(const measured *m, cJSON *notes, fitted *out, char *err, size_t errlen) {
   double bc[3], br[3];
-  if (!fit3(k2, bytes, cpu, REMOTE_GRID, bc) || !fit3(k2, bytes, rtt, REMOTE_GRID, br)) {
+  if (!fit3(m->k2, m->bytes, m->cpu, REMOTE_GRID, bc) ||
+      !fit3(m->k2, m->bytes, m->rtt, REMOTE_GRID, br)) {
     snprintf(err, errlen, "calibrate: the remote figures do not determine the cost model");
-    goto fail;
+    return false;
   }
-  double per_key = at_least_zero(bc[1], "per_key_s", notes);
-  double per_byte = at_least_zero(bc[2], "per_byte_s", notes);
-  double send = fmin(issuer, fmax(bc[0], 0) / 2);
-  double per_msg = at_least_zero(bc[0] / 2 - send, "per_message_s", notes);
-  double latency = at_least_zero((br[0] - 2 * per_msg) / 2, "machines.loopback_latency", notes);
-  double inv_bw = br[2] - per_byte;
-  double bandwidth = 1 / inv_bw;
+  out->per_key = at_least_zero(bc[1], "per_key_s", notes);
+  out->per_byte = at_least_zero(bc[2], "per_byte_s", notes);
+  out->send = fmin(m->issuer, fmax(bc[0], 0) / 2);
+  out->per_msg = at_least_zero(bc[0] / 2 - out->send, "per_message_s", notes);
+  out->latency =
+      at_least_zero((br[0] - 2 * out->per_msg) / 2, "machines.loopback_latency", notes);
+  double inv_bw = br[2] - out->per_byte;
+  out->bandwidth = 1 / inv_bw;
   if (!(inv_bw > 1e-12)) { /* more than 1 TB/s: limits nothing */
     cJSON_AddItemToArray(notes, cJSON_CreateString(
         "the round trip grows no faster with bytes than the CPU cost per byte: the loopback "
         "bandwidth limits nothing beyond it and is written as 1 TBps"));
-    bandwidth = 1e12;
+    out->bandwidth = 1e12;
   }
-  if (!(speed > 0)) {
+  return true;
+}
+
+/* The profile: EXP_PROFILE_ABOUT (taking figures and notes), host_speed,
+ * cost and machines. */
+static cJSON *profile_make(const exp_calib_source *src, const exp_calib_options *o,
+                           cJSON *figures, cJSON *notes, const measured *m, const fitted *f) {
+  cJSON *profile = cJSON_CreateObject();
+  about(profile, src, o, figures, notes);
+  cJSON_AddNumberToObject(profile, "host_speed", m->speed);
+  cJSON *cost = cJSON_AddObjectToObject(profile, "cost");
+  cJSON_AddNumberToObject(cost, "per_message_s", f->per_msg);
+  cJSON_AddNumberToObject(cost, "per_key_s", f->per_key);
+  cJSON_AddNumberToObject(cost, "per_byte_s", f->per_byte);
+  cJSON_AddNumberToObject(cost, "local_per_key_s", m->local_per_key);
+  cJSON_AddNumberToObject(cost, "send_per_message_s", f->send);
+  cJSON *machines = cJSON_AddObjectToObject(profile, "machines");
+  cJSON_AddNumberToObject(machines, "count", 1);
+  cJSON_AddNumberToObject(machines, "cores", src->cores);
+  cJSON_AddNumberToObject(machines, "loopback_latency", f->latency);
+  cJSON_AddNumberToObject(machines, "loopback_bandwidth", f->bandwidth);
+  return profile;
+}
+
+static void log_fitted(FILE *log, const measured *m, const fitted *fit, uint32_t cores) {
+  char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+  exp_format_quantity(fit->per_msg, "s", a, sizeof a);
+  exp_format_quantity(fit->send, "s", b, sizeof b);
+  exp_format_quantity(fit->per_key, "s", c, sizeof c);
+  exp_format_quantity(fit->per_byte, "s", d, sizeof d);
+  exp_format_quantity(fit->latency, "s", e, sizeof e);
+  exp_format_quantity(fit->bandwidth, "B", f, sizeof f);
+  exp_format_quantity(m->local_per_key, "s", g, sizeof g);
+  fprintf(log, "fitted: per_message_s %s, send_per_message_s %s, per_key_s %s, per_byte_s "
+               "%s,\n        loopback latency %s and bandwidth %s/s, local_per_key_s %s, %u "
+               "cores\n", a, b, c, d, e, f, g, cores);
+}
+
+/* ---------------------------------------------------------------- door */
+
+cJSON *exp_calibrate(const exp_calib_source *src, const exp_calib_options *o, char *err,
+                     size_t errlen) {
+  cJSON *figures = cJSON_CreateArray(), *notes = cJSON_CreateArray();
+  measured m = {0};
+  fitted fit;
+  if (measure_all(src, o, figures, &m, err, errlen) != 0 ||
+      !fit_model(&m, notes, &fit, err, errlen))
+    goto fail;
+  if (!(m.speed > 0)) {
     snprintf(err, errlen, "calibrate: the compute kernel took no time");
     goto fail;
   }
-  cJSON *profile = cJSON_CreateObject();
-  about(profile, src, o, figures, notes);
-  figures = notes = NULL;
-  cJSON_AddNumberToObject(profile, "host_speed", speed);
-  cJSON *cost = cJSON_AddObjectToObject(profile, "cost");
-  cJSON_AddNumberToObject(cost, "per_message_s", per_msg);
-  cJSON_AddNumberToObject(cost, "per_key_s", per_key);
-  cJSON_AddNumberToObject(cost, "per_byte_s", per_byte);
-  cJSON_AddNumberToObject(cost, "local_per_key_s", local_per_key);
-  cJSON_AddNumberToObject(cost, "send_per_message_s", send);
-  cJSON *m = cJSON_AddObjectToObject(profile, "machines");
-  cJSON_AddNumberToObject(m, "count", 1);
-  cJSON_AddNumberToObject(m, "cores", src->cores);
-  cJSON_AddNumberToObject(m, "loopback_latency", latency);
-  cJSON_AddNumberToObject(m, "loopback_bandwidth", bandwidth);
-  if (log) {
-    char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
-    exp_format_quantity(per_msg, "s", a, sizeof a);
-    exp_format_quantity(send, "s", b, sizeof b);
-    exp_format_quantity(per_key, "s", c, sizeof c);
-    exp_format_quantity(per_byte, "s", d, sizeof d);
-    exp_format_quantity(latency, "s", e, sizeof e);
-    exp_format_quantity(bandwidth, "B", f, sizeof f);
-    exp_format_quantity(local_per_key, "s", g, sizeof g);
-    fprintf(log, "fitted: per_message_s %s, send_per_message_s %s, per_key_s %s, per_byte_s "
-                 "%s,\n        loopback latency %s and bandwidth %s/s, local_per_key_s %s, %u "
-                 "cores\n", a, b, c, d, e, f, g, src->cores);
-  }
+  cJSON *profile = profile_make(src, o, figures, notes, &m, &fit);
+  if (o->log) log_fitted(o->log, &m, &fit, src->cores);
   return profile;
 fail:
   cJSON_Delete(figures);
