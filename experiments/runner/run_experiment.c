@@ -374,13 +374,10 @@ static char *explain_exit(int status, const char *log_path) {
   return exp_buf_take(&b);
 }
 
-static outcome run_in_child(const child_job *job, progress *pg, const char *log_path) {
-  outcome out = {0};
-  int fds[2];
-  if (pipe(fds) != 0) {
-    out.error = strdup("cannot create a pipe for the run");
-    return out;
-  }
+/* Forks the run's child, which runs child_main writing to fds[1], in a
+ * process group of its own that dies with this process. Returns its pid
+ * (the group's), or -1. */
+static pid_t fork_child(const child_job *job, const int fds[2], const char *log_path) {
   fflush(NULL); /* or the child's copies of stdio buffers may be written twice */
   /* Held back across fork(): the child starts with the default actions, and
    * the parent knows the child's group before a signal can ask for it. */
@@ -406,6 +403,35 @@ static outcome run_in_child(const child_job *job, progress *pg, const char *log_
     if (interrupted) kill(-pid, SIGKILL); /* the signal came as it forked */
   }
   sigprocmask(SIG_SETMASK, &old, NULL);
+  return pid;
+}
+
+/* Waits for the child pid to end and reaps it with its group; its exit
+ * status. */
+static int reap_group(pid_t pid) {
+  /* Ended, not yet reaped: its pid, and so its group's, cannot be reused
+   * yet. Whatever of the group is left (nothing, normally; after a signal,
+   * processes whose parent died first, handed to this one as their
+   * subreaper) is killed and reaped with it, so none is left behind, not
+   * even as a zombie. */
+  siginfo_t info;
+  while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) continue;
+  running_group = 0;
+  kill(-pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
+  for (int st; waitpid(-pid, &st, 0) > 0 || errno == EINTR;) continue;
+  return status;
+}
+
+static outcome run_in_child(const child_job *job, progress *pg, const char *log_path) {
+  outcome out = {0};
+  int fds[2];
+  if (pipe(fds) != 0) {
+    out.error = strdup("cannot create a pipe for the run");
+    return out;
+  }
+  pid_t pid = fork_child(job, fds, log_path);
   close(fds[1]);
   if (pid < 0) {
     close(fds[0]);
@@ -419,18 +445,7 @@ static outcome run_in_child(const child_job *job, progress *pg, const char *log_
   } else {
     close(fds[0]);
   }
-  /* Ended, not yet reaped: its pid, and so its group's, cannot be reused
-   * yet. Whatever of the group is left (nothing, normally; after a signal,
-   * processes whose parent died first, handed to this one as their
-   * subreaper) is killed and reaped with it, so none is left behind, not
-   * even as a zombie. */
-  siginfo_t info;
-  while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) continue;
-  running_group = 0;
-  kill(-pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
-  for (int st; waitpid(-pid, &st, 0) > 0 || errno == EINTR;) continue;
+  int status = reap_group(pid);
   if (!out.metrics && !out.error) out.error = explain_exit(status, log_path);
   if (out.error) {
     cJSON_Delete(out.metrics);
