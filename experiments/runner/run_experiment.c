@@ -34,7 +34,6 @@
  */
 #include "experiments/runner/runner.h"
 #include "experiments/backends/backends.h"
-#include "experiments/results/results.h"
 #include "workloads/workload.h"
 
 #include <dirent.h>
