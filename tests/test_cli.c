@@ -8,7 +8,7 @@
  */
 #include "tests/unit.h"
 
-#include "experiments/cli_options.h"
+#include "experiments/cli/cli.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * 1 invalid spec or failed run, 2 bad command line, 3 plots not drawn.
  */
 #include "experiments/experiment.h"
-#include "experiments/cli_options.h"
+#include "experiments/cli/cli.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * table gives it), what it names on the command line, and the prose of its
  * --help around the options. cli_help.c prints them; main.c runs them.
  */
-#include "experiments/cli_options.h"
+#include "experiments/cli/cli.h"
 
 #include <stddef.h>
 

@@ -7,7 +7,7 @@
  * cli_option_texts. cli_help.c prints usage, help and completion from the
  * same tables.
  */
-#include "experiments/cli_options.h"
+#include "experiments/cli/cli.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * `pslab --help`'s list of commands, usage errors, and the bash completion
  * script of `pslab completion bash`.
  */
-#include "experiments/cli_options.h"
+#include "experiments/cli/cli.h"
 
 #include <stdint.h>
 #include <string.h>
