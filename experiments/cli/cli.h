@@ -1,16 +1,16 @@
 /*
- * experiments/cli_options.h: the `pslab` command line as two tables, a
+ * experiments/cli/: the `pslab` command line as two tables, a
  * command table (name, summary, what it names on the command line, its help
  * prose) and an options table (long name, short name, value, the commands
  * that take the option, help text, where the parsed value goes). Parsing,
  * every usage line, the options part of every --help, `pslab --help`'s list
  * of commands and the bash completion script are made from them, so an
  * option reads and means the same on every command that takes it
- * (tests/test_cli.c checks it). For the command line's files only (main.c,
- * cli_*.c) and their tests.
+ * (tests/test_cli.c checks it). The cli room's one header: for its files
+ * only (main.c, options.c, commands.c, help.c) and their tests.
  */
-#ifndef PSLAB_EXPERIMENTS_CLI_OPTIONS_H
-#define PSLAB_EXPERIMENTS_CLI_OPTIONS_H
+#ifndef PSLAB_EXPERIMENTS_CLI_H
+#define PSLAB_EXPERIMENTS_CLI_H
 
 #include "experiments/experiment.h"
 

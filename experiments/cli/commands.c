@@ -2,7 +2,7 @@
  * The commands of `pslab`, one entry each: the name, the line `pslab
  * --help` gives it, its usage (where "@" stands for the options the options
  * table gives it), what it names on the command line, and the prose of its
- * --help around the options. cli_help.c prints them; main.c runs them.
+ * --help around the options. help.c prints them; main.c runs them.
  */
 #include "experiments/cli/cli.h"
 

@@ -1,6 +1,6 @@
 /*
  * What the `pslab` command prints about itself, made from its command and
- * options tables (cli_options.h): usage lines, the options part of each
+ * options tables (cli.h): usage lines, the options part of each
  * --help (wrapped to 79 columns, each option's help beside its name),
  * `pslab --help`'s list of commands, usage errors, and the bash completion
  * script of `pslab completion bash`.

@@ -2,7 +2,7 @@
  * The `pslab` command: run, check, plot and merge experiments.
  *
  * This file only runs the commands: their names, usage, options and help
- * come from the tables of cli_options.h (cli_commands.c, cli_options.c),
+ * come from the tables of cli.h (commands.c, options.c),
  * which also parse the command line (`pslab --help`, `pslab CMD --help`).
  * Everything a command does is in experiment.h. Exit statuses: 0 success,
  * 1 invalid spec or failed run, 2 bad command line, 3 plots not drawn.

@@ -4,7 +4,7 @@
  * flag alone, "--" to end the options. An option is known only to the
  * commands its entry names; on the others it is an unknown option. The
  * wording of its help, where a command needs its own, is in
- * cli_option_texts. cli_help.c prints usage, help and completion from the
+ * cli_option_texts. help.c prints usage, help and completion from the
  * same tables.
  */
 #include "experiments/cli/cli.h"
