@@ -17,6 +17,18 @@
  * Ownership: every pointer a function returns is the caller's unless its
  * comment says "borrowed"; structs filled by *_parse / *_expand are released
  * by the matching *_free. Nothing here keeps global state.
+ *
+ * Behind this door the code is in a folder per idea, each with one header
+ * for what its files share (never a door): common/ (string buffer, values
+ * as text, files, the error list), spec/ (loading and checking a spec: its
+ * cluster, units, JSON paths, sweep and shards, plots list), backends/ (the
+ * backend table, the stage scheduler), results/ (run records, runs.jsonl,
+ * the CSV files, the table), plots/ (gnuplot scripts and their drawing),
+ * runner/ (runs in child processes, results directories, `pslab merge`),
+ * fidelity/ (`pslab calibrate`, `pslab validate`) and cli/ (the `pslab`
+ * command). They include each other one way: common <- backends <- spec,
+ * common <- results <- plots, then runner over spec, backends, results and
+ * plots, fidelity over runner, and cli on top.
  */
 #ifndef PSLAB_EXPERIMENTS_EXPERIMENT_H
 #define PSLAB_EXPERIMENTS_EXPERIMENT_H
@@ -266,10 +278,6 @@ struct cJSON *exp_jsonl_load_interrupted(const char *path, exp_errors *warnings,
  * -1 with a message. */
 int exp_jsonl_write(const char *path, const struct cJSON *records, char *err,
                     size_t errlen);
-/* Writes spec (the spec as run, after --set) as DIR/spec.json, through a
- * temporary file renamed over it: what `pslab plot`, --resume and `pslab
- * merge` read back. 0, or -1 with a message. */
-int exp_spec_save(const char *dir, const struct cJSON *spec, char *err, size_t errlen);
 
 /* What the results files and the table are made from. Everything is
  * borrowed. */
@@ -366,7 +374,7 @@ typedef struct {
   uint64_t memory_limit;
 } exp_backend_job;
 
-/* The stage scheduler (scheduler.c): whether a "stages" list has a stage
+/* The stage scheduler (backends/stage_scheduler.c): whether a "stages" list has a stage
  * with "workers": "auto"; and its resolution for the job's run: a copy of
  * job->stages with every "auto" replaced by the count the scheduler chose
  * (simulating the candidate counts on the run's simulated cluster, in forked
@@ -376,10 +384,8 @@ typedef struct {
 bool exp_stages_have_auto(const struct cJSON *stages);
 struct cJSON *exp_stages_schedule(const exp_backend_job *job, struct cJSON **records,
                                   char *err, size_t errlen);
-/* Puts each auto stage's record into the run's metrics, as stages[k].auto. */
-void exp_stages_attach(struct cJSON *metrics, struct cJSON *records);
 
-/* A way of running runs (backends.c). */
+/* A way of running runs (backends/backend_table.c). */
 typedef struct {
   const char *name;                  /* the spec's "backend" */
   const char *summary;               /* one line for help texts */
@@ -395,12 +401,6 @@ const exp_backend *exp_backends(size_t *count);
 /* The entry named `name` in table[count], or NULL. */
 const exp_backend *exp_backend_find(const exp_backend *table, size_t count,
                                     const char *name);
-/* Whether backend b reads the cluster field `cluster_key` ("network", or a
- * field inside one, "network.bandwidth"). */
-bool exp_backend_reads(const exp_backend *b, const char *cluster_key);
-/* Whether b reads some fields inside the object field `cluster_key` but not
- * all of it (its list names "network.bandwidth" but not "network"). */
-bool exp_backend_reads_within(const exp_backend *b, const char *cluster_key);
 
 /* ------------------------------------------------------------- runner */
 
@@ -469,7 +469,7 @@ int exp_trace_merge(const char *file, FILE *log);
 
 /* ---------------------------------------------------------- calibrate */
 
-/* Totals over a batch of operations (experiments/calibrate.c). */
+/* Totals over a batch of operations (fidelity/calibrate.c). */
 typedef struct {
   double wall_s;       /* wall-clock time */
   double cpu_s;        /* CPU time of every process involved */
@@ -555,8 +555,9 @@ int exp_merge_dirs(const char *const *dirs, size_t n_dirs, const exp_merge_optio
 /* ----------------------------------------------------------- validate */
 
 /* `pslab validate`: a spec run on both backends with the same seeds, and how
- * well the simulator predicted the real backend (the comparison:
- * validate.c; the drawing: validateplot.c; the command: validatecmd.c). */
+ * well the simulator predicted the real backend (fidelity/: the comparison
+ * validate_compare.c, the drawing validate_plot.c, the command
+ * validate_command.c). */
 
 /* The repeats a validation runs when neither --repeats nor the spec asks
  * for more: the real runs' spread needs several. */

@@ -1,8 +1,9 @@
 /*
- * `pslab calibrate` (experiments/calibrate.c): the fit on made-up figures
- * from a known cost model, which it must give back; the rounds and their
- * spread on a noisy source; the profile included by a spec; and the real
- * probe (real/probe.c) measuring something plausible and ending cleanly.
+ * `pslab calibrate` (experiments/fidelity/calibrate.c): the fit on made-up
+ * figures from a known cost model, which it must give back; the rounds and
+ * their spread on a noisy source; the profile included by a spec; and the
+ * real probe (real/probe.c) measuring something plausible and ending
+ * cleanly.
  */
 #include "tests/unit.h"
 

@@ -1,5 +1,5 @@
 /*
- * The `pslab` command line's tables (experiments/cli_options.h) against
+ * The `pslab` command line's tables (experiments/cli/cli.h) against
  * what is made of them: every option of a command is in that command's
  * --help and usage, and no other is; the bash completion script offers each
  * command exactly its options; an option parsed on any two of its commands
@@ -8,7 +8,7 @@
  */
 #include "tests/unit.h"
 
-#include "experiments/cli_options.h"
+#include "experiments/cli/cli.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,6 +1,5 @@
 /*
- * Results (experiments/results.c, csv.c, points.c, stats.c, plot.c,
- * plotdata.c, plotaxis.c, plotlayout.c, labels.c, draw.c, runner.c): run
+ * Results (experiments/results/, plots/ and runner/run_experiment.c): run
  * records and runs.jsonl, runs.csv and its quoting, the statistics over
  * repeats against a hand computation, summary.csv's rows and columns, the
  * gnuplot scripts (their text: axes with units, labels of swept values and
@@ -13,7 +12,7 @@
 
 #include "experiments/experiment.h"
 #include "run/run.h"
-#include "experiments/internal.h" /* label, wrapping, statistics */
+#include "experiments/plots/plots.h" /* label, wrapping, statistics */
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -924,7 +923,7 @@ static void test_script_draws_a_png_too(void) {
   char *s = script_for("[{'name': 'p', 'x': 'cluster.nodes', 'y': 'time_s'}]", records, err, sizeof err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(s);
   /* svg first, then the same plot again as a PNG; a gnuplot without cairo
-   * stops with the status draw.c knows. */
+   * stops with the status draw_plots.c knows. */
   const char *svg = strstr(s, "set output \"p.svg\"\n");
   const char *png = strstr(s, "set terminal pngcairo size 800,500 ");
   CU_ASSERT_TRUE(svg && png && svg < png);

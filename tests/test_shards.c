@@ -1,11 +1,12 @@
 /*
  * Sweeps larger than one machine and sweeps that were interrupted
- * (experiments/sweep.c's shards, resultsdir.c, merge.c, and the runner's
- * --shard and --resume): which runs a shard holds, that a shard's records
- * are the whole experiment's, that a killed experiment resumed ends with
- * every run exactly once (finished runs kept, not rerun), that failed and
- * cut-short records are redone, that another spec's directory is refused,
- * and that `pslab merge` joins shards and says what is missing or wrong.
+ * (experiments/spec/sweep.c's shards, runner/results_dir.c, merge_shards.c,
+ * and the runner's --shard and --resume): which runs a shard holds, that a
+ * shard's records are the whole experiment's, that a killed experiment
+ * resumed ends with every run exactly once (finished runs kept, not rerun),
+ * that failed and cut-short records are redone, that another spec's
+ * directory is refused, and that `pslab merge` joins shards and says what
+ * is missing or wrong.
  *
  * Runs go through a stand-in for sim_run in each forked child; it counts
  * its invocations in a file (one line per run started, with the run's node

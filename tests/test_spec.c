@@ -1,8 +1,9 @@
 /*
- * Spec loading and validation (experiments/spec.c, cluster.c, units.c,
- * check.c): a table of bad specs, each with the message it must produce;
- * several problems reported at once; syntax errors located by line and
- * column; units; --set overrides; the typed cluster sim/ and real/ receive.
+ * Spec loading and validation (experiments/spec/: spec_load.c, cluster.c,
+ * units.c, field_checks.c): a table of bad specs, each with the message it
+ * must produce; several problems reported at once; syntax errors located by
+ * line and column; units; --set overrides; the typed cluster sim/ and real/
+ * receive.
  *
  * Specs are written with single quotes, turned into double quotes before
  * parsing, so that the table stays readable.
@@ -10,7 +11,7 @@
 #include "tests/unit.h"
 
 #include "experiments/experiment.h"
-#include "experiments/internal.h"
+#include "experiments/common/common.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>

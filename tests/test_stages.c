@@ -9,7 +9,7 @@
 #include "tests/unit.h"
 
 #include "experiments/experiment.h"
-#include "experiments/internal.h"
+#include "experiments/common/common.h"
 #include "run/run.h"
 #include "sim/sim.h"
 

@@ -1,5 +1,5 @@
 /*
- * Sweep expansion (experiments/sweep.c) and dotted paths (jsonpath.c):
+ * Sweep expansion (experiments/spec/sweep.c) and dotted paths (jsonpath.c):
  * sizes and order of the cartesian product, repeats and their seeds, whole
  * objects replacing objects, leaves added, later keys setting fields inside
  * earlier ones, and sweep paths that cannot be set.

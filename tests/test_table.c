@@ -1,14 +1,14 @@
 /*
- * The table printed at the end of an experiment (experiments/table.c) and
- * what it is made of: values in engineering form with units (quantity.c),
- * the labels of sweep points (labels.c), the grid and its wrapping of long
- * labels (grid.c). Every case is a run record or a value written here; no
- * simulation runs.
+ * The table printed at the end of an experiment (experiments/results/table.c)
+ * and what it is made of: values in engineering form with units
+ * (format_quantity.c), the labels of sweep points (value_labels.c), the grid
+ * and its wrapping of long labels (text_grid.c). Every case is a run record
+ * or a value written here; no simulation runs.
  */
 #include "tests/unit.h"
 
 #include "experiments/experiment.h"
-#include "experiments/internal.h"
+#include "experiments/results/results.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -1,16 +1,16 @@
 /*
- * `pslab validate`'s comparison (experiments/validate.c, validateplot.c) on
- * hand-made run records of both backends: the relative error, the spread
- * rule and its n/a, run k paired with run k, records left out for runs
- * that failed and for metrics a record lacks or holds as a list, the
- * records' fields, validate.csv and validate.jsonl, the table and its
- * summary, the scatter plot's script. No backend runs (it_validate.sh runs
- * the command).
+ * `pslab validate`'s comparison (experiments/fidelity/validate_compare.c,
+ * validate_plot.c) on hand-made run records of both backends: the relative
+ * error, the spread rule and its n/a, run k paired with run k, records left
+ * out for runs that failed and for metrics a record lacks or holds as a
+ * list, the records' fields, validate.csv and validate.jsonl, the table and
+ * its summary, the scatter plot's script. No backend runs (it_validate.sh
+ * runs the command).
  */
 #include "tests/unit.h"
 
 #include "experiments/experiment.h"
-#include "experiments/internal.h"
+#include "experiments/results/results.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -1,0 +1,360 @@
+/*
+ * The commands of `pslab`, one entry each: the name, the line `pslab
+ * --help` gives it, its usage (where "@" stands for the options the options
+ * table gives it), what it names on the command line, and the prose of its
+ * --help around the options. help.c prints them; main.c runs them.
+ */
+#include "experiments/cli/cli.h"
+
+#include <stddef.h>
+
+const char cli_main_about[] =
+    "pslab is a laboratory for parameter-server management: it runs experiments\n"
+    "described by a JSON spec on a simulated cluster and writes their results.\n";
+
+const char cli_main_after[] =
+    "The spec format (every field, its units and defaults, sweeps, plots and\n"
+    "the results format) is described in experiments/SPEC.md, \"Spec reference\";\n"
+    "README.md and docs/ explain the rest. A first spec:\n"
+    "experiments/specs/quickstart.json.\n";
+
+static const char run_about[] =
+    "Validates SPEC whole (nothing runs until every problem is fixed), then runs\n"
+    "each of its runs (the cartesian product of its sweep lists, times its\n"
+    "repeats) in a process of its own, and writes, in DIR:\n"
+    "  runs.jsonl        one JSON record per run, appended as each run ends\n"
+    "  runs.csv          one row per run: sweep values, every metric, error\n"
+    "  summary.csv       one row per sweep point: sweep values, runs, runs_ok,\n"
+    "                    each metric over the repeats (NAME; for a mean also\n"
+    "                    NAME_sd and NAME_ci95, the 95% confidence half-width)\n"
+    "  spec.json         the spec as run (after --set)\n"
+    "  NAME.gp           each plot the spec asks for, a gnuplot script that\n"
+    "                    draws NAME.svg and NAME.png (needs gnuplot, pngcairo)\n"
+    "  logs/run-N.log    what run N printed, when it printed anything\n"
+    "and prints a table on stdout: a row per sweep point, labelled by what\n"
+    "varies, values with units, \"mean \xc2\xb1 ci95\" over repeats. Its columns are the\n"
+    "metrics the spec's plots draw, time_s and steps_per_s (or --metrics').\n"
+    "Progress goes to stderr:\n"
+    "one updating line on a terminal, a line per run start and end otherwise.\n"
+    "A failing run is reported and the others go on.\n";
+
+static const char run_after[] =
+    "Exit status: 0 every run succeeded and every plot was drawn; 1 the spec is\n"
+    "invalid, a run failed or results could not be written; 2 bad command line;\n"
+    "3 every run succeeded but a plot was not drawn (e.g. gnuplot is missing).\n"
+    "\n"
+    "Reference: experiments/SPEC.md, \"Spec reference\".\n";
+
+static const char check_about[] =
+    "Validates SPEC as `pslab run` would, after the overrides, and prints\n"
+    "\"SPEC: valid, N runs\", or every problem, one per line:\n"
+    "  <file>: <json.path>: expected <what>, found <what>\n"
+    "Runs nothing and writes nothing.\n";
+
+static const char check_after[] =
+    "Exit status: 0 valid; 1 invalid; 2 bad command line.\n"
+    "\n"
+    "Reference: experiments/SPEC.md, \"Spec reference\".\n";
+
+static const char node_about[] =
+    "Runs this process as one node of every run of SPEC on the real backend, as\n"
+    "a launcher starts one process per node on a cluster:\n"
+    "  mpirun -np 8 --hostfile H pslab node SPEC --coordinator node01:5555\n"
+    "  srun -N 8 -n 8 pslab node SPEC --coordinator-file $HOME/pslab.addr\n"
+    "The rank and the number of processes come from PSLAB_RANK/PSLAB_SIZE,\n"
+    "OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE (mpirun), PMI_RANK/PMI_SIZE or\n"
+    "SLURM_PROCID/SLURM_NTASKS (srun); every run's cluster.nodes must equal the\n"
+    "number of processes. Rank 0 listens at the coordinator's address and the\n"
+    "others meet there; rank 0 writes the results (as `pslab run` does), the\n"
+    "others write nothing. Servers bind cluster.bind (default 127.0.0.1: set\n"
+    "\"*\" or an address of each machine to span machines). Nodes that bind\n"
+    "beyond loopback authenticate each other with ZeroMQ CURVE (cluster.auth\n"
+    "\"auto\") and need the cluster's key: `pslab keygen --out FILE` once, then\n"
+    "--key-file FILE (or cluster.key_file) on every node.\n"
+    "Give every rank the same options; the backend is always real. Rank 0 alone\n"
+    "writes the results and the table (--out, --metrics); with --resume every\n"
+    "rank reads which runs to skip, and with --record-trace each node writes\n"
+    "its workers' parts FILE.part<rank>, which rank 0 merges (else `pslab trace\n"
+    "merge FILE` later): give them an --out and a FILE on a file system every\n"
+    "node sees.\n";
+
+static const char node_after[] =
+    "Exit status: 0 every run succeeded; 1 invalid spec or a failed run (a peer\n"
+    "that died or never arrived is named by rank, within cluster.timeout_s);\n"
+    "2 bad command line or no rank in the environment.\n"
+    "\n"
+    "Reference: docs/real-clusters.md, \"Real clusters\".\n";
+
+static const char keygen_about[] =
+    "Makes a new key for a real cluster: one ZeroMQ CURVE keypair, written to\n"
+    "FILE with mode 0600 (an existing FILE is refused, never overwritten). Every\n"
+    "node of a `pslab node` cluster whose nodes bind beyond loopback reads it\n"
+    "(cluster.key_file, or `pslab node --key-file FILE`): a node admits a\n"
+    "connection only from a peer that proves it holds the key, so hosts without\n"
+    "FILE cannot send messages into a run. Copy FILE to the nodes (or keep it on\n"
+    "a file system only you can read); a node refuses a key file that group or\n"
+    "others may read. `pslab run` needs none: it makes a key in memory for the\n"
+    "nodes it forks.\n";
+
+static const char keygen_after[] =
+    "Exit status: 0 written; 1 FILE cannot be written (or exists), or ZeroMQ has\n"
+    "no CURVE; 2 bad command line.\n"
+    "\n"
+    "Reference: docs/real-clusters.md, \"Authenticated clusters\".\n";
+
+static const char plot_about[] =
+    "Redraws the plots a results directory's spec asks for, from DIR/spec.json\n"
+    "and DIR/runs.jsonl, into DIR/NAME.gp, DIR/NAME.svg and DIR/NAME.png (needs\n"
+    "gnuplot with its pngcairo terminal).\n"
+    "Edit the \"plots\" list of DIR/spec.json to change or add plots.\n";
+
+static const char plot_after[] =
+    "Exit status: 0 every plot drawn; 1 DIR cannot be read; 2 bad command line;\n"
+    "3 some plot was not drawn.\n"
+    "\n"
+    "Plot reference: experiments/SPEC.md, \"plots\".\n";
+
+static const char merge_about[] =
+    "Joins results directories of one experiment, such as the shards that\n"
+    "`pslab run SPEC --shard K/N` wrote on several machines, into one, as if\n"
+    "the experiment had run in one go:\n"
+    "  spec.json         the spec, which must be the same in every SHARD_DIR\n"
+    "  runs.jsonl        the SHARD_DIRs' records, sorted by run number\n"
+    "  summary.csv       and NAME.gp, NAME.svg, and the table on stdout, as\n"
+    "                    `pslab run` makes them\n"
+    "A run found in several directories keeps its successful record over a\n"
+    "failed one, and of two successful ones the first directory's (with a\n"
+    "warning). Runs in no directory are listed. Run logs stay in each\n"
+    "SHARD_DIR/logs/.\n"
+    "\n"
+    "For example, each task of a Slurm job array (#SBATCH --array=1-8) runs\n"
+    "  pslab run SPEC --shard $SLURM_ARRAY_TASK_ID/8 \\\n"
+    "      --out results/x/shard-$SLURM_ARRAY_TASK_ID\n"
+    "and once they are done\n"
+    "  pslab merge --out results/x results/x/shard-*\n";
+
+static const char merge_after[] =
+    "Exit status: 0 every run of the experiment is there, succeeded, and every\n"
+    "plot was drawn; 1 the spec.json differ, a directory cannot be read or DIR\n"
+    "is one of them (nothing is written then), or some runs are in no\n"
+    "directory or failed (what there is is written); 2 bad command line; 3 a\n"
+    "plot was not drawn.\n"
+    "\n"
+    "Reference: experiments/SPEC.md, \"Shards: one sweep on several machines\".\n";
+
+static const char metrics_about[] =
+    "Lists every metric a run can report, as runs.jsonl, summary.csv, the table\n"
+    "and plots name it: its unit, what it means, when a run has it, how the\n"
+    "repeats of a sweep point combine (mean with a 95% confidence interval, max\n"
+    "or sum), and whether the table and summary.csv show it by default.\n";
+
+static const char metrics_after[] =
+    "Exit status: 0; 2 bad command line.\n";
+
+static const char policies_about[] =
+    "Lists every policy's fields, then those of the sampling object every policy\n"
+    "takes: its type, default, range and meaning, from the tables the policies\n"
+    "read their objects by (so `pslab check` refuses what this does not allow).\n";
+
+static const char policies_after[] =
+    "Exit status: 0; 2 bad command line.\n"
+    "\n"
+    "Reference: docs/policies.md, \"Policies and their fields\".\n";
+
+static const char trace_about[] =
+    "stats: what the access trace in FILE (binary, as `pslab run --record-trace`\n"
+    "writes it, or the text form; workloads/TRACE.md) says, one \"name: value\"\n"
+    "line each:\n"
+    "  workers, steps, tables   as recorded\n"
+    "  keys                     distinct keys accessed, and their share of the tables\n"
+    "  accesses                 keys over all records (reads, writes, samples)\n"
+    "  top keys                 the share of accesses to the hottest 0.1%, 1% and\n"
+    "                           10% of the keys accessed\n"
+    "  zipf exponent            least squares on the log-log rank-frequency curve,\n"
+    "                           ranks weighted 1/rank, over the head: the ranks\n"
+    "                           with at least 100 accesses\n"
+    "  locality                 the share of accesses to keys that range\n"
+    "                           partitioning over N nodes homes on the accessing\n"
+    "                           worker's node (worker w on node w*N/workers)\n"
+    "  reuse distance           p50, p90, p99 of the distinct keys a worker touches\n"
+    "                           between two touches of one key (a step touches each\n"
+    "                           of its keys once)\n"
+    "\n"
+    "merge: joins the parts FILE.part0, FILE.part1... that a recording run's\n"
+    "workers wrote into FILE and removes them (`pslab run` does it after each run;\n"
+    "for `pslab node` on machines that do not share the file system, gather the\n"
+    "parts in one place first).\n";
+
+static const char trace_after[] =
+    "Exit status: 0 done; 1 FILE cannot be read or is not a valid trace (the\n"
+    "message names the byte offset or the line); 2 bad command line; 3 the SVG\n"
+    "was not drawn (e.g. gnuplot is missing).\n";
+
+static const char calibrate_about[] =
+    "Measures this machine with the real backend itself (two real nodes on\n"
+    "loopback, this process and a forked child) and writes a cluster profile\n"
+    "that specs include with \"cluster\": {\"profile\": \"FILE\", ...} (fields given\n"
+    "beside it override it). Figures, each measured in rounds until the last 5\n"
+    "agree within 5% (or 25 rounds), printed with their spread:\n"
+    "  round trips of remote pulls of 1 to 64 keys and 1 to 4096 floats: wall\n"
+    "  time, CPU time of both processes, CPU time of the pulling thread;\n"
+    "  local pulls (per key); a compute kernel (flop/s); the cores.\n"
+    "The profile holds what the simulator needs to predict runs of nodes on\n"
+    "this machine: host_speed, cost.{per_message_s, per_key_s, per_byte_s,\n"
+    "local_per_key_s, send_per_message_s}, machines.{count 1, cores,\n"
+    "loopback_latency, loopback_bandwidth}, and under \"calibration\" every\n"
+    "figure and how the model was fitted to them (experiments/calibrate.c). It\n"
+    "takes 10-30 s; run it on an idle machine, since load changes the figures.\n";
+
+static const char calibrate_after[] =
+    "Exit status: 0 written; 1 a measurement failed or FILE cannot be written;\n"
+    "2 bad command line.\n"
+    "\n"
+    "Reference: docs/fidelity.md, \"Calibrating: pslab calibrate\".\n";
+
+static const char validate_about[] =
+    "Does the simulator predict the real backend? Runs every run of SPEC (its\n"
+    "sweep points times its repeats) twice, with the same seeds: on the sim\n"
+    "backend into DIR/sim/ and on the real backend into DIR/real/, each an\n"
+    "ordinary results directory as `pslab run --backend X --out DIR/X` writes\n"
+    "it (progress lines start \"sim: \" and \"real: \"). Then compares, for each\n"
+    "run and each sweep point, the metrics time_s, steps_per_s, messages, bytes\n"
+    "and local_ratio (those both records have as numbers):\n"
+    "  error   (sim - real) / real; of a sweep point: of the means over its runs\n"
+    "  within  whether sim lies within the real runs' spread at the point:\n"
+    "          |sim - real mean| <= (real max - real min) / 2; n/a with one\n"
+    "          real run\n"
+    "and writes, in DIR:\n"
+    "  validate.jsonl   a record per run and metric (\"kind\": \"run\") and per\n"
+    "                   sweep point and metric (\"kind\": \"point\")\n"
+    "  validate.csv     the same records, a row each\n"
+    "  validate.gp      a gnuplot script drawing validate.svg and validate.png:\n"
+    "                   real time_s against simulated time_s, a point per run,\n"
+    "                   and the line y = x\n"
+    "and prints a table on stdout: a row per sweep point, labelled as `pslab\n"
+    "run` labels it, with per metric the simulated value, the real one (mean \xc2\xb1\n"
+    "half the range), the error and whether it is within the spread; then per\n"
+    "metric the median and largest |error| over the sweep points and at how\n"
+    "many the simulator was within the spread.\n";
+
+static const char validate_after[] =
+    "Exit status: 0 every run succeeded on both backends; 1 the spec is invalid\n"
+    "or --netns cannot be honoured (nothing ran), a run failed on either\n"
+    "backend (each is named) or a file could not be written; 2 bad command\n"
+    "line; 3 every run succeeded but a drawing was not made (e.g. gnuplot is\n"
+    "missing).\n"
+    "\n"
+    "Reference: docs/fidelity.md, \"Does the simulator predict the real backend?\".\n";
+
+static const char completion_about[] =
+    "Prints a bash completion script made from pslab's tables of commands and\n"
+    "options: it completes command names, each command's options, backend names\n"
+    "after --backend and file names elsewhere. Load it into this shell with\n"
+    "  source <(pslab completion bash)\n"
+    "or for every shell of yours with\n"
+    "  pslab completion bash > ~/.local/share/bash-completion/completions/pslab\n";
+
+static const char completion_after[] =
+    "Exit status: 0 printed; 2 bad command line (a shell other than bash).\n";
+
+const cli_command cli_commands[CLI_N_COMMANDS] = {
+    [CLI_RUN] =
+        {.name = "run",
+         .args = "SPEC",
+         .summary = "run every run of an experiment and write its results",
+         .synopsis = "SPEC @",
+         .target = "SPEC",
+         .about = run_about,
+         .after = run_after},
+    [CLI_CHECK] =
+        {.name = "check",
+         .args = "SPEC",
+         .summary = "validate a spec and count its runs; runs nothing",
+         .synopsis = "SPEC @",
+         .target = "SPEC",
+         .about = check_about,
+         .after = check_after},
+    [CLI_NODE] =
+        {.name = "node",
+         .args = "SPEC",
+         .summary = "be one node of a real cluster (under mpirun or srun)",
+         .synopsis = "SPEC @",
+         .target = "SPEC",
+         .implied = "backend=real",
+         .about = node_about,
+         .after = node_after},
+    [CLI_KEYGEN] =
+        {.name = "keygen",
+         .args = "",
+         .summary = "make the key file that authenticates a real cluster's nodes",
+         .synopsis = "@",
+         .required = "out",
+         .about = keygen_about,
+         .after = keygen_after},
+    [CLI_PLOT] =
+        {.name = "plot",
+         .args = "DIR",
+         .summary = "redraw the plots of a results directory",
+         .synopsis = "DIR @",
+         .target = "DIR",
+         .about = plot_about,
+         .after = plot_after},
+    [CLI_MERGE] =
+        {.name = "merge",
+         .args = "DIR...",
+         .summary = "join the results directories of an experiment's shards",
+         .synopsis = "@ SHARD_DIR...",
+         .target = "SHARD_DIR",
+         .many = true,
+         .about = merge_about,
+         .after = merge_after},
+    [CLI_METRICS] =
+        {.name = "metrics",
+         .args = "",
+         .summary = "every metric a run reports: unit, meaning, how repeats combine",
+         .synopsis = "@",
+         .about = metrics_about,
+         .after = metrics_after},
+    [CLI_POLICIES] =
+        {.name = "policies",
+         .args = "",
+         .summary = "every policy's fields: type, default, range, meaning",
+         .synopsis = "@",
+         .about = policies_about,
+         .after = policies_after},
+    [CLI_TRACE] =
+        {.name = "trace",
+         .args = "",
+         .summary = "what a recorded access trace says (stats), or merge its parts",
+         .synopsis = "stats FILE @\nmerge FILE",
+         .target = "stats FILE or merge FILE",
+         .many = true,
+         .words = "stats merge",
+         .about = trace_about,
+         .after = trace_after},
+    [CLI_CALIBRATE] =
+        {.name = "calibrate",
+         .args = "",
+         .summary = "measure this machine with the real backend: a cluster profile",
+         .synopsis = "@",
+         .about = calibrate_about,
+         .after = calibrate_after},
+    [CLI_VALIDATE] =
+        {.name = "validate",
+         .args = "SPEC",
+         .summary = "run a spec on both backends with the same seeds and report how well "
+                    "the simulator predicted the real backend",
+         .synopsis = "SPEC @",
+         .target = "SPEC",
+         .about = validate_about,
+         .after = validate_after},
+    [CLI_COMPLETION] =
+        {.name = "completion",
+         .args = "bash",
+         .summary = "print a bash completion script for pslab's commands and options",
+         .synopsis = "bash @",
+         .target = "SHELL",
+         .words = "bash",
+         .about = completion_about,
+         .after = completion_after},
+};

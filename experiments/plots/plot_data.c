@@ -1,0 +1,391 @@
+/*
+ * Plot data: from run records to the points of one plot.
+ *
+ * Each successful record gives x (a metric, its run/repeat/seed, or a path
+ * into its config), y (a metric; a list-valued one reduced to its mean by
+ * exp_metric_value) and a series label. A point gathers the y values of the
+ * records that share series and x, which are meant to be the repeats of one
+ * sweep point; plot_script.c draws their combination (the metric's: mean, max or
+ * sum) and, for a mean, its 95% confidence interval. When two *different*
+ * sweep points would fall on the same point (x = policy.type while the
+ * sweep varies whole policy objects, two of which are "static"), combining
+ * them would mix two settings into one number; the labels are then made
+ * specific instead: a bar chart labels its bars by the sweep values that
+ * vary, and says so in x's title ("policy"), a line chart draws a line per
+ * combination of the varying values other than x.
+ *
+ * Labels are readable (results/value_labels.c): what differs between the values, without
+ * braces, an object's type first ("relocate lookahead=100").
+ *
+ * A per-epoch plot (kind "quality_vs_time") takes x and y from two lists of
+ * one value per epoch: each record gives one point per epoch, the line of
+ * its sweep point (or of its series value) runs through its epochs, and the
+ * repeats of a sweep point are combined epoch by epoch, x and y both by
+ * their mean.
+ */
+#include "experiments/plots/plots.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  const cJSON *rec;   /* the record */
+  const cJSON *sweep; /* the record's sweep point */
+  const cJSON *xv;    /* x's value */
+  const cJSON *sv;    /* the series' value, or NULL */
+  double y;
+  char *xl;           /* label of x, for a non-numeric x */
+  char *sl;           /* series label */
+} entry;
+
+/* The value `path` names for one record: a metric, the record's run,
+ * repeat or seed, or else a path into its config. */
+static const cJSON *record_value(const cJSON *r, const char *path) {
+  if (!strchr(path, '.')) {
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "metrics");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, path);
+    if (v) return v;
+    if (!strcmp(path, "run") || !strcmp(path, "repeat") || !strcmp(path, "seed"))
+      return cJSON_GetObjectItemCaseSensitive(r, path);
+  }
+  return exp_path_get(cJSON_GetObjectItemCaseSensitive(r, "config"), path);
+}
+
+/* Whether the record is one the plot's "select" keeps. */
+static bool selected(const cJSON *r, const exp_plot *p) {
+  const cJSON *config = cJSON_GetObjectItemCaseSensitive(r, "config");
+  for (const cJSON *s = p->select ? p->select->child : NULL; s; s = s->next)
+    if (!cJSON_Compare(exp_path_get(config, s->string), s, true)) return false;
+  return true;
+}
+
+static bool usable(const cJSON *r, const exp_plot *p, const cJSON **x, double *y) {
+  if (!exp_record_ok(r) || !selected(r, p)) return false;
+  *x = record_value(r, p->x);
+  return *x && exp_metric_value(record_value(r, p->y), y);
+}
+
+/* ---------------------------------------------------------- entries */
+
+static entry *read_entries(const exp_plot *p, const cJSON *records, size_t *n,
+                           bool *numeric) {
+  const cJSON *x;
+  double y;
+  *n = 0;
+  *numeric = true;
+  for (const cJSON *r = records ? records->child : NULL; r; r = r->next) {
+    if (!usable(r, p, &x, &y)) continue;
+    (*n)++;
+    if (!cJSON_IsNumber(x)) *numeric = false;
+  }
+  entry *e = calloc(*n + 1, sizeof *e);
+  size_t i = 0;
+  for (const cJSON *r = e && records ? records->child : NULL; r; r = r->next) {
+    if (!usable(r, p, &x, &y)) continue;
+    e[i++] = (entry){.rec = r, .sweep = cJSON_GetObjectItemCaseSensitive(r, "sweep"), .xv = x,
+                     .sv = p->series ? record_value(r, p->series) : NULL, .y = y};
+  }
+  *n = i;
+  return e;
+}
+
+/* An object's type, when it has one, names it best: it leads its label. */
+static const char *const TYPE_LEAD = "type";
+
+/* Labels for the values of every entry (x's, or the series'), taken
+ * together, into each entry's xl or sl. Entries without a value keep none. */
+static void label_values(entry *e, size_t n, bool series) {
+  const cJSON **values = calloc(n + 1, sizeof *values);
+  char **labels = calloc(n + 1, sizeof *labels);
+  size_t *at = calloc(n + 1, sizeof *at), k = 0;
+  for (size_t i = 0; values && labels && at && i < n; i++) {
+    const cJSON *v = series ? e[i].sv : e[i].xv;
+    if (!v) continue;
+    at[k] = i;
+    values[k++] = v;
+  }
+  if (values && labels && at && exp_value_labels_varying(values, k, TYPE_LEAD, labels))
+    for (size_t j = 0; j < k; j++) *(series ? &e[at[j]].sl : &e[at[j]].xl) = labels[j];
+  free(values);
+  free(labels);
+  free(at);
+}
+
+static void label_entries(entry *e, size_t n, const exp_plot *p, bool numeric) {
+  if (!numeric) label_values(e, n, false);
+  if (p->series) label_values(e, n, true);
+  for (size_t i = 0; i < n; i++)
+    if (!e[i].sv) e[i].sl = strdup(p->series ? "(none)" : p->y);
+}
+
+static void free_entries(entry *e, size_t n) {
+  for (size_t i = 0; e && i < n; i++) {
+    free(e[i].xl);
+    free(e[i].sl);
+  }
+  free(e);
+}
+
+static bool same_place(const entry *a, const entry *b, bool numeric) {
+  if (!a->sl || !b->sl || strcmp(a->sl, b->sl) != 0) return false;
+  if (numeric) return a->xv->valuedouble == b->xv->valuedouble;
+  return a->xl && b->xl && strcmp(a->xl, b->xl) == 0;
+}
+
+/* Whether two different sweep points would be averaged into one point. */
+static bool collides(const entry *e, size_t n, bool numeric) {
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++)
+      if (same_place(&e[i], &e[j], numeric) && !exp_same_point(e[i].sweep, e[j].sweep))
+        return true;
+  return false;
+}
+
+/* Whether the entries' sweep values at path are not all the same. */
+static bool path_varies(const entry *e, size_t n, const char *path) {
+  const cJSON *first = cJSON_GetObjectItemCaseSensitive(e[0].sweep, path);
+  for (size_t i = 1; i < n; i++)
+    if (!exp_same_point(first, cJSON_GetObjectItemCaseSensitive(e[i].sweep, path)))
+      return true;
+  return false;
+}
+
+/* What leads the label of path's values: x's place inside them (x
+ * policy.type, path policy: "type"), else an object's type. */
+static const char *lead_for(const char *path, const char *x) {
+  size_t len = strlen(path);
+  if (strncmp(x, path, len) == 0 && x[len] == '.') return x + len + 1;
+  return TYPE_LEAD;
+}
+
+/* Adds path's label of each entry to labels[i] ("path: label; " before it
+ * when several paths make the label) and path to *title. */
+static void add_path_labels(entry *e, size_t n, const char *path, const char *x,
+                            bool several, exp_buf *labels, exp_buf *title) {
+  const cJSON **values = calloc(n + 1, sizeof *values);
+  char **text = calloc(n + 1, sizeof *text);
+  for (size_t i = 0; values && text && i < n; i++)
+    values[i] = cJSON_GetObjectItemCaseSensitive(e[i].sweep, path);
+  bool ok = values && text && exp_value_labels_varying(values, n, lead_for(path, x), text);
+  for (size_t i = 0; ok && i < n; i++) {
+    const char *sep = labels[i].len ? "; " : "";
+    if (several)
+      exp_buf_printf(&labels[i], "%s%s: %s", sep, path, text[i]);
+    else
+      exp_buf_puts(&labels[i], text[i]);
+  }
+  for (size_t i = 0; text && i < n; i++) free(text[i]);
+  free(values);
+  free(text);
+  exp_buf_printf(title, "%s%s", title->len ? ", " : "", path);
+}
+
+/* Bars are labelled by the varying sweep values but the series'; lines by
+ * the varying sweep values but x's. The paths used become x's title (bars)
+ * or the legend's (lines). */
+static void make_specific(entry *e, size_t n, const exp_plot *p, bool numeric,
+                          exp_plot_data *d) {
+  const char *skip = numeric ? p->x : p->series;
+  size_t used = 0;
+  const cJSON *sweep = n ? e[0].sweep : NULL;
+  for (const cJSON *c = sweep ? sweep->child : NULL; c; c = c->next)
+    used += (!skip || strcmp(c->string, skip) != 0) && path_varies(e, n, c->string);
+  exp_buf *labels = used ? calloc(n, sizeof *labels) : NULL;
+  exp_buf title = {0};
+  for (const cJSON *c = labels ? sweep->child : NULL; c; c = c->next)
+    if ((!skip || strcmp(c->string, skip) != 0) && path_varies(e, n, c->string))
+      add_path_labels(e, n, c->string, p->x, used > 1, labels, &title);
+  for (size_t i = 0; labels && i < n; i++) {
+    char *alt = exp_buf_take(&labels[i]);
+    if (!alt || !*alt) {
+      free(alt);
+      continue;
+    }
+    char **target = numeric ? &e[i].sl : &e[i].xl;
+    free(*target);
+    *target = alt;
+  }
+  char *t = exp_buf_take(&title);
+  if (t && *t) {
+    char **target = numeric ? &d->series_title : &d->x_title;
+    free(*target);
+    *target = t;
+    t = NULL;
+  }
+  free(t);
+  free(labels);
+}
+
+/* ------------------------------------------------------------ cells */
+
+static size_t label_index(char ***labels, size_t *n, const char *label) {
+  for (size_t i = 0; i < *n; i++)
+    if (strcmp((*labels)[i], label) == 0) return i;
+  char **l = realloc(*labels, (*n + 1) * sizeof *l);
+  char *copy = strdup(label);
+  if (!l || !copy) {
+    if (l) *labels = l;
+    free(copy);
+    return SIZE_MAX;
+  }
+  *labels = l;
+  l[*n] = copy;
+  return (*n)++;
+}
+
+/* Adds y to the cell of (series, x), made if new; the cell, or NULL on no
+ * memory. */
+static exp_plot_cell *add_cell(exp_plot_data *d, size_t series, double x, double y) {
+  for (size_t i = 0; i < d->n_cells; i++) {
+    exp_plot_cell *c = &d->cells[i];
+    if (c->series == series && c->x == x) {
+      exp_stats_add(&c->y, y);
+      return c;
+    }
+  }
+  exp_plot_cell *cells = realloc(d->cells, (d->n_cells + 1) * sizeof *cells);
+  if (!cells) return NULL;
+  d->cells = cells;
+  cells[d->n_cells] = (exp_plot_cell){.series = series, .x = x};
+  exp_stats_add(&cells[d->n_cells].y, y);
+  return &cells[d->n_cells++];
+}
+
+double exp_plot_cell_y(const exp_plot_data *d, const exp_plot_cell *c) {
+  return exp_stats_combined(&c->y, d->combine);
+}
+
+double exp_plot_cell_ci95(const exp_plot_data *d, const exp_plot_cell *c) {
+  return d->combine == RUN_COMBINE_MEAN ? exp_stats_ci95(&c->y) : NAN;
+}
+
+/* ------------------------------------------------------- per epoch */
+
+static const cJSON *metric_list(const cJSON *rec, const char *name) {
+  const cJSON *v = record_value(rec, name);
+  return cJSON_IsArray(v) ? v : NULL;
+}
+
+static void collect_per_epoch(exp_plot_data *d, const exp_plot *p, const cJSON *records) {
+  d->numeric = true;
+  size_t n = 0;
+  for (const cJSON *r = records ? records->child : NULL; r; r = r->next)
+    n += exp_record_ok(r) && selected(r, p) && metric_list(r, p->x) && metric_list(r, p->y);
+  entry *e = calloc(n + 1, sizeof *e);
+  size_t k = 0;
+  for (const cJSON *r = records && e ? records->child : NULL; r; r = r->next) {
+    if (!exp_record_ok(r) || !selected(r, p) || !metric_list(r, p->x) || !metric_list(r, p->y))
+      continue;
+    const cJSON *sweep = cJSON_GetObjectItemCaseSensitive(r, "sweep");
+    e[k++] = (entry){.rec = r, .sweep = sweep,
+                     .sv = p->series ? record_value(r, p->series) : NULL};
+  }
+  /* A line per series value, or else per sweep point, labelled by the swept
+   * values that vary (the legend's title says which paths). */
+  if (e && p->series) label_values(e, k, true);
+  for (size_t i = 0; e && !p->series && i < k; i++) e[i].sl = strdup(p->y);
+  if (e && !p->series && k) make_specific(e, k, p, true, d);
+  for (size_t i = 0; i < k; i++) {
+    const char *label = e[i].sl && *e[i].sl ? e[i].sl : p->y;
+    size_t s = label_index(&d->series, &d->n_series, label);
+    if (s == SIZE_MAX) continue;
+    const cJSON *xs = metric_list(e[i].rec, p->x), *ys = metric_list(e[i].rec, p->y);
+    size_t epoch = 0;
+    for (const cJSON *xv = xs->child, *yv = ys->child; xv && yv;
+         xv = xv->next, yv = yv->next, epoch++) {
+      if (!cJSON_IsNumber(xv) || !cJSON_IsNumber(yv)) break;
+      exp_plot_cell *c = add_cell(d, s, (double)epoch, yv->valuedouble);
+      if (c) exp_stats_add(&c->xs, xv->valuedouble);
+    }
+  }
+  for (size_t i = 0; i < d->n_cells; i++) d->cells[i].x = d->cells[i].xs.mean;
+  free_entries(e, k);
+}
+
+/* ------------------------------------------------------ per server */
+
+static const cJSON *servers_of(const cJSON *r, const exp_plot *p) {
+  if (!exp_record_ok(r) || !selected(r, p)) return NULL;
+  const cJSON *v = record_value(r, "servers");
+  return cJSON_IsArray(v) ? v : NULL;
+}
+
+/* A line per server ("server 3"), or per sweep point and server when the
+ * runs drawn are of several ("policy=psld server 3"); x the middle of each
+ * bucket, y its keys per second, repeats averaged bucket by bucket. */
+static void collect_per_server(exp_plot_data *d, const exp_plot *p, const cJSON *records) {
+  d->numeric = true;
+  const cJSON *first = NULL;
+  bool several = false;
+  for (const cJSON *r = records ? records->child : NULL; r; r = r->next) {
+    if (!servers_of(r, p)) continue;
+    if (first && !exp_same_point(cJSON_GetObjectItemCaseSensitive(first, "sweep"),
+                                 cJSON_GetObjectItemCaseSensitive(r, "sweep")))
+      several = true;
+    if (!first) first = r;
+  }
+  for (const cJSON *r = records ? records->child : NULL; r; r = r->next) {
+    const cJSON *servers = servers_of(r, p);
+    char *point = servers && several
+                      ? exp_sweep_label(cJSON_GetObjectItemCaseSensitive(r, "sweep"))
+                      : NULL;
+    for (const cJSON *s = servers ? servers->child : NULL; s; s = s->next) {
+      const cJSON *node = cJSON_GetObjectItemCaseSensitive(s, "node");
+      const cJSON *width = cJSON_GetObjectItemCaseSensitive(s, "bucket_s");
+      const cJSON *series = cJSON_GetObjectItemCaseSensitive(s, "keys_per_s");
+      if (!cJSON_IsNumber(node) || !cJSON_IsNumber(width) || !cJSON_IsArray(series)) continue;
+      char label[256];
+      snprintf(label, sizeof label, "%s%sserver %d", point ? point : "", point ? " " : "",
+               node->valueint);
+      size_t line = label_index(&d->series, &d->n_series, label);
+      if (line == SIZE_MAX) continue;
+      size_t j = 0;
+      for (const cJSON *v = series->child; v; v = v->next, j++)
+        if (cJSON_IsNumber(v))
+          add_cell(d, line, ((double)j + 0.5) * width->valuedouble, v->valuedouble);
+    }
+    free(point);
+  }
+  free(d->x_title);
+  d->x_title = strdup("time_s");
+  free(d->series_title);
+  d->series_title = NULL;
+}
+
+void exp_plot_data_collect(exp_plot_data *d, const exp_plot *p,
+                           const cJSON *records) {
+  size_t n;
+  const run_metric *m = run_metric_find(p->y);
+  *d = (exp_plot_data){.combine = m ? m->combine : RUN_COMBINE_MEAN};
+  d->x_title = strdup(p->x);
+  d->series_title = p->series ? strdup(p->series) : NULL;
+  if (p->per_epoch || p->per_server) {
+    d->combine = RUN_COMBINE_MEAN;
+    if (p->per_epoch) collect_per_epoch(d, p, records);
+    else collect_per_server(d, p, records);
+    return;
+  }
+  entry *e = read_entries(p, records, &n, &d->numeric);
+  if (e) label_entries(e, n, p, d->numeric);
+  if (e && collides(e, n, d->numeric)) make_specific(e, n, p, d->numeric, d);
+  for (size_t i = 0; e && i < n; i++) {
+    if (!e[i].sl || (!d->numeric && !e[i].xl)) continue;
+    size_t s = label_index(&d->series, &d->n_series, e[i].sl);
+    size_t x = d->numeric ? 0 : label_index(&d->cats, &d->n_cats, e[i].xl);
+    if (s == SIZE_MAX || x == SIZE_MAX) continue;
+    add_cell(d, s, d->numeric ? e[i].xv->valuedouble : (double)x, e[i].y);
+  }
+  free_entries(e, n);
+}
+
+void exp_plot_data_free(exp_plot_data *d) {
+  for (size_t i = 0; i < d->n_series; i++) free(d->series[i]);
+  for (size_t i = 0; i < d->n_cats; i++) free(d->cats[i]);
+  free(d->series);
+  free(d->cats);
+  free(d->cells);
+  free(d->x_title);
+  free(d->series_title);
+  *d = (exp_plot_data){0};
+}

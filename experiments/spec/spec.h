@@ -1,0 +1,69 @@
+/*
+ * experiments/spec/: what the files of the spec room share: the checks
+ * that word a spec's problems (field_checks.c), a cluster profile laid
+ * under the spec's cluster (cluster.c) and a JSON file read for it
+ * (spec_load.c). Everything else spec/ offers, loading a spec, its runs,
+ * its plots list, JSON paths, units, shards, is the door's (experiment.h).
+ *
+ * Not a door: only the files of experiments/ (and their tests) include it.
+ * It includes common/; spec_load.c also includes backends/backends.h, to
+ * check the spec's cluster against the backend that reads it.
+ */
+#ifndef PSLAB_EXPERIMENTS_SPEC_H
+#define PSLAB_EXPERIMENTS_SPEC_H
+
+#include "experiments/common/common.h"
+
+/* Integers in specs stay exact as JSON numbers (doubles). */
+#define EXP_INT_MAX 9007199254740991.0 /* 2^53 - 1 */
+
+/* ------------------------------------------- wording (field_checks.c) */
+
+/* Adds "<path>: expected <what>, found <found described>". */
+void exp_expect(exp_errors *e, const char *path, const char *what,
+                const cJSON *found);
+/* Each key of obj must be in known (NULL-terminated) and appear once. */
+void exp_check_keys(exp_errors *e, const cJSON *obj, const char *path,
+                    const char *const *known);
+
+/* Member checks: key of obj (at path). Each returns true when the member is
+ * valid, or absent and not required; otherwise adds a message and returns
+ * false. *out is written only when the member is present and valid. */
+bool exp_get_int(exp_errors *e, const cJSON *obj, const char *path,
+                 const char *key, double min, double max, bool required,
+                 double *out);
+bool exp_get_number(exp_errors *e, const cJSON *obj, const char *path,
+                    const char *key, double min, bool min_exclusive,
+                    bool required, double *out);
+bool exp_get_string(exp_errors *e, const cJSON *obj, const char *path,
+                    const char *key, bool required, const char **out);
+bool exp_get_bool(exp_errors *e, const cJSON *obj, const char *path,
+                  const char *key, bool *out);
+bool exp_get_choice(exp_errors *e, const cJSON *obj, const char *path,
+                    const char *key, const char *const *choices,
+                    const char **out);
+bool exp_get_object(exp_errors *e, const cJSON *obj, const char *path,
+                    const char *key, bool required, const cJSON **out);
+
+typedef enum {
+  EXP_QTY_FLOPS,     /* flop/s, > 0 */
+  EXP_QTY_BANDWIDTH, /* bytes/s, > 0 */
+  EXP_QTY_DURATION   /* seconds, >= 0 */
+} exp_quantity;
+/* A number, or a string with a unit (units.c). */
+bool exp_get_quantity(exp_errors *e, const cJSON *obj, const char *path,
+                      const char *key, exp_quantity q, double *out);
+
+/* ------------------------------------------------- files (cluster.c, ...) */
+
+/* Replaces spec's "cluster" by itself over the fields of its "profile" file
+ * (a relative path taken from base_dir), keeping "profile" to say which;
+ * nothing without a profile. A problem adds a message to errs; the names of
+ * the fields only the profile gave are added to profile_keys (may be NULL). */
+void exp_cluster_include_profile(struct cJSON *spec, const char *base_dir, exp_errors *errs,
+                                 exp_errors *profile_keys);
+/* A JSON file, parsed; NULL with "<path>: <reason>" or "<path>:L:C: invalid
+ * JSON ..." added to errs (spec_load.c). */
+struct cJSON *exp_json_load(const char *path, exp_errors *errs);
+
+#endif
