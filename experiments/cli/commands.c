@@ -203,8 +203,9 @@ static const char calibrate_about[] =
     "this machine: host_speed, cost.{per_message_s, per_key_s, per_byte_s,\n"
     "local_per_key_s, send_per_message_s}, machines.{count 1, cores,\n"
     "loopback_latency, loopback_bandwidth}, and under \"calibration\" every\n"
-    "figure and how the model was fitted to them (experiments/calibrate.c). It\n"
-    "takes 10-30 s; run it on an idle machine, since load changes the figures.\n";
+    "figure and how the model was fitted to them (experiments/fidelity/\n"
+    "calibrate.c). It takes 10-30 s; run it on an idle machine, since load\n"
+    "changes the figures.\n";
 
 static const char calibrate_after[] =
     "Exit status: 0 written; 1 a measurement failed or FILE cannot be written;\n"

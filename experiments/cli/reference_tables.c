@@ -1,9 +1,10 @@
 /*
- * The metric table as a reader sees it: `pslab metrics` prints it for a
- * terminal, and `pslab metrics --markdown` prints the list that
- * experiments/SPEC.md holds between its "metrics" markers (a test holds the
- * two together, so the reference cannot drift from the table). `pslab
- * policies` does the same for the policies' field tables (docs/policies.md).
+ * The reference tables as a reader sees them. `pslab metrics` prints the
+ * metric table for a terminal, and `pslab metrics --markdown` the list that
+ * experiments/SPEC.md holds between its "metrics" markers; `pslab policies`
+ * prints the policies' field tables, and with --markdown the block
+ * docs/policies.md holds. Tests hold each document to its table, so the
+ * reference cannot drift from the code.
  */
 #include "experiments/common/common.h"
 
