@@ -50,6 +50,19 @@ void harness_config_default(harness_config *c) {
 
 uint64_t harness_rand(harness *h) { return ps_splitmix64(&h->rng); }
 
+const uint8_t *harness_secret(void) {
+  static const uint8_t secret[PS_SECRET_LEN] = "harness secret!";
+  return secret;
+}
+
+long harness_encode(const ps_msg *m, uint32_t dst, uint8_t *buf, size_t len) {
+  ps_msg to = *m;
+  to.dst = dst;
+  long n = ps_msg_encode(&to, buf, len);
+  if (n > 0) ps_msg_put_seal(buf, (size_t)n, harness_secret());
+  return n;
+}
+
 static void on_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
   endpoint *e = ctx;
   harness *h = e->h;
@@ -95,6 +108,7 @@ harness *harness_new(const harness_config *c) {
     nc.clock_service = c->clock_service;
     nc.scale = c->scale;
     nc.num_scale = c->num_scale;
+    memcpy(nc.secret, harness_secret(), PS_SECRET_LEN);
     h->nodes[i] = ps_node_new(&nc);
     if (!h->nodes[i]) abort();
   }

@@ -56,6 +56,13 @@ void harness_set_now(harness *h, double now);
 /* A number from the harness's seeded generator. */
 uint64_t harness_rand(harness *h);
 
+/* The run's secret every harness node holds (ps_node_config.secret). */
+const uint8_t *harness_secret(void);
+/* Encodes m as a message to dst (its dst field is set to dst) and seals it
+ * with harness_secret, as a node of the harness would: ps_msg_encode's
+ * result. A forger's message is ps_msg_encode's alone (no seal). */
+long harness_encode(const ps_msg *m, uint32_t dst, uint8_t *buf, size_t len);
+
 /* The node that owns k according to its home's directory. */
 uint32_t harness_owner(harness *h, ps_key k);
 
