@@ -255,7 +255,12 @@ struct cJSON;
  * number and the whole buffer as sent, the same for every destination, but
  * not the number the backend gives the message on each channel. A receiver
  * takes a shared message only as the next of its sender's shared messages,
- * so a copy of one (under any channel number) is never applied twice.
+ * so a copy of one (under any channel number) is never applied twice. (A
+ * copy handed to a node before the real one, by someone who read the buffer
+ * on its way to another node, is taken in its place, once, under the
+ * channel number it comes with; if that number was a message's still on
+ * its way, the channel then stops: the run fails, and no value is applied
+ * twice or made up. CURVE keeps the buffers from being read.)
  *
  * The low byte of flags counts how often the operation was forwarded
  * (hops); its high byte is 0. `pos` is the requester's float offset of each
