@@ -59,6 +59,7 @@ static ps_node *make_node(void) {
   c.layout.tables[0] = (ps_table){0, KEYS, LEN};
   c.layout.num_nodes = 2;
   c.env = (ps_env){.send = no_send};
+  run_secret_new(c.secret);
   return ps_node_new(&c);
 }
 

@@ -113,6 +113,7 @@ static real_node *start(uint32_t rank, const char *coordinator, int tell_fd, cha
   cfg.core.id = rank;
   cfg.core.workers = 2;
   cfg.core.layout = bench_layout();
+  if (rank == 0) run_secret_new(cfg.core.secret); /* node 1 gets it at rendezvous */
   return real_node_start(&cfg, err, errlen);
 }
 

@@ -25,8 +25,10 @@
 #include <string.h>
 
 /* The seal of the encoded message buf[0..len) (len >= PS_WIRE_HEADER_LEN)
- * sent to dst under secret (the wire format in ps.h says what it is for). */
-uint64_t ps_msg_seal(const uint8_t *buf, size_t len, uint32_t dst, uint64_t secret);
+ * under secret (the wire format in ps.h says what it covers); whether the
+ * seal it carries is that one. */
+uint64_t ps_msg_seal(const uint8_t *buf, size_t len, const uint8_t secret[PS_SECRET_LEN]);
+bool ps_msg_seal_ok(const uint8_t *buf, size_t len, const uint8_t secret[PS_SECRET_LEN]);
 
 /* ------------------------------------------------------------ key store */
 
@@ -180,9 +182,9 @@ typedef struct {
   uint32_t dst;
   uint8_t *buf;
   size_t len;
-  /* A message for every other node (dst ALL_OTHERS), encoded once with
-   * number 0: those nodes, then each one's number, `count` of each (NULL
-   * for one destination). */
+  /* A message for every other node (dst ALL_OTHERS), encoded and sealed
+   * once as a shared message: those nodes, then each one's number, `count`
+   * of each (NULL for one destination). */
   uint32_t *shared;
   uint32_t count;
 } queued_msg;
@@ -458,6 +460,8 @@ struct ps_node {
   pthread_mutex_t order_lock; /* see call_ctx */
   uint32_t *send_seq;         /* per destination: the last number sent (order lock) */
   _Atomic uint32_t *recv_seq; /* per source: the last number taken */
+  uint32_t shared_sent;       /* the last number of a shared message sent (order lock) */
+  _Atomic uint32_t *recv_shared; /* per source: that of the last shared message taken */
   queued_msg *outq;           /* encoded, waiting to be sent: under order_lock */
   size_t outq_head, outq_len, outq_cap;
   out_spare spares[OUT_SPARES]; /* sent messages' arrays, for reuse (order lock) */
@@ -479,7 +483,7 @@ struct ps_node {
   size_t n_scale, next_scale; /* ... the step the timer applies next */
   _Atomic uint32_t serving; /* servers [0, serving) serve now */
   bool has_clock;           /* config.clock_service */
-  uint64_t secret;          /* config.secret: the key of ownership seals */
+  uint8_t secret[PS_SECRET_LEN]; /* config.secret: the key of every seal */
   clock_service clk;
   bounded_counters bounded;
   node_load load;

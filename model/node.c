@@ -67,10 +67,18 @@ static bool scale_ok(const ps_node_config *c) {
   return !c->num_scale || c->scale;
 }
 
+/* Whether the config holds a secret: all zeros is none. A node alone
+ * receives no message and needs none. */
+static bool secret_ok(const ps_node_config *c) {
+  uint8_t any = 0;
+  for (size_t i = 0; i < PS_SECRET_LEN; i++) any |= c->secret[i];
+  return any || c->layout.num_nodes < 2;
+}
+
 ps_node *ps_node_new(const ps_node_config *c) {
   if (!c || ps_layout_check(&c->layout) != PS_OK || c->id >= c->layout.num_nodes ||
       (c->workers == 0) == ps_layout_runs_workers(&c->layout, c->id) || !c->env.send ||
-      !scale_ok(c))
+      !scale_ok(c) || !secret_ok(c))
     return NULL;
   ps_node *n = aligned_alloc(PS_CACHE_LINE, sizeof *n);
   if (!n) return NULL;
@@ -83,9 +91,11 @@ ps_node *ps_node_new(const ps_node_config *c) {
   n->policy_next_timer = INFINITY;
   n->send_seq = calloc(c->layout.num_nodes, sizeof *n->send_seq);
   n->recv_seq = calloc(c->layout.num_nodes, sizeof *n->recv_seq);
-  if (!n->send_seq || !n->recv_seq) {
+  n->recv_shared = calloc(c->layout.num_nodes, sizeof *n->recv_shared);
+  if (!n->send_seq || !n->recv_seq || !n->recv_shared) {
     free(n->send_seq);
     free((void *)n->recv_seq);
+    free((void *)n->recv_shared);
     free(n);
     return NULL;
   }
@@ -103,7 +113,7 @@ ps_node *ps_node_new(const ps_node_config *c) {
       workers_init(n, c->workers) != PS_OK)
     goto fail;
   n->has_clock = c->clock_service;
-  n->secret = c->secret;
+  memcpy(n->secret, c->secret, PS_SECRET_LEN);
   if (n->has_clock && ps__clock_init(n) != PS_OK) goto fail;
   if (ps__load_init(n) != PS_OK) goto fail;
   n->init_hot_keys = c->hot_keys;
@@ -143,6 +153,7 @@ void ps_node_free(ps_node *n) {
   free(n->replica_keys);
   free(n->send_seq);
   free((void *)n->recv_seq);
+  free((void *)n->recv_shared);
   for (size_t i = n->outq_head; i < n->outq_len; i++) {
     free(n->outq[i].buf);
     free(n->outq[i].shared);
@@ -349,6 +360,10 @@ uint64_t ps_node_owned_keys(ps_node *n, const uint64_t *homed) {
 
 uint32_t ps_node_next_seq(ps_node *n, uint32_t src) {
   return src < n->layout.num_nodes ? atomic_load(&n->recv_seq[src]) + 1 : 0;
+}
+
+uint32_t ps_node_next_shared(ps_node *n, uint32_t src) {
+  return src < n->layout.num_nodes ? atomic_load(&n->recv_shared[src]) + 1 : 0;
 }
 
 uint32_t ps_node_claim_seq(ps_node *n, uint32_t dst) {
@@ -638,32 +653,51 @@ static int take_seq(ps_node *n, uint32_t src, uint32_t seq) {
   return PS_OK;
 }
 
+/* Checks that shared message number `shared` of src is the next one,
+ * without taking it: a copy of one taken before, under whatever channel
+ * number, is refused before it can take that number. */
+static int peek_shared(ps_node *n, uint32_t src, uint32_t shared) {
+  uint32_t last = atomic_load(&n->recv_shared[src]);
+  if (shared <= last) {
+    stat_add(&n->stats.duplicates, 1);
+    return PS_ERR_DUPLICATE;
+  }
+  if (shared != last + 1) {
+    stat_add(&n->stats.out_of_sequence, 1);
+    return PS_ERR_SEQUENCE;
+  }
+  return PS_OK;
+}
+
 /* Decodes a message from src into *m and checks it: numbered by its
  * encoding (`numbered` false), or, sent through env.send_shared, by the
- * backend (seq; its encoded number is 0). A message that decodes on its own
- * channel takes its number whatever else is wrong with it: refused, it does
- * not stop the channel. PS_OK, ps_msg_decode's errors, PS_ERR_PEER,
- * PS_ERR_DUPLICATE, PS_ERR_SEQUENCE, PS_ERR_PROTOCOL, PS_ERR_KEY_RANGE,
- * PS_ERR_VALUE_LEN or PS_ERR_SEAL. */
+ * backend (seq; its encoded number is its number among src's shared
+ * messages). Its seal is checked before its numbers: a message not made
+ * with the run's secret is refused without touching the channel, so it
+ * cannot take a real message's number. An authentic message takes its
+ * number whatever else is wrong with it: refused, it does not stop the
+ * channel. PS_OK, ps_msg_decode's errors, PS_ERR_PEER, PS_ERR_SEAL,
+ * PS_ERR_DUPLICATE, PS_ERR_SEQUENCE, PS_ERR_PROTOCOL, PS_ERR_KEY_RANGE or
+ * PS_ERR_VALUE_LEN. */
 static int admit_msg(ps_node *n, uint32_t src, bool numbered, uint32_t seq, const uint8_t *buf,
                      size_t len, ps_msg *m) {
   int rc = ps_msg_decode(buf, len, m);
-  if (rc == PS_OK && (src >= n->layout.num_nodes || m->src != src)) rc = PS_ERR_PEER;
-  bool misnumbered = false;
-  if (rc == PS_OK && numbered) {
-    misnumbered = m->seq != 0 || ps_msg_type_sealed(m->type); /* a seal covers the number */
+  if (rc != PS_OK) return rc;
+  if (src >= n->layout.num_nodes || m->src != src || m->dst != (numbered ? PS_DST_ALL : n->id))
+    return PS_ERR_PEER;
+  if (!ps_msg_seal_ok(buf, len, n->secret)) {
+    stat_add(&n->stats.bad_seals, 1);
+    return PS_ERR_SEAL;
+  }
+  uint32_t shared = m->seq;
+  if (numbered) {
+    if ((rc = peek_shared(n, src, shared)) != PS_OK) return rc;
     m->seq = seq;
   }
-  if (rc == PS_OK) rc = take_seq(n, src, m->seq);
-  if (rc == PS_OK && misnumbered) rc = PS_ERR_PROTOCOL;
-  if (rc == PS_OK && m->origin >= n->layout.num_nodes) rc = PS_ERR_PEER;
-  if (rc == PS_OK && m->type != PS_MSG_POLICY) rc = check_keys(n, m); /* its words are its own */
-  if (rc == PS_OK && ps_msg_type_sealed(m->type) &&
-      ps_msg_seal(buf, len, n->id, n->secret) != m->request) {
-    stat_add(&n->stats.bad_seals, 1);
-    rc = PS_ERR_SEAL; /* its number is taken: the channel goes on */
-  }
-  return rc;
+  if ((rc = take_seq(n, src, m->seq)) != PS_OK) return rc;
+  if (numbered) atomic_store(&n->recv_shared[src], shared); /* src's channel is in order */
+  if (m->origin >= n->layout.num_nodes) return PS_ERR_PEER;
+  return m->type != PS_MSG_POLICY ? check_keys(n, m) : PS_OK; /* a POLICY's words are its own */
 }
 
 /* Hands an admitted message (but a policy's) to the handler of its type,

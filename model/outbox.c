@@ -262,42 +262,45 @@ static bool outq_append(ps_node *n, queued_msg q) {
   return true;
 }
 
-/* Queues buf for dst as the channel's next number, sealed if its type is
- * (order lock held). */
-static bool enqueue_to(ps_node *n, uint32_t dst, uint8_t *buf, size_t len, bool sealed) {
+/* Queues buf for dst as the channel's next number, and seals it (order
+ * lock held). */
+static bool enqueue_to(ps_node *n, uint32_t dst, uint8_t *buf, size_t len) {
   uint32_t seq = n->send_seq[dst] + 1;
-  ps_msg_put_seq(buf, seq);
-  if (sealed) ps_msg_put_seal(buf, len, dst, n->secret);
+  ps_msg_put_dst_seq(buf, dst, seq);
+  ps_msg_put_seal(buf, len, n->secret);
   if (!outq_append(n, (queued_msg){dst, buf, len, NULL, 1})) return false;
   n->send_seq[dst] = seq;
   return true;
 }
 
-/* Queues a ps__ctx_add_all message, encoded in buf with number 0, for every
- * other node, numbered on each channel in node order: whole, for
- * env.send_shared (see queued_msg), or as a copy per node, the last node
- * taking buf itself. */
-static bool enqueue_all(ps_node *n, uint8_t *buf, size_t len, bool sealed) {
+/* Queues a ps__ctx_add_all message, encoded in buf, for every other node,
+ * numbered on each channel in node order: whole, for env.send_shared (see
+ * queued_msg), as the node's next shared message, sealed once for all; or
+ * as a copy per node, the last node taking buf itself. */
+static bool enqueue_all(ps_node *n, uint8_t *buf, size_t len) {
   uint32_t count = n->layout.num_nodes - 1;
-  if (!n->env.send_shared || sealed) { /* a seal is per destination */
+  if (!n->env.send_shared) {
     uint32_t last = n->id == count ? count - 1 : count;
     for (uint32_t dst = 0; dst < last; dst++) {
       if (dst == n->id) continue;
       uint8_t *copy = malloc(len);
       if (!copy) return false;
       memcpy(copy, buf, len);
-      if (!enqueue_to(n, dst, copy, len, sealed)) {
+      if (!enqueue_to(n, dst, copy, len)) {
         free(copy);
         return false;
       }
     }
-    return enqueue_to(n, last, buf, len, sealed);
+    return enqueue_to(n, last, buf, len);
   }
   uint32_t *shared = malloc(2 * (size_t)count * sizeof *shared);
+  ps_msg_put_dst_seq(buf, PS_DST_ALL, n->shared_sent + 1);
+  ps_msg_put_seal(buf, len, n->secret);
   if (!shared || !outq_append(n, (queued_msg){ALL_OTHERS, buf, len, shared, count})) {
     free(shared);
     return false;
   }
+  n->shared_sent++;
   for (uint32_t dst = 0, i = 0; dst < n->layout.num_nodes; dst++) {
     if (dst == n->id) continue;
     shared[i] = dst;
@@ -317,9 +320,8 @@ static void enqueue_one(call_ctx *c, out_msg *m) {
   m->head.pos = (const uint8_t *)m->pos;
   m->head.values = (const uint8_t *)m->values;
   m->head.seq = 0;
-  bool sealed = ps_msg_type_sealed(m->head.type);
   if (!buf || ps_msg_encode(&m->head, buf, len) < 0) goto fail;
-  if (all ? enqueue_all(n, buf, len, sealed) : enqueue_to(n, m->dst, buf, len, sealed)) return;
+  if (all ? enqueue_all(n, buf, len) : enqueue_to(n, m->dst, buf, len)) return;
 fail:
   free(buf);
   if (!c->error) c->error = PS_ERR_NOMEM;

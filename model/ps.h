@@ -124,7 +124,7 @@ extern "C" {
   X(PS_ERR_DUPLICATE, -16, "message received before (a duplicate or a replay)") \
   X(PS_ERR_HOPS, -17, "operation forwarded too often (a forwarding loop)")  \
   X(PS_ERR_SEQUENCE, -18, "message out of sequence (one before it never came)") \
-  X(PS_ERR_SEAL, -19, "ownership message with a wrong seal (not sent by this run's core)")
+  X(PS_ERR_SEAL, -19, "message with a wrong seal (not sent by a node of this run)")
 
 typedef enum {
   PS_OK = 0,
@@ -234,16 +234,43 @@ struct cJSON;
 
 /* Little-endian fixed header followed by a body:
  *   keys[key_count] (u64), pos[key_count] (u32), values[value_floats] (f32).
- * Version 2 numbers the messages of each ordered pair of nodes (seq, from 1,
- * given by the sending core): a receiver takes exactly the next number, so
- * a duplicated, replayed or forged message is refused, and a lost one stops
- * its channel (the run then fails rather than lose a value silently). The low byte of flags counts
- * how often the operation was forwarded (hops); its high byte is 0.
- * `pos` is the requester's float offset of each key in its buffer, echoed
- * back in replies. Messages without values have value_floats == 0. */
+ * Every message is sealed: its header's seal field holds a keyed MAC
+ * (SipHash-2-4, 8 bytes, under the run's secret, ps_node_config.secret) of
+ * everything after that field: the rest of the header (version, type,
+ * flags, sender, destination, number, origin, worker, request, aux, counts)
+ * and the whole body. The magic before it is a constant the decoder checks.
+ * A receiver checks the seal before anything else and refuses a message
+ * whose seal does not match (PS_ERR_SEAL, counted in bad_seals) without
+ * touching its channel: without the secret, nobody makes a message a core
+ * takes, and a failed try costs the forger that message. A message names
+ * its destination (dst) and its number on the (src, dst) channel (seq, from
+ * 1, given by the sending core): a receiver takes exactly the next number,
+ * so a duplicated or replayed message is refused, and a lost one stops its
+ * channel (the run then fails rather than lose a value silently); a copy is
+ * no good on another channel or number.
+ *
+ * Shared messages (env.send_shared: one buffer for several nodes) name
+ * PS_DST_ALL as their destination and carry, as seq, their number among the
+ * sender's shared messages (from 1, in the order sent): the seal covers that
+ * number and the whole buffer as sent, the same for every destination, but
+ * not the number the backend gives the message on each channel. A receiver
+ * takes a shared message only as the next of its sender's shared messages,
+ * so a copy of one (under any channel number) is never applied twice. (A
+ * copy handed to a node before the real one, by someone who read the buffer
+ * on its way to another node, is taken in its place, once, under the
+ * channel number it comes with; if that number was a message's still on
+ * its way, the channel then stops: the run fails, and no value is applied
+ * twice or made up. CURVE keeps the buffers from being read.)
+ *
+ * The low byte of flags counts how often the operation was forwarded
+ * (hops); its high byte is 0. `pos` is the requester's float offset of each
+ * key in its buffer, echoed back in replies. Messages without values have
+ * value_floats == 0. */
 #define PS_WIRE_MAGIC 0x424c5350u /* "PSLB" */
-#define PS_WIRE_VERSION 2
-#define PS_WIRE_HEADER_LEN 48
+#define PS_WIRE_VERSION 3
+#define PS_WIRE_HEADER_LEN 64
+#define PS_SECRET_LEN 16       /* bytes of the run's secret (a SipHash-2-4 key) */
+#define PS_DST_ALL UINT32_MAX  /* the destination of a shared message */
 #define PS_MAX_HOPS 64 /* forwards of one operation; more is a loop: dropped */
 
 typedef enum {
@@ -280,13 +307,15 @@ typedef struct {
   uint8_t type;
   uint16_t flags;      /* low byte: hops; high byte: 0 */
   uint32_t src;        /* sender of this hop */
+  uint32_t dst;        /* its destination, or PS_DST_ALL (shared) */
   uint32_t origin;     /* node whose worker issued the request */
   uint32_t worker;     /* that worker, on origin */
   uint32_t aux;        /* per type: HANDOVER's new owner */
   uint64_t request;    /* the origin worker's ticket */
   uint32_t key_count;
   uint32_t value_floats;
-  uint32_t seq;        /* number on its (src, dst) channel, from 1 */
+  uint32_t seq;        /* number on its (src, dst) channel, from 1; of a
+                          shared message, among src's shared messages */
   const uint8_t *keys; /* key_count * 8 bytes */
   const uint8_t *pos;  /* key_count * 4 bytes */
   const uint8_t *values; /* value_floats * 4 bytes, or NULL */
@@ -304,18 +333,6 @@ int ps_msg_decode(const uint8_t *buf, size_t len, ps_msg *m);
 ps_key ps_msg_key(const ps_msg *m, uint32_t i);
 /* Copies n floats starting at float index `from` of the body's values. */
 void ps_msg_values(const ps_msg *m, uint32_t from, float *out, uint32_t n);
-
-/* Seals: LOCALIZE, HANDOVER and TRANSFER move a key's ownership: a made-up one
- * would lose or double the value (a TRANSFER that takes the real one's
- * place), or send it to a node in no state to take it (one that holds a
- * replica). Their `request` field carries a seal, a keyed hash of the whole
- * encoded message (the seal left out) and its destination under the run's
- * secret (ps_node_config.secret), written by the sending core; a receiver
- * refuses one whose seal does not match (PS_ERR_SEAL). With the channel's
- * numbers in the hash, a copy is no good on another channel or number. Not a
- * cryptographic MAC and not authentication (CURVE is that, in real/): it
- * keeps stray, corrupt and forged ownership messages of anyone without the
- * secret out of the core. */
 
 /* ===========================================================================
  * Driving a node (backends)
@@ -344,8 +361,9 @@ typedef struct {
    * every other node, and at n nodes n - 1 copies of each node's round
    * would be in flight at once. buf (malloc'd, len bytes) goes to dst[i] as
    * number seq[i] of the channel to it, for i in [0, count), each in its
-   * place among the node's sends like a send of its own; its encoded number
-   * is 0, so each receiver hands it to ps_node_recv_numbered with seq[i].
+   * place among the node's sends like a send of its own; it is sealed for
+   * every destination alike (the wire format says what the seal covers), so
+   * each receiver hands it to ps_node_recv_numbered with seq[i].
    * The backend owns buf and frees it with free() once no destination needs
    * it; dst and seq are valid during the call only. Same rules as send. */
   void (*send_shared)(void *ctx, const uint32_t *dst, const uint32_t *seq, size_t count,
@@ -421,18 +439,20 @@ typedef struct {
    * (moves); one that serves again holds keys only when moved there. */
   const ps_scale_step *scale;
   size_t num_scale;
-  /* The key of seals on ownership messages (see the wire format): the same for every
-   * node of a run (default 0: any fixed value works, it only has to be
-   * shared and unknown to whoever must not forge them). */
-  uint64_t secret;
+  /* The key of every message's seal (see the wire format): the same for
+   * every node of a run, random per run, and known to nobody outside it.
+   * The backend makes it and hands it to every node (the core reads no
+   * randomness); all zeros (the default) is no secret: ps_node_new refuses
+   * it on a layout of several nodes. */
+  uint8_t secret[PS_SECRET_LEN];
 } ps_node_config;
 
 /* Fills defaults: 1 worker, 64 stripes, no policy, default settings. */
 void ps_node_config_default(ps_node_config *c);
 
 /* Creates a node; the config is copied (policy_json and hot_keys are only
- * read by the policy's init, during this call). NULL on bad config or no
- * memory. */
+ * read by the policy's init, during this call). NULL on bad config (among
+ * them no secret with several nodes) or no memory. */
 ps_node *ps_node_new(const ps_node_config *c);
 void ps_node_free(ps_node *node);
 
@@ -440,19 +460,20 @@ void ps_node_free(ps_node *node);
  * or the message's error (it is then dropped and counted in bad_messages):
  * what ps_msg_decode refuses (PS_ERR_TRUNCATED, OVERSIZED, MAGIC, VERSION,
  * TYPE, LIMIT, MALFORMED); PS_ERR_PEER (a sender, origin or worker that does
- * not fit), PS_ERR_DUPLICATE or PS_ERR_SEQUENCE (its number), PS_ERR_SEAL,
- * PS_ERR_KEY_RANGE or PS_ERR_VALUE_LEN (its keys), PS_ERR_PROTOCOL (not
+ * not fit, or a destination other than this node), PS_ERR_SEAL (checked
+ * first: nothing is taken), PS_ERR_DUPLICATE or PS_ERR_SEQUENCE (its
+ * number), PS_ERR_KEY_RANGE or PS_ERR_VALUE_LEN (its keys), PS_ERR_PROTOCOL (not
  * valid in the key's state, or a policy message its policy cannot take),
  * PS_ERR_HOPS (an operation forwarded too often), PS_ERR_INVAL (a set on a
  * key kept by all-reduce: see ps_node_add_initial_replicas) or
  * PS_ERR_NOMEM. */
 int ps_node_recv(ps_node *node, uint32_t src, const uint8_t *buf, size_t len,
                  double now);
-/* The same for a message the sender handed to env.send_shared: its encoded
- * number is 0 and seq is its number on src's channel (what send_shared gave
- * for this destination). The codes of ps_node_recv; PS_ERR_PROTOCOL also for
- * an encoded number other than 0 or a type that is sealed (its seal covers
- * the number). */
+/* The same for a message the sender handed to env.send_shared: seq is its
+ * number on src's channel (what send_shared gave for this destination); its
+ * destination is PS_DST_ALL (else PS_ERR_PEER) and its encoded number must
+ * be the next of src's shared messages (else PS_ERR_DUPLICATE or
+ * PS_ERR_SEQUENCE, the channel untouched). The codes of ps_node_recv. */
 int ps_node_recv_numbered(ps_node *node, uint32_t src, uint32_t seq, const uint8_t *buf,
                           size_t len, double now);
 
@@ -819,7 +840,8 @@ typedef struct {
   uint64_t out_of_sequence;  /* ... numbered past the next one: refused (one was lost,
                                 or it is forged), and so is the rest of the channel */
   uint64_t hop_drops;        /* operations dropped after PS_MAX_HOPS forwards */
-  uint64_t bad_seals;        /* ownership messages refused for their seal */
+  uint64_t bad_seals;        /* ... of them: refused for their seal (not made
+                                with this run's secret) */
   uint64_t replica_syncs;    /* replica keys sent in sync rounds (SYNC, DELTA) */
   /* Staleness of reads served by replicas: how long ago, and how many of
    * the reading worker's clocks ago, the replica last took part in a sync.

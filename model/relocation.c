@@ -15,9 +15,10 @@
  * node does not ask for the key again while it waits, so an entry has at most
  * one pending hand-on, and a chain of requests ends at the last requester.
  *
- * LOCALIZE, HANDOVER and TRANSFER are sealed by their sender (model/outbox.c) and
- * refused without the run's seal (ps_node_recv): a made-up one never moves
- * a value.
+ * Like every message, LOCALIZE, HANDOVER and TRANSFER are sealed by their
+ * sender (model/outbox.c) and refused without the run's seal before they
+ * take a number (ps_node_recv): a made-up one never moves a value, nor
+ * takes the place of a real one.
  */
 #include "model/internal.h"
 

@@ -32,22 +32,21 @@ uint32_t ps_msg_pos(const ps_msg *m, uint32_t i);
 bool ps_msg_type_has_values(int type);
 /* Name of a message type ("PULL", ...), "?" when unknown. */
 const char *ps_msg_type_name(int type);
-/* Whether messages of this type carry a seal (LOCALIZE, HANDOVER and
- * TRANSFER: see the wire format in ps.h). */
-bool ps_msg_type_sealed(int type);
 /* Writes the seal of the encoded message buf[0..len) (len >=
- * PS_WIRE_HEADER_LEN) sent to dst under secret into its `request` field. */
-void ps_msg_put_seal(uint8_t *buf, size_t len, uint32_t dst, uint64_t secret);
-/* Writes seq into the number field of the encoded message buf (at least
- * PS_WIRE_HEADER_LEN bytes): how a copy of an env.send_shared buffer becomes
- * an ordinary message for one destination. */
-void ps_msg_put_seq(uint8_t *buf, uint32_t seq);
+ * PS_WIRE_HEADER_LEN) under secret, as a node does once it has numbered it. */
+void ps_msg_put_seal(uint8_t *buf, size_t len, const uint8_t secret[PS_SECRET_LEN]);
+/* Writes dst and seq into the header of the encoded message buf (at least
+ * PS_WIRE_HEADER_LEN bytes); its seal must then be written again. */
+void ps_msg_put_dst_seq(uint8_t *buf, uint32_t dst, uint32_t seq);
 
 /* ------------------------------------------------------------- channels */
 
 /* The number this node takes next on src's channel (ps_msg.seq), for tests
  * that hand a node messages of their own making. */
 uint32_t ps_node_next_seq(ps_node *node, uint32_t src);
+/* The number this node takes next among src's shared messages (see the wire
+ * format). */
+uint32_t ps_node_next_shared(ps_node *node, uint32_t src);
 /* Takes the next number of this node's channel to dst for a message the
  * node did not make (a fuzzer's, sent in order among the node's own): the
  * node's next message to dst is numbered after it. 0 when dst is no node. */

@@ -83,7 +83,8 @@ void __tsan_release(void *addr);
 
 typedef enum {
   REAL_CTL_HELLO = 1, /* node -> rank 0: my endpoint (payload: a string) */
-  REAL_CTL_BOOK,      /* rank 0 -> node: every endpoint (size strings) */
+  REAL_CTL_BOOK,      /* rank 0 -> node: the run's secret (PS_SECRET_LEN
+                         bytes), then every endpoint (size strings) */
   REAL_CTL_ABORT,     /* a node failed; seq: the rank that failed first */
   REAL_CTL_GATHER,    /* node -> rank 0: a contribution to collective seq */
   REAL_CTL_RELEASE,   /* rank 0 -> node: the answer of collective seq */
@@ -109,6 +110,8 @@ int real_ctl_decode(const uint8_t *buf, size_t len, real_ctl *m);
 bool real_ctl_is_control(const uint8_t *buf, size_t len);
 /* The i-th string of a BOOK (i < size); NULL if m is not a valid BOOK. */
 const char *real_ctl_book_entry(const real_ctl *m, uint32_t i);
+/* The run's secret in a BOOK (PS_SECRET_LEN bytes), or NULL. */
+const uint8_t *real_ctl_book_secret(const real_ctl *m);
 
 /* A DEALER's routing id: rank and run, 8 bytes little-endian. */
 #define REAL_ID_LEN 8
@@ -214,6 +217,9 @@ struct real_node {
    * refused (counted under lock, signalled on cond). */
   bool secure;
   struct real_guard *guard;
+  /* The key of the core's seals (ps_node_config.secret): rank 0's own,
+   * which it sends the others in the book; theirs, taken from it. */
+  uint8_t secret[PS_SECRET_LEN];
   _Atomic uint64_t refused;
 
   /* The straggler emulation (throttle.c): this node's straggler, or NULL,

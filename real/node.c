@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,6 +183,9 @@ static bool config_ok(const real_node_config *c, char *err, size_t errlen) {
   else if ((c->core.workers == 0) == ps_layout_runs_workers(&c->core.layout, c->core.id))
     why = "a node runs workers exactly when the layout's roles say it does";
   else if (!(c->cluster->timeout_s > 0)) why = "timeout_s must be > 0";
+  else if (c->core.id == 0 && c->core.layout.num_nodes > 1 && sodium_is_zero(c->core.secret,
+                                                                         PS_SECRET_LEN))
+    why = "node 0 needs the run's secret (core.secret), which it hands to the others";
   if (why) snprintf(err, errlen, "real_node_start: %s", why);
   return why == NULL;
 }
@@ -194,6 +198,7 @@ static real_node *node_alloc(const real_node_config *c) {
   n->run = c->run;
   n->workers = c->core.workers;
   n->cluster = *c->cluster;
+  memcpy(n->secret, c->core.secret, PS_SECRET_LEN); /* the others': from the book */
   real_throttle_init(n);
   atomic_init(&n->started, false);   /* the start release sets t0 */
   atomic_init(&n->timers_on, false); /* from the start barrier on */
@@ -282,8 +287,10 @@ static void send_published(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
   real_node_send(ctx, dst, buf, len);
 }
 
+/* After the rendezvous: every node has the run's secret by then. */
 static int core_create(real_node *n, const real_node_config *c, char *err, size_t errlen) {
   ps_node_config cfg = c->core;
+  memcpy(cfg.secret, n->secret, PS_SECRET_LEN);
   real_node_env(n, &cfg.env);
   cfg.env.send = send_published;
   n->core = ps_node_new(&cfg);
@@ -326,8 +333,8 @@ real_node *real_node_start(const real_node_config *c, char *err, size_t errlen) 
   uint32_t port = 0;
   int rc = plan_addresses(n, c, &port, err, errlen);
   if (rc == 0) rc = real_transport_open(n, port, err, errlen);
-  if (rc == 0) rc = core_create(n, c, err, errlen);
   if (rc == 0) rc = real_rendezvous(n, c, err, errlen);
+  if (rc == 0) rc = core_create(n, c, err, errlen);
   if (rc == 0 && real_receiver_start(n) != 0) {
     snprintf(err, errlen, "node %u: cannot start the receiver thread", n->rank);
     rc = -1;
@@ -351,6 +358,7 @@ void real_node_free(real_node *n) {
   int linger = (int)(linger_s * 1000);
   real_transport_close(n, linger);
   ps_node_free(n->core);
+  sodium_memzero(n->secret, sizeof n->secret);
   for (uint32_t p = 0; n->peers && p < n->size; p++) pthread_mutex_destroy(&n->peers[p].lock);
   for (uint32_t i = 0; n->waiters && i < n->workers; i++) {
     pthread_mutex_destroy(&n->waiters[i].lock);

@@ -112,6 +112,7 @@ static real_node *start_node(const real_cluster *c, uint32_t rank, const char *c
   cfg.core.id = rank;
   cfg.core.workers = 1;
   cfg.core.layout = probe_layout();
+  if (rank == 0) run_secret_new(cfg.core.secret);
   return real_node_start(&cfg, err, errlen);
 }
 

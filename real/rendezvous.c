@@ -5,8 +5,8 @@
  * then tells a launcher or writes to a coordinator file). Every other node
  * binds its own ROUTER, connects a DEALER to rank 0 and says HELLO with its
  * endpoint. When all have arrived, rank 0 connects to each and sends the
- * address book (every endpoint, by rank); each node then connects to every
- * other. This runs on the main thread before the receiver starts, so the
+ * address book (the run's secret, which seals the core's messages, and every
+ * endpoint, by rank); each node then connects to every other. This runs on the main thread before the receiver starts, so the
  * ROUTER has one reader. Everything waits with a deadline (timeout_s): a
  * node that never arrives is named by rank, and rank 0 tells the nodes that
  * did arrive why the run cannot start.
@@ -31,6 +31,7 @@
 #include "real/internal.h"
 
 #include <math.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,14 +179,18 @@ static void abort_arrived(real_node *n, book *b, const char *why) {
   n->abort_told = true;
 }
 
+/* The book: the run's secret, then every endpoint. It travels over CURVE
+ * when the cluster authenticates (docs/real-clusters.md); on a plain link,
+ * as everything else does. */
 static int send_book(real_node *n, book *b, char *err, size_t errlen) {
-  size_t len = 0;
+  size_t len = PS_SECRET_LEN;
   for (uint32_t p = 0; p < n->size; p++) len += strlen(b->endpoints[p]) + 1;
-  char *payload = malloc(len), *at = payload;
+  char *payload = malloc(len), *at = payload + PS_SECRET_LEN;
   if (!payload) {
     snprintf(err, errlen, "node 0: out of memory");
     return -1;
   }
+  memcpy(payload, n->secret, PS_SECRET_LEN);
   for (uint32_t p = 0; p < n->size; p++) {
     size_t l = strlen(b->endpoints[p]) + 1;
     memcpy(at, b->endpoints[p], l);
@@ -197,6 +202,7 @@ static int send_book(real_node *n, book *b, char *err, size_t errlen) {
   n->peers_made = true;
   for (uint32_t p = 1; p < n->size && rc == 0; p++)
     real_send_ctl(n, p, REAL_CTL_BOOK, 0, payload, len, false);
+  sodium_memzero(payload, PS_SECRET_LEN);
   free(payload);
   return rc;
 }
@@ -271,6 +277,7 @@ static int take_reply(real_node *n, const real_ctl *m, char *err, size_t errlen)
       return -1;
   if (real_transport_connect(n, n->rank, NULL, err, errlen) != 0) return -1;
   n->peers_made = true;
+  memcpy(n->secret, real_ctl_book_secret(m), PS_SECRET_LEN);
   return 1;
 }
 

@@ -116,6 +116,9 @@ static int configure(node_run *s) {
                            .nodes_here = a->memory_all_nodes ? 0 : 1,
                            .per_node = 16 << 20,
                            .per_worker = 1 << 20};
+  /* Rank 0 makes the run's secret and hands it to the others in the
+   * rendezvous (real/rendezvous.c); theirs comes from there. */
+  if (a->rank == 0) run_secret_new(ra.secret);
   s->setup = run_setup_new(&ra, s->err, s->errlen);
   if (s->setup) s->n_workers = run_node_workers(s->setup, a->rank);
   return s->setup ? 0 : -1;

@@ -79,9 +79,13 @@ static int check_payload(const real_ctl *m) {
   case REAL_CTL_ABORT:
     /* One string, without its NUL. */
     return memchr(m->payload, 0, m->payload_len) ? PS_ERR_MALFORMED : PS_OK;
-  case REAL_CTL_BOOK:
-    if (m->size == 0 || m->size > m->payload_len) return PS_ERR_MALFORMED;
-    return holds_strings(m->payload, m->payload_len, m->size) ? PS_OK : PS_ERR_MALFORMED;
+  case REAL_CTL_BOOK: /* the secret, then the endpoints */
+    if (m->payload_len < PS_SECRET_LEN || m->size == 0 ||
+        m->size > m->payload_len - PS_SECRET_LEN)
+      return PS_ERR_MALFORMED;
+    return holds_strings(m->payload + PS_SECRET_LEN, m->payload_len - PS_SECRET_LEN, m->size)
+               ? PS_OK
+               : PS_ERR_MALFORMED;
   case REAL_CTL_PING:
     return m->payload_len ? PS_ERR_MALFORMED : PS_OK;
   default:
@@ -106,7 +110,11 @@ int real_ctl_decode(const uint8_t *buf, size_t len, real_ctl *m) {
 
 const char *real_ctl_book_entry(const real_ctl *m, uint32_t i) {
   if (m->type != REAL_CTL_BOOK || i >= m->size) return NULL;
-  const char *p = (const char *)m->payload;
+  const char *p = (const char *)m->payload + PS_SECRET_LEN;
   for (uint32_t k = 0; k < i; k++) p += strlen(p) + 1;
   return p;
+}
+
+const uint8_t *real_ctl_book_secret(const real_ctl *m) {
+  return m->type == REAL_CTL_BOOK ? m->payload : NULL;
 }

@@ -534,9 +534,9 @@ static const run_metric table[] = {
     {"hop_drops", "", "operations dropped in a loop",
      "Operations dropped after being forwarded PS_MAX_HOPS (64) times: a forwarding loop.",
      "when some were dropped", SUM, false, 0, v_hop_drops, NULL, NULL},
-    {"bad_seals", "", "ownership messages with a wrong seal",
-     "LOCALIZE, HANDOVER and TRANSFER messages a core refused because their seal did not match the "
-     "run's secret: not sent by a core of this run.", "when some were refused",
+    {"bad_seals", "", "messages with a wrong seal",
+     "Messages a core refused, before they took a channel number, because their seal did not "
+     "match the run's secret: not sent by a node of this run.", "when some were refused",
      SUM, false, 0, v_bad_seals, NULL, NULL},
     {"wait_s", "s", "clock wait",
      "Time a worker spent blocked at the clock bound (its clock more than `staleness` "

@@ -73,6 +73,12 @@ typedef struct {
   const ps_scale_step *scale;
   size_t n_scale;
   uint64_t seed;                /* the run's seed */
+  /* The key of every message's seal (ps_node_config.secret), which
+   * run_node_config hands to every node: random per run, never derived from
+   * the seed (which every spec shows). The backend makes it (run_secret_new)
+   * or, on a node that learns it at start-up (real/'s ranks but 0), sets it
+   * in the node's config itself. */
+  uint8_t secret[PS_SECRET_LEN];
   const char *base_dir;         /* where the spec is: relative data files are
                                    read from there (NULL: the current one) */
   /* Recording a trace (NULL: none): each worker of rank r writes its part,
@@ -128,8 +134,9 @@ uint64_t run_worker_progress(const run_setup *s, ps_worker *w);
 const wl_quality *run_setup_quality(const run_setup *s);
 
 /* Fills, over ps_node_config_default, what the run decides in node id's
- * config: id, workers, layout, policy and its JSON, settings, hot keys. The
- * backend adds env (and may change stripes). cfg borrows from s. */
+ * config: id, workers, layout, policy and its JSON, settings, hot keys, the
+ * secret (run_args.secret). The backend adds env (and may change stripes).
+ * cfg borrows from s. */
 void run_node_config(const run_setup *s, uint32_t id, ps_node_config *cfg);
 /* Workers node id runs: workers_per_node, or 0 on a server-only node. */
 uint32_t run_node_workers(const run_setup *s, uint32_t id);
@@ -223,6 +230,10 @@ typedef struct {
 } run_stage_stats;
 
 /* -------------------------------------------------------------- workers */
+
+/* Fills out with a new random secret (libsodium's randombytes_buf, from the
+ * operating system): a run's, for run_args.secret. */
+void run_secret_new(uint8_t out[PS_SECRET_LEN]);
 
 /* The seed of worker `rank`'s sampler: the reproducibility contract, here
  * once. (Its step stream is seeded by wl_stream_new from the same pair.) */

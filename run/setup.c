@@ -11,6 +11,7 @@
 #include "run/internal.h"
 
 
+#include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +114,11 @@ const wl_quality *run_setup_quality(const run_setup *s) {
   return s->has_quality ? &s->quality : NULL;
 }
 
+void run_secret_new(uint8_t out[PS_SECRET_LEN]) {
+  if (sodium_init() < 0) abort(); /* no random source: no run may go on unsealed */
+  randombytes_buf(out, PS_SECRET_LEN);
+}
+
 void run_node_config(const run_setup *s, uint32_t id, ps_node_config *cfg) {
   ps_node_config_default(cfg);
   cfg->id = id;
@@ -126,9 +132,7 @@ void run_node_config(const run_setup *s, uint32_t id, ps_node_config *cfg) {
   cfg->clock_service = s->clock_service;
   cfg->scale = s->args.scale;
   cfg->num_scale = s->args.n_scale;
-  /* Every node of the run derives the same key; seals keep out what comes
-   * from outside the run's cores (real/ authenticates the peers themselves). */
-  cfg->secret = ps_mix64(s->args.seed ^ 0x73ea15ee0dd5ea15ull);
+  memcpy(cfg->secret, s->args.secret, PS_SECRET_LEN);
 }
 
 ps_consistency run_setup_consistency(const run_setup *s) { return s->consistency; }

@@ -8,7 +8,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake pkg-config
   libsimgrid-dev libgsl-dev libcjson-dev libcunit1-dev
-  libzmq3-dev gnuplot-nox openmpi-bin
+  libzmq3-dev libsodium-dev gnuplot-nox openmpi-bin
   wordnet-base
 )
 

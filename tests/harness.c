@@ -2,7 +2,9 @@
  * The in-memory cluster of tests/harness.h. env.send appends to the queue of
  * the (src, dst) pair; delivery takes the head of a random non-empty queue,
  * so messages between two nodes stay in order while everything else
- * interleaves as the seed says.
+ * interleaves as the seed says. With shared sends, env.send_shared appends
+ * a copy of its buffer to each destination's queue with the number it was
+ * given, handed over with ps_node_recv_numbered.
  */
 #include "model/testing.h"
 #include "tests/harness.h"
@@ -14,6 +16,7 @@ typedef struct msg {
   struct msg *next;
   uint8_t *buf;
   size_t len;
+  uint32_t seq; /* a shared message's number on its channel (0: not shared) */
 } msg;
 
 typedef struct {
@@ -50,12 +53,24 @@ void harness_config_default(harness_config *c) {
 
 uint64_t harness_rand(harness *h) { return ps_splitmix64(&h->rng); }
 
-static void on_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
-  endpoint *e = ctx;
+const uint8_t *harness_secret(void) {
+  static const uint8_t secret[PS_SECRET_LEN] = "harness secret!";
+  return secret;
+}
+
+long harness_encode(const ps_msg *m, uint32_t dst, uint8_t *buf, size_t len) {
+  ps_msg to = *m;
+  to.dst = dst;
+  long n = ps_msg_encode(&to, buf, len);
+  if (n > 0) ps_msg_put_seal(buf, (size_t)n, harness_secret());
+  return n;
+}
+
+static void enqueue(endpoint *e, uint32_t dst, uint8_t *buf, size_t len, uint32_t seq) {
   harness *h = e->h;
   msg *m = malloc(sizeof *m);
   if (!m || dst >= h->n) abort(); /* a test harness may stop here */
-  *m = (msg){NULL, buf, len};
+  *m = (msg){NULL, buf, len, seq};
   channel *c = &h->chans[e->id * h->n + dst];
   if (c->tail) c->tail->next = m;
   else c->head = m;
@@ -64,8 +79,33 @@ static void on_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
   h->in_flight++;
 }
 
+static void on_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
+  enqueue(ctx, dst, buf, len, 0);
+}
+
+static void on_send_shared(void *ctx, const uint32_t *dst, const uint32_t *seq, size_t count,
+                           uint8_t *buf, size_t len) {
+  for (size_t i = 0; i < count; i++) {
+    uint8_t *copy = malloc(len);
+    if (!copy) abort();
+    memcpy(copy, buf, len);
+    enqueue(ctx, dst[i], copy, len, seq[i]);
+  }
+  free(buf);
+}
+
 void harness_inject(harness *h, uint32_t src, uint32_t dst, uint8_t *buf, size_t len) {
-  on_send(&h->ends[src], dst, buf, len);
+  enqueue(&h->ends[src], dst, buf, len, 0);
+}
+
+bool harness_peek(harness *h, uint32_t src, uint32_t dst, uint8_t **buf, size_t *len,
+                  uint32_t *seq) {
+  msg *m = h->chans[(size_t)src * h->n + dst].head;
+  if (!m || !(*buf = malloc(m->len))) return false;
+  memcpy(*buf, m->buf, m->len);
+  *len = m->len;
+  *seq = m->seq;
+  return true;
 }
 
 harness *harness_new(const harness_config *c) {
@@ -85,7 +125,8 @@ harness *harness_new(const harness_config *c) {
     /* Nodes that run no workers (layout roles) have none. */
     nc.workers = ps_layout_runs_workers(&nc.layout, i) ? c->workers : 0;
     nc.layout.partition = c->settings.partition;
-    nc.env = (ps_env){.ctx = &h->ends[i], .send = on_send, .wake = NULL};
+    nc.env = (ps_env){.ctx = &h->ends[i], .send = on_send, .wake = NULL,
+                      .send_shared = c->shared_sends ? on_send_shared : NULL};
     nc.policy = c->policy;
     nc.policy_json = c->policy_json;
     nc.hot_keys = c->hot_keys;
@@ -95,6 +136,8 @@ harness *harness_new(const harness_config *c) {
     nc.clock_service = c->clock_service;
     nc.scale = c->scale;
     nc.num_scale = c->num_scale;
+    memcpy(nc.secret, harness_secret(), PS_SECRET_LEN);
+    if (c->wrong_secret >> i & 1) nc.secret[0] ^= 1; /* not the run's */
     h->nodes[i] = ps_node_new(&nc);
     if (!h->nodes[i]) abort();
   }
@@ -134,7 +177,9 @@ static void deliver_channel(harness *h, size_t i) {
   ps_msg decoded;
   if (ps_msg_decode(m->buf, m->len, &decoded) == PS_OK) h->by_type[decoded.type]++;
   uint32_t src = (uint32_t)(i / h->n), dst = (uint32_t)(i % h->n);
-  if (ps_node_recv(h->nodes[dst], src, m->buf, m->len, h->now) != PS_OK) h->errors++;
+  int rc = m->seq ? ps_node_recv_numbered(h->nodes[dst], src, m->seq, m->buf, m->len, h->now)
+                 : ps_node_recv(h->nodes[dst], src, m->buf, m->len, h->now);
+  if (rc != PS_OK) h->errors++;
   free(m->buf);
   free(m);
 }

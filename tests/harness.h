@@ -23,6 +23,8 @@ typedef struct {
   bool clock_service;          /* ps_node_config.clock_service */
   const ps_scale_step *scale;  /* ps_node_config.scale (the test runs the timers) */
   size_t num_scale;
+  bool shared_sends;           /* env.send_shared (default: every copy through send) */
+  uint32_t wrong_secret;       /* bit i: node i's secret is not the others' */
 } harness_config;
 
 /* Defaults: 2 nodes, 1 worker, one table of 64 keys of length 4, hash. */
@@ -40,6 +42,11 @@ bool harness_deliver_from(harness *h, uint32_t src, uint32_t dst);
 /* Puts buf (malloc'd; the harness frees it) at the end of the (src, dst)
  * channel as if src had sent it: delivered in order with src's own. */
 void harness_inject(harness *h, uint32_t src, uint32_t dst, uint8_t *buf, size_t len);
+/* A copy (malloc'd: the caller frees it) of the message at the head of the
+ * (src, dst) channel, and its number given by env.send_shared (0: not a
+ * shared one); false when the channel is empty. */
+bool harness_peek(harness *h, uint32_t src, uint32_t dst, uint8_t **buf, size_t *len,
+                  uint32_t *seq);
 /* Delivers until no message is in flight; returns how many were delivered. */
 uint64_t harness_drain(harness *h);
 /* Delivers messages until ticket t of w completes; false if it cannot. */
@@ -55,6 +62,13 @@ uint64_t harness_recv_errors(const harness *h);
 void harness_set_now(harness *h, double now);
 /* A number from the harness's seeded generator. */
 uint64_t harness_rand(harness *h);
+
+/* The run's secret every harness node holds (ps_node_config.secret). */
+const uint8_t *harness_secret(void);
+/* Encodes m as a message to dst (its dst field is set to dst) and seals it
+ * with harness_secret, as a node of the harness would: ps_msg_encode's
+ * result. A forger's message is ps_msg_encode's alone (no seal). */
+long harness_encode(const ps_msg *m, uint32_t dst, uint8_t *buf, size_t len);
 
 /* The node that owns k according to its home's directory. */
 uint32_t harness_owner(harness *h, ps_key k);

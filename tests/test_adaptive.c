@@ -286,12 +286,12 @@ static void test_registry_counts(void) {
   memcpy(kb, &k, 8);
   ps_msg m = {.type = PS_MSG_INTENT, .src = 2, .origin = 2, .key_count = 1, .keys = kb,
               .pos = pb, .seq = ps_node_next_seq(harness_node(h, 1), 2)};
-  long n = ps_msg_encode(&m, buf, sizeof buf);
+  long n = harness_encode(&m, 1, buf, sizeof buf);
   CU_ASSERT(n > 0);
   CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 1), 2, buf, (size_t)n, 0), PS_ERR_PROTOCOL);
   pb[0] = 7; /* neither start nor stop */
   m.seq = ps_node_next_seq(harness_node(h, 0), 2);
-  n = ps_msg_encode(&m, buf, sizeof buf);
+  n = harness_encode(&m, 0, buf, sizeof buf);
   CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)n, 0), PS_ERR_PROTOCOL);
   harness_free(h);
 }

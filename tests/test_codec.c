@@ -13,8 +13,8 @@ static uint8_t *make(int type, size_t *len) {
   static const uint64_t keys[3] = {7, 1ull << 40, 3};
   static const uint32_t pos[3] = {0, 4, 8};
   static const float vals[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
-  ps_msg m = {.type = (uint8_t)type, .flags = 0x34, .seq = 0x9abcdef0, .src = 2, .origin = 5, .worker = 3,
-              .aux = 9, .request = 0x0102030405060708ull, .key_count = 3,
+  ps_msg m = {.type = (uint8_t)type, .flags = 0x34, .seq = 0x9abcdef0, .src = 2, .dst = 0x11223344,
+              .origin = 5, .worker = 3, .aux = 9, .request = 0x0102030405060708ull, .key_count = 3,
               .value_floats = ps_msg_type_has_values(type) ? 12 : 0, .keys = (const uint8_t *)keys,
               .pos = (const uint8_t *)pos, .values = (const uint8_t *)vals};
   *len = ps_msg_encoded_len(m.key_count, m.value_floats);
@@ -33,6 +33,7 @@ static void test_round_trip_every_type(void) {
     CU_ASSERT_EQUAL(m.flags, 0x34);
     CU_ASSERT_EQUAL(m.seq, 0x9abcdef0);
     CU_ASSERT_EQUAL(m.src, 2);
+    CU_ASSERT_EQUAL(m.dst, 0x11223344);
     CU_ASSERT_EQUAL(m.origin, 5);
     CU_ASSERT_EQUAL(m.worker, 3);
     CU_ASSERT_EQUAL(m.aux, 9);
@@ -78,22 +79,25 @@ static void test_oversized_and_foreign_rejected(void) {
   buf[0] ^= 0xff;
   CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_ERR_MAGIC);
   buf[0] ^= 0xff;
-  buf[4] = 1; /* version 1 had no channel numbers */
+  buf[12] = 2; /* version 2 had no seals */
   CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_ERR_VERSION);
-  buf[4] = PS_WIRE_VERSION;
-  buf[5] = 0;
+  buf[12] = PS_WIRE_VERSION;
+  buf[13] = 0;
   CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_ERR_TYPE);
-  buf[5] = PS_MSG_TYPE_END;
+  buf[13] = PS_MSG_TYPE_END;
   CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_ERR_TYPE);
-  buf[5] = PS_MSG_PUSH;
-  buf[32] = 4; /* key count no longer matches the body length */
+  buf[13] = PS_MSG_PUSH;
+  buf[48] = 4; /* key count no longer matches the body length */
   CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_ERR_MALFORMED);
-  buf[32] = 3;
-  buf[5] = PS_MSG_PULL; /* a PULL carrying values */
+  buf[48] = 3;
+  buf[13] = PS_MSG_PULL; /* a PULL carrying values */
   CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_ERR_MALFORMED);
-  buf[5] = PS_MSG_PUSH;
-  buf[35] = 0x7f; /* absurd key count */
+  buf[13] = PS_MSG_PUSH;
+  buf[51] = 0x7f; /* absurd key count */
   CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_ERR_LIMIT);
+  buf[51] = 0;
+  buf[61] = 1; /* the reserved word is not zero */
+  CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_ERR_MALFORMED);
   free(big);
   free(buf);
 }
@@ -165,10 +169,10 @@ static void test_random_bytes_never_crash(void) {
     size_t len = rnd() % 200;
     uint8_t *buf = malloc(len ? len : 1);
     for (size_t i = 0; i < len; i++) buf[i] = (uint8_t)rnd();
-    if (len >= 6 && rnd() % 2) { /* valid-looking header more often */
+    if (len >= 14 && rnd() % 2) { /* valid-looking header more often */
       buf[0] = 0x50, buf[1] = 0x53, buf[2] = 0x4c, buf[3] = 0x42;
-      buf[4] = PS_WIRE_VERSION;
-      buf[5] = (uint8_t)(1 + rnd() % (PS_MSG_TYPE_END - 1));
+      buf[12] = PS_WIRE_VERSION;
+      buf[13] = (uint8_t)(1 + rnd() % (PS_MSG_TYPE_END - 1));
     }
     ps_msg m;
     if (ps_msg_decode(buf, len, &m) == PS_OK)

@@ -425,7 +425,7 @@ static void test_no_clock_service(void) {
   uint8_t buf[PS_WIRE_HEADER_LEN];
   ps_msg m = {.type = PS_MSG_CLOCK, .src = 1, .origin = 1, .request = 5,
               .seq = ps_node_next_seq(harness_node(h, 0), 1)};
-  CU_ASSERT_FATAL(ps_msg_encode(&m, buf, sizeof buf) > 0);
+  CU_ASSERT_FATAL(harness_encode(&m, 0, buf, sizeof buf) > 0);
   CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 1, buf, sizeof buf, 0), PS_ERR_PROTOCOL);
   harness_free(h);
 }

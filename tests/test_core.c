@@ -552,7 +552,7 @@ static void test_move_between_servers(void) {
   ps_msg m = {.type = PS_MSG_MOVE, .src = 0, .origin = 0, .key_count = 1,
               .keys = (const uint8_t *)&k, .pos = (const uint8_t *)&pos,
               .seq = ps_node_next_seq(harness_node(h, 3), 0)};
-  long len = ps_msg_encode(&m, buf, sizeof buf);
+  long len = harness_encode(&m, 3, buf, sizeof buf);
   CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 3), 0, buf, (size_t)len, 0), PS_ERR_PROTOCOL);
   CU_ASSERT_EQUAL(harness_owner(h, k), 2);
   harness_free(h);
@@ -611,7 +611,7 @@ static void test_bad_bytes_into_nodes(void) {
       m.keys = (const uint8_t *)&key;
       m.pos = (const uint8_t *)&pos;
       m.values = (const uint8_t *)vals;
-      long l = ps_msg_encode(&m, buf, sizeof buf);
+      long l = harness_encode(&m, 1, buf, sizeof buf);
       CU_ASSERT_FATAL(l > 0);
       len = (size_t)l;
     }
@@ -627,27 +627,31 @@ static void test_bad_bytes_into_nodes(void) {
 /* ------------------------------------------- messages a peer should not send */
 
 /* Hands node `dst` a message of one key (its values, if any) as if node src
- * sent it, numbered as dst expects from src; an ownership message sealed
- * when `seal` (as a core of the run would: the harness's nodes share the
- * default secret). Returns ps_node_recv's result. */
+ * sent it, numbered as dst expects from src (or seq); sealed with the run's
+ * secret when `seal` (as a node of the run would: a member that lies),
+ * unsealed otherwise (anyone else). Returns ps_node_recv's result. */
 static int inject_as(harness *h, uint32_t src, uint32_t dst, uint8_t type, ps_key k,
                      uint32_t aux, const float *vals, uint32_t n_vals, uint32_t seq, bool seal) {
   uint8_t buf[256];
   uint32_t pos = 0;
-  ps_msg m = {.type = type, .src = src, .origin = src, .aux = aux, .key_count = 1,
+  ps_msg m = {.type = type, .src = src, .dst = dst, .origin = src, .aux = aux, .key_count = 1,
               .value_floats = n_vals, .keys = (const uint8_t *)&k,
               .pos = (const uint8_t *)&pos, .values = (const uint8_t *)vals,
               .seq = seq ? seq : ps_node_next_seq(harness_node(h, dst), src)};
-  long len = ps_msg_encode(&m, buf, sizeof buf);
+  long len = seal ? harness_encode(&m, dst, buf, sizeof buf) : ps_msg_encode(&m, buf, sizeof buf);
   CU_ASSERT_FATAL(len > 0);
-  ps_node_config dflt;
-  ps_node_config_default(&dflt);
-  if (seal) ps_msg_put_seal(buf, (size_t)len, dst, dflt.secret);
   return ps_node_recv(harness_node(h, dst), src, buf, (size_t)len, 0);
 }
 
+/* A member's message (sealed). */
 static int inject(harness *h, uint32_t src, uint32_t dst, uint8_t type, ps_key k,
                   uint32_t aux, const float *vals, uint32_t n_vals, uint32_t seq) {
+  return inject_as(h, src, dst, type, k, aux, vals, n_vals, seq, true);
+}
+
+/* An outsider's message (no seal). */
+static int forge(harness *h, uint32_t src, uint32_t dst, uint8_t type, ps_key k,
+                 uint32_t aux, const float *vals, uint32_t n_vals, uint32_t seq) {
   return inject_as(h, src, dst, type, k, aux, vals, n_vals, seq, false);
 }
 
@@ -717,10 +721,10 @@ static void test_unsolicited_localize_loses_nothing(void) {
     int rc = ps_push(harness_worker(h, 1, 0), &k, 1, ones, 4, &t, 0);
     if (rc == PS_PENDING) CU_ASSERT_TRUE(harness_wait(h, harness_worker(h, 1, 0), t));
   }
-  CU_ASSERT_EQUAL(inject(h, 2, 0, PS_MSG_LOCALIZE, k, 0, NULL, 0, 0), PS_ERR_SEAL);
+  CU_ASSERT_EQUAL(forge(h, 2, 0, PS_MSG_LOCALIZE, k, 0, NULL, 0, 0), PS_ERR_SEAL);
   CU_ASSERT_TRUE(drain_bounded(h, 1000));
   CU_ASSERT_EQUAL(harness_owner(h, k), 0);
-  CU_ASSERT_EQUAL(inject_as(h, 2, 0, PS_MSG_LOCALIZE, k, 0, NULL, 0, 0, true), PS_OK);
+  CU_ASSERT_EQUAL(inject(h, 2, 0, PS_MSG_LOCALIZE, k, 0, NULL, 0, 0), PS_OK);
   CU_ASSERT_TRUE(drain_bounded(h, 1000));
   CU_ASSERT_EQUAL(harness_owner(h, k), 2);
   CU_ASSERT_DOUBLE_EQUAL(owned_total(h, 3), 5.0 * 4, 1e-9);
@@ -733,7 +737,7 @@ static void test_unsolicited_localize_loses_nothing(void) {
 }
 
 /* A HANDOVER the home did not send, injected on the home's channel: without
- * the run's seal it is refused and counted (its channel number is taken and
+ * the run's seal it is refused and counted (its channel number is not taken,
  * the channel goes on), and the value stays where it is. One a core of the
  * run sealed (a member that lies) moves the value where the directory does
  * not point; the node it reaches keeps the TRANSFER it did not ask for, so
@@ -745,14 +749,14 @@ static void test_stray_handover_value_is_kept(void) {
   localize_to(h, 1, k);
   float ones[4] = {1, 1, 1, 1};
   CU_ASSERT_EQUAL(ps_push(harness_worker(h, 1, 0), &k, 1, ones, 4, &t, 0), PS_OK);
-  CU_ASSERT_EQUAL(inject(h, 0, 1, PS_MSG_HANDOVER, k, 2, NULL, 0, 0), PS_ERR_SEAL);
+  CU_ASSERT_EQUAL(forge(h, 0, 1, PS_MSG_HANDOVER, k, 2, NULL, 0, 0), PS_ERR_SEAL);
   CU_ASSERT_TRUE(drain_bounded(h, 1000));
   float v[4];
   CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 1), k, v), PS_OK);
   ps_node_stats st;
   ps_node_get_stats(harness_node(h, 1), &st);
   CU_ASSERT_EQUAL(st.bad_seals, 1);
-  CU_ASSERT_EQUAL(inject_as(h, 0, 1, PS_MSG_HANDOVER, k, 2, NULL, 0, 0, true), PS_OK);
+  CU_ASSERT_EQUAL(inject(h, 0, 1, PS_MSG_HANDOVER, k, 2, NULL, 0, 0), PS_OK);
   CU_ASSERT_TRUE(drain_bounded(h, 1000));
   CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 2), k, v), PS_OK);
   CU_ASSERT_EQUAL(v[0], 1.0f);
@@ -780,7 +784,7 @@ static void test_forged_transfer_refused(void) {
   CU_ASSERT_TRUE(harness_deliver_from(h, 2, 0));
   CU_ASSERT_TRUE(harness_deliver_from(h, 0, 1));
   CU_ASSERT_EQUAL(harness_in_flight(h), 1);
-  CU_ASSERT_EQUAL(inject(h, 0, 2, PS_MSG_TRANSFER, k, 0, forged, 4, 0), PS_ERR_SEAL);
+  CU_ASSERT_EQUAL(forge(h, 0, 2, PS_MSG_TRANSFER, k, 0, forged, 4, 0), PS_ERR_SEAL);
   CU_ASSERT_TRUE(harness_wait(h, w, t));
   float v[4];
   CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 2), k, v), PS_OK);
@@ -804,14 +808,14 @@ static void test_operation_forwarded_too_often_is_dropped(void) {
               .keys = (const uint8_t *)&k, .pos = (const uint8_t *)&pos,
               .values = (const uint8_t *)ones, .flags = PS_MAX_HOPS};
   m.seq = ps_node_next_seq(harness_node(h, 0), 2);
-  long len = ps_msg_encode(&m, buf, sizeof buf);
+  long len = harness_encode(&m, 0, buf, sizeof buf);
   CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)len, 0), PS_ERR_HOPS);
   ps_node_stats st;
   ps_node_get_stats(harness_node(h, 0), &st);
   CU_ASSERT_EQUAL(st.hop_drops, 1);
   m.flags = PS_MAX_HOPS - 1;
   m.seq = ps_node_next_seq(harness_node(h, 0), 2);
-  len = ps_msg_encode(&m, buf, sizeof buf);
+  len = harness_encode(&m, 0, buf, sizeof buf);
   CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)len, 0), PS_OK);
   CU_ASSERT_TRUE(drain_bounded(h, 100));
   float v[4];
@@ -820,10 +824,11 @@ static void test_operation_forwarded_too_often_is_dropped(void) {
   harness_free(h);
 }
 
-/* A message sent through env.send_shared carries number 0 and is taken
- * with the number the backend gives: once, in order; one whose encoding
- * has a number of its own, or of a sealed type, is refused but takes its
- * number, so the channel goes on. */
+/* A message sent through env.send_shared is addressed to every node and
+ * numbered among its sender's shared messages; it is taken with the channel
+ * number the backend gives: once, in order. A copy of one taken before,
+ * under any channel number, is refused without taking that number, so the
+ * real message numbered there still lands. */
 static void test_numbered_message_takes_the_given_number(void) {
   harness *h = make(3, 1, 32, 4, NULL, true, 4);
   ps_node *n0 = harness_node(h, 0);
@@ -833,22 +838,26 @@ static void test_numbered_message_takes_the_given_number(void) {
   uint32_t pos = 0;
   ps_msg m = {.type = PS_MSG_PUSH, .src = 2, .origin = 2, .key_count = 1, .value_floats = 4,
               .keys = (const uint8_t *)&k, .pos = (const uint8_t *)&pos,
-              .values = (const uint8_t *)ones, .seq = 0};
-  size_t len = (size_t)ps_msg_encode(&m, buf, sizeof buf);
+              .values = (const uint8_t *)ones, .seq = 1};
+  size_t len = (size_t)harness_encode(&m, PS_DST_ALL, buf, sizeof buf);
   uint32_t next = ps_node_next_seq(n0, 2);
   CU_ASSERT_EQUAL(ps_node_recv_numbered(n0, 2, next + 1, buf, len, 0), PS_ERR_SEQUENCE);
   CU_ASSERT_EQUAL(ps_node_recv_numbered(n0, 2, next, buf, len, 0), PS_OK);
   CU_ASSERT_EQUAL(ps_node_recv_numbered(n0, 2, next, buf, len, 0), PS_ERR_DUPLICATE);
-  CU_ASSERT_EQUAL(ps_node_recv(n0, 2, buf, len, 0), PS_ERR_DUPLICATE); /* its own 0 */
-  ps_msg_put_seq(buf, 77);
-  CU_ASSERT_EQUAL(ps_node_recv_numbered(n0, 2, next + 1, buf, len, 0), PS_ERR_PROTOCOL);
-  ps_msg_put_seq(buf, 0);
-  CU_ASSERT_EQUAL(ps_node_recv_numbered(n0, 2, next + 2, buf, len, 0), PS_OK);
-  ps_msg loc = {.type = PS_MSG_LOCALIZE, .src = 2, .origin = 2, .key_count = 1,
-                .keys = (const uint8_t *)&k, .pos = (const uint8_t *)&pos};
-  size_t loc_len = (size_t)ps_msg_encode(&loc, buf, sizeof buf);
-  CU_ASSERT_EQUAL(ps_node_recv_numbered(n0, 2, next + 3, buf, loc_len, 0), PS_ERR_PROTOCOL);
-  CU_ASSERT_EQUAL(ps_node_next_seq(n0, 2), next + 4);
+  CU_ASSERT_EQUAL(ps_node_recv_numbered(n0, 2, next + 1, buf, len, 0), PS_ERR_DUPLICATE);
+  CU_ASSERT_EQUAL(ps_node_recv(n0, 2, buf, len, 0), PS_ERR_PEER); /* not for one node */
+  CU_ASSERT_EQUAL(ps_node_next_seq(n0, 2), next + 1);             /* nothing taken */
+  m.seq = 3; /* a shared number past the next: refused, nothing taken */
+  len = (size_t)harness_encode(&m, PS_DST_ALL, buf, sizeof buf);
+  CU_ASSERT_EQUAL(ps_node_recv_numbered(n0, 2, next + 1, buf, len, 0), PS_ERR_SEQUENCE);
+  m.seq = 2;
+  len = (size_t)harness_encode(&m, PS_DST_ALL, buf, sizeof buf);
+  CU_ASSERT_EQUAL(ps_node_recv_numbered(n0, 2, next + 1, buf, len, 0), PS_OK);
+  /* A message for one node is not a shared one. */
+  m.seq = 0;
+  len = (size_t)harness_encode(&m, 0, buf, sizeof buf);
+  CU_ASSERT_EQUAL(ps_node_recv_numbered(n0, 2, next + 2, buf, len, 0), PS_ERR_PEER);
+  CU_ASSERT_EQUAL(ps_node_next_seq(n0, 2), next + 2);
   CU_ASSERT_TRUE(drain_bounded(h, 100));
   float v[4];
   CU_ASSERT_EQUAL(ps_node_read_owned(n0, k, v), PS_OK);
@@ -874,12 +883,12 @@ static void test_reply_only_for_what_waits(void) {
               .key_count = 1, .value_floats = 4, .keys = (const uint8_t *)&other,
               .pos = (const uint8_t *)&pos, .values = (const uint8_t *)forged};
   m.seq = ps_node_next_seq(harness_node(h, 0), 2);
-  long len = ps_msg_encode(&m, buf, sizeof buf);
+  long len = harness_encode(&m, 0, buf, sizeof buf);
   CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)len, 0), PS_ERR_PROTOCOL);
   m.keys = (const uint8_t *)&k; /* the right key at a position nobody waits at */
   pos = 4;
   m.seq = ps_node_next_seq(harness_node(h, 0), 2);
-  CU_ASSERT_EQUAL(ps_msg_encode(&m, buf, sizeof buf), len);
+  CU_ASSERT_EQUAL(harness_encode(&m, 0, buf, sizeof buf), len);
   /* (the position is outside the 4-float buffer too, but it is refused first as unawaited) */
   CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)len, 0), PS_ERR_PROTOCOL);
   CU_ASSERT_FALSE(ps_worker_done(w, t));
@@ -887,7 +896,7 @@ static void test_reply_only_for_what_waits(void) {
   CU_ASSERT_EQUAL(out[0], 4.0f);
   pos = 0; /* the real reply's key and position, once more */
   m.seq = ps_node_next_seq(harness_node(h, 0), 2);
-  CU_ASSERT_EQUAL(ps_msg_encode(&m, buf, sizeof buf), len);
+  CU_ASSERT_EQUAL(harness_encode(&m, 0, buf, sizeof buf), len);
   CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)len, 0), PS_ERR_PROTOCOL);
   CU_ASSERT_EQUAL(out[0], 4.0f);
   harness_free(h);
@@ -911,7 +920,7 @@ static void test_reply_of_other_kind_refused(void) {
               .key_count = 1, .value_floats = 4, .keys = (const uint8_t *)&k,
               .pos = (const uint8_t *)&pos, .values = (const uint8_t *)zeros};
   m.seq = ps_node_next_seq(harness_node(h, 0), 2);
-  long len = ps_msg_encode(&m, buf, sizeof buf);
+  long len = harness_encode(&m, 0, buf, sizeof buf);
   CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)len, 0), PS_ERR_PROTOCOL);
   CU_ASSERT_FALSE(ps_worker_done(w, t));
   CU_ASSERT_TRUE(harness_wait(h, w, t));
@@ -940,7 +949,7 @@ static void test_reply_keys_taken_one_by_one(void) {
               .key_count = 2, .value_floats = 8, .keys = (const uint8_t *)keys,
               .pos = (const uint8_t *)pos, .values = (const uint8_t *)vals};
   m.seq = ps_node_next_seq(harness_node(h, 0), 2);
-  long len = ps_msg_encode(&m, buf, sizeof buf);
+  long len = harness_encode(&m, 0, buf, sizeof buf);
   CU_ASSERT_EQUAL(ps_node_recv(harness_node(h, 0), 2, buf, (size_t)len, 0), PS_ERR_PROTOCOL);
   CU_ASSERT_TRUE(ps_worker_done(w, t));
   CU_ASSERT_EQUAL(out[0], 5.0f);

@@ -9,6 +9,7 @@
  */
 #include "model/testing.h"
 #include "tests/unit.h"
+#include "tests/harness.h"
 #include "workloads/internal.h"
 
 #include <cjson/cJSON.h>
@@ -139,6 +140,7 @@ static void cluster_init(cluster *c, uint32_t nodes, const ps_layout *tables,
     cfg.env = (ps_env){.ctx = &c->ends[i], .send = nodes == 1 ? send_forbidden : send_queued,
                        .wake = wake_ignored};
     cfg.policy = &intent_logger;
+    memcpy(cfg.secret, harness_secret(), PS_SECRET_LEN);
     c->nodes[i] = ps_node_new(&cfg);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c->nodes[i]);
   }

@@ -5,6 +5,7 @@
  * would. Checked against a plain list of headers scanned in full.
  */
 #include "model/internal.h"
+#include "tests/harness.h"
 #include "tests/unit.h"
 
 #include <stdlib.h>
@@ -42,18 +43,21 @@ typedef struct {
 } expected_msg;
 
 /* Logs a shared message as the copies a backend without send_shared gets:
- * numbered for each destination. Its own number must be 0. */
+ * numbered for each destination. It is addressed to every node and
+ * numbered among its sender's shared messages. */
 static void record_shared(void *ctx, const uint32_t *dst, const uint32_t *seq, size_t count,
                           uint8_t *buf, size_t len) {
   sent_log *log = ctx;
   ps_msg m;
   CU_ASSERT_EQUAL(ps_msg_decode(buf, len, &m), PS_OK);
-  CU_ASSERT_EQUAL(m.seq, 0);
+  CU_ASSERT_EQUAL(m.dst, PS_DST_ALL);
+  CU_ASSERT_EQUAL(m.seq, log->shared_calls + 1);
   for (size_t i = 0; i < count; i++) {
     uint8_t *copy = malloc(len);
     CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
     memcpy(copy, buf, len);
-    ps_msg_put_seq(copy, seq[i]);
+    ps_msg_put_dst_seq(copy, dst[i], seq[i]);
+    ps_msg_put_seal(copy, len, harness_secret());
     record_send(ctx, dst[i], copy, len);
   }
   free(buf);
@@ -68,6 +72,7 @@ static ps_node *make_node_shared(sent_log *log, bool shared) {
   nc.layout.num_tables = 1;
   nc.layout.tables[0] = (ps_table){0, 1u << 20, 2};
   nc.env = (ps_env){.ctx = log, .send = record_send, .send_shared = shared ? record_shared : NULL};
+  memcpy(nc.secret, harness_secret(), PS_SECRET_LEN);
   return ps_node_new(&nc);
 }
 

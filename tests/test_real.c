@@ -23,6 +23,7 @@
 #include "model/testing.h"
 #include "real/internal.h"
 #include "policies/policy.h"
+#include "tests/harness.h"
 #include "tests/unit.h"
 
 #include <cjson/cJSON.h>
@@ -198,6 +199,7 @@ static real_node_config node_config(uint32_t rank, uint32_t size, uint32_t worke
                                     const ps_layout *layout, const real_cluster *c) {
   real_node_config cfg = {.cluster = c, .run = 1};
   ps_node_config_default(&cfg.core);
+  if (rank == 0) memcpy(cfg.core.secret, harness_secret(), PS_SECRET_LEN);
   cfg.core.id = rank;
   cfg.core.workers = workers;
   if (layout) {

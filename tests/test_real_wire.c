@@ -60,12 +60,16 @@ static void test_data_messages_are_not_control(void) {
   }
 }
 
+/* A book: the run's secret (PS_SECRET_LEN bytes, NULs among them), then
+ * the endpoints. */
 static void test_book_entries(void) {
-  const char book[] = "tcp://a:1\0tcp://bb:22\0tcp://ccc:333";
+  const char book[] = "sec\0ret of 16 b\0tcp://a:1\0tcp://bb:22\0tcp://ccc:333";
+  _Static_assert(PS_SECRET_LEN == 16, "the book above starts with 16 bytes of secret");
   size_t len;
   uint8_t *buf = encode(REAL_CTL_BOOK, 0, 3, book, sizeof book, &len);
   real_ctl m;
   CU_ASSERT_EQUAL_FATAL(real_ctl_decode(buf, len, &m), PS_OK);
+  CU_ASSERT_EQUAL(memcmp(real_ctl_book_secret(&m), book, PS_SECRET_LEN), 0);
   CU_ASSERT_STRING_EQUAL(real_ctl_book_entry(&m, 0), "tcp://a:1");
   CU_ASSERT_STRING_EQUAL(real_ctl_book_entry(&m, 2), "tcp://ccc:333");
   CU_ASSERT_PTR_NULL(real_ctl_book_entry(&m, 3));
@@ -75,6 +79,9 @@ static void test_book_entries(void) {
   CU_ASSERT_EQUAL(real_ctl_decode(buf, len, &m), PS_ERR_MALFORMED);
   free(buf);
   buf = encode(REAL_CTL_BOOK, 0, 3, book, sizeof book - 1, &len); /* no final NUL */
+  CU_ASSERT_EQUAL(real_ctl_decode(buf, len, &m), PS_ERR_MALFORMED);
+  free(buf);
+  buf = encode(REAL_CTL_BOOK, 0, 1, book, PS_SECRET_LEN - 1, &len); /* not even a secret */
   CU_ASSERT_EQUAL(real_ctl_decode(buf, len, &m), PS_ERR_MALFORMED);
   free(buf);
   /* A PING holds nothing. */

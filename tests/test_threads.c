@@ -19,6 +19,7 @@
  * tickets and the deliverer for messages. Nobody sleeps to wait.
  */
 #include "tests/unit.h"
+#include "tests/harness.h"
 
 #include "model/testing.h"
 
@@ -256,6 +257,7 @@ static void run(const scenario *sc) {
     c.layout = layout();
     c.stripes = 4; /* few stripes: keys share them, as hot keys do */
     c.env = (ps_env){.ctx = &ends[i], .send = on_send, .wake = on_wake};
+    memcpy(c.secret, harness_secret(), PS_SECRET_LEN);
     n->node[i] = ps_node_new(&c);
     CU_ASSERT_PTR_NOT_NULL_FATAL(n->node[i]);
   }

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The run's secret of the node below (and of the inputs it seals). */
+static const uint8_t secret[PS_SECRET_LEN] = "fuzzing secret!";
+
 static void drop(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
   (void)ctx, (void)dst, (void)len;
   free(buf);
@@ -29,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     c.layout.num_nodes = 4;
     c.env.send = drop;
     c.clock_service = true; /* CLOCK and REFRESH reach their handlers */
+    memcpy(c.secret, secret, PS_SECRET_LEN);
     node = ps_node_new(&c);
     /* Replicas of a few keys, so that DELTA, SYNC_REPLY and REFRESH find
      * copies to apply to. */
@@ -47,13 +51,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(buf, data, size);
     uint32_t seq = ps_node_next_seq(node, src);
     /* One input in four comes as a buffer of env.send_shared: numbered by
-     * its receiver, its own number 0. */
+     * its receiver, its own number the next of src's shared messages. */
     bool shared = data[size - 2] % 4 == 0;
-    ps_msg_put_seq(buf, shared ? 0 : seq);
-    /* Sealed as the run's cores would (every node here has the default
-     * secret): ownership messages get past their seal to their handlers, so
-     * what a member sends is fuzzed too. */
-    if (ps_msg_type_sealed(buf[5])) ps_msg_put_seal(buf, size, 1, 0);
+    if (shared) ps_msg_put_dst_seq(buf, PS_DST_ALL, ps_node_next_shared(node, src));
+    else ps_msg_put_dst_seq(buf, 1, seq);
+    /* Sealed as the run's nodes would, but for one input in eight: what a
+     * member sends gets past the seal to the handlers and is fuzzed too. */
+    if (data[size - 2] % 8 != 1) ps_msg_put_seal(buf, size, secret);
     if (shared) (void)ps_node_recv_numbered(node, src, seq, buf, size, 0.0);
     else (void)ps_node_recv(node, src, buf, size, 0.0);
   } else {

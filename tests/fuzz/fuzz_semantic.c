@@ -16,9 +16,13 @@
  * applied or refused without changing the sum, so the sum still counts only
  * the legal pushes (which are not zero, so one applied twice shows). SET is
  * fed as PUSH (an overwrite the sum could not follow; its handler is
- * PUSH's). Fed messages are not sealed, as nobody outside the run could
- * seal them. Replies are not sealed either, so what a pull reads is not
- * checked: a fed PULL_REPLY for a key a pull waits for completes it.
+ * PUSH's). Fed messages are sealed with the run's secret, as a member's
+ * would be, but LOCALIZE, HANDOVER and TRANSFER: a member that moved keys
+ * behind the directory's back could lose them, so those come as an
+ * outsider's, unsealed and numbered as the receiver takes next (the number
+ * a real message needs), and must be refused without taking it. What a
+ * pull reads is not checked: a fed PULL_REPLY for a key a pull waits for
+ * completes it.
  *
  * Two builds of this file:
  *   - libFuzzer (cmake -DPSLAB_FUZZ=ON with clang): fuzz_semantic_lf; run
@@ -139,13 +143,17 @@ static void feed(cluster *c, reader *r) {
               .keys = (const uint8_t *)keys,
               .pos = (const uint8_t *)pos,
               .values = (const uint8_t *)zeros};
-  m.seq = ps_node_claim_seq(harness_node(c->h, src), dst);
+  bool member = type != PS_MSG_LOCALIZE && type != PS_MSG_HANDOVER && type != PS_MSG_TRANSFER;
+  m.seq = member ? ps_node_claim_seq(harness_node(c->h, src), dst)
+                 : ps_node_next_seq(harness_node(c->h, dst), src);
+  m.dst = dst;
   TRACE("feed %s %u->%u keys %llu.. origin %u worker %u aux %u request %llu hops %u\n",
         ps_msg_type_name(type), src, dst, (unsigned long long)keys[0], m.origin, m.worker,
         m.aux, (unsigned long long)m.request, m.flags);
   size_t len = ps_msg_encoded_len(m.key_count, m.value_floats);
   uint8_t *buf = malloc(len);
-  if (!buf || ps_msg_encode(&m, buf, len) < 0) abort();
+  if (!buf || (member ? harness_encode(&m, dst, buf, len) : ps_msg_encode(&m, buf, len)) < 0)
+    abort();
   harness_inject(c->h, src, dst, buf, len);
 }
 
@@ -158,7 +166,7 @@ static void feed_raw(cluster *c, reader *r) {
   size_t got = 0;
   while (got < len && more(r)) buf[got++] = u8(r);
   if (got >= PS_WIRE_HEADER_LEN) /* a number far past the next */
-    for (int i = 0; i < 4; i++) buf[44 + i] = 0xf0;
+    for (int i = 0; i < 4; i++) buf[24 + i] = 0xf0;
   (void)ps_node_recv(harness_node(c->h, dst), src, buf, got, 0);
 }
 
