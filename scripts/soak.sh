@@ -17,7 +17,8 @@
 #   --seed S        the seed of the whole soak: the same seed makes the same
 #                   specs (default 1)
 #   --out DIR       where the specs, results and violations go (default
-#                   results/soak-S/; emptied first)
+#                   results/soak-S/; emptied first, when it is empty or a
+#                   soak's)
 #   --jobs J        batches run at once (default 1)
 # The pslab binary is $PSLAB, else build/pslab; a batch that runs longer than
 # $SOAK_WATCHDOG_S seconds (default 60 + 5 a run) is stopped and its first
@@ -27,6 +28,7 @@
 # run alone (DIR/repro/). Exit status: 0 when every check held, 1 on any
 # violation, 2 on bad usage. Run it at low priority: nice -n 19 scripts/soak.sh
 set -u
+export LC_ALL=C # one decimal point for awk and EPOCHREALTIME
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=300 REAL_SHARE=0.1 SEED=1 OUT="" JOBS=1
@@ -52,6 +54,9 @@ awk -v f="$REAL_SHARE" 'BEGIN { exit !(f ~ /^[0-9.]+$/ && f + 0 <= 1) }' ||
 PSLAB=${PSLAB:-$ROOT/build/pslab}
 [ -x "$PSLAB" ] || bad "no pslab at $PSLAB: build it (make build) or set PSLAB"
 OUT=${OUT:-$ROOT/results/soak-$SEED}
+[ ! -e "$OUT" ] || [ -f "$OUT/batches" ] || [ -z "$(ls -A "$OUT")" ] ||
+  bad "--out: $OUT holds something other than a soak's results: not emptying it"
+[ "${BASH_VERSINFO[0]}${BASH_VERSINFO[1]}" -ge 43 ] || bad "needs bash 4.3 or later (wait -n)"
 REAL=$(awk -v n="$RUNS" -v f="$REAL_SHARE" 'BEGIN { printf "%d", n * f + 0.5 }')
 SIM=$((RUNS - REAL))
 

@@ -99,6 +99,10 @@ run "a share above 1" 2 bash "$SOAK" --real-share 1.5
 has "a share above 1" err "soak.sh: --real-share: expected a share in \[0, 1\], found '1.5'"
 run "no pslab" 2 env PSLAB="$TMP/none" bash "$SOAK" --runs 1
 has "no pslab" err "soak.sh: no pslab at $TMP/none"
+mkdir -p "$TMP/precious" && touch "$TMP/precious/file"
+run "an --out that is not a soak's" 2 env PSLAB="$PSLAB" bash "$SOAK" --runs 1 --out "$TMP/precious"
+has "an --out that is not a soak's" err "soak.sh: --out: $TMP/precious holds something other than a soak's results: not emptying it"
+[ -f "$TMP/precious/file" ] || { echo "FAIL an --out that is not a soak's: emptied"; failures=$((failures + 1)); }
 run "help" 0 bash "$SOAK" --help
 has "help" out "^Usage: scripts/soak.sh"
 
