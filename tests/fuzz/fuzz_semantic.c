@@ -25,14 +25,23 @@
  * completes it.
  *
  * Two builds of this file:
- *   - libFuzzer (cmake -DPSLAB_FUZZ=ON with clang): fuzz_semantic_lf; run
- *     ./build-fuzz/tests/fuzz_semantic_lf -max_total_time=600 CORPUS_DIR
- *     after `fuzz_semantic --write-corpus CORPUS_DIR` wrote the seeds;
+ *   - libFuzzer (cmake -DPSLAB_FUZZ=ON with clang): fuzz_semantic_lf. A
+ *     campaign is `scripts/fuzz.sh [SECONDS]` (an hour by default): it
+ *     builds the target into build-fuzz/, runs it at nice 19 on the seed
+ *     corpus tests/fuzz/corpus/semantic/ (a few dozen inputs that together
+ *     reach every edge a short run reached), keeps what it finds in
+ *     build-fuzz/fuzz-semantic/ and merges it with the corpus there
+ *     (`--merge` replaces the committed corpus by the merge). By hand:
+ *     ./build-fuzz/tests/fuzz_semantic_lf -max_total_time=600 -max_len=4096
+ *     NEW_DIR tests/fuzz/corpus/semantic; `fuzz_semantic --write-corpus DIR`
+ *     writes a seed of every message type;
  *   - a driver of its own (every build, run by `make test`):
  *     fuzz_semantic [--runs N] [--seed S] [--seconds T] [--last FILE]
  *     [--write-corpus DIR] [FILE...] runs seeded random inputs (N of them,
  *     or for T seconds; --last keeps the one running), or replays the given
- *     files (a crash libFuzzer saved, say).
+ *     files. ctest replays the corpus (fuzz_semantic_corpus); an input that
+ *     broke a check (libFuzzer's crash-* file) goes into the corpus too, so
+ *     that it is replayed from then on.
  */
 #include "model/testing.h"
 #include "tests/harness.h"
