@@ -409,6 +409,8 @@ typedef struct {
   int64_t said;         /* the tick this node said last */
   _Atomic int64_t min;  /* the smallest of known (a tick) */
   _Atomic uint64_t push_seq; /* numbers this node's writes (bounded) */
+  int64_t *marks;       /* config.clock_marks (owned), ascending */
+  size_t n_marks;
   pthread_mutex_t dirty_lock; /* ESSP: owned keys written since their refresh; */
   ps_key *dirty;              /* taken under a stripe lock, never before one */
   size_t n_dirty, cap_dirty;
@@ -619,7 +621,7 @@ void ps__entry_drain_queue(call_ctx *c, key_entry *e, ps_key k);
 void ps__entry_release(ps_node *n, store_stripe *st, key_entry *e, ps_key k);
 
 /* Bounded consistency (clock.c). */
-int ps__clock_init(ps_node *n);
+int ps__clock_init(ps_node *n, const int64_t *marks, size_t n_marks);
 void ps__clock_destroy(ps_node *n);
 void ps__key_bounded_free(key_bounded *kb);
 /* With the entry locked: e's bounded state, made when absent (NULL: no memory). */

@@ -413,6 +413,13 @@ typedef struct {
    * by bounded consistency and ps_clock_wait; off, clocks stay local and no
    * CLOCK message is ever sent. */
   bool clock_service;
+  /* The clocks workers jump to with ps_set_clock (a run's stage ends),
+   * ascending (copied; none: workers only advance). A node refuses a CLOCK
+   * that says a clock further ahead of its own than its workers' consistency
+   * lets another node get (see "clocks, consistency"), unless it is the
+   * first of these after its own clock (or PS_CLOCK_DONE). */
+  const int64_t *clock_marks;
+  size_t num_clock_marks;
   /* Scaling servers in and out (ps_scale_step; copied; none: every server
    * serves throughout): steps in time order, each serving count within
    * [homes, servers] of the layout. A step due at or before 0 applies from
@@ -575,7 +582,19 @@ int64_t ps_worker_clock(const ps_worker *w);
  * written by the nodes that hold it back; a node tells, with each CLOCK,
  * the keys its workers said (ps_intent) they will use in the next
  * `lookahead` clocks, as a hash set: a worker under SPARSE must signal its
- * intents (lookahead >= 1). */
+ * intents (lookahead >= 1).
+ *
+ * What a CLOCK may say. The gates above let a worker get at most
+ * `staleness + 1` clocks (SPARSE: `staleness + lookahead + 1`) past the
+ * clock every other node has said, and a stage's barrier only as far as the
+ * stage's end (ps_node_config.clock_marks). A node therefore refuses a CLOCK
+ * (PS_ERR_PROTOCOL, counted in bad_messages, nothing changed) that says a
+ * clock beyond both its own said clock plus that lead (its workers'
+ * largest; no bound while one of them is ASYNC, or once it said
+ * PS_CLOCK_DONE) and the first mark after its own clock. PS_CLOCK_DONE
+ * itself is always taken: a node may leave at any clock. (A worker under a
+ * bounded model that ends clocks without waiting at its gate gets further:
+ * its node's CLOCKs are then refused until the others catch up.) */
 #define PS_CLOCK_DONE INT64_MAX /* a worker that has left: it holds nobody back */
 
 typedef enum {

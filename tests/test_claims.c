@@ -1,0 +1,129 @@
+/*
+ * What a message may claim, on in-memory clusters: messages that a node of
+ * the run could send (numbered as the claimed sender's next on its channel
+ * to the receiver, and delivered in order with its own), but that claim
+ * more than any node of the run can say.
+ *
+ * A CLOCK that jumps its sender's clock past what the gates let a node get
+ * ahead is refused and counted, and a BSP worker still waits for, and then
+ * reads, the write of the slowest; the sender's real CLOCKs are taken after
+ * it; a jump to a stage's end (the nodes' clock marks) is taken, one past
+ * it is not.
+ */
+#include "model/testing.h"
+#include "policies/policy.h"
+#include "tests/harness.h"
+#include "tests/unit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { LEN = 4 };
+
+/* Puts m at the end of the (src, dst) channel, numbered as src's next
+ * message to dst: as a node holding the run's secrets could send it. */
+static void forge(harness *h, uint32_t src, uint32_t dst, ps_msg m) {
+  m.src = src;
+  m.seq = ps_node_claim_seq(harness_node(h, src), dst);
+  size_t len = ps_msg_encoded_len(m.key_count, m.value_floats);
+  uint8_t *buf = malloc(len);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+  CU_ASSERT_EQUAL_FATAL(ps_msg_encode(&m, buf, len), (long)len);
+  harness_inject(h, src, dst, buf, len);
+}
+
+/* A CLOCK from src to dst saying `tick` (clock c is tick 2c). */
+static void forge_clock(harness *h, uint32_t src, uint32_t dst, int64_t tick) {
+  forge(h, src, dst, (ps_msg){.type = PS_MSG_CLOCK, .origin = src, .request = (uint64_t)tick});
+}
+
+static uint64_t bad_messages(harness *h, uint32_t node) {
+  ps_node_stats s;
+  ps_node_get_stats(harness_node(h, node), &s);
+  return s.bad_messages;
+}
+
+static ps_key key_homed_at(harness *h, uint32_t node) {
+  ps_key k = 0;
+  while (ps_layout_home(ps_node_layout(harness_node(h, 0)), k) != node) k++;
+  return k;
+}
+
+static harness *make_clocked(uint32_t nodes, const int64_t *marks, size_t n_marks) {
+  harness_config c;
+  harness_config_default(&c);
+  c.nodes = nodes;
+  c.clock_service = true;
+  c.clock_marks = marks;
+  c.num_clock_marks = n_marks;
+  harness *h = harness_new(&c);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+  return h;
+}
+
+/* ----------------------------------------------------------------- CLOCK */
+
+/* BSP, two nodes of one worker: node 1 "says" clock 1000, then clock 2,
+ * while its worker is at clock 0. Worker a, at clock 1, must wait for b's
+ * clock 0 to end and then read b's write of it. */
+static void test_clock_jump_is_refused(void) {
+  harness *h = make_clocked(2, NULL, 0);
+  ps_worker *a = harness_worker(h, 0, 0), *b = harness_worker(h, 1, 0);
+  ps_consistency bsp = {PS_CONSISTENCY_SSP, 0, 0};
+  CU_ASSERT_FATAL(ps_worker_set_consistency(a, bsp) == PS_OK);
+  CU_ASSERT_FATAL(ps_worker_set_consistency(b, bsp) == PS_OK);
+  forge_clock(h, 1, 0, 2000);
+  forge_clock(h, 1, 0, 4); /* two clocks ahead: one more than BSP lets a node get */
+  harness_drain(h);
+  CU_ASSERT_EQUAL(bad_messages(h, 0), 2);
+  CU_ASSERT_EQUAL(ps_node_min_clock(harness_node(h, 0)), 0);
+  ps_advance_clock(a, 0);
+  ps_ticket ta, tb;
+  CU_ASSERT_EQUAL(ps_clock_wait(a, 1, NULL, 0, &ta, 0), PS_PENDING);
+  harness_drain(h);
+  CU_ASSERT_FALSE(ps_worker_done(a, ta)); /* b is still at clock 0 */
+  ps_key k = key_homed_at(h, 0);
+  float one[LEN] = {1, 1, 1, 1}, out[LEN] = {0};
+  int rc = ps_push(b, &k, 1, one, LEN, &tb, 0);
+  CU_ASSERT_TRUE(rc == PS_OK || (rc == PS_PENDING && harness_wait(h, b, tb)));
+  ps_advance_clock(b, 0);
+  harness_drain(h);
+  CU_ASSERT_TRUE(ps_worker_done(a, ta)); /* b's real CLOCK was taken */
+  CU_ASSERT_EQUAL(ps_node_min_clock(harness_node(h, 0)), 1);
+  rc = ps_pull(a, &k, 1, out, LEN, &ta, 0);
+  CU_ASSERT_TRUE(rc == PS_OK || (rc == PS_PENDING && harness_wait(h, a, ta)));
+  CU_ASSERT_EQUAL(memcmp(out, one, sizeof out), 0); /* the write of clock 0 is there */
+  float owned[LEN];
+  CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, 0), k, owned), PS_OK);
+  CU_ASSERT_EQUAL(memcmp(owned, one, sizeof owned), 0); /* applied once */
+  CU_ASSERT_EQUAL(harness_recv_errors(h), 2);           /* the forged ones only */
+  harness_free(h);
+}
+
+/* Stage ends (clock marks 4 and 9): a node's jump to the next stage's end
+ * is taken, one to the stage after it is not; leaving (PS_CLOCK_DONE) is. */
+static void test_clock_jump_to_a_mark(void) {
+  int64_t marks[2] = {4, 9};
+  harness *h = make_clocked(2, marks, 2);
+  ps_worker *a = harness_worker(h, 0, 0), *b = harness_worker(h, 1, 0);
+  ps_consistency ssp = {PS_CONSISTENCY_SSP, 1, 0};
+  CU_ASSERT_FATAL(ps_worker_set_consistency(a, ssp) == PS_OK);
+  CU_ASSERT_FATAL(ps_worker_set_consistency(b, ssp) == PS_OK);
+  forge_clock(h, 1, 0, 18); /* the second stage's end, before the first's */
+  harness_drain(h);
+  CU_ASSERT_EQUAL(bad_messages(h, 0), 1);
+  CU_ASSERT_EQUAL(ps_set_clock(b, 4, 0), PS_OK); /* b's barrier of the first stage */
+  harness_drain(h);
+  CU_ASSERT_EQUAL(bad_messages(h, 0), 1);
+  CU_ASSERT_EQUAL(ps_set_clock(a, 4, 0), PS_OK);
+  harness_drain(h);
+  CU_ASSERT_EQUAL(ps_node_min_clock(harness_node(h, 0)), 4);
+  CU_ASSERT_EQUAL(ps_node_min_clock(harness_node(h, 1)), 4);
+  CU_ASSERT_EQUAL(ps_set_clock(b, PS_CLOCK_DONE, 0), PS_OK);
+  harness_drain(h);
+  CU_ASSERT_EQUAL(harness_recv_errors(h), 1);
+  harness_free(h);
+}
+
+PSLAB_SUITE("claims", {"a CLOCK jump is refused; BSP reads what it must", test_clock_jump_is_refused},
+            {"a CLOCK may jump to the next stage's end, not past it", test_clock_jump_to_a_mark})
