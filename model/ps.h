@@ -696,8 +696,10 @@ struct ps_policy_ops {
    * (ps_node_send_policy): its kind, its words (ps_msg_key(m, i), i <
    * m->key_count) and floats (ps_msg_values, m->value_floats of them). Runs
    * on the receiving thread with no core lock held, as on_intenders. A node
-   * whose policy has no such hook refuses the message (PS_ERR_PROTOCOL). */
-  void (*on_message)(void *state, uint32_t src, uint64_t kind, const ps_msg *m, double now);
+   * whose policy has no such hook refuses the message (PS_ERR_PROTOCOL).
+   * Returns PS_OK, or an error for a message it refuses (counted in
+   * bad_messages). */
+  int (*on_message)(void *state, uint32_t src, uint64_t kind, const ps_msg *m, double now);
   void (*free)(void *state);
 };
 

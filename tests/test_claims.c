@@ -8,13 +8,15 @@
  * ahead is refused and counted, and a BSP worker still waits for, and then
  * reads, the write of the slowest; the sender's real CLOCKs are taken after
  * it; a jump to a stage's end (the nodes' clock marks) is taken, one past
- * it is not.
+ * it is not. A psld report naming a far window is refused, and the
+ * coordinator goes on deciding moves.
  */
 #include "model/testing.h"
 #include "policies/policy.h"
 #include "tests/harness.h"
 #include "tests/unit.h"
 
+#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,5 +127,65 @@ static void test_clock_jump_to_a_mark(void) {
   harness_free(h);
 }
 
+/* ------------------------------------------------------------------ psld */
+
+enum { PSLD_REPORT = 1 }; /* psld's kind of message (policies/psld.c) */
+
+/* A psld report from src to the coordinator (node 0) naming window win. */
+static void forge_report(harness *h, uint32_t src, uint64_t win) {
+  uint8_t words[16], busy[4];
+  uint64_t w[2] = {win, 1000};
+  float f = 0.5f;
+  memcpy(words, w, sizeof words);
+  memcpy(busy, &f, sizeof busy);
+  uint8_t pos[8] = {0};
+  forge(h, src, 0, (ps_msg){.type = PS_MSG_POLICY, .origin = src, .request = PSLD_REPORT,
+                            .key_count = 2, .value_floats = 1, .keys = words, .pos = pos,
+                            .values = busy});
+}
+
+/* Two servers; node 1's worker reads keys homed on node 0 every window, so
+ * node 0 serves all the load and psld moves blocks to node 1. Reports for
+ * windows 2^62 and 2 (at window 0) do not stop it. */
+static void test_psld_far_window_is_refused(void) {
+  cJSON *json = cJSON_Parse("{\"type\":\"psld\",\"window_s\":0.1,\"explore\":0}");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+  harness_config c;
+  harness_config_default(&c);
+  c.policy = &ps_policy_psld;
+  c.policy_json = json;
+  char err[256];
+  CU_ASSERT_FATAL(ps_policy_psld.configure(json, &c.settings, err, sizeof err) == PS_OK);
+  harness *h = harness_new(&c);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+  forge_report(h, 1, 1ull << 62);
+  forge_report(h, 1, 2);
+  harness_drain(h);
+  CU_ASSERT_EQUAL(bad_messages(h, 0), 2);
+  ps_worker *w = harness_worker(h, 1, 0);
+  ps_key keys[8];
+  keys[0] = key_homed_at(h, 0);
+  for (int i = 1; i < 8; i++) {
+    keys[i] = keys[i - 1] + 1;
+    while (ps_layout_home(ps_node_layout(harness_node(h, 0)), keys[i]) != 0) keys[i]++;
+  }
+  float out[8 * LEN];
+  for (int win = 1; win <= 6; win++) {
+    double now = 0.1 * win;
+    harness_set_now(h, now);
+    ps_ticket t;
+    int rc = ps_pull(w, keys, 8, out, 8 * LEN, &t, now);
+    CU_ASSERT_TRUE(rc == PS_OK || (rc == PS_PENDING && harness_wait(h, w, t)));
+    for (uint32_t n = 0; n < 2; n++) ps_node_on_timer(harness_node(h, n), now);
+    harness_drain(h);
+  }
+  CU_ASSERT(harness_delivered_type(h, PS_MSG_MOVE) > 0); /* it still rebalances */
+  CU_ASSERT_EQUAL(harness_recv_errors(h), 2);
+  harness_free(h);
+  cJSON_Delete(json);
+}
+
 PSLAB_SUITE("claims", {"a CLOCK jump is refused; BSP reads what it must", test_clock_jump_is_refused},
-            {"a CLOCK may jump to the next stage's end, not past it", test_clock_jump_to_a_mark})
+            {"a CLOCK may jump to the next stage's end, not past it", test_clock_jump_to_a_mark},
+            {"a psld report for a far window is refused; moves go on",
+             test_psld_far_window_is_refused})
