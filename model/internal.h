@@ -69,6 +69,15 @@ typedef struct pending_op {
   float vals[];
 } pending_op;
 
+/* On a key's home: the nodes that intend the key, by node, each with the
+ * intents it started and has not stopped (> 0). Made at the first start. */
+typedef struct intent_set {
+  uint32_t n, cap;
+  struct {
+    uint32_t node, count;
+  } at[];
+} intent_set;
+
 typedef struct {
   ps_key key;
   uint8_t used;
@@ -81,7 +90,7 @@ typedef struct {
   uint32_t sync_seq;    /* ... the latest one's number (see replica.c) */
   uint8_t mirror;       /* OWNED, all-reduce: pushes also gather in delta */
   uint8_t drop_on_arrival; /* REPLICA_ARRIVING: dropped before its value came */
-  uint32_t intenders;   /* on the home: nodes that announced an intent */
+  struct intent_set *intents; /* on the home: who intends it (intent.c), or NULL */
   float *value;         /* OWNED, REPLICA: value_len floats; NULL means all zero */
   float *delta;         /* REPLICA: pushes since the last sync; NULL means zero */
   double synced_at;     /* REPLICA: when it last took part in a sync */

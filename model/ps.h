@@ -765,7 +765,9 @@ int ps_node_drop_replicas(ps_node *node, const ps_key *keys, size_t n, double no
  * and stops intending to use stop[n_stop] (one message per home for both). A
  * home counts the nodes that started and have not stopped, and answers a
  * start with that count (policy hook on_intenders). A node must alternate
- * start and stop per key, starting first. The codes above. */
+ * start and stop per key, starting first: the home keeps each node's open
+ * intents apart, and refuses (bad_messages) a stop of a node with none open
+ * on the key. The codes above. */
 int ps_node_announce_intent(ps_node *node, const ps_key *start, size_t n_start,
                             const ps_key *stop, size_t n_stop, double now);
 /* Moves keys[n] to server dest on a policy's decision (PSLD), not only to

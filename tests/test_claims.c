@@ -9,7 +9,9 @@
  * reads, the write of the slowest; the sender's real CLOCKs are taken after
  * it; a jump to a stage's end (the nodes' clock marks) is taken, one past
  * it is not. A psld report naming a far window is refused, and the
- * coordinator goes on deciding moves.
+ * coordinator goes on deciding moves. A stop of a key's intent from a node
+ * that has none open on it (forged, or a duplicate) is refused, and the
+ * intents of the other nodes stay.
  */
 #include "model/testing.h"
 #include "policies/policy.h"
@@ -185,7 +187,75 @@ static void test_psld_far_window_is_refused(void) {
   cJSON_Delete(json);
 }
 
+/* --------------------------------------------------------------- intents */
+
+/* The counts the homes answered each node's starts with (last one). */
+static uint32_t answered[4];
+
+static int counts_init(ps_node *node, const cJSON *json, void **state) {
+  (void)json;
+  *state = &answered[ps_node_id(node)];
+  return PS_OK;
+}
+
+static void counts_on_intenders(void *state, const ps_key *keys, const uint32_t *counts,
+                                size_t n, double sent_at, double now) {
+  (void)keys, (void)sent_at, (void)now;
+  if (n) *(uint32_t *)state = counts[n - 1];
+}
+
+static const ps_policy_ops counts_policy = {
+    .name = "counts", .init = counts_init, .on_intenders = counts_on_intenders};
+
+/* An INTENT from src to k's home stopping (pos 0) or starting (pos 1) k. */
+static void forge_intent(harness *h, uint32_t src, ps_key k, uint8_t start) {
+  uint8_t kb[8], pb[4] = {start, 0, 0, 0};
+  memcpy(kb, &k, sizeof kb);
+  uint32_t home = ps_layout_home(ps_node_layout(harness_node(h, 0)), k);
+  forge(h, src, home, (ps_msg){.type = PS_MSG_INTENT, .origin = src, .key_count = 1,
+                               .keys = kb, .pos = pb});
+}
+
+/* Node 1 intends k (homed on node 0). A stop "from" node 2, which intends
+ * nothing, and later a second stop of node 2's one intent are refused:
+ * node 1's intent is still counted when node 2 starts again. */
+static void test_intent_stops_are_per_node(void) {
+  memset(answered, 0, sizeof answered);
+  harness_config c;
+  harness_config_default(&c);
+  c.nodes = 3;
+  c.policy = &counts_policy;
+  harness *h = harness_new(&c);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+  ps_key k = key_homed_at(h, 0);
+  ps_node *n1 = harness_node(h, 1), *n2 = harness_node(h, 2);
+  CU_ASSERT_EQUAL(ps_node_announce_intent(n1, &k, 1, NULL, 0, 0), PS_OK);
+  harness_drain(h);
+  CU_ASSERT_EQUAL(answered[1], 1);
+  forge_intent(h, 2, k, 0); /* node 2 has no intent on k */
+  harness_drain(h);
+  CU_ASSERT_EQUAL(bad_messages(h, 0), 1);
+  CU_ASSERT_EQUAL(ps_node_announce_intent(n2, &k, 1, NULL, 0, 0), PS_OK);
+  harness_drain(h);
+  CU_ASSERT_EQUAL(answered[2], 2); /* node 1 and node 2 */
+  CU_ASSERT_EQUAL(ps_node_announce_intent(n2, NULL, 0, &k, 1, 0), PS_OK);
+  forge_intent(h, 2, k, 0); /* the stop, duplicated */
+  harness_drain(h);
+  CU_ASSERT_EQUAL(bad_messages(h, 0), 2);
+  CU_ASSERT_EQUAL(ps_node_announce_intent(n2, &k, 1, NULL, 0, 0), PS_OK);
+  harness_drain(h);
+  CU_ASSERT_EQUAL(answered[2], 2); /* node 1's intent stayed */
+  /* Node 1's own stop ends its intent: node 2 is then alone. */
+  CU_ASSERT_EQUAL(ps_node_announce_intent(n1, NULL, 0, &k, 1, 0), PS_OK);
+  CU_ASSERT_EQUAL(ps_node_announce_intent(n2, &k, 1, &k, 1, 0), PS_OK);
+  harness_drain(h);
+  CU_ASSERT_EQUAL(answered[2], 1);
+  CU_ASSERT_EQUAL(harness_recv_errors(h), 2);
+  harness_free(h);
+}
+
 PSLAB_SUITE("claims", {"a CLOCK jump is refused; BSP reads what it must", test_clock_jump_is_refused},
             {"a CLOCK may jump to the next stage's end, not past it", test_clock_jump_to_a_mark},
             {"a psld report for a far window is refused; moves go on",
-             test_psld_far_window_is_refused})
+             test_psld_far_window_is_refused},
+            {"intent stops end only their sender's own intents", test_intent_stops_are_per_node})
