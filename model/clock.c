@@ -29,6 +29,12 @@
  * sends none, and holds back whoever waits for it. A worker whose target clock t is not reached may go on
  * when every node that holds it back (said < t) has said its keys, t - 1 <
  * said + lookahead, and none of those keys is one of the step's.
+ *
+ * What a CLOCK may say. Past its gate, a worker at clock c knows every node
+ * said c - s (SPARSE: c - s - lookahead), so no node says a clock more than
+ * that lead + 1 ahead of what this node said, but at a stage's barrier
+ * (its end, a clock mark) and when it leaves (PS_CLOCK_DONE). A CLOCK that
+ * says more is refused, and changes nothing.
  */
 #include "model/internal.h"
 
@@ -47,9 +53,14 @@ const char *ps_consistency_name(ps_consistency_model m) {
 
 /* ------------------------------------------------------------ lifecycle */
 
-int ps__clock_init(ps_node *n) {
+int ps__clock_init(ps_node *n, const int64_t *marks, size_t n_marks) {
   clock_service *k = &n->clk;
   uint32_t nodes = n->layout.num_nodes;
+  for (size_t i = 0; i < n_marks; i++)
+    if (!marks || marks[i] < 0 || (i && marks[i] <= marks[i - 1])) return PS_ERR_INVAL;
+  if (n_marks && !(k->marks = malloc(n_marks * sizeof *k->marks))) return PS_ERR_NOMEM;
+  if (n_marks) memcpy(k->marks, marks, n_marks * sizeof *marks);
+  k->n_marks = n_marks;
   pthread_mutex_init(&k->lock, NULL);
   pthread_mutex_init(&k->dirty_lock, NULL);
   atomic_init(&k->min, 0);
@@ -78,6 +89,7 @@ void ps__clock_destroy(ps_node *n) {
   free(k->n_keys);
   free(k->keys_known);
   free(k->known);
+  free(k->marks);
   free(k->dirty);
   pthread_mutex_destroy(&k->lock);
   pthread_mutex_destroy(&k->dirty_lock);
@@ -595,6 +607,29 @@ static void clock_moved(call_ctx *c) {
 
 void ps__clock_check(call_ctx *c) { clock_moved(c); }
 
+/* Under the clock lock: the largest tick another node may say, as far as
+ * this node can tell (see "what a CLOCK may say" in ps.h): its own said
+ * clock plus its workers' lead, or the first mark after its own clock. */
+static int64_t sayable_limit(const ps_node *n) {
+  const clock_service *clk = &n->clk;
+  if (clk->said == INT64_MAX) return INT64_MAX;
+  int64_t own = clock_of(clk->said), lead = 0;
+  for (uint32_t i = 0; i < n->num_workers; i++) {
+    const ps_consistency *cons = &n->workers[i].cons;
+    if (cons->model == PS_CONSISTENCY_ASYNC) return INT64_MAX;
+    int64_t l = (int64_t)cons->staleness + 1 +
+                (cons->model == PS_CONSISTENCY_SPARSE ? (int64_t)cons->lookahead : 0);
+    if (l > lead) lead = l;
+  }
+  int64_t limit = own + lead;
+  for (size_t i = 0; i < clk->n_marks; i++)
+    if (clk->marks[i] > own) {
+      if (clk->marks[i] > limit) limit = clk->marks[i];
+      break;
+    }
+  return tick_of(limit);
+}
+
 int ps__handle_clock(call_ctx *c, const ps_msg *m) {
   ps_node *n = c->node;
   if (!n->has_clock || m->src == n->id || m->request > (uint64_t)INT64_MAX)
@@ -614,7 +649,8 @@ int ps__handle_clock(call_ctx *c, const ps_msg *m) {
     return PS_ERR_NOMEM;
   }
   pthread_mutex_lock(&clk->lock);
-  if (said <= clk->known[m->src]) { /* clocks only move on */
+  /* Clocks only move on, and no further than a node can get ahead. */
+  if (said <= clk->known[m->src] || (said != INT64_MAX && said > sayable_limit(n))) {
     pthread_mutex_unlock(&clk->lock);
     free(keys);
     if (go != go_buf) free(go);

@@ -8,6 +8,12 @@
  * when not) is the policy's business: the home only counts. Counting
  * needs no more than per-pair FIFO channels: a node's start and stop of a key
  * reach its home in the order it sent them.
+ *
+ * The home keeps, per key, which nodes intend it and how many intents each
+ * has open (a small array sorted by node, made at the key's first start):
+ * a stop only ends an intent its own sender started, and a stop with none
+ * open is refused, so no message, forged or duplicated, ends another
+ * node's intents.
  */
 #include "model/internal.h"
 
@@ -45,25 +51,79 @@ int ps_node_announce_intent(ps_node *node, const ps_key *start, size_t n_start,
   return c.error;
 }
 
+/* The index of node's entry in set (which may be NULL), or where it would go. */
+static uint32_t intent_find(const intent_set *set, uint32_t node) {
+  uint32_t lo = 0, hi = set ? set->n : 0;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (set->at[mid].node < node) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* With e locked: node starts an intent on e's key. PS_OK or PS_ERR_NOMEM. */
+static int intent_start(key_entry *e, uint32_t node) {
+  intent_set *set = e->intents;
+  uint32_t i = intent_find(set, node);
+  if (set && i < set->n && set->at[i].node == node) {
+    if (set->at[i].count < UINT32_MAX) set->at[i].count++;
+    return PS_OK;
+  }
+  if (!set || set->n == set->cap) {
+    uint32_t cap = set ? set->cap * 2 : 2;
+    intent_set *grown = realloc(set, sizeof *set + cap * sizeof set->at[0]);
+    if (!grown) return PS_ERR_NOMEM;
+    if (!set) grown->n = 0;
+    grown->cap = cap;
+    e->intents = set = grown;
+  }
+  memmove(&set->at[i + 1], &set->at[i], (set->n - i) * sizeof set->at[0]);
+  set->at[i].node = node;
+  set->at[i].count = 1;
+  set->n++;
+  return PS_OK;
+}
+
+/* With e locked: node stops one of its intents on e's key; false when it
+ * has none open. */
+static bool intent_stop(key_entry *e, uint32_t node) {
+  intent_set *set = e->intents;
+  uint32_t i = intent_find(set, node);
+  if (!set || i == set->n || set->at[i].node != node) return false;
+  if (--set->at[i].count == 0) {
+    memmove(&set->at[i], &set->at[i + 1], (set->n - i - 1) * sizeof set->at[0]);
+    if (--set->n == 0) {
+      free(set);
+      e->intents = NULL;
+    }
+  }
+  return true;
+}
+
+/* Keys in order: a stop without an open intent of its sender is refused
+ * (PS_ERR_PROTOCOL, once all keys are done) and changes nothing. */
 int ps__handle_intent(call_ctx *c, const ps_msg *m) {
   ps_node *n = c->node;
   for (uint32_t i = 0; i < m->key_count; i++)
     if (ps_layout_home(&n->layout, ps_msg_key(m, i)) != n->id || ps_msg_pos(m, i) > 1)
       return PS_ERR_PROTOCOL;
+  int rc = PS_OK;
   for (uint32_t i = 0; i < m->key_count; i++) {
     ps_key k = ps_msg_key(m, i);
     bool start = ps_msg_pos(m, i) == 1;
     store_stripe *st;
     key_entry *e = ps__node_lock_entry(n, k, &st);
     if (!e) return PS_ERR_NOMEM;
-    if (start && e->intenders < n->layout.num_nodes) e->intenders++;
-    else if (!start && e->intenders > 0) e->intenders--;
-    uint32_t count = e->intenders;
+    int done = start ? intent_start(e, m->src) : intent_stop(e, m->src) ? PS_OK : PS_ERR_PROTOCOL;
+    uint32_t count = e->intents ? e->intents->n : 0;
     pthread_mutex_unlock(&st->lock);
-    if (start)
+    if (done == PS_ERR_NOMEM) return done;
+    if (done != PS_OK) rc = done;
+    else if (start)
       ps__ctx_add(c, m->src, PS_MSG_INTENT_REPLY, m->src, 0, m->request, 0, k, count, NULL, 0);
   }
-  return PS_OK;
+  return rc;
 }
 
 int ps__handle_intent_reply(ps_node *n, const ps_msg *m, double now) {

@@ -71,6 +71,15 @@ typedef struct pending_op {
   float vals[];
 } pending_op;
 
+/* On a key's home: the nodes that intend the key, by node, each with the
+ * intents it started and has not stopped (> 0). Made at the first start. */
+typedef struct intent_set {
+  uint32_t n, cap;
+  struct {
+    uint32_t node, count;
+  } at[];
+} intent_set;
+
 typedef struct {
   ps_key key;
   uint8_t used;
@@ -83,7 +92,7 @@ typedef struct {
   uint32_t sync_seq;    /* ... the latest one's number (see replica.c) */
   uint8_t mirror;       /* OWNED, all-reduce: pushes also gather in delta */
   uint8_t drop_on_arrival; /* REPLICA_ARRIVING: dropped before its value came */
-  uint32_t intenders;   /* on the home: nodes that announced an intent */
+  struct intent_set *intents; /* on the home: who intends it (intent.c), or NULL */
   float *value;         /* OWNED, REPLICA: value_len floats; NULL means all zero */
   float *delta;         /* REPLICA: pushes since the last sync; NULL means zero */
   double synced_at;     /* REPLICA: when it last took part in a sync */
@@ -411,6 +420,8 @@ typedef struct {
   int64_t said;         /* the tick this node said last */
   _Atomic int64_t min;  /* the smallest of known (a tick) */
   _Atomic uint64_t push_seq; /* numbers this node's writes (bounded) */
+  int64_t *marks;       /* config.clock_marks (owned), ascending */
+  size_t n_marks;
   pthread_mutex_t dirty_lock; /* ESSP: owned keys written since their refresh; */
   ps_key *dirty;              /* taken under a stripe lock, never before one */
   size_t n_dirty, cap_dirty;
@@ -623,7 +634,7 @@ void ps__entry_drain_queue(call_ctx *c, key_entry *e, ps_key k);
 void ps__entry_release(ps_node *n, store_stripe *st, key_entry *e, ps_key k);
 
 /* Bounded consistency (clock.c). */
-int ps__clock_init(ps_node *n);
+int ps__clock_init(ps_node *n, const int64_t *marks, size_t n_marks);
 void ps__clock_destroy(ps_node *n);
 void ps__key_bounded_free(key_bounded *kb);
 /* With the entry locked: e's bounded state, made when absent (NULL: no memory). */

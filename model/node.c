@@ -114,7 +114,7 @@ ps_node *ps_node_new(const ps_node_config *c) {
     goto fail;
   n->has_clock = c->clock_service;
   memcpy(n->secret, c->secret, PS_SECRET_LEN);
-  if (n->has_clock && ps__clock_init(n) != PS_OK) goto fail;
+  if (n->has_clock && ps__clock_init(n, c->clock_marks, c->num_clock_marks) != PS_OK) goto fail;
   if (ps__load_init(n) != PS_OK) goto fail;
   n->init_hot_keys = c->hot_keys;
   n->init_num_hot_keys = c->hot_keys ? c->num_hot_keys : 0;

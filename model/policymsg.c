@@ -21,6 +21,5 @@ int ps_node_send_policy(ps_node *node, uint32_t dst, uint64_t kind, const uint64
 
 int ps__handle_policy_message(ps_node *n, const ps_msg *m, double now) {
   if (!n->policy || !n->policy->on_message || m->origin != m->src) return PS_ERR_PROTOCOL;
-  n->policy->on_message(n->policy_state, m->src, m->request, m, now);
-  return PS_OK;
+  return n->policy->on_message(n->policy_state, m->src, m->request, m, now);
 }

@@ -431,6 +431,13 @@ typedef struct {
    * by bounded consistency and ps_clock_wait; off, clocks stay local and no
    * CLOCK message is ever sent. */
   bool clock_service;
+  /* The clocks workers jump to with ps_set_clock (a run's stage ends),
+   * ascending (copied; none: workers only advance). A node refuses a CLOCK
+   * that says a clock further ahead of its own than its workers' consistency
+   * lets another node get (see "clocks, consistency"), unless it is the
+   * first of these after its own clock (or PS_CLOCK_DONE). */
+  const int64_t *clock_marks;
+  size_t num_clock_marks;
   /* Scaling servers in and out (ps_scale_step; copied; none: every server
    * serves throughout): steps in time order, each serving count within
    * [homes, servers] of the layout. A step due at or before 0 applies from
@@ -613,7 +620,19 @@ int64_t ps_worker_clock(const ps_worker *w);
  * written by the nodes that hold it back; a node tells, with each CLOCK,
  * the keys its workers said (ps_intent) they will use in the next
  * `lookahead` clocks, as a hash set: a worker under SPARSE must signal its
- * intents (lookahead >= 1). */
+ * intents (lookahead >= 1).
+ *
+ * What a CLOCK may say. The gates above let a worker get at most
+ * `staleness + 1` clocks (SPARSE: `staleness + lookahead + 1`) past the
+ * clock every other node has said, and a stage's barrier only as far as the
+ * stage's end (ps_node_config.clock_marks). A node therefore refuses a CLOCK
+ * (PS_ERR_PROTOCOL, counted in bad_messages, nothing changed) that says a
+ * clock beyond both its own said clock plus that lead (its workers'
+ * largest; no bound while one of them is ASYNC, or once it said
+ * PS_CLOCK_DONE) and the first mark after its own clock. PS_CLOCK_DONE
+ * itself is always taken: a node may leave at any clock. (A worker under a
+ * bounded model that ends clocks without waiting at its gate gets further:
+ * its node's CLOCKs are then refused until the others catch up.) */
 #define PS_CLOCK_DONE INT64_MAX /* a worker that has left: it holds nobody back */
 
 typedef enum {
@@ -715,8 +734,10 @@ struct ps_policy_ops {
    * (ps_node_send_policy): its kind, its words (ps_msg_key(m, i), i <
    * m->key_count) and floats (ps_msg_values, m->value_floats of them). Runs
    * on the receiving thread with no core lock held, as on_intenders. A node
-   * whose policy has no such hook refuses the message (PS_ERR_PROTOCOL). */
-  void (*on_message)(void *state, uint32_t src, uint64_t kind, const ps_msg *m, double now);
+   * whose policy has no such hook refuses the message (PS_ERR_PROTOCOL).
+   * Returns PS_OK, or an error for a message it refuses (counted in
+   * bad_messages). */
+  int (*on_message)(void *state, uint32_t src, uint64_t kind, const ps_msg *m, double now);
   void (*free)(void *state);
 };
 
@@ -782,7 +803,9 @@ int ps_node_drop_replicas(ps_node *node, const ps_key *keys, size_t n, double no
  * and stops intending to use stop[n_stop] (one message per home for both). A
  * home counts the nodes that started and have not stopped, and answers a
  * start with that count (policy hook on_intenders). A node must alternate
- * start and stop per key, starting first. The codes above. */
+ * start and stop per key, starting first: the home keeps each node's open
+ * intents apart, and refuses (bad_messages) a stop of a node with none open
+ * on the key. The codes above. */
 int ps_node_announce_intent(ps_node *node, const ps_key *start, size_t n_start,
                             const ps_key *stop, size_t n_stop, double now);
 /* Moves keys[n] to server dest on a policy's decision (PSLD), not only to

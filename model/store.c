@@ -45,6 +45,7 @@ void ps__store_destroy(key_store *s) {
       if (!st->slots[j].used) continue;
       free(st->slots[j].value);
       free(st->slots[j].delta);
+      free(st->slots[j].intents);
       ps__key_bounded_free(st->slots[j].kb);
       free_queue(st->slots[j].queue_head);
     }

@@ -24,6 +24,7 @@ struct run_setup {
   bool clock_service;         /* nodes tell each other their clocks */
   struct run_stage *stages;   /* the plan, when the spec has "stages" */
   size_t n_stages;
+  int64_t *stage_ends;        /* each stage's end_clock (the nodes' clock_marks) */
 };
 
 /* Refuses (-1, the reason in err) a run whose memory estimate exceeds

@@ -130,6 +130,8 @@ void run_node_config(const run_setup *s, uint32_t id, ps_node_config *cfg) {
   cfg->hot_keys = s->hot;
   cfg->num_hot_keys = s->n_hot;
   cfg->clock_service = s->clock_service;
+  cfg->clock_marks = s->stage_ends; /* the only clocks a worker jumps to */
+  cfg->num_clock_marks = s->n_stages;
   cfg->scale = s->args.scale;
   cfg->num_scale = s->args.n_scale;
   memcpy(cfg->secret, s->args.secret, PS_SECRET_LEN);

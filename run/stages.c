@@ -280,7 +280,9 @@ int run_stages_plan(run_setup *s, char *err, size_t errlen) {
               .allow_auto = false, .err = err, .errlen = errlen};
   size_t count;
   if (read_list(&r, s->args.stages, &count) != 0) return -1;
-  if (!(s->stages = calloc(count, sizeof *s->stages))) {
+  s->stages = calloc(count, sizeof *s->stages);
+  s->stage_ends = calloc(count, sizeof *s->stage_ends);
+  if (!s->stages || !s->stage_ends) {
     snprintf(err, errlen, "run: out of memory");
     return -1;
   }
@@ -299,6 +301,7 @@ int run_stages_plan(run_setup *s, char *err, size_t errlen) {
      * only after wl_drive returned, its writes applied. */
     clock += (int64_t)((info.steps + info.workers - 1) / info.workers) + 1;
     p->end_clock = clock;
+    s->stage_ends[i] = clock;
     /* Distinct per stage, the same whichever backend runs it; each worker's
      * stream then mixes in its rank (wl_stream_new). */
     p->seed = ps_mix64(s->args.seed ^ ps_mix64(0x5354414745ULL + (uint64_t)i));
@@ -309,7 +312,9 @@ int run_stages_plan(run_setup *s, char *err, size_t errlen) {
 void run_stages_free(run_setup *s) {
   for (size_t i = 0; s->stages && i < s->n_stages; i++) wl_free(s->stages[i].wl);
   free(s->stages);
+  free(s->stage_ends);
   s->stages = NULL;
+  s->stage_ends = NULL;
   s->n_stages = 0;
 }
 

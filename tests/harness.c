@@ -134,6 +134,8 @@ harness *harness_new(const harness_config *c) {
     nc.settings = c->settings;
     nc.stripes = 8;
     nc.clock_service = c->clock_service;
+    nc.clock_marks = c->clock_marks;
+    nc.num_clock_marks = c->num_clock_marks;
     nc.scale = c->scale;
     nc.num_scale = c->num_scale;
     memcpy(nc.secret, harness_secret(), PS_SECRET_LEN);

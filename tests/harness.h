@@ -21,6 +21,8 @@ typedef struct {
   ps_policy_settings settings;
   uint64_t seed;
   bool clock_service;          /* ps_node_config.clock_service */
+  const int64_t *clock_marks;  /* ps_node_config.clock_marks */
+  size_t num_clock_marks;
   const ps_scale_step *scale;  /* ps_node_config.scale (the test runs the timers) */
   size_t num_scale;
   bool shared_sends;           /* env.send_shared (default: every copy through send) */
