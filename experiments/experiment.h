@@ -262,7 +262,8 @@ int exp_jsonl_append(FILE *f, const struct cJSON *record);
  * write(), and fsyncs it: the runner's way to runs.jsonl. A write the disk
  * refuses in part (full, over a size limit) is rolled back: the file is cut
  * back (ftruncate) to where it ended, its last whole line. 0, or -1 with
- * the reason in err (no file name: the caller knows it). */
+ * the reason in err (no file name: the caller knows it) and errno set to
+ * its cause (ENOSPC, EIO for a short write without one, ENOMEM). */
 int exp_jsonl_append_fd(int fd, const struct cJSON *record, char *err, size_t errlen);
 /* Reads runs.jsonl into a list of records; NULL with messages in errs
  * ("<path>:<line>: ..."). */
@@ -312,7 +313,9 @@ void exp_table_print(FILE *f, const exp_results *r);
  * DIR/summary.csv, each through a temporary file renamed over it (never
  * seen half-written), and, when table is not NULL, prints the table on it.
  * The runner calls it after each run (table NULL) and at the end. 0, or -1
- * with a message in err (the other file is still written). */
+ * with a message in err (the other file is still written); a file that
+ * cannot be written is removed, so that neither ever holds other records
+ * than the list given (what runs.jsonl holds). */
 int exp_results_write(const char *dir, const exp_results *r, FILE *table,
                       char *err, size_t errlen);
 
