@@ -177,6 +177,17 @@ has "syntax error" err "invalid JSON"
 run "missing file" 1 "$PSLAB" check "$TMP/nope.json"
 has "missing file" err "nope.json: cannot read: No such file or directory"
 
+# Inputs that are not regular files are refused before they are opened for
+# reading: a FIFO would block the reader for ever (timeout: the bound).
+mkfifo "$TMP/fifo.json"
+run "FIFO spec" 1 timeout 20 "$PSLAB" check "$TMP/fifo.json"
+has "FIFO spec" err "fifo.json: not a regular file (a FIFO)"
+mkdir "$TMP/profile-dir"
+run "directory profile" 1 timeout 20 "$PSLAB" check "$QS" --set cluster.profile="$TMP/profile-dir"
+has "directory profile" err "cluster.profile: $TMP/profile-dir: not a regular file (a directory)"
+run "FIFO profile" 1 timeout 20 "$PSLAB" check "$QS" --set cluster.profile="$TMP/fifo.json"
+has "FIFO profile" err "cluster.profile: $TMP/fifo.json: not a regular file (a FIFO)"
+
 # A --set the sweep replaces in every run: a warning, and the spec stays valid.
 run "--set under a sweep key" 0 "$PSLAB" check "$QS" --set policy.lookahead=5
 has "--set under a sweep key" err "pslab: warning: --set policy.lookahead=5 has no effect: sweep[\"policy\"] replaces policy in every run"
