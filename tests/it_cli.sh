@@ -324,6 +324,14 @@ has "auth insecure beyond loopback" err 'warning: cluster.auth is "insecure" wit
 run "auth none on loopback" 0 "$PSLAB" check "$TMP/auth.json" --set cluster.auth=none
 run "auth bad value" 1 "$PSLAB" check "$TMP/auth.json" --set cluster.auth=yes
 has "auth bad value" err "cluster.auth"
+# A named key file that is not there is an error, on loopback too (where
+# no key is needed); the message names it.
+run "missing cluster.key_file" 1 "$PSLAB" check "$TMP/auth.json" \
+    --set cluster.key_file="$TMP/no.key"
+has "missing cluster.key_file" err "cluster.key_file: $TMP/no.key: cannot read: No such file or directory"
+PSLAB_RANK=0 PSLAB_SIZE=1 run "node with a missing --key-file" 1 timeout 60 "$PSLAB" node \
+    "$TMP/auth.json" --key-file "$TMP/no.key" --out "$TMP/no-key-out" -q
+has "node with a missing --key-file" err "cluster.key_file: $TMP/no.key: cannot read: No such file or directory"
 cp "$TMP/cluster.key" "$TMP/open.key"
 chmod 644 "$TMP/open.key"
 PSLAB_RANK=0 PSLAB_SIZE=1 run "node refuses a readable key file" 1 "$PSLAB" node "$TMP/auth.json" \
