@@ -348,6 +348,20 @@ const exp_plot_list *exp_spec_plots(const exp_spec *s);
  * has no effect: sweep[\"policy\"] replaces policy in every run"). */
 const exp_errors *exp_spec_warnings(const exp_spec *s);
 
+/* The most work a run may ask for unless --force is given: key accesses
+ * (experiments/SPEC.md, "The work a run may ask for"). Every shipped spec
+ * and the 1,024-node scale runs ask for less than a hundredth of it. */
+#define EXP_WORK_LIMIT 1e9
+/* The key accesses run asks for, counted from its config's fields (spec/
+ * work_limit.c), with in how the fields and figures it is made of; -1 when
+ * its workload's steps come from a data file, which bounds them. */
+double exp_run_work(const exp_run *run, char *how, size_t howlen);
+/* true when no run of s asks for more than EXP_WORK_LIMIT; else one message
+ * in errs: "<file>: run N asks for W key accesses (<fields and figures>),
+ * over the limit of 1e+09 a run (...); --force runs it anyway". `pslab
+ * check`, `run`, `node` and `validate` refuse such a spec without --force. */
+bool exp_spec_check_work(const exp_spec *s, exp_errors *errs);
+
 /* ----------------------------------------------------------- backends */
 
 /* `pslab node`: this process is one node of every run (real backend). */
@@ -440,7 +454,8 @@ typedef struct {
   bool resume;
   /* --force: no memory check; otherwise each run is refused before it
    * starts when its estimate exceeds the machine's available memory
-   * (MemAvailable in /proc/meminfo, read as the run starts). */
+   * (MemAvailable in /proc/meminfo, read as the run starts). (The work
+   * limit, exp_spec_check_work, is the command's to check, on loading.) */
   bool force;
   /* --metrics (exp_metrics_parse), or NULL: the table's columns, and more
    * columns of summary.csv. */
@@ -633,6 +648,7 @@ typedef struct {
   const char *netns_script;
   const char *pslab;        /* the binary the script runs; NULL: this one */
   bool quiet;               /* no progress (failures are still reported) */
+  bool force;               /* --force: as exp_runner_options.force, and no work limit */
   const char *gnuplot;      /* NULL: "gnuplot" */
   FILE *out;                /* the table; NULL: stdout */
   FILE *log;                /* progress and errors; NULL: stderr */
