@@ -85,6 +85,9 @@ if [ -e "$DIR/summary.csv" ]; then
   [ "$csv_count" = "$recorded" ] ||
     fail "summary.csv counts $csv_count runs, runs.jsonl holds $recorded"
 fi
-echo "ok   full disk: exit $status, $recorded of $RUNS runs recorded, $started started"
-[ "$failures" -eq 0 ] || sed 's/^/  err| /' "$TMP/err"
+if [ "$failures" -eq 0 ]; then
+  echo "ok   full disk: exit $status, $recorded of $RUNS runs recorded, $started started"
+else
+  sed 's/^/  err| /' "$TMP/err"
+fi
 exit $((failures > 0))
