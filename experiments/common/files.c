@@ -2,9 +2,9 @@
  * Files, as the runner, the plotter and the commands use them: a file read
  * whole (only a regular file: a FIFO, a directory or a device given as a
  * spec or a profile is refused before it is opened for reading, since a
- * FIFO would block the reader for ever), mkdir -p, a file written through a temporary one renamed over it
- * (never seen half-written), a path joined, and the names the results may
- * be given (a file name stem).
+ * FIFO would block the reader for ever), mkdir -p, a file written through
+ * a temporary one renamed over it (never seen half-written), a path
+ * joined, and the names the results may be given (a file name stem).
  */
 #include "experiments/common/common.h"
 
