@@ -262,7 +262,8 @@ int exp_jsonl_append(FILE *f, const struct cJSON *record);
  * write(), and fsyncs it: the runner's way to runs.jsonl. A write the disk
  * refuses in part (full, over a size limit) is rolled back: the file is cut
  * back (ftruncate) to where it ended, its last whole line. 0, or -1 with
- * the reason in err (no file name: the caller knows it). */
+ * the reason in err (no file name: the caller knows it) and errno set to
+ * its cause (ENOSPC, EIO for a short write without one, ENOMEM). */
 int exp_jsonl_append_fd(int fd, const struct cJSON *record, char *err, size_t errlen);
 /* Reads runs.jsonl into a list of records; NULL with messages in errs
  * ("<path>:<line>: ..."). */
@@ -312,7 +313,9 @@ void exp_table_print(FILE *f, const exp_results *r);
  * DIR/summary.csv, each through a temporary file renamed over it (never
  * seen half-written), and, when table is not NULL, prints the table on it.
  * The runner calls it after each run (table NULL) and at the end. 0, or -1
- * with a message in err (the other file is still written). */
+ * with a message in err (the other file is still written); a file that
+ * cannot be written is removed, so that neither ever holds other records
+ * than the list given (what runs.jsonl holds). */
 int exp_results_write(const char *dir, const exp_results *r, FILE *table,
                       char *err, size_t errlen);
 
@@ -344,6 +347,20 @@ const exp_plot_list *exp_spec_plots(const exp_spec *s);
  * --set on a path the sweep replaces in every run ("--set policy.lookahead=5
  * has no effect: sweep[\"policy\"] replaces policy in every run"). */
 const exp_errors *exp_spec_warnings(const exp_spec *s);
+
+/* The most work a run may ask for unless --force is given: key accesses
+ * (experiments/SPEC.md, "The work a run may ask for"). Every shipped spec
+ * and the 1,024-node scale runs ask for less than a hundredth of it. */
+#define EXP_WORK_LIMIT 1e9
+/* The key accesses run asks for, counted from its config's fields (spec/
+ * work_limit.c), with in how the fields and figures it is made of; -1 when
+ * its workload's steps come from a data file, which bounds them. */
+double exp_run_work(const exp_run *run, char *how, size_t howlen);
+/* true when no run of s asks for more than EXP_WORK_LIMIT; else one message
+ * in errs: "<file>: run N asks for W key accesses (<fields and figures>),
+ * over the limit of 1e+09 a run (...); --force runs it anyway". `pslab
+ * check`, `run`, `node` and `validate` refuse such a spec without --force. */
+bool exp_spec_check_work(const exp_spec *s, exp_errors *errs);
 
 /* ----------------------------------------------------------- backends */
 
@@ -437,7 +454,8 @@ typedef struct {
   bool resume;
   /* --force: no memory check; otherwise each run is refused before it
    * starts when its estimate exceeds the machine's available memory
-   * (MemAvailable in /proc/meminfo, read as the run starts). */
+   * (MemAvailable in /proc/meminfo, read as the run starts). (The work
+   * limit, exp_spec_check_work, is the command's to check, on loading.) */
   bool force;
   /* --metrics (exp_metrics_parse), or NULL: the table's columns, and more
    * columns of summary.csv. */
@@ -630,6 +648,7 @@ typedef struct {
   const char *netns_script;
   const char *pslab;        /* the binary the script runs; NULL: this one */
   bool quiet;               /* no progress (failures are still reported) */
+  bool force;               /* --force: as exp_runner_options.force, and no work limit */
   const char *gnuplot;      /* NULL: "gnuplot" */
   FILE *out;                /* the table; NULL: stdout */
   FILE *log;                /* progress and errors; NULL: stderr */

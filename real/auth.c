@@ -499,6 +499,14 @@ int real_auth_open(real_node *n, char *err, size_t errlen) {
     snprintf(err, errlen, "node %u: %s", n->rank, why);
     return -1;
   }
+  struct stat st;
+  if (use == 0 && n->cluster.key_file[0] && !n->cluster.key.set &&
+      stat(n->cluster.key_file, &st) != 0) {
+    /* Not needed here, but named, so meant: a missing one is a mistake. */
+    snprintf(err, errlen, "node %u: key file %s: cannot open it: %s", n->rank,
+             n->cluster.key_file, strerror(errno));
+    return -1;
+  }
   if (use == 0) return 0;
   if (!zmq_has("curve")) return no_curve(err, errlen);
   if (load_key(n, err, errlen) != 0) return -1;

@@ -84,7 +84,7 @@ check_completion() { # check_completion EXPECTED WORD...: what completing the la
 }
 check_completion "check calibrate completion" pslab c
 check_completion "--repeats --resume --record-trace" pslab run --re
-check_completion "--set -s --backend --repeats --shard --help -h" pslab check x -
+check_completion "--set -s --backend --repeats --shard --force --help -h" pslab check x -
 check_completion "sim real" pslab run x --backend ""
 check_completion "stats" pslab trace s
 check_completion "validate" pslab help va
@@ -176,6 +176,33 @@ has "syntax error" err "invalid JSON"
 
 run "missing file" 1 "$PSLAB" check "$TMP/nope.json"
 has "missing file" err "nope.json: cannot read: No such file or directory"
+
+# Inputs that are not regular files are refused before they are opened for
+# reading: a FIFO would block the reader for ever (timeout: the bound).
+mkfifo "$TMP/fifo.json"
+run "FIFO spec" 1 timeout 20 "$PSLAB" check "$TMP/fifo.json"
+has "FIFO spec" err "fifo.json: not a regular file (a FIFO)"
+mkdir "$TMP/profile-dir"
+run "directory profile" 1 timeout 20 "$PSLAB" check "$QS" --set cluster.profile="$TMP/profile-dir"
+has "directory profile" err "cluster.profile: $TMP/profile-dir: not a regular file (a directory)"
+run "FIFO profile" 1 timeout 20 "$PSLAB" check "$QS" --set cluster.profile="$TMP/fifo.json"
+has "FIFO profile" err "cluster.profile: $TMP/fifo.json: not a regular file (a FIFO)"
+
+# The work a run asks for is bounded: over the limit, a spec is refused
+# (the fields, the figure, the limit) unless --force; every shipped spec is
+# well under it.
+run "work over the limit" 1 "$PSLAB" check "$QS" --set workload.steps_per_worker=1e15
+has "work over the limit" err "quickstart.json: run 1 asks for 6.4e+17 key accesses (workload.steps_per_worker 1e+15 x 20 keys a step (reads_per_step + writes_per_step + samples_per_step) x cluster.nodes 8 x cluster.workers_per_node 4), over the limit of 1e+09 a run"
+has "work over the limit" err "--force runs it anyway"
+run "run: work over the limit" 1 timeout 60 "$PSLAB" run "$QS" --set workload.steps_per_worker=1e15 \
+    --out "$TMP/huge"
+has "run: work over the limit" err "nothing was run"
+[ -e "$TMP/huge" ] && { echo "FAIL run: work over the limit: $TMP/huge was made"; failures=$((failures + 1)); }
+run "work over the limit, --force" 0 "$PSLAB" check "$QS" --set workload.steps_per_worker=1e15 --force
+has "work over the limit, --force" out "valid, 4 runs"
+for spec in "$SRC"/experiments/specs/*.json "$SRC"/tests/specs/*.json; do
+  run "check $(basename "$spec")" 0 "$PSLAB" check "$spec"
+done
 
 # A --set the sweep replaces in every run: a warning, and the spec stays valid.
 run "--set under a sweep key" 0 "$PSLAB" check "$QS" --set policy.lookahead=5
@@ -313,6 +340,14 @@ has "auth insecure beyond loopback" err 'warning: cluster.auth is "insecure" wit
 run "auth none on loopback" 0 "$PSLAB" check "$TMP/auth.json" --set cluster.auth=none
 run "auth bad value" 1 "$PSLAB" check "$TMP/auth.json" --set cluster.auth=yes
 has "auth bad value" err "cluster.auth"
+# A named key file that is not there is an error, on loopback too (where
+# no key is needed); the message names it.
+run "missing cluster.key_file" 1 "$PSLAB" check "$TMP/auth.json" \
+    --set cluster.key_file="$TMP/no.key"
+has "missing cluster.key_file" err "cluster.key_file: $TMP/no.key: cannot read: No such file or directory"
+PSLAB_RANK=0 PSLAB_SIZE=1 run "node with a missing --key-file" 1 timeout 60 "$PSLAB" node \
+    "$TMP/auth.json" --key-file "$TMP/no.key" --out "$TMP/no-key-out" -q
+has "node with a missing --key-file" err "cluster.key_file: $TMP/no.key: cannot read: No such file or directory"
 cp "$TMP/cluster.key" "$TMP/open.key"
 chmod 644 "$TMP/open.key"
 PSLAB_RANK=0 PSLAB_SIZE=1 run "node refuses a readable key file" 1 "$PSLAB" node "$TMP/auth.json" \

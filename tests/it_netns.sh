@@ -229,7 +229,8 @@ has "a bad --set" err "workers_per_node"
 # SPEC and polls until node 2 runs a run (its `pslab node` has forked the
 # run's process); sets pid and prefix, or fails.
 background_until_running() {
-  "$CLUSTER" --pslab "$PSLAB" --nodes 3 --rate 100mbit -- "$1" --out "$2" -q \
+  # --force: the endless run asks for more work than a spec may without it.
+  "$CLUSTER" --pslab "$PSLAB" --nodes 3 --rate 100mbit -- "$1" --out "$2" -q --force \
     >"$TMP/out" 2>"$TMP/err" &
   pid=$!
   prefix="pslab$pid"

@@ -55,8 +55,9 @@ own_session() { [ "$(ps -o sid= -p "$1" | tr -d ' ')" = "$1" ]; }
 check() {
   local name=$1 sig=$2 backend=$3 done=$4 procs=$5 out="$TMP/$1"
   local sweep='sweep={"workload.steps_per_worker": [40, 50, 100000000]}'
+  # --force: the endless run asks for more work than a spec may without it.
   setsid "$PSLAB" run "$SRC/tests/specs/tiny.json" --backend "$backend" --out "$out" \
-    --set "$sweep" --set cluster.timeout_s=5 >"$TMP/$name.out" 2>"$TMP/$name.err" &
+    --set "$sweep" --set cluster.timeout_s=5 --force >"$TMP/$name.out" 2>"$TMP/$name.err" &
   local pid=$!
   PIDS+=("$pid")
   # setsid(1) calls setsid(2) after the fork: ps may see the child first.

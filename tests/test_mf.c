@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------- helpers */
 
@@ -202,6 +203,15 @@ static void test_loader_errors(void) {
   CU_ASSERT_PTR_NULL(make_in("{'type':'mf','ratings':'gone.txt'}", 1, 1, dir, err, sizeof err));
   snprintf(want, sizeof want, "ratings: %s/gone.txt: cannot read it: ", dir);
   CU_ASSERT(strncmp(err, want, strlen(want)) == 0);
+  /* A FIFO: refused at once, not waited on (the alarm ends a hang). */
+  char fifo[512];
+  snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+  CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+  alarm(30);
+  CU_ASSERT_PTR_NULL(make_in("{'type':'mf','ratings':'fifo'}", 1, 1, dir, err, sizeof err));
+  alarm(0);
+  snprintf(want, sizeof want, "ratings: %s/fifo: not a regular file (a FIFO)", dir);
+  CU_ASSERT_STRING_EQUAL(err, want);
   unit_remove_tree(dir);
   free(dir);
 }

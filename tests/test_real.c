@@ -1435,6 +1435,21 @@ static void test_node_refuses_readable_key_file(void) {
   alarm(0);
 }
 
+/* A key file that is named but not there is an error even on loopback,
+ * where no key is needed: the message names the file. */
+static void test_node_refuses_missing_key_file(void) {
+  alarm(bound_s());
+  real_cluster c = test_cluster(5);
+  snprintf(c.key_file, sizeof c.key_file, "/nonexistent/cluster.key");
+  char err[REAL_ERROR_MAX] = "";
+  real_node_config cfg = node_config(0, 1, 1, NULL, &c);
+  real_node *n = real_node_start(&cfg, err, sizeof err);
+  CU_ASSERT_PTR_NULL(n);
+  real_node_free(n);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "key file /nonexistent/cluster.key: cannot open it"));
+  alarm(0);
+}
+
 /* Node 1 of the intruder test: joins, waits while rank 0 is attacked, ends. */
 static int patient_child(uint32_t rank, const char *coordinator, void *arg) {
   const real_cluster *c = arg;
@@ -2077,6 +2092,8 @@ PSLAB_SUITE("real",
              test_key_files},
             {"a node refuses a key file others may read",
              test_node_refuses_readable_key_file},
+            {"a node refuses a named key file that is not there, even on loopback",
+             test_node_refuses_missing_key_file},
             {"intruders without the cluster's key are refused, counted and logged",
              test_intruders_are_refused},
             {"a whole run with CURVE conserves values", test_local_run_with_curve},

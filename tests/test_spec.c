@@ -111,6 +111,79 @@ static void test_shipped_specs_are_valid(void) {
   }
 }
 
+/* The largest work a run of the spec at path (after sets) asks for; -1 when
+ * it does not load. */
+static double most_work(const char *path, const char *const *sets, size_t n_sets) {
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = exp_spec_load(path, sets, n_sets, &e);
+  print_errors(&e);
+  exp_errors_free(&e);
+  if (!s) return -1;
+  double most = 0;
+  char how[512];
+  for (size_t i = 0; i < exp_spec_runs(s)->count; i++) {
+    double w = exp_run_work(&exp_spec_runs(s)->runs[i], how, sizeof how);
+    if (w > most) most = w;
+  }
+  CU_ASSERT_TRUE(exp_spec_check_work(s, &e));
+  exp_spec_free(s);
+  return most;
+}
+
+/* The work limit: every spec shipped (experiments/specs/, tests/specs/) and
+ * the 1,024-node scale runs (bench/sim_scale --every-policy: the
+ * quickstart's workload, 1,024 nodes x 4 workers x 100 steps) ask for less
+ * than a hundredth of it; steps_per_worker 1e15 is refused with a message
+ * naming the fields, the figure and the limit. */
+static void test_work_limit(void) {
+  static const char *const dirs[] = {"experiments/specs", "tests/specs"};
+  double most = 0;
+  size_t specs = 0;
+  for (size_t k = 0; k < 2; k++) {
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s", unit_source_dir(), dirs[k]);
+    DIR *d = opendir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    for (struct dirent *ent; (ent = readdir(d));) {
+      size_t len = strlen(ent->d_name);
+      if (len < 6 || strcmp(ent->d_name + len - 5, ".json") != 0) continue;
+      char path[2048];
+      snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+      double w = most_work(path, NULL, 0);
+      CU_ASSERT(w >= 0 && w < EXP_WORK_LIMIT / 100);
+      if (w > most) most = w;
+      specs++;
+    }
+    closedir(d);
+  }
+  CU_ASSERT(specs >= 15);
+  char qs[1024];
+  snprintf(qs, sizeof qs, "%s/experiments/specs/quickstart.json", unit_source_dir());
+  const char *scale[] = {"cluster.nodes=1024", "cluster.workers_per_node=4",
+                         "workload.steps_per_worker=100"};
+  double w = most_work(qs, scale, 3);
+  CU_ASSERT_EQUAL(w, 1024.0 * 4 * 100 * 20);
+  CU_ASSERT(w < EXP_WORK_LIMIT / 100);
+  fprintf(stderr, "\n  work limit %g: shipped specs at most %g (%.2g of it), 1,024-node scale "
+          "runs %g (%.2g of it)\n", EXP_WORK_LIMIT, most, most / EXP_WORK_LIMIT, w,
+          w / EXP_WORK_LIMIT);
+  const char *huge[] = {"workload.steps_per_worker=1e15"};
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = exp_spec_load(qs, huge, 1, &e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_FALSE(exp_spec_check_work(s, &e));
+  CU_ASSERT_EQUAL_FATAL(e.count, 1);
+  CU_ASSERT_TRUE(unit_contains(e.lines[0], "quickstart.json: run 1 asks for 6.4e+17 key "
+                               "accesses (workload.steps_per_worker 1e+15 x 20 keys a step"));
+  CU_ASSERT_TRUE(unit_contains(e.lines[0], "x cluster.nodes 8 x cluster.workers_per_node 4), "
+                               "over the limit of 1e+09 a run"));
+  CU_ASSERT_TRUE(unit_contains(e.lines[0], "as 3 other runs do; --force runs it anyway"));
+  exp_spec_free(s);
+  exp_errors_free(&e);
+}
+
 /* Every spec shipped in experiments/specs has its reference results in
  * results/reference/<name>/ (make reference): the same spec, a successful
  * record of each of its runs, each plot drawn. A spec changed without
@@ -848,6 +921,7 @@ static void test_cluster_fields_a_backend_ignores_warn(void) {
 PSLAB_SUITE("spec", {"profile_is_included_under_the_spec", test_profile_is_included_under_the_spec},
             {"minimal spec is valid, with defaults", test_minimal_spec_is_valid_with_defaults},
             {"shipped specs are valid", test_shipped_specs_are_valid},
+            {"the work limit", test_work_limit},
             {"every shipped spec has reference results", test_every_shipped_spec_has_reference_results},
             {"table of bad specs and their messages", test_bad_specs_table},
             {"every error reported at once", test_every_error_reported_at_once},

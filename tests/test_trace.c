@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------- helpers */
 
@@ -349,6 +351,14 @@ static void test_malformed_text(void) {
   CU_ASSERT_PTR_NULL(wl_trace_load(missing, err, sizeof err));
   CU_ASSERT_TRUE(unit_contains(err, "missing: cannot read it"));
   free(missing);
+  /* A FIFO: refused at once, not waited on (the alarm ends a hang). */
+  char *fifo = path_in(dir, "fifo.trace");
+  CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+  alarm(30);
+  CU_ASSERT_PTR_NULL(wl_trace_load(fifo, err, sizeof err));
+  alarm(0);
+  CU_ASSERT_TRUE(unit_contains(err, "fifo.trace: not a regular file (a FIFO)"));
+  free(fifo);
   unit_remove_tree(dir);
   free(dir);
 }

@@ -1,17 +1,20 @@
 /*
  * What the loaders of real data share: file names taken from the spec's
- * directory, a line reader whose errors name the file and the line, a
+ * directory, input files opened only when they are regular files (a FIFO
+ * would block the loader for ever), a line reader whose errors name the file and the line, a
  * dictionary from names to dense ids, and the deterministic initial values
  * of embeddings.
  */
 #include "workloads/internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------ arrays */
 
@@ -42,6 +45,53 @@ char *wl_path(const wl_context *ctx, const char *file) {
   return p;
 }
 
+/* ------------------------------------------------------------ files */
+
+/* What a file of mode is, when it is neither a regular file nor a
+ * directory. */
+static const char *file_kind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a file";
+}
+
+/* Whether st is a regular file's; else says what it is in err. */
+static bool regular(const char *path, const struct stat *st, char *err, size_t errlen) {
+  if (S_ISREG(st->st_mode)) return true;
+  if (S_ISDIR(st->st_mode))
+    snprintf(err, errlen, "%s: expected a file, found a directory", path);
+  else
+    snprintf(err, errlen, "%s: not a regular file (%s)", path, file_kind(st->st_mode));
+  return false;
+}
+
+FILE *wl_open_regular(const char *path, size_t *size, char *err, size_t errlen) {
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    snprintf(err, errlen, "%s: cannot read it: %s", path, strerror(errno));
+    return NULL;
+  }
+  if (!regular(path, &st, err, errlen)) return NULL;
+  /* Non-blocking: should a FIFO have taken its place since, the open does
+   * not wait for a writer, and fstat tells. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    snprintf(err, errlen, "%s: cannot read it: %s", path, strerror(errno));
+    return NULL;
+  }
+  FILE *f = NULL;
+  if (fstat(fd, &st) != 0)
+    snprintf(err, errlen, "%s: cannot read it: %s", path, strerror(errno));
+  else if (regular(path, &st, err, errlen) &&
+           (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || !(f = fdopen(fd, "rb"))))
+    snprintf(err, errlen, "%s: cannot read it: %s", path, strerror(errno));
+  if (!f) close(fd);
+  if (f && size) *size = st.st_size > 0 ? (size_t)st.st_size : 0;
+  return f;
+}
+
 /* ------------------------------------------------------------ reader */
 
 bool wl_reader_open(wl_reader *r, const wl_context *ctx, const char *field, const char *file,
@@ -53,20 +103,10 @@ bool wl_reader_open(wl_reader *r, const wl_context *ctx, const char *field, cons
     snprintf(err, errlen, "%s: out of memory", field);
     return false;
   }
-  struct stat st;
-  if (stat(path, &st) != 0) {
-    snprintf(err, errlen, "%s: %s: cannot read it: %s", field, path, strerror(errno));
-    free(path);
-    return false;
-  }
-  if (S_ISDIR(st.st_mode)) {
-    snprintf(err, errlen, "%s: %s: expected a file, found a directory", field, path);
-    free(path);
-    return false;
-  }
-  FILE *f = fopen(path, "r");
+  char why[4096 + 128]; /* a path and the reason */
+  FILE *f = wl_open_regular(path, NULL, why, sizeof why);
   if (!f) {
-    snprintf(err, errlen, "%s: %s: cannot read it: %s", field, path, strerror(errno));
+    snprintf(err, errlen, "%s: %s", field, why);
     free(path);
     return false;
   }

@@ -17,6 +17,7 @@
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <stdio.h>
 
 /* ------------------------------------------------------- workload types */
 
@@ -181,6 +182,14 @@ bool wlj_math_fields(const struct cJSON *json, wl_info *info, char *err, size_t 
 /* A file name from a spec, resolved against ctx->base_dir unless absolute
  * (malloc'd; NULL on no memory). */
 char *wl_path(const wl_context *ctx, const char *file);
+
+/* The file at path opened for reading ("rb") when it is a regular file,
+ * without ever waiting on a FIFO, and *size its size (size may be NULL);
+ * NULL with "<path>: not a regular file (a FIFO)" (a device, a socket),
+ * "<path>: expected a file, found a directory" or "<path>: cannot read it:
+ * <reason>" in err. Every data and trace file a workload reads is opened
+ * with it. */
+FILE *wl_open_regular(const char *path, size_t *size, char *err, size_t errlen);
 
 /* Reads a text file line by line, for loaders whose errors name the field,
  * the file and the line: "<field>: <path>:<line>: <what was wrong>". */

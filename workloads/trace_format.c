@@ -634,21 +634,10 @@ wl_trace *wl_trace_parse(const void *data, size_t len, const char *name, char *e
 
 /* Reads the whole of path (malloc'd). NULL with a message. */
 static uint8_t *slurp(const char *path, size_t *len, char *err, size_t errlen) {
-  struct stat st;
-  if (stat(path, &st) != 0) {
-    snprintf(err, errlen, "%s: cannot read it: %s", path, strerror(errno));
-    return NULL;
-  }
-  if (S_ISDIR(st.st_mode)) {
-    snprintf(err, errlen, "%s: expected a file, found a directory", path);
-    return NULL;
-  }
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    snprintf(err, errlen, "%s: cannot read it: %s", path, strerror(errno));
-    return NULL;
-  }
-  size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, n = 0;
+  size_t size = 0;
+  FILE *f = wl_open_regular(path, &size, err, errlen);
+  if (!f) return NULL;
+  size_t cap = size > 0 ? size + 1 : 4096, n = 0;
   uint8_t *buf = malloc(cap);
   while (buf) {
     n += fread(buf + n, 1, cap - n, f);

@@ -16,10 +16,16 @@
 
 /* --------------------------------------------------------- commands */
 
+/* The spec, checked whole: its fields, and unless --force the work its runs
+ * ask for. */
 static exp_spec *load(const cli *c, bool silent) {
   exp_errors e;
   exp_errors_init(&e);
   exp_spec *s = exp_spec_load(c->target, c->sets, c->n_sets, &e);
+  if (s && !c->force && !exp_spec_check_work(s, &e)) {
+    exp_spec_free(s);
+    s = NULL;
+  }
   if (!silent) exp_errors_print(&e, stderr);
   if (!s && !silent)
     fprintf(stderr, "pslab: %s is not valid (%zu problem%s); nothing was run\n",
@@ -170,6 +176,7 @@ static int cmd_validate(const cli *c) {
   o.netns_script = getenv("PSLAB_NETNS_SCRIPT");
   if (o.netns_script && !*o.netns_script) o.netns_script = NULL;
   o.quiet = c->quiet;
+  o.force = c->force;
   /* o.repeats sets the repeats on each side: without the last --set, which
    * cli_parse made of --repeats, they would be set twice. */
   return exp_validate(c->target, c->sets, c->n_sets - (c->repeats_set != NULL), &o);

@@ -66,10 +66,12 @@ const cli_option cli_options[] = {
      "repeats) one file per run, \"-run<N>\" before FILE's extension (t.trace -> "
      "t-run1.trace, t-run2.trace...). Written as FILE.part<rank> per worker during the run, "
      "then merged (under a temporary name, then renamed); a failed run leaves none"},
-    {"force", 0, NULL, SPEC_RUNNERS, FLAG(force), false,
-     "run even a run whose memory estimate (its keys, replicas, nodes and workers) exceeds "
-     "its machine's available memory; without it such a run fails at once with the fields "
-     "that make it large"},
+    {"force", 0, NULL, SPEC_RUNNERS | ON(CHECK) | ON(VALIDATE), FLAG(force), false,
+     "accept a spec or run that is larger than pslab's limits: a run whose work (the key "
+     "accesses it asks for) exceeds the limit "
+     "(experiments/SPEC.md, \"The work a run may ask for\"), and one whose memory estimate (its keys, replicas, nodes and workers) exceeds "
+     "its machine's available memory; without it such a spec is refused, or such a run "
+     "fails at once, with the fields that make it large"},
     {"coordinator", 'c', "HOST:PORT", ON(NODE), STRING(coordinator), false,
      "rank 0's address (default: cluster.coordinator)"},
     {"coordinator-file", 0, "FILE", ON(NODE), STRING(coordinator_file), false,

@@ -61,7 +61,12 @@ void exp_index_path(char *buf, size_t n, const char *parent, size_t i);
 
 /* Whether s is a non-empty [A-Za-z0-9_.-]+ other than "." and "..". */
 bool exp_is_file_stem(const char *s);
-/* The whole file, NUL-terminated; NULL with "<path>: <reason>" in err. */
+/* The file at path opened for reading when it is a regular file; NULL with
+ * "<path>: not a regular file (a FIFO)" (a directory, a device, ...) or
+ * "<path>: cannot read: <reason>" in err. Never waits on a FIFO. */
+FILE *exp_open_regular(const char *path, char *err, size_t errlen);
+/* The whole file, NUL-terminated (a regular file only: exp_open_regular);
+ * NULL with "<path>: <reason>" in err. */
 char *exp_read_file(const char *path, size_t *len, char *err, size_t errlen);
 /* mkdir -p. 0, or -1 with a message. */
 int exp_mkdir_p(const char *dir, char *err, size_t errlen);

@@ -85,6 +85,10 @@ static exp_spec *load_side(validation *v, const char *backend) {
   exp_errors e;
   exp_errors_init(&e);
   exp_spec *s = exp_spec_load(v->spec_path, v->sets, n, &e);
+  if (s && !v->o.force && !exp_spec_check_work(s, &e)) {
+    exp_spec_free(s);
+    s = NULL;
+  }
   exp_errors_print(&e, v->o.log);
   /* The sim side is loaded first: only a problem of the real side alone is
    * the backend's. */
@@ -206,7 +210,7 @@ static int netns_script(validation *v) {
 }
 
 /* The script's command line: --nodes N [--rate R] --pslab BIN -- SPEC
- * [--set S]... --out DIR/real [--quiet], the overrides those of the spec
+ * [--set S]... --out DIR/real [--quiet] [--force], the overrides those of the spec
  * as run but the backend (`pslab node` runs real). Borrows spec and
  * nodes. NULL on no memory. */
 static char **netns_argv(const validation *v, char *spec, char *nodes) {
@@ -239,6 +243,7 @@ static char **netns_argv(const validation *v, char *spec, char *nodes) {
   argv[n++] = "--out";
   argv[n++] = v->real_dir;
   if (v->o.quiet) argv[n++] = "--quiet";
+  if (v->o.force) argv[n++] = "--force";
   return argv;
 }
 
@@ -316,6 +321,7 @@ static int run_side(validation *v, const exp_spec *s, const char *dir, const cha
   exp_runner_options_default(&ro);
   ro.out_dir = dir;
   ro.quiet = v->o.quiet;
+  ro.force = v->o.force;
   ro.gnuplot = v->o.gnuplot;
   ro.out = table;
   ro.log = v->o.log;

@@ -82,14 +82,17 @@ int exp_jsonl_append_fd(int fd, const cJSON *record, char *err, size_t errlen) {
   if (!line) {
     free(text);
     snprintf(err, errlen, "out of memory");
+    errno = ENOMEM;
     return -1;
   }
   line[len++] = '\n';
   line[len] = '\0';
   off_t end = lseek(fd, 0, SEEK_END); /* where the last whole line ends */
   if (end < 0) {
-    snprintf(err, errlen, "cannot find its end: %s", strerror(errno));
+    int why = errno;
+    snprintf(err, errlen, "cannot find its end: %s", strerror(why));
     free(line);
+    errno = why;
     return -1;
   }
   int why;
@@ -102,10 +105,13 @@ int exp_jsonl_append_fd(int fd, const cJSON *record, char *err, size_t errlen) {
              why ? strerror(why) : "short write",
              cut ? "cut back to its last whole line" : "could not cut it back to its last "
                                                        "whole line: it ends with a partial one");
+    errno = why ? why : EIO;
     return -1;
   }
   if (fsync(fd) != 0 && errno != EINVAL) { /* EINVAL: a pipe or the like, nothing to sync */
-    snprintf(err, errlen, "cannot sync it to disk: %s", strerror(errno));
+    why = errno;
+    snprintf(err, errlen, "cannot sync it to disk: %s", strerror(why));
+    errno = why;
     return -1;
   }
   return 0;
@@ -178,7 +184,9 @@ typedef bool (*csv_writer)(FILE *f, const exp_results *r);
 
 static bool write_runs(FILE *f, const exp_results *r) { return exp_runs_csv(f, r->records); }
 
-/* Writes DIR/name through a temporary file renamed over it. */
+/* Writes DIR/name through a temporary file renamed over it. When it cannot
+ * be written, the file there is removed: it holds older records, and a
+ * derived file must never disagree with runs.jsonl. */
 static int write_csv(const char *dir, const char *name, csv_writer write,
                      const exp_results *r, char *err, size_t errlen) {
   char *path = exp_join_path(dir, name), *text = NULL;
@@ -193,6 +201,11 @@ static int write_csv(const char *dir, const char *name, csv_writer write,
   ok = fclose(mem) == 0 && ok;
   int rc = ok ? exp_write_file_atomic(path, text, len, err, errlen) : -1;
   if (!ok) snprintf(err, errlen, "%s: out of memory", path);
+  if (rc != 0 && remove(path) == 0) {
+    size_t used = strlen(err);
+    snprintf(err + used, errlen - used, "; removed it rather than leave it stale "
+             "against runs.jsonl");
+  }
   free(text);
   free(path);
   return rc;

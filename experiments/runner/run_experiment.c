@@ -19,6 +19,12 @@
  * holds (results_dir.c reads it back). The end of the experiment (summary.csv,
  * the table, the plots) is exp_results_finish, shared with `pslab merge`.
  *
+ * A record that runs.jsonl refuses (a full disk) stops the experiment: no
+ * further run starts, since none could be recorded; runs.csv and
+ * summary.csv are made again from what runs.jsonl holds (or removed when
+ * they cannot be written), and the last line says why it stopped and how
+ * many runs are recorded.
+ *
  * Signals: SIGINT or SIGTERM to the runner goes to every process of the run
  * under way (the run's child leads a process group that its own children,
  * scheduler simulations and node processes, join), which end; what does not
@@ -465,7 +471,8 @@ typedef struct {
   size_t ran;      /* runs run */
   size_t failed;   /* of them, runs that failed */
   size_t skipped;  /* runs whose record was kept */
-  bool io_failed;  /* a result could not be written */
+  bool io_failed;  /* a trace could not be written */
+  int stopped;     /* why a record could not be written (errno): no more runs */
   uint32_t cut;    /* the run a signal interrupted (not recorded), or 0 */
   progress pg;
 } runner;
@@ -537,17 +544,42 @@ static void record_run(runner *r, const exp_run *run, outcome *out) {
   cJSON *rec = exp_record_new(exp_spec_name(r->spec), run, out->metrics, out->error);
   out->metrics = NULL;
   char why[256] = "out of memory";
+  errno = ENOMEM;
   if (!rec || exp_jsonl_append_fd(r->jsonl, rec, why, sizeof why) != 0) {
+    r->stopped = errno ? errno : EIO;
     fprintf(r->o.log, "pslab: run %u: cannot write its record to %s/runs.jsonl: %s\n",
             run->run, r->dir, why);
-    r->io_failed = true;
+    cJSON_Delete(rec); /* runs.jsonl does not hold it: nor do the derived files */
+    return;
   }
-  if (rec) exp_records_insert(r->records, rec);
+  exp_records_insert(r->records, rec);
+  /* Failing here is no reason to stop: the record is kept, the file that
+   * could not be written is removed, and the end writes both again. */
   exp_results res = results_of(r);
-  if (exp_results_write(r->dir, &res, NULL, err, sizeof err) != 0) {
+  if (exp_results_write(r->dir, &res, NULL, err, sizeof err) != 0)
     fprintf(r->o.log, "pslab: %s\n", err);
-    r->io_failed = true;
+}
+
+/* After a record could not be written: the records are what runs.jsonl
+ * holds (a record whose line the disk took but whose sync failed is
+ * there), so that the derived files are made from it and nothing else. */
+static void reread_records(runner *r) {
+  exp_errors w, e;
+  exp_errors_init(&w);
+  exp_errors_init(&e);
+  char *path = exp_join_path(r->dir, "runs.jsonl");
+  cJSON *loaded = path ? exp_jsonl_load_interrupted(path, &w, &e) : NULL;
+  cJSON *sorted = loaded ? cJSON_CreateArray() : NULL;
+  for (cJSON *rec; sorted && (rec = cJSON_DetachItemFromArray(loaded, 0));)
+    exp_records_insert(sorted, rec);
+  if (sorted) {
+    cJSON_Delete(r->records);
+    r->records = sorted;
   }
+  cJSON_Delete(loaded);
+  free(path);
+  exp_errors_free(&w);
+  exp_errors_free(&e);
 }
 
 static void do_run(runner *r, const exp_run *run) {
@@ -657,9 +689,21 @@ static int prepare(runner *r) {
   return rc;
 }
 
+/* The last line when a record could not be written. */
+static void report_stopped(const runner *r) {
+  size_t n = (size_t)cJSON_GetArraySize(r->records);
+  fprintf(r->o.log, "pslab: %sstopped: a record could not be written to %s/runs.jsonl (%s); "
+          "%zu run%s recorded (--resume runs the rest once it can be written)\n",
+          r->pg.prefix, r->dir, strerror(r->stopped), n, n == 1 ? "" : "s");
+}
+
 /* The last line: what this invocation ran, of which runs. */
 static void report_end(const runner *r, size_t total) {
-  if (!r->failed && r->o.quiet) return;
+  if (r->stopped) {
+    report_stopped(r);
+    return;
+  }
+  if (!r->failed && !r->io_failed && r->o.quiet) return;
   const exp_shard *sh = &r->o.shard;
   exp_buf b = {0};
   exp_buf_printf(&b, "pslab: %s", r->pg.prefix);
@@ -672,6 +716,7 @@ static void report_end(const runner *r, size_t total) {
   if (!sh->count && !r->failed)
     exp_buf_printf(&b, "%zu run%s done", r->ran, r->ran == 1 ? "" : "s");
   if (r->skipped) exp_buf_printf(&b, ", %zu skipped (already in runs.jsonl)", r->skipped);
+  if (r->io_failed) exp_buf_printf(&b, "; a trace could not be written (see above)");
   exp_buf_printf(&b, "; results in %s/", r->dir);
   char *line = exp_buf_take(&b);
   fprintf(r->o.log, "%s\n", line ? line : "pslab: out of memory");
@@ -698,11 +743,12 @@ static int finish(runner *r, size_t total) {
   char *logs = exp_join_path(r->dir, "logs");
   if (logs) rmdir(logs); /* only goes when no run left a log */
   free(logs);
+  if (r->stopped) reread_records(r);
   exp_results res = results_of(r);
   int rc = exp_results_finish(r->dir, exp_spec_name(r->spec), &res, r->o.gnuplot, r->o.out,
                               r->o.log);
   report_end(r, total);
-  return r->failed || r->io_failed ? EXP_EXIT_FAILED : rc;
+  return r->failed || r->io_failed || r->stopped ? EXP_EXIT_FAILED : rc;
 }
 
 /* Whether this invocation runs run: it is in the shard and, resuming, its
@@ -737,7 +783,7 @@ static int follow_runs(runner *r, const exp_run_list *runs) {
 
 /* The runs of the shard, skipping (and saying so) those already done. */
 static void run_all(runner *r, const exp_run_list *runs) {
-  for (size_t i = 0; i < runs->count && !interrupted; i++) {
+  for (size_t i = 0; i < runs->count && !interrupted && !r->stopped; i++) {
     const exp_run *run = &runs->runs[i];
     if (wanted(r, run)) {
       do_run(r, run);

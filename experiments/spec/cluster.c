@@ -14,9 +14,11 @@
 #include "experiments/spec/spec.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_NODES 1000000.0
@@ -360,7 +362,12 @@ static void parse_auth(exp_errors *e, const cJSON *json, const char *base_dir,
                     c->bind);
   if (!exp_get_string(e, json, "cluster", "key_file", false, &file) || !file) return;
   char *path = *file ? resolve_file(base_dir, file) : NULL;
-  if (path && strlen(path) < sizeof c->key_file)
+  struct stat st;
+  if (path && strlen(path) < sizeof c->key_file && stat(path, &st) != 0)
+    /* Named, so meant: not to be passed over where no key is needed. */
+    exp_errors_addf(e, "cluster.key_file: %s: cannot read: %s (`pslab keygen --out FILE` "
+                    "makes one)", path, strerror(errno));
+  else if (path && strlen(path) < sizeof c->key_file)
     snprintf(c->key_file, sizeof c->key_file, "%s", path);
   else
     exp_expect(e, "cluster.key_file", "the path of a key file `pslab keygen` wrote",
