@@ -71,9 +71,11 @@
  *             (sim/: messages sent minus messages handled reaches zero; real/:
  *             rounds of per-node sent and received counts through rank 0
  *             until two rounds agree and balance). Timers would keep a run
- *             alive for ever (replica syncs send on every tick): the backend
- *             stops running them at the end (real/) or ends at the first
- *             quiet moment (sim/). Only then do the values
+ *             alive for ever (replica syncs send on every tick, and once a
+ *             sync's round trip outlasts the sync period one is always in
+ *             flight): once every node has finished, the backend stops
+ *             running them and then drains what is in flight (both
+ *             backends). Only then do the values
  *             (ps_node_owned_sum) and counters (ps_node_get_stats) hold the
  *             run's final state.
  *   policy    The policy's ops and JSON go in ps_node_config with the hot

@@ -74,6 +74,11 @@ double ps_sample_dist_prob(const ps_sample_dist *d, ps_key k);
  * other schemes. PS_OK, or PS_ERR_INVAL with "<field>: expected <what>, found
  * <what>" in err. */
 int ps_sampling_configure(const struct cJSON *json, char *err, size_t errlen);
+/* The scheme's name if a (valid) sampling object localizes the keys it
+ * samples to the worker's node ("preloc", "pool"): meaningful only where
+ * that node is a server, as a policy's keys_at_workers; NULL for "naive" and
+ * "local" (they read sampled keys where they are) or an invalid object. */
+const char *ps_sampling_localizing_scheme(const struct cJSON *json);
 
 /* One per worker, used by one thread. */
 typedef struct ps_sampler ps_sampler;

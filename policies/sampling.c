@@ -78,6 +78,13 @@ int ps_sampling_configure(const cJSON *json, char *err, size_t errlen) {
   return sampling_parse(json, &c, err, errlen);
 }
 
+const char *ps_sampling_localizing_scheme(const cJSON *json) {
+  sampling_config c;
+  char err[256];
+  if (sampling_parse(json, &c, err, sizeof err) != PS_OK) return NULL;
+  return c.scheme == SCHEME_PRELOC ? "preloc" : c.scheme == SCHEME_POOL ? "pool" : NULL;
+}
+
 /* --------------------------------------------------------- the sampler */
 
 /* The value length shared by all of d's keys, or 0 unless they lie in one

@@ -41,6 +41,19 @@ static int check_scale(const run_args *a, uint32_t servers, char *err, size_t er
   return 0;
 }
 
+/* Sampling schemes that localize what a worker samples (preloc, pool) move
+ * keys to the worker's node, as a keys_at_workers policy does: with a
+ * worker-only node there is no store to move them to. */
+static int check_sampling(const run_args *a, uint32_t servers, char *err, size_t errlen) {
+  const char *scheme = ps_sampling_localizing_scheme(ps_policy_sampling(a->policy));
+  if (!scheme || servers == a->nodes) return 0;
+  snprintf(err, errlen, "policy.sampling.scheme: \"%s\" localizes the keys a worker samples "
+           "to the worker's node, which holds no keys when it is not a server (cluster.servers "
+           "%u of %u nodes); expected \"naive\" or \"local\" (they read sampled keys where "
+           "they are), or every node a server, found \"%s\"", scheme, servers, a->nodes, scheme);
+  return -1;
+}
+
 int run_roles_check(const run_args *a, const ps_policy_ops *policy,
                     const ps_policy_settings *settings, bool stages, char *err, size_t errlen) {
   const char *name = policy ? policy->name : "?";
@@ -72,6 +85,7 @@ int run_roles_check(const run_args *a, const ps_policy_ops *policy,
              servers, workers, nodes);
     return -1;
   }
+  if (check_sampling(a, servers, err, errlen) != 0) return -1;
   if (settings && settings->keys_at_workers && a->n_scale) {
     snprintf(err, errlen, "cluster.scale: expected none with policy.type \"%s\", which puts "
              "keys on the nodes of the workers that use them (a server that left would take "

@@ -148,7 +148,9 @@ uint32_t run_setup_workers(const run_setup *s);
  * of the run (stages: the spec has "stages"; policy may be NULL): 0, or -1 with a message naming
  * the fields ("cluster.servers: ..."), what was expected and what was found.
  * Refused: a policy that puts keys at the workers' nodes (relocate, nups,
- * adaptive, replicate) when some worker node is not a server; stages with
+ * adaptive, replicate), or a sampling scheme that localizes what a worker
+ * samples (policy.sampling.scheme preloc, pool; read from a->policy), when
+ * some worker node is not a server; stages with
  * worker-only or server-only nodes (not implemented). */
 int run_roles_check(const run_args *a, const ps_policy_ops *policy,
                     const ps_policy_settings *settings, bool stages, char *err, size_t errlen);

@@ -43,9 +43,12 @@ function consistency(   m) {
   return "{\"model\": " q(m) ", \"staleness\": " ri(0, 5) "}"
 }
 
+# preloc and pool move sampled keys to the worker's node, refused when a
+# worker node is not a server: a ROLES batch (which may split them) draws
+# among the schemes that read keys where they are.
 function sampling(   s, scheme) {
   if (!SAMPLES || chance(0.3)) return ""
-  scheme = pick("naive preloc pool local")
+  scheme = pick(ROLES ? "naive local" : "naive preloc pool local")
   s = ", \"sampling\": {\"scheme\": " q(scheme)
   if (scheme == "pool")
     s = s ", \"group_size\": " ri(1, 50) ", \"reuse\": " ri(1, 8) \

@@ -32,7 +32,9 @@
  * the message would be lost. Instead a timer actor per node (started when the
  * core first has a timer) waits on a condition until the core's next timer is
  * due; whoever calls into the core afterwards pokes it if the due time moved
- * earlier.
+ * earlier. Timers stop once every worker of the run is done (every node has
+ * called ps_node_finish): the run then only drains what is in flight, and
+ * ends when nothing is.
  *
  * Under latency_bandwidth the server takes its messages from latency_bandwidth.c's
  * arrivals instead of its inbox (sim_receive), in arrival order.
@@ -96,6 +98,14 @@ void sim_server_main(sim_node *n) {
 
 /* ------------------------------------------------------------ the timer */
 
+/* Timers run while some worker still works: once every node has called
+ * ps_node_finish, the run only drains what is in flight (as real/ stops its
+ * timers at the end). A replica sync round sends on every tick, so a run
+ * whose sync round trip outlasts the sync period would never go quiet. */
+static bool timers_over(const sim_state *run) {
+  return run->stopping || run->workers_running == 0;
+}
+
 /* Runs the core's timer when due; returns whether it did. */
 static bool timer_fire(sim_node *n, double due) {
   double now = simgrid_get_clock();
@@ -114,7 +124,7 @@ static void timer_main(sim_node *n) {
   sg_mutex_lock(n->timer_mutex); /* held for life; only waits release it */
   for (;;) {
     sim_outbox_reap(&n->timer_out);
-    double due = n->run->stopping ? INFINITY : ps_node_next_timer(n->core);
+    double due = timers_over(n->run) ? INFINITY : ps_node_next_timer(n->core);
     n->timer_armed = due;
     if (isinf(due))
       sg_cond_wait(n->timer_cond, n->timer_mutex);
@@ -131,7 +141,7 @@ static void timer_entry(int argc, char **argv) {
 }
 
 void sim_node_poke_timer(sim_node *n) {
-  if (n->run->stopping) return;
+  if (timers_over(n->run)) return;
   double due = ps_node_next_timer(n->core);
   if (!(due < n->timer_armed)) return;
   n->timer_armed = due;

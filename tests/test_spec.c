@@ -33,6 +33,7 @@ static char *dq(const char *s) {
 #define GOOD_WORKLOAD "'workload': {'type': 'zipf', 'keys': 100, 'steps_per_worker': 10}"
 #define GOOD_POLICY "'policy': {'type': 'static'}"
 #define GOOD_REST GOOD_WORKLOAD ", " GOOD_POLICY
+#define SAMPLING_WL "'workload': {'type': 'zipf', 'keys': 100, 'steps_per_worker': 10, 'samples_per_step': 1}"
 
 static exp_spec *parse_sets(const char *spec, const char *const *sets, size_t n,
                             exp_errors *e) {
@@ -84,6 +85,29 @@ static void test_minimal_spec_is_valid_with_defaults(void) {
   CU_ASSERT_EQUAL(exp_spec_plots(s)->count, 0);
   exp_spec_free(s);
   exp_errors_free(&e);
+}
+
+/* Sampling schemes that read sampled keys where they are work with worker-only
+ * nodes (preloc and pool, which localize them, are refused: bad_specs). */
+static void test_reading_sampling_schemes_accept_worker_only_nodes(void) {
+  const char *specs[] = {
+      "{'name': 't', 'cluster': {'nodes': 2, 'servers': 1, 'worker_nodes': 1}, " SAMPLING_WL
+      ", 'policy': {'type': 'static', 'sampling': {'scheme': 'naive'}}}",
+      "{'name': 't', 'cluster': {'nodes': 2, 'servers': 1, 'worker_nodes': 1}, " SAMPLING_WL
+      ", 'policy': {'type': 'static', 'sampling': {'scheme': 'local'}}}",
+      "{'name': 't', 'cluster': {'nodes': 2}, " SAMPLING_WL
+      ", 'policy': {'type': 'static', 'sampling': {'scheme': 'preloc'}}}",
+  };
+  for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+    exp_errors e;
+    exp_errors_init(&e);
+    exp_spec *s = parse(specs[i], &e);
+    print_errors(&e);
+    CU_ASSERT_PTR_NOT_NULL(s);
+    CU_ASSERT_EQUAL(e.count, 0);
+    exp_spec_free(s);
+    exp_errors_free(&e);
+  }
 }
 
 /* Every spec shipped in experiments/specs/ is valid, with its run count. */
@@ -319,6 +343,8 @@ static const struct {
     {"{'name': 't', 'cluster': {'nodes': 4, 'worker_nodes': 0}, " GOOD_REST "}", "spec.json: cluster.worker_nodes: expected an integer >= 1, found 0"},
     {"{'name': 't', 'cluster': {'nodes': 4, 'servers': 1, 'worker_nodes': 2}, " GOOD_REST "}", "spec.json: cluster.worker_nodes: expected at least 3 with 1 servers of 4 nodes (every node a server, a worker node or both), found 2"},
     {"{'name': 't', 'cluster': {'nodes': 4, 'servers': 2, 'worker_nodes': 2}, " GOOD_WORKLOAD ", 'policy': {'type': 'relocate'}}", "spec.json: cluster.servers: policy.type \"relocate\" puts keys on the nodes of the workers that use them, so every worker node must be a server; expected 4 (every node) with it, found 2 servers and 2 worker nodes of 4 nodes"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'servers': 1, 'worker_nodes': 1}, " SAMPLING_WL ", 'policy': {'type': 'static', 'sampling': {'scheme': 'preloc'}}}", "spec.json: policy.sampling.scheme: \"preloc\" localizes the keys a worker samples to the worker's node, which holds no keys when it is not a server (cluster.servers 1 of 2 nodes); expected \"naive\" or \"local\" (they read sampled keys where they are), or every node a server, found \"preloc\""},
+    {"{'name': 't', 'cluster': {'nodes': 4, 'servers': 2, 'worker_nodes': 4}, " SAMPLING_WL ", 'policy': {'type': 'psld', 'sampling': {'scheme': 'pool'}}}", "spec.json: policy.sampling.scheme: \"pool\" localizes the keys a worker samples"},
     {"{'name': 't', 'cluster': {'nodes': 4, 'servers': 2, 'worker_nodes': 2}, " GOOD_REST ", 'stages': [{'workers': 2, 'steps': 10}]}", "spec.json: stages: expected none with separate servers and worker nodes (cluster.servers 2 and cluster.worker_nodes 2 of 4 nodes; not implemented)"},
     {"{'name': 't', 'cluster': {'nodes': 4, 'scale': {'at_s': 1}}, " GOOD_REST "}", "spec.json: cluster.scale: expected a list of steps {\"at_s\", \"servers\"}, found an object"},
     {"{'name': 't', 'cluster': {'nodes': 4, 'scale': [{'at_s': 1, 'servers': 5}]}, " GOOD_REST "}", "spec.json: cluster.scale[0].servers: expected an integer <= 4, found 5"},
@@ -940,4 +966,6 @@ PSLAB_SUITE("spec", {"profile_is_included_under_the_spec", test_profile_is_inclu
             {"cluster fields a backend ignores warn", test_cluster_fields_a_backend_ignores_warn},
             {"--set errors", test_set_errors},
             {"--set makes missing objects", test_set_makes_missing_objects},
-            {"--set can add a sweep", test_set_can_add_a_sweep})
+            {"--set can add a sweep", test_set_can_add_a_sweep},
+            {"naive and local sampling accept worker-only nodes",
+             test_reading_sampling_schemes_accept_worker_only_nodes})

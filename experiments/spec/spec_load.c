@@ -414,7 +414,7 @@ static void check_roles(const cJSON *config, const exp_cluster *cl, const cJSON 
   if (ps_policy_configure(pol, &ops, &settings, err, sizeof err) != 0) return;
   run_args a = {.nodes = cl->sim.nodes, .workers_per_node = cl->sim.workers_per_node,
                 .servers = cl->sim.servers, .worker_nodes = cl->sim.worker_nodes,
-                .scale = cl->sim.scale, .n_scale = cl->sim.n_scale};
+                .scale = cl->sim.scale, .n_scale = cl->sim.n_scale, .policy = pol};
   bool stages = cJSON_GetObjectItemCaseSensitive(config, "stages") != NULL;
   if (run_roles_check(&a, ops, &settings, stages, err, sizeof err) != 0)
     exp_errors_addf(e, "%s", err);
