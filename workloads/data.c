@@ -47,9 +47,9 @@ char *wl_path(const wl_context *ctx, const char *file) {
 
 /* ------------------------------------------------------------ files */
 
-/* What a file of mode is, when it is neither a regular file nor a
- * directory. */
+/* What a file of mode is, when it is not a regular file. */
 static const char *file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
   if (S_ISFIFO(mode)) return "a FIFO";
   if (S_ISCHR(mode)) return "a character device";
   if (S_ISBLK(mode)) return "a block device";
@@ -57,39 +57,47 @@ static const char *file_kind(mode_t mode) {
   return "not a file";
 }
 
-/* Whether st is a regular file's; else says what it is in err. */
-static bool regular(const char *path, const struct stat *st, char *err, size_t errlen) {
-  if (S_ISREG(st->st_mode)) return true;
-  if (S_ISDIR(st->st_mode))
-    snprintf(err, errlen, "%s: expected a file, found a directory", path);
-  else
-    snprintf(err, errlen, "%s: not a regular file (%s)", path, file_kind(st->st_mode));
-  return false;
-}
-
-FILE *wl_open_regular(const char *path, size_t *size, char *err, size_t errlen) {
+FILE *wl_fopen_regular(const char *path, size_t *size, const char **kind) {
   struct stat st;
-  if (stat(path, &st) != 0) {
-    snprintf(err, errlen, "%s: cannot read it: %s", path, strerror(errno));
+  *kind = NULL;
+  if (stat(path, &st) != 0) return NULL;
+  if (!S_ISREG(st.st_mode)) {
+    *kind = file_kind(st.st_mode);
     return NULL;
   }
-  if (!regular(path, &st, err, errlen)) return NULL;
   /* Non-blocking: should a FIFO have taken its place since, the open does
    * not wait for a writer, and fstat tells. */
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    snprintf(err, errlen, "%s: cannot read it: %s", path, strerror(errno));
+  if (fd < 0) return NULL;
+  FILE *f = NULL;
+  if (fstat(fd, &st) != 0) {
+    /* errno says why */
+  } else if (!S_ISREG(st.st_mode)) {
+    *kind = file_kind(st.st_mode);
+  } else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0) {
+    f = fdopen(fd, "rb");
+  }
+  if (!f) {
+    int e = errno;
+    close(fd);
+    errno = e;
     return NULL;
   }
-  FILE *f = NULL;
-  if (fstat(fd, &st) != 0)
-    snprintf(err, errlen, "%s: cannot read it: %s", path, strerror(errno));
-  else if (regular(path, &st, err, errlen) &&
-           (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || !(f = fdopen(fd, "rb"))))
-    snprintf(err, errlen, "%s: cannot read it: %s", path, strerror(errno));
-  if (!f) close(fd);
-  if (f && size) *size = st.st_size > 0 ? (size_t)st.st_size : 0;
+  if (size) *size = st.st_size > 0 ? (size_t)st.st_size : 0;
   return f;
+}
+
+FILE *wl_open_regular(const char *path, size_t *size, char *err, size_t errlen) {
+  const char *kind;
+  FILE *f = wl_fopen_regular(path, size, &kind);
+  if (f) return f;
+  if (!kind)
+    snprintf(err, errlen, "%s: cannot read it: %s", path, strerror(errno));
+  else if (strcmp(kind, "a directory") == 0)
+    snprintf(err, errlen, "%s: expected a file, found a directory", path);
+  else
+    snprintf(err, errlen, "%s: not a regular file (%s)", path, kind);
+  return NULL;
 }
 
 /* ------------------------------------------------------------ reader */

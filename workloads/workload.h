@@ -14,6 +14,8 @@
 
 #include "model/ps.h"
 
+#include <stdio.h>
+
 struct cJSON;
 
 typedef struct wl_workload wl_workload;
@@ -123,6 +125,17 @@ void wl_stream_limit(wl_stream *s, uint64_t steps);
 /* Draws the next step; false when the worker has no more steps (or when the
  * step storage cannot be allocated: call wl_stream_keep first to tell). */
 bool wl_next_step(wl_stream *s, wl_step *out);
+
+/* ------------------------------------------------------------------ files */
+
+/* Opens path for reading when it is a regular file, never waiting on a FIFO
+ * that stands in its place (it is opened without blocking and checked again
+ * once open). Returns the stream (its size in *size, when size is given), or
+ * NULL with *kind naming what the path is instead ("a FIFO", "a directory",
+ * "a character device", ...), or NULL with *kind NULL and errno saying why
+ * it cannot be read. The caller words the message: workloads/ and
+ * experiments/ each open every file they read through it. */
+FILE *wl_fopen_regular(const char *path, size_t *size, const char **kind);
 
 /* ----------------------------------------------------------------- driver */
 

@@ -7,9 +7,9 @@
  * joined, and the names the results may be given (a file name stem).
  */
 #include "experiments/common/common.h"
+#include "workloads/workload.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,45 +26,13 @@ bool exp_is_file_stem(const char *s) {
   return true;
 }
 
-/* What a file of mode is, when it is not a regular file. */
-static const char *file_kind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a file";
-}
-
-/* "<path>: not a regular file (a FIFO)" in err when st is not a regular
- * file's. */
-static bool regular(const char *path, const struct stat *st, char *err, size_t errlen) {
-  if (S_ISREG(st->st_mode)) return true;
-  snprintf(err, errlen, "%s: not a regular file (%s)", path, file_kind(st->st_mode));
-  return false;
-}
-
 FILE *exp_open_regular(const char *path, char *err, size_t errlen) {
-  struct stat st;
-  if (stat(path, &st) != 0) {
+  const char *kind;
+  FILE *f = wl_fopen_regular(path, NULL, &kind);
+  if (!f && kind)
+    snprintf(err, errlen, "%s: not a regular file (%s)", path, kind);
+  else if (!f)
     snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-    return NULL;
-  }
-  if (!regular(path, &st, err, errlen)) return NULL;
-  /* Non-blocking: should a FIFO have taken its place since, the open does
-   * not wait for a writer, and fstat tells. */
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-    return NULL;
-  }
-  FILE *f = NULL;
-  if (fstat(fd, &st) != 0)
-    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-  else if (regular(path, &st, err, errlen) &&
-           (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || !(f = fdopen(fd, "rb"))))
-    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-  if (!f) close(fd);
   return f;
 }
 
