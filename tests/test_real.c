@@ -991,8 +991,9 @@ static real_node *pair_node(uint32_t rank, const char *coordinator, kids *tell,
 }
 
 /* Node 1 sends rank 0 bytes that are no message, a truncated control
- * message and a data message naming a key that does not exist; then the
- * run ends normally. */
+ * message and a data message naming a key that does not exist (sealed and
+ * numbered as its core would, so that only its key is wrong); then the run
+ * ends normally. */
 static int garbage_child(uint32_t rank, const char *coordinator, void *arg) {
   (void)arg;
   real_cluster c = test_cluster(10);
@@ -1007,10 +1008,12 @@ static int garbage_child(uint32_t rank, const char *coordinator, void *arg) {
   ps_key bad = 999;
   uint32_t pos = 0;
   ps_msg m = {.type = PS_MSG_PULL, .src = 1, .origin = 1, .key_count = 1,
+              .seq = ps_node_claim_seq(real_node_core(n), 0),
               .keys = (const uint8_t *)&bad, .pos = (const uint8_t *)&pos};
   size_t len = ps_msg_encoded_len(1, 0);
   uint8_t *buf = malloc(len);
   ps_msg_encode(&m, buf, len);
+  ps_msg_put_seal(buf, len, n->secret);
   real_node_send(n, 0, buf, len);
   int rc = real_node_barrier(n, "garbage sent", c.timeout_s);
   if (rc == PS_OK) rc = real_node_quiesce(n);
