@@ -12,7 +12,8 @@
  *
  * Quiescence uses counts: every node counts the data messages it sent and
  * received (a message counts as received once handled, so whatever it
- * caused is already counted as sent). Rounds gather the counts; when two
+ * caused is already counted as sent; one refused for its seal does not
+ * count: no node made it, so none counted it as sent). Rounds gather the counts; when two
  * rounds in a row give the same totals and they balance, nothing was in
  * flight between them (counts only grow, and a message in flight during
  * both would make the second round's sent exceed its received).

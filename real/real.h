@@ -231,7 +231,8 @@ int real_node_finish(real_node *n);
 void real_node_send(real_node *n, uint32_t dst, uint8_t *buf, size_t len);
 
 typedef struct {
-  uint64_t sent, received;     /* data messages */
+  uint64_t sent, received;     /* data messages (received: but those refused for
+                                  their seal, which no node sent) */
   uint64_t dropped;            /* received, failed to decode or validate */
   uint64_t stray;              /* frames from an unknown sender, dropped */
   uint64_t refused;            /* connections refused by authentication */

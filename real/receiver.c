@@ -59,7 +59,10 @@ static void handle_data(real_node *n, uint32_t src, const uint8_t *buf, size_t l
   double took = real_clock() - start - (real_throttle_thread_slept() - slept);
   real_core_leave(n);
   if (fed) real_throttle_handled(n, src, t0, took, len); /* a straggler's server */
-  atomic_fetch_add(&n->received, 1);
+  /* A forgery (refused for its seal) came on a peer's connection but no
+   * node sent it: counted as received, it would keep quiescence's sent and
+   * received counts from ever balancing (collective.c). */
+  if (rc != PS_ERR_SEAL) atomic_fetch_add(&n->received, 1);
   if (rc == PS_OK) atomic_fetch_add(&n->progress, 1);
   if (rc == PS_OK) return;
   atomic_fetch_add(&n->dropped, 1);

@@ -5,14 +5,17 @@
  * every policy; replicas converging to the exact sum of pushes, for both
  * sync modes; whole runs through real_run_local; bad frames dropped and
  * counted; CURVE authentication (which clusters use it, key files,
- * intruders refused, a whole run with it); a node that never arrives and a
- * node killed mid-run reported by rank, without hanging; a bad frame during
- * start-up named in the error; a worker's wait that nothing completes
- * failing the run after timeout_s; a whole run with a stopped node ending
- * within timeout_s + 1 s, no process left; runs too large for the memory or
- * for a pids cgroup refused before any fork; a straggler's throttle
- * counted inside its phase, on it only; waiting workers reading the node's
- * socket themselves, every message handled once.
+ * intruders refused, a whole run with it); an outsider forging, replaying
+ * and racing a node's messages on the wire during a whole run, refused for
+ * their seals (plain) or at the handshake (CURVE), every push applied once;
+ * a node that never arrives and a node killed mid-run reported by rank,
+ * without hanging; a bad frame during start-up named in the error; a
+ * worker's wait that nothing completes failing the run after timeout_s; a
+ * whole run with a stopped node ending within timeout_s + 1 s, no process
+ * left; runs too large for the memory or for a pids cgroup refused before
+ * any fork; a straggler's throttle counted inside its phase, on it only;
+ * waiting workers reading the node's socket themselves, every message
+ * handled once.
  *
  * Rank 0 runs in this process (so its code runs under the sanitizers with
  * leak checks); ranks 1.. are forked first, before any ZeroMQ context
@@ -161,21 +164,28 @@ static void kid_collect(kid *k) {
   k->exited = true;
 }
 
+/* Waits for child k (named `who` if it hangs) until deadline (real_clock),
+ * killing it, and failing the test, if it is not gone by then. */
+static void kid_wait(kid *k, const char *who, double deadline) {
+  struct pollfd p = {.fd = k->life, .events = POLLIN};
+  double left = deadline - real_clock();
+  if (left <= 0 || poll(&p, 1, (int)ceil(left * 1000)) <= 0) {
+    fprintf(stderr, "\n  %s did not exit in time: killed\n", who);
+    CU_FAIL("a child process hung");
+    kill(k->pid, SIGKILL);
+  }
+  kid_collect(k);
+}
+
 /* Waits for every child (killing, and failing the test for, any that is not
  * gone within timeout_s). */
 static void kids_wait(kids *ks, double timeout_s) {
   kids_tell(ks, ""); /* in case rank 0 never listened */
   double deadline = real_clock() + timeout_s;
   for (uint32_t r = 1; r < ks->n; r++) {
-    kid *k = &ks->k[r];
-    struct pollfd p = {.fd = k->life, .events = POLLIN};
-    double left = deadline - real_clock();
-    if (left <= 0 || poll(&p, 1, (int)ceil(left * 1000)) <= 0) {
-      fprintf(stderr, "\n  node %u did not exit within %g s: killed\n", r, timeout_s);
-      CU_FAIL("a node process hung");
-      kill(k->pid, SIGKILL);
-    }
-    kid_collect(k);
+    char who[32];
+    snprintf(who, sizeof who, "node %u", r);
+    kid_wait(&ks->k[r], who, deadline);
   }
 }
 
@@ -991,8 +1001,9 @@ static real_node *pair_node(uint32_t rank, const char *coordinator, kids *tell,
 }
 
 /* Node 1 sends rank 0 bytes that are no message, a truncated control
- * message and a data message naming a key that does not exist; then the
- * run ends normally. */
+ * message and a data message naming a key that does not exist (sealed and
+ * numbered as its core would, so that only its key is wrong); then the run
+ * ends normally. */
 static int garbage_child(uint32_t rank, const char *coordinator, void *arg) {
   (void)arg;
   real_cluster c = test_cluster(10);
@@ -1007,10 +1018,12 @@ static int garbage_child(uint32_t rank, const char *coordinator, void *arg) {
   ps_key bad = 999;
   uint32_t pos = 0;
   ps_msg m = {.type = PS_MSG_PULL, .src = 1, .origin = 1, .key_count = 1,
+              .seq = ps_node_claim_seq(real_node_core(n), 0),
               .keys = (const uint8_t *)&bad, .pos = (const uint8_t *)&pos};
   size_t len = ps_msg_encoded_len(1, 0);
   uint8_t *buf = malloc(len);
   ps_msg_encode(&m, buf, len);
+  ps_msg_put_seal(buf, len, n->secret);
   real_node_send(n, 0, buf, len);
   int rc = real_node_barrier(n, "garbage sent", c.timeout_s);
   if (rc == PS_OK) rc = real_node_quiesce(n);
@@ -1631,6 +1644,426 @@ static void test_local_run_with_curve(void) {
   alarm(0);
 }
 
+/* ------------------------------------------------- forged on the wire */
+
+/* An outsider: a process that is no node of the run and holds neither the
+ * run's secret nor, under CURVE, the cluster's key, but knows the routing id
+ * node 1 uses at node 0 (its rank and the run's number, neither secret).
+ *
+ * On a plain run it sits in the path: node 1 is given the outsider's
+ * address as node 0's, and the outsider relays node 1's frames to node 0
+ * under node 1's routing id. Ahead of the first FORGED_AHEAD data messages
+ * of each type it sends node 0 a forgery numbered as node 0 takes next on
+ * node 1's channel (the real message's number: the number race), its values
+ * 1000, its request (ticket or clock) moved by 1000, sealed under a secret
+ * of its own; after the first of each type, a replay of it, renumbered as
+ * node 0 takes next (its seal left as it was). Once the run has started
+ * ("go") it also connects to node 0's real address and sends DIRECT_FORGED
+ * messages (PUSH, PULL_REPLY, CLOCK, TRANSFER) numbered as node 0 takes
+ * next, once under node 1's routing id (which node 1's connection holds)
+ * and once under a routing id of its own.
+ *
+ * Under CURVE it cannot sit in the path; on "go" it connects to node 0 as
+ * node 1, as a CURVE client with the cluster's public key and a key of its
+ * own, sends the same DIRECT_FORGED messages and says whether its handshake
+ * was refused. */
+#define FORGED_AHEAD 3
+#define DIRECT_FORGED 4
+
+static const uint8_t direct_types[DIRECT_FORGED] = {PS_MSG_PUSH, PS_MSG_PULL_REPLY,
+                                                    PS_MSG_CLOCK, PS_MSG_TRANSFER};
+
+typedef struct {
+  kid k;  /* its process (addr unused) */
+  int ch; /* a socket pair: node 0's address and "go" to it, its answers back, EOF: stop */
+} outsider;
+
+typedef struct {
+  bool curve;
+  real_curve_key cluster; /* under CURVE: the cluster's key, of which it uses the public half */
+} outsider_args;
+
+/* A copy of m numbered seq with values 1000 and request + 1000, sealed under
+ * a secret that is not the run's (malloc'd, *len bytes), or NULL. */
+static uint8_t *forge_like(const ps_msg *m, uint32_t seq, size_t *len) {
+  ps_msg f = *m;
+  float *vals = calloc(f.value_floats + 1, sizeof *vals);
+  uint8_t stranger[PS_SECRET_LEN];
+  memset(stranger, 0x5a, sizeof stranger);
+  for (uint32_t i = 0; vals && i < f.value_floats; i++) vals[i] = 1000;
+  f.values = f.value_floats ? (const uint8_t *)vals : NULL;
+  f.request += 1000;
+  f.seq = seq;
+  *len = ps_msg_encoded_len(f.key_count, f.value_floats);
+  uint8_t *buf = vals ? malloc(*len) : NULL;
+  if (buf && ps_msg_encode(&f, buf, *len) > 0) {
+    ps_msg_put_seal(buf, *len, stranger);
+  } else {
+    free(buf);
+    buf = NULL;
+  }
+  free(vals);
+  return buf;
+}
+
+/* Sends s one forgery of each direct type from node 1 to node 0, numbered seq. */
+static void send_direct(void *s, uint32_t seq) {
+  ps_key key = 0;
+  uint32_t pos = 0;
+  float vals[4] = {0};
+  for (int i = 0; i < DIRECT_FORGED; i++) {
+    bool has = ps_msg_type_has_values(direct_types[i]);
+    ps_msg m = {.type = direct_types[i], .src = 1, .dst = 0, .origin = 1,
+                .key_count = has ? 1 : 0, .value_floats = has ? 4 : 0,
+                .keys = (const uint8_t *)&key, .pos = (const uint8_t *)&pos,
+                .values = (const uint8_t *)vals};
+    size_t len;
+    uint8_t *buf = forge_like(&m, seq, &len);
+    if (buf) zmq_send(s, buf, len, ZMQ_DONTWAIT);
+    free(buf);
+  }
+}
+
+static void *dealer_as(void *ctx, const void *id, size_t id_len, int linger_ms) {
+  void *s = zmq_socket(ctx, ZMQ_DEALER);
+  int zero = 0;
+  zmq_setsockopt(s, ZMQ_ROUTING_ID, id, id_len);
+  zmq_setsockopt(s, ZMQ_LINGER, &linger_ms, sizeof linger_ms);
+  zmq_setsockopt(s, ZMQ_SNDHWM, &zero, sizeof zero);
+  return s;
+}
+
+/* Plain: the direct forgeries, as node 1 and as itself; returns once they
+ * have left (or 2 s passed). */
+static void direct_plain(const char *endpoint, uint32_t seq) {
+  uint8_t id[REAL_ID_LEN];
+  real_id_encode(1, 1, id);
+  void *ctx = zmq_ctx_new();
+  void *as_node_1 = dealer_as(ctx, id, sizeof id, 2000),
+       *as_itself = dealer_as(ctx, "outsider", 8, 2000);
+  zmq_connect(as_node_1, endpoint);
+  zmq_connect(as_itself, endpoint);
+  send_direct(as_node_1, seq);
+  send_direct(as_itself, seq);
+  zmq_close(as_node_1);
+  zmq_close(as_itself);
+  zmq_ctx_term(ctx); /* returns once the frames are delivered */
+}
+
+/* CURVE: the direct forgeries as node 1 with a key of its own; whether its
+ * handshake failed (waiting at most timeout_s for the verdict). */
+static bool direct_curve(const char *endpoint, const real_curve_key *cluster,
+                         double timeout_s) {
+  uint8_t id[REAL_ID_LEN];
+  real_id_encode(1, 1, id);
+  real_curve_key mine;
+  char err[256];
+  if (real_curve_keygen(&mine, err, sizeof err) != 0) return false;
+  void *ctx = zmq_ctx_new(), *s = dealer_as(ctx, id, sizeof id, 0);
+  zmq_setsockopt(s, ZMQ_CURVE_SERVERKEY, cluster->public_key, REAL_Z85_KEY_LEN);
+  zmq_setsockopt(s, ZMQ_CURVE_PUBLICKEY, mine.public_key, REAL_Z85_KEY_LEN);
+  zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, mine.secret_key, REAL_Z85_KEY_LEN);
+  zmq_socket_monitor(s, "inproc://outsider", ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
+                                                 ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                                                 ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                                                 ZMQ_EVENT_HANDSHAKE_FAILED_AUTH);
+  void *mon = zmq_socket(ctx, ZMQ_PAIR);
+  zmq_connect(mon, "inproc://outsider");
+  zmq_connect(s, endpoint);
+  send_direct(s, 1); /* queued until a handshake that never succeeds */
+  int event = -1;
+  double deadline = real_clock() + timeout_s;
+  while (event < 0 && real_clock() < deadline) {
+    zmq_pollitem_t it = {.socket = mon, .events = ZMQ_POLLIN};
+    if (zmq_poll(&it, 1, (long)ceil((deadline - real_clock()) * 1000)) > 0)
+      event = real_monitor_event(mon);
+  }
+  zmq_socket_monitor(s, NULL, 0);
+  zmq_close(mon);
+  zmq_close(s);
+  zmq_ctx_term(ctx);
+  return event >= 0 && event != ZMQ_EVENT_HANDSHAKE_SUCCEEDED;
+}
+
+/* The relay of a plain run: node 1 connects to front, back is node 1 at
+ * node 0. */
+typedef struct {
+  void *front, *back;
+  uint32_t next_seq;               /* node 0's next number on node 1's channel */
+  uint32_t ahead[PS_MSG_TYPE_END]; /* forgeries sent ahead, by type */
+  uint32_t replayed;               /* replays sent */
+  bool replay_done[PS_MSG_TYPE_END];
+} relay;
+
+/* After the first real message of each type: the same bytes, numbered as
+ * node 0 takes next. */
+static void replay(relay *r, const ps_msg *m, const void *real, size_t len) {
+  uint8_t *copy = r->replay_done[m->type] ? NULL : malloc(len);
+  if (!copy) return;
+  memcpy(copy, real, len);
+  ps_msg_put_dst_seq(copy, 0, m->seq + 1);
+  r->replay_done[m->type] = true;
+  if (zmq_send(r->back, copy, len, 0) == (int)len) r->replayed++;
+  free(copy);
+}
+
+/* Relays one frame of node 1's, with a forgery ahead of it and a replay
+ * behind; false when none is waiting. */
+static bool relay_one(relay *r) {
+  zmq_msg_t id, body;
+  zmq_msg_init(&id);
+  zmq_msg_init(&body);
+  bool got = zmq_msg_recv(&id, r->front, ZMQ_DONTWAIT) >= 0 && zmq_msg_more(&id) &&
+             zmq_msg_recv(&body, r->front, 0) >= 0;
+  ps_msg m;
+  size_t real_len = zmq_msg_size(&body), len;
+  bool data = got && ps_msg_decode(zmq_msg_data(&body), real_len, &m) == PS_OK;
+  uint8_t *real = data && !r->replay_done[m.type] ? malloc(real_len) : NULL;
+  if (data) {
+    r->next_seq = m.seq + 1;
+    uint8_t *f = r->ahead[m.type] < FORGED_AHEAD ? forge_like(&m, m.seq, &len) : NULL;
+    if (f && zmq_send(r->back, f, len, 0) == (int)len) r->ahead[m.type]++;
+    free(f);
+  }
+  if (real) memcpy(real, zmq_msg_data(&body), real_len);
+  if (got) zmq_msg_send(&body, r->back, 0);
+  if (real && ps_msg_decode(real, real_len, &m) == PS_OK) replay(r, &m, real, real_len);
+  free(real);
+  zmq_msg_close(&body);
+  zmq_msg_close(&id);
+  return got;
+}
+
+/* Opens the relay's front on a free port of loopback and tells the parent
+ * "HOST:PORT"; then takes node 0's address and connects back to it. */
+static bool relay_open(void *ctx, relay *r, int ch, char *node_0, size_t n) {
+  uint8_t id[REAL_ID_LEN];
+  real_id_encode(1, 1, id);
+  r->front = zmq_socket(ctx, ZMQ_ROUTER);
+  r->back = dealer_as(ctx, id, sizeof id, 0);
+  char ep[REAL_ENDPOINT_MAX], line[REAL_ENDPOINT_MAX];
+  size_t len = sizeof ep;
+  if (zmq_bind(r->front, "tcp://127.0.0.1:*") != 0 ||
+      zmq_getsockopt(r->front, ZMQ_LAST_ENDPOINT, ep, &len) != 0)
+    return false;
+  int k = snprintf(line, sizeof line, "%s\n", ep + strlen("tcp://"));
+  if (send(ch, line, (size_t)k, MSG_NOSIGNAL) != k || !read_line(ch, node_0, n, bound_s()))
+    return false;
+  snprintf(ep, sizeof ep, "tcp://%s", node_0);
+  return zmq_connect(r->back, ep) == 0;
+}
+
+/* The plain outsider: relays and forges until the parent closes ch; what it
+ * sent goes to stderr ("forged N, replayed R: TYPE=forgeries ahead ..."). */
+static int outsider_relay(int ch) {
+  void *ctx = zmq_ctx_new();
+  relay r = {.next_seq = 1};
+  char node_0[REAL_HOST_MAX], ep[REAL_ENDPOINT_MAX], buf[16];
+  bool ok = relay_open(ctx, &r, ch, node_0, sizeof node_0), done = false;
+  snprintf(ep, sizeof ep, "tcp://%s", node_0);
+  while (ok && !done) {
+    zmq_pollitem_t it[2] = {{.socket = r.front, .events = ZMQ_POLLIN},
+                            {.fd = ch, .events = ZMQ_POLLIN}};
+    ok = zmq_poll(it, 2, (long)bound_s() * 1000) > 0;
+    while (ok && relay_one(&r)) continue;
+    if (!ok || !(it[1].revents & ZMQ_POLLIN)) continue;
+    ssize_t got = read(ch, buf, sizeof buf);
+    done = got <= 0;
+    if (got > 0) { /* "go": the run has started */
+      direct_plain(ep, r.next_seq);
+      ok = send(ch, "sent\n", 5, MSG_NOSIGNAL) == 5;
+    }
+  }
+  uint32_t total = 0;
+  for (int t = 0; t < PS_MSG_TYPE_END; t++) total += r.ahead[t];
+  fprintf(stderr, "forged %u, replayed %u:", total, r.replayed);
+  for (int t = 0; t < PS_MSG_TYPE_END; t++)
+    if (r.ahead[t]) fprintf(stderr, " %s=%u", ps_msg_type_name(t), r.ahead[t]);
+  fprintf(stderr, "\n");
+  zmq_close(r.front);
+  zmq_close(r.back);
+  zmq_ctx_term(ctx);
+  return ok && done ? 0 : 1;
+}
+
+/* The CURVE outsider: on "go", knocks as node 1 and answers "refused" or
+ * "admitted"; then waits for the parent to close ch. */
+static int outsider_curve(int ch, const real_curve_key *cluster) {
+  char node_0[REAL_HOST_MAX], go[16], ep[REAL_ENDPOINT_MAX];
+  if (!read_line(ch, node_0, sizeof node_0, bound_s()) ||
+      !read_line(ch, go, sizeof go, bound_s()))
+    return 1;
+  snprintf(ep, sizeof ep, "tcp://%s", node_0);
+  const char *answer = direct_curve(ep, cluster, 10) ? "refused\n" : "admitted\n";
+  if (send(ch, answer, strlen(answer), MSG_NOSIGNAL) != (ssize_t)strlen(answer)) return 1;
+  read_line(ch, go, sizeof go, bound_s()); /* EOF: the run is over */
+  return 0;
+}
+
+/* Forks the outsider (before any ZeroMQ context exists here). */
+static void outsider_spawn(outsider *o, const outsider_args *oa) {
+  int ch[2], life[2], err[2];
+  CU_ASSERT_FATAL(socketpair(AF_UNIX, SOCK_STREAM, 0, ch) == 0 && pipe(life) == 0 &&
+                  pipe(err) == 0);
+  fflush(NULL);
+  pid_t pid = fork();
+  CU_ASSERT_FATAL(pid >= 0);
+  if (pid == 0) {
+    close(ch[0]);
+    close(life[0]);
+    close(err[0]);
+    dup2(err[1], STDERR_FILENO);
+    close(err[1]);
+    int rc = oa->curve ? outsider_curve(ch[1], &oa->cluster) : outsider_relay(ch[1]);
+    fflush(NULL);
+    _exit(rc);
+  }
+  close(ch[1]);
+  close(life[1]);
+  close(err[1]);
+  *o = (outsider){.k = {.pid = pid, .addr = -1, .life = life[0], .err = err[0]}, .ch = ch[0]};
+}
+
+/* Rank 0's hooks: node 0's address to the outsider (and, when it is not in
+ * the path, to node 1); "go" once the run has started, and its answer,
+ * before node 0's workers start. */
+typedef struct {
+  kids *ks;
+  outsider *o;
+  bool relay;
+  char answer[32];
+} forge_hooks;
+
+static void forge_listening(void *ctx, const char *host_port) {
+  forge_hooks *h = ctx;
+  char line[REAL_HOST_MAX + 2];
+  int len = snprintf(line, sizeof line, "%s\n", host_port);
+  ssize_t sent = send(h->o->ch, line, (size_t)len, MSG_NOSIGNAL);
+  (void)sent;
+  if (!h->relay) kids_tell(h->ks, host_port);
+}
+
+static void forge_started(void *ctx) {
+  forge_hooks *h = ctx;
+  if (send(h->o->ch, "go\n", 3, MSG_NOSIGNAL) != 3 ||
+      !read_line(h->o->ch, h->answer, sizeof h->answer, bound_s()))
+    snprintf(h->answer, sizeof h->answer, "(no answer)");
+}
+
+/* The run under attack: 2 nodes of 2 workers, relocations (TRANSFERs) and
+ * BSP (CLOCKs); hooks only on rank 0. */
+static cJSON *forge_run(const real_cluster *c, uint32_t rank, const char *coordinator,
+                        forge_hooks *h, char *err, size_t errlen) {
+  cJSON *wl = cJSON_Parse("{\"type\": \"zipf\", \"keys\": 300, \"value_length\": 4, "
+                          "\"reads_per_step\": 4, \"writes_per_step\": 3, "
+                          "\"steps_per_worker\": 150, \"locality\": 0.5}"),
+        *pol = cJSON_Parse("{\"type\": \"relocate\", \"lookahead\": 4}"),
+        *cons = cJSON_Parse("{\"model\": \"bsp\"}");
+  real_run_args a = {.run = {.nodes = 2, .workers_per_node = 2, .workload = wl, .policy = pol,
+                             .consistency = cons, .seed = 13}, .host_speed = 1e9, .cluster = c,
+                     .run_number = 1, .rank = rank, .coordinator = coordinator};
+  if (h) {
+    a.listening = forge_listening;
+    a.started = forge_started;
+    a.hook_ctx = h;
+  }
+  cJSON *m = real_run_node(&a, err, errlen);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  cJSON_Delete(cons);
+  return m;
+}
+
+static int forge_child(uint32_t rank, const char *coordinator, void *arg) {
+  char err[REAL_ERROR_MAX];
+  cJSON *m = forge_run(arg, rank, coordinator, NULL, err, sizeof err);
+  if (!m) fprintf(stderr, "pslab node %u: %s\n", rank, err);
+  cJSON_Delete(m);
+  return m ? 0 : 1;
+}
+
+/* Plain: every forgery ahead of a real message, and every replay, reached
+ * node 0's core under node 1's routing id and was refused for its seal
+ * without taking the real one's number; the direct ones never reached the
+ * core: under node 1's routing id, held by node 1's connection, ZeroMQ
+ * passes on nothing (a ROUTER without ZMQ_ROUTER_HANDOVER rejects a client
+ * whose routing id is in use), and under the outsider's own they are
+ * dropped as from no node of the run. */
+static void check_plain_forgeries(const cJSON *m, const forge_hooks *h, const char *said) {
+  unsigned forged = 0, replayed = 0;
+  const char *at = strstr(said, "forged ");
+  if (!at || sscanf(at, "forged %u, replayed %u:", &forged, &replayed) != 2) {
+    CU_FAIL("the outsider did not say what it sent");
+    return;
+  }
+  CU_ASSERT_STRING_EQUAL(h->answer, "sent");
+  CU_ASSERT(forged >= 4 && replayed >= 4);
+  static const char *const types[] = {" PUSH=", " PULL_REPLY=", " CLOCK=", " TRANSFER="};
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+    if (!unit_contains(at, types[i])) {
+      fprintf(stderr, "\n  no forgery ahead of a%s message: %s", types[i], at);
+      CU_FAIL("a message type went unforged");
+    }
+  CU_ASSERT_EQUAL(metric(m, "bad_seals"), forged + replayed);
+  CU_ASSERT_EQUAL(metric(m, "bad_messages"), forged + replayed + DIRECT_FORGED);
+}
+
+/* A whole run with an outsider forging node 1's messages (see above): it
+ * ends, every push is applied once and the forgeries are counted (plain),
+ * or the outsider is refused and nothing of it is counted (CURVE). */
+static void check_forged_on_the_wire(bool curve) {
+  alarm(bound_s());
+  outsider_args oa = {.curve = curve};
+  if (curve) oa.cluster = test_key();
+  real_cluster c = curve ? curve_cluster(&oa.cluster) : test_cluster(10);
+  kids ks;
+  kids_spawn(&ks, 2, forge_child, &c);
+  outsider o;
+  outsider_spawn(&o, &oa);
+  forge_hooks h = {.ks = &ks, .o = &o, .relay = !curve};
+  char front[REAL_HOST_MAX];
+  if (!curve) {
+    CU_ASSERT_FATAL(read_line(o.ch, front, sizeof front, bound_s()));
+    kids_tell(&ks, front); /* node 1's way to node 0 is through the outsider */
+  }
+  char *dir = unit_temp_dir(), log[512], err[REAL_ERROR_MAX] = "";
+  snprintf(log, sizeof log, "%s/stderr", dir);
+  int saved = stderr_to(log);
+  cJSON *m = forge_run(&c, 0, NULL, &h, err, sizeof err);
+  stderr_back(saved);
+  close(o.ch); /* the run is over: the outsider ends */
+  kid_wait(&o.k, "the outsider", real_clock() + c.timeout_s);
+  kids_wait(&ks, c.timeout_s + 5);
+  char *text = unit_slurp(dir, "stderr");
+  if (!m) fprintf(stderr, "\n  %s\n%s", err, text ? text : "");
+  CU_ASSERT_TRUE(kid_ok(&ks.k[1]));
+  CU_ASSERT_TRUE(kid_ok(&o.k));
+  if (m) {
+    CU_ASSERT_EQUAL(metric(m, "steps"), 2 * 2 * 150);
+    CU_ASSERT(metric(m, "pushed_floats") > 0);
+    CU_ASSERT_EQUAL(metric(m, "value_sum"), metric(m, "pushed_floats"));
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m, "duplicates"));
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m, "out_of_sequence"));
+    if (!curve) check_plain_forgeries(m, &h, o.k.text);
+  }
+  if (m && curve) {
+    CU_ASSERT_STRING_EQUAL(h.answer, "refused");
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m, "bad_seals"));
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m, "bad_messages"));
+    CU_ASSERT_EQUAL(count_lines_with(text ? text : "", "node 0 refused a connection from "
+                                     "127.0.0.1: its CURVE key is not this cluster's key"), 1);
+  }
+  CU_ASSERT_PTR_NOT_NULL(m);
+  cJSON_Delete(m);
+  free(text);
+  unit_remove_tree(dir);
+  free(dir);
+  alarm(0);
+}
+
+static void test_forged_on_the_wire_plain(void) { check_forged_on_the_wire(false); }
+static void test_forged_on_the_wire_curve(void) { check_forged_on_the_wire(true); }
+
 /* ------------------------------------------------------- stalled waits */
 
 /* A node of two with the clock service and one worker. */
@@ -2097,6 +2530,11 @@ PSLAB_SUITE("real",
             {"intruders without the cluster's key are refused, counted and logged",
              test_intruders_are_refused},
             {"a whole run with CURVE conserves values", test_local_run_with_curve},
+            {"forged messages on the wire, numbered as node 0 takes next: refused for their "
+             "seal on a plain run, every push applied once",
+             test_forged_on_the_wire_plain},
+            {"... and under CURVE the forger's connection is refused",
+             test_forged_on_the_wire_curve},
             {"a stalled wait fails the run within timeout_s, naming the worker",
              test_stalled_wait_fails_within_timeout},
             {"... and on a straggler, whose workers sleep while they wait",
