@@ -304,18 +304,23 @@ static void report(psld *p, double now) {
 }
 
 /* A report names the window its sender's timer ended: by the coordinator's
- * clock, the current window or (a sender's timer a little ahead) the next.
- * One naming a later window is refused: taken, it would make every real
- * report late, and no window would be decided again. A late one is dropped
- * (note_report), as reports of a window delayed on the way may be. */
+ * clock, the current window or, the sender's clock a little ahead, a later
+ * one. Nodes' clocks start when the start barrier's release reaches them, so
+ * on a loaded machine or across a network one may run ahead of the
+ * coordinator's by more than a short window. A report naming a window past
+ * the coordinator's next is taken as a report of the next: taken as it is,
+ * a report of a far window (2^62) would make every real report late, and no
+ * window would be decided again; refused, a sender whose clock runs ahead
+ * would be refused for ever. A late one is dropped (note_report), as reports
+ * of a window delayed on the way may be. */
 static int psld_on_message(void *state, uint32_t src, uint64_t kind, const ps_msg *m,
                            double now) {
   psld *p = state;
   if (!p->coordinator || kind != PSLD_KIND_REPORT || m->key_count != 2 ||
       m->value_floats != 1 || ps_msg_key(m, 0) > INT64_MAX)
     return PS_ERR_PROTOCOL; /* not ours to read: a report goes to the coordinator */
-  int64_t win = (int64_t)ps_msg_key(m, 0);
-  if (win > llround(now / p->k.window_s) + 1) return PS_ERR_PROTOCOL;
+  int64_t win = (int64_t)ps_msg_key(m, 0), next = llround(now / p->k.window_s) + 1;
+  if (win > next) win = next;
   float busy;
   ps_msg_values(m, 0, &busy, 1);
   note_report(p, src, win, (double)ps_msg_key(m, 1), busy, now);
