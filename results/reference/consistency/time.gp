@@ -28,18 +28,18 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"cluster.stragglers: []; consistency: model=async" 0.068916602961553747 NaN 1
-"cluster.stragglers: []; consistency: model=bsp" 0.17752727470512084 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.084136038121626 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=3" 0.068530440215412644 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=10" 0.0675941671643172 NaN 1
-"cluster.stragglers: []; consistency: model=essp staleness=3" 0.093930056797456848 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=async" 0.1406010798203311 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.258200587500898 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.13268455766622 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.13230861072405758 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.129688155722968 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.20479427877266193 NaN 1
+"cluster.stragglers: []; consistency: model=async" 0.0689996015071213 NaN 1
+"cluster.stragglers: []; consistency: model=bsp" 0.1777257101882988 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.083911663120221122 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=3" 0.0685758664568617 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=10" 0.067672080399290957 NaN 1
+"cluster.stragglers: []; consistency: model=essp staleness=3" 0.0964687579127101 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=async" 0.14116191330477479 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.25848415216289167 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.13284036375838282 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.132135412516762 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.129811784389244 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.19915116126734947 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

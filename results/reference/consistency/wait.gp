@@ -28,16 +28,16 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"cluster.stragglers: []; consistency: model=bsp" 0.10898091110658378 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.010557127316415097 NaN 1
+"cluster.stragglers: []; consistency: model=bsp" 0.10909590284495603 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.010481730938968117 NaN 1
 "cluster.stragglers: []; consistency: model=ssp staleness=3" 0 NaN 1
 "cluster.stragglers: []; consistency: model=ssp staleness=10" 0 NaN 1
-"cluster.stragglers: []; consistency: model=essp staleness=3" 0.00031993770355055913 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.17409979271582418 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.04664652144274465 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.041932096286848762 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.034366842476421612 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.046341983796929359 NaN 1
+"cluster.stragglers: []; consistency: model=essp staleness=3" 0.00047310262523144343 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.17431887910713284 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.046734244533851589 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.037566859101830177 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.034408579280291889 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.042825154762974042 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

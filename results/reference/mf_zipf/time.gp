@@ -28,11 +28,11 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"static" 0.32554824592697312 NaN 1
-"relocate" 0.7406027480989027 NaN 1
-"replicate" 0.33360814503390068 NaN 1
-"nups" 0.521250099199998 NaN 1
-"adaptive" 0.42881086923636375 NaN 1
+"static" 0.32598733055486673 NaN 1
+"relocate" 0.74078300449508983 NaN 1
+"replicate" 0.3358910315153556 NaN 1
+"nups" 0.51701053659553931 NaN 1
+"adaptive" 0.39832469600000014 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

@@ -30,9 +30,9 @@ set yrange [0:*]
 $data << EOD
 "naive" 0.74502109174473252 NaN 1
 "preloc" 0.74502109174473252 NaN 1
-"pool" 0.91309795352623535 NaN 1
-"pool reuse=64" 0.935246983452983 NaN 1
-"local" 0.809858854231135 NaN 1
+"pool" 0.91357399465146949 NaN 1
+"pool reuse=64" 0.93515628713319643 NaN 1
+"local" 0.8103459995931156 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

@@ -28,10 +28,10 @@ set grid ytics
 set key below horizontal Left reverse title "\npolicy.type"
 set yrange [0:*]
 $data << EOD
-"[]" 0.87220570465420044 NaN 1 0.848666700407656 NaN 1
-"[{node=3,phases=[{from_s=0.2,until_s=0.5,speed_factor=0.5}]}]" 0.87900651582690958 NaN 1 0.862951326353876 NaN 1
-"[{node=3,phases=[{from_s=0.2,until_s=0.5,speed_factor=0.25}]}]" 0.93753033675644626 NaN 1 0.883496210864984 NaN 1
-"[{node=3,phases=[{from_s=0.2,until_s=0.5,speed_factor=0.125}]}]" 1.0049219677010621 NaN 1 0.906348283230277 NaN 1
+"[]" 0.87269405696295366 NaN 1 0.84888323578098335 NaN 1
+"[{node=3,phases=[{from_s=0.2,until_s=0.5,speed_factor=0.5}]}]" 0.87951162754833 NaN 1 0.86352217207936421 NaN 1
+"[{node=3,phases=[{from_s=0.2,until_s=0.5,speed_factor=0.25}]}]" 0.93806673655605244 NaN 1 0.88239920102194958 NaN 1
+"[{node=3,phases=[{from_s=0.2,until_s=0.5,speed_factor=0.125}]}]" 1.00534857164672 NaN 1 0.906657933658465 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

@@ -28,10 +28,10 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"static" 1.4626711233745433 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=naive" 1.8962131199998467 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=pool" 0.86087263999996066 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=local" 1.23931766239992 NaN 1
+"static" 1.464759235359506 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=naive" 1.8937131599998469 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=pool" 0.86071361706662719 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=local" 1.2428301487999185 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1
