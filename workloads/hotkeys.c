@@ -62,7 +62,7 @@ size_t wl_hottest(wl_key_count *c, size_t n, size_t want, ps_key *out) {
   size_t used = 0;
   for (size_t i = 0; i < n; i++)
     if (c[i].count) c[used++] = c[i];
-  qsort(c, used, sizeof *c, by_count_then_key);
+  if (used > 1) qsort(c, used, sizeof *c, by_count_then_key); /* c may be NULL when empty */
   size_t found = used < want ? used : want;
   for (size_t i = 0; i < found; i++) out[i] = c[i].key;
   return found;

@@ -215,8 +215,10 @@ int exp_results_write(const char *dir, const exp_results *r, FILE *table, char *
                       size_t errlen) {
   int rc = write_csv(dir, "summary.csv", exp_summary_csv, r, err, errlen);
   char err2[EXP_PATH_MAX + 128];
-  if (write_csv(dir, "runs.csv", write_runs, r, err2, sizeof err2) != 0 && rc == 0) {
-    snprintf(err, errlen, "%s", err2);
+  if (write_csv(dir, "runs.csv", write_runs, r, err2, sizeof err2) != 0) {
+    /* Both files are named when both fail: a removed file must be said. */
+    size_t used = rc == 0 ? 0 : strlen(err);
+    snprintf(err + used, errlen - used, "%s%s", rc == 0 ? "" : "; and ", err2);
     rc = -1;
   }
   if (table) exp_table_print(table, r);
