@@ -589,7 +589,9 @@ const char *const *exp_validate_metrics(size_t *count);
 double exp_validate_error(double sim, double real);
 /* Whether sim lies within the real runs' spread: |sim - real_mean| <= (real_max
  * - real_min) / 2 (plus 1e-9 of the mean, for rounding). 1 yes, 0 no, -1 n/a
- * (fewer than 2 real runs: no spread). */
+ * (fewer than 2 real runs: no spread; or real runs all equal, spread 0, and
+ * sim not equal to them: runs that never vary measure no noise to be within,
+ * and the error alone tells how close sim is). */
 int exp_validate_within(double sim, double real_mean, double real_min, double real_max,
                         size_t real_runs);
 /* Compares the run records of the sim backend with those of the real

@@ -116,10 +116,12 @@ static void test_error_and_spread_rules(void) {
   /* Mean ± half-range, not [min, max]: runs 1, 1, 4 (mean 2, half 1.5). */
   CU_ASSERT_EQUAL(exp_validate_within(3.9, 2, 1, 4, 3), 0);
   CU_ASSERT_EQUAL(exp_validate_within(3.5, 2, 1, 4, 3), 1);
-  /* Equal real runs: only the same value is within, up to rounding. */
+  /* Equal real runs: the same value is within, up to rounding; another
+   * one is n/a, not outside (a spread of 0 measures no noise). */
   CU_ASSERT_EQUAL(exp_validate_within(7, 7, 7, 7, 3), 1);
   CU_ASSERT_EQUAL(exp_validate_within(7 * (1 + 1e-12), 7, 7, 7, 3), 1);
-  CU_ASSERT_EQUAL(exp_validate_within(7.001, 7, 7, 7, 3), 0);
+  CU_ASSERT_EQUAL(exp_validate_within(7.001, 7, 7, 7, 3), -1);
+  CU_ASSERT_EQUAL(exp_validate_within(1003, 1000, 1000, 1000, 3), -1); /* 0.3 % */
   /* One real run: no spread. */
   CU_ASSERT_EQUAL(exp_validate_within(4, 4, 4, 4, 1), -1);
   size_t n;

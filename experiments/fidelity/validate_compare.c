@@ -14,7 +14,12 @@
  * |sim - mean| <= (max - min) / 2 (up to rounding: 1e-9 of the mean); with
  * fewer than two real runs there is no spread and the answer is n/a. The
  * noise of the real machine is the yardstick: a prediction inside it is as
- * good as a rerun of the real thing.
+ * good as a rerun of the real thing. Real runs that all agree exactly (a
+ * message count the seeds fix) measure no noise at all: their spread of 0
+ * is not a yardstick that a prediction could be held to, since any error,
+ * however small, would fall outside it. There the answer is yes when the
+ * simulated value is the real one (up to rounding) and n/a otherwise, and
+ * the error alone says how close it came.
  *
  * The comparison is a list of records, validate.jsonl's; the CSV, the
  * table, its summary and the scatter plot of time_s are all made from that
@@ -46,7 +51,9 @@ int exp_validate_within(double sim, double real_mean, double real_min, double re
                         size_t real_runs) {
   if (real_runs < 2) return -1;
   double half = (real_max - real_min) / 2;
-  return fabs(sim - real_mean) <= half + 1e-9 * fabs(real_mean);
+  bool inside = fabs(sim - real_mean) <= half + 1e-9 * fabs(real_mean);
+  if (half == 0 && !inside) return -1; /* equal real runs: no noise to be within */
+  return inside;
 }
 
 /* ------------------------------------------------------------ points */
@@ -535,7 +542,7 @@ void exp_validate_print(FILE *f, const cJSON *comparison) {
     if (!print_summary(f, comparison, &t)) fprintf(f, "(the summary: out of memory)\n");
     fputs("error: (sim - real) / real, of the means over the runs compared at a point.\n"
           "real: mean \xc2\xb1 half the range of its real runs; within: sim inside that "
-          "(n/a: one run).\n", f);
+          "(n/a: one real run, or\nreal runs all equal and sim not).\n", f);
   }
   free(t.first);
 }
