@@ -609,20 +609,38 @@ int exp_validate_within(double sim, double real_mean, double real_min, double re
  *            "sim" and "real" (means over those), "real_min", "real_max",
  *            "real_spread" (half the range; null below 2), "error" (of the
  *            means), "within" (the sim mean).
+ *   "ranking": one, last: exp_validate_ranking's.
  * Runs first, by run number, then points; metrics in exp_validate_metrics
  * order. "label" is the point's label as the table shows it (the varying
  * sweep paths' labels, "path=label" joined by ", " when several vary). */
 struct cJSON *exp_validate_compare(const struct cJSON *sim, const struct cJSON *real);
+/* The ranking record of a comparison's time_s point records (borrowed):
+ * over every pair of sweep points whose sweeps differ in exactly one swept
+ * field, whether the simulated means order them as the real means do.
+ * {"kind": "ranking", "experiment", "metric": "time_s", "pairs" (all such
+ * pairs), "counted" (judged, and the real runs tell them apart: |real_a -
+ * real_b| > real_spread_a + real_spread_b), "agree", "disagree" (counted
+ * pairs the simulator orders the same way, and not), "within_spread"
+ * (judged, not told apart), "not_judged" (a point with fewer than 2 real
+ * runs), "disagreeing": [[a, b], ...] with a and b {"point", "label",
+ * "sim", "real"}}. NULL on no memory. */
+struct cJSON *exp_validate_ranking(const struct cJSON *comparison, const char *experiment);
+/* The ranking's lines: "ranking: A of C pairs agree" and, when there are
+ * any, " (W pairs within the real spread not counted, U pairs with fewer
+ * than two real runs not judged)"; then a line per disagreeing pair,
+ * "  disagree: LABEL (sim T, real T) vs LABEL (sim T, real T)". */
+void exp_validate_print_ranking(FILE *f, const struct cJSON *ranking);
 /* validate.csv: header kind, point, run, repeat, seed, the sweep paths,
  * label, metric, runs, compared, sim, real, real_min, real_max,
  * real_spread, error, within; a row per record (empty: no value; within
- * yes, no or n/a). False on no memory. */
+ * yes, no or n/a; the ranking record has no row). False on no memory. */
 bool exp_validate_csv(FILE *f, const struct cJSON *comparison);
 /* The table: a row per sweep point, labelled as `pslab run`'s table does,
  * "runs" (compared/runs), then per metric some point has: sim, real (mean ±
  * half the range with 2 or more runs), error (%), within (yes, no, n/a);
  * then a summary row per metric: sweep points, median and max |error|
- * over them, within the spread at how many of those judged. */
+ * over them, within the spread at how many of those judged; then the
+ * ranking's lines (exp_validate_print_ranking). */
 void exp_validate_print(FILE *f, const struct cJSON *comparison);
 /* The gnuplot script of validate.svg and validate.png: real time_s
  * against simulated time_s, a point per run, a colour per sweep point (up

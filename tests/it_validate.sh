@@ -112,11 +112,15 @@ has "validate: spec as run" "$V/real/spec.json" '"backend":	"real"'
 has "validate: spec as run" "$V/sim/spec.json" '"backend":	"sim"'
 
 # validate.jsonl: per run (4) and per sweep point (2), each of the five
-# metrics both backends report.
+# metrics both backends report; then the ranking of the two policies.
 J="$V/validate.jsonl"
 [ "$(grep -c '"kind":"run"' "$J")" -eq 20 ] || fail "validate: $(grep -c '"kind":"run"' "$J") run records, expected 4 runs x 5 metrics"
 [ "$(grep -c '"kind":"point"' "$J")" -eq 10 ] || fail "validate: $(grep -c '"kind":"point"' "$J") point records, expected 2 points x 5 metrics"
-[ "$(lines "$J")" -eq 30 ] || fail "validate: $(lines "$J") lines in validate.jsonl, expected 30"
+[ "$(lines "$J")" -eq 31 ] || fail "validate: $(lines "$J") lines in validate.jsonl, expected 31"
+tail -n 1 "$J" | grep -q '^{"kind":"ranking","experiment":"tiny_validate","metric":"time_s","pairs":1,' ||
+  fail "validate: the last record of validate.jsonl is not the ranking of one pair"
+fields "validate.jsonl" "$J" ranking kind experiment metric pairs counted agree disagree \
+  within_spread not_judged disagreeing
 fields "validate.jsonl" "$J" run kind experiment point run repeat seed label sweep metric \
   sim real error within
 fields "validate.jsonl" "$J" point kind experiment point label sweep metric runs compared \
@@ -126,7 +130,7 @@ for m in time_s steps_per_s messages bytes local_ratio; do
 done
 has "validate.jsonl: labels" "$J" '"label":"relocate lookahead=5"'
 
-# validate.csv: the header, a row per record. With 2
+# validate.csv: the header, a row per run and point record. With 2
 # repeats, within is yes or no, or n/a for a metric whose 2 real runs at the
 # point agree exactly (real_spread 0, third field from the end).
 C="$V/validate.csv"
@@ -149,7 +153,7 @@ else
   has "validate: no gnuplot" err "gnuplot is not installed"
 fi
 for word in policy runs metric sim real error within "median |error|" "max |error|" \
-            "within spread" "relocate lookahead=5" "2/2"; do
+            "within spread" "relocate lookahead=5" "2/2" "ranking: "; do
   has "validate: the table" out "$word"
 done
 [ "$(grep -c '^static ' "$TMP/out")" -eq 1 ] || fail "validate: not one row for the static point"

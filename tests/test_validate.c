@@ -4,7 +4,8 @@
  * error, the spread rule and its n/a, run k paired with run k, records left
  * out for runs that failed and for metrics a record lacks or holds as a
  * list, the records' fields, validate.csv and validate.jsonl, the table and
- * its summary, the scatter plot's script. No backend runs (it_validate.sh
+ * its summary, the ranking of sweep points one field apart, the scatter
+ * plot's script. No backend runs (it_validate.sh
  * runs the command).
  */
 #include "tests/unit.h"
@@ -300,7 +301,8 @@ static void test_csv(void) {
     point1 = point1 || strcmp(line, "point,1,,,,\"{\"\"type\"\":\"\"static\"\"}\",static,time_s,"
                                     "2,2,4,4,3,5,1,0,yes") == 0;
   }
-  CU_ASSERT_EQUAL(rows, (size_t)cJSON_GetArraySize(cmp));
+  CU_ASSERT_EQUAL(rows, count(cmp, "run") + count(cmp, "point")); /* the ranking: no row */
+  CU_ASSERT_EQUAL(count(cmp, "ranking"), 1);
   CU_ASSERT_TRUE(run1);
   CU_ASSERT_TRUE(point1);
   free(csv);
@@ -417,6 +419,156 @@ static void test_nothing_to_compare(void) {
   cJSON_Delete(real);
 }
 
+/* ---------------------------------------------------------- ranking */
+
+/* Four sweep points of two swept fields, two repeats: A static, B relocate,
+ * C nups at 2 nodes, D static at 4 nodes (its second real run failed: one
+ * real run). Real time_s (mean ± half-range) and simulated means:
+ *   A 10, 12 (11 ± 1), sim 5      B 4, 4.4 (4.2 ± 0.2), sim 2
+ *   C 11.5, 12.5 (12 ± 0.5), sim 1   D 20, sim 9.
+ * The pairs one field apart: A-B (real apart, sim agrees), A-C (real
+ * within 1 + 0.5: not counted), B-C (real apart, sim the other way: B is
+ * simulated slower), A-D (D has one real run: not judged). B-D and C-D
+ * differ in two fields: no pair. Every real messages count is 1000 and
+ * every simulated one 1003: an error of 0.3 % against a spread of 0. */
+static void ranked_points(cJSON **sim, cJSON **real) {
+  static const char *const sweeps[] = {
+      "{'policy': {'type': 'static'}, 'cluster.nodes': 2}",
+      "{'policy': {'type': 'relocate'}, 'cluster.nodes': 2}",
+      "{'policy': {'type': 'nups'}, 'cluster.nodes': 2}",
+      "{'policy': {'type': 'static'}, 'cluster.nodes': 4}"};
+  static const double real_t[2][4] = {{10, 4, 11.5, 20}, {12, 4.4, 12.5, 0}};
+  static const double sim_t[4] = {5, 2, 1, 9};
+  *sim = cJSON_CreateArray();
+  *real = cJSON_CreateArray();
+  for (uint32_t rep = 0; rep < 2; rep++)
+    for (uint32_t k = 0; k < 4; k++) {
+      char m[96];
+      uint32_t run = rep * 4 + k + 1;
+      snprintf(m, sizeof m, "{'time_s': %g, 'messages': 1003}", sim_t[k]);
+      add(*sim, record("sim", run, rep, sweeps[k], m));
+      snprintf(m, sizeof m, "{'time_s': %g, 'messages': 1000}", real_t[rep][k]);
+      add(*real, record("real", run, rep, sweeps[k], rep && k == 3 ? NULL : m));
+    }
+}
+
+static const cJSON *ranking_of(const cJSON *cmp) {
+  for (const cJSON *r = cmp->child; r; r = r->next)
+    if (strcmp(cJSON_GetObjectItem(r, "kind")->valuestring, "ranking") == 0) return r;
+  return NULL;
+}
+
+static void test_ranking(void) {
+  cJSON *sim, *real;
+  ranked_points(&sim, &real);
+  cJSON *cmp = exp_validate_compare(sim, real);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(cmp);
+  const cJSON *k = ranking_of(cmp);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+  CU_ASSERT_EQUAL(cmp->child->prev, k); /* the last record */
+  CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(k, "metric")->valuestring, "time_s");
+  CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(k, "experiment")->valuestring, "exp");
+  CU_ASSERT_EQUAL(get(k, "pairs"), 4);
+  CU_ASSERT_EQUAL(get(k, "counted"), 2);
+  CU_ASSERT_EQUAL(get(k, "agree"), 1);
+  CU_ASSERT_EQUAL(get(k, "disagree"), 1);
+  CU_ASSERT_EQUAL(get(k, "within_spread"), 1);
+  CU_ASSERT_EQUAL(get(k, "not_judged"), 1);
+  const cJSON *d = cJSON_GetObjectItem(k, "disagreeing");
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(d), 1);
+  const cJSON *a = cJSON_GetArrayItem(d->child, 0), *b = cJSON_GetArrayItem(d->child, 1);
+  CU_ASSERT_EQUAL(get(a, "point"), 2);
+  CU_ASSERT_EQUAL(get(a, "sim"), 2);
+  CU_ASSERT_DOUBLE_EQUAL(get(a, "real"), 4.2, 1e-12);
+  CU_ASSERT_EQUAL(get(b, "point"), 3);
+  CU_ASSERT_EQUAL(get(b, "sim"), 1);
+  CU_ASSERT_EQUAL(get(b, "real"), 12);
+  CU_ASSERT_TRUE(unit_contains(cJSON_GetObjectItem(a, "label")->valuestring, "relocate"));
+  char *table = print_to_string(exp_validate_print, cmp);
+  CU_ASSERT_TRUE(unit_contains(table, "\nranking: 1 of 2 pairs agree (1 pair within the real "
+                                      "spread not counted, 1 pair with fewer than two real "
+                                      "runs not judged)\n"));
+  CU_ASSERT_TRUE(unit_contains(table, "  disagree: "));
+  CU_ASSERT_TRUE(unit_contains(table, "(sim 2 s, real 4.2 s) vs "));
+  CU_ASSERT_TRUE(unit_contains(table, "(sim 1 s, real 12 s)\n"));
+  free(table);
+  /* validate.jsonl holds it as a record of its own. */
+  char *dir = unit_temp_dir(), path[1024], err[256];
+  snprintf(path, sizeof path, "%s/validate.jsonl", dir);
+  CU_ASSERT_EQUAL(exp_jsonl_write(path, cmp, err, sizeof err), 0);
+  char *text = unit_slurp(dir, "validate.jsonl");
+  CU_ASSERT_TRUE(unit_contains(text, "\n{\"kind\":\"ranking\",\"experiment\":\"exp\","
+                                     "\"metric\":\"time_s\",\"pairs\":4,\"counted\":2,"
+                                     "\"agree\":1,\"disagree\":1,\"within_spread\":1,"
+                                     "\"not_judged\":1,\"disagreeing\":[[{\"point\":2,"));
+  free(text);
+  unit_remove_tree(dir);
+  free(dir);
+  cJSON_Delete(cmp);
+  cJSON_Delete(sim);
+  cJSON_Delete(real);
+}
+
+/* Every pair agrees: no parenthesis, no disagreeing pair; no sweep at all:
+ * no pair. */
+static void test_ranking_all_agree_and_no_pairs(void) {
+  cJSON *sim, *real;
+  two_points(&sim, &real); /* static 4 ± 1 vs relocate 2.1 ± 0.1; sim 4 vs 1 */
+  cJSON *cmp = exp_validate_compare(sim, real);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(cmp);
+  const cJSON *k = ranking_of(cmp);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+  CU_ASSERT_EQUAL(get(k, "agree"), 1);
+  CU_ASSERT_EQUAL(get(k, "counted"), 1);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItem(k, "disagreeing")), 0);
+  char *table = print_to_string(exp_validate_print, cmp);
+  CU_ASSERT_TRUE(unit_contains(table, "\nranking: 1 of 1 pairs agree\n"));
+  CU_ASSERT_FALSE(unit_contains(table, "disagree"));
+  free(table);
+  cJSON_Delete(cmp);
+  cJSON_Delete(sim);
+  cJSON_Delete(real);
+  sim = cJSON_CreateArray();
+  real = cJSON_CreateArray();
+  add(sim, record("sim", 1, 0, "{}", "{'time_s': 1}"));
+  add(real, record("real", 1, 0, "{}", "{'time_s': 2}"));
+  cmp = exp_validate_compare(sim, real);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(cmp);
+  CU_ASSERT_EQUAL(get(ranking_of(cmp), "pairs"), 0);
+  table = print_to_string(exp_validate_print, cmp);
+  CU_ASSERT_TRUE(unit_contains(table, "ranking: no two sweep points differ in exactly one"));
+  free(table);
+  cJSON_Delete(cmp);
+  cJSON_Delete(sim);
+  cJSON_Delete(real);
+}
+
+/* Real runs that agree exactly (messages 1000, 1000): a simulated 1003 is
+ * not outside their spread of 0 but n/a, its error 0.3 %. */
+static void test_zero_spread(void) {
+  cJSON *sim, *real;
+  ranked_points(&sim, &real);
+  cJSON *cmp = exp_validate_compare(sim, real);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(cmp);
+  const cJSON *p = find(cmp, "point", 1, 0, "messages");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL(get(p, "real_spread"), 0);
+  CU_ASSERT_DOUBLE_EQUAL(get(p, "error"), 0.003, 1e-12);
+  CU_ASSERT_TRUE(cJSON_IsNull(cJSON_GetObjectItem(p, "within")));
+  CU_ASSERT_TRUE(cJSON_IsNull(cJSON_GetObjectItem(find(cmp, "run", 0, 1, "messages"), "within")));
+  char *table = print_to_string(exp_validate_print, cmp);
+  char *lines[64];
+  size_t n = lines_of(table, lines, 64), s = 0;
+  while (s < n && strncmp(lines[s], "messages", 8) != 0) s++;
+  CU_ASSERT_FATAL(s < n);
+  CU_ASSERT_TRUE(unit_contains(lines[s], "0.3 %")); /* median and max |error| */
+  CU_ASSERT_TRUE(unit_contains(lines[s], "n/a"));   /* no point judged */
+  free(table);
+  cJSON_Delete(cmp);
+  cJSON_Delete(sim);
+  cJSON_Delete(real);
+}
+
 /* ------------------------------------------------------------- plot */
 
 static void test_plot_script(void) {
@@ -463,4 +615,7 @@ PSLAB_SUITE("validate",
             {"validate.jsonl", test_jsonl},
             {"table and summary", test_table},
             {"nothing to compare", test_nothing_to_compare},
+            {"ranking", test_ranking},
+            {"ranking: all agree, no pairs", test_ranking_all_agree_and_no_pairs},
+            {"zero real spread", test_zero_spread},
             {"plot script", test_plot_script})

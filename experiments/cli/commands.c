@@ -227,10 +227,17 @@ static const char validate_about[] =
     "          real run, and where the real runs all agree exactly (a spread of\n"
     "          0 measures no noise) and sim differs: the error alone says how\n"
     "          close it is\n"
+    "  ranking for each pair of sweep points one swept field apart (two\n"
+    "          policies, say), whether the simulated time_s orders them as the\n"
+    "          real one does; counted only where the real means differ by more\n"
+    "          than both points' spreads together, judged only with 2 or more\n"
+    "          real runs at each\n"
     "and writes, in DIR:\n"
-    "  validate.jsonl   a record per run and metric (\"kind\": \"run\") and per\n"
-    "                   sweep point and metric (\"kind\": \"point\")\n"
-    "  validate.csv     the same records, a row each\n"
+    "  validate.jsonl   a record per run and metric (\"kind\": \"run\"), per\n"
+    "                   sweep point and metric (\"kind\": \"point\") and the\n"
+    "                   ranking's counts and disagreeing pairs (\"kind\":\n"
+    "                   \"ranking\")\n"
+    "  validate.csv     the run and point records, a row each\n"
     "  validate.gp      a gnuplot script drawing validate.svg and validate.png:\n"
     "                   real time_s against simulated time_s, a point per run,\n"
     "                   and the line y = x\n"
@@ -238,7 +245,10 @@ static const char validate_about[] =
     "run` labels it, with per metric the simulated value, the real one (mean \xc2\xb1\n"
     "half the range), the error and whether it is within the spread; then per\n"
     "metric the median and largest |error| over the sweep points and at how\n"
-    "many the simulator was within the spread.\n";
+    "many the simulator was within the spread; then the ranking, as\n"
+    "  ranking: A of C pairs agree (W pairs within the real spread not counted,\n"
+    "  U pairs with fewer than two real runs not judged)\n"
+    "and a line per pair that disagrees, with both points' sim and real times.\n";
 
 static const char validate_after[] =
     "Exit status: 0 every run succeeded on both backends; 1 the spec is invalid\n"

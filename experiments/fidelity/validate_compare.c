@@ -276,7 +276,9 @@ cJSON *exp_validate_compare(const cJSON *sim, const cJSON *real) {
   vpoints p = {0};
   cJSON *out = cJSON_CreateArray();
   bool ok = out && collect(&p, sim, real) && label_points(&p, sim, real) &&
-            add_runs(out, &p, sim, real) && add_points(out, &p);
+            add_runs(out, &p, sim, real) && add_points(out, &p) &&
+            (cJSON_GetArraySize(out) == 0 || /* nothing compared: nothing ranked */
+             cJSON_AddItemToArray(out, exp_validate_ranking(out, p.experiment)));
   points_free(&p);
   if (ok) return out;
   cJSON_Delete(out);
@@ -284,6 +286,11 @@ cJSON *exp_validate_compare(const cJSON *sim, const cJSON *real) {
 }
 
 /* --------------------------------------------------------------- CSV */
+
+static bool is_kind(const cJSON *r, const char *kind) {
+  const cJSON *k = cJSON_GetObjectItemCaseSensitive(r, "kind");
+  return cJSON_IsString(k) && strcmp(k->valuestring, kind) == 0;
+}
 
 static const char *const csv_columns[] = {
     "label", "metric", "runs", "compared", "sim", "real", "real_min", "real_max",
@@ -307,6 +314,7 @@ bool exp_validate_csv(FILE *f, const cJSON *comparison) {
   fputs(",within\n", f);
   for (const cJSON *r = comparison ? comparison->child : NULL; r; r = r->next) {
     const char *head[] = {"kind", "point", "run", "repeat", "seed"};
+    if (!is_kind(r, "run") && !is_kind(r, "point")) continue; /* the ranking: no row */
     for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) {
       if (i) fputc(',', f);
       exp_csv_value(f, cJSON_GetObjectItemCaseSensitive(r, head[i]));
@@ -329,11 +337,6 @@ bool exp_validate_csv(FILE *f, const cJSON *comparison) {
 }
 
 /* ------------------------------------------------------------- table */
-
-static bool is_kind(const cJSON *r, const char *kind) {
-  const cJSON *k = cJSON_GetObjectItemCaseSensitive(r, "kind");
-  return cJSON_IsString(k) && strcmp(k->valuestring, kind) == 0;
-}
 
 static double num(const cJSON *r, const char *key) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, key);
@@ -543,6 +546,8 @@ void exp_validate_print(FILE *f, const cJSON *comparison) {
     fputs("error: (sim - real) / real, of the means over the runs compared at a point.\n"
           "real: mean \xc2\xb1 half the range of its real runs; within: sim inside that "
           "(n/a: one real run, or\nreal runs all equal and sim not).\n", f);
+    for (const cJSON *r = comparison->child; r; r = r->next)
+      if (is_kind(r, "ranking")) exp_validate_print_ranking(f, r);
   }
   free(t.first);
 }
