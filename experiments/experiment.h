@@ -582,8 +582,9 @@ int exp_merge_dirs(const char *const *dirs, size_t n_dirs, const exp_merge_optio
 enum { EXP_VALIDATE_REPEATS = 3 };
 
 /* The metrics compared (borrowed, *count of them): time_s, steps_per_s,
- * messages, bytes, local_ratio, each where both records of a run have it
- * as one number. */
+ * messages, bytes, local_ratio, quality, loss, time_to_quality_s, each
+ * where both records of a run have it as one number (a run without real
+ * math has no loss, none without a target a time to quality). */
 const char *const *exp_validate_metrics(size_t *count);
 /* (sim - real) / real; 0 when both are 0; NaN when only real is 0. */
 double exp_validate_error(double sim, double real);

@@ -112,7 +112,8 @@ has "validate: spec as run" "$V/real/spec.json" '"backend":	"real"'
 has "validate: spec as run" "$V/sim/spec.json" '"backend":	"sim"'
 
 # validate.jsonl: per run (4) and per sweep point (2), each of the five
-# metrics both backends report; then the ranking of the two policies.
+# metrics both backends report (zipf has no real math: no quality, loss or
+# time to quality to compare); then the ranking of the two policies.
 J="$V/validate.jsonl"
 [ "$(grep -c '"kind":"run"' "$J")" -eq 20 ] || fail "validate: $(grep -c '"kind":"run"' "$J") run records, expected 4 runs x 5 metrics"
 [ "$(grep -c '"kind":"point"' "$J")" -eq 10 ] || fail "validate: $(grep -c '"kind":"point"' "$J") point records, expected 2 points x 5 metrics"
@@ -129,6 +130,8 @@ for m in time_s steps_per_s messages bytes local_ratio; do
   has "validate.jsonl: $m" "$J" "\"metric\":\"$m\""
 done
 has "validate.jsonl: labels" "$J" '"label":"relocate lookahead=5"'
+grep -qE '"metric":"(quality|loss|time_to_quality_s)"' "$J" &&
+  fail "validate.jsonl: a training metric compared for runs without real math"
 
 # validate.csv: the header, a row per run and point record. With 2
 # repeats, within is yes or no, or n/a for a metric whose 2 real runs at the

@@ -3,7 +3,8 @@
  * validate_plot.c) on hand-made run records of both backends: the relative
  * error, the spread rule and its n/a, run k paired with run k, records left
  * out for runs that failed and for metrics a record lacks or holds as a
- * list, the records' fields, validate.csv and validate.jsonl, the table and
+ * list, what a training run learned (quality, loss, time to quality) beside
+ * its speed, the records' fields, validate.csv and validate.jsonl, the table and
  * its summary, the ranking of sweep points one field apart, the scatter
  * plot's script. No backend runs (it_validate.sh
  * runs the command).
@@ -127,8 +128,9 @@ static void test_error_and_spread_rules(void) {
   CU_ASSERT_EQUAL(exp_validate_within(4, 4, 4, 4, 1), -1);
   size_t n;
   const char *const *m = exp_validate_metrics(&n);
-  const char *want[] = {"time_s", "steps_per_s", "messages", "bytes", "local_ratio"};
-  CU_ASSERT_EQUAL_FATAL(n, 5);
+  const char *want[] = {"time_s",      "steps_per_s", "messages",         "bytes",
+                        "local_ratio", "quality",     "loss", "time_to_quality_s"};
+  CU_ASSERT_EQUAL_FATAL(n, 8);
   for (size_t i = 0; i < n; i++) {
     CU_ASSERT_STRING_EQUAL(m[i], want[i]);
     CU_ASSERT_TRUE(exp_is_metric(m[i])); /* compared, never defined here */
@@ -401,6 +403,101 @@ static void test_table(void) {
   cJSON_Delete(real);
 }
 
+/* What a training run learned is compared as its speed is: one point, two
+ * repeats. quality: sim 0.9 and 0.94 (mean 0.92) against real 0.9 and 1
+ * (0.95 ± 0.05), within. loss: sim 0.5 against two real runs of 0.4 (a
+ * spread of 0: n/a, the error alone). time_to_quality_s: the second real
+ * run never reached the target, so only run 1 is compared. */
+static void test_quality_and_loss(void) {
+  cJSON *sim = cJSON_CreateArray(), *real = cJSON_CreateArray();
+  add(sim, record("sim", 1, 0, "{}", "{'time_s': 2, 'quality': 0.9, 'loss': 0.5, "
+                                     "'time_to_quality_s': 1.5, 'epoch_loss': [0.7, 0.5]}"));
+  add(sim, record("sim", 2, 1, "{}", "{'time_s': 2, 'quality': 0.94, 'loss': 0.5, "
+                                     "'time_to_quality_s': 1.5}"));
+  add(real, record("real", 1, 0, "{}", "{'time_s': 2, 'quality': 0.9, 'loss': 0.4, "
+                                       "'time_to_quality_s': 1, 'epoch_loss': [0.6, 0.4]}"));
+  add(real, record("real", 2, 1, "{}", "{'time_s': 2, 'quality': 1, 'loss': 0.4}"));
+  cJSON *cmp = exp_validate_compare(sim, real);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(cmp);
+  const cJSON *p = find(cmp, "point", 1, 0, "quality");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL(get(p, "compared"), 2);
+  CU_ASSERT_DOUBLE_EQUAL(get(p, "sim"), 0.92, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(get(p, "real"), 0.95, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(get(p, "real_spread"), 0.05, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(get(p, "error"), (0.92 - 0.95) / 0.95, 1e-12);
+  CU_ASSERT_TRUE(cJSON_IsTrue(cJSON_GetObjectItem(p, "within")));
+  const cJSON *r = find(cmp, "run", 0, 2, "quality"); /* 0.94 against 0.95 ± 0.05 */
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  CU_ASSERT_DOUBLE_EQUAL(get(r, "error"), -0.06, 1e-12);
+  CU_ASSERT_TRUE(cJSON_IsTrue(cJSON_GetObjectItem(r, "within")));
+  p = find(cmp, "point", 1, 0, "loss");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_DOUBLE_EQUAL(get(p, "error"), 0.25, 1e-12);
+  CU_ASSERT_EQUAL(get(p, "real_spread"), 0);
+  CU_ASSERT_TRUE(cJSON_IsNull(cJSON_GetObjectItem(p, "within")));
+  CU_ASSERT_TRUE(cJSON_IsNull(cJSON_GetObjectItem(find(cmp, "run", 0, 1, "loss"), "within")));
+  CU_ASSERT_PTR_NOT_NULL(find(cmp, "run", 0, 1, "time_to_quality_s"));
+  CU_ASSERT_PTR_NULL(find(cmp, "run", 0, 2, "time_to_quality_s"));
+  p = find(cmp, "point", 1, 0, "time_to_quality_s");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL(get(p, "runs"), 2);
+  CU_ASSERT_EQUAL(get(p, "compared"), 1);
+  CU_ASSERT_DOUBLE_EQUAL(get(p, "error"), 0.5, 1e-12);
+  CU_ASSERT_TRUE(cJSON_IsNull(cJSON_GetObjectItem(p, "within")));
+  CU_ASSERT_PTR_NULL(find(cmp, "run", 0, 1, "epoch_loss")); /* a list: not compared */
+  CU_ASSERT_EQUAL(count(cmp, "run"), 2 + 2 + 2 + 1);
+  CU_ASSERT_EQUAL(count(cmp, "point"), 4);
+  /* The summary's rows, after time_s: quality within at 1 of 1, loss and
+   * time to quality not judged. */
+  char *table = print_to_string(exp_validate_print, cmp);
+  char *lines[64];
+  size_t n = lines_of(table, lines, 64), s = 0;
+  while (s < n && strncmp(lines[s], "metric", 6) != 0) s++;
+  CU_ASSERT_FATAL(s + 5 < n);
+  CU_ASSERT_TRUE(strncmp(lines[s + 2], "time_s", 6) == 0);
+  CU_ASSERT_TRUE(strncmp(lines[s + 3], "quality ", 8) == 0);
+  CU_ASSERT_TRUE(unit_contains(lines[s + 3], "3.2 %"));
+  CU_ASSERT_TRUE(unit_contains(lines[s + 3], "1 of 1"));
+  CU_ASSERT_TRUE(strncmp(lines[s + 4], "loss ", 5) == 0);
+  CU_ASSERT_TRUE(unit_contains(lines[s + 4], "25.0 %"));
+  CU_ASSERT_TRUE(unit_contains(lines[s + 4], "n/a"));
+  CU_ASSERT_TRUE(strncmp(lines[s + 5], "time_to_quality_s", 17) == 0);
+  CU_ASSERT_TRUE(unit_contains(lines[s + 5], "50.0 %"));
+  free(table);
+  cJSON_Delete(cmp);
+  cJSON_Delete(sim);
+  cJSON_Delete(real);
+}
+
+/* Runs without real math have no quality or loss: nothing of them is
+ * compared or shown, and a metric only one side has is left out too. */
+static void test_no_quality(void) {
+  cJSON *sim, *real;
+  two_points(&sim, &real);
+  cJSON *extra = unit_json("{'quality': 0.8, 'loss': 0.3}");
+  cJSON *m = cJSON_GetObjectItem(cJSON_GetArrayItem(sim, 0), "metrics");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_TRUE(cJSON_AddItemToObject(m, "quality", cJSON_DetachItemFromObject(extra, "quality")));
+  CU_ASSERT_TRUE(cJSON_AddItemToObject(m, "loss", cJSON_DetachItemFromObject(extra, "loss")));
+  cJSON_Delete(extra);
+  cJSON *cmp = exp_validate_compare(sim, real);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(cmp);
+  const char *learned[] = {"quality", "loss", "time_to_quality_s"};
+  for (size_t i = 0; i < 3; i++) {
+    CU_ASSERT_PTR_NULL(find(cmp, "run", 0, 1, learned[i]));
+    CU_ASSERT_PTR_NULL(find(cmp, "point", 1, 0, learned[i]));
+  }
+  CU_ASSERT_EQUAL(count(cmp, "run"), 4 + 3 + 4 + 3);
+  char *table = print_to_string(exp_validate_print, cmp);
+  CU_ASSERT_FALSE(unit_contains(table, "quality"));
+  CU_ASSERT_FALSE(unit_contains(table, "loss"));
+  free(table);
+  cJSON_Delete(cmp);
+  cJSON_Delete(sim);
+  cJSON_Delete(real);
+}
+
 static void test_nothing_to_compare(void) {
   cJSON *sim = cJSON_CreateArray(), *real = cJSON_CreateArray();
   add(sim, record("sim", 1, 0, "{}", NULL));
@@ -614,6 +711,8 @@ PSLAB_SUITE("validate",
             {"validate.csv", test_csv},
             {"validate.jsonl", test_jsonl},
             {"table and summary", test_table},
+            {"quality, loss, time to quality", test_quality_and_loss},
+            {"no quality: not compared", test_no_quality},
             {"nothing to compare", test_nothing_to_compare},
             {"ranking", test_ranking},
             {"ranking: all agree, no pairs", test_ranking_all_agree_and_no_pairs},

@@ -32,9 +32,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The metrics compared, each when it is a number in both records of a run. */
-static const char *const compared[] = {"time_s", "steps_per_s", "messages", "bytes",
-                                       "local_ratio"};
+/* The metrics compared, each when it is a number in both records of a run:
+ * how fast and how much was sent, and what the run learned (a training run
+ * with real math reports its final loss, with held-out data its quality,
+ * with a target the time to reach it; a simulator that learns differently
+ * from the real backend mispredicts as surely as one that runs slower). */
+static const char *const compared[] = {
+    "time_s", "steps_per_s", "messages", "bytes", "local_ratio",
+    "quality", "loss", "time_to_quality_s"};
 enum { N_METRICS = sizeof compared / sizeof compared[0] };
 
 const char *const *exp_validate_metrics(size_t *count) {
