@@ -384,7 +384,7 @@ int main(int argc, char **argv) {
          "bare SimGrid request/reply per node pair (uniform, then varied sizes), CM02, 1 "
          "worker per node; wall time per simulated message, medians of %d rounds\n", rounds);
   double worst = 0, worst_vary = 0, best_keys = 0, keys_100 = 1e300;
-  /* Issue 14's goal, at 8 and 64 nodes: CM02 against uniform and varied
+  /* The per-message goal, at 8 and 64 nodes: CM02 against uniform and varied
    * sizes, then latency_bandwidth against the same; on the 100-key rows and
    * on the sparse ones. */
   double small[4] = {0}, sparse[4] = {0};
@@ -436,8 +436,8 @@ int main(int argc, char **argv) {
              worst, "<=", 2);
   bench_goal("sim pslab per message against bare SimGrid, varied sizes, worst 100-key row",
              worst_vary, "<=", 2);
-  /* Issue 14's goal: within 1.5x of bare SimGrid at 8 and 64 nodes. Also
-   * with pslab under latency_bandwidth, the model the issue offers for when
+  /* The per-message goal: within 1.5x of bare SimGrid at 8 and 64 nodes. Also
+   * with pslab under latency_bandwidth, the model offered for when
    * SimGrid's flow model dominates (the yardstick keeps CM02): what a user
    * who picks the cheap model pays per message. */
   static const char *const goal_names[4] = {
