@@ -50,6 +50,15 @@ typedef struct {
   double per_byte_s;       /* ... plus per byte of it */
   double local_per_key_s;  /* a worker accessing one key in local memory */
   double send_per_message_s; /* the thread that sends a message, per message */
+  /* A server that found no message waiting and slept pays this once when
+   * the next one comes (a thread wake-up: the reader's and ZeroMQ's I/O
+   * thread's), before handling it; messages that were already waiting when
+   * it finished the last one pay per_message_s alone. */
+  double wakeup_s;
+  /* The I/O thread of each end (ZeroMQ's, in the real backend), per message:
+   * work on the node's machine alongside its other threads, not on the
+   * sending or handling thread's own time. */
+  double io_per_message_s;
 } sim_cost;
 
 /* Where nodes run. With count 0 (the default) every node has a machine of

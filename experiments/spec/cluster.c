@@ -39,7 +39,8 @@ static const char *const straggler_keys[] = {"node", "speed_factor", "bandwidth_
 static const char *const phase_keys[] = {"from_s", "until_s", "speed_factor",
                                          "bandwidth_factor", NULL};
 static const char *const cost_keys[] = {"per_message_s", "per_key_s", "per_byte_s",
-                                        "local_per_key_s", "send_per_message_s", NULL};
+                                        "local_per_key_s", "send_per_message_s", "wakeup_s",
+                                        "io_per_message_s", NULL};
 static const char *const machine_keys[] = {"count", "cores", "place", "loopback_latency",
                                            "loopback_bandwidth", NULL};
 
@@ -296,6 +297,8 @@ static void parse_cost(exp_errors *e, const cJSON *cost, sim_cost *c) {
                    &c->local_per_key_s);
   exp_get_quantity(e, cost, p, "send_per_message_s", EXP_QTY_DURATION,
                    &c->send_per_message_s);
+  exp_get_quantity(e, cost, p, "wakeup_s", EXP_QTY_DURATION, &c->wakeup_s);
+  exp_get_quantity(e, cost, p, "io_per_message_s", EXP_QTY_DURATION, &c->io_per_message_s);
 }
 
 /* Node i's machine from "place"; count is 0 when it is itself invalid. */
