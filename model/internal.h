@@ -437,7 +437,7 @@ typedef struct {
  * (server_load.c). lock: a leaf, taken under the order lock at most. */
 typedef struct {
   pthread_mutex_t lock;
-  uint64_t keys, floats, handled, queue_sum, queue_max;
+  uint64_t keys, floats, handled, queue_sum, queue_max, wakeups;
   double busy_s;
   uint64_t series[PS_SERIES_MAX]; /* keys served per bucket of bucket_s */
   uint32_t n_series;

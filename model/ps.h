@@ -531,6 +531,11 @@ int ps_worker_ticket_info(ps_worker *w, ps_ticket t, ps_ticket_info *out);
  * time: simulated, or wall), and `waiting` more messages for this node were
  * waiting behind it, as far as the backend can tell. Any thread. */
 void ps_node_note_handling(ps_node *node, double busy_s, uint32_t waiting);
+/* The backend reports that the thread handling this node's messages had
+ * found nothing waiting and slept, and woke for a message (once per wake-up,
+ * however many messages it then finds): handled / wakeups is the messages
+ * handled per wake-up. Any thread. */
+void ps_node_note_wakeup(ps_node *node);
 
 /* ===========================================================================
  * Worker operations
@@ -923,6 +928,7 @@ typedef struct {
   double busy_s;      /* ... the time it reported they took, */
   uint64_t queue_sum; /* ... the messages it saw waiting behind each, summed, */
   uint64_t queue_max; /* ... and the most */
+  uint64_t wakeups;   /* times its handling thread slept and woke (ps_node_note_wakeup) */
 } ps_server_load;
 
 typedef struct {

@@ -72,12 +72,19 @@ void ps_node_note_handling(ps_node *n, double busy_s, uint32_t waiting) {
   pthread_mutex_unlock(&l->lock);
 }
 
+void ps_node_note_wakeup(ps_node *n) {
+  node_load *l = &n->load;
+  pthread_mutex_lock(&l->lock);
+  l->wakeups++;
+  pthread_mutex_unlock(&l->lock);
+}
+
 void ps_node_server_load(ps_node *n, ps_server_load *out) {
   node_load *l = &n->load;
   pthread_mutex_lock(&l->lock);
   *out = (ps_server_load){.keys = l->keys, .floats = l->floats, .handled = l->handled,
                           .busy_s = l->busy_s, .queue_sum = l->queue_sum,
-                          .queue_max = l->queue_max};
+                          .queue_max = l->queue_max, .wakeups = l->wakeups};
   pthread_mutex_unlock(&l->lock);
 }
 
