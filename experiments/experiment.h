@@ -668,6 +668,11 @@ typedef struct {
    * above the pslab binary that has one. */
   const char *netns_script;
   const char *pslab;        /* the binary the script runs; NULL: this one */
+  /* --reuse-real: run the simulated side only and compare it with the real
+   * runs an earlier validation of the same spec left in DIR/real/ (records
+   * of the same runs as the real backend reads them: exp_record_run_as), to
+   * try another profile or simulator against real runs already made. */
+  bool reuse_real;
   bool quiet;               /* no progress (failures are still reported) */
   bool force;               /* --force: as exp_runner_options.force, and no work limit */
   const char *gnuplot;      /* NULL: "gnuplot" */

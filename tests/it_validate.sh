@@ -165,6 +165,29 @@ has "validate: progress" err "real: [run 4/4]"
 has "validate: the end" err "4 runs on each backend, 0 failed"
 grep -qF "[run" "$TMP/out" && fail "validate: progress on stdout"
 
+# ---------------------------------------------------------- --reuse-real
+# Only the simulated side runs again; the real records are the earlier
+# run's, byte for byte, taken even under other simulator costs (which the
+# real backend does not read), and refused for another workload.
+cp "$V/real/runs.jsonl" "$TMP/real-before.jsonl"
+run "validate --reuse-real" "$DRAWN" "$PSLAB" validate "$SPEC" --repeats 2 --out "$V" \
+  --reuse-real --set cluster.cost.per_message_s=1e-3
+cmp -s "$V/real/runs.jsonl" "$TMP/real-before.jsonl" || fail "validate --reuse-real: the real runs changed"
+has "validate --reuse-real" err "the real runs already in $V/real/ (--reuse-real)"
+has "validate --reuse-real" err "sim: [run 4/4]"
+grep -qF "real: [run" "$TMP/err" && fail "validate --reuse-real: a real run was made"
+has "validate --reuse-real" err "4 runs on each backend, 0 failed"
+[ "$(grep -c '"kind":"run"' "$V/validate.jsonl")" -eq 20 ] ||
+  fail "validate --reuse-real: not every run compared"
+run "validate --reuse-real, another workload" 1 "$PSLAB" validate "$SPEC" --repeats 2 \
+  --out "$V" --reuse-real -q --set workload.steps_per_worker=7
+has "validate --reuse-real, another workload" err "run 1 (policy={type=static}) failed on the real backend"
+run "validate --reuse-real, no real runs" 1 "$PSLAB" validate "$SPEC" --repeats 2 \
+  --out "$TMP/nothing" --reuse-real -q
+has "validate --reuse-real, no real runs" err "$TMP/nothing/real/runs.jsonl: No such file"
+run "validate --reuse-real --netns" 2 "$PSLAB" validate "$SPEC" --reuse-real --netns
+has "validate --reuse-real --netns" err "--reuse-real runs no real side"
+
 # ---------------------------------------------------------- repeats
 run "validate, default repeats" "$DRAWN" "$PSLAB" validate "$SPEC" --out "$TMP/d" \
   --set 'sweep.policy=[{"type": "static"}]'
@@ -300,7 +323,7 @@ run "validate --shard (not its option)" 2 "$PSLAB" validate "$SPEC" --shard 1/2
 
 # ---------------------------------------------------------- help
 run "validate --help" 0 "$PSLAB" validate --help
-for word in "usage: pslab validate SPEC" --profile --repeats --netns --rate "validate.jsonl" \
+for word in "usage: pslab validate SPEC" --profile --repeats --netns --rate --reuse-real "validate.jsonl" \
             "validate.csv" "validate.svg" "Exit status" "docs/fidelity.md"; do
   has "validate --help" out "$word"
 done

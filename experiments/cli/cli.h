@@ -121,7 +121,7 @@ struct cli {
   uint32_t repeats;     /* --repeats (0: the spec's, or validate's default) */
   const char *rate;     /* validate --rate */
   uint64_t seen;        /* bit i: cli_options[i] was given */
-  bool quiet, resume, help, markdown, netns, quick, force;
+  bool quiet, resume, help, markdown, netns, quick, force, reuse_real;
 };
 
 const cli_command *cli_command_find(const char *name);

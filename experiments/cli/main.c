@@ -173,6 +173,7 @@ static int cmd_validate(const cli *c) {
   o.profile = c->profile;
   o.netns = c->netns;
   o.rate = c->rate;
+  o.reuse_real = c->reuse_real;
   o.netns_script = getenv("PSLAB_NETNS_SCRIPT");
   if (o.netns_script && !*o.netns_script) o.netns_script = NULL;
   o.quiet = c->quiet;

@@ -89,6 +89,11 @@ const cli_option cli_options[] = {
      "$PSLAB_NETNS_SCRIPT; needs root). Every run must have the same cluster.nodes"},
     {"rate", 0, "RATE", ON(VALIDATE), STRING(rate), false,
      "with --netns: each node's link rate, as tc writes it (1gbit, 100mbit)"},
+    {"reuse-real", 0, NULL, ON(VALIDATE), FLAG(reuse_real), false,
+     "run only the simulated side and compare it with the real runs an earlier validation "
+     "left in DIR/real/ (same spec, --set and repeats; the simulator's cost figures and the "
+     "profile may differ, not what the real backend reads): to try another profile or "
+     "simulator against real runs already made"},
     {"svg", 0, "OUT.svg", ON(TRACE), STRING(svg), false,
      "also draw the log-log rank-frequency curve and the fitted Zipf line with gnuplot "
      "(script: OUT.gp)"},
@@ -300,6 +305,8 @@ static int finish(cli *c) {
     snprintf(what, sizeof what, "missing --%s %s", req->lng, metavar ? metavar : "");
     return cli_usage_error(cmd, what, NULL);
   }
+  if (!c->help && c->reuse_real && c->netns)
+    return cli_usage_error(cmd, "--reuse-real runs no real side: --netns does not apply", NULL);
   if (!c->help && c->rate && !c->netns)
     return cli_usage_error(cmd, "--rate shapes the links of --netns, which is not given", NULL);
   if (c->repeats) {

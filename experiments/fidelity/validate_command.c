@@ -363,7 +363,10 @@ static cJSON *read_side(const validation *v, const exp_spec *s, const char *dir)
   cJSON *mine = cJSON_CreateArray();
   for (cJSON *r = all ? all->child : NULL, *next; mine && r; r = next) {
     next = r->next;
-    if (record_run(r, exp_spec_runs(s), v->o.netns && s == v->real))
+    bool match = v->o.reuse_real && s == v->real
+                     ? exp_record_run_as(r, exp_spec_runs(s), "real") != NULL
+                     : record_run(r, exp_spec_runs(s), v->o.netns && s == v->real) != NULL;
+    if (match)
       cJSON_AddItemToArray(mine, cJSON_DetachItemViaPointer(all, r));
   }
   cJSON_Delete(all);
@@ -396,7 +399,11 @@ static size_t report_failures(const validation *v) {
       fprintf(v->o.log, "pslab validate: run %u%s%s%s failed on the %s backend: %s\n",
               run->run, label && *label ? " (" : "", label ? label : "",
               label && *label ? ")" : "", names[k],
-              cJSON_IsString(err) ? err->valuestring : "it has no record in runs.jsonl");
+              cJSON_IsString(err) ? err->valuestring
+              : k == 1 && v->o.reuse_real
+                  ? "no record of it in runs.jsonl (--reuse-real: the real runs there are of "
+                    "another spec, --set or repeats)"
+                  : "it has no record in runs.jsonl");
       free(label);
       bad = true;
     }
@@ -502,6 +509,23 @@ static int prepare_dirs(validation *v) {
   return 0;
 }
 
+/* --reuse-real: the real runs an earlier validation left in DIR/real/ are
+ * compared instead of new ones; only its records are needed. */
+static int reused_real(const validation *v) {
+  char *path = exp_join_path(v->real_dir, "runs.jsonl");
+  FILE *f = path ? fopen(path, "r") : NULL;
+  if (f) fclose(f);
+  else
+    fprintf(v->o.log, "pslab validate: --reuse-real: %s: %s (validate once without "
+                      "--reuse-real to make the real runs)\n", path ? path : v->real_dir,
+            path ? strerror(errno) : "out of memory");
+  if (f && !v->o.quiet)
+    fprintf(v->o.log, "pslab validate: the real runs already in %s/ (--reuse-real)\n",
+            v->real_dir);
+  free(path);
+  return f ? EXP_EXIT_OK : EXP_EXIT_FAILED;
+}
+
 /* Both sides, one after the other: the worse of their statuses. */
 static int run_sides(validation *v) {
   if (v->spec_repeats && !v->o.quiet)
@@ -512,7 +536,9 @@ static int run_sides(validation *v) {
   FILE *table = null ? null : v->o.log;
   int rc = run_side(v, v->sim, v->sim_dir, "sim: ", table);
   int real_rc;
-  if (v->o.netns) {
+  if (v->o.reuse_real) {
+    real_rc = reused_real(v);
+  } else if (v->o.netns) {
     if (!v->o.quiet)
       fprintf(v->o.log, "pslab validate: %zu runs on the real backend in %u network "
                         "namespaces (%s) into %s/\n", exp_spec_runs(v->real)->count, v->nodes,

@@ -15,6 +15,7 @@
  */
 #include "experiments/runner/runner.h"
 #include "experiments/plots/plots.h"
+#include "experiments/backends/backends.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -40,6 +41,46 @@ const exp_run *exp_record_run(const cJSON *rec, const exp_run_list *runs) {
   if (!cJSON_IsNumber(seed) || seed->valuedouble != (double)run->seed) return NULL;
   const cJSON *config = cJSON_GetObjectItemCaseSensitive(rec, "config");
   return cJSON_Compare(config, run->config, true) ? run : NULL;
+}
+
+/* Removes from config.cluster of a copy of c what backend b does not read
+ * (and the profile's name); NULL when out of memory. */
+static cJSON *as_read_by(const cJSON *config, const exp_backend *b) {
+  cJSON *copy = cJSON_Duplicate(config, true);
+  cJSON *cluster = copy ? cJSON_GetObjectItemCaseSensitive(copy, "cluster") : NULL;
+  for (cJSON *f = cluster ? cluster->child : NULL, *next; f; f = next) {
+    next = f->next;
+    if (strcmp(f->string, "profile") == 0 ||
+        (!exp_backend_reads(b, f->string) && !exp_backend_reads_within(b, f->string))) {
+      cJSON_Delete(cJSON_DetachItemViaPointer(cluster, f));
+    } else if (cJSON_IsObject(f) && !exp_backend_reads(b, f->string)) {
+      char path[128];
+      for (cJSON *g = f->child, *gnext; g; g = gnext) {
+        gnext = g->next;
+        snprintf(path, sizeof path, "%s.%s", f->string, g->string);
+        if (!exp_backend_reads(b, path)) cJSON_Delete(cJSON_DetachItemViaPointer(f, g));
+      }
+    }
+  }
+  return copy;
+}
+
+const exp_run *exp_record_run_as(const cJSON *rec, const exp_run_list *runs,
+                                 const char *backend) {
+  size_t n_backends;
+  const exp_backend *table = exp_backends(&n_backends);
+  const exp_backend *b = exp_backend_find(table, n_backends, backend);
+  uint32_t n = record_number(rec);
+  if (!b || n == 0 || n > runs->count) return NULL;
+  const exp_run *run = &runs->runs[n - 1];
+  const cJSON *seed = cJSON_GetObjectItemCaseSensitive(rec, "seed");
+  if (!cJSON_IsNumber(seed) || seed->valuedouble != (double)run->seed) return NULL;
+  cJSON *mine = as_read_by(cJSON_GetObjectItemCaseSensitive(rec, "config"), b);
+  cJSON *theirs = as_read_by(run->config, b);
+  bool same = mine && theirs && cJSON_Compare(mine, theirs, true);
+  cJSON_Delete(mine);
+  cJSON_Delete(theirs);
+  return same ? run : NULL;
 }
 
 void exp_records_insert(cJSON *records, cJSON *rec) {

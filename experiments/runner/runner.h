@@ -19,6 +19,15 @@
 /* The run of runs a record is of: same run number, config and seed; NULL
  * when it is of none (another spec, or not a record). Borrowed from runs. */
 const exp_run *exp_record_run(const cJSON *rec, const exp_run_list *runs);
+/* The same, for a record the backend named `backend` made: the cluster's
+ * fields that backend does not read (the simulator's cost model, say, for
+ * the real backend; exp_backend_reads), and cluster.profile, whose figures
+ * are compared where they were expanded into the fields, are not compared.
+ * So real runs made under one calibration are runs of the same spec under
+ * another, as long as what the real backend reads (host_speed: its compute
+ * spins flops / host_speed) is the same. NULL for an unknown backend. */
+const exp_run *exp_record_run_as(const cJSON *rec, const exp_run_list *runs,
+                                 const char *backend);
 /* Adds rec (taken) to records, kept sorted by run number (after records of
  * the same number). */
 void exp_records_insert(cJSON *records, cJSON *rec);
