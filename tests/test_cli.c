@@ -243,8 +243,10 @@ static char *digest(const cli *c) {
           (unsigned)c->repeats, (unsigned)c->shard.index, (unsigned)c->shard.count);
   for (size_t i = 0; i < c->n_sets; i++) fprintf(f, "set=%s\n", c->sets[i]);
   for (size_t i = 0; c->metrics && c->metrics[i]; i++) fprintf(f, "metric=%s\n", c->metrics[i]);
-  fprintf(f, "quiet=%d\nresume=%d\nhelp=%d\nmarkdown=%d\nnetns=%d\nquick=%d\nforce=%d\n",
-          c->quiet, c->resume, c->help, c->markdown, c->netns, c->quick, c->force);
+  fprintf(f, "quiet=%d\nresume=%d\nhelp=%d\nmarkdown=%d\nnetns=%d\nquick=%d\nforce=%d\n"
+             "reuse_real=%d\n",
+          c->quiet, c->resume, c->help, c->markdown, c->netns, c->quick, c->force,
+          c->reuse_real);
   fclose(f);
   return buf;
 }
