@@ -7,8 +7,9 @@
  * sample distribution: a bad spec fails before any socket opens); start the
  * node (rendezvous, start barrier); run one thread per worker through the
  * shared worker loop (run_worker_drive) with a driver env whose wait blocks
- * on the node and whose compute spins (or sleeps) flops / host_speed
- * seconds (stretched by a straggler's phases: throttle.c); when the node's
+ * on the node and whose compute spins for flops / host_speed seconds of the
+ * thread's CPU (or sleeps that long; stretched by a straggler's phases:
+ * throttle.c); when the node's
  * workers are done, ps_node_finish (replicas hand
  * on their deltas); then, on every node: the end barrier (no deadline:
  * peers may still be working; a dead one is detected anyway), timers off,
@@ -70,6 +71,12 @@ static int drv_wait(void *ctx, ps_worker *w, ps_ticket t) {
   return real_node_wait(nw->run->node, w, t);
 }
 
+static double thread_cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static void drv_compute(void *ctx, double flops, bool math_done) {
   node_worker *nw = ctx;
   const real_run_args *a = nw->run->a;
@@ -81,8 +88,13 @@ static void drv_compute(void *ctx, double flops, bool math_done) {
     while (nanosleep(&ts, &ts) != 0) continue;
     return;
   }
-  double end = real_clock() + s;
-  while (real_clock() < end) continue; /* the work a real step would do */
+  /* s seconds of this thread's CPU, not of the wall clock: the work a real
+   * step would do, which takes longer when the thread shares its core with
+   * others (the node's receiver, ZeroMQ's I/O thread, other nodes), as the
+   * simulator's compute on shared cores does. A wall-clock spin would end
+   * on time however little of the core it got. */
+  double end = thread_cpu_s() + s;
+  while (thread_cpu_s() < end) continue;
 }
 
 static double drv_now(void *ctx) {
