@@ -8,8 +8,8 @@
  * a histogram) and of the thread that handles them (its wake-ups). As a
  * client: the response time of every reply its workers received, by the
  * server that answered, from the moment the request was sent (its ticket's
- * issue) to the moment the reply is handled. A policy (psld) reads both; the run layer
- * reports them per server.
+ * issue) to the moment the reply is handled. A policy (psld) reads both;
+ * the run layer reports them per server and for the whole run.
  *
  * The server side lives under one leaf mutex (taken with no other core lock
  * held, or under the order lock only, never before a stripe lock); the

@@ -250,8 +250,9 @@ struct real_node {
   int *lost_event;
   atomic_bool events_pending;
   /* The last read of the ROUTER found it empty: its reader (whoever holds
-   * it) went to sleep, so the next read that finds a data message is a
-   * wake-up (ps_node_note_wakeup). Read and written by the ROUTER's holder. */
+   * it) goes on to wait in zmq_poll, so the next read that finds a data
+   * message is a wake-up (ps_node_note_wakeup). Read and written by the
+   * ROUTER's holder only. */
   atomic_bool router_idle;
 };
 

@@ -201,8 +201,9 @@ static cJSON *worker_to_json(const run_worker_report *w) {
 
 #define LOAD_FIELDS(X) X(keys) X(floats) X(handled) X(queue_sum) X(queue_max) X(wakeups)
 
-/* "load": {..., "queue_hist": [...]}, "bucket_s", "series": [...], "n_rt", "rt": [[server, count,
- * keys, sum_s, max_s, hist...], ...] (servers that answered only). */
+/* "load": {..., "queue_hist": [...]}, "bucket_s", "series": [...], "n_rt",
+ * "rt": [[server, count, keys, sum_s, max_s, hist...], ...] (servers that
+ * answered only). */
 static bool load_to_json(cJSON *o, const run_node_report *r) {
   cJSON *load = cJSON_AddObjectToObject(o, "load");
   bool ok = load && put(o, "server", r->server) && put(o, "bucket_s", r->bucket_s) &&
