@@ -586,6 +586,24 @@ enum { EXP_VALIDATE_REPEATS = 3 };
  * where both records of a run have it as one number (a run without real
  * math has no loss, none without a target a time to quality). */
 const char *const *exp_validate_metrics(size_t *count);
+/* Of those, the telemetry (borrowed, *count of them): rt_p50_s, rt_p99_s,
+ * utilization, queue_p50, queue_p99, messages_per_wakeup, cpu_s,
+ * cpu_per_message_s: what says where the backends part. The table shows
+ * them as each point's largest gap only. */
+const char *const *exp_validate_telemetry(size_t *count);
+/* How far apart sim and real are: |log((sim + offset) / (real + offset))|;
+ * 0 when equal; infinite when one side only is 0 (or below). */
+double exp_validate_gap(double sim, double real, double offset);
+/* Appends to a comparison (exp_validate_compare's records, before its
+ * ranking) a record per sweep point with telemetry point records: {"kind":
+ * "gap", "experiment", "point", "label", "sweep", "metric", "sim", "real",
+ * "error", "gap"}, the telemetry metric of the largest gap (counts of
+ * messages waiting compared as 1 + the count; ties to the first listed;
+ * "gap" null when infinite). False on no memory. */
+bool exp_validate_gaps(struct cJSON *comparison);
+/* A line per gap record: "  LABEL  largest gap: METRIC ERROR (sim V, real
+ * V)", labels padded to one width, after an empty line. */
+void exp_validate_print_gaps(FILE *f, const struct cJSON *comparison);
 /* (sim - real) / real; 0 when both are 0; NaN when only real is 0. */
 double exp_validate_error(double sim, double real);
 /* Whether sim lies within the real runs' spread: |sim - real_mean| <= (real_max
@@ -610,10 +628,13 @@ int exp_validate_within(double sim, double real_mean, double real_min, double re
  *            "sim" and "real" (means over those), "real_min", "real_max",
  *            "real_spread" (half the range; null below 2), "error" (of the
  *            means), "within" (the sim mean).
+ *   "gap":   per sweep point, the telemetry metric farthest off
+ *            (exp_validate_gaps);
  *   "ranking": one, last: exp_validate_ranking's.
- * Runs first, by run number, then points; metrics in exp_validate_metrics
- * order. "label" is the point's label as the table shows it (the varying
- * sweep paths' labels, "path=label" joined by ", " when several vary). */
+ * Runs first, by run number, then points, then gaps; metrics in
+ * exp_validate_metrics order. "label" is the point's label as the table
+ * shows it (the varying sweep paths' labels, "path=label" joined by ", "
+ * when several vary). */
 struct cJSON *exp_validate_compare(const struct cJSON *sim, const struct cJSON *real);
 /* The ranking record of a comparison's time_s point records (borrowed):
  * over every pair of sweep points whose sweeps differ in exactly one swept
@@ -634,14 +655,17 @@ void exp_validate_print_ranking(FILE *f, const struct cJSON *ranking);
 /* validate.csv: header kind, point, run, repeat, seed, the sweep paths,
  * label, metric, runs, compared, sim, real, real_min, real_max,
  * real_spread, error, within; a row per record (empty: no value; within
- * yes, no or n/a; the ranking record has no row). False on no memory. */
+ * yes, no or n/a; the gap and ranking records have no row). False on no
+ * memory. */
 bool exp_validate_csv(FILE *f, const struct cJSON *comparison);
 /* The table: a row per sweep point, labelled as `pslab run`'s table does,
- * "runs" (compared/runs), then per metric some point has: sim, real (mean ±
- * half the range with 2 or more runs), error (%), within (yes, no, n/a);
- * then a summary row per metric: sweep points, median and max |error|
- * over them, within the spread at how many of those judged; then the
- * ranking's lines (exp_validate_print_ranking). */
+ * "runs" (compared/runs), then per metric some point has (telemetry left
+ * out): sim, real (mean ± half the range with 2 or more runs), error (%),
+ * within (yes, no, n/a); then each point's largest gap
+ * (exp_validate_print_gaps); then a summary row per metric, telemetry
+ * included: sweep points, median and max |error| over them, within the
+ * spread at how many of those judged; then the ranking's lines
+ * (exp_validate_print_ranking). */
 void exp_validate_print(FILE *f, const struct cJSON *comparison);
 /* The gnuplot script of validate.svg and validate.png: real time_s
  * against simulated time_s, a point per run, a colour per sweep point (up

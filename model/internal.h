@@ -438,6 +438,7 @@ typedef struct {
 typedef struct {
   pthread_mutex_t lock;
   uint64_t keys, floats, handled, queue_sum, queue_max, wakeups;
+  uint64_t queue_hist[PS_QUEUE_BUCKETS];
   double busy_s;
   uint64_t series[PS_SERIES_MAX]; /* keys served per bucket of bucket_s */
   uint32_t n_series;

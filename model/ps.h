@@ -918,6 +918,11 @@ void ps_node_stats_add(ps_node_stats *sum, const ps_node_stats *s);
  * (1 ms at first, doubled, pairs merged, when a run outgrows them). */
 #define PS_SERIES_MAX 256
 #define PS_SERIES_FIRST_BUCKET_S 1e-3
+/* Messages waiting behind a handled one: hist[i] counts i waiting for
+ * i < PS_QUEUE_EXACT, hist[PS_QUEUE_EXACT + k] counts from
+ * PS_QUEUE_EXACT 2^k to PS_QUEUE_EXACT 2^(k+1) - 1 (every uint32_t fits). */
+#define PS_QUEUE_EXACT 16
+#define PS_QUEUE_BUCKETS (PS_QUEUE_EXACT + 28)
 
 typedef struct {
   uint64_t keys;      /* key operations served here for requests that came in
@@ -927,7 +932,8 @@ typedef struct {
   uint64_t handled;   /* messages the backend reported handling ... */
   double busy_s;      /* ... the time it reported they took, */
   uint64_t queue_sum; /* ... the messages it saw waiting behind each, summed, */
-  uint64_t queue_max; /* ... and the most */
+  uint64_t queue_max; /* ... and the most, */
+  uint64_t queue_hist[PS_QUEUE_BUCKETS]; /* ... and how often each count (above) */
   uint64_t wakeups;   /* times its handling thread slept and woke (ps_node_note_wakeup) */
 } ps_server_load;
 
@@ -952,6 +958,10 @@ void ps_rt_stats_add(ps_rt_stats *sum, const ps_rt_stats *s);
 /* The q-quantile (0..1) of response times in seconds from hist (a bucket's
  * upper bound; 0 when empty). */
 double ps_rt_quantile(const uint64_t hist[PS_RT_BUCKETS], double q);
+/* The q-quantile (0..1) of messages waiting, from a queue histogram as
+ * above: the count itself below PS_QUEUE_EXACT, else the largest count of
+ * its bucket (0 when empty). */
+double ps_queue_quantile(const uint64_t hist[PS_QUEUE_BUCKETS], double q);
 
 /* --------------------------------------------------------------- values */
 

@@ -4,11 +4,12 @@
  * As a server: the key operations it served for requests that came in
  * messages (counted inside each call, added once per call), over time in
  * buckets that widen as the run grows, and what its backend reports of each
- * message it handled (busy time, messages waiting). As a client: the
- * response time of every reply its workers received, by the server that
- * answered, from the moment the request was sent (its ticket's issue) to the
- * moment the reply is handled. A policy (psld) reads both; the run layer
- * reports them per server.
+ * message it handled (busy time; messages waiting, as a sum, the most and
+ * a histogram) and of the thread that handles them (its wake-ups). As a
+ * client: the response time of every reply its workers received, by the
+ * server that answered, from the moment the request was sent (its ticket's
+ * issue) to the moment the reply is handled. A policy (psld) reads both;
+ * the run layer reports them per server and for the whole run.
  *
  * The server side lives under one leaf mutex (taken with no other core lock
  * held, or under the order lock only, never before a stripe lock); the
@@ -62,12 +63,26 @@ void ps__load_note_served(ps_node *n, double now, uint64_t keys, uint64_t floats
   pthread_mutex_unlock(&l->lock);
 }
 
+static unsigned queue_bucket(uint32_t waiting) {
+  if (waiting < PS_QUEUE_EXACT) return waiting;
+  unsigned k = 0;
+  while ((uint64_t)PS_QUEUE_EXACT << (k + 1) <= waiting) k++;
+  return PS_QUEUE_EXACT + k;
+}
+
+double ps_queue_quantile(const uint64_t hist[PS_QUEUE_BUCKETS], double q) {
+  int b = hist_quantile_bucket(hist, PS_QUEUE_BUCKETS, q);
+  if (b < PS_QUEUE_EXACT) return b < 0 ? 0 : b;
+  return (double)(((uint64_t)PS_QUEUE_EXACT << (b - PS_QUEUE_EXACT + 1)) - 1);
+}
+
 void ps_node_note_handling(ps_node *n, double busy_s, uint32_t waiting) {
   node_load *l = &n->load;
   pthread_mutex_lock(&l->lock);
   l->handled++;
   if (busy_s > 0) l->busy_s += busy_s;
   l->queue_sum += waiting;
+  l->queue_hist[queue_bucket(waiting)]++;
   if (waiting > l->queue_max) l->queue_max = waiting;
   pthread_mutex_unlock(&l->lock);
 }
@@ -85,6 +100,7 @@ void ps_node_server_load(ps_node *n, ps_server_load *out) {
   *out = (ps_server_load){.keys = l->keys, .floats = l->floats, .handled = l->handled,
                           .busy_s = l->busy_s, .queue_sum = l->queue_sum,
                           .queue_max = l->queue_max, .wakeups = l->wakeups};
+  memcpy(out->queue_hist, l->queue_hist, sizeof out->queue_hist);
   pthread_mutex_unlock(&l->lock);
 }
 

@@ -249,6 +249,11 @@ struct real_node {
    * until the ROUTER has been read (receiver.c); events_pending: any. */
   int *lost_event;
   atomic_bool events_pending;
+  /* The last read of the ROUTER found it empty: its reader (whoever holds
+   * it) goes on to wait in zmq_poll, so the next read that finds a data
+   * message is a wake-up (ps_node_note_wakeup). Read and written by the
+   * ROUTER's holder only. */
+  atomic_bool router_idle;
 };
 
 #define REAL_LEAD_RECEIVER (-1)
@@ -358,7 +363,9 @@ int real_rendezvous(real_node *n, const real_node_config *c, char *err, size_t e
 int real_receiver_start(real_node *n);
 void real_receiver_stop(real_node *n);
 /* Reads and handles up to a batch of frames from the ROUTER (the caller
- * holds it: leader.c); whether it stopped because the ROUTER was empty. */
+ * holds it: leader.c); whether it stopped because the ROUTER was empty.
+ * The first read with a data message after one that found the ROUTER empty
+ * counts a wake-up of the node's handling thread. */
 bool real_drain_router(real_node *n);
 /* After a read of the ROUTER: handles the monitor events kept until then. */
 void real_handle_kept_events(real_node *n);

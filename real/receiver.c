@@ -96,7 +96,11 @@ static bool handle_frame(real_node *n, uint32_t src, const uint8_t *buf, size_t 
 /* n->heard[src]: when a frame from src last came (real_clock). Each data
  * message's handling time goes to the core's load figures, with the data
  * messages read after it in the same pass as those waiting behind it: the
- * ones the receiver can tell were there (ZeroMQ does not show its queue). */
+ * ones the receiver can tell were there (ZeroMQ does not show its queue).
+ * A pass that finds a data message after a pass that found the ROUTER empty
+ * (whose reader then slept in zmq_poll: the receiver's or a leading
+ * worker's) is a wake-up; frames that are not data (pings, control) wake
+ * the reader too but are not messages of the core, and do not count. */
 bool real_drain_router(real_node *n) {
   zmq_msg_t body;
   uint32_t src;
@@ -110,8 +114,13 @@ bool real_drain_router(real_node *n) {
       busy[data++] = real_clock() - t0;
     zmq_msg_close(&body);
   }
+  bool empty = i < RECV_BATCH;
+  if (data && atomic_exchange_explicit(&n->router_idle, empty, memory_order_relaxed))
+    ps_node_note_wakeup(n->core);
+  else if (empty)
+    atomic_store_explicit(&n->router_idle, true, memory_order_relaxed);
   for (int k = 0; k < data; k++) ps_node_note_handling(n->core, busy[k], (uint32_t)(data - 1 - k));
-  return i < RECV_BATCH;
+  return empty;
 }
 
 /* -------------------------------------------------------------- control */

@@ -14,7 +14,8 @@
  * on their deltas); then, on every node: the end barrier (no deadline:
  * peers may still be working; a dead one is detected anyway), timers off,
  * quiescence, every node's report gathered to rank 0 and reduced there by
- * run_metrics, the clean shutdown.
+ * run_metrics, the clean shutdown. A node's report carries its process's
+ * CPU time from the start release to the report.
  *
  * A worker whose node fails wakes from its wait with the ticket undone and
  * PS_ERR_PEER, which stops its driver; the run then reports the node's
@@ -51,6 +52,7 @@ struct node_run {
   pthread_mutex_t lock;  /* guards done, signalled on cond */
   pthread_cond_t cond;
   uint32_t done, started; /* worker threads finished, started */
+  double cpu_start;      /* the process's CPU time at the start release */
   char *err;
   size_t errlen;
 };
@@ -247,6 +249,15 @@ static void *decide_metrics(void *ctx, uint32_t size, const void *const *in,
   return NULL;
 }
 
+/* CPU seconds this process has used, all its threads (ZeroMQ's I/O thread
+ * included) and the kernel's work for them: a node's figure, since each
+ * node is a process. */
+static double process_cpu_s(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* This node's report, as text. */
 static char *node_report(node_run *s) {
   real_node *n = s->node;
@@ -259,6 +270,7 @@ static char *node_report(node_run *s) {
   rep.throttling = n->slow != NULL;
   rep.throttled = atomic_load(&n->throttled);
   rep.throttle_s = 1e-9 * (double)atomic_load(&n->throttle_ns);
+  rep.cpu_s = process_cpu_s() - s->cpu_start;
   char *text = ok ? run_report_encode(&rep) : NULL;
   run_report_free(&rep);
   return text;
@@ -331,6 +343,7 @@ cJSON *real_run_go(node_run *s) {
   size_t errlen = s->errlen;
   cJSON *metrics = NULL;
   if (start_node(s) == 0) {
+    s->cpu_start = process_cpu_s(); /* from the start release on, as time_s */
     if (a->started) a->started(a->hook_ctx);
     if (start_workers(s) != 0) real_fail_and_tell(s->node, "%s", err);
     join_workers(s);

@@ -62,6 +62,14 @@ struct run_totals {
   double run_start;    /* the earliest start of any worker */
   const run_node_report *reports; /* every node's, in rank order (servers) */
   uint32_t n_reports;
+  /* Telemetry: every reply's response time; the servers' busy time; every
+   * node's message handling (messages, wake-ups, messages waiting); CPU. */
+  ps_rt_stats rt;
+  uint32_t servers;
+  double server_busy_s;
+  uint64_t handled, wakeups, queue_max;
+  uint64_t queue_hist[PS_QUEUE_BUCKETS];
+  double cpu_s;
 };
 
 /* Stage k runs from the earliest start of its active workers to the latest
@@ -164,6 +172,22 @@ static int epoch_quality(run_totals *t, const run_node_report *nodes, uint32_t n
   return PS_OK;
 }
 
+/* What locates a difference between backends: response times, handling,
+ * CPU, summed over the nodes. */
+static void telemetry_totals(run_totals *t, const run_node_report *node) {
+  for (uint32_t s = 0; node->rt && s < node->n_rt; s++) ps_rt_stats_add(&t->rt, &node->rt[s]);
+  const ps_server_load *l = &node->load;
+  if (node->server) {
+    t->servers++;
+    t->server_busy_s += l->busy_s;
+  }
+  t->handled += l->handled;
+  t->wakeups += l->wakeups;
+  if (l->queue_max > t->queue_max) t->queue_max = l->queue_max;
+  for (int b = 0; b < PS_QUEUE_BUCKETS; b++) t->queue_hist[b] += l->queue_hist[b];
+  t->cpu_s += node->cpu_s;
+}
+
 static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
                        double time_s, const wl_quality *q) {
   *t = (run_totals){.time_s = time_s, .has_q = q != NULL, .reports = nodes, .n_reports = n};
@@ -197,6 +221,7 @@ static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
     t->throttling += node->throttling;
     t->throttled += node->throttled;
     t->throttle_s += node->throttle_s;
+    telemetry_totals(t, node);
   }
   for (int g = 0; g < PS_CLOCK_BUCKETS; g++)
     t->stale_hist[g] = (double)t->nodes.bounded_staleness_hist[g];
@@ -273,6 +298,18 @@ SCALAR_IF(v_cache_hits, t->nodes.cache_reads + t->nodes.cache_misses,
               (double)(t->nodes.cache_reads + t->nodes.cache_misses))
 SCALAR_IF(v_clock_messages, t->gated, (double)t->nodes.clock_messages)
 SCALAR_IF(v_refreshes, t->nodes.refreshes, (double)t->nodes.refreshes)
+/* Percentiles are bucket bounds: never past the largest seen. */
+SCALAR_IF(v_rt_p50, t->rt.count, fmin(ps_rt_quantile(t->rt.hist, 0.5), t->rt.max_s))
+SCALAR_IF(v_rt_p99, t->rt.count, fmin(ps_rt_quantile(t->rt.hist, 0.99), t->rt.max_s))
+SCALAR_IF(v_utilization, t->servers && t->time_s > 0,
+          t->server_busy_s / ((double)t->servers * t->time_s))
+SCALAR_IF(v_queue_p50, t->handled,
+          fmin(ps_queue_quantile(t->queue_hist, 0.5), (double)t->queue_max))
+SCALAR_IF(v_queue_p99, t->handled,
+          fmin(ps_queue_quantile(t->queue_hist, 0.99), (double)t->queue_max))
+SCALAR_IF(v_per_wakeup, t->wakeups, (double)t->handled / (double)t->wakeups)
+SCALAR(v_cpu, t->cpu_s)
+SCALAR_IF(v_cpu_per_message, t->nodes.messages_sent, t->cpu_s / (double)t->nodes.messages_sent)
 static size_t v_gap_hist(const run_totals *t, const double **out) {
   *out = t->gap_hist;
   return t->gated ? PS_CLOCK_BUCKETS : 0;
@@ -596,6 +633,47 @@ static const run_metric table[] = {
      "per second in buckets of `bucket_s` from the run's start, one width for all servers, "
      "at most 64 buckets).",
      NULL, SUM, true, 0, NULL, NULL, v_servers},
+    {"rt_p50_s", "s", "response time (p50)",
+     "The median response time over every request of the run that had a reply (PULL_REPLY, "
+     "WRITE_ACK), request sent to reply handled, at the requesting node's clock: the "
+     "`servers` histograms summed (a half-octave bucket's upper bound, at most the "
+     "largest).", "when some request had a reply", MEAN, false, 0, v_rt_p50, NULL, NULL},
+    {"rt_p99_s", "s", "response time (p99)", "The 99th percentile of the same.",
+     "when some request had a reply", MEAN, false, 0, v_rt_p99, NULL, NULL},
+    {"utilization", "share", "server utilization",
+     "Servers' busy time summed over the servers, divided by servers x `time_s`: the mean "
+     "of `servers[].utilization` (busy time as the backend reports it: simulated handling "
+     "cost, or wall time in the thread that handled the message).", NULL, MEAN, false, 0,
+     v_utilization, NULL, NULL},
+    {"queue_p50", "", "messages waiting (p50)",
+     "Over every message a node handled (requests on servers, replies on clients), the "
+     "median of the messages waiting behind it for that node when it was handled, as the "
+     "backend can tell: the real backend counts the frames its reading thread took from "
+     "the socket in the same pass and had not handled yet (ZeroMQ's and the kernel's "
+     "queues unseen); the simulator those that had reached the node and waited. A count, "
+     "not a time: a frame's wait inside ZeroMQ is not visible without a timestamp on "
+     "the wire. Exact below 16, above it the largest count of an octave bucket, at most "
+     "the largest seen.", "when some message was handled", MEAN, false, 0, v_queue_p50,
+     NULL, NULL},
+    {"queue_p99", "", "messages waiting (p99)", "The 99th percentile of the same.",
+     "when some message was handled", MEAN, false, 0, v_queue_p99, NULL, NULL},
+    {"messages_per_wakeup", "", "messages per wake-up",
+     "Messages the nodes handled, divided by the times the thread handling a node's "
+     "messages had found nothing waiting, slept and woke for a message (summed over the "
+     "nodes): 1 when every message finds its node idle, more when messages come in bursts "
+     "or queue.", "when the backend counted wake-ups", MEAN, false, 0, v_per_wakeup, NULL,
+     NULL},
+    {"cpu_s", "s", "CPU time",
+     "CPU seconds spent by all nodes over the run. Real backend: each node process's CPU "
+     "time (user and system, every thread: workers, the reading thread, ZeroMQ's I/O "
+     "thread, and the kernel's work for them) from its start barrier to its report. "
+     "Simulator: the node's actors' cost-model charges (handling, sending, local "
+     "accesses) plus the workers' flops at `host_speed`.", NULL, MEAN, false, 0, v_cpu,
+     NULL, NULL},
+    {"cpu_per_message_s", "s", "CPU per message",
+     "`cpu_s / messages` (compute included: a run without compute shows what its "
+     "messages cost).", "when some message was sent", MEAN, false, 0, v_cpu_per_message,
+     NULL, NULL},
     {"wall_s", "s", "wall time",
      "Wall-clock seconds the run took, start to end of its process (added by the "
      "runner).", NULL, MEAN, false, SUMMARY, NULL, NULL, NULL},

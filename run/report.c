@@ -199,10 +199,11 @@ static cJSON *worker_to_json(const run_worker_report *w) {
   return o;
 }
 
-#define LOAD_FIELDS(X) X(keys) X(floats) X(handled) X(queue_sum) X(queue_max)
+#define LOAD_FIELDS(X) X(keys) X(floats) X(handled) X(queue_sum) X(queue_max) X(wakeups)
 
-/* "load": {...}, "bucket_s", "series": [...], "n_rt", "rt": [[server, count,
- * keys, sum_s, max_s, hist...], ...] (servers that answered only). */
+/* "load": {..., "queue_hist": [...]}, "bucket_s", "series": [...], "n_rt",
+ * "rt": [[server, count, keys, sum_s, max_s, hist...], ...] (servers that
+ * answered only). */
 static bool load_to_json(cJSON *o, const run_node_report *r) {
   cJSON *load = cJSON_AddObjectToObject(o, "load");
   bool ok = load && put(o, "server", r->server) && put(o, "bucket_s", r->bucket_s) &&
@@ -211,6 +212,7 @@ static bool load_to_json(cJSON *o, const run_node_report *r) {
 #define PUT(f) ok = ok && put(load, #f, (double)r->load.f);
   LOAD_FIELDS(PUT)
 #undef PUT
+  ok = ok && put_counts(load, "queue_hist", r->load.queue_hist, PS_QUEUE_BUCKETS);
   cJSON *series = ok ? cJSON_AddArrayToObject(o, "series") : NULL;
   for (size_t i = 0; series && ok && i < r->n_series; i++) ok = append(series, (double)r->series[i]);
   cJSON *rt = ok && series ? cJSON_AddArrayToObject(o, "rt") : NULL;
@@ -232,7 +234,8 @@ char *run_report_encode(const run_node_report *r) {
   bool ok = o && stats && cJSON_AddItemToObject(o, "stats", stats);
   if (!ok) cJSON_Delete(stats);
   ok = ok && put(o, "owned_sum", r->owned_sum) && put(o, "in_transfer", (double)r->in_transfer) &&
-       put(o, "dropped", (double)r->dropped) && load_to_json(o, r);
+       put(o, "dropped", (double)r->dropped) && put(o, "cpu_s", r->cpu_s) &&
+       load_to_json(o, r);
   cJSON *throttle = ok && r->throttling ? cJSON_AddArrayToObject(o, "throttle") : NULL;
   if (ok && r->throttling) /* [messages, seconds], a straggler's only */
     ok = throttle && append(throttle, (double)r->throttled) && append(throttle, r->throttle_s);
@@ -414,6 +417,7 @@ static void load_from_json(reader *rd, const cJSON *o, run_node_report *r) {
   LOAD_FIELDS(GET)
 #undef GET
   r->load.busy_s = num(rd, load, "load", "busy_s");
+  get_counts(rd, load, "load", "queue_hist", r->load.queue_hist, PS_QUEUE_BUCKETS);
   const cJSON *series = cJSON_GetObjectItemCaseSensitive(o, "series");
   const cJSON *rt = cJSON_GetObjectItemCaseSensitive(o, "rt");
   size_t n = cJSON_IsArray(series) ? (size_t)cJSON_GetArraySize(series) : 0;
@@ -479,6 +483,7 @@ int run_report_decode(const char *text, size_t len, run_node_report *r, char *er
   r->owned_sum = num(&rd, o, "report", "owned_sum");
   r->in_transfer = count(&rd, o, "report", "in_transfer");
   r->dropped = count(&rd, o, "report", "dropped");
+  r->cpu_s = num(&rd, o, "report", "cpu_s");
   load_from_json(&rd, o, r);
   throttle_from_json(&rd, o, r);
   r->n_workers = (uint32_t)cJSON_GetArraySize(workers);

@@ -312,6 +312,10 @@ typedef struct {
   double owned_sum;     /* every float of every value it owns, summed */
   uint64_t in_transfer; /* keys still on their way to it (0 once quiet) */
   uint64_t dropped;     /* frames its transport dropped (bad or stray) */
+  /* CPU seconds the node spent over the run, as its backend measures them
+   * (the real backend: its process's CPU time; the simulator: its actors'
+   * cost-model charges and flops at the host's speed). */
+  double cpu_s;
   /* The real backend's straggler emulation (real/throttle.c), left 0 like
    * dropped: whether the node is a straggler, the data messages its
    * throttle delayed and the seconds it added. */

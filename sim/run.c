@@ -119,8 +119,13 @@ void sim_actor_spawn(const char *name, sg_host_t host, void (*entry)(int, char *
   sg_actor_start(a, entry, 0, NULL);
 }
 
+void sim_note_cpu(const sim_state *run, const sim_node *n, double seconds) {
+  if (n && run->cpu_s && seconds > 0) run->cpu_s[n->id] += seconds;
+}
+
 void sim_spend(const sim_state *run, const sim_node *n, double seconds) {
   if (!(seconds > 0)) return;
+  sim_note_cpu(run, n, seconds); /* the charge, not its stretch by a straggler */
   if (run->shared_cores) { /* the host's pstate paces it, phases or not */
     sg_actor_execute(seconds * run->core_speed);
   } else if (n && n->slow) {
@@ -234,7 +239,8 @@ static int run_init(sim_setup *s) {
   run->num_workers = run_setup_workers(s->setup);
   run->nodes = calloc(run->num_nodes, sizeof *run->nodes);
   run->workers = calloc(run->num_workers, sizeof *run->workers);
-  if (!run->nodes || !run->workers) return fail(s, "sim_run: out of memory");
+  run->cpu_s = calloc(run->num_nodes, sizeof *run->cpu_s);
+  if (!run->nodes || !run->workers || !run->cpu_s) return fail(s, "sim_run: out of memory");
   run->workers_running = run->num_workers;
   run->steps_total = run_setup_steps_per_worker(s->setup) * run->num_workers;
   run->next_report = (run->steps_total + SIM_PROGRESS_STEPS - 1) / SIM_PROGRESS_STEPS;
@@ -314,6 +320,7 @@ static void teardown(sim_setup *s) {
   free(run->slow_actors);
   free(run->workers);
   free(run->nodes);
+  free(run->cpu_s);
   run_setup_free(s->setup);
 }
 
@@ -331,6 +338,7 @@ static cJSON *collect_metrics(sim_setup *s) {
   for (uint32_t i = 0; ok && i < run->num_nodes; i++) {
     sim_node *n = &run->nodes[i];
     ok = run_report_make(&reports[i], n->core, n->num_workers, homed) == PS_OK;
+    if (ok) reports[i].cpu_s = run->cpu_s[i];
     for (uint32_t k = 0; ok && k < n->num_workers; k++)
       ok = run_report_worker(&reports[i], &n->workers[k].rw) == PS_OK;
   }

@@ -163,6 +163,9 @@ struct sim_state {
   uint32_t workers_per_node;
   sim_node *nodes;
   uint32_t num_nodes;
+  /* Per node: the CPU seconds its actors spent (sim_note_cpu), for its
+   * report. A pointer, so that actors holding a const run can add to it. */
+  double *cpu_s;
   sim_worker *workers;
   uint32_t num_workers;
   /* Envelope pool. */
@@ -199,6 +202,10 @@ void sim_actor_spawn(const char *name, sg_host_t host, void (*entry)(int, char *
  * of the cost model: work on its machine's shared cores with placement, else
  * a sleep, stretched through the phases of n's straggler if it has some. */
 void sim_spend(const sim_state *run, const sim_node *n, double seconds);
+/* Counts `seconds` of a core's time (at host_speed) that an actor of node n
+ * spent, toward the node's cpu_s: sim_spend does for every cost it charges,
+ * a worker for its flops. Costs charged otherwise must call it too. */
+void sim_note_cpu(const sim_state *run, const sim_node *n, double seconds);
 
 /* messages.c */
 void sim_outbox_init(sim_outbox *out, sim_state *run, void *owner);

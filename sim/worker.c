@@ -7,7 +7,8 @@
  *            ticket inside the core) notifies it. The worker holds its mutex
  *            for life, so a wait is one simcall; between the done check and
  *            the wait nothing yields, so no wake-up can slip in between.
- *   compute  sg_actor_execute(flops) on the node's host (one core each).
+ *   compute  sg_actor_execute(flops) on the node's host (one core each);
+ *            flops / host_speed count as the node's CPU (sim_note_cpu).
  *   now      the simulated clock.
  *
  * Local accesses (keys a worker reads or writes in its node's memory, counted
@@ -82,7 +83,9 @@ static void drv_compute(void *ctx, double flops, bool math_done) {
   (void)math_done; /* simulated time: the step's flops are charged all the same */
   sim_worker *w = ctx;
   worker_settle(w);
-  if (flops > 0) sg_actor_execute(flops);
+  if (!(flops > 0)) return;
+  sim_note_cpu(w->node->run, w->node, flops / w->node->run->core_speed);
+  sg_actor_execute(flops);
 }
 
 static double drv_now(void *ctx) {

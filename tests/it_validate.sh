@@ -2,8 +2,8 @@
 # `pslab validate` end to end on tests/specs/tiny_validate.json (2 nodes,
 # two policies, 2 repeats): DIR/sim and DIR/real written as `pslab run`
 # writes them, with the same seeds run by run; validate.jsonl and
-# validate.csv with their documented fields; the table, the summary and the
-# progress prefixes; the default repeats (at least 3) and --repeats 1 (n/a);
+# validate.csv with their documented fields (the telemetry compared, a
+# largest gap per point); the table, the summary and the progress prefixes; the default repeats (at least 3) and --repeats 1 (n/a);
 # --netns through a stand-in for scripts/netns-cluster.sh (the same
 # interface, given by PSLAB_NETNS_SCRIPT, running `pslab node` per node
 # without namespaces); --profile (skipped, saying so, while the spec format
@@ -113,11 +113,16 @@ has "validate: spec as run" "$V/sim/spec.json" '"backend":	"sim"'
 
 # validate.jsonl: per run (4) and per sweep point (2), each of the five
 # metrics both backends report (zipf has no real math: no quality, loss or
-# time to quality to compare); then the ranking of the two policies.
+# time to quality to compare) and the telemetry both report (7 of its 8:
+# messages_per_wakeup only where the simulator counts its server's
+# wake-ups); then a largest gap per point; then the ranking of the two
+# policies.
 J="$V/validate.jsonl"
-[ "$(grep -c '"kind":"run"' "$J")" -eq 20 ] || fail "validate: $(grep -c '"kind":"run"' "$J") run records, expected 4 runs x 5 metrics"
-[ "$(grep -c '"kind":"point"' "$J")" -eq 10 ] || fail "validate: $(grep -c '"kind":"point"' "$J") point records, expected 2 points x 5 metrics"
-[ "$(lines "$J")" -eq 31 ] || fail "validate: $(lines "$J") lines in validate.jsonl, expected 31"
+M=$((5 + 7 + $(grep -c '"messages_per_wakeup"' "$V/sim/runs.jsonl" | awk '{print ($1 > 0)}')))
+[ "$(grep -c '"kind":"run"' "$J")" -eq $((4 * M)) ] || fail "validate: $(grep -c '"kind":"run"' "$J") run records, expected 4 runs x $M metrics"
+[ "$(grep -c '"kind":"point"' "$J")" -eq $((2 * M)) ] || fail "validate: $(grep -c '"kind":"point"' "$J") point records, expected 2 points x $M metrics"
+[ "$(grep -c '"kind":"gap"' "$J")" -eq 2 ] || fail "validate: $(grep -c '"kind":"gap"' "$J") gap records, expected 2 points"
+[ "$(lines "$J")" -eq $((6 * M + 3)) ] || fail "validate: $(lines "$J") lines in validate.jsonl, expected $((6 * M + 3))"
 tail -n 1 "$J" | grep -q '^{"kind":"ranking","experiment":"tiny_validate","metric":"time_s","pairs":1,' ||
   fail "validate: the last record of validate.jsonl is not the ranking of one pair"
 fields "validate.jsonl" "$J" ranking kind experiment metric pairs counted agree disagree \
@@ -126,7 +131,9 @@ fields "validate.jsonl" "$J" run kind experiment point run repeat seed label swe
   sim real error within
 fields "validate.jsonl" "$J" point kind experiment point label sweep metric runs compared \
   sim real real_min real_max real_spread error within
-for m in time_s steps_per_s messages bytes local_ratio; do
+fields "validate.jsonl" "$J" gap kind experiment point label sweep metric sim real error gap
+for m in time_s steps_per_s messages bytes local_ratio rt_p50_s rt_p99_s utilization \
+         queue_p50 queue_p99 cpu_s cpu_per_message_s; do
   has "validate.jsonl: $m" "$J" "\"metric\":\"$m\""
 done
 has "validate.jsonl: labels" "$J" '"label":"relocate lookahead=5"'
@@ -139,7 +146,7 @@ grep -qE '"metric":"(quality|loss|time_to_quality_s)"' "$J" &&
 C="$V/validate.csv"
 [ "$(head -n 1 "$C")" = "kind,point,run,repeat,seed,policy,label,metric,runs,compared,sim,real,real_min,real_max,real_spread,error,within" ] ||
   fail "validate.csv: header is $(head -n 1 "$C")"
-[ "$(lines "$C")" -eq 31 ] || fail "validate.csv: $(lines "$C") lines, expected 31"
+[ "$(lines "$C")" -eq $((6 * M + 1)) ] || fail "validate.csv: $(lines "$C") lines, expected $((6 * M + 1))"
 bad=$(awk -F, 'NR > 1 && $1 == "point" && $(NF-2) == 0 { flat[$2 "," $(NF-9)] = 1 }
   NR > 1 { row[NR] = $0; key[NR] = $2 "," $(NF-9); w[NR] = $NF }
   END { for (i = 2; i <= NR; i++)
@@ -156,7 +163,8 @@ else
   has "validate: no gnuplot" err "gnuplot is not installed"
 fi
 for word in policy runs metric sim real error within "median |error|" "max |error|" \
-            "within spread" "relocate lookahead=5" "2/2" "ranking: "; do
+            "within spread" "relocate lookahead=5" "2/2" "ranking: " "largest gap: " \
+            "cpu_per_message_s"; do
   has "validate: the table" out "$word"
 done
 [ "$(grep -c '^static ' "$TMP/out")" -eq 1 ] || fail "validate: not one row for the static point"
@@ -250,7 +258,8 @@ has "validate --netns: the script's arguments" "$TMP/stub.args" "--nodes 2 --rat
 has "validate --netns: the script's arguments" "$TMP/stub.args" \
   " -- $(realpath "$SPEC") --set workload.steps_per_worker=50 --set repeats=2 --out $(realpath "$N")/real"
 has "validate --netns: rank 0's progress" err "real: [run 1/4]"
-[ "$(grep -c '"kind":"point"' "$N/validate.jsonl")" -eq 10 ] || fail "validate --netns: not 10 point records"
+[ "$(grep -c '"kind":"point"' "$N/validate.jsonl")" -eq $((2 * M)) ] ||
+  fail "validate --netns: not $((2 * M)) point records"
 
 # A real side that fails: every run is named, the comparison is still
 # written (empty), and the exit status is 1.

@@ -95,7 +95,7 @@ static void test_response_times_by_server(void) {
 }
 
 /* What the backend reports of handling: busy time summed, messages waiting
- * summed and the most. Local workers' direct accesses are not served keys. */
+ * summed, the most and how often each count, wake-ups. Local workers' direct accesses are not served keys. */
 static void test_handling_reported_by_the_backend(void) {
   harness_config c;
   harness_config_default(&c);
@@ -111,6 +111,29 @@ static void test_handling_reported_by_the_backend(void) {
   CU_ASSERT_EQUAL(l.busy_s, 0.75);
   CU_ASSERT_EQUAL(l.queue_sum, 4);
   CU_ASSERT_EQUAL(l.queue_max, 3);
+  /* How often each count waited: exact below 16, in octaves above. */
+  CU_ASSERT_TRUE(l.queue_hist[0] == 1 && l.queue_hist[1] == 1 && l.queue_hist[3] == 1);
+  CU_ASSERT_EQUAL(ps_queue_quantile(l.queue_hist, 0.5), 1);
+  CU_ASSERT_EQUAL(ps_queue_quantile(l.queue_hist, 1.0), 3);
+  ps_node_note_handling(n, 0, 15);
+  ps_node_note_handling(n, 0, 16);
+  ps_node_note_handling(n, 0, 40);
+  ps_node_note_handling(n, 0, UINT32_MAX);
+  ps_node_server_load(n, &l);
+  CU_ASSERT_EQUAL(l.queue_hist[15], 1);
+  CU_ASSERT_EQUAL(l.queue_hist[PS_QUEUE_EXACT], 1);     /* 16..31 */
+  CU_ASSERT_EQUAL(l.queue_hist[PS_QUEUE_EXACT + 1], 1); /* 32..63 */
+  CU_ASSERT_EQUAL(l.queue_hist[PS_QUEUE_BUCKETS - 1], 1);
+  CU_ASSERT_EQUAL(ps_queue_quantile(l.queue_hist, 6.0 / 7), 63);
+  CU_ASSERT_EQUAL(ps_queue_quantile(l.queue_hist, 1.0), (double)UINT32_MAX);
+  uint64_t none[PS_QUEUE_BUCKETS] = {0};
+  CU_ASSERT_EQUAL(ps_queue_quantile(none, 0.5), 0);
+  /* Wake-ups of the handling thread, as the backend reports them. */
+  CU_ASSERT_EQUAL(l.wakeups, 0);
+  ps_node_note_wakeup(n);
+  ps_node_note_wakeup(n);
+  ps_node_server_load(n, &l);
+  CU_ASSERT_EQUAL(l.wakeups, 2);
   const ps_layout *lay = ps_node_layout(n);
   ps_key k = 100;
   while (ps_layout_home(lay, k) != 0) k++;

@@ -858,9 +858,10 @@ static double metric(const cJSON *m, const char *name) {
   return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-/* real_run_local on 3 nodes: the metrics sim_run reports, pushes conserved;
- * with a bounded consistency (JSON text, or NULL), its metrics too and a
- * staleness read within the bound. */
+/* real_run_local on 3 nodes: the metrics sim_run reports (the telemetry
+ * among them: wake-ups, CPU), pushes conserved; with a bounded consistency
+ * (JSON text, or NULL), its metrics too and a staleness read within the
+ * bound. */
 static void check_local_run_with(const char *policy, bool relocates, const char *consistency,
                                  double staleness) {
   alarm(bound_s());
@@ -887,6 +888,14 @@ static void check_local_run_with(const char *policy, bool relocates, const char 
   CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "epoch_time_s")), 3);
   CU_ASSERT_EQUAL(metric(m, "relocations") > 0, relocates);
   CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m, "bad_messages"));
+  /* The telemetry: the nodes' reading threads slept and woke for messages
+   * (a wake-up reads at least one), and the node processes spent CPU. */
+  CU_ASSERT(metric(m, "messages_per_wakeup") >= 1);
+  CU_ASSERT(metric(m, "cpu_s") > 0);
+  CU_ASSERT(metric(m, "cpu_per_message_s") > 0);
+  CU_ASSERT(metric(m, "rt_p50_s") > 0 && metric(m, "rt_p99_s") >= metric(m, "rt_p50_s"));
+  CU_ASSERT(metric(m, "utilization") > 0);
+  CU_ASSERT(metric(m, "queue_p99") >= metric(m, "queue_p50"));
   CU_ASSERT_EQUAL(!isnan(metric(m, "clock_gap_mean")), consistency != NULL);
   if (consistency) {
     CU_ASSERT(metric(m, "clock_messages") > 0);

@@ -1,6 +1,7 @@
 /*
  * run/: the layer both backends share. The metric table's shape, metrics
- * computed from hand-made node reports (figures worked out by hand), the
+ * computed from hand-made node reports (figures worked out by hand, the
+ * telemetry that locates a backend's difference among them), the
  * report's text form (exact round trip, every malformed report refused), the
  * setup's errors, the worker seed contract, and a whole run driven through
  * the run layer on the in-memory harness, with no backend at all.
@@ -356,6 +357,71 @@ static void test_report_load_and_servers_metric(void) {
   for (int k = 0; k < 2; k++) run_report_free(&back[k]);
 }
 
+/* The telemetry that locates a difference between backends, from reports
+ * sent through their text form. Node 0 is a server, node 1 only a client;
+ * time_s 2. Response times: 3 replies in bucket 10 (up to 2^5 us) and one
+ * in bucket 30 (2^15 us, the largest 20 ms). Node 0 handled 6 messages with
+ * 0, 0, 0, 1, 1 and 300 waiting (the last in the bucket of 256..511), over
+ * 2 wake-ups; node 1 handled 4 with none waiting, over 2. CPU 0.3 and 0.1 s
+ * for 7 + 3 messages sent. */
+static void test_telemetry_metrics(void) {
+  run_node_report r[2];
+  make_reports(r);
+  ps_rt_stats rt0[1] = {{.count = 3, .sum_s = 1e-4, .max_s = 4e-5}};
+  ps_rt_stats rt1[1] = {{.count = 1, .sum_s = 0.02, .max_s = 0.02}};
+  rt0[0].hist[10] = 3;
+  rt1[0].hist[30] = 1;
+  r[0].rt = rt0;
+  r[1].rt = rt1;
+  r[0].n_rt = r[1].n_rt = 1;
+  r[0].server = true;
+  r[0].load = (ps_server_load){.handled = 6, .busy_s = 0.5, .queue_sum = 302,
+                               .queue_max = 300, .wakeups = 2};
+  r[0].load.queue_hist[0] = 3;
+  r[0].load.queue_hist[1] = 2;
+  r[0].load.queue_hist[PS_QUEUE_EXACT + 4] = 1; /* 16 * 2^4 .. 16 * 2^5 - 1 */
+  r[1].load = (ps_server_load){.handled = 4, .busy_s = 0.7, .wakeups = 2}; /* not a server */
+  r[1].load.queue_hist[0] = 4;
+  r[0].cpu_s = 0.3;
+  r[1].cpu_s = 0.1;
+  run_node_report back[2];
+  for (int k = 0; k < 2; k++) {
+    char *text = run_report_encode(&r[k]);
+    char err[160] = "";
+    CU_ASSERT_EQUAL_FATAL(run_report_decode(text, strlen(text), &back[k], err, sizeof err), 0);
+    CU_ASSERT_EQUAL(memcmp(&back[k].load, &r[k].load, sizeof back[k].load), 0);
+    CU_ASSERT_EQUAL(back[k].cpu_s, r[k].cpu_s);
+    free(text);
+  }
+  char err[128];
+  cJSON *m = run_metrics(back, 2, 2.0, NULL, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_DOUBLE_EQUAL(metric(m, "rt_p50_s"), 32e-6, 1e-15); /* bucket 10's bound */
+  CU_ASSERT_EQUAL(metric(m, "rt_p99_s"), 0.02);  /* bucket 30's 2^15 us, cut at the max */
+  CU_ASSERT_EQUAL(metric(m, "utilization"), 0.25); /* node 0's 0.5 s of 1 server x 2 s */
+  CU_ASSERT_EQUAL(metric(m, "queue_p50"), 0);      /* 7 of the 10 found none waiting */
+  CU_ASSERT_EQUAL(metric(m, "queue_p99"), 300);    /* 511, the bucket's top, cut at the max */
+  CU_ASSERT_EQUAL(metric(m, "messages_per_wakeup"), 2.5);
+  CU_ASSERT_DOUBLE_EQUAL(metric(m, "cpu_s"), 0.4, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(metric(m, "cpu_per_message_s"), 0.04, 1e-15);
+  cJSON_Delete(m);
+  for (int k = 0; k < 2; k++) run_report_free(&back[k]);
+  /* No reply, nothing handled, no wake-up, no message: those are absent;
+   * utilization is 0, CPU 0. */
+  make_reports(r);
+  r[0].stats.messages_sent = r[1].stats.messages_sent = 0;
+  r[0].server = true;
+  m = run_metrics(r, 2, 2.0, NULL, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  const char *absent[] = {"rt_p50_s", "rt_p99_s", "queue_p50", "queue_p99",
+                          "messages_per_wakeup", "cpu_per_message_s"};
+  for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, absent[i]));
+  CU_ASSERT_EQUAL(metric(m, "utilization"), 0);
+  CU_ASSERT_EQUAL(metric(m, "cpu_s"), 0);
+  cJSON_Delete(m);
+}
+
 static void test_report_decode_refuses_bad_text(void) {
   static const struct {
     const char *text, *message;
@@ -644,6 +710,7 @@ PSLAB_SUITE("run",
             {"report text round trip is exact", test_report_text_round_trip},
             {"servers: load in reports, and the servers metric",
              test_report_load_and_servers_metric},
+            {"telemetry: response times, handling, wake-ups, CPU", test_telemetry_metrics},
             {"report decoder refuses bad text", test_report_decode_refuses_bad_text},
             {"setup errors name the object", test_setup_errors_name_the_object},
             {"setup refuses what memory cannot hold",

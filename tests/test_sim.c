@@ -615,6 +615,10 @@ static void check_hand_case(const hand_spec *h) {
   CU_ASSERT_EQUAL(num(m, "messages"), 2 * h->steps);
   CU_ASSERT_EQUAL(num(m, "bytes"), h->steps * (req + rep));
   CU_ASSERT_DOUBLE_EQUAL(num(m, "local_ratio"), 0.5, 0);
+  /* CPU: the two handlings of each pull (no send, local or flop cost). */
+  double cpu = h->steps * (2 * (c->per_message_s + c->per_key_s) + c->per_byte_s * (req + rep));
+  CU_ASSERT_DOUBLE_EQUAL(num(m, "cpu_s"), cpu, cpu * 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(num(m, "cpu_per_message_s"), cpu / (2 * h->steps), cpu * 1e-9);
   cJSON_Delete(m);
 }
 
@@ -717,6 +721,12 @@ static void test_placement_shares_cores(void) {
   CU_ASSERT_DOUBLE_EQUAL(num(apart, "time_s"), alone, alone * 1e-9);
   CU_ASSERT_DOUBLE_EQUAL(num(shared, "time_s"), 2 * alone, alone * 1e-9);
   CU_ASSERT_DOUBLE_EQUAL(num(two_cores, "time_s"), alone, alone * 1e-9);
+  /* CPU is the work, not the time it took: the flops at host_speed, the
+   * same wherever they ran (no message: nothing else is charged). */
+  CU_ASSERT_EQUAL(num(apart, "messages"), 0);
+  CU_ASSERT_DOUBLE_EQUAL(num(apart, "cpu_s"), 2 * alone, alone * 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(num(shared, "cpu_s"), 2 * alone, alone * 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(num(two_cores, "cpu_s"), 2 * alone, alone * 1e-9);
   cJSON_Delete(apart);
   cJSON_Delete(shared);
   cJSON_Delete(two_cores);
@@ -753,6 +763,12 @@ static void test_send_cost(void) {
   cJSON *m = run(&r);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   CU_ASSERT_DOUBLE_EQUAL(num(m, "time_s"), h.steps * 2e-3, h.steps * 2e-3 * 1e-9);
+  /* CPU: the handlings, and the sending of every request and reply. */
+  const sim_cost *c = &r.cluster.cost;
+  double req = (double)ps_msg_encoded_len(1, 0), rep = (double)ps_msg_encoded_len(1, 1000);
+  double cpu = h.steps * (2 * (c->per_message_s + c->per_key_s) + c->per_byte_s * (req + rep) +
+                          2 * 2e-3);
+  CU_ASSERT_DOUBLE_EQUAL(num(m, "cpu_s"), cpu, cpu * 1e-9);
   cJSON_Delete(m);
 }
 

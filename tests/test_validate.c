@@ -4,10 +4,10 @@
  * error, the spread rule and its n/a, run k paired with run k, records left
  * out for runs that failed and for metrics a record lacks or holds as a
  * list, what a training run learned (quality, loss, time to quality) beside
- * its speed, the records' fields, validate.csv and validate.jsonl, the table and
- * its summary, the ranking of sweep points one field apart, the scatter
- * plot's script. No backend runs (it_validate.sh
- * runs the command).
+ * its speed, the records' fields, validate.csv and validate.jsonl, the
+ * table and its summary, each point's largest telemetry gap, the ranking of
+ * sweep points one field apart, the scatter plot's script. No backend runs
+ * (it_validate.sh runs the command).
  */
 #include "tests/unit.h"
 
@@ -129,12 +129,26 @@ static void test_error_and_spread_rules(void) {
   size_t n;
   const char *const *m = exp_validate_metrics(&n);
   const char *want[] = {"time_s",      "steps_per_s", "messages",         "bytes",
-                        "local_ratio", "quality",     "loss", "time_to_quality_s"};
-  CU_ASSERT_EQUAL_FATAL(n, 8);
+                        "local_ratio", "quality",     "loss", "time_to_quality_s",
+                        "rt_p50_s", "rt_p99_s", "utilization", "queue_p50", "queue_p99",
+                        "messages_per_wakeup", "cpu_s", "cpu_per_message_s"};
+  CU_ASSERT_EQUAL_FATAL(n, 16);
   for (size_t i = 0; i < n; i++) {
     CU_ASSERT_STRING_EQUAL(m[i], want[i]);
     CU_ASSERT_TRUE(exp_is_metric(m[i])); /* compared, never defined here */
   }
+  size_t nt;
+  const char *const *t = exp_validate_telemetry(&nt);
+  CU_ASSERT_EQUAL(nt, 8);
+  CU_ASSERT_PTR_EQUAL(t, m + 8); /* the last eight */
+  /* The gap: |log(sim / real)|, the same both ways; counts of messages
+   * waiting (offset 1) compare 0 and 1 as 1 and 2. */
+  CU_ASSERT_DOUBLE_EQUAL(exp_validate_gap(2, 1, 0), log(2), 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(exp_validate_gap(1, 2, 0), log(2), 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(exp_validate_gap(0, 1, 1), log(2), 1e-15);
+  CU_ASSERT_EQUAL(exp_validate_gap(0, 0, 0), 0);
+  CU_ASSERT_TRUE(isinf(exp_validate_gap(0, 1, 0)));
+  CU_ASSERT_TRUE(isinf(exp_validate_gap(0.5, 0, 0)));
 }
 
 /* ------------------------------------------------------- comparison */
@@ -666,6 +680,66 @@ static void test_zero_spread(void) {
   cJSON_Delete(real);
 }
 
+/* ------------------------------------------------------ largest gap */
+
+/* Two points with telemetry, one run each. static: rt_p50_s 3x too slow
+ * (300 against 100 us: log 3), queue_p50 0 against 1 (as 1 + the count: a
+ * factor of 2, not an infinite one), cpu_per_message_s 1.5x, utilization 0
+ * on both (no gap): rt_p50_s is its largest gap. relocate: cpu_s 0 against
+ * 0.5 (a cost the simulator does not charge: an infinite gap) beats
+ * rt_p50_s 4x too fast. */
+static void test_largest_gap(void) {
+  cJSON *sim = cJSON_CreateArray(), *real = cJSON_CreateArray();
+  const char *st = "{'policy': {'type': 'static'}}";
+  const char *re = "{'policy': {'type': 'relocate', 'lookahead': 4}}";
+  add(sim, record("sim", 1, 0, st, "{'time_s': 2, 'rt_p50_s': 3e-4, 'queue_p50': 0, "
+                                   "'cpu_per_message_s': 3e-5, 'utilization': 0}"));
+  add(real, record("real", 1, 0, st, "{'time_s': 1, 'rt_p50_s': 1e-4, 'queue_p50': 1, "
+                                     "'cpu_per_message_s': 2e-5, 'utilization': 0}"));
+  add(sim, record("sim", 2, 0, re, "{'time_s': 1, 'rt_p50_s': 1e-4, 'cpu_s': 0}"));
+  add(real, record("real", 2, 0, re, "{'time_s': 1, 'rt_p50_s': 4e-4, 'cpu_s': 0.5}"));
+  cJSON *cmp = exp_validate_compare(sim, real);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(cmp);
+  CU_ASSERT_EQUAL(count(cmp, "gap"), 2);
+  const cJSON *g1 = find(cmp, "gap", 1, 0, "rt_p50_s");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(g1);
+  CU_ASSERT_DOUBLE_EQUAL(get(g1, "gap"), log(3), 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(get(g1, "error"), 2, 1e-12);
+  CU_ASSERT_EQUAL(get(g1, "sim"), 3e-4);
+  CU_ASSERT_EQUAL(get(g1, "real"), 1e-4);
+  CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(g1, "label")->valuestring, "static");
+  const cJSON *g2 = find(cmp, "gap", 2, 0, "cpu_s");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(g2);
+  CU_ASSERT_TRUE(cJSON_IsNull(cJSON_GetObjectItem(g2, "gap"))); /* infinite */
+  CU_ASSERT_DOUBLE_EQUAL(get(g2, "error"), -1, 1e-15);
+  /* Gap records come after the points, before the ranking, and have no
+   * CSV row. */
+  CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(cJSON_GetArrayItem(cmp, cJSON_GetArraySize(cmp) - 1),
+                                             "kind")->valuestring, "ranking");
+  char *csv = print_to_string(csv_of, cmp);
+  CU_ASSERT_FALSE(unit_contains(csv, "gap"));
+  free(csv);
+  /* The table: no line per telemetry metric in a point's row, a line per
+   * point for its largest gap, the telemetry in the summary. */
+  char *table = print_to_string(exp_validate_print, cmp);
+  CU_ASSERT_TRUE(unit_contains(table, "\n  static                largest gap: rt_p50_s +200.0 % "
+                                      "(sim 300 us, real 100 us)\n"));
+  CU_ASSERT_TRUE(unit_contains(table, "\n  relocate lookahead=4  largest gap: cpu_s -100.0 % "
+                                      "(sim 0 s, real 500 ms)\n"));
+  char *lines[64];
+  size_t n = lines_of(table, lines, 64), rt = 0, summary = 0;
+  for (size_t i = 0; i < n; i++) {
+    rt += unit_contains(lines[i], "rt_p50_s");
+    summary += strncmp(lines[i], "rt_p50_s ", 9) == 0 || strncmp(lines[i], "cpu_s ", 6) == 0;
+  }
+  CU_ASSERT_EQUAL(rt, 2);      /* point 1's gap line and the summary's row */
+  CU_ASSERT_EQUAL(summary, 2); /* rt_p50_s and cpu_s */
+  free(table);
+  cJSON_Delete(cmp);
+  cJSON_Delete(sim);
+  cJSON_Delete(real);
+}
+
 /* ------------------------------------------------------------- plot */
 
 static void test_plot_script(void) {
@@ -717,4 +791,5 @@ PSLAB_SUITE("validate",
             {"ranking", test_ranking},
             {"ranking: all agree, no pairs", test_ranking_all_agree_and_no_pairs},
             {"zero real spread", test_zero_spread},
+            {"largest gap", test_largest_gap},
             {"plot script", test_plot_script})

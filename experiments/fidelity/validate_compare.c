@@ -21,10 +21,12 @@
  * simulated value is the real one (up to rounding) and n/a otherwise, and
  * the error alone says how close it came.
  *
- * The comparison is a list of records, validate.jsonl's; the CSV, the
- * table, its summary and the scatter plot of time_s are all made from that
- * list (the command itself is validate_command.c). The comparison is not a
- * metric of a run: nothing here enters the metric table.
+ * The comparison is a list of records, validate.jsonl's (with each
+ * point's largest gap, validate_gap.c, and the ranking,
+ * validate_ranking.c); the CSV, the table, its summary and the scatter plot
+ * of time_s are all made from that list (the command itself is
+ * validate_command.c). The comparison is not a metric of a run: nothing
+ * here enters the metric table.
  */
 #include "experiments/results/results.h"
 
@@ -36,15 +38,26 @@
  * how fast and how much was sent, and what the run learned (a training run
  * with real math reports its final loss, with held-out data its quality,
  * with a target the time to reach it; a simulator that learns differently
- * from the real backend mispredicts as surely as one that runs slower). */
+ * from the real backend mispredicts as surely as one that runs slower);
+ * then, from N_DECIDED on, the telemetry that says where the two part
+ * (response times, the servers' busy share, messages waiting, messages per
+ * wake-up, CPU): in the records, the CSV and the summary, and in the table
+ * as each point's largest gap (validate_gap.c), not a line each. */
 static const char *const compared[] = {
     "time_s", "steps_per_s", "messages", "bytes", "local_ratio",
-    "quality", "loss", "time_to_quality_s"};
-enum { N_METRICS = sizeof compared / sizeof compared[0] };
+    "quality", "loss", "time_to_quality_s",
+    "rt_p50_s", "rt_p99_s", "utilization", "queue_p50", "queue_p99",
+    "messages_per_wakeup", "cpu_s", "cpu_per_message_s"};
+enum { N_METRICS = sizeof compared / sizeof compared[0], N_DECIDED = 8 };
 
 const char *const *exp_validate_metrics(size_t *count) {
   *count = N_METRICS;
   return compared;
+}
+
+const char *const *exp_validate_telemetry(size_t *count) {
+  *count = N_METRICS - N_DECIDED;
+  return compared + N_DECIDED;
 }
 
 double exp_validate_error(double sim, double real) {
@@ -281,7 +294,7 @@ cJSON *exp_validate_compare(const cJSON *sim, const cJSON *real) {
   vpoints p = {0};
   cJSON *out = cJSON_CreateArray();
   bool ok = out && collect(&p, sim, real) && label_points(&p, sim, real) &&
-            add_runs(out, &p, sim, real) && add_points(out, &p) &&
+            add_runs(out, &p, sim, real) && add_points(out, &p) && exp_validate_gaps(out) &&
             (cJSON_GetArraySize(out) == 0 || /* nothing compared: nothing ranked */
              cJSON_AddItemToArray(out, exp_validate_ranking(out, p.experiment)));
   points_free(&p);
@@ -360,7 +373,7 @@ typedef struct {
   size_t count;
   bool has[N_METRICS];
   size_t shown;         /* metrics some point has */
-  size_t lines;         /* point records: the table's lines */
+  size_t lines;         /* point records of the table's metrics: its lines */
 } table_points;
 
 static bool table_points_make(table_points *t, const cJSON *comparison) {
@@ -373,9 +386,12 @@ static bool table_points_make(table_points *t, const cJSON *comparison) {
   for (const cJSON *r = comparison->child; r; r = r->next) {
     if (!is_kind(r, "point") || !(num(r, "point") >= 1)) continue;
     size_t k = (size_t)num(r, "point") - 1;
-    t->lines++;
     if (!t->first[k]) t->first[k] = r;
-    for (size_t i = 0; i < N_METRICS; i++) t->has[i] = t->has[i] || is_metric(r, compared[i]);
+    for (size_t i = 0; i < N_METRICS; i++) {
+      if (!is_metric(r, compared[i])) continue;
+      t->has[i] = true;
+      t->lines += i < N_DECIDED; /* telemetry: the point's gap line only */
+    }
   }
   /* Points without records (every run failed) are left out. */
   size_t n = 0;
@@ -452,7 +468,7 @@ static bool put_point(exp_grid *g, size_t *row, size_t k, const exp_point_labels
   char runs[48];
   snprintf(runs, sizeof runs, "%zu/%.0f", done, num(first, "runs"));
   ok = ok && exp_grid_set(g, *row, l->cols, runs);
-  for (size_t i = 0; ok && i < N_METRICS; i++) {
+  for (size_t i = 0; ok && i < N_DECIDED; i++) {
     const cJSON *rec = point_record(comparison, first, compared[i]);
     if (rec) ok = put_metric(g, (*row)++, l->cols + 1, rec);
   }
@@ -546,6 +562,7 @@ void exp_validate_print(FILE *f, const cJSON *comparison) {
   } else if (!print_points(f, comparison, &t)) {
     fprintf(f, "(the table: out of memory)\n");
   } else {
+    exp_validate_print_gaps(f, comparison);
     fputc('\n', f);
     if (!print_summary(f, comparison, &t)) fprintf(f, "(the summary: out of memory)\n");
     fputs("error: (sim - real) / real, of the means over the runs compared at a point.\n"
