@@ -454,14 +454,16 @@ static prediction predict(const fitted *f, const exp_calib_batch *b, double r, u
   return (prediction){cpu, wall};
 }
 
-/* Probe i in words: "4 keys of 64 floats, both ways". */
+/* Probe i in words: "round trip, 1 key of 1 float", "4 keys of 64 floats,
+ * both ways". */
 static void describe(size_t i, char *buf, size_t n) {
   const exp_calib_batch *b = &probes[i].b;
   if (probes[i].use == USE_COMPUTE) {
     snprintf(buf, n, "compute (dot products)");
     return;
   }
-  int len = snprintf(buf, n, "%s%u key%s of %u float%s", b->local ? "local, " : "", b->keys,
+  const char *what = probes[i].use == USE_GRID ? "round trip, " : b->local ? "local, " : "";
+  int len = snprintf(buf, n, "%s%u key%s of %u float%s", what, b->keys,
                      b->keys > 1 ? "s" : "", b->floats, b->floats > 1 ? "s" : "");
   if (len < 0 || (size_t)len >= n) return;
   if (b->both_ways) snprintf(buf + len, n - (size_t)len, ", both ways");
@@ -535,7 +537,7 @@ static void log_figure(FILE *log, size_t i, const figure *figs, const exp_calib_
     snprintf(c, sizeof c, "CPU %s", cpu);
     snprintf(r, sizeof r, "woke %.2f", wake_share(figs, i));
   }
-  fprintf(log, "  %-36s %10s %-14s %-10s spread %5.1f%% %2u rounds%s\n", what, v, c, r,
+  fprintf(log, "  %-37s %10s %-14s %-10s spread %5.1f%% %2u rounds%s\n", what, v, c, r,
           100 * f->spread, f->rounds, f->spread > o->target_spread ? " (above target)" : "");
 }
 
@@ -564,7 +566,7 @@ static cJSON *check(const figure *figs, const fitted *fit, uint32_t cores, FILE 
     exp_format_quantity(p.cpu_s, "s", pc, sizeof pc);
     exp_format_quantity(s->wall_s, "s", w, sizeof w);
     exp_format_quantity(p.wall_s, "s", pw, sizeof pw);
-    fprintf(log, "  %-36s CPU %s, model %s (%+.0f%%); time %s, model's bound %s (%+.0f%%)\n",
+    fprintf(log, "  %-37s CPU %s, model %s (%+.0f%%); time %s, model's bound %s (%+.0f%%)\n",
             what, c, pc, 100 * (p.cpu_s / s->cpu_s - 1), w, pw, 100 * (p.wall_s / s->wall_s - 1));
   }
   return list;
