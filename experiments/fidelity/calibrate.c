@@ -14,8 +14,9 @@
  * `max_rounds` is reached; the figure is the median of those last rounds,
  * field by field, per pull, and its spread is reported either way.
  *
- * The model is the simulator's node (docs/fidelity.md, "Calibrating"). A
- * message costs the thread that sends it s = send_per_message_s after the
+ * The model is the simulator's node, as
+ * docs/fidelity.md, "Calibrating: pslab calibrate" has it.
+ * A message costs the thread that sends it s = send_per_message_s after the
  * send; ZeroMQ's I/O thread io = io_per_message_s at each end, off the
  * critical path; the thread that handles it m = per_message_s, plus p_k =
  * per_key_s per key and p_b = per_byte_s per byte; and a handling thread
