@@ -21,7 +21,9 @@
  * (ps_node_note_wakeup), else the voluntary context switches of those
  * threads (the receiver found by the name the probe gives it, in
  * /proc/self/task). What is left of the process's CPU is ZeroMQ's I/O
- * thread's (and idle threads').
+ * thread's (and idle threads'). The pullers read their CPU clock around
+ * each call that issues a pull; what those readings cost (measured at the
+ * start) is taken out of their figures.
  *
  * Node 1 reads its clocks as each collective returns and hands them over in
  * the next one: a batch is three collectives, the first opening it (its
@@ -70,6 +72,7 @@ typedef struct {
 typedef struct {
   real_node *node;
   pid_t receiver_tid; /* 0: not found (switches then count the pullers only) */
+  double clock_s;     /* CPU time of one reading of a thread's CPU clock */
   node_clocks pulled; /* running totals of its pullers */
 } probe_node;
 
@@ -161,10 +164,18 @@ static double own_switches(void) {
   return getrusage(RUSAGE_THREAD, &ru) == 0 ? (double)ru.ru_nvcsw : 0;
 }
 
-/* Names the node's receiver thread, to find it among the process's. */
-static void find_receiver(probe_node *pn) {
+/* Names the node's receiver thread, to find it among the process's, and
+ * measures what reading a thread's CPU clock costs (a system call on some
+ * machines: a fraction of a microsecond, which a pull's figures would
+ * otherwise carry twice). */
+static void know_threads(probe_node *pn) {
   pthread_setname_np(pn->node->receiver, PROBE_RECEIVER_NAME);
   pn->receiver_tid = named_thread(PROBE_RECEIVER_NAME);
+  enum { READINGS = 2000 };
+  double start = cpu_clock(CLOCK_THREAD_CPUTIME_ID), sink = 0;
+  for (int i = 0; i < READINGS; i++) sink += cpu_clock(CLOCK_THREAD_CPUTIME_ID);
+  double took = cpu_clock(CLOCK_THREAD_CPUTIME_ID) - start;
+  pn->clock_s = sink > 0 && took > 0 ? took / (READINGS + 1) : 0;
 }
 
 static void read_clocks(const probe_node *pn, node_clocks *out) {
@@ -200,6 +211,7 @@ typedef struct {
   size_t len;
   float *bufs;
   struct gate *start; /* threads the probe started wait for it to open */
+  double clock_s;     /* the reading's own cost, taken out of what it spent */
   int rc;
   double cpu_s, send_s, switches; /* what the thread spent */
 } puller;
@@ -222,8 +234,10 @@ static void pull_all(puller *c) {
   }
   for (uint32_t s = 0; s < c->window; s++)
     if (pending[s] && rc == PS_OK) rc = real_node_wait(c->node, c->w, t[s]);
-  c->cpu_s = cpu_clock(CLOCK_THREAD_CPUTIME_ID) - cpu;
-  c->send_s = send;
+  /* Two readings per pull, whole inside the thread's time; about one
+   * inside each send's. */
+  c->cpu_s = cpu_clock(CLOCK_THREAD_CPUTIME_ID) - cpu - 2 * c->clock_s * c->count;
+  c->send_s = send - c->clock_s * c->count;
   c->switches = own_switches() - sw;
   c->rc = rc;
 }
@@ -269,7 +283,7 @@ static bool puller_init(puller *c, probe_node *pn, uint32_t worker, uint32_t hom
   }
   *c = (puller){.node = pn->node, .w = ps_node_worker(real_node_core(pn->node), worker),
                 .keys = keys, .nkeys = o->keys, .count = o->count, .window = window,
-                .len = (size_t)o->keys * o->floats};
+                .len = (size_t)o->keys * o->floats, .clock_s = pn->clock_s};
   c->bufs = calloc(c->len * window, sizeof *c->bufs);
   if (!c->bufs) snprintf(err, errlen, "probe: out of memory");
   return c->bufs != NULL;
@@ -348,7 +362,7 @@ static _Noreturn void child_main(const real_cluster *c, int fd) {
     fprintf(stderr, "probe node 1: %s\n", err);
     _exit(1);
   }
-  find_receiver(&pn);
+  know_threads(&pn);
   int rc = PS_OK;
   node_clocks last;
   read_clocks(&pn, &last);
@@ -407,7 +421,7 @@ real_probe *real_probe_start(const real_cluster *cluster, char *err, size_t errl
     real_probe_free(p);
     return NULL;
   }
-  find_receiver(&p->n0);
+  know_threads(&p->n0);
   return p;
 }
 
