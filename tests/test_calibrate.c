@@ -241,6 +241,9 @@ static void test_noisy_rounds_report_their_spread(void) {
     CU_ASSERT_EQUAL(at(f, "rounds"), 8);
     CU_ASSERT(at(f, "spread") > 0.05);
   }
+  /* ... and so do the parameters fitted round by round. */
+  CU_ASSERT(at(about_item(p, "parameters"), "per_message_s.spread") > 0);
+  CU_ASSERT(at(about_item(p, "parameters"), "wakeup_s.spread") > 0);
   cJSON_Delete(p);
 }
 
