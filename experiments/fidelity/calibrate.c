@@ -12,7 +12,9 @@
  * CALIB_BATCH_S), until the last `min_rounds` rounds agree within
  * `target_spread` (half the range of their wall time over its median) or
  * `max_rounds` is reached; the figure is the median of those last rounds,
- * field by field, per pull, and its spread is reported either way.
+ * field by field, per pull, and its spread is reported either way. The
+ * figures take their rounds in turn, one each, so that load that comes and
+ * goes while calibrating moves them alike.
  *
  * The model is the simulator's node, as
  * docs/fidelity.md, "Calibrating: pslab calibrate" has it.
@@ -188,27 +190,43 @@ static void settle(figure *f, unsigned window) {
   f->cpu_spread = f->med.cpu_s > 0 ? 0.5 * (chi - clo) / f->med.cpu_s : 0;
 }
 
-/* Rounds of probe i until they agree (see the top), each sized from a
+/* The size of probe i's rounds (pulls per thread, or flops), from a
  * warm-up batch. */
-static int measure(const exp_calib_source *src, const exp_calib_options *o, size_t i,
-                   figure *f, char *err, size_t errlen) {
+static int size_rounds(const exp_calib_source *src, const exp_calib_options *o, size_t i,
+                       double *count, char *err, size_t errlen) {
   bool flops = probes[i].use == USE_COMPUTE;
-  double count = flops ? CALIB_COMPUTE_FLOPS : 20;
+  double c = flops ? CALIB_COMPUTE_FLOPS : 20;
   exp_calib_sample s;
-  if (measure_once(src, i, count, &s, err, errlen) != 0) return -1;
+  if (measure_once(src, i, c, &s, err, errlen) != 0) return -1;
   double per_count = flops ? s.wall_s : s.wall_s * pulls_of(&probes[i].b, 1);
-  if (per_count > 0) count = CALIB_BATCH_S * o->scale / per_count;
-  count = flops ? fmax(count, CALIB_COMPUTE_FLOPS)
-                : fmin(fmax(floor(count), CALIB_MIN_COUNT), CALIB_MAX_COUNT);
+  if (per_count > 0) c = CALIB_BATCH_S * o->scale / per_count;
+  *count = flops ? fmax(c, CALIB_COMPUTE_FLOPS)
+                 : fmin(fmax(floor(c), CALIB_MIN_COUNT), CALIB_MAX_COUNT);
+  return 0;
+}
+
+/* Rounds of every probe, one of each in turn, until each probe's last ones
+ * agree (see the top): a change of load while calibrating then moves every
+ * figure alike, not some figures and not others. */
+static int measure_rounds(const exp_calib_source *src, const exp_calib_options *o,
+                          figure *figs, char *err, size_t errlen) {
+  double count[PROBES];
+  bool done[PROBES] = {false};
+  for (size_t i = 0; i < PROBES; i++)
+    if (size_rounds(src, o, i, &count[i], err, errlen) != 0) return -1;
   unsigned max = o->max_rounds > CALIB_MAX_ROUNDS ? CALIB_MAX_ROUNDS : o->max_rounds;
   if (max < 1) max = 1;
   unsigned window = o->min_rounds < 1 ? 1 : o->min_rounds > max ? max : o->min_rounds;
   for (unsigned r = 0; r < max; r++) {
-    if (measure_once(src, i, count, &f->round[r], err, errlen) != 0) return -1;
-    f->rounds = r + 1;
-    if (r + 1 < window) continue;
-    settle(f, window);
-    if (f->spread <= o->target_spread) break;
+    for (size_t i = 0; i < PROBES; i++) {
+      figure *f = &figs[i];
+      if (done[i]) continue;
+      if (measure_once(src, i, count[i], &f->round[r], err, errlen) != 0) return -1;
+      f->rounds = r + 1;
+      if (r + 1 < window) continue;
+      settle(f, window);
+      done[i] = f->spread <= o->target_spread;
+    }
   }
   return 0;
 }
@@ -636,8 +654,8 @@ static int measure_all(const exp_calib_source *src, const exp_calib_options *o, 
                        cJSON *list, char *err, size_t errlen) {
   if (o->log) fprintf(o->log, "pslab calibrate: pulls between two real nodes on loopback, "
                               "per pull\n");
+  if (measure_rounds(src, o, figs, err, errlen) != 0) return -1;
   for (size_t i = 0; i < PROBES; i++) {
-    if (measure(src, o, i, &figs[i], err, errlen) != 0) return -1;
     add_figure(list, i, &figs[i]);
     log_figure(o->log, i, figs, o);
   }
