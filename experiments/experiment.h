@@ -487,24 +487,42 @@ int exp_trace_merge(const char *file, FILE *log);
 
 /* ---------------------------------------------------------- calibrate */
 
-/* Totals over a batch of operations (fidelity/calibrate.c). */
+/* A batch of pulls a calibration measures (fidelity/calibrate.c): `count`
+ * pulls per pulling thread of `keys` keys of `floats` floats homed at
+ * another node on this machine (local: at the puller's own node), each
+ * thread keeping up to `window` outstanding (0 counts as 1); `clients`
+ * threads pull (0 counts as 1); with both_ways the other node pulls as many
+ * from the first the same way meanwhile. */
+typedef struct {
+  uint32_t keys, floats, count, window, clients;
+  bool local, both_ways;
+} exp_calib_batch;
+
+/* What one node's threads spent over a batch. */
+typedef struct {
+  double process_cpu_s;  /* every thread of the node's process */
+  double receiver_cpu_s; /* the thread that reads its messages when no puller waits */
+  double issue_cpu_s;    /* its pulling threads (which read messages while they wait) */
+  double send_cpu_s;     /* ... of which in the calls that issued the pulls */
+  double wakeups;        /* times the threads reading its messages slept and woke */
+} exp_calib_node;
+
+/* Totals over a batch; node[0] pulls, node[1] serves (and pulls, both ways).
+ * Only doubles (the calibration takes medians field by field). */
 typedef struct {
   double wall_s;       /* wall-clock time */
   double cpu_s;        /* CPU time of every process involved */
-  double thread_cpu_s; /* CPU time of the thread that issued them */
+  double thread_cpu_s; /* CPU time of node 0's pulling threads */
+  exp_calib_node node[2];
 } exp_calib_sample;
 
 /* Where the figures come from: a probe of the real backend
  * (exp_calib_real_source), or made-up numbers in tests. */
 typedef struct {
   void *ctx;
-  /* `count` pulls, one outstanding, of `keys` keys of `floats` floats each,
-   * homed at another node on this machine. 0, or -1 with a message. */
-  int (*remote)(void *ctx, uint32_t keys, uint32_t floats, uint32_t count,
-                exp_calib_sample *out, char *err, size_t errlen);
-  /* The same, of keys in the node's own memory. */
-  int (*local)(void *ctx, uint32_t keys, uint32_t floats, uint32_t count,
-               exp_calib_sample *out, char *err, size_t errlen);
+  /* Runs batch b. 0, or -1 with a message. */
+  int (*pulls)(void *ctx, const exp_calib_batch *b, exp_calib_sample *out, char *err,
+               size_t errlen);
   /* How long `flops` flops of the tasks' kind of math take. */
   int (*compute)(void *ctx, double flops, double *wall_s, char *err, size_t errlen);
   uint32_t cores; /* cores the nodes may run on */
@@ -522,8 +540,10 @@ typedef struct {
 void exp_calib_options_default(exp_calib_options *o);
 /* Measures through src and returns a cluster profile (caller frees):
  * host_speed, cost, machines {count 1, cores, loopback}, and
- * EXP_PROFILE_ABOUT with every figure, its spread and rounds, and notes.
- * NULL with a message in err. */
+ * EXP_PROFILE_ABOUT with every figure, its spread and rounds, every fitted
+ * parameter and its spread, the model's predictions of the batches the fit
+ * did not use against what they measured ("check"), and notes. NULL with a
+ * message in err. */
 struct cJSON *exp_calibrate(const exp_calib_source *src, const exp_calib_options *o,
                             char *err, size_t errlen);
 /* The real source: two real nodes on loopback (real_probe). Forks: call

@@ -4,28 +4,51 @@
  * cost on this machine (`pslab calibrate`).
  *
  * Tables of REAL_PROBE_LENGTHS floats per value, PROBE_KEYS keys each, hash
- * partitioned with fast local access, one worker on node 0 (the calling
- * thread). A remote figure is a batch of pulls of keys homed at node 1, one
- * pull outstanding, as a worker makes them; a local figure, pulls of keys
- * homed at node 0, which the core serves from memory.
+ * partitioned with fast local access. A batch (real_probe_batch) is pulls of
+ * keys homed at node 1 made by node 0's workers: the calling thread, and for
+ * several clients threads the probe starts for the batch, each keeping a
+ * window of pulls outstanding as a worker may (a pull's ticket is waited for
+ * only when its slot in the window is needed again); with both_ways node 1's
+ * main thread pulls keys homed at node 0 meanwhile, the same way. A local
+ * batch pulls keys homed at node 0, which the core serves from memory.
  *
- * CPU time is counted in both processes: node 1 reads its own CPU clock and
- * hands it over in a collective before and after each batch (the collective
- * itself falls outside the reading), node 0 reads its process clock and the
- * calling thread's. Node 1 loops on those collectives until node 0 says
- * stop; the child dies with its parent (PR_SET_PDEATHSIG), so a probe killed
- * midway leaves no node behind.
+ * What is counted, per node (real_probe_node): the process's CPU, its
+ * receiver thread's (pthread_getcpuclockid), the pulling threads' and, of
+ * theirs, what the calls that issue pulls took (the request built and handed
+ * to ZeroMQ, whose I/O thread writes it), and the wake-ups of the threads
+ * that read the ROUTER (real/leader.c: a waiting puller reads it itself,
+ * else the receiver): the core's count when the backend reports them
+ * (ps_node_note_wakeup), else the voluntary context switches of those
+ * threads (the receiver found by the name the probe gives it, in
+ * /proc/self/task). What is left of the process's CPU is ZeroMQ's I/O
+ * thread's (and idle threads'). The pullers read their CPU clock around
+ * each call that issues a pull; what those readings cost (measured at the
+ * start) is taken out of their figures.
+ *
+ * Node 1 reads its clocks as each collective returns and hands them over in
+ * the next one: a batch is three collectives, the first opening it (its
+ * answer tells node 1 what to pull), the second closing it (node 1 then
+ * reads the end: node 0's batch and its own pulls are done; its start was
+ * read as the first returned) and the third fetching node 1's end reading.
+ * Node 0 reads its own clocks around its pulls (both ways: after the
+ * closing collective, so that node 1's pulls are inside). Node 1 loops on
+ * those collectives until node 0 says stop; the child dies with its parent (PR_SET_PDEATHSIG), so a
+ * probe killed midway leaves no node behind.
  */
+#define _GNU_SOURCE /* pthread_setname_np, RUSAGE_THREAD */
 #include "real/internal.h"
 #include "run/run.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -33,21 +56,44 @@
 
 #define PROBE_KEYS 256u
 #define PROBE_TABLES (sizeof probe_lengths / sizeof probe_lengths[0])
+#define PROBE_RECEIVER_NAME "probe-receiver"
 
 static const uint32_t probe_lengths[] = {REAL_PROBE_LENGTHS};
 
-struct real_probe {
+/* A node's clocks at one moment; issue_cpu_s, send_cpu_s and the pulling
+ * threads' share of wakeups are running totals of its pulls so far. */
+typedef struct {
+  double process_cpu_s, receiver_cpu_s, issue_cpu_s, send_cpu_s;
+  double switches;   /* voluntary context switches of the receiver and pullers */
+  double core_wakes; /* the core's wake-up count */
+} node_clocks;
+
+/* One node as the probe drives it. */
+typedef struct {
   real_node *node;
+  pid_t receiver_tid; /* 0: not found (switches then count the pullers only) */
+  double clock_s;     /* CPU time of one reading of a thread's CPU clock */
+  node_clocks pulled; /* running totals of its pullers */
+} probe_node;
+
+struct real_probe {
+  probe_node n0;
   real_cluster cluster;
   pid_t child;
-  int sock;        /* to the child, while it starts */
-  float *buf;      /* room for a pull of every key of the longest table */
+  int sock; /* to the child, while it starts */
 };
 
-/* One collective's reply: go on or stop, and node 1's CPU seconds. */
+/* What node 1 pulls in the next batch (count 0: nothing). */
+typedef struct {
+  uint32_t keys, floats, count, window;
+} pull_order;
+
+/* One collective's answer: go on or stop, what node 1 pulls next, and node
+ * 1's clocks as the collective before returned. */
 typedef struct {
   uint8_t go;
-  double cpu_s;
+  pull_order order;
+  node_clocks node1;
 } probe_reply;
 
 static double cpu_clock(clockid_t which) {
@@ -76,6 +122,181 @@ static bool keys_at(uint32_t t, uint32_t home, uint32_t n, ps_key *out) {
   for (ps_key k = t * PROBE_KEYS; k < (t + 1) * PROBE_KEYS && found < n; k++)
     if (ps_layout_home(&l, k) == home) out[found++] = k;
   return found == n;
+}
+
+/* ------------------------------------------------------------- threads */
+
+/* The thread of this process named `name`, by /proc/self/task; 0 if none. */
+static pid_t named_thread(const char *name) {
+  DIR *d = opendir("/proc/self/task");
+  pid_t found = 0;
+  struct dirent *e;
+  while (d && !found && (e = readdir(d))) {
+    char path[64], comm[32] = "";
+    if (e->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "/proc/self/task/%.20s/comm", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    if (fgets(comm, sizeof comm, f) && strncmp(comm, name, strlen(name)) == 0 &&
+        (comm[strlen(name)] == '\n' || comm[strlen(name)] == '\0'))
+      found = (pid_t)atoi(e->d_name);
+    fclose(f);
+  }
+  if (d) closedir(d);
+  return found;
+}
+
+/* Voluntary context switches of thread tid of this process (0 if unknown). */
+static double thread_switches(pid_t tid) {
+  if (!tid) return 0;
+  char path[64], line[128];
+  snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)tid);
+  FILE *f = fopen(path, "r");
+  double n = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "voluntary_ctxt_switches: %lf", &n) == 1) break;
+  if (f) fclose(f);
+  return n;
+}
+
+static double own_switches(void) {
+  struct rusage ru;
+  return getrusage(RUSAGE_THREAD, &ru) == 0 ? (double)ru.ru_nvcsw : 0;
+}
+
+/* Names the node's receiver thread, to find it among the process's, and
+ * measures what reading a thread's CPU clock costs (a system call on some
+ * machines: a fraction of a microsecond, which a pull's figures would
+ * otherwise carry twice). */
+static void know_threads(probe_node *pn) {
+  pthread_setname_np(pn->node->receiver, PROBE_RECEIVER_NAME);
+  pn->receiver_tid = named_thread(PROBE_RECEIVER_NAME);
+  enum { READINGS = 2000 };
+  double start = cpu_clock(CLOCK_THREAD_CPUTIME_ID), sink = 0;
+  for (int i = 0; i < READINGS; i++) sink += cpu_clock(CLOCK_THREAD_CPUTIME_ID);
+  double took = cpu_clock(CLOCK_THREAD_CPUTIME_ID) - start;
+  pn->clock_s = sink > 0 && took > 0 ? took / (READINGS + 1) : 0;
+}
+
+static void read_clocks(const probe_node *pn, node_clocks *out) {
+  *out = pn->pulled;
+  out->process_cpu_s = cpu_clock(CLOCK_PROCESS_CPUTIME_ID);
+  clockid_t id;
+  out->receiver_cpu_s = pthread_getcpuclockid(pn->node->receiver, &id) == 0 ? cpu_clock(id) : 0;
+  out->switches += thread_switches(pn->receiver_tid);
+  ps_server_load l;
+  ps_node_server_load(real_node_core(pn->node), &l);
+  out->core_wakes = (double)l.wakeups;
+}
+
+/* What a node spent between two readings. */
+static real_probe_node spent(const node_clocks *a, const node_clocks *b) {
+  double core = b->core_wakes - a->core_wakes;
+  return (real_probe_node){.process_cpu_s = b->process_cpu_s - a->process_cpu_s,
+                           .receiver_cpu_s = b->receiver_cpu_s - a->receiver_cpu_s,
+                           .issue_cpu_s = b->issue_cpu_s - a->issue_cpu_s,
+                           .send_cpu_s = b->send_cpu_s - a->send_cpu_s,
+                           .wakeups = core > 0 ? core : b->switches - a->switches};
+}
+
+/* ------------------------------------------------------------- pulling */
+
+/* One thread's pulls: `count` of keys[nkeys] (len floats in all), a window
+ * of `window` outstanding, into bufs (window x len floats). */
+typedef struct {
+  real_node *node;
+  ps_worker *w;
+  const ps_key *keys;
+  uint32_t nkeys, count, window;
+  size_t len;
+  float *bufs;
+  struct gate *start; /* threads the probe started wait for it to open */
+  double clock_s;     /* the reading's own cost, taken out of what it spent */
+  int rc;
+  double cpu_s, send_s, switches; /* what the thread spent */
+} puller;
+
+static void pull_all(puller *c) {
+  ps_ticket t[REAL_PROBE_MAX_WINDOW];
+  bool pending[REAL_PROBE_MAX_WINDOW] = {false};
+  double sw = own_switches(), cpu = cpu_clock(CLOCK_THREAD_CPUTIME_ID), send = 0;
+  int rc = PS_OK;
+  for (uint32_t i = 0; rc == PS_OK && i < c->count; i++) {
+    uint32_t slot = i % c->window;
+    if (pending[slot]) rc = real_node_wait(c->node, c->w, t[slot]);
+    pending[slot] = false;
+    if (rc != PS_OK) break;
+    double s0 = cpu_clock(CLOCK_THREAD_CPUTIME_ID);
+    rc = ps_pull(c->w, c->keys, c->nkeys, c->bufs + slot * c->len, c->len, &t[slot], 0);
+    send += cpu_clock(CLOCK_THREAD_CPUTIME_ID) - s0;
+    pending[slot] = rc == PS_PENDING;
+    if (rc == PS_PENDING) rc = PS_OK;
+  }
+  for (uint32_t s = 0; s < c->window; s++)
+    if (pending[s] && rc == PS_OK) rc = real_node_wait(c->node, c->w, t[s]);
+  /* Two readings per pull, whole inside the thread's time; about one
+   * inside each send's. */
+  c->cpu_s = cpu_clock(CLOCK_THREAD_CPUTIME_ID) - cpu - 2 * c->clock_s * c->count;
+  c->send_s = send - c->clock_s * c->count;
+  c->switches = own_switches() - sw;
+  c->rc = rc;
+}
+
+/* Where the threads a batch starts wait until it begins. */
+typedef struct gate {
+  pthread_mutex_t lock;
+  pthread_cond_t opened;
+  bool open;
+} gate;
+
+static void gate_open(gate *g) {
+  pthread_mutex_lock(&g->lock);
+  g->open = true;
+  pthread_cond_broadcast(&g->opened);
+  pthread_mutex_unlock(&g->lock);
+}
+
+static void *puller_main(void *arg) {
+  puller *c = arg;
+  pthread_mutex_lock(&c->start->lock);
+  while (!c->start->open) pthread_cond_wait(&c->start->opened, &c->start->lock);
+  pthread_mutex_unlock(&c->start->lock);
+  pull_all(c);
+  return NULL;
+}
+
+/* Sets c up for `count` pulls by worker `worker` of pn's node, of `keys`
+ * keys of table `floats` homed at `home`. False with a message. */
+static bool puller_init(puller *c, probe_node *pn, uint32_t worker, uint32_t home,
+                        const pull_order *o, ps_key *keys, char *err, size_t errlen) {
+  int t = table_of(o->floats);
+  uint32_t window = o->window ? o->window : 1;
+  if (t < 0 || o->keys == 0 || o->keys > 64 || !keys_at((uint32_t)t, home, o->keys, keys)) {
+    snprintf(err, errlen, "probe: no %u keys of %u floats homed at node %u", o->keys,
+             o->floats, home);
+    return false;
+  }
+  if (window > REAL_PROBE_MAX_WINDOW) {
+    snprintf(err, errlen, "probe: a window of %u pulls (at most %u)", window,
+             REAL_PROBE_MAX_WINDOW);
+    return false;
+  }
+  *c = (puller){.node = pn->node, .w = ps_node_worker(real_node_core(pn->node), worker),
+                .keys = keys, .nkeys = o->keys, .count = o->count, .window = window,
+                .len = (size_t)o->keys * o->floats, .clock_s = pn->clock_s};
+  c->bufs = calloc(c->len * window, sizeof *c->bufs);
+  if (!c->bufs) snprintf(err, errlen, "probe: out of memory");
+  return c->bufs != NULL;
+}
+
+/* Adds what c spent to pn's running totals and frees its buffers. */
+static int puller_end(puller *c, probe_node *pn) {
+  pn->pulled.issue_cpu_s += c->cpu_s;
+  pn->pulled.send_cpu_s += c->send_s;
+  pn->pulled.switches += c->switches;
+  free(c->bufs);
+  c->bufs = NULL;
+  return c->rc;
 }
 
 /* ------------------------------------------------------------ starting */
@@ -110,50 +331,65 @@ static real_node *start_node(const real_cluster *c, uint32_t rank, const char *c
                           .listening = rank == 0 ? tell : NULL, .listening_ctx = tell_fd};
   ps_node_config_default(&cfg.core);
   cfg.core.id = rank;
-  cfg.core.workers = 1;
+  cfg.core.workers = rank == 0 ? REAL_PROBE_MAX_CLIENTS : 1;
   cfg.core.layout = probe_layout();
   if (rank == 0) run_secret_new(cfg.core.secret);
   return real_node_start(&cfg, err, errlen);
 }
 
-/* Node 1: serve pulls (its receiver thread does) and report CPU until told
- * to stop. */
+/* Node 1's pulls of a batch (both ways), by its main thread. */
+static int child_pulls(probe_node *pn, const pull_order *o) {
+  if (o->count == 0) return PS_OK;
+  ps_key keys[64];
+  puller c;
+  char err[REAL_ERROR_MAX];
+  if (!puller_init(&c, pn, 0, 0, o, keys, err, sizeof err)) {
+    fprintf(stderr, "probe node 1: %s\n", err);
+    return PS_ERR_INVAL;
+  }
+  pull_all(&c);
+  return puller_end(&c, pn);
+}
+
+/* Node 1: serve pulls (its receiver thread does), pull when told, and
+ * report its clocks until told to stop. */
 static _Noreturn void child_main(const real_cluster *c, int fd) {
   char coordinator[REAL_HOST_MAX], err[REAL_ERROR_MAX];
   if (!read_line(fd, coordinator, sizeof coordinator, c->timeout_s)) _exit(2);
   close(fd);
-  real_node *node = start_node(c, 1, coordinator, NULL, err, sizeof err);
-  if (!node) {
+  probe_node pn = {.node = start_node(c, 1, coordinator, NULL, err, sizeof err)};
+  if (!pn.node) {
     fprintf(stderr, "probe node 1: %s\n", err);
     _exit(1);
   }
+  know_threads(&pn);
   int rc = PS_OK;
+  node_clocks last;
+  read_clocks(&pn, &last);
   for (;;) {
-    double cpu = cpu_clock(CLOCK_PROCESS_CPUTIME_ID);
     void *out = NULL;
     size_t len = 0;
     /* No deadline (node 0's round takes what it measures); a dead or silent
      * node 0 still ends the wait: the receiver fails the node within
      * timeout_s (real/receiver.c). */
-    rc = real_node_collective(node, "a probe round", &cpu, sizeof cpu, INFINITY, NULL, NULL,
-                              &out, &len);
+    rc = real_node_collective(pn.node, "a probe round", &last, sizeof last, INFINITY, NULL,
+                              NULL, &out, &len);
+    read_clocks(&pn, &last);
     bool go = rc == PS_OK && len == sizeof(probe_reply) && ((probe_reply *)out)->go;
+    pull_order order = go ? ((probe_reply *)out)->order : (pull_order){0};
     free(out);
-    if (!go) break;
+    if (!go || (rc = child_pulls(&pn, &order)) != PS_OK) break;
   }
-  if (rc == PS_OK) rc = real_node_quiesce(node);
-  if (rc == PS_OK) rc = real_node_finish(node);
-  real_node_free(node);
+  if (rc == PS_OK) rc = real_node_quiesce(pn.node);
+  if (rc == PS_OK) rc = real_node_finish(pn.node);
+  real_node_free(pn.node);
   _exit(rc == PS_OK ? 0 : 1);
 }
 
 real_probe *real_probe_start(const real_cluster *cluster, char *err, size_t errlen) {
   real_probe *p = calloc(1, sizeof *p);
-  uint32_t longest = probe_lengths[PROBE_TABLES - 1];
-  if (p) p->buf = calloc((size_t)longest * PROBE_KEYS, sizeof *p->buf);
-  if (!p || !p->buf) {
+  if (!p) {
     snprintf(err, errlen, "probe: out of memory");
-    free(p);
     return NULL;
   }
   p->sock = -1;
@@ -162,7 +398,6 @@ real_probe *real_probe_start(const real_cluster *cluster, char *err, size_t errl
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
     snprintf(err, errlen, "probe: socketpair: %s", strerror(errno));
-    free(p->buf);
     free(p);
     return NULL;
   }
@@ -181,11 +416,12 @@ real_probe *real_probe_start(const real_cluster *cluster, char *err, size_t errl
     real_probe_free(p);
     return NULL;
   }
-  p->node = start_node(&p->cluster, 0, NULL, &p->sock, err, errlen);
-  if (!p->node) {
+  p->n0.node = start_node(&p->cluster, 0, NULL, &p->sock, err, errlen);
+  if (!p->n0.node) {
     real_probe_free(p);
     return NULL;
   }
+  know_threads(&p->n0);
   return p;
 }
 
@@ -195,66 +431,129 @@ static void *decide(void *ctx, uint32_t size, const void *const *in, const size_
                     size_t *out_len) {
   probe_reply *r = malloc(sizeof *r);
   if (!r) return NULL;
-  r->go = *(const uint8_t *)ctx;
-  r->cpu_s = size > 1 && len[1] == sizeof(double) ? *(const double *)in[1] : NAN;
+  *r = *(const probe_reply *)ctx;
+  if (size > 1 && len[1] == sizeof(node_clocks)) memcpy(&r->node1, in[1], sizeof r->node1);
+  else r->node1.process_cpu_s = NAN;
   *out_len = sizeof *r;
   return r;
 }
 
-/* A collective: node 1's CPU clock now, and whether it goes on. */
-static int round_trip_cpu(real_probe *p, uint8_t go, double *node1_cpu) {
+/* A collective: tells node 1 whether to go on and what to pull; node 1's
+ * clocks as the collective before returned there. */
+static int round_trip_clocks(real_probe *p, uint8_t go, const pull_order *order,
+                             node_clocks *node1) {
   void *out = NULL;
   size_t len = 0;
-  int rc = real_node_collective(p->node, "a probe round", NULL, 0, p->cluster.timeout_s,
-                                decide, &go, &out, &len);
-  if (rc == PS_OK && len == sizeof(probe_reply) && node1_cpu)
-    *node1_cpu = ((probe_reply *)out)->cpu_s;
+  probe_reply ask = {.go = go, .order = order ? *order : (pull_order){0}};
+  int rc = real_node_collective(p->n0.node, "a probe round", NULL, 0, p->cluster.timeout_s,
+                                decide, &ask, &out, &len);
+  if (rc == PS_OK && len == sizeof(probe_reply) && node1) *node1 = ((probe_reply *)out)->node1;
   free(out);
   return rc;
 }
 
-static int batch(real_probe *p, bool remote, uint32_t keys, uint32_t floats, uint32_t count,
-                 real_probe_sample *out, char *err, size_t errlen) {
-  int t = table_of(floats);
-  ps_key k[PROBE_KEYS];
-  if (t < 0 || keys == 0 || !keys_at((uint32_t)t, remote ? 1 : 0, keys, k)) {
-    snprintf(err, errlen, "probe: no %u keys of %u floats homed at node %d", keys, floats,
-             remote ? 1 : 0);
+static int probe_failed(real_probe *p, int rc, char *err, size_t errlen) {
+  char why[REAL_ERROR_MAX] = "";
+  real_node_failed(p->n0.node, why, sizeof why);
+  snprintf(err, errlen, "probe: %s%s%s", ps_strerror(rc), *why ? ": " : "", why);
+  return -1;
+}
+
+/* Node 0's pullers of batch b, set up, threads past the first started and
+ * waiting for g to open. Returns how many were set up; fewer than asked with
+ * a message. */
+static uint32_t pullers_start(real_probe *p, const real_probe_batch *b, puller *c,
+                              ps_key *keys, pthread_t *threads, gate *g, char *err,
+                              size_t errlen) {
+  uint32_t clients = b->clients ? b->clients : 1;
+  pull_order o = {b->keys, b->floats, b->count, b->window};
+  uint32_t made = 0;
+  for (; made < clients; made++) {
+    if (!puller_init(&c[made], &p->n0, made, b->local ? 0 : 1, &o, keys, err, errlen)) break;
+    c[made].start = g;
+    if (made > 0 && pthread_create(&threads[made], NULL, puller_main, &c[made]) != 0) {
+      snprintf(err, errlen, "probe: cannot start a pulling thread");
+      free(c[made].bufs);
+      break;
+    }
+  }
+  return made;
+}
+
+/* Runs batch b with both nodes' clocks read around it (see the top). */
+static int run_batch(real_probe *p, const real_probe_batch *b, puller *c, uint32_t clients,
+                     gate *g, pthread_t *threads, real_probe_sample *out) {
+  pull_order order = {b->keys, b->floats, b->both_ways ? b->count : 0, b->window};
+  node_clocks n1a = {0}, n1b = {0}, n0a, n0b;
+  int rc = round_trip_clocks(p, 1, &order, NULL);
+  read_clocks(&p->n0, &n0a);
+  double wall = real_clock();
+  gate_open(g);
+  if (rc != PS_OK) c[0].count = 0;
+  pull_all(&c[0]);
+  for (uint32_t i = 1; i < clients; i++) pthread_join(threads[i], NULL);
+  double end = real_clock();
+  out->thread_cpu_s = 0;
+  for (uint32_t i = 0; i < clients; i++) {
+    out->thread_cpu_s += c[i].cpu_s;
+    int crc = puller_end(&c[i], &p->n0);
+    if (rc == PS_OK) rc = crc;
+  }
+  if (!b->both_ways) read_clocks(&p->n0, &n0b);
+  if (rc == PS_OK) rc = round_trip_clocks(p, 1, NULL, &n1a);
+  if (b->both_ways) { /* node 1's pulls are done only now */
+    end = real_clock();
+    read_clocks(&p->n0, &n0b);
+  }
+  if (rc == PS_OK) rc = round_trip_clocks(p, 1, NULL, &n1b);
+  out->wall_s = end - wall;
+  out->node[0] = spent(&n0a, &n0b);
+  out->node[1] = spent(&n1a, &n1b);
+  out->cpu_s = out->node[0].process_cpu_s + out->node[1].process_cpu_s;
+  return rc;
+}
+
+int real_probe_run(real_probe *p, const real_probe_batch *b, real_probe_sample *out, char *err,
+                   size_t errlen) {
+  uint32_t clients = b->clients ? b->clients : 1;
+  if (clients > REAL_PROBE_MAX_CLIENTS || (b->local && b->both_ways)) {
+    snprintf(err, errlen, "probe: %u pulling threads%s (at most %u, one way when local)",
+             clients, b->both_ways ? " both ways" : "", REAL_PROBE_MAX_CLIENTS);
     return -1;
   }
-  ps_worker *w = ps_node_worker(real_node_core(p->node), 0);
-  size_t len = (size_t)keys * floats;
-  double cpu1_start = NAN, cpu1_end = NAN;
-  int rc = round_trip_cpu(p, 1, &cpu1_start);
-  double wall = real_clock(), cpu0 = cpu_clock(CLOCK_PROCESS_CPUTIME_ID),
-         thread = cpu_clock(CLOCK_THREAD_CPUTIME_ID);
-  for (uint32_t i = 0; rc == PS_OK && i < count; i++) {
-    ps_ticket ticket;
-    rc = ps_pull(w, k, keys, p->buf, len, &ticket, 0);
-    if (rc == PS_PENDING) rc = real_node_wait(p->node, w, ticket);
+  puller c[REAL_PROBE_MAX_CLIENTS];
+  pthread_t threads[REAL_PROBE_MAX_CLIENTS];
+  ps_key keys[64];
+  gate g = {.open = false};
+  pthread_mutex_init(&g.lock, NULL);
+  pthread_cond_init(&g.opened, NULL);
+  uint32_t made = pullers_start(p, b, c, keys, threads, &g, err, errlen);
+  int rc = PS_OK;
+  if (made == clients) {
+    *out = (real_probe_sample){0};
+    rc = run_batch(p, b, c, clients, &g, threads, out);
+  } else { /* the threads started pull nothing */
+    for (uint32_t i = 1; i < made; i++) c[i].count = 0;
+    gate_open(&g);
+    for (uint32_t i = 1; i < made; i++) pthread_join(threads[i], NULL);
+    for (uint32_t i = 0; i < made; i++) free(c[i].bufs);
   }
-  out->thread_cpu_s = cpu_clock(CLOCK_THREAD_CPUTIME_ID) - thread;
-  out->wall_s = real_clock() - wall;
-  out->cpu_s = cpu_clock(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
-  if (rc == PS_OK) rc = round_trip_cpu(p, 1, &cpu1_end);
-  if (rc != PS_OK) {
-    char why[REAL_ERROR_MAX] = "";
-    real_node_failed(p->node, why, sizeof why);
-    snprintf(err, errlen, "probe: %s%s%s", ps_strerror(rc), *why ? ": " : "", why);
-    return -1;
-  }
-  out->cpu_s += cpu1_end - cpu1_start;
-  return 0;
+  pthread_mutex_destroy(&g.lock);
+  pthread_cond_destroy(&g.opened);
+  if (made < clients) return -1;
+  return rc == PS_OK ? 0 : probe_failed(p, rc, err, errlen);
 }
 
 int real_probe_remote(real_probe *p, uint32_t keys, uint32_t floats, uint32_t count,
                       real_probe_sample *out, char *err, size_t errlen) {
-  return batch(p, true, keys, floats, count, out, err, errlen);
+  real_probe_batch b = {.keys = keys, .floats = floats, .count = count};
+  return real_probe_run(p, &b, out, err, errlen);
 }
 
 int real_probe_local(real_probe *p, uint32_t keys, uint32_t floats, uint32_t count,
                      real_probe_sample *out, char *err, size_t errlen) {
-  return batch(p, false, keys, floats, count, out, err, errlen);
+  real_probe_batch b = {.keys = keys, .floats = floats, .count = count, .local = true};
+  return real_probe_run(p, &b, out, err, errlen);
 }
 
 /* ------------------------------------------------------------- the end */
@@ -262,21 +561,20 @@ int real_probe_local(real_probe *p, uint32_t keys, uint32_t floats, uint32_t cou
 int real_probe_free(real_probe *p) {
   if (!p) return 0;
   int rc = PS_OK;
-  if (p->node) {
-    rc = round_trip_cpu(p, 0, NULL);
-    if (rc == PS_OK) rc = real_node_quiesce(p->node);
-    if (rc == PS_OK) rc = real_node_finish(p->node);
-    real_node_free(p->node);
+  if (p->n0.node) {
+    rc = round_trip_clocks(p, 0, NULL, NULL);
+    if (rc == PS_OK) rc = real_node_quiesce(p->n0.node);
+    if (rc == PS_OK) rc = real_node_finish(p->n0.node);
+    real_node_free(p->n0.node);
   }
   if (p->sock >= 0) close(p->sock);
   int status = 0;
   if (p->child > 0) {
-    if (rc != PS_OK || !p->node) kill(p->child, SIGKILL);
+    if (rc != PS_OK || !p->n0.node) kill(p->child, SIGKILL);
     waitpid(p->child, &status, 0);
   }
-  bool ok = rc == PS_OK && p->node && p->child > 0 && WIFEXITED(status) &&
+  bool ok = rc == PS_OK && p->n0.node && p->child > 0 && WIFEXITED(status) &&
             WEXITSTATUS(status) == 0;
-  free(p->buf);
   free(p);
   return ok ? 0 : -1;
 }

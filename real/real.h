@@ -298,26 +298,58 @@ struct cJSON *real_run_local(const real_run_args *a, char *err, size_t errlen);
 /* ---------------------------------------------------------------- probe */
 
 /* Two nodes on loopback for measuring what operations cost on this machine
- * (pslab calibrate): this process is node 0, with one worker the calling
- * thread drives; node 1 is a forked child. Values are REAL_PROBE_LENGTHS
- * floats long; up to 64 keys per pull. */
+ * (pslab calibrate): this process is node 0, whose workers the calling
+ * thread (and threads the probe starts, for several clients) drive; node 1
+ * is a forked child, whose main thread drives its one worker when traffic
+ * goes both ways. Values are REAL_PROBE_LENGTHS floats long; up to 64 keys
+ * per pull, REAL_PROBE_MAX_WINDOW pulls outstanding per thread,
+ * REAL_PROBE_MAX_CLIENTS threads pulling on node 0. */
 #define REAL_PROBE_LENGTHS 1, 16, 64, 256, 1024, 4096
+#define REAL_PROBE_MAX_WINDOW 64
+#define REAL_PROBE_MAX_CLIENTS 4
 typedef struct real_probe real_probe;
 
-/* Totals over a batch of operations. */
+/* A batch: `count` pulls per pulling thread of `keys` keys of `floats`
+ * floats each, homed at node 1 (local: at node 0, served from memory), each
+ * thread keeping up to `window` outstanding (0 counts as 1); `clients`
+ * threads of node 0 pull (0 counts as 1); with both_ways node 1 pulls as
+ * many keys homed at node 0 the same way meanwhile (one thread). */
 typedef struct {
-  double wall_s;       /* wall-clock time */
+  uint32_t keys, floats, count, window, clients;
+  bool local, both_ways;
+} real_probe_batch;
+
+/* What one node's threads spent over a batch. */
+typedef struct {
+  double process_cpu_s;  /* every thread of the node's process */
+  double receiver_cpu_s; /* its receiver thread */
+  double issue_cpu_s;    /* the threads that pulled (node 1: both ways only) */
+  double send_cpu_s;     /* ... of which inside the calls that issued them */
+  /* Times the threads that read its ROUTER (the receiver, a waiting puller)
+   * slept and woke: the core's count (ps_node_note_wakeup) when the backend
+   * reports wake-ups, else those threads' voluntary context switches. */
+  double wakeups;
+} real_probe_node;
+
+/* Totals over a batch. */
+typedef struct {
+  double wall_s;       /* wall-clock time (both ways: until both nodes are done) */
   double cpu_s;        /* CPU time of both node processes, every thread */
-  double thread_cpu_s; /* CPU time of the thread that issued the operations */
+  double thread_cpu_s; /* CPU time of node 0's threads that pulled */
+  real_probe_node node[2];
 } real_probe_sample;
 
 /* Starts both nodes (cluster NULL: real_cluster_default). Call from a
  * process without ZeroMQ contexts or threads (it forks). NULL with a
  * message in err. */
 real_probe *real_probe_start(const real_cluster *cluster, char *err, size_t errlen);
-/* `count` pulls, one at a time, of `keys` keys of `floats` floats homed at
- * node 1 (remote) or node 0 (local: served from memory). 0, or -1 with a
- * message (a length not in REAL_PROBE_LENGTHS, a failed node). */
+/* Runs batch b. 0, or -1 with a message (a length not in
+ * REAL_PROBE_LENGTHS, a window or client count over the limits, a failed
+ * node). */
+int real_probe_run(real_probe *p, const real_probe_batch *b, real_probe_sample *out, char *err,
+                   size_t errlen);
+/* `count` pulls, one at a time, from the calling thread, of keys homed at
+ * node 1 (remote) or node 0 (local): real_probe_run's simplest batches. */
 int real_probe_remote(real_probe *p, uint32_t keys, uint32_t floats, uint32_t count,
                       real_probe_sample *out, char *err, size_t errlen);
 int real_probe_local(real_probe *p, uint32_t keys, uint32_t floats, uint32_t count,

@@ -18,37 +18,88 @@
 
 /* ------------------------------------------------------- a fake machine */
 
+/* The simulator's node model (experiments/fidelity/calibrate.c), with the
+ * wake-up split as the fit measures it: the sending thread's share, the
+ * reading thread's and the I/O threads'. */
 typedef struct {
-  double latency, per_message, send, per_key, per_byte, bandwidth;
+  double latency, bandwidth, per_message, send, per_key, per_byte, io;
+  double send_wake, read_wake, io_wake;
   double local_per_key, speed;
-  unsigned calls;
+  double sleeps; /* sleeps the source counts per wake-up (context switches) */
+  unsigned cores, calls;
   double noise; /* every other batch this much slower (relative) */
+  bool no_wakeups; /* the source counts no wake-ups */
 } model;
 
 static double wobble(model *m) { return m->calls++ % 2 ? 1 + m->noise : 1; }
 
-static int fake_remote(void *ctx, uint32_t keys, uint32_t floats, uint32_t count,
-                       exp_calib_sample *out, char *err, size_t errlen) {
-  (void)err;
-  (void)errlen;
-  model *m = ctx;
-  double bytes = (double)ps_msg_encoded_len(keys, 0) + (double)ps_msg_encoded_len(keys, keys * floats);
-  double work = 2 * keys * m->per_key + bytes * m->per_byte;
-  double rtt = 2 * m->latency + bytes / m->bandwidth + 2 * m->per_message + work;
-  double cpu = 2 * (m->per_message + m->send) + work;
-  double w = wobble(m);
-  *out = (exp_calib_sample){count * rtt * w, count * cpu * w, count * m->send * w};
-  return 0;
+static double wakeup(const model *m) { return m->send_wake + m->read_wake + m->io_wake; }
+
+/* The share of a batch's messages that find their handler asleep. */
+static double asleep(const exp_calib_batch *b) {
+  return 1.0 / ((b->window ? b->window : 1) * (b->clients ? b->clients : 1));
 }
 
-static int fake_local(void *ctx, uint32_t keys, uint32_t floats, uint32_t count,
-                      exp_calib_sample *out, char *err, size_t errlen) {
-  (void)floats;
+/* The model's wall time per pull (its round trip, or its bound: the round
+ * trip shared by the pulls outstanding, the busiest handler, the senders, the
+ * cores), as docs/fidelity.md states it. */
+static double wall_per_pull(const model *m, const exp_calib_batch *b, double r) {
+  double k = b->keys, bq = (double)ps_msg_encoded_len(b->keys, 0),
+         bp = (double)ps_msg_encoded_len(b->keys, (size_t)b->keys * b->floats);
+  double w = r * wakeup(m), handle_q = m->per_message + w + k * m->per_key + bq * m->per_byte,
+         handle_p = m->per_message + w + k * m->per_key + bp * m->per_byte;
+  double rtt = 2 * m->latency + (bq + bp) / m->bandwidth + handle_q + handle_p;
+  if (b->window <= 1 && b->clients <= 1 && !b->both_ways) return rtt;
+  double cpu = handle_q + handle_p + 2 * m->send + 4 * m->io;
+  double threads = (b->clients ? b->clients : 1) * (b->both_ways ? 2 : 1);
+  double wall = rtt / (threads * (b->window ? b->window : 1));
+  double busiest = b->both_ways ? (handle_q + m->send + handle_p) / 2
+                                : fmax(handle_q + m->send, handle_p);
+  wall = fmax(wall, busiest);
+  wall = fmax(wall, m->send / threads);
+  return fmax(wall, cpu / m->cores);
+}
+
+/* Pd pulls from node c to node s, as the model spends them. */
+static void direction(const model *m, const exp_calib_batch *b, double pd, int c, int s,
+                      exp_calib_sample *out) {
+  double r = asleep(b), k = b->keys, bq = (double)ps_msg_encoded_len(b->keys, 0),
+         bp = (double)ps_msg_encoded_len(b->keys, (size_t)b->keys * b->floats);
+  double send = m->send + r * m->send_wake;
+  double req = m->per_message + k * m->per_key + bq * m->per_byte + r * m->read_wake;
+  double rep = m->per_message + k * m->per_key + bp * m->per_byte + r * m->read_wake;
+  double end = m->io + r * m->io_wake / 2; /* each end of each message */
+  out->node[c].issue_cpu_s += pd * (send + rep);
+  out->node[c].send_cpu_s += pd * send;
+  out->node[s].receiver_cpu_s += pd * (req + send);
+  out->node[c].process_cpu_s += pd * (send + rep + 2 * end);
+  out->node[s].process_cpu_s += pd * (req + send + 2 * end);
+  double sleeps = m->no_wakeups ? 0 : m->sleeps * r * pd;
+  out->node[c].wakeups += sleeps;
+  out->node[s].wakeups += sleeps;
+}
+
+static int fake_pulls(void *ctx, const exp_calib_batch *b, exp_calib_sample *out, char *err,
+                      size_t errlen) {
   (void)err;
   (void)errlen;
   model *m = ctx;
-  double t = count * keys * m->local_per_key * wobble(m);
-  *out = (exp_calib_sample){t, t, t};
+  *out = (exp_calib_sample){0};
+  double w = wobble(m);
+  if (b->local) {
+    double t = b->count * b->keys * m->local_per_key * w;
+    *out = (exp_calib_sample){.wall_s = t, .cpu_s = t, .thread_cpu_s = t};
+    return 0;
+  }
+  double pd = (double)b->count * (b->clients ? b->clients : 1);
+  direction(m, b, pd, 0, 1, out);
+  if (b->both_ways) direction(m, b, pd, 1, 0, out);
+  double pulls = b->both_ways ? 2 * pd : pd;
+  out->wall_s = pulls * wall_per_pull(m, b, asleep(b));
+  out->cpu_s = out->node[0].process_cpu_s + out->node[1].process_cpu_s;
+  out->thread_cpu_s = out->node[0].issue_cpu_s;
+  double *v = (double *)out;
+  for (size_t i = 0; i < sizeof *out / sizeof *v; i++) v[i] *= w;
   return 0;
 }
 
@@ -61,13 +112,15 @@ static int fake_compute(void *ctx, double flops, double *wall_s, char *err, size
 }
 
 static model machine(void) {
-  return (model){.latency = 20e-6, .per_message = 30e-6, .send = 10e-6, .per_key = 0.2e-6,
-                 .per_byte = 0.5e-9, .bandwidth = 1e9, .local_per_key = 80e-9, .speed = 2e9};
+  return (model){.latency = 20e-6, .per_message = 3e-6, .send = 2e-6, .per_key = 0.2e-6,
+                 .per_byte = 0.5e-9, .bandwidth = 1e9, .io = 1.5e-6, .send_wake = 1e-6,
+                 .read_wake = 9e-6, .io_wake = 17e-6, .local_per_key = 80e-9, .speed = 2e9,
+                 .sleeps = 1.5, .cores = 3};
 }
 
 static exp_calib_source source(model *m) {
-  return (exp_calib_source){.ctx = m, .remote = fake_remote, .local = fake_local,
-                            .compute = fake_compute, .cores = 3};
+  return (exp_calib_source){.ctx = m, .pulls = fake_pulls, .compute = fake_compute,
+                            .cores = m->cores};
 }
 
 static double at(const cJSON *o, const char *path) {
@@ -80,7 +133,7 @@ static double at(const cJSON *o, const char *path) {
   return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-#define CLOSE(a, b) CU_ASSERT_DOUBLE_EQUAL((a), (b), fabs(b) * 1e-6 + 1e-18)
+#define CLOSE(a, b) CU_ASSERT_DOUBLE_EQUAL((a), (b), fabs(b) * 1e-9 + 1e-18)
 
 /* The profile calibrating the fake machine m gives (NULL: it failed). */
 static cJSON *calibrate(model *m, unsigned max_rounds) {
@@ -99,32 +152,81 @@ static const cJSON *about_item(const cJSON *profile, const char *name) {
       cJSON_GetObjectItemCaseSensitive(profile, EXP_PROFILE_ABOUT), name);
 }
 
-/* The fit gives back the model the figures came from. */
+/* The fit gives back the model the figures came from: every parameter,
+ * the wake-up and the I/O threads' included. */
 static void test_fit_recovers_the_model(void) {
   model m = machine();
   cJSON *p = calibrate(&m, 0);
   CU_ASSERT_PTR_NOT_NULL_FATAL(p);
   CLOSE(at(p, "cost.per_message_s"), m.per_message);
   CLOSE(at(p, "cost.send_per_message_s"), m.send);
+  CLOSE(at(p, "cost.wakeup_s"), wakeup(&m));
+  CLOSE(at(p, "cost.io_per_message_s"), m.io);
   CLOSE(at(p, "cost.per_key_s"), m.per_key);
   CLOSE(at(p, "cost.per_byte_s"), m.per_byte);
   CLOSE(at(p, "cost.local_per_key_s"), m.local_per_key);
   CLOSE(at(p, "machines.loopback_latency"), m.latency);
-  CU_ASSERT_DOUBLE_EQUAL(at(p, "machines.loopback_bandwidth"), m.bandwidth, m.bandwidth * 1e-4);
+  CLOSE(at(p, "machines.loopback_bandwidth"), m.bandwidth);
   CLOSE(at(p, "host_speed"), m.speed);
   CU_ASSERT_EQUAL(at(p, "machines.cores"), 3);
   CU_ASSERT_EQUAL(at(p, "machines.count"), 1);
+  const cJSON *params = about_item(p, "parameters");
+  CLOSE(at(params, "wakeup_threads_s.value"), m.send_wake + m.read_wake);
+  CLOSE(at(params, "wakeup_io_s.value"), m.io_wake);
+  CU_ASSERT_EQUAL(at(params, "wakeup_s.spread"), 0);
   /* Every figure is there, agreed after the first window of rounds. */
   exp_calib_options o;
   exp_calib_options_default(&o);
   const cJSON *figs = about_item(p, "figures");
-  CU_ASSERT_EQUAL(cJSON_GetArraySize(figs), 9);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(figs), 13);
   const cJSON *f;
   cJSON_ArrayForEach(f, figs) {
     CU_ASSERT_EQUAL(at(f, "rounds"), o.min_rounds);
     CU_ASSERT_EQUAL(at(f, "spread"), 0);
   }
   CU_ASSERT_EQUAL(cJSON_GetArraySize(about_item(p, "notes")), 0);
+  cJSON_Delete(p);
+}
+
+/* The check predicts what the batches the fit left out measured, when they
+ * come from the model: both ways and two pullers, CPU and time per pull. */
+static void test_check_predicts_the_held_out_batches(void) {
+  model m = machine();
+  cJSON *p = calibrate(&m, 0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  const cJSON *checked = about_item(p, "check"), *c;
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(checked), 2);
+  cJSON_ArrayForEach(c, checked) {
+    CLOSE(at(c, "predicted_cpu_s"), at(c, "cpu_s"));
+    CLOSE(at(c, "predicted_wall_s"), at(c, "wall_s"));
+  }
+  /* Two pullers, one pull each outstanding: half the messages woke. */
+  CLOSE(at(cJSON_GetArrayItem(checked, 1), "wake_share"), 0.5);
+  /* A model whose round trip is slower than it says: the check shows it. */
+  cJSON_Delete(p);
+  m = machine();
+  m.cores = 1;
+  exp_calib_source src = source(&m);
+  src.cores = 2; /* the calibration believes in 2 cores, the machine has 1 */
+  exp_calib_options o;
+  exp_calib_options_default(&o);
+  char err[256];
+  p = exp_calibrate(&src, &o, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  c = cJSON_GetArrayItem(about_item(p, "check"), 0);
+  CLOSE(at(c, "predicted_cpu_s"), at(c, "cpu_s"));
+  CU_ASSERT(at(c, "predicted_wall_s") < at(c, "wall_s") * 0.99);
+  cJSON_Delete(p);
+}
+
+/* A source that counts no wake-ups gives wakeup_s 0 and says why. */
+static void test_uncounted_wakeups_are_noted(void) {
+  model m = machine();
+  m.no_wakeups = true;
+  cJSON *p = calibrate(&m, 0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL(at(p, "cost.wakeup_s"), 0);
+  CU_ASSERT(cJSON_GetArraySize(about_item(p, "notes")) >= 1);
   cJSON_Delete(p);
 }
 
@@ -139,6 +241,9 @@ static void test_noisy_rounds_report_their_spread(void) {
     CU_ASSERT_EQUAL(at(f, "rounds"), 8);
     CU_ASSERT(at(f, "spread") > 0.05);
   }
+  /* ... and so do the parameters fitted round by round. */
+  CU_ASSERT(at(about_item(p, "parameters"), "per_message_s.spread") > 0);
+  CU_ASSERT(at(about_item(p, "parameters"), "wakeup_s.spread") > 0);
   cJSON_Delete(p);
 }
 
@@ -150,6 +255,7 @@ static void test_degenerate_figures_are_noted(void) {
   cJSON *p = calibrate(&m, 0);
   CU_ASSERT_PTR_NOT_NULL_FATAL(p);
   CU_ASSERT(at(p, "machines.loopback_bandwidth") >= 1e12);
+  CLOSE(at(p, "cost.wakeup_s"), wakeup(&m));
   CU_ASSERT(cJSON_GetArraySize(about_item(p, "notes")) >= 1);
   cJSON_Delete(p);
 }
@@ -191,7 +297,9 @@ static void test_profile_validates_as_a_cluster(void) {
 
 /* The real probe: a few pulls each way, figures that make sense, and both
  * nodes end cleanly. (No figure is compared with a speed: only that wall
- * and CPU time passed and a remote pull costs more than a local one.) */
+ * and CPU time passed, a remote pull costs more than a local one, and node
+ * 1's receiver, which serves node 0's pulls one at a time, slept and woke
+ * for most of them inside the batch's readings.) */
 static void test_real_probe(void) {
   char err[512] = "";
   real_probe *p = real_probe_start(NULL, err, sizeof err);
@@ -202,14 +310,32 @@ static void test_real_probe(void) {
   CU_ASSERT_EQUAL(real_probe_local(p, 4, 256, 50, &local, err, sizeof err), 0);
   CU_ASSERT(remote.wall_s > 0 && remote.cpu_s > 0 && remote.thread_cpu_s > 0);
   CU_ASSERT(remote.cpu_s >= remote.thread_cpu_s);
+  CU_ASSERT(remote.node[1].receiver_cpu_s > 0);
+  CU_ASSERT(remote.node[1].process_cpu_s >= remote.node[1].receiver_cpu_s);
+  CU_ASSERT(remote.node[1].wakeups >= 25);
+  CU_ASSERT(remote.node[0].send_cpu_s > 0 && remote.node[0].send_cpu_s < remote.thread_cpu_s);
   CU_ASSERT(local.wall_s > 0);
   CU_ASSERT(remote.cpu_s > local.cpu_s);
   CU_ASSERT_EQUAL(real_probe_remote(p, 4, 3, 1, &remote, err, sizeof err), -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(err, "3 floats"));
+  /* A window, two pullers, both ways: every pull answered, nodes intact. */
+  real_probe_batch b = {.keys = 1, .floats = 16, .count = 40, .window = 8};
+  real_probe_sample s;
+  CU_ASSERT_EQUAL(real_probe_run(p, &b, &s, err, sizeof err), 0);
+  b = (real_probe_batch){.keys = 2, .floats = 64, .count = 20, .clients = 2};
+  CU_ASSERT_EQUAL(real_probe_run(p, &b, &s, err, sizeof err), 0);
+  CU_ASSERT(s.thread_cpu_s > 0);
+  b = (real_probe_batch){.keys = 2, .floats = 64, .count = 20, .both_ways = true};
+  CU_ASSERT_EQUAL(real_probe_run(p, &b, &s, err, sizeof err), 0);
+  CU_ASSERT(s.node[1].issue_cpu_s > 0 && s.node[1].send_cpu_s > 0);
+  b.window = REAL_PROBE_MAX_WINDOW + 1;
+  CU_ASSERT_EQUAL(real_probe_run(p, &b, &s, err, sizeof err), -1);
   CU_ASSERT_EQUAL(real_probe_free(p), 0);
 }
 
 PSLAB_SUITE("calibrate", {"fit_recovers_the_model", test_fit_recovers_the_model},
+            {"check_predicts_the_held_out_batches", test_check_predicts_the_held_out_batches},
+            {"uncounted_wakeups_are_noted", test_uncounted_wakeups_are_noted},
             {"noisy_rounds_report_their_spread", test_noisy_rounds_report_their_spread},
             {"degenerate_figures_are_noted", test_degenerate_figures_are_noted},
             {"profile_validates_as_a_cluster", test_profile_validates_as_a_cluster},

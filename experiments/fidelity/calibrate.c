@@ -2,32 +2,65 @@
  * `pslab calibrate`: measure this machine with the real backend and write a
  * cluster profile that specs include (cluster.profile).
  *
- * What is measured comes through an exp_calib_source (remote pulls, local
- * pulls, compute), so the arithmetic here is tested on made-up numbers; the
- * real source is a probe of two real nodes on loopback (real/probe.c).
+ * What is measured comes through an exp_calib_source (batches of pulls,
+ * compute), so the arithmetic here is tested on made-up numbers; the real
+ * source is a probe of two real nodes on loopback (real/probe.c): node 0
+ * pulls keys homed at node 1, whose receiver thread serves them; node 0's
+ * pulling thread reads its own replies while it waits (real/leader.c).
  *
- * Each figure is measured in rounds, a batch of operations each (sized to
- * take about CALIB_BATCH_S), until the last `min_rounds` rounds agree within
- * `target_spread` (half their range over their median) or `max_rounds` is
- * reached; the figure is the median of those last rounds, and its spread is
- * reported either way.
+ * Each figure is measured in rounds, a batch each (sized to take about
+ * CALIB_BATCH_S), until the last `min_rounds` rounds agree within
+ * `target_spread` (half the range of their wall time over its median) or
+ * `max_rounds` is reached; the figure is the median of those last rounds,
+ * field by field, per pull, and its spread is reported either way. The
+ * figures take their rounds in turn, one each, so that load that comes and
+ * goes while calibrating moves them alike.
  *
- * The model the figures are fitted to is the simulator's for nodes on one
- * machine (cluster.machines). A remote pull of k keys, B bytes in all
- * (request and reply, ps_msg_encoded_len), with one pull outstanding:
+ * The model is the simulator's node, as
+ * docs/fidelity.md, "Calibrating: pslab calibrate" has it.
+ * A message costs the thread that sends it s = send_per_message_s after the
+ * send; ZeroMQ's I/O thread io = io_per_message_s at each end, off the
+ * critical path; the thread that handles it m = per_message_s, plus p_k =
+ * per_key_s per key and p_b = per_byte_s per byte; and a handling thread
+ * that slept because nothing was waiting pays w = wakeup_s (its own wake-up
+ * and the I/O threads') before it handles the next. With r the share of
+ * messages that found their handler asleep (1 with one pull outstanding), a
+ * remote pull of k keys, B bytes in request and reply (ps_msg_encoded_len),
+ * costs
  *
- *   CPU of both processes per pull   = 2 (m + s) + 2k p_k + B p_b
- *   wall time per pull (round trip)  = 2 L + B / W + 2 m + 2k p_k + B p_b
+ *   CPU of both processes   = 2 (m + s + 2 io + r w) + 2k p_k + B p_b
+ *   one outstanding, wall   = 2 L + B / W + 2 w + 2 m + 2k p_k + B p_b
  *
- * with m = per_message_s (the receiving server thread), s =
- * send_per_message_s (the sending thread, paid off the critical path), p_k =
- * per_key_s, p_b = per_byte_s, L and W the loopback's latency and
- * bandwidth. A least-squares fit of CPU on (1, 2k, B) gives 2(m + s), p_k and
- * p_b; s is the issuing thread's CPU per pull of the smallest pull (its
- * sending and waking); m the rest. A fit of the round trip on (1, 2k, B)
- * gives 2L + 2m, so L; and 1/W + p_b, so W. Every CPU second is thus
- * charged somewhere, and a lone round trip is reproduced. A coefficient the
- * data make negative is set to 0 and said so in the profile's notes.
+ * with L and W the loopback's latency and bandwidth (the sends are paid
+ * after the send, the I/O threads beside: neither delays the round trip).
+ *
+ * The fit, every parameter from the figures:
+ *   - p_k, p_b: a least-squares fit of the CPU per pull over the size grid
+ *     (one outstanding, r = 1) on (1, 2k, B);
+ *   - r per window of outstanding pulls (1, 4, 16 of the smallest pull):
+ *     the wake-ups per message handled, over those of one outstanding;
+ *   - s: the CPU per pull of the calls that issued the pulls, fitted on r
+ *     (a line; s its value at r = 0: a busy sender's);
+ *   - m and the pulling and receiving threads' share of w: their CPU per
+ *     message (sending and handling) fitted on r: the line's slope is the
+ *     share of w, its value at r = 0 is m + s + the key and byte terms;
+ *   - io and the I/O threads' share of w: what the processes spent beyond
+ *     those threads, per message, fitted on r: at r = 0 it is 2 io;
+ *   - L and W: a fit of the wall time per pull over the size grid on
+ *     (1, 2k, B) gives 2 L + 2 w + 2 m, so L, and 1/W + p_b, so W: a lone
+ *     round trip is reproduced, and every CPU second is charged somewhere.
+ * A coefficient the data make negative is set to 0 and said so in the
+ * profile's notes. Each parameter's spread is that of the same fit made
+ * round by round (round i of every figure), half its range over the
+ * fitted value.
+ *
+ * The check: the batches the fit did not use (traffic both ways at once,
+ * two pulling threads) are predicted from the fitted parameters and their
+ * measured wake-ups per message: their CPU per pull by the formula above,
+ * their wall time per pull by the model's bound, the largest of the round
+ * trip over the pulls outstanding, the busiest handling thread's time per
+ * pull, the sending threads' and the CPU per pull over the cores. Measured
+ * and predicted go to the log and the profile; nothing is tuned on them.
  *
  * local_per_key_s is a local pull's time per key (16 keys of 64 floats, the
  * core's fast local access); host_speed the flop rate of the source's
@@ -48,16 +81,41 @@
 #define CALIB_BATCH_S 0.04 /* seconds a round's batch aims at (x scale) */
 #define CALIB_MIN_COUNT 5
 #define CALIB_MAX_COUNT 1000000
-#define CALIB_LOCAL_KEYS 16
-#define CALIB_LOCAL_FLOATS 64
 #define CALIB_COMPUTE_FLOPS 1e6 /* of the warm-up batch */
 #define CALIB_MAX_ROUNDS 64
+#define CALIB_LOCAL_KEYS 16
+#define CALIB_MIN_WAKE_RANGE 0.05 /* of r over the windows, to fit w */
 
-/* The remote pulls measured: keys per pull, floats per value. */
+/* What a probe is for. */
+typedef enum { USE_GRID, USE_WINDOW, USE_CHECK, USE_LOCAL, USE_COMPUTE } probe_use;
+
+/* The batches measured, in order: the size grid (its first, the smallest
+ * pull, is also the window of 1), the windows, the checks, a local pull and
+ * the compute kernel. */
 static const struct {
-  uint32_t keys, floats;
-} remote_grid[] = {{1, 1}, {1, 256}, {1, 4096}, {4, 4096}, {16, 1}, {64, 1}, {16, 256}};
-#define REMOTE_GRID (sizeof remote_grid / sizeof remote_grid[0])
+  const char *name;
+  probe_use use;
+  exp_calib_batch b;
+} probes[] = {
+    {"remote_pull", USE_GRID, {.keys = 1, .floats = 1}},
+    {"remote_pull", USE_GRID, {.keys = 1, .floats = 256}},
+    {"remote_pull", USE_GRID, {.keys = 1, .floats = 4096}},
+    {"remote_pull", USE_GRID, {.keys = 4, .floats = 4096}},
+    {"remote_pull", USE_GRID, {.keys = 16, .floats = 1}},
+    {"remote_pull", USE_GRID, {.keys = 64, .floats = 1}},
+    {"remote_pull", USE_GRID, {.keys = 16, .floats = 256}},
+    {"window", USE_WINDOW, {.keys = 1, .floats = 1, .window = 4}},
+    {"window", USE_WINDOW, {.keys = 1, .floats = 1, .window = 16}},
+    {"both_ways", USE_CHECK, {.keys = 4, .floats = 64, .both_ways = true}},
+    {"clients", USE_CHECK, {.keys = 4, .floats = 64, .clients = 2}},
+    {"local_pull", USE_LOCAL, {.keys = CALIB_LOCAL_KEYS, .floats = 64, .local = true}},
+    {"compute_per_flop", USE_COMPUTE, {0}},
+};
+#define PROBES (sizeof probes / sizeof probes[0])
+#define GRID 7    /* probes[0 .. GRID) */
+#define WINDOWS 3 /* probes[0] and the two USE_WINDOW after the grid */
+#define SAMPLE_DOUBLES (sizeof(exp_calib_sample) / sizeof(double))
+_Static_assert(sizeof(exp_calib_sample) % sizeof(double) == 0, "a sample is only doubles");
 
 void exp_calib_options_default(exp_calib_options *o) {
   *o = (exp_calib_options){.min_rounds = 5, .max_rounds = 25, .target_spread = 0.05,
@@ -66,13 +124,14 @@ void exp_calib_options_default(exp_calib_options *o) {
 
 /* ------------------------------------------------------------- rounds */
 
-typedef enum { FIG_REMOTE, FIG_LOCAL, FIG_COMPUTE } fig_kind;
-
-/* One figure: per operation, the median of the last rounds. */
+/* One figure: per pull (per flop for compute), every round, and the median
+ * of the last `kept`. */
 typedef struct {
-  double wall_s, cpu_s, thread_cpu_s;
-  double spread;  /* of wall_s: half the range of the last rounds / median */
-  unsigned rounds;
+  exp_calib_sample round[CALIB_MAX_ROUNDS];
+  exp_calib_sample med;
+  unsigned rounds, kept;
+  double spread;     /* of wall_s: half the range of the last rounds / median */
+  double cpu_spread; /* the same of cpu_s */
 } figure;
 
 static int cmp_double(const void *a, const void *b) {
@@ -87,54 +146,87 @@ static double median_of(const double *v, unsigned n) {
   return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 }
 
-static int measure_once(const exp_calib_source *src, fig_kind kind, uint32_t keys,
-                        uint32_t floats, double count, exp_calib_sample *out, char *err,
-                        size_t errlen) {
-  switch (kind) {
-  case FIG_REMOTE:
-    return src->remote(src->ctx, keys, floats, (uint32_t)count, out, err, errlen);
-  case FIG_LOCAL:
-    return src->local(src->ctx, keys, floats, (uint32_t)count, out, err, errlen);
-  case FIG_COMPUTE:
-    *out = (exp_calib_sample){0};
-    return src->compute(src->ctx, count, &out->wall_s, err, errlen);
-  }
-  return -1;
+static double *fields(exp_calib_sample *s) { return (double *)s; }
+
+/* Pulls in a batch of b with count `count`: per thread, both ways twice. */
+static double pulls_of(const exp_calib_batch *b, double count) {
+  return count * (b->clients ? b->clients : 1) * (b->both_ways ? 2 : 1);
 }
 
-/* Rounds of `kind` until they agree (see the top). A round is `count`
- * operations (flops for compute), sized from a warm-up batch. */
-static int measure(const exp_calib_source *src, const exp_calib_options *o, fig_kind kind,
-                   uint32_t keys, uint32_t floats, figure *f, char *err, size_t errlen) {
-  bool flops = kind == FIG_COMPUTE;
-  double count = flops ? CALIB_COMPUTE_FLOPS : 20;
+/* One round of probe i, `count` large (flops for compute), per pull. */
+static int measure_once(const exp_calib_source *src, size_t i, double count,
+                        exp_calib_sample *out, char *err, size_t errlen) {
+  *out = (exp_calib_sample){0};
+  if (probes[i].use == USE_COMPUTE) {
+    if (src->compute(src->ctx, count, &out->wall_s, err, errlen) != 0) return -1;
+    out->wall_s /= count;
+    return 0;
+  }
+  exp_calib_batch b = probes[i].b;
+  b.count = (uint32_t)count;
+  if (src->pulls(src->ctx, &b, out, err, errlen) != 0) return -1;
+  double n = pulls_of(&b, count);
+  for (size_t k = 0; k < SAMPLE_DOUBLES; k++) fields(out)[k] /= n;
+  return 0;
+}
+
+/* Medians and spreads of f's last `window` rounds. */
+static void settle(figure *f, unsigned window) {
+  unsigned first = f->rounds - window;
+  double v[CALIB_MAX_ROUNDS];
+  for (size_t k = 0; k < SAMPLE_DOUBLES; k++) {
+    for (unsigned r = 0; r < window; r++) v[r] = fields(&f->round[first + r])[k];
+    fields(&f->med)[k] = median_of(v, window);
+  }
+  double lo = INFINITY, hi = -INFINITY, clo = INFINITY, chi = -INFINITY;
+  for (unsigned r = first; r < f->rounds; r++) {
+    lo = fmin(lo, f->round[r].wall_s);
+    hi = fmax(hi, f->round[r].wall_s);
+    clo = fmin(clo, f->round[r].cpu_s);
+    chi = fmax(chi, f->round[r].cpu_s);
+  }
+  f->kept = window;
+  f->spread = f->med.wall_s > 0 ? 0.5 * (hi - lo) / f->med.wall_s : 0;
+  f->cpu_spread = f->med.cpu_s > 0 ? 0.5 * (chi - clo) / f->med.cpu_s : 0;
+}
+
+/* The size of probe i's rounds (pulls per thread, or flops), from a
+ * warm-up batch. */
+static int size_rounds(const exp_calib_source *src, const exp_calib_options *o, size_t i,
+                       double *count, char *err, size_t errlen) {
+  bool flops = probes[i].use == USE_COMPUTE;
+  double c = flops ? CALIB_COMPUTE_FLOPS : 20;
   exp_calib_sample s;
-  if (measure_once(src, kind, keys, floats, count, &s, err, errlen) != 0) return -1;
-  double per = s.wall_s / count;
-  if (per > 0) count = CALIB_BATCH_S * o->scale / per;
-  count = flops ? fmax(count, CALIB_COMPUTE_FLOPS)
-                : fmin(fmax(floor(count), CALIB_MIN_COUNT), CALIB_MAX_COUNT);
+  if (measure_once(src, i, c, &s, err, errlen) != 0) return -1;
+  double per_count = flops ? s.wall_s : s.wall_s * pulls_of(&probes[i].b, 1);
+  if (per_count > 0) c = CALIB_BATCH_S * o->scale / per_count;
+  *count = flops ? fmax(c, CALIB_COMPUTE_FLOPS)
+                 : fmin(fmax(floor(c), CALIB_MIN_COUNT), CALIB_MAX_COUNT);
+  return 0;
+}
+
+/* Rounds of every probe, one of each in turn, until each probe's last ones
+ * agree (see the top): a change of load while calibrating then moves every
+ * figure alike, not some figures and not others. */
+static int measure_rounds(const exp_calib_source *src, const exp_calib_options *o,
+                          figure *figs, char *err, size_t errlen) {
+  double count[PROBES];
+  bool done[PROBES] = {false};
+  for (size_t i = 0; i < PROBES; i++)
+    if (size_rounds(src, o, i, &count[i], err, errlen) != 0) return -1;
   unsigned max = o->max_rounds > CALIB_MAX_ROUNDS ? CALIB_MAX_ROUNDS : o->max_rounds;
+  if (max < 1) max = 1;
   unsigned window = o->min_rounds < 1 ? 1 : o->min_rounds > max ? max : o->min_rounds;
-  double wall[CALIB_MAX_ROUNDS], cpu[CALIB_MAX_ROUNDS], thread[CALIB_MAX_ROUNDS];
   for (unsigned r = 0; r < max; r++) {
-    if (measure_once(src, kind, keys, floats, count, &s, err, errlen) != 0) return -1;
-    wall[r] = s.wall_s / count;
-    cpu[r] = s.cpu_s / count;
-    thread[r] = s.thread_cpu_s / count;
-    f->rounds = r + 1;
-    if (r + 1 < window) continue;
-    unsigned first = r + 1 - window;
-    double lo = wall[first], hi = wall[first];
-    for (unsigned i = first + 1; i <= r; i++) {
-      lo = fmin(lo, wall[i]);
-      hi = fmax(hi, wall[i]);
+    for (size_t i = 0; i < PROBES; i++) {
+      figure *f = &figs[i];
+      if (done[i]) continue;
+      if (measure_once(src, i, count[i], &f->round[r], err, errlen) != 0) return -1;
+      f->rounds = r + 1;
+      if (r + 1 < window) continue;
+      settle(f, window);
+      done[i] = f->spread <= o->target_spread;
     }
-    f->wall_s = median_of(wall + first, window);
-    f->cpu_s = median_of(cpu + first, window);
-    f->thread_cpu_s = median_of(thread + first, window);
-    f->spread = f->wall_s > 0 ? 0.5 * (hi - lo) / f->wall_s : 0;
-    if (f->spread <= o->target_spread) break;
   }
   return 0;
 }
@@ -172,46 +264,355 @@ static bool fit3(const double *x1, const double *x2, const double *y, size_t n, 
   return true;
 }
 
-/* x, or 0 with a note when the data made it negative. */
+/* Least squares of y on (1, x) over n points: y = at0 + slope x. Without
+ * spread in x (range under min_range): slope 0, at0 the mean; false. */
+static bool fit_line(const double *x, const double *y, size_t n, double min_range,
+                     double *at0, double *slope) {
+  double mx = 0, my = 0, lo = INFINITY, hi = -INFINITY;
+  for (size_t i = 0; i < n; i++) {
+    mx += x[i] / (double)n;
+    my += y[i] / (double)n;
+    lo = fmin(lo, x[i]);
+    hi = fmax(hi, x[i]);
+  }
+  double sxx = 0, sxy = 0;
+  for (size_t i = 0; i < n; i++) {
+    sxx += (x[i] - mx) * (x[i] - mx);
+    sxy += (x[i] - mx) * (y[i] - my);
+  }
+  bool ok = hi - lo >= min_range && sxx > 0;
+  *slope = ok ? sxy / sxx : 0;
+  *at0 = my - *slope * mx;
+  return ok;
+}
+
+/* x, or 0 with a note (notes NULL: none) when the data made it negative. */
 static double at_least_zero(double x, const char *what, cJSON *notes) {
   if (x >= 0) return x;
   char line[160];
   snprintf(line, sizeof line, "%s came out negative (%.3g) and was set to 0", what, x);
-  cJSON_AddItemToArray(notes, cJSON_CreateString(line));
+  if (notes) cJSON_AddItemToArray(notes, cJSON_CreateString(line));
   return 0;
 }
 
-/* ------------------------------------------------------------- output */
+static void note(cJSON *notes, const char *text) {
+  if (notes) cJSON_AddItemToArray(notes, cJSON_CreateString(text));
+}
 
-static void add_figure(cJSON *list, const char *name, uint32_t keys, uint32_t floats,
-                       const figure *f) {
-  cJSON *o = cJSON_CreateObject();
-  cJSON_AddStringToObject(o, "name", name);
-  if (keys) {
-    cJSON_AddNumberToObject(o, "keys", keys);
-    cJSON_AddNumberToObject(o, "floats", floats);
+/* ------------------------------------------------------------ the fit */
+
+/* What the fit takes, from the medians or from one round of every figure. */
+typedef struct {
+  /* Per pull of the grid: 2k, the bytes of request and reply, the wall
+   * time and the CPU of both processes. */
+  double k2[GRID], bytes[GRID], rtt[GRID], cpu[GRID];
+  /* Per window (1, 4, 16): wake-ups per message over those of window 1;
+   * the pulling and receiving threads' CPU per message; the rest of the
+   * processes' per message; the issuing calls' per pull. */
+  double r[WINDOWS], app[WINDOWS], io[WINDOWS], send[WINDOWS];
+  double local_per_key, speed;
+} measured;
+
+/* The model's parameters (see the top). */
+typedef struct {
+  double per_msg, send, wakeup, wake_threads, wake_io, io, per_key, per_byte;
+  double latency, bandwidth, local_per_key, speed;
+} fitted;
+
+/* The parameters as the profile and the log name them, with their units. */
+static const struct {
+  const char *name, *unit;
+  size_t offset;
+} params[] = {
+    {"per_message_s", "s", offsetof(fitted, per_msg)},
+    {"send_per_message_s", "s", offsetof(fitted, send)},
+    {"wakeup_s", "s", offsetof(fitted, wakeup)},
+    {"wakeup_threads_s", "s", offsetof(fitted, wake_threads)}, /* wakeup_s: the pullers' */
+    {"wakeup_io_s", "s", offsetof(fitted, wake_io)},           /* ... the I/O threads' */
+    {"io_per_message_s", "s", offsetof(fitted, io)},
+    {"per_key_s", "s", offsetof(fitted, per_key)},
+    {"per_byte_s", "s", offsetof(fitted, per_byte)},
+    {"loopback_latency", "s", offsetof(fitted, latency)},
+    {"loopback_bandwidth", "B/s", offsetof(fitted, bandwidth)},
+    {"local_per_key_s", "s", offsetof(fitted, local_per_key)},
+    {"host_speed", "flop/s", offsetof(fitted, speed)},
+};
+#define PARAMS (sizeof params / sizeof params[0])
+
+static double param(const fitted *f, size_t i) {
+  return *(const double *)((const char *)f + params[i].offset);
+}
+
+static double req_bytes(const exp_calib_batch *b) {
+  return (double)ps_msg_encoded_len(b->keys, 0);
+}
+
+static double reply_bytes(const exp_calib_batch *b) {
+  return (double)ps_msg_encoded_len(b->keys, (size_t)b->keys * b->floats);
+}
+
+/* The threads that pull and receive, per pull. */
+static double app_cpu(const exp_calib_sample *s) {
+  return s->node[0].issue_cpu_s + s->node[0].receiver_cpu_s + s->node[1].issue_cpu_s +
+         s->node[1].receiver_cpu_s;
+}
+
+static double wakes(const exp_calib_sample *s) {
+  return s->node[0].wakeups + s->node[1].wakeups;
+}
+
+/* Probe i's sample: the medians (round < 0) or its round-th last round. */
+static const exp_calib_sample *sample_of(const figure *figs, size_t i, int round) {
+  const figure *f = &figs[i];
+  return round < 0 ? &f->med : &f->round[f->rounds - f->kept + (unsigned)round];
+}
+
+static void view(const figure *figs, int round, measured *m) {
+  size_t w = 0;
+  for (size_t i = 0; i < PROBES; i++) {
+    const exp_calib_sample *s = sample_of(figs, i, round);
+    const exp_calib_batch *b = &probes[i].b;
+    if (i < GRID) {
+      m->k2[i] = 2.0 * b->keys;
+      m->bytes[i] = req_bytes(b) + reply_bytes(b);
+      m->rtt[i] = s->wall_s;
+      m->cpu[i] = s->cpu_s;
+    }
+    if (i == 0 || probes[i].use == USE_WINDOW) { /* two messages a pull */
+      m->r[w] = wakes(s) / 2;
+      m->app[w] = app_cpu(s) / 2;
+      m->io[w] = (s->cpu_s - app_cpu(s)) / 2;
+      m->send[w++] = s->node[0].send_cpu_s + s->node[1].send_cpu_s;
+    }
+    if (probes[i].use == USE_LOCAL) m->local_per_key = s->wall_s / b->keys;
+    if (probes[i].use == USE_COMPUTE) m->speed = s->wall_s > 0 ? 1 / s->wall_s : 0;
   }
-  cJSON_AddNumberToObject(o, "wall_s", f->wall_s);
-  if (keys) {
-    cJSON_AddNumberToObject(o, "cpu_s", f->cpu_s);
-    cJSON_AddNumberToObject(o, "thread_cpu_s", f->thread_cpu_s);
+  double r1 = m->r[0];
+  for (size_t i = 0; i < WINDOWS; i++) m->r[i] = r1 > 0 ? m->r[i] / r1 : 0;
+}
+/* Fits the model to m (see the top); coefficients set to 0, wake-ups
+ * that did not change, a bandwidth that limits nothing are said in notes
+ * (NULL: not said). False with a message. */
+static bool fit_model(const measured *m, cJSON *notes, fitted *f, char *err, size_t errlen) {
+  double bc[3], br[3];
+  if (!fit3(m->k2, m->bytes, m->cpu, GRID, bc) || !fit3(m->k2, m->bytes, m->rtt, GRID, br)) {
+    snprintf(err, errlen, "calibrate: the remote figures do not determine the cost model");
+    return false;
+  }
+  f->per_key = at_least_zero(bc[1], "per_key_s", notes);
+  f->per_byte = at_least_zero(bc[2], "per_byte_s", notes);
+  double s0, s1, a0, a1, i0, i1;
+  bool woke = fit_line(m->r, m->send, WINDOWS, CALIB_MIN_WAKE_RANGE, &s0, &s1);
+  fit_line(m->r, m->app, WINDOWS, CALIB_MIN_WAKE_RANGE, &a0, &a1);
+  fit_line(m->r, m->io, WINDOWS, CALIB_MIN_WAKE_RANGE, &i0, &i1);
+  if (!woke)
+    note(notes, "the windows did not change the wake-ups per message (or none were counted): "
+                "wakeup_s is 0 and the other figures are the windows' means");
+  f->send = at_least_zero(s0, "send_per_message_s", notes);
+  double key_byte = (m->k2[0] * f->per_key + m->bytes[0] * f->per_byte) / 2; /* a message's */
+  f->per_msg = at_least_zero(a0 - f->send - key_byte, "per_message_s", notes);
+  f->wake_threads = at_least_zero(a1, "wakeup_threads_s", notes);
+  f->io = at_least_zero(i0 / 2, "io_per_message_s", notes);
+  f->wake_io = at_least_zero(i1, "wakeup_io_s", notes);
+  f->wakeup = f->wake_threads + f->wake_io;
+  f->latency = at_least_zero((br[0] - 2 * f->wakeup - 2 * f->per_msg) / 2,
+                             "machines.loopback_latency", notes);
+  double inv_bw = br[2] - f->per_byte;
+  f->bandwidth = 1 / inv_bw;
+  if (!(inv_bw > 1e-12)) { /* more than 1 TB/s: limits nothing */
+    note(notes, "the round trip grows no faster with bytes than the CPU cost per byte: the "
+                "loopback bandwidth limits nothing beyond it and is written as 1 TBps");
+    f->bandwidth = 1e12;
+  }
+  f->local_per_key = m->local_per_key;
+  f->speed = m->speed;
+  return true;
+}
+
+/* Each parameter's spread: the fit made round by round (see the top). */
+static void param_spreads(const figure *figs, const fitted *best, double *spread) {
+  double lo[PARAMS], hi[PARAMS];
+  for (size_t i = 0; i < PARAMS; i++) lo[i] = INFINITY, hi[i] = -INFINITY;
+  char err[8];
+  for (unsigned r = 0; r < figs[0].kept; r++) {
+    measured m = {0};
+    fitted f;
+    view(figs, (int)r, &m);
+    if (!fit_model(&m, NULL, &f, err, sizeof err)) continue;
+    for (size_t i = 0; i < PARAMS; i++) {
+      lo[i] = fmin(lo[i], param(&f, i));
+      hi[i] = fmax(hi[i], param(&f, i));
+    }
+  }
+  for (size_t i = 0; i < PARAMS; i++) {
+    double v = fabs(param(best, i));
+    spread[i] = v > 0 && hi[i] >= lo[i] ? 0.5 * (hi[i] - lo[i]) / v : 0;
+  }
+}
+
+/* ---------------------------------------------------------- the check */
+
+/* What the model says a batch costs per pull, given r, the share of its
+ * messages that found their handler asleep (see the top). */
+typedef struct {
+  double cpu_s, wall_s;
+} prediction;
+
+static prediction predict(const fitted *f, const exp_calib_batch *b, double r, uint32_t cores) {
+  double k = b->keys, bq = req_bytes(b), bp = reply_bytes(b), wake = r * f->wakeup;
+  double keys = 2 * k * f->per_key + (bq + bp) * f->per_byte;
+  double cpu = 2 * (f->per_msg + f->send + 2 * f->io + wake) + keys;
+  double rtt = 2 * f->latency + (bq + bp) / f->bandwidth + 2 * wake + 2 * f->per_msg + keys;
+  double req = f->per_msg + wake + k * f->per_key + bq * f->per_byte + f->send;
+  double rep = f->per_msg + wake + k * f->per_key + bp * f->per_byte;
+  double threads = (b->clients ? b->clients : 1) * (b->both_ways ? 2 : 1);
+  double outstanding = threads * (b->window ? b->window : 1);
+  double handler = b->both_ways ? (req + rep) / 2 : fmax(req, rep);
+  double wall = fmax(fmax(rtt / outstanding, handler),
+                     fmax(f->send / threads, cpu / (cores ? cores : 1)));
+  return (prediction){cpu, wall};
+}
+
+/* Probe i in words: "round trip, 1 key of 1 float", "4 keys of 64 floats,
+ * both ways". */
+static void describe(size_t i, char *buf, size_t n) {
+  const exp_calib_batch *b = &probes[i].b;
+  if (probes[i].use == USE_COMPUTE) {
+    snprintf(buf, n, "compute (dot products)");
+    return;
+  }
+  const char *what = probes[i].use == USE_GRID ? "round trip, " : b->local ? "local, " : "";
+  int len = snprintf(buf, n, "%s%u key%s of %u float%s", what, b->keys,
+                     b->keys > 1 ? "s" : "", b->floats, b->floats > 1 ? "s" : "");
+  if (len < 0 || (size_t)len >= n) return;
+  if (b->both_ways) snprintf(buf + len, n - (size_t)len, ", both ways");
+  else if (b->clients > 1) snprintf(buf + len, n - (size_t)len, ", %u pullers", b->clients);
+  else if (b->window > 1) snprintf(buf + len, n - (size_t)len, ", %u outstanding", b->window);
+}
+
+/* The share of probe i's messages that found their handler asleep: its
+ * wake-ups per message over the smallest pull's (one outstanding). */
+static double wake_share(const figure *figs, size_t i) {
+  double one = wakes(&figs[0].med);
+  return one > 0 ? wakes(&figs[i].med) / one : 0;
+}
+
+static cJSON *node_json(const exp_calib_node *n) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "process_cpu_s", n->process_cpu_s);
+  cJSON_AddNumberToObject(o, "receiver_cpu_s", n->receiver_cpu_s);
+  cJSON_AddNumberToObject(o, "issue_cpu_s", n->issue_cpu_s);
+  cJSON_AddNumberToObject(o, "send_cpu_s", n->send_cpu_s);
+  cJSON_AddNumberToObject(o, "wakeups", n->wakeups);
+  return o;
+}
+
+/* The batch's shape as fields of o. */
+static void add_batch(cJSON *o, size_t i) {
+  const exp_calib_batch *b = &probes[i].b;
+  cJSON_AddStringToObject(o, "name", probes[i].name);
+  if (probes[i].use == USE_COMPUTE) return;
+  cJSON_AddNumberToObject(o, "keys", b->keys);
+  cJSON_AddNumberToObject(o, "floats", b->floats);
+  if (probes[i].use == USE_LOCAL) return;
+  cJSON_AddNumberToObject(o, "window", b->window ? b->window : 1);
+  cJSON_AddNumberToObject(o, "clients", b->clients ? b->clients : 1);
+  cJSON_AddBoolToObject(o, "both_ways", b->both_ways);
+}
+
+/* Figure i, per pull (per flop for compute). */
+static void add_figure(cJSON *list, size_t i, const figure *f) {
+  cJSON *o = cJSON_CreateObject();
+  add_batch(o, i);
+  cJSON_AddNumberToObject(o, "wall_s", f->med.wall_s);
+  if (probes[i].use != USE_COMPUTE) {
+    cJSON_AddNumberToObject(o, "cpu_s", f->med.cpu_s);
+    cJSON_AddNumberToObject(o, "thread_cpu_s", f->med.thread_cpu_s);
+    cJSON_AddNumberToObject(o, "cpu_spread", f->cpu_spread);
+  }
+  if (probes[i].use != USE_COMPUTE && probes[i].use != USE_LOCAL) {
+    cJSON *nodes = cJSON_AddArrayToObject(o, "nodes");
+    for (int n = 0; n < 2; n++) cJSON_AddItemToArray(nodes, node_json(&f->med.node[n]));
   }
   cJSON_AddNumberToObject(o, "spread", f->spread);
   cJSON_AddNumberToObject(o, "rounds", f->rounds);
   cJSON_AddItemToArray(list, o);
 }
 
-static void log_figure(FILE *log, const char *what, const figure *f, const char *unit,
-                       double value, const exp_calib_options *o) {
+static void log_figure(FILE *log, size_t i, const figure *figs, const exp_calib_options *o) {
   if (!log) return;
-  char v[48];
-  exp_format_quantity(value, unit, v, sizeof v);
-  fprintf(log, "  %-34s %12s  spread %5.1f%%  %2u rounds%s\n", what, v, 100 * f->spread,
-          f->rounds, f->spread > o->target_spread ? "  (spread above target)" : "");
+  const figure *f = &figs[i];
+  char what[64], v[32], c[32] = "", r[32] = "";
+  describe(i, what, sizeof what);
+  if (probes[i].use == USE_COMPUTE) {
+    exp_format_quantity(f->med.wall_s > 0 ? 1 / f->med.wall_s : 0, "flop/s", v, sizeof v);
+  } else if (probes[i].use == USE_LOCAL) {
+    exp_format_quantity(f->med.wall_s / probes[i].b.keys, "s", v, sizeof v);
+    snprintf(r, sizeof r, "a key");
+  } else {
+    exp_format_quantity(f->med.wall_s, "s", v, sizeof v);
+    char cpu[24];
+    exp_format_quantity(f->med.cpu_s, "s", cpu, sizeof cpu);
+    snprintf(c, sizeof c, "CPU %s", cpu);
+    snprintf(r, sizeof r, "woke %.2f", wake_share(figs, i));
+  }
+  fprintf(log, "  %-37s %10s %-14s %-10s spread %5.1f%% %2u rounds%s\n", what, v, c, r,
+          100 * f->spread, f->rounds, f->spread > o->target_spread ? " (above target)" : "");
+}
+
+/* The check (see the top): the batches the fit did not use, measured
+ * against predicted, into the log and a list. */
+static cJSON *check(const figure *figs, const fitted *fit, uint32_t cores, FILE *log) {
+  cJSON *list = cJSON_CreateArray();
+  if (log) fprintf(log, "check (not fitted): per pull, measured and what the model predicts\n");
+  for (size_t i = 0; i < PROBES; i++) {
+    if (probes[i].use != USE_CHECK) continue;
+    const exp_calib_sample *s = &figs[i].med;
+    double r = wake_share(figs, i);
+    prediction p = predict(fit, &probes[i].b, r, cores);
+    cJSON *o = cJSON_CreateObject();
+    add_batch(o, i);
+    cJSON_AddNumberToObject(o, "wake_share", r);
+    cJSON_AddNumberToObject(o, "cpu_s", s->cpu_s);
+    cJSON_AddNumberToObject(o, "predicted_cpu_s", p.cpu_s);
+    cJSON_AddNumberToObject(o, "wall_s", s->wall_s);
+    cJSON_AddNumberToObject(o, "predicted_wall_s", p.wall_s);
+    cJSON_AddItemToArray(list, o);
+    if (!log) continue;
+    char what[64], c[24], pc[24], w[24], pw[24];
+    describe(i, what, sizeof what);
+    exp_format_quantity(s->cpu_s, "s", c, sizeof c);
+    exp_format_quantity(p.cpu_s, "s", pc, sizeof pc);
+    exp_format_quantity(s->wall_s, "s", w, sizeof w);
+    exp_format_quantity(p.wall_s, "s", pw, sizeof pw);
+    fprintf(log, "  %-37s CPU %s, model %s (%+.0f%%); time %s, model's bound %s (%+.0f%%)\n",
+            what, c, pc, 100 * (p.cpu_s / s->cpu_s - 1), w, pw, 100 * (p.wall_s / s->wall_s - 1));
+  }
+  return list;
+}
+
+static cJSON *parameters_json(const fitted *f, const double *spread) {
+  cJSON *o = cJSON_CreateObject();
+  for (size_t i = 0; i < PARAMS; i++) {
+    cJSON *p = cJSON_AddObjectToObject(o, params[i].name);
+    cJSON_AddNumberToObject(p, "value", param(f, i));
+    cJSON_AddNumberToObject(p, "spread", spread[i]);
+  }
+  return o;
+}
+
+static void log_fitted(FILE *log, const fitted *f, const double *spread, uint32_t cores) {
+  fprintf(log, "fitted (spread: the same fit round by round):\n");
+  for (size_t i = 0; i < PARAMS; i++) {
+    char v[32];
+    exp_format_quantity(param(f, i), params[i].unit, v, sizeof v);
+    fprintf(log, "  %-22s %12s  spread %5.1f%%\n", params[i].name, v, 100 * spread[i]);
+  }
+  fprintf(log, "  cores %u\n", cores);
 }
 
 static void about(cJSON *profile, const exp_calib_source *src, const exp_calib_options *o,
-                  cJSON *figures, cJSON *notes) {
+                  cJSON *figures, cJSON *parameters, cJSON *checked, cJSON *notes) {
   cJSON *a = cJSON_AddObjectToObject(profile, EXP_PROFILE_ABOUT);
   char host[256] = "", when[32] = "";
   gethostname(host, sizeof host - 1);
@@ -224,160 +625,87 @@ static void about(cJSON *profile, const exp_calib_source *src, const exp_calib_o
   cJSON_AddNumberToObject(a, "cores", src->cores);
   cJSON_AddNumberToObject(a, "target_spread", o->target_spread);
   cJSON_AddItemToObject(a, "figures", figures);
+  cJSON_AddItemToObject(a, "parameters", parameters);
+  cJSON_AddItemToObject(a, "check", checked);
   cJSON_AddItemToObject(a, "notes", notes);
 }
 
-/* ------------------------------------------------------------ the fit */
-
-/* What was measured, as the fit takes it. */
-typedef struct {
-  /* Per remote pull of the grid: 2k, the bytes of request and reply, the
-   * round trip and the CPU of both processes. */
-  double k2[REMOTE_GRID], bytes[REMOTE_GRID], rtt[REMOTE_GRID], cpu[REMOTE_GRID];
-  double issuer;        /* the issuing thread's CPU per pull of the smallest */
-  double local_per_key; /* a local pull's time per key */
-  double speed;         /* the compute kernel's flop/s (0: it took no time) */
-} measured;
-
-/* The cost model's coefficients (see the top). */
-typedef struct {
-  double per_msg, send, per_key, per_byte, latency, bandwidth;
-} fitted;
-
-/* Measures every figure through src, in order (the remote grid, a local
- * pull, compute), adding each to figures and to o->log. 0, or -1 with a
- * message. */
-static int measure_all(const exp_calib_source *src, const exp_calib_options *o,
-                       cJSON *figures, measured *m, char *err, size_t errlen) {
-  FILE *log = o->log;
-  if (log) fprintf(log, "pslab calibrate: remote pulls between two real nodes on loopback\n");
-  for (size_t i = 0; i < REMOTE_GRID; i++) {
-    uint32_t k = remote_grid[i].keys, v = remote_grid[i].floats;
-    figure f = {0};
-    if (measure(src, o, FIG_REMOTE, k, v, &f, err, errlen) != 0) return -1;
-    m->k2[i] = 2.0 * k;
-    m->bytes[i] = (double)ps_msg_encoded_len(k, 0) + (double)ps_msg_encoded_len(k, k * v);
-    m->rtt[i] = f.wall_s;
-    m->cpu[i] = f.cpu_s;
-    if (i == 0) m->issuer = f.thread_cpu_s;
-    add_figure(figures, "remote_pull", k, v, &f);
-    char what[64];
-    snprintf(what, sizeof what, "round trip, %u key%s of %u float%s", k, k > 1 ? "s" : "", v,
-             v > 1 ? "s" : "");
-    log_figure(log, what, &f, "s", f.wall_s, o);
-  }
-  figure local = {0}, compute = {0};
-  if (measure(src, o, FIG_LOCAL, CALIB_LOCAL_KEYS, CALIB_LOCAL_FLOATS, &local, err, errlen) != 0)
-    return -1;
-  add_figure(figures, "local_pull", CALIB_LOCAL_KEYS, CALIB_LOCAL_FLOATS, &local);
-  m->local_per_key = local.wall_s / CALIB_LOCAL_KEYS;
-  log_figure(log, "local pull, per key of 64 floats", &local, "s", m->local_per_key, o);
-  if (measure(src, o, FIG_COMPUTE, 0, 0, &compute, err, errlen) != 0) return -1;
-  add_figure(figures, "compute_per_flop", 0, 0, &compute);
-  m->speed = compute.wall_s > 0 ? 1 / compute.wall_s : 0;
-  log_figure(log, "compute (dot products)", &compute, "flop/s", m->speed, o);
-  return 0;
-}
-
-/* Fits the cost model to m (see the top); a coefficient set to 0 or a
- * bandwidth that limits nothing is said in notes. False with a message. */
-static bool fit_model(const measured *m, cJSON *notes, fitted *out, char *err, size_t errlen) {
-  double bc[3], br[3];
-  if (!fit3(m->k2, m->bytes, m->cpu, REMOTE_GRID, bc) ||
-      !fit3(m->k2, m->bytes, m->rtt, REMOTE_GRID, br)) {
-    snprintf(err, errlen, "calibrate: the remote figures do not determine the cost model");
-    return false;
-  }
-  out->per_key = at_least_zero(bc[1], "per_key_s", notes);
-  out->per_byte = at_least_zero(bc[2], "per_byte_s", notes);
-  out->send = fmin(m->issuer, fmax(bc[0], 0) / 2);
-  out->per_msg = at_least_zero(bc[0] / 2 - out->send, "per_message_s", notes);
-  out->latency =
-      at_least_zero((br[0] - 2 * out->per_msg) / 2, "machines.loopback_latency", notes);
-  double inv_bw = br[2] - out->per_byte;
-  out->bandwidth = 1 / inv_bw;
-  if (!(inv_bw > 1e-12)) { /* more than 1 TB/s: limits nothing */
-    cJSON_AddItemToArray(notes, cJSON_CreateString(
-        "the round trip grows no faster with bytes than the CPU cost per byte: the loopback "
-        "bandwidth limits nothing beyond it and is written as 1 TBps"));
-    out->bandwidth = 1e12;
-  }
-  return true;
-}
-
-/* The profile: EXP_PROFILE_ABOUT (taking figures and notes), host_speed,
- * cost and machines. */
-static cJSON *profile_make(const exp_calib_source *src, const exp_calib_options *o,
-                           cJSON *figures, cJSON *notes, const measured *m, const fitted *f) {
-  cJSON *profile = cJSON_CreateObject();
-  about(profile, src, o, figures, notes);
-  cJSON_AddNumberToObject(profile, "host_speed", m->speed);
+/* host_speed, cost and machines. */
+static void profile_fill(cJSON *profile, const fitted *f, uint32_t cores) {
+  cJSON_AddNumberToObject(profile, "host_speed", f->speed);
   cJSON *cost = cJSON_AddObjectToObject(profile, "cost");
   cJSON_AddNumberToObject(cost, "per_message_s", f->per_msg);
   cJSON_AddNumberToObject(cost, "per_key_s", f->per_key);
   cJSON_AddNumberToObject(cost, "per_byte_s", f->per_byte);
-  cJSON_AddNumberToObject(cost, "local_per_key_s", m->local_per_key);
+  cJSON_AddNumberToObject(cost, "local_per_key_s", f->local_per_key);
   cJSON_AddNumberToObject(cost, "send_per_message_s", f->send);
+  cJSON_AddNumberToObject(cost, "wakeup_s", f->wakeup);
+  cJSON_AddNumberToObject(cost, "io_per_message_s", f->io);
   cJSON *machines = cJSON_AddObjectToObject(profile, "machines");
   cJSON_AddNumberToObject(machines, "count", 1);
-  cJSON_AddNumberToObject(machines, "cores", src->cores);
+  cJSON_AddNumberToObject(machines, "cores", cores);
   cJSON_AddNumberToObject(machines, "loopback_latency", f->latency);
   cJSON_AddNumberToObject(machines, "loopback_bandwidth", f->bandwidth);
-  return profile;
-}
-
-static void log_fitted(FILE *log, const measured *m, const fitted *fit, uint32_t cores) {
-  char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
-  exp_format_quantity(fit->per_msg, "s", a, sizeof a);
-  exp_format_quantity(fit->send, "s", b, sizeof b);
-  exp_format_quantity(fit->per_key, "s", c, sizeof c);
-  exp_format_quantity(fit->per_byte, "s", d, sizeof d);
-  exp_format_quantity(fit->latency, "s", e, sizeof e);
-  exp_format_quantity(fit->bandwidth, "B", f, sizeof f);
-  exp_format_quantity(m->local_per_key, "s", g, sizeof g);
-  fprintf(log, "fitted: per_message_s %s, send_per_message_s %s, per_key_s %s, per_byte_s "
-               "%s,\n        loopback latency %s and bandwidth %s/s, local_per_key_s %s, %u "
-               "cores\n", a, b, c, d, e, f, g, cores);
 }
 
 /* ---------------------------------------------------------------- door */
 
+static int measure_all(const exp_calib_source *src, const exp_calib_options *o, figure *figs,
+                       cJSON *list, char *err, size_t errlen) {
+  if (o->log) fprintf(o->log, "pslab calibrate: pulls between two real nodes on loopback, "
+                              "per pull\n");
+  if (measure_rounds(src, o, figs, err, errlen) != 0) return -1;
+  for (size_t i = 0; i < PROBES; i++) {
+    add_figure(list, i, &figs[i]);
+    log_figure(o->log, i, figs, o);
+  }
+  return 0;
+}
+
 cJSON *exp_calibrate(const exp_calib_source *src, const exp_calib_options *o, char *err,
                      size_t errlen) {
-  cJSON *figures = cJSON_CreateArray(), *notes = cJSON_CreateArray();
+  figure *figs = calloc(PROBES, sizeof *figs);
+  cJSON *figures = cJSON_CreateArray(), *notes = cJSON_CreateArray(), *profile = NULL;
   measured m = {0};
   fitted fit;
-  if (measure_all(src, o, figures, &m, err, errlen) != 0 ||
-      !fit_model(&m, notes, &fit, err, errlen))
-    goto fail;
-  if (!(m.speed > 0)) {
+  if (!figs) snprintf(err, errlen, "out of memory");
+  if (!figs || measure_all(src, o, figs, figures, err, errlen) != 0) goto done;
+  view(figs, -1, &m);
+  if (!fit_model(&m, notes, &fit, err, errlen)) goto done;
+  if (!(fit.speed > 0)) {
     snprintf(err, errlen, "calibrate: the compute kernel took no time");
-    goto fail;
+    goto done;
   }
-  cJSON *profile = profile_make(src, o, figures, notes, &m, &fit);
-  if (o->log) log_fitted(o->log, &m, &fit, src->cores);
-  return profile;
-fail:
+  double spread[PARAMS];
+  param_spreads(figs, &fit, spread);
+  if (o->log) log_fitted(o->log, &fit, spread, src->cores);
+  cJSON *checked = check(figs, &fit, src->cores, o->log);
+  profile = cJSON_CreateObject();
+  about(profile, src, o, figures, parameters_json(&fit, spread), checked, notes);
+  profile_fill(profile, &fit, src->cores);
+  figures = notes = NULL;
+done:
   cJSON_Delete(figures);
   cJSON_Delete(notes);
-  return NULL;
+  free(figs);
+  return profile;
 }
 
 /* ------------------------------------------------------ the real source */
 
-static int real_remote(void *ctx, uint32_t keys, uint32_t floats, uint32_t count,
-                       exp_calib_sample *out, char *err, size_t errlen) {
+static int real_pulls(void *ctx, const exp_calib_batch *b, exp_calib_sample *out, char *err,
+                      size_t errlen) {
+  real_probe_batch rb = {.keys = b->keys, .floats = b->floats, .count = b->count,
+                         .window = b->window, .clients = b->clients, .local = b->local,
+                         .both_ways = b->both_ways};
   real_probe_sample s;
-  if (real_probe_remote(ctx, keys, floats, count, &s, err, errlen) != 0) return -1;
-  *out = (exp_calib_sample){s.wall_s, s.cpu_s, s.thread_cpu_s};
-  return 0;
-}
-
-static int real_local(void *ctx, uint32_t keys, uint32_t floats, uint32_t count,
-                      exp_calib_sample *out, char *err, size_t errlen) {
-  real_probe_sample s;
-  if (real_probe_local(ctx, keys, floats, count, &s, err, errlen) != 0) return -1;
-  *out = (exp_calib_sample){s.wall_s, s.cpu_s, s.thread_cpu_s};
+  if (real_probe_run(ctx, &rb, &s, err, errlen) != 0) return -1;
+  *out = (exp_calib_sample){.wall_s = s.wall_s, .cpu_s = s.cpu_s,
+                            .thread_cpu_s = s.thread_cpu_s};
+  for (int n = 0; n < 2; n++)
+    out->node[n] = (exp_calib_node){s.node[n].process_cpu_s, s.node[n].receiver_cpu_s,
+                                    s.node[n].issue_cpu_s, s.node[n].send_cpu_s,
+                                    s.node[n].wakeups};
   return 0;
 }
 
@@ -418,8 +746,8 @@ static uint32_t cores_here(void) {
 int exp_calib_real_source(exp_calib_source *src, char *err, size_t errlen) {
   real_probe *p = real_probe_start(NULL, err, errlen);
   if (!p) return -1;
-  *src = (exp_calib_source){.ctx = p, .remote = real_remote, .local = real_local,
-                            .compute = dot_compute, .cores = cores_here()};
+  *src = (exp_calib_source){
+      .ctx = p, .pulls = real_pulls, .compute = dot_compute, .cores = cores_here()};
   return 0;
 }
 
