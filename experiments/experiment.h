@@ -492,10 +492,13 @@ int exp_trace_merge(const char *file, FILE *log);
  * another node on this machine (local: at the puller's own node), each
  * thread keeping up to `window` outstanding (0 counts as 1); `clients`
  * threads pull (0 counts as 1); with both_ways the other node pulls as many
- * from the first the same way meanwhile. */
+ * from the first the same way meanwhile; `spinners` threads spin on the
+ * machine's cores meanwhile, so that a thread woken for a message must wait
+ * for a core (their CPU is not counted). */
 typedef struct {
   uint32_t keys, floats, count, window, clients;
   bool local, both_ways;
+  uint32_t spinners; /* threads spinning through the batch: the cores busy */
 } exp_calib_batch;
 
 /* What one node's threads spent over a batch. */

@@ -480,12 +480,55 @@ static uint32_t pullers_start(real_probe *p, const real_probe_batch *b, puller *
   return made;
 }
 
+/* ------------------------------------------------------------ spinners */
+
+/* Threads that keep the machine's cores busy through a batch: each spins
+ * until told to stop and says what CPU it spent, which the batch takes out
+ * of node 0's. */
+typedef struct {
+  pthread_t thread;
+  atomic_bool *stop;
+  double cpu_s;
+} spinner;
+
+static void *spinner_main(void *arg) {
+  spinner *sp = arg;
+  double cpu = cpu_clock(CLOCK_THREAD_CPUTIME_ID);
+  while (!atomic_load_explicit(sp->stop, memory_order_relaxed)) continue;
+  sp->cpu_s = cpu_clock(CLOCK_THREAD_CPUTIME_ID) - cpu;
+  return NULL;
+}
+
+/* Starts n spinners; how many started. */
+static uint32_t spinners_start(spinner *sp, uint32_t n, atomic_bool *stop) {
+  uint32_t made = 0;
+  for (; made < n; made++) {
+    sp[made] = (spinner){.stop = stop};
+    if (pthread_create(&sp[made].thread, NULL, spinner_main, &sp[made]) != 0) break;
+  }
+  return made;
+}
+
+/* Stops them; the CPU they spent. */
+static double spinners_stop(spinner *sp, uint32_t n, atomic_bool *stop) {
+  atomic_store(stop, true);
+  double cpu = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    pthread_join(sp[i].thread, NULL);
+    cpu += sp[i].cpu_s;
+  }
+  return cpu;
+}
+
 /* Runs batch b with both nodes' clocks read around it (see the top). */
 static int run_batch(real_probe *p, const real_probe_batch *b, puller *c, uint32_t clients,
                      gate *g, pthread_t *threads, real_probe_sample *out) {
   pull_order order = {b->keys, b->floats, b->both_ways ? b->count : 0, b->window};
   node_clocks n1a = {0}, n1b = {0}, n0a, n0b;
   int rc = round_trip_clocks(p, 1, &order, NULL);
+  spinner spin[REAL_PROBE_MAX_SPINNERS];
+  atomic_bool stop = false;
+  uint32_t spinning = spinners_start(spin, b->spinners, &stop);
   read_clocks(&p->n0, &n0a);
   double wall = real_clock();
   gate_open(g);
@@ -505,9 +548,11 @@ static int run_batch(real_probe *p, const real_probe_batch *b, puller *c, uint32
     end = real_clock();
     read_clocks(&p->n0, &n0b);
   }
+  double spun = spinners_stop(spin, spinning, &stop);
   if (rc == PS_OK) rc = round_trip_clocks(p, 1, NULL, &n1b);
   out->wall_s = end - wall;
   out->node[0] = spent(&n0a, &n0b);
+  out->node[0].process_cpu_s -= spun; /* about: they spun a little outside the readings */
   out->node[1] = spent(&n1a, &n1b);
   out->cpu_s = out->node[0].process_cpu_s + out->node[1].process_cpu_s;
   return rc;
@@ -516,6 +561,11 @@ static int run_batch(real_probe *p, const real_probe_batch *b, puller *c, uint32
 int real_probe_run(real_probe *p, const real_probe_batch *b, real_probe_sample *out, char *err,
                    size_t errlen) {
   uint32_t clients = b->clients ? b->clients : 1;
+  if (b->spinners > REAL_PROBE_MAX_SPINNERS) {
+    snprintf(err, errlen, "probe: %u spinning threads (at most %u)", b->spinners,
+             REAL_PROBE_MAX_SPINNERS);
+    return -1;
+  }
   if (clients > REAL_PROBE_MAX_CLIENTS || (b->local && b->both_ways)) {
     snprintf(err, errlen, "probe: %u pulling threads%s (at most %u, one way when local)",
              clients, b->both_ways ? " both ways" : "", REAL_PROBE_MAX_CLIENTS);

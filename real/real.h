@@ -307,6 +307,7 @@ struct cJSON *real_run_local(const real_run_args *a, char *err, size_t errlen);
 #define REAL_PROBE_LENGTHS 1, 16, 64, 256, 1024, 4096
 #define REAL_PROBE_MAX_WINDOW 64
 #define REAL_PROBE_MAX_CLIENTS 4
+#define REAL_PROBE_MAX_SPINNERS 64
 typedef struct real_probe real_probe;
 
 /* A batch: `count` pulls per pulling thread of `keys` keys of `floats`
@@ -317,6 +318,12 @@ typedef struct real_probe real_probe;
 typedef struct {
   uint32_t keys, floats, count, window, clients;
   bool local, both_ways;
+  /* Threads of node 0's process that spin for the whole batch, so that the
+   * machine's cores are busy when a message comes (up to
+   * REAL_PROBE_MAX_SPINNERS): a thread woken for it must wait for a core, as
+   * in a run whose workers compute. Their CPU is not counted in the
+   * sample. */
+  uint32_t spinners;
 } real_probe_batch;
 
 /* What one node's threads spent over a batch. */

@@ -59,6 +59,10 @@ typedef struct {
    * work on the node's machine alongside its other threads, not on the
    * sending or handling thread's own time. */
   double io_per_message_s;
+  /* A server that slept and wakes while every core of its machine is busy
+   * (placement only) waits this long for a core before it runs: a wait, not
+   * work (the core goes on with what it was doing). */
+  double wakeup_wait_s;
 } sim_cost;
 
 /* Where nodes run. With count 0 (the default) every node has a machine of

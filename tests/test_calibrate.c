@@ -25,13 +25,20 @@ typedef struct {
   double latency, bandwidth, per_message, send, per_key, per_byte, io;
   double send_wake, read_wake, io_wake;
   double local_per_key, speed;
+  double wait;   /* a wake-up's wait for a core when every core is busy */
   double sleeps; /* sleeps the source counts per wake-up (context switches) */
   unsigned cores, calls;
   double noise; /* every other batch this much slower (relative) */
   bool no_wakeups; /* the source counts no wake-ups */
 } model;
 
-static double wobble(model *m) { return m->calls++ % 2 ? 1 + m->noise : 1; }
+/* Every batch's noise: 1, or 1 + noise for about half of them, drawn
+ * (a fixed sequence) so that no probe sees the same every round whatever
+ * the number of probes. */
+static double wobble(model *m) {
+  uint32_t x = ++m->calls * 2654435761u;
+  return (x >> 16) & 1 ? 1 + m->noise : 1;
+}
 
 static double wakeup(const model *m) { return m->send_wake + m->read_wake + m->io_wake; }
 
@@ -96,6 +103,13 @@ static int fake_pulls(void *ctx, const exp_calib_batch *b, exp_calib_sample *out
   if (b->both_ways) direction(m, b, pd, 1, 0, out);
   double pulls = b->both_ways ? 2 * pd : pd;
   out->wall_s = pulls * wall_per_pull(m, b, asleep(b));
+  if (b->spinners) { /* its two handlings share the cores, and each wake-up waits */
+    double bytes = (double)(ps_msg_encoded_len(b->keys, 0) +
+                            ps_msg_encoded_len(b->keys, (size_t)b->keys * b->floats));
+    double crit = 2 * (m->per_message + wakeup(m)) + 2.0 * b->keys * m->per_key +
+                  bytes * m->per_byte;
+    out->wall_s += pulls * (crit / b->spinners + 2 * m->wait);
+  }
   out->cpu_s = out->node[0].process_cpu_s + out->node[1].process_cpu_s;
   out->thread_cpu_s = out->node[0].issue_cpu_s;
   double *v = (double *)out;
@@ -115,7 +129,7 @@ static model machine(void) {
   return (model){.latency = 20e-6, .per_message = 3e-6, .send = 2e-6, .per_key = 0.2e-6,
                  .per_byte = 0.5e-9, .bandwidth = 1e9, .io = 1.5e-6, .send_wake = 1e-6,
                  .read_wake = 9e-6, .io_wake = 17e-6, .local_per_key = 80e-9, .speed = 2e9,
-                 .sleeps = 1.5, .cores = 3};
+                 .wait = 45e-6, .sleeps = 1.5, .cores = 3};
 }
 
 static exp_calib_source source(model *m) {
@@ -162,6 +176,7 @@ static void test_fit_recovers_the_model(void) {
   CLOSE(at(p, "cost.send_per_message_s"), m.send);
   CLOSE(at(p, "cost.wakeup_s"), wakeup(&m));
   CLOSE(at(p, "cost.io_per_message_s"), m.io);
+  CLOSE(at(p, "cost.wakeup_wait_s"), m.wait);
   CLOSE(at(p, "cost.per_key_s"), m.per_key);
   CLOSE(at(p, "cost.per_byte_s"), m.per_byte);
   CLOSE(at(p, "cost.local_per_key_s"), m.local_per_key);
@@ -178,7 +193,7 @@ static void test_fit_recovers_the_model(void) {
   exp_calib_options o;
   exp_calib_options_default(&o);
   const cJSON *figs = about_item(p, "figures");
-  CU_ASSERT_EQUAL(cJSON_GetArraySize(figs), 13);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(figs), 14);
   const cJSON *f;
   cJSON_ArrayForEach(f, figs) {
     CU_ASSERT_EQUAL(at(f, "rounds"), o.min_rounds);
@@ -328,6 +343,16 @@ static void test_real_probe(void) {
   b = (real_probe_batch){.keys = 2, .floats = 64, .count = 20, .both_ways = true};
   CU_ASSERT_EQUAL(real_probe_run(p, &b, &s, err, sizeof err), 0);
   CU_ASSERT(s.node[1].issue_cpu_s > 0 && s.node[1].send_cpu_s > 0);
+  /* Spinners: every pull still answered; their CPU is not node 0's (a
+   * batch of a few pulls with two spinning threads would otherwise count
+   * their whole time). */
+  b = (real_probe_batch){.keys = 1, .floats = 1, .count = 30, .spinners = 2};
+  CU_ASSERT_EQUAL(real_probe_run(p, &b, &s, err, sizeof err), 0);
+  CU_ASSERT(s.node[0].process_cpu_s < 2 * s.wall_s);
+  b.spinners = REAL_PROBE_MAX_SPINNERS + 1;
+  CU_ASSERT_EQUAL(real_probe_run(p, &b, &s, err, sizeof err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "spinning threads"));
+  b = (real_probe_batch){.keys = 2, .floats = 64, .count = 20, .both_ways = true};
   b.window = REAL_PROBE_MAX_WINDOW + 1;
   CU_ASSERT_EQUAL(real_probe_run(p, &b, &s, err, sizeof err), -1);
   CU_ASSERT_EQUAL(real_probe_free(p), 0);

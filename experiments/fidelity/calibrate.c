@@ -87,7 +87,7 @@
 #define CALIB_MIN_WAKE_RANGE 0.05 /* of r over the windows, to fit w */
 
 /* What a probe is for. */
-typedef enum { USE_GRID, USE_WINDOW, USE_CHECK, USE_LOCAL, USE_COMPUTE } probe_use;
+typedef enum { USE_GRID, USE_WINDOW, USE_BUSY, USE_CHECK, USE_LOCAL, USE_COMPUTE } probe_use;
 
 /* The batches measured, in order: the size grid (its first, the smallest
  * pull, is also the window of 1), the windows, the checks, a local pull and
@@ -106,6 +106,7 @@ static const struct {
     {"remote_pull", USE_GRID, {.keys = 16, .floats = 256}},
     {"window", USE_WINDOW, {.keys = 1, .floats = 1, .window = 4}},
     {"window", USE_WINDOW, {.keys = 1, .floats = 1, .window = 16}},
+    {"busy_cores", USE_BUSY, {.keys = 1, .floats = 1}}, /* spinners: one per core */
     {"both_ways", USE_CHECK, {.keys = 4, .floats = 64, .both_ways = true}},
     {"clients", USE_CHECK, {.keys = 4, .floats = 64, .clients = 2}},
     {"local_pull", USE_LOCAL, {.keys = CALIB_LOCAL_KEYS, .floats = 64, .local = true}},
@@ -164,6 +165,7 @@ static int measure_once(const exp_calib_source *src, size_t i, double count,
   }
   exp_calib_batch b = probes[i].b;
   b.count = (uint32_t)count;
+  if (probes[i].use == USE_BUSY) b.spinners = src->cores;
   if (src->pulls(src->ctx, &b, out, err, errlen) != 0) return -1;
   double n = pulls_of(&b, count);
   for (size_t k = 0; k < SAMPLE_DOUBLES; k++) fields(out)[k] /= n;
@@ -310,12 +312,15 @@ typedef struct {
    * the pulling and receiving threads' CPU per message; the rest of the
    * processes' per message; the issuing calls' per pull. */
   double r[WINDOWS], app[WINDOWS], io[WINDOWS], send[WINDOWS];
+  double rtt_busy; /* the smallest pull's round trip with every core busy */
+  double cores;
   double local_per_key, speed;
 } measured;
 
 /* The model's parameters (see the top). */
 typedef struct {
   double per_msg, send, wakeup, wake_threads, wake_io, io, per_key, per_byte;
+  double wake_wait;
   double latency, bandwidth, local_per_key, speed;
 } fitted;
 
@@ -330,6 +335,7 @@ static const struct {
     {"wakeup_threads_s", "s", offsetof(fitted, wake_threads)}, /* wakeup_s: the pullers' */
     {"wakeup_io_s", "s", offsetof(fitted, wake_io)},           /* ... the I/O threads' */
     {"io_per_message_s", "s", offsetof(fitted, io)},
+    {"wakeup_wait_s", "s", offsetof(fitted, wake_wait)},
     {"per_key_s", "s", offsetof(fitted, per_key)},
     {"per_byte_s", "s", offsetof(fitted, per_byte)},
     {"loopback_latency", "s", offsetof(fitted, latency)},
@@ -367,8 +373,9 @@ static const exp_calib_sample *sample_of(const figure *figs, size_t i, int round
   return round < 0 ? &f->med : &f->round[f->rounds - f->kept + (unsigned)round];
 }
 
-static void view(const figure *figs, int round, measured *m) {
+static void view(const figure *figs, int round, uint32_t cores, measured *m) {
   size_t w = 0;
+  m->cores = cores;
   for (size_t i = 0; i < PROBES; i++) {
     const exp_calib_sample *s = sample_of(figs, i, round);
     const exp_calib_batch *b = &probes[i].b;
@@ -384,6 +391,7 @@ static void view(const figure *figs, int round, measured *m) {
       m->io[w] = (s->cpu_s - app_cpu(s)) / 2;
       m->send[w++] = s->node[0].send_cpu_s + s->node[1].send_cpu_s;
     }
+    if (probes[i].use == USE_BUSY) m->rtt_busy = s->wall_s;
     if (probes[i].use == USE_LOCAL) m->local_per_key = s->wall_s / b->keys;
     if (probes[i].use == USE_COMPUTE) m->speed = s->wall_s > 0 ? 1 / s->wall_s : 0;
   }
@@ -424,20 +432,29 @@ static bool fit_model(const measured *m, cJSON *notes, fitted *f, char *err, siz
                 "loopback bandwidth limits nothing beyond it and is written as 1 TBps");
     f->bandwidth = 1e12;
   }
+  /* With every core busy, the two handlings on the round trip's path
+   * share a core with the spinners (the simulator's fair sharing stretches
+   * them by one core's worth: crit / cores) and each wake-up waits for a
+   * core besides: what the round trip grew by beyond the sharing, per
+   * wake-up. */
+  double crit = 2 * (f->wakeup + f->per_msg) + m->k2[0] * f->per_key + m->bytes[0] * f->per_byte;
+  f->wake_wait = at_least_zero((m->rtt_busy - m->rtt[0] - crit / fmax(m->cores, 1)) / 2,
+                               "wakeup_wait_s", notes);
   f->local_per_key = m->local_per_key;
   f->speed = m->speed;
   return true;
 }
 
 /* Each parameter's spread: the fit made round by round (see the top). */
-static void param_spreads(const figure *figs, const fitted *best, double *spread) {
+static void param_spreads(const figure *figs, const fitted *best, uint32_t cores,
+                          double *spread) {
   double lo[PARAMS], hi[PARAMS];
   for (size_t i = 0; i < PARAMS; i++) lo[i] = INFINITY, hi[i] = -INFINITY;
   char err[8];
   for (unsigned r = 0; r < figs[0].kept; r++) {
     measured m = {0};
     fitted f;
-    view(figs, (int)r, &m);
+    view(figs, (int)r, cores, &m);
     if (!fit_model(&m, NULL, &f, err, sizeof err)) continue;
     for (size_t i = 0; i < PARAMS; i++) {
       lo[i] = fmin(lo[i], param(&f, i));
@@ -488,6 +505,7 @@ static void describe(size_t i, char *buf, size_t n) {
   if (b->both_ways) snprintf(buf + len, n - (size_t)len, ", both ways");
   else if (b->clients > 1) snprintf(buf + len, n - (size_t)len, ", %u pullers", b->clients);
   else if (b->window > 1) snprintf(buf + len, n - (size_t)len, ", %u outstanding", b->window);
+  else if (probes[i].use == USE_BUSY) snprintf(buf + len, n - (size_t)len, ", every core busy");
 }
 
 /* The share of probe i's messages that found their handler asleep: its
@@ -518,6 +536,7 @@ static void add_batch(cJSON *o, size_t i) {
   cJSON_AddNumberToObject(o, "window", b->window ? b->window : 1);
   cJSON_AddNumberToObject(o, "clients", b->clients ? b->clients : 1);
   cJSON_AddBoolToObject(o, "both_ways", b->both_ways);
+  if (probes[i].use == USE_BUSY) cJSON_AddBoolToObject(o, "cores_busy", true);
 }
 
 /* Figure i, per pull (per flop for compute). */
@@ -641,6 +660,7 @@ static void profile_fill(cJSON *profile, const fitted *f, uint32_t cores) {
   cJSON_AddNumberToObject(cost, "send_per_message_s", f->send);
   cJSON_AddNumberToObject(cost, "wakeup_s", f->wakeup);
   cJSON_AddNumberToObject(cost, "io_per_message_s", f->io);
+  cJSON_AddNumberToObject(cost, "wakeup_wait_s", f->wake_wait);
   cJSON *machines = cJSON_AddObjectToObject(profile, "machines");
   cJSON_AddNumberToObject(machines, "count", 1);
   cJSON_AddNumberToObject(machines, "cores", cores);
@@ -670,14 +690,14 @@ cJSON *exp_calibrate(const exp_calib_source *src, const exp_calib_options *o, ch
   fitted fit;
   if (!figs) snprintf(err, errlen, "out of memory");
   if (!figs || measure_all(src, o, figs, figures, err, errlen) != 0) goto done;
-  view(figs, -1, &m);
+  view(figs, -1, src->cores, &m);
   if (!fit_model(&m, notes, &fit, err, errlen)) goto done;
   if (!(fit.speed > 0)) {
     snprintf(err, errlen, "calibrate: the compute kernel took no time");
     goto done;
   }
   double spread[PARAMS];
-  param_spreads(figs, &fit, spread);
+  param_spreads(figs, &fit, src->cores, spread);
   if (o->log) log_fitted(o->log, &fit, spread, src->cores);
   cJSON *checked = check(figs, &fit, src->cores, o->log);
   profile = cJSON_CreateObject();
@@ -697,7 +717,7 @@ static int real_pulls(void *ctx, const exp_calib_batch *b, exp_calib_sample *out
                       size_t errlen) {
   real_probe_batch rb = {.keys = b->keys, .floats = b->floats, .count = b->count,
                          .window = b->window, .clients = b->clients, .local = b->local,
-                         .both_ways = b->both_ways};
+                         .both_ways = b->both_ways, .spinners = b->spinners};
   real_probe_sample s;
   if (real_probe_run(ctx, &rb, &s, err, errlen) != 0) return -1;
   *out = (exp_calib_sample){.wall_s = s.wall_s, .cpu_s = s.cpu_s,
