@@ -141,6 +141,8 @@ void sim_messages_free(sim_state *run) {
     outbox_drop(&run->nodes[i].server_out);
     outbox_drop(&run->nodes[i].timer_out);
     sim_arrivals_free(&run->nodes[i]);
+    sim_inbox_free(&run->nodes[i]);
+    sim_io_free(&run->nodes[i]);
   }
   for (uint32_t i = 0; run->workers && i < run->num_workers; i++)
     outbox_drop(&run->workers[i].out);
@@ -183,18 +185,18 @@ static void send_envelope(sim_node *n, uint32_t dst, uint8_t *buf, size_t len,
    * simcall): no actor may see the run quiet while this message leaves. */
   out->send_debt += run->cost.send_per_message_s; /* paid at the actor's next reap */
   run->in_flight++;
-  run->nodes[dst].inbound++;
-  if (!run->direct) {
-    outstanding_link(out, e);
-    e->comm = sg_mailbox_put_async(run->nodes[dst].inbox, e, (long)len);
-  } else if (sim_deliver_direct(run, n, dst, e) != 0) {
+  if (!run->direct) outstanding_link(out, e); /* before the put, which yields */
+  int rc = run->direct ? sim_deliver_direct(run, n, dst, e) : sim_inbox_send(run, n->id, dst, e);
+  if (rc != 0) { /* nothing was put: no comm */
+    if (!run->direct) outstanding_unlink(out, e);
     out->send_debt -= run->cost.send_per_message_s;
     run->in_flight--;
-    run->nodes[dst].inbound--;
     envelope_give(run, e);
     sim_buf_release(buf, shared);
     run->send_failed = true;
+    return;
   }
+  sim_io_owe(n, run->cost.io_per_message_s); /* the sending end's I/O thread */
 }
 
 static void env_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
@@ -218,8 +220,12 @@ static void env_send_shared(void *ctx, const uint32_t *dst, const uint32_t *seq,
   for (size_t i = 0; i < count; i++) send_envelope(n, dst[i], buf, len, shared, seq[i]);
 }
 
-sim_envelope *sim_receive(sim_node *n) {
-  return n->run->direct ? sim_arrivals_next(n) : sg_mailbox_get(n->inbox);
+sim_envelope *sim_receive(sim_node *n, bool *slept) {
+  return n->run->direct ? sim_arrivals_next(n, slept) : sim_inbox_next(n, slept);
+}
+
+uint32_t sim_arrived_waiting(const sim_node *n) {
+  return n->run->direct ? sim_arrivals_waiting(n) : n->inbox.arrived_count;
 }
 
 void sim_received(sim_envelope *e) {

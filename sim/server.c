@@ -67,27 +67,34 @@ static void charge_handling(const sim_node *n, const uint8_t *buf, size_t len) {
   sim_spend(n->run, n, s);
 }
 
+/* The server slept (nothing had arrived) and woke for a message: the
+ * wake-up's cost, before handling it, and the core's count of wake-ups. */
+static void charge_wakeup(sim_node *n) {
+  sim_spend(n->run, n, n->run->cost.wakeup_s);
+  ps_node_note_wakeup(n->core);
+}
+
 void sim_server_main(sim_node *n) {
   sim_state *run = n->run;
-  if (run->direct) sg_mutex_lock(n->arrivals.mutex); /* held for life */
-  else sg_mailbox_set_receiver(sg_mailbox_get_name(n->inbox)); /* first: see above */
+  sg_mutex_lock(run->direct ? n->arrivals.mutex : n->inbox.mutex); /* held for life */
   sg_actor_daemonize(sg_actor_self());
   for (;;) {
-    sim_envelope *e = sim_receive(n);
+    bool slept;
+    sim_envelope *e = sim_receive(n, &slept);
     uint8_t *buf = e->buf;
     size_t len = e->len;
     uint32_t src = e->src, seq = e->seq;
     sim_shared_buf *shared = e->shared;
     sim_received(e);
-    /* Load: the simulated time handling takes, and the messages sent to this
-     * node and not handled yet (on the wire or waiting: the simulator does
-     * not tell the two apart). */
+    if (slept) charge_wakeup(n);
     double start = simgrid_get_clock();
     charge_handling(n, buf, len);
     if (shared) ps_node_recv_numbered(n->core, src, seq, buf, len, simgrid_get_clock());
     else ps_node_recv(n->core, src, buf, len, simgrid_get_clock());
-    n->inbound--;
-    ps_node_note_handling(n->core, simgrid_get_clock() - start, (uint32_t)n->inbound);
+    /* Load: the simulated time handling took, and the messages that had
+     * arrived meanwhile and wait behind it (as the real backend counts the
+     * frames it read behind one). */
+    ps_node_note_handling(n->core, simgrid_get_clock() - start, sim_arrived_waiting(n));
     sim_buf_release(buf, shared);
     run->in_flight--;
     sim_outbox_reap(&n->server_out);
