@@ -170,10 +170,16 @@ static int configure(sim_setup *s) {
   run_args a = s->args->run;
   sim_cluster_shape(s->args->cluster, &a);
   /* Measured: a node with one worker costs SimGrid about 96 KiB (host,
-   * link, mailboxes, the actors' stacks as far as they are touched). */
+   * link, the actors' stacks as far as they are touched), its receiver
+   * actor (inbox.c) about 16 KiB more, and each pair of nodes that talks
+   * under CM02 or LV08 (its mailbox, the receiver's posted get, its entry)
+   * about 0.9 KiB: 47 MB more at 256 nodes that all talk to each other
+   * (latency_bandwidth makes no mailbox). */
   a.memory = (run_memory){.limit = s->args->run.memory.limit,
-                          .per_node = 64 << 10,
+                          .per_node = 80 << 10,
                           .per_worker = 32 << 10,
+                          .per_pair = strcmp(s->args->cluster->network_model,
+                                             SIM_MODEL_LATENCY_BANDWIDTH) ? 1 << 10 : 0,
                           .shared_sends = true}; /* messages.c: env_send_shared */
   /* Random per run, and never read by the simulation: a seal's bytes change
    * nothing simulated (only a message's length does, and that is fixed). */
