@@ -37,7 +37,9 @@
  *
  * Cost: a wait over the open pairs' gets per message (SimGrid walks them:
  * O(open pairs), as its max-min solver walks a link's flows per transfer),
- * and the receiver's switch per message. What it keeps: a pair entry per
+ * and the receiver's switch per message: cheaper than one mailbox on 8
+ * nodes, twice the wall time on 256 that all talk to each other
+ * (docs/fidelity.md has the figures). What it keeps: a pair entry per
  * sending node once a node receives (sim_inpair), and per open pair a
  * mailbox and a posted get (run.c's memory estimate counts them).
  */

@@ -2,12 +2,15 @@
  * How messages travel between simulated nodes.
  *
  * env.send wraps the core's encoded buffer in a pooled envelope (buffer,
- * length, sender) and puts it on the destination node's inbox with the
+ * length, sender) and puts it on its way to the destination node with the
  * buffer's exact length as the simulated size, asynchronously: the sender
  * never blocks. A message to the sender's own node takes the same path, over
- * its loopback. Each server is its inbox's permanent receiver (server.c), so
- * a transfer starts when it is sent and the server takes messages in send
- * order.
+ * its loopback. Under CM02 and LV08 it goes to the destination's mailbox for
+ * the pair (inbox.c), whose receiver starts the transfer when it is sent and
+ * hands it to the server when it arrives (arrival order, FIFO per pair).
+ * Each message also owes cost.io_per_message_s of I/O thread work to the
+ * sending node's machine (io_thread.c; the receiving end's is owed where it
+ * arrives).
  *
  * Why the sender keeps its sends instead of detaching them. A detached comm
  * in SimGrid 3.32 sits in one engine-wide std::list until its transfer ends,

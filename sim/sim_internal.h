@@ -4,11 +4,15 @@
  * A run holds one sim_node per simulated node (its ps_node, host, inbox and
  * timer) and one sim_worker per worker. Actors are SimGrid coroutines in one
  * OS thread: code between two SimGrid calls runs without interruption, which
- * is what makes the unlocked counters and lists here safe. Four kinds of
+ * is what makes the unlocked counters and lists here safe. Six kinds of
  * actor:
  *
- *   server (daemon)  receives on its node's inbox, charges the cost model,
- *                    calls ps_node_recv;
+ *   receiver (daemon) CM02, LV08: waits on its node's pair mailboxes and
+ *                    queues messages as they arrive (inbox.c);
+ *   server (daemon)  takes arrived messages in arrival order, charges the
+ *                    cost model (wake-up, handling), calls ps_node_recv;
+ *   io (daemon)      with placement and an I/O cost: works off the I/O
+ *                    thread's CPU on the node's machine (io_thread.c);
  *   timer  (daemon)  sleeps until ps_node_next_timer, runs ps_node_on_timer;
  *   worker           runs wl_drive with a SimGrid-backed driver env;
  *   straggler (daemon) one per straggler with phases: changes its host's
