@@ -810,9 +810,10 @@ static void test_inbox_fifo_per_pair(void) {
 
 /* The wake-up cost w. One worker a node: every request and every reply
  * reaches an idle server, which pays w once before handling it: the hand
- * case's pull plus 2w. */
-static void test_wakeup_lone_message(void) {
-  const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 30, .len = 100};
+ * case's pull plus 2w, under CM02 and under latency_bandwidth. */
+static void check_wakeup_lone_message(const char *model) {
+  const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 30, .len = 100,
+                       .model = model};
   run_spec r;
   hand_case(&r, &h);
   r.cluster.cost.wakeup_s = 3e-5;
@@ -824,6 +825,11 @@ static void test_wakeup_lone_message(void) {
                 c->per_byte_s * (req + rep) + 2 * c->wakeup_s;
   CU_ASSERT_DOUBLE_EQUAL(num(m, "time_s"), h.steps * pull, h.steps * pull * 1e-9);
   cJSON_Delete(m);
+}
+
+static void test_wakeup_lone_message(void) {
+  check_wakeup_lone_message(NULL);
+  check_wakeup_lone_message(SIM_MODEL_LATENCY_BANDWIDTH);
 }
 
 /* A burst: node 1's k workers each pull key 0 at once, in one step. The k
