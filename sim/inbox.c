@@ -187,6 +187,8 @@ sim_envelope *sim_inbox_next(sim_node *n, bool *slept) {
 
 void sim_inbox_free(sim_node *n) {
   sim_inbox *in = &n->inbox;
+  /* The gets still posted are not unref'd: the receiver was killed inside
+   * sg_comm_wait_any, whose unwinding dropped the references it held. */
   free(in->pairs);
   free(in->comms);
   free(in->from);
