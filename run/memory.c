@@ -10,7 +10,9 @@
  *   replicas   the keys each node replicates from the start, a value, a
  *              delta and an entry each, on every node;
  *   channels   every node numbers its messages to and from every other
- *              node and knows each one's clock: a few words per pair;
+ *              node and knows each one's clock: a few words per pair, and
+ *              what the backend keeps per pair (the simulator: a mailbox
+ *              and a posted receive once the pair has talked);
  *   rounds     an all-reduce round of replica deltas in flight: each node's
  *              deltas of every replica, once per other node, or once in
  *              all when the backend shares one message among destinations;
@@ -63,7 +65,7 @@ int run_memory_check(const run_setup *s, char *err, size_t errlen) {
   part parts[NPARTS] = {
       {(value_bytes + keys * ENTRY_BYTES) * here / nodes, ""},
       {replicated * here * (2 * mean_value + ENTRY_BYTES), ""},
-      {nodes * here * PAIR_BYTES, ""},
+      {nodes * here * (PAIR_BYTES + (double)m->per_pair), ""},
       {here * ((double)m->per_node + (double)a->workers_per_node * (double)m->per_worker), ""},
       {round * copies * here, ""},
   };

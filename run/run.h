@@ -52,6 +52,8 @@ typedef struct {
   uint64_t limit;                /* bytes available (0: no check) */
   uint32_t nodes_here;           /* nodes of the run in this memory (0: all) */
   uint64_t per_node, per_worker; /* the backend's own bytes for each */
+  uint64_t per_pair;             /* ... and for each ordered pair of nodes that
+                                    talk (the simulator's inbox per pair) */
   bool shared_sends;             /* one copy of a message for several nodes
                                     (env.send_shared), not one each */
 } run_memory;

@@ -202,18 +202,36 @@ int sim_deliver_direct(sim_state *run, sim_node *src, uint32_t dst, sim_envelope
 
 /* ------------------------------------------------------------- receiving */
 
-sim_envelope *sim_arrivals_next(sim_node *n) {
+sim_envelope *sim_arrivals_next(sim_node *n, bool *slept) {
   sim_arrivals *q = &n->arrivals;
+  *slept = false;
   for (;;) {
     double now = simgrid_get_clock();
     const sim_arrival *first = q->count ? &q->heap[0] : NULL;
-    if (first && first->arrive <= now + SIM_ARRIVAL_SLACK) return heap_pop(q);
+    if (first && first->arrive <= now + SIM_ARRIVAL_SLACK) {
+      /* The receiving end's I/O thread, charged when the server sees the
+       * message (its arrival, if the server was waiting for it). */
+      sim_io_owe(n, n->run->cost.io_per_message_s);
+      return heap_pop(q);
+    }
+    *slept = true;
     q->waiting = true;
     q->wake_at = first ? first->arrive : INFINITY;
     if (first) sg_cond_wait_for(q->cond, q->mutex, first->arrive - now);
     else sg_cond_wait(q->cond, q->mutex);
     q->waiting = false;
   }
+}
+
+/* Entries of the subtree at i that have arrived by `by`: a parent arrives
+ * no later than its children, so the walk stops at the first that has not. */
+static uint32_t arrived_under(const sim_arrivals *q, size_t i, double by) {
+  if (i >= q->count || q->heap[i].arrive > by) return 0;
+  return 1 + arrived_under(q, 2 * i + 1, by) + arrived_under(q, 2 * i + 2, by);
+}
+
+uint32_t sim_arrivals_waiting(const sim_node *n) {
+  return arrived_under(&n->arrivals, 0, simgrid_get_clock() + SIM_ARRIVAL_SLACK);
 }
 
 void sim_arrivals_free(sim_node *n) {

@@ -2,12 +2,15 @@
  * How messages travel between simulated nodes.
  *
  * env.send wraps the core's encoded buffer in a pooled envelope (buffer,
- * length, sender) and puts it on the destination node's inbox with the
+ * length, sender) and puts it on its way to the destination node with the
  * buffer's exact length as the simulated size, asynchronously: the sender
  * never blocks. A message to the sender's own node takes the same path, over
- * its loopback. Each server is its inbox's permanent receiver (server.c), so
- * a transfer starts when it is sent and the server takes messages in send
- * order.
+ * its loopback. Under CM02 and LV08 it goes to the destination's mailbox for
+ * the pair (inbox.c), whose receiver starts the transfer when it is sent and
+ * hands it to the server when it arrives (arrival order, FIFO per pair).
+ * Each message also owes cost.io_per_message_s of I/O thread work to the
+ * sending node's machine (io_thread.c; the receiving end's is owed where it
+ * arrives).
  *
  * Why the sender keeps its sends instead of detaching them. A detached comm
  * in SimGrid 3.32 sits in one engine-wide std::list until its transfer ends,
@@ -141,6 +144,8 @@ void sim_messages_free(sim_state *run) {
     outbox_drop(&run->nodes[i].server_out);
     outbox_drop(&run->nodes[i].timer_out);
     sim_arrivals_free(&run->nodes[i]);
+    sim_inbox_free(&run->nodes[i]);
+    sim_io_free(&run->nodes[i]);
   }
   for (uint32_t i = 0; run->workers && i < run->num_workers; i++)
     outbox_drop(&run->workers[i].out);
@@ -183,18 +188,18 @@ static void send_envelope(sim_node *n, uint32_t dst, uint8_t *buf, size_t len,
    * simcall): no actor may see the run quiet while this message leaves. */
   out->send_debt += run->cost.send_per_message_s; /* paid at the actor's next reap */
   run->in_flight++;
-  run->nodes[dst].inbound++;
-  if (!run->direct) {
-    outstanding_link(out, e);
-    e->comm = sg_mailbox_put_async(run->nodes[dst].inbox, e, (long)len);
-  } else if (sim_deliver_direct(run, n, dst, e) != 0) {
+  if (!run->direct) outstanding_link(out, e); /* before the put, which yields */
+  int rc = run->direct ? sim_deliver_direct(run, n, dst, e) : sim_inbox_send(run, n->id, dst, e);
+  if (rc != 0) { /* nothing was put: no comm */
+    if (!run->direct) outstanding_unlink(out, e);
     out->send_debt -= run->cost.send_per_message_s;
     run->in_flight--;
-    run->nodes[dst].inbound--;
     envelope_give(run, e);
     sim_buf_release(buf, shared);
     run->send_failed = true;
+    return;
   }
+  sim_io_owe(n, run->cost.io_per_message_s); /* the sending end's I/O thread */
 }
 
 static void env_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
@@ -218,8 +223,12 @@ static void env_send_shared(void *ctx, const uint32_t *dst, const uint32_t *seq,
   for (size_t i = 0; i < count; i++) send_envelope(n, dst[i], buf, len, shared, seq[i]);
 }
 
-sim_envelope *sim_receive(sim_node *n) {
-  return n->run->direct ? sim_arrivals_next(n) : sg_mailbox_get(n->inbox);
+sim_envelope *sim_receive(sim_node *n, bool *slept) {
+  return n->run->direct ? sim_arrivals_next(n, slept) : sim_inbox_next(n, slept);
+}
+
+uint32_t sim_arrived_waiting(const sim_node *n) {
+  return n->run->direct ? sim_arrivals_waiting(n) : n->inbox.arrived_count;
 }
 
 void sim_received(sim_envelope *e) {

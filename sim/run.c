@@ -5,11 +5,13 @@
  * Order of events: configure the policy and create the workload (so a bad
  * spec fails before SimGrid starts); start SimGrid with its configuration;
  * load the platform (written from the cluster, or the user's file); create a
- * ps_node per node and a stream per worker; spawn a server actor per node,
- * then an actor per straggler with phases, then a worker actor per worker
- * (servers first, so every inbox has its receiver before anything is sent;
- * stragglers before workers, so a phase from 0 holds before any work
- * starts); run; check that every worker finished
+ * ps_node per node and a stream per worker; spawn a receiver actor per
+ * node (CM02, LV08: sim/inbox.c), a server actor per node (and its I/O
+ * actor, with placement and an I/O cost: sim/io_thread.c), then an actor per
+ * straggler with phases, then a worker actor per worker (receivers first:
+ * actors first run in creation order, so every inbox has its receiver
+ * before anything is sent; stragglers before workers, so a phase from 0
+ * holds before any work starts); run; check that every worker finished
  * and nothing was lost; collect metrics; free everything.
  *
  * SimGrid configuration (all through simgrid_init's command line):
@@ -173,10 +175,16 @@ static int configure(sim_setup *s) {
   run_args a = s->args->run;
   sim_cluster_shape(s->args->cluster, &a);
   /* Measured: a node with one worker costs SimGrid about 96 KiB (host,
-   * link, mailboxes, the actors' stacks as far as they are touched). */
+   * link, the actors' stacks as far as they are touched), its receiver
+   * actor (inbox.c) about 16 KiB more, and each pair of nodes that talks
+   * under CM02 or LV08 (its mailbox, the receiver's posted get, its entry)
+   * about 0.9 KiB: 47 MB more at 256 nodes that all talk to each other
+   * (latency_bandwidth makes no mailbox). */
   a.memory = (run_memory){.limit = s->args->run.memory.limit,
-                          .per_node = 64 << 10,
+                          .per_node = 80 << 10,
                           .per_worker = 32 << 10,
+                          .per_pair = strcmp(s->args->cluster->network_model,
+                                             SIM_MODEL_LATENCY_BANDWIDTH) ? 1 << 10 : 0,
                           .shared_sends = true}; /* messages.c: env_send_shared */
   /* Random per run, and never read by the simulation: a seal's bytes change
    * nothing simulated (only a message's length does, and that is fixed). */
@@ -187,7 +195,6 @@ static int configure(sim_setup *s) {
 
 static int node_init(sim_setup *s, sim_node *n, uint32_t id) {
   sim_state *run = &s->run;
-  char name[32];
   n->run = run;
   n->id = id;
   n->timer_armed = INFINITY;
@@ -199,15 +206,16 @@ static int node_init(sim_setup *s, sim_node *n, uint32_t id) {
                                               run->workers_per_node]
                               : NULL;
   n->workers_running = n->num_workers;
-  sim_outbox_init(&n->server_out, run, n);
-  sim_outbox_init(&n->timer_out, run, n);
-  n->server_out.node = n->timer_out.node = n;
+  sim_outbox *outs[] = {&n->server_out, &n->timer_out, &n->receiver_out, &n->io_out};
+  for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++) {
+    sim_outbox_init(outs[k], run, n);
+    outs[k]->node = n;
+  }
   const sim_cluster *c = s->args->cluster;
   if (!c->platform_file) n->slow = sim_machine_phases(c, sim_node_machine(c, id));
   if (!(n->host = node_host(s, id))) return -1;
-  snprintf(name, sizeof name, "inbox-%u", (unsigned)id);
-  n->inbox = sg_mailbox_by_name(name);
-  if (run->direct && sim_arrivals_init(n) != 0) return fail(s, "sim_run: out of memory");
+  if ((run->direct ? sim_arrivals_init(n) : sim_inbox_init(n)) != 0)
+    return fail(s, "sim_run: out of memory");
   ps_node_config cfg;
   run_node_config(s->setup, id, &cfg);
   sim_node_env(n, &cfg.env);
@@ -259,9 +267,11 @@ static int run_init(sim_setup *s) {
 static int spawn_actors(sim_setup *s) {
   sim_state *run = &s->run;
   char name[48];
+  for (uint32_t i = 0; i < run->num_nodes && !run->direct; i++) sim_inbox_spawn(&run->nodes[i]);
   for (uint32_t i = 0; i < run->num_nodes; i++) {
     snprintf(name, sizeof name, "server-%u", (unsigned)i);
     sim_actor_spawn(name, run->nodes[i].host, server_entry, &run->nodes[i].server_out);
+    sim_io_spawn(&run->nodes[i]);
   }
   if (sim_stragglers_spawn(run, s->args->cluster, s->err, s->errlen) != 0) return -1;
   for (uint32_t i = 0; i < run->num_nodes; i++) sim_node_poke_timer(&run->nodes[i]);

@@ -2,30 +2,30 @@
  * The node side of a simulated run: the server actor that feeds messages to
  * the core, the timer actor, and the check that ends the run.
  *
- * The server is its inbox's permanent receiver (sg_mailbox_set_receiver):
- * transfers start when sent, not when the server gets around to receiving,
- * as bytes reach a real node's socket buffer while its server is busy; the
- * server then takes them in send order (FIFO per inbox, hence per pair of
- * nodes). Send order over all senders, not arrival order: the server waits
- * for a message still on the wire while messages sent after it (from its
- * own workers over the loopback, or smaller ones) have arrived, which a
- * real node (FIFO per peer only) would not; runs where that happens often
- * are slower than they should be (adaptive at high skew: about 2.7x, see
- * docs/fidelity.md, "The cheap network model against CM02";
- * latency_bandwidth takes arrival order). It sets that up as its very first action: actors first run in
- * creation order and their calls are served in that order, and servers are
- * created before workers, so no message can reach an inbox before it has
- * its receiver (one that did would be taken out of order).
+ * The server takes the messages that have arrived at its node in arrival
+ * order, FIFO per sending node, as a real node's reader takes them from its
+ * ZeroMQ ROUTER (sim_receive): under CM02 and LV08 from the queue its
+ * node's receiver actor fills as transfers end (inbox.c: transfers start
+ * when sent, as bytes reach a real node's socket buffer while its server is
+ * busy), under latency_bandwidth from latency_bandwidth.c's arrivals. It
+ * never waits for a message still on the wire while another has arrived.
  *
- * Cost model. Before handling a message the server spends per_message_s +
- * per_key_s x keys + per_byte_s x bytes (sim_spend). Without placement a
- * sleep, not an execution on the host: the server thread has its own core,
- * so handling neither slows the workers' flops nor is slowed by them, and
- * the figures mean what they say. With placement (cluster.machines) the
- * server is one more thread on its machine: the same seconds are work on the
- * machine's cores, shared with every worker and server there. On a node
+ * Cost model. A server that asked for the next message and found none
+ * arrived sleeps; when one comes it first pays cost.wakeup_s (sim_spend) and
+ * tells the core (ps_node_note_wakeup, also when wakeup_s is 0). Messages
+ * already waiting when it finished the previous one pay no wake-up. Before
+ * handling a message the server spends per_message_s + per_key_s x keys +
+ * per_byte_s x bytes (sim_spend). Without placement a sleep, not an
+ * execution on the host: the server thread has its own core, so handling
+ * neither slows the workers' flops nor is slowed by them, and the figures
+ * mean what they say. With placement (cluster.machines) the server is one
+ * more thread on its machine: the same seconds are work on the machine's
+ * cores, shared with every worker, server and I/O actor there. On a node
  * whose straggler has phases the sleep stretches through them (sim_spend),
- * as its host's executions do.
+ * as its host's executions do. After each message it reports the handling
+ * time and the messages that had arrived meanwhile and wait behind it
+ * (ps_node_note_handling), as the real backend reports the frames it read
+ * behind one: not those still on the wire.
  *
  * Timers. The server never waits with a timeout: in SimGrid a receive that
  * times out while its message is being transferred fails that transfer, and
@@ -35,9 +35,6 @@
  * earlier. Timers stop once every worker of the run is done (every node has
  * called ps_node_finish): the run then only drains what is in flight, and
  * ends when nothing is.
- *
- * Under latency_bandwidth the server takes its messages from latency_bandwidth.c's
- * arrivals instead of its inbox (sim_receive), in arrival order.
  */
 #include "sim/sim_internal.h"
 
@@ -67,27 +64,34 @@ static void charge_handling(const sim_node *n, const uint8_t *buf, size_t len) {
   sim_spend(n->run, n, s);
 }
 
+/* The server slept (nothing had arrived) and woke for a message: the
+ * wake-up's cost, before handling it, and the core's count of wake-ups. */
+static void charge_wakeup(sim_node *n) {
+  sim_spend(n->run, n, n->run->cost.wakeup_s);
+  ps_node_note_wakeup(n->core);
+}
+
 void sim_server_main(sim_node *n) {
   sim_state *run = n->run;
-  if (run->direct) sg_mutex_lock(n->arrivals.mutex); /* held for life */
-  else sg_mailbox_set_receiver(sg_mailbox_get_name(n->inbox)); /* first: see above */
+  sg_mutex_lock(run->direct ? n->arrivals.mutex : n->inbox.mutex); /* held for life */
   sg_actor_daemonize(sg_actor_self());
   for (;;) {
-    sim_envelope *e = sim_receive(n);
+    bool slept;
+    sim_envelope *e = sim_receive(n, &slept);
     uint8_t *buf = e->buf;
     size_t len = e->len;
     uint32_t src = e->src, seq = e->seq;
     sim_shared_buf *shared = e->shared;
     sim_received(e);
-    /* Load: the simulated time handling takes, and the messages sent to this
-     * node and not handled yet (on the wire or waiting: the simulator does
-     * not tell the two apart). */
+    if (slept) charge_wakeup(n);
     double start = simgrid_get_clock();
     charge_handling(n, buf, len);
     if (shared) ps_node_recv_numbered(n->core, src, seq, buf, len, simgrid_get_clock());
     else ps_node_recv(n->core, src, buf, len, simgrid_get_clock());
-    n->inbound--;
-    ps_node_note_handling(n->core, simgrid_get_clock() - start, (uint32_t)n->inbound);
+    /* Load: the simulated time handling took, and the messages that had
+     * arrived meanwhile and wait behind it (as the real backend counts the
+     * frames it read behind one). */
+    ps_node_note_handling(n->core, simgrid_get_clock() - start, sim_arrived_waiting(n));
     sim_buf_release(buf, shared);
     run->in_flight--;
     sim_outbox_reap(&n->server_out);

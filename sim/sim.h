@@ -57,7 +57,9 @@ typedef struct {
   double wakeup_s;
   /* The I/O thread of each end (ZeroMQ's, in the real backend), per message:
    * work on the node's machine alongside its other threads, not on the
-   * sending or handling thread's own time. */
+   * sending or handling thread's own time, delaying no message. Only with
+   * placement: without it every thread has a core of its own, and this
+   * changes nothing simulated. */
   double io_per_message_s;
   /* A server that slept and wakes while every core of its machine is busy
    * (placement only) waits this long for a core before it runs: a wait, not

@@ -4,11 +4,15 @@
  * A run holds one sim_node per simulated node (its ps_node, host, inbox and
  * timer) and one sim_worker per worker. Actors are SimGrid coroutines in one
  * OS thread: code between two SimGrid calls runs without interruption, which
- * is what makes the unlocked counters and lists here safe. Four kinds of
+ * is what makes the unlocked counters and lists here safe. Six kinds of
  * actor:
  *
- *   server (daemon)  receives on its node's inbox, charges the cost model,
- *                    calls ps_node_recv;
+ *   receiver (daemon) CM02, LV08: waits on its node's pair mailboxes and
+ *                    queues messages as they arrive (inbox.c);
+ *   server (daemon)  takes arrived messages in arrival order, charges the
+ *                    cost model (wake-up, handling), calls ps_node_recv;
+ *   io (daemon)      with placement and an I/O cost: works off the I/O
+ *                    thread's CPU on the node's machine (io_thread.c);
  *   timer  (daemon)  sleeps until ps_node_next_timer, runs ps_node_on_timer;
  *   worker           runs wl_drive with a SimGrid-backed driver env;
  *   straggler (daemon) one per straggler with phases: changes its host's
@@ -50,6 +54,8 @@ typedef struct sim_straggler_actor sim_straggler_actor;
  * buffer the core already made. */
 struct sim_envelope {
   sim_envelope *prev, *next; /* in the outbox's outstanding list, or free */
+  /* In its destination's arrived queue (inbox.c), then on its outbox's
+   * delivered stack. */
   sim_envelope *next_delivered;
   sim_outbox *outbox;        /* the sending actor's */
   sg_comm_t comm;            /* NULL once the sender has waited for it */
@@ -120,17 +126,57 @@ typedef struct {
   sim_pair *pairs;        /* this node as a sender, by destination; lazily */
 } sim_arrivals;
 
+/* CM02, LV08 (inbox.c): one sending node's messages to a node. Until the
+ * pair opens they travel through the node's hello mailbox; once it has, through
+ * a mailbox of their own that the node's receiver always listens on. */
+typedef struct {
+  sg_mailbox_t mbox;     /* made when the pair opens */
+  void *payload;         /* where the receiver's get on mbox puts the envelope */
+  uint32_t hello;        /* sent through hello and not yet arrived */
+  bool open;             /* the pair's sends go to mbox (the receiver is its
+                            permanent receiver: transfers start when sent) */
+  bool listening;        /* the receiver has a get on mbox (once hello is 0) */
+} sim_inpair;
+
+/* CM02, LV08: a node's incoming messages (inbox.c). Its receiver actor
+ * waits for all of them at once and queues them as they arrive; its server
+ * takes them from that queue. */
+typedef struct {
+  sg_mailbox_t hello;    /* pairs not open yet; the receiver is its permanent receiver */
+  void *hello_payload;
+  sim_inpair *pairs;     /* by sending node; NULL until the first message */
+  sg_comm_t *comms;      /* the receiver's gets: [0] on hello, then one per open pair */
+  uint32_t *from;        /* comms[i]'s sending node (i >= 1) */
+  size_t count, cap;
+  sim_envelope *arrived, *arrived_tail; /* in arrival order (next_delivered) */
+  uint32_t arrived_count;
+  sg_cond_t cond;        /* the server waits here, its mutex held for life */
+  sg_mutex_t mutex;
+  bool server_waiting;
+} sim_inbox;
+
+/* A node's I/O thread (io_thread.c): with placement, the work that
+ * cost.io_per_message_s owes on its machine's cores, done by an actor of
+ * its own in batches. */
+typedef struct {
+  double owed;           /* seconds of a core not yet worked off */
+  bool started, waiting; /* its actor exists; it waits for work */
+  sg_cond_t cond;
+  sg_mutex_t mutex;
+} sim_io;
+
 typedef struct sim_node {
   sim_state *run;
   uint32_t id;
   ps_node *core;
   const sim_straggler *slow; /* its straggler's phases, or NULL (stragglers.c) */
   sg_host_t host;
-  sg_mailbox_t inbox;     /* CM02, LV08: SimGrid carries the messages */
+  sim_inbox inbox;        /* CM02, LV08: SimGrid carries the messages */
   sim_arrivals arrivals;  /* latency_bandwidth: latency_bandwidth.c carries them */
   sim_worker *workers;    /* this node's workers (NULL on a server-only node) */
   uint32_t num_workers;   /* workers_per_node, or 0 on a server-only node */
-  sim_outbox server_out, timer_out;
+  sim_outbox server_out, timer_out, receiver_out, io_out;
+  sim_io io;
   /* The timer actor (started when a timer is first due). */
   bool timer_started;
   bool timer_busy;        /* inside ps_node_on_timer */
@@ -139,7 +185,6 @@ typedef struct sim_node {
   sg_mutex_t timer_mutex;
   uint64_t local_charged; /* local accesses already charged to a worker */
   uint32_t workers_running; /* of this node: at 0 its replicas hand on deltas */
-  uint64_t inbound;       /* messages sent to it and not yet handled */
 } sim_node;
 
 struct sim_worker {
@@ -211,8 +256,12 @@ void sim_note_cpu(const sim_state *run, const sim_node *n, double seconds);
 void sim_outbox_init(sim_outbox *out, sim_state *run, void *owner);
 /* The env a node's core sends and wakes through. */
 void sim_node_env(sim_node *n, ps_env *env);
-/* Receives the next message on n's inbox (blocking). */
-sim_envelope *sim_receive(sim_node *n);
+/* The next message that has arrived at n, in arrival order (FIFO per
+ * sending node); blocks until one has. *slept: whether none had when it was
+ * called (the server slept and woke for it). */
+sim_envelope *sim_receive(sim_node *n, bool *slept);
+/* How many messages have arrived at n and wait to be taken. */
+uint32_t sim_arrived_waiting(const sim_node *n);
 /* Done with a received envelope (its buffer was taken). */
 void sim_received(sim_envelope *e);
 /* Waits for the sends of the calling actor that have been delivered, and
@@ -228,8 +277,11 @@ int sim_arrivals_init(sim_node *n);
 /* Queues e (from node src, e->len bytes) for node dst. 0, or -1 when out of
  * memory (the caller then owns e and its buffer). */
 int sim_deliver_direct(sim_state *run, sim_node *src, uint32_t dst, sim_envelope *e);
-/* The server's receive: blocks until the next message has arrived. */
-sim_envelope *sim_arrivals_next(sim_node *n);
+/* The server's receive: blocks until the next message has arrived;
+ * *slept as sim_receive says. */
+sim_envelope *sim_arrivals_next(sim_node *n, bool *slept);
+/* Messages in n's heap whose arrival time has come. */
+uint32_t sim_arrivals_waiting(const sim_node *n);
 /* After the run: frees what never arrived (buffers) and n's state; the
  * envelopes themselves belong to the pool. */
 void sim_arrivals_free(sim_node *n);
@@ -237,6 +289,25 @@ void sim_arrivals_free(sim_node *n);
 void sim_routes_changed(sim_state *run);
 /* After the run: frees the links' queues. */
 void sim_link_queues_free(sim_state *run);
+
+/* inbox.c: CM02 and LV08's inboxes. 0, or -1 on no memory. */
+int sim_inbox_init(sim_node *n);
+/* Starts n's receiver actor: before any actor that sends. */
+void sim_inbox_spawn(sim_node *n);
+/* Puts e (from node src, its buffer's length as the simulated size) on its
+ * way to node dst. 0, or -1 on no memory (the caller then owns e). */
+int sim_inbox_send(sim_state *run, uint32_t src, uint32_t dst, sim_envelope *e);
+sim_envelope *sim_inbox_next(sim_node *n, bool *slept);
+/* After the run: frees n's inbox (its envelopes belong to the pool and to
+ * their senders' outboxes). */
+void sim_inbox_free(sim_node *n);
+
+/* io_thread.c: n's machine owes `seconds` of I/O thread work (nothing
+ * without placement). */
+void sim_io_owe(sim_node *n, double seconds);
+/* Starts n's I/O actor where it will have work: with placement and a cost. */
+void sim_io_spawn(sim_node *n);
+void sim_io_free(sim_node *n);
 
 /* server.c: the server and timer actors, the end of the run. */
 void sim_server_main(sim_node *n);

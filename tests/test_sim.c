@@ -772,6 +772,147 @@ static void test_send_cost(void) {
   cJSON_Delete(m);
 }
 
+/* ------------------------------------------------------------ node model */
+
+/* Inbox order. Node 1's link runs at a thousandth of the bandwidth, so its
+ * pulls of key 0 (homed on node 0) spend long on the wire; node 0's worker
+ * pulls the same key from its own server over the loopback (no fast local
+ * access). No handling costs. Node 0's server must take each local request
+ * when it arrives, not after node 1's request sent before it: then every
+ * local pull takes T0 = (REQ + REP) / loopback bandwidth and every remote
+ * one T1 = 4L + (REQ + REP) / (B / 1000), and server 0's mean response time
+ * is their mean. (Node 0's worker sends first, so even the first contacts,
+ * which come in send order, do not wait.) */
+static void test_inbox_arrival_order(void) {
+  static sim_straggler slow[] = {{.node = 1, .speed_factor = 1, .bandwidth_factor = 1e-3}};
+  const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 20, .len = 10};
+  run_spec r;
+  hand_case(&r, &h);
+  r.cluster.cost = (sim_cost){0};
+  r.cluster.stragglers = slow;
+  r.cluster.n_stragglers = 1;
+  r.policy = "{\"type\":\"static\",\"partition\":\"range\",\"fast_local_access\":false}";
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  double bytes = (double)(ps_msg_encoded_len(1, 0) + ps_msg_encoded_len(1, (uint32_t)h.len));
+  double t0 = bytes / SIM_LOOPBACK_BANDWIDTH, t1 = 4 * h.latency + bytes / (h.bandwidth * 1e-3);
+  const cJSON *server0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, "servers"), 0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(server0);
+  CU_ASSERT_EQUAL(num(server0, "replies"), 2 * h.steps);
+  /* (Response times are kept to the nanosecond.) */
+  CU_ASSERT_DOUBLE_EQUAL(num(server0, "rt_mean_s"), (t0 + t1) / 2, 2e-9);
+  CU_ASSERT_DOUBLE_EQUAL(num(m, "time_s"), h.steps * t1, h.steps * t1 * 1e-9);
+  cJSON_Delete(m);
+}
+
+/* FIFO per pair: node 1's worker pushes a 400 kB value to node 0 and then
+ * pulls a key from it, in the same step. Both share the route, so the small
+ * pull would end first; the core refuses a message numbered past the next
+ * one, so a run that handed them out of order would fail. */
+static void test_inbox_fifo_per_pair(void) {
+  static const char *workload =
+      "{\"type\":\"zipf\",\"keys\":1,\"value_length\":100000,\"reads_per_step\":1,"
+      "\"writes_per_step\":1,\"steps_per_worker\":10,\"locality\":0}";
+  const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 10, .len = 1};
+  run_spec r;
+  hand_case(&r, &h);
+  r.workload = workload;
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT(num(m, "pushed_floats") > 0);
+  CU_ASSERT_EQUAL(num(m, "value_sum"), num(m, "pushed_floats"));
+  cJSON_Delete(m);
+}
+
+/* The wake-up cost w. One worker a node: every request and every reply
+ * reaches an idle server, which pays w once before handling it: the hand
+ * case's pull plus 2w, under CM02 and under latency_bandwidth. */
+static void check_wakeup_lone_message(const char *model) {
+  const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 30, .len = 100,
+                       .model = model};
+  run_spec r;
+  hand_case(&r, &h);
+  r.cluster.cost.wakeup_s = 3e-5;
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  const sim_cost *c = &r.cluster.cost;
+  double req = (double)ps_msg_encoded_len(1, 0), rep = (double)ps_msg_encoded_len(1, 100);
+  double pull = 4 * h.latency + (req + rep) / h.bandwidth + 2 * (c->per_message_s + c->per_key_s) +
+                c->per_byte_s * (req + rep) + 2 * c->wakeup_s;
+  CU_ASSERT_DOUBLE_EQUAL(num(m, "time_s"), h.steps * pull, h.steps * pull * 1e-9);
+  cJSON_Delete(m);
+}
+
+static void test_wakeup_lone_message(void) {
+  check_wakeup_lone_message(NULL);
+  check_wakeup_lone_message(SIM_MODEL_LATENCY_BANDWIDTH);
+}
+
+/* A burst: node 1's k workers each pull key 0 at once, in one step. The k
+ * requests share node 1's link and all arrive at t_a = 2L + k REQ / B;
+ * server 0 wakes once (w) and handles them one after another (c each, the
+ * replies leaving c apart, each alone on the wire); node 1's server wakes
+ * for the first reply (w) and finds each later one waiting, as handling a
+ * reply (c_r) takes longer than c: the last is done at
+ *   t_a + w + c + 2L + REP / B + w + k c_r. */
+static void test_wakeup_once_per_burst(void) {
+  const uint32_t k = 4;
+  const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 1, .len = 100};
+  run_spec r;
+  hand_case(&r, &h);
+  r.cluster.workers_per_node = k;
+  r.cluster.cost.per_message_s = 1e-4;
+  r.cluster.cost.wakeup_s = 3e-5;
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  const sim_cost *c = &r.cluster.cost;
+  double req = (double)ps_msg_encoded_len(1, 0), rep = (double)ps_msg_encoded_len(1, 100);
+  double handle = c->per_message_s + c->per_key_s + c->per_byte_s * req;
+  double handle_reply = c->per_message_s + c->per_key_s + c->per_byte_s * rep;
+  double arrive = 2 * h.latency + k * req / h.bandwidth;
+  double t = arrive + c->wakeup_s + handle + 2 * h.latency + rep / h.bandwidth + c->wakeup_s +
+             k * handle_reply;
+  CU_ASSERT_DOUBLE_EQUAL(num(m, "time_s"), t, t * 1e-9);
+  CU_ASSERT_EQUAL(num(m, "messages"), 2 * k);
+  cJSON_Delete(m);
+}
+
+/* The I/O thread's cost i: node 0 serves, node 1's worker pulls key 0 and
+ * computes, both nodes on one one-core machine (its loopback as good as
+ * free). The core never idles, so a run takes its total work: i adds 4i a
+ * step (2 messages, each worked on at both ends, both on this machine).
+ * Without placement the I/O thread has a core of its own: no change. */
+static void io_case(run_spec *r, bool placed, double io) {
+  static const char *workload =
+      "{\"type\":\"zipf\",\"keys\":1,\"value_length\":10,\"reads_per_step\":1,"
+      "\"writes_per_step\":0,\"steps_per_worker\":20,\"locality\":0,\"flops_per_step\":2e5}";
+  const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 20, .len = 10};
+  hand_case(r, &h);
+  r->workload = workload;
+  r->cluster.host_speed = 1e9;
+  r->cluster.servers = 1;
+  r->cluster.worker_nodes = 1;
+  r->cluster.cost.io_per_message_s = io;
+  if (placed)
+    r->cluster.machines = (sim_machines){.count = 1, .cores = 1, .loopback_bandwidth = 1e18};
+}
+
+static void test_io_thread_cost(void) {
+  const double io = 7e-6;
+  cJSON *m[4];
+  for (int k = 0; k < 4; k++) {
+    run_spec r;
+    io_case(&r, k < 2, k % 2 ? io : 0);
+    m[k] = run(&r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m[k]);
+  }
+  double base = num(m[0], "time_s");
+  CU_ASSERT_EQUAL(num(m[1], "messages"), 40);
+  CU_ASSERT_DOUBLE_EQUAL(num(m[1], "time_s") - base, 20 * 4 * io, base * 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(num(m[3], "time_s"), num(m[2], "time_s"), 0);
+  for (int k = 0; k < 4; k++) cJSON_Delete(m[k]);
+}
+
 /* ----------------------------------------------------------- stragglers */
 
 /* The compute case (2 nodes x 40 steps of 5 Mflop at 1 Gf: 0.2 s, epochs of
@@ -1090,6 +1231,11 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"placement_shares_cores", test_placement_shares_cores},
             {"placement_loopback_arithmetic", test_placement_loopback_arithmetic},
             {"send_cost", test_send_cost},
+            {"inbox_arrival_order", test_inbox_arrival_order},
+            {"inbox_fifo_per_pair", test_inbox_fifo_per_pair},
+            {"wakeup_lone_message", test_wakeup_lone_message},
+            {"wakeup_once_per_burst", test_wakeup_once_per_burst},
+            {"io_thread_cost", test_io_thread_cost},
             {"straggler_phase_slows_its_window", test_straggler_phase_slows_its_window},
             {"straggler_phase_server_and_link", test_straggler_phase_server_and_link},
             {"straggler_bandwidth_window", test_straggler_bandwidth_window},
