@@ -163,6 +163,9 @@ bool exp_sweep_expand(const struct cJSON *spec, exp_run_list *out,
 void exp_run_list_free(exp_run_list *l);
 /* The seed of a run: the same for every sweep point of one repeat. */
 uint64_t exp_run_seed(uint64_t spec_seed, uint32_t repeat);
+/* Every seed, the spec's and the derived, is below this, 10^15: exact in 15
+ * significant digits, as some JSON writers print numbers (exp_run_seed). */
+#define EXP_SEED_LIMIT 1000000000000000ull
 /* A shard of an experiment, for spreading its runs over machines: shard K of
  * N (index K, count N) holds the runs r with (r - 1) % N == K - 1, with the
  * run numbers, seeds and configs they have in the whole experiment. Count 0

@@ -136,7 +136,15 @@ static void test_seed_derivation(void) {
   for (uint64_t seed = 0; seed < 4; seed++) {
     for (uint32_t r = 1; r <= 16; r++) {
       uint64_t s = exp_run_seed(seed, r);
-      CU_ASSERT_TRUE(s < (1ull << 53));
+      CU_ASSERT_TRUE(s < EXP_SEED_LIMIT);
+      /* Written and read back as records are, it is the same number. */
+      cJSON *num = cJSON_CreateNumber((double)s);
+      char *text = cJSON_PrintUnformatted(num);
+      cJSON *back = cJSON_Parse(text);
+      CU_ASSERT_TRUE(back && back->valuedouble == (double)s);
+      cJSON_Delete(back);
+      free(text);
+      cJSON_Delete(num);
       for (size_t k = 0; k < n; k++) CU_ASSERT_NOT_EQUAL(seen[k], s);
       seen[n++] = s;
     }

@@ -358,7 +358,7 @@ static void check_top_fields(exp_errors *e, const cJSON *config) {
     exp_expect(e, "name", "a name of letters, digits, '_', '.' and '-'",
                cJSON_GetObjectItemCaseSensitive(config, "name"));
   check_backend(e, config);
-  exp_get_int(e, config, "", "seed", 0, EXP_INT_MAX, false, &d);
+  exp_get_int(e, config, "", "seed", 0, (double)(EXP_SEED_LIMIT - 1), false, &d);
   exp_get_int(e, config, "", "repeats", 1, 1000000, false, &d);
   exp_get_string(e, config, "", "description", false, &desc);
 }

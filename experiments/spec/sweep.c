@@ -41,10 +41,13 @@ uint64_t exp_run_seed(uint64_t spec_seed, uint32_t repeat) {
    * differences between points come from the setting, not from the draw.
    * Repeat 0 keeps the spec's seed, so a run can be redone alone from the
    * seed its record shows. Later repeats mix (seed, repeat) with SplitMix64
-   * and keep 53 bits, so that the seed is exact as a JSON number. */
+   * and keep it below EXP_SEED_LIMIT (10^15), so that the seed is exact as a
+   * JSON number even where a writer prints 15 significant digits (cJSON
+   * does, when they read back within its tolerance): a record whose seed
+   * came back rounded would not be taken for its run. */
   if (repeat == 0) return spec_seed;
   uint64_t z = ps_mix64(spec_seed + (uint64_t)repeat * 0x9E3779B97F4A7C15ull);
-  return z & ((1ull << 53) - 1);
+  return z % EXP_SEED_LIMIT;
 }
 
 char *exp_sweep_label(const cJSON *sweep) {
