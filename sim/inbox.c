@@ -125,7 +125,8 @@ static void arrived(sim_node *n, sim_envelope *e) {
   else in->arrived = e;
   in->arrived_tail = e;
   in->arrived_count++;
-  sim_io_owe(n, n->run->cost.io_per_message_s); /* the receiving end's I/O thread */
+  if (e->src != n->id) /* the receiving end's I/O thread (not for inproc: messages.c) */
+    sim_io_owe(n, n->run->cost.io_per_message_s);
   if (in->server_waiting) {
     in->server_waiting = false;
     sg_cond_notify_one(in->cond);

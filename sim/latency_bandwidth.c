@@ -211,7 +211,8 @@ sim_envelope *sim_arrivals_next(sim_node *n, bool *slept) {
     if (first && first->arrive <= now + SIM_ARRIVAL_SLACK) {
       /* The receiving end's I/O thread, charged when the server sees the
        * message (its arrival, if the server was waiting for it). */
-      sim_io_owe(n, n->run->cost.io_per_message_s);
+      if (first->e->src != n->id) /* not for inproc (messages.c) */
+        sim_io_owe(n, n->run->cost.io_per_message_s);
       return heap_pop(q);
     }
     *slept = true;

@@ -125,11 +125,23 @@ void sim_note_cpu(const sim_state *run, const sim_node *n, double seconds) {
   if (n && run->cpu_s && seconds > 0) run->cpu_s[n->id] += seconds;
 }
 
+void sim_execute(const sim_state *run, const sim_node *n, double flops) {
+  bool counted = run->shared_cores && n && run->executing;
+  if (counted) run->executing[n->machine]++;
+  sg_actor_execute(flops);
+  if (counted) run->executing[n->machine]--;
+}
+
+bool sim_machine_busy(const sim_state *run, const sim_node *n) {
+  return run->shared_cores && run->executing &&
+         run->executing[n->machine] >= run->machine_cores;
+}
+
 void sim_spend(const sim_state *run, const sim_node *n, double seconds) {
   if (!(seconds > 0)) return;
   sim_note_cpu(run, n, seconds); /* the charge, not its stretch by a straggler */
   if (run->shared_cores) { /* the host's pstate paces it, phases or not */
-    sg_actor_execute(seconds * run->core_speed);
+    sim_execute(run, n, seconds * run->core_speed);
   } else if (n && n->slow) {
     double now = simgrid_get_clock();
     sg_actor_sleep_for(run_phase_stretch(n->slow->phases, n->slow->n_phases, now, seconds));
@@ -213,6 +225,7 @@ static int node_init(sim_setup *s, sim_node *n, uint32_t id) {
   }
   const sim_cluster *c = s->args->cluster;
   if (!c->platform_file) n->slow = sim_machine_phases(c, sim_node_machine(c, id));
+  n->machine = c->machines.count ? sim_node_machine(c, id) : id;
   if (!(n->host = node_host(s, id))) return -1;
   if ((run->direct ? sim_arrivals_init(n) : sim_inbox_init(n)) != 0)
     return fail(s, "sim_run: out of memory");
@@ -248,7 +261,10 @@ static int run_init(sim_setup *s) {
   run->nodes = calloc(run->num_nodes, sizeof *run->nodes);
   run->workers = calloc(run->num_workers, sizeof *run->workers);
   run->cpu_s = calloc(run->num_nodes, sizeof *run->cpu_s);
-  if (!run->nodes || !run->workers || !run->cpu_s) return fail(s, "sim_run: out of memory");
+  run->machine_cores = c->machines.cores;
+  run->executing = run->shared_cores ? calloc(c->machines.count, sizeof *run->executing) : NULL;
+  if (!run->nodes || !run->workers || !run->cpu_s || (run->shared_cores && !run->executing))
+    return fail(s, "sim_run: out of memory");
   run->workers_running = run->num_workers;
   run->steps_total = run_setup_steps_per_worker(s->setup) * run->num_workers;
   run->next_report = (run->steps_total + SIM_PROGRESS_STEPS - 1) / SIM_PROGRESS_STEPS;
@@ -331,6 +347,7 @@ static void teardown(sim_setup *s) {
   free(run->workers);
   free(run->nodes);
   free(run->cpu_s);
+  free(run->executing);
   run_setup_free(s->setup);
 }
 

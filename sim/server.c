@@ -11,8 +11,12 @@
  * never waits for a message still on the wire while another has arrived.
  *
  * Cost model. A server that asked for the next message and found none
- * arrived sleeps; when one comes it first pays cost.wakeup_s (sim_spend) and
- * tells the core (ps_node_note_wakeup, also when wakeup_s is 0). Messages
+ * arrived sleeps; when one comes, with placement and every core of its
+ * machine executing (sim_machine_busy: workers computing, servers and I/O
+ * actors working), it first waits cost.wakeup_wait_s for a core (a sleep:
+ * the threads running go on, as the operating system lets them until it
+ * preempts one); then it pays cost.wakeup_s (sim_spend) and tells the core
+ * (ps_node_note_wakeup, also when wakeup_s is 0). Messages
  * already waiting when it finished the previous one pay no wake-up. Before
  * handling a message the server spends per_message_s + per_key_s x keys +
  * per_byte_s x bytes (sim_spend). Without placement a sleep, not an
@@ -64,9 +68,13 @@ static void charge_handling(const sim_node *n, const uint8_t *buf, size_t len) {
   sim_spend(n->run, n, s);
 }
 
-/* The server slept (nothing had arrived) and woke for a message: the
+/* The server slept (nothing had arrived) and woke for a message: with
+ * every core of its machine busy, first the wait for one
+ * (cost.wakeup_wait_s: the running threads go on meanwhile); then the
  * wake-up's cost, before handling it, and the core's count of wake-ups. */
 static void charge_wakeup(sim_node *n) {
+  double wait = n->run->cost.wakeup_wait_s;
+  if (wait > 0 && sim_machine_busy(n->run, n)) sg_actor_sleep_for(wait);
   sim_spend(n->run, n, n->run->cost.wakeup_s);
   ps_node_note_wakeup(n->core);
 }

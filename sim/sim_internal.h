@@ -177,6 +177,7 @@ typedef struct sim_node {
   uint32_t num_workers;   /* workers_per_node, or 0 on a server-only node */
   sim_outbox server_out, timer_out, receiver_out, io_out;
   sim_io io;
+  uint32_t machine;       /* the machine it runs on (placement) */
   /* The timer actor (started when a timer is first due). */
   bool timer_started;
   bool timer_busy;        /* inside ps_node_on_timer */
@@ -211,6 +212,11 @@ struct sim_state {
   /* Per node: the CPU seconds its actors spent (sim_note_cpu), for its
    * report. A pointer, so that actors holding a const run can add to it. */
   double *cpu_s;
+  /* Placement: per machine, the actors executing on its cores right now
+   * (sim_execute), and the cores each machine has: a server that wakes
+   * when they are all busy waits cost.wakeup_wait_s for one (server.c). */
+  uint32_t *executing;
+  uint32_t machine_cores;
   sim_worker *workers;
   uint32_t num_workers;
   /* Envelope pool. */
@@ -247,6 +253,11 @@ void sim_actor_spawn(const char *name, sg_host_t host, void (*entry)(int, char *
  * of the cost model: work on its machine's shared cores with placement, else
  * a sleep, stretched through the phases of n's straggler if it has some. */
 void sim_spend(const sim_state *run, const sim_node *n, double seconds);
+/* The calling actor, on node n, executes `flops` on its host; with
+ * placement counted among the actors executing on n's machine meanwhile. */
+void sim_execute(const sim_state *run, const sim_node *n, double flops);
+/* With placement: whether every core of n's machine is executing. */
+bool sim_machine_busy(const sim_state *run, const sim_node *n);
 /* Counts `seconds` of a core's time (at host_speed) that an actor of node n
  * spent, toward the node's cpu_s: sim_spend does for every cost it charges,
  * a worker for its flops. Costs charged otherwise must call it too. */

@@ -85,7 +85,7 @@ static void drv_compute(void *ctx, double flops, bool math_done) {
   worker_settle(w);
   if (!(flops > 0)) return;
   sim_note_cpu(w->node->run, w->node, flops / w->node->run->core_speed);
-  sg_actor_execute(flops);
+  sim_execute(w->node->run, w->node, flops);
 }
 
 static double drv_now(void *ctx) {

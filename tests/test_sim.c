@@ -913,6 +913,43 @@ static void test_io_thread_cost(void) {
   for (int k = 0; k < 4; k++) cJSON_Delete(m[k]);
 }
 
+/* The wait for a core (cost.wakeup_wait_s): the I/O case without I/O cost,
+ * node 1 running `workers` workers that pull and compute, on one one-core
+ * machine (or none). With one worker nothing executes while node 0's server
+ * sleeps (the worker waits for its reply, and node 1's server has no more to
+ * do), so no wake-up finds the core busy: nothing changes, to the bit. With
+ * two, one computes while the other's request wakes node 0's server: the run
+ * is longer, by at most a wait per wake-up. Without placement no machine is
+ * ever busy. */
+static void test_wakeup_waits_for_a_busy_core(void) {
+  const double wait = 30e-6;
+  double t[2][3];
+  double wakeups = 0;
+  for (int workers = 1; workers <= 2; workers++) {
+    for (int k = 0; k < 3; k++) { /* placed, placed with the wait, unplaced with it */
+      run_spec r;
+      io_case(&r, k < 2, 0);
+      r.cluster.workers_per_node = (uint32_t)workers;
+      r.cluster.cost.wakeup_wait_s = k ? wait : 0;
+      cJSON *m = run(&r);
+      CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+      t[workers - 1][k] = num(m, "time_s");
+      if (workers == 2 && k == 1) wakeups = num(m, "messages") / num(m, "messages_per_wakeup");
+      cJSON_Delete(m);
+    }
+  }
+  CU_ASSERT_DOUBLE_EQUAL(t[0][1], t[0][0], 0);
+  CU_ASSERT(t[1][1] > t[1][0] + wait / 2);
+  CU_ASSERT(t[1][1] <= t[1][0] + wakeups * wait * (1 + 1e-9));
+  run_spec r;
+  io_case(&r, false, 0);
+  r.cluster.workers_per_node = 2;
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_DOUBLE_EQUAL(t[1][2], num(m, "time_s"), 0);
+  cJSON_Delete(m);
+}
+
 /* ----------------------------------------------------------- stragglers */
 
 /* The compute case (2 nodes x 40 steps of 5 Mflop at 1 Gf: 0.2 s, epochs of
@@ -1236,6 +1273,7 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"wakeup_lone_message", test_wakeup_lone_message},
             {"wakeup_once_per_burst", test_wakeup_once_per_burst},
             {"io_thread_cost", test_io_thread_cost},
+            {"wakeup_waits_for_a_busy_core", test_wakeup_waits_for_a_busy_core},
             {"straggler_phase_slows_its_window", test_straggler_phase_slows_its_window},
             {"straggler_phase_server_and_link", test_straggler_phase_server_and_link},
             {"straggler_bandwidth_window", test_straggler_bandwidth_window},
