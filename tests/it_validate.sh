@@ -188,6 +188,10 @@ grep -qF "real: [run" "$TMP/err" && fail "validate --reuse-real: a real run was 
 has "validate --reuse-real" err "4 runs on each backend, 0 failed"
 [ "$(grep -c '"kind":"run"' "$V/validate.jsonl")" -eq "$compared" ] ||
   fail "validate --reuse-real: not every run compared as before"
+run "validate --reuse-real, another network model" "$DRAWN" "$PSLAB" validate "$SPEC" --repeats 2 \
+  --out "$V" --reuse-real -q --set 'cluster.network.model="latency_bandwidth"'
+grep -qF "failed on the real backend" "$TMP/err" &&
+  fail "validate --reuse-real, another network model: real runs not taken"
 run "validate --reuse-real, another workload" 1 "$PSLAB" validate "$SPEC" --repeats 2 \
   --out "$V" --reuse-real -q --set workload.steps_per_worker=7
 has "validate --reuse-real, another workload" err "run 1 (policy={type=static}) failed on the real backend"

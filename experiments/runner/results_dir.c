@@ -60,6 +60,9 @@ static cJSON *as_read_by(const cJSON *config, const exp_backend *b) {
         snprintf(path, sizeof path, "%s.%s", f->string, g->string);
         if (!exp_backend_reads(b, path)) cJSON_Delete(cJSON_DetachItemViaPointer(f, g));
       }
+      /* Nothing the backend reads is left: as if the spec had not said it
+       * (network.model alone, say, against no network at all). */
+      if (!f->child) cJSON_Delete(cJSON_DetachItemViaPointer(cluster, f));
     }
   }
   return copy;
