@@ -18,6 +18,10 @@
  * only its timing is batched: a message's I/O work may start after the
  * batch before it ends. Deterministic, as every actor of the run.
  *
+ * An I/O thread that had nothing to do sleeps; the work of the message
+ * that wakes it starts with cost.io_wakeup_s (its wake-up), once for the
+ * batch it then finds, as a server pays wakeup_s (server.c).
+ *
  * Without placement each thread has a core of its own: the I/O thread's
  * work competes with nothing a node does, so it changes nothing simulated
  * and no actor is started (docs/fidelity.md says so).
@@ -32,8 +36,9 @@
 
 void sim_io_owe(sim_node *n, double seconds) {
   sim_io *io = &n->io;
-  if (!io->started || !(seconds > 0)) return;
+  if (!io->started) return;
   io->owed += seconds;
+  io->pending++;
   if (io->waiting) {
     io->waiting = false;
     sg_cond_notify_one(io->cond);
@@ -45,13 +50,15 @@ static void io_main(sim_node *n) {
   sg_actor_daemonize(sg_actor_self());
   sg_mutex_lock(io->mutex); /* held for life; only waits release it */
   for (;;) {
-    while (!(io->owed > 0)) {
-      io->waiting = true;
+    bool slept = false;
+    while (!io->pending) {
+      io->waiting = slept = true;
       sg_cond_wait(io->cond, io->mutex);
     }
     io->waiting = false;
-    double batch = io->owed;
+    double batch = io->owed + (slept ? n->run->cost.io_wakeup_s : 0);
     io->owed = 0;
+    io->pending = 0;
     sim_spend(n->run, n, batch);
   }
 }
@@ -65,7 +72,8 @@ static void io_entry(int argc, char **argv) {
 
 void sim_io_spawn(sim_node *n) {
   const sim_state *run = n->run;
-  if (!run->shared_cores || !(run->cost.io_per_message_s > 0)) return;
+  if (!run->shared_cores || !(run->cost.io_per_message_s > 0 || run->cost.io_wakeup_s > 0))
+    return;
   sim_io *io = &n->io;
   io->cond = sg_cond_init();
   io->mutex = sg_mutex_init();

@@ -61,6 +61,11 @@ typedef struct {
    * placement: without it every thread has a core of its own, and this
    * changes nothing simulated. */
   double io_per_message_s;
+  /* An I/O thread that had nothing to do and slept pays this, as work on
+   * its machine beside the others, when the next message's work comes (its
+   * wake-up), once for what it then finds: placement only, as
+   * io_per_message_s. */
+  double io_wakeup_s;
   /* A server that slept and wakes while every core of its machine is busy
    * (placement only) waits this long for a core before it runs: a wait, not
    * work (the core goes on with what it was doing). */

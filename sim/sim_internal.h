@@ -160,6 +160,7 @@ typedef struct {
  * its own in batches. */
 typedef struct {
   double owed;           /* seconds of a core not yet worked off */
+  uint64_t pending;      /* messages whose work is owed */
   bool started, waiting; /* its actor exists; it waits for work */
   sg_cond_t cond;
   sg_mutex_t mutex;

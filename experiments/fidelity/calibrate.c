@@ -22,17 +22,22 @@
  * send; ZeroMQ's I/O thread io = io_per_message_s at each end, off the
  * critical path; the thread that handles it m = per_message_s, plus p_k =
  * per_key_s per key and p_b = per_byte_s per byte; and a handling thread
- * that slept because nothing was waiting pays w = wakeup_s (its own wake-up
- * and the I/O threads') before it handles the next. With r the share of
+ * that slept because nothing was waiting pays w = wakeup_s before it handles
+ * the next, and an I/O thread that slept io_wakeup_s (the fit measures both
+ * as w, the handling threads' and the I/O threads' share of it; an I/O
+ * thread works beside the message, so its share's time on a lone round trip
+ * is in L). With r the share of
  * messages that found their handler asleep (1 with one pull outstanding), a
  * remote pull of k keys, B bytes in request and reply (ps_msg_encoded_len),
  * costs
  *
  *   CPU of both processes   = 2 (m + s + 2 io + r w) + 2k p_k + B p_b
- *   one outstanding, wall   = 2 L + B / W + 2 w + 2 m + 2k p_k + B p_b
+ *   one outstanding, wall   = 2 L + B / W + 2 w_t + 2 m + 2k p_k + B p_b
  *
- * with L and W the loopback's latency and bandwidth (the sends are paid
- * after the send, the I/O threads beside: neither delays the round trip).
+ * with w = w_t + w_io (the handling threads' wake-ups, wakeup_s, and both
+ * ends' I/O threads', 2 io_wakeup_s), L and W the loopback's latency and
+ * bandwidth (the sends are paid after the send, the I/O threads beside:
+ * neither delays the round trip, and their wake-up's time is in L).
  *
  * The fit, every parameter from the figures:
  *   - p_k, p_b: a least-squares fit of the CPU per pull over the size grid
@@ -41,13 +46,13 @@
  *     the wake-ups per message handled, over those of one outstanding;
  *   - s: the CPU per pull of the calls that issued the pulls, fitted on r
  *     (a line; s its value at r = 0: a busy sender's);
- *   - m and the pulling and receiving threads' share of w: their CPU per
+ *   - m and the pulling and receiving threads' share of w (w_t): their CPU per
  *     message (sending and handling) fitted on r: the line's slope is the
  *     share of w, its value at r = 0 is m + s + the key and byte terms;
- *   - io and the I/O threads' share of w: what the processes spent beyond
+ *   - io and the I/O threads' share of w (w_io): what the processes spent beyond
  *     those threads, per message, fitted on r: at r = 0 it is 2 io;
  *   - L and W: a fit of the wall time per pull over the size grid on
- *     (1, 2k, B) gives 2 L + 2 w + 2 m, so L, and 1/W + p_b, so W: a lone
+ *     (1, 2k, B) gives 2 L + 2 w_t + 2 m, so L, and 1/W + p_b, so W: a lone
  *     round trip is reproduced, and every CPU second is charged somewhere.
  * A coefficient the data make negative is set to 0 and said so in the
  * profile's notes. Each parameter's spread is that of the same fit made
@@ -319,7 +324,7 @@ typedef struct {
 
 /* The model's parameters (see the top). */
 typedef struct {
-  double per_msg, send, wakeup, wake_threads, wake_io, io, per_key, per_byte;
+  double per_msg, send, wakeup, wake_threads, wake_io, io_wake_end, io, per_key, per_byte;
   double wake_wait;
   double latency, bandwidth, local_per_key, speed;
 } fitted;
@@ -331,9 +336,8 @@ static const struct {
 } params[] = {
     {"per_message_s", "s", offsetof(fitted, per_msg)},
     {"send_per_message_s", "s", offsetof(fitted, send)},
-    {"wakeup_s", "s", offsetof(fitted, wakeup)},
-    {"wakeup_threads_s", "s", offsetof(fitted, wake_threads)}, /* wakeup_s: the pullers' */
-    {"wakeup_io_s", "s", offsetof(fitted, wake_io)},           /* ... the I/O threads' */
+    {"wakeup_s", "s", offsetof(fitted, wake_threads)},  /* the handling threads' wake-up */
+    {"io_wakeup_s", "s", offsetof(fitted, io_wake_end)}, /* an I/O thread's, at one end */
     {"io_per_message_s", "s", offsetof(fitted, io)},
     {"wakeup_wait_s", "s", offsetof(fitted, wake_wait)},
     {"per_key_s", "s", offsetof(fitted, per_key)},
@@ -423,7 +427,11 @@ static bool fit_model(const measured *m, cJSON *notes, fitted *f, char *err, siz
   f->io = at_least_zero(i0 / 2, "io_per_message_s", notes);
   f->wake_io = at_least_zero(i1, "wakeup_io_s", notes);
   f->wakeup = f->wake_threads + f->wake_io;
-  f->latency = at_least_zero((br[0] - 2 * f->wakeup - 2 * f->per_msg) / 2,
+  f->io_wake_end = f->wake_io / 2;
+  /* The I/O threads' wake-up is their own work in the simulator, beside the
+   * message (io_wakeup_s): its time on a lone round trip is in the
+   * latency, as the handling threads' wake-up is not. */
+  f->latency = at_least_zero((br[0] - 2 * f->wake_threads - 2 * f->per_msg) / 2,
                              "machines.loopback_latency", notes);
   double inv_bw = br[2] - f->per_byte;
   f->bandwidth = 1 / inv_bw;
@@ -437,7 +445,8 @@ static bool fit_model(const measured *m, cJSON *notes, fitted *f, char *err, siz
    * them by one core's worth: crit / cores) and each wake-up waits for a
    * core besides: what the round trip grew by beyond the sharing, per
    * wake-up. */
-  double crit = 2 * (f->wakeup + f->per_msg) + m->k2[0] * f->per_key + m->bytes[0] * f->per_byte;
+  double crit =
+      2 * (f->wake_threads + f->per_msg) + m->k2[0] * f->per_key + m->bytes[0] * f->per_byte;
   f->wake_wait = at_least_zero((m->rtt_busy - m->rtt[0] - crit / fmax(m->cores, 1)) / 2,
                                "wakeup_wait_s", notes);
   f->local_per_key = m->local_per_key;
@@ -476,9 +485,9 @@ typedef struct {
 } prediction;
 
 static prediction predict(const fitted *f, const exp_calib_batch *b, double r, uint32_t cores) {
-  double k = b->keys, bq = req_bytes(b), bp = reply_bytes(b), wake = r * f->wakeup;
+  double k = b->keys, bq = req_bytes(b), bp = reply_bytes(b), wake = r * f->wake_threads;
   double keys = 2 * k * f->per_key + (bq + bp) * f->per_byte;
-  double cpu = 2 * (f->per_msg + f->send + 2 * f->io + wake) + keys;
+  double cpu = 2 * (f->per_msg + f->send + 2 * f->io + r * f->wakeup) + keys;
   double rtt = 2 * f->latency + (bq + bp) / f->bandwidth + 2 * wake + 2 * f->per_msg + keys;
   double req = f->per_msg + wake + k * f->per_key + bq * f->per_byte + f->send;
   double rep = f->per_msg + wake + k * f->per_key + bp * f->per_byte;
@@ -658,8 +667,9 @@ static void profile_fill(cJSON *profile, const fitted *f, uint32_t cores) {
   cJSON_AddNumberToObject(cost, "per_byte_s", f->per_byte);
   cJSON_AddNumberToObject(cost, "local_per_key_s", f->local_per_key);
   cJSON_AddNumberToObject(cost, "send_per_message_s", f->send);
-  cJSON_AddNumberToObject(cost, "wakeup_s", f->wakeup);
+  cJSON_AddNumberToObject(cost, "wakeup_s", f->wake_threads);
   cJSON_AddNumberToObject(cost, "io_per_message_s", f->io);
+  cJSON_AddNumberToObject(cost, "io_wakeup_s", f->io_wake_end);
   cJSON_AddNumberToObject(cost, "wakeup_wait_s", f->wake_wait);
   cJSON *machines = cJSON_AddObjectToObject(profile, "machines");
   cJSON_AddNumberToObject(machines, "count", 1);
