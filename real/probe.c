@@ -483,35 +483,39 @@ static uint32_t pullers_start(real_probe *p, const real_probe_batch *b, puller *
 /* ------------------------------------------------------------ spinners */
 
 /* Threads that keep the machine's cores busy through a batch: each spins
- * until told to stop and says what CPU it spent, which the batch takes out
- * of node 0's. */
+ * from before the batch's clocks are read until after, and says what CPU
+ * it spent between the two readings (SPIN_MEASURE: it reads its own clock
+ * as it sees the phase change), which the batch takes out of node 0's. */
+enum { SPIN_WARM, SPIN_MEASURE, SPIN_STOP };
+
 typedef struct {
   pthread_t thread;
-  atomic_bool *stop;
+  atomic_int *phase;
   double cpu_s;
 } spinner;
 
 static void *spinner_main(void *arg) {
   spinner *sp = arg;
+  while (atomic_load_explicit(sp->phase, memory_order_relaxed) == SPIN_WARM) continue;
   double cpu = cpu_clock(CLOCK_THREAD_CPUTIME_ID);
-  while (!atomic_load_explicit(sp->stop, memory_order_relaxed)) continue;
+  while (atomic_load_explicit(sp->phase, memory_order_relaxed) == SPIN_MEASURE) continue;
   sp->cpu_s = cpu_clock(CLOCK_THREAD_CPUTIME_ID) - cpu;
   return NULL;
 }
 
 /* Starts n spinners; how many started. */
-static uint32_t spinners_start(spinner *sp, uint32_t n, atomic_bool *stop) {
+static uint32_t spinners_start(spinner *sp, uint32_t n, atomic_int *phase) {
   uint32_t made = 0;
   for (; made < n; made++) {
-    sp[made] = (spinner){.stop = stop};
+    sp[made] = (spinner){.phase = phase};
     if (pthread_create(&sp[made].thread, NULL, spinner_main, &sp[made]) != 0) break;
   }
   return made;
 }
 
-/* Stops them; the CPU they spent. */
-static double spinners_stop(spinner *sp, uint32_t n, atomic_bool *stop) {
-  atomic_store(stop, true);
+/* Stops them; the CPU they spent while measured. */
+static double spinners_stop(spinner *sp, uint32_t n, atomic_int *phase) {
+  atomic_store(phase, SPIN_STOP);
   double cpu = 0;
   for (uint32_t i = 0; i < n; i++) {
     pthread_join(sp[i].thread, NULL);
@@ -527,9 +531,10 @@ static int run_batch(real_probe *p, const real_probe_batch *b, puller *c, uint32
   node_clocks n1a = {0}, n1b = {0}, n0a, n0b;
   int rc = round_trip_clocks(p, 1, &order, NULL);
   spinner spin[REAL_PROBE_MAX_SPINNERS];
-  atomic_bool stop = false;
-  uint32_t spinning = spinners_start(spin, b->spinners, &stop);
+  atomic_int phase = SPIN_WARM;
+  uint32_t spinning = spinners_start(spin, b->spinners, &phase);
   read_clocks(&p->n0, &n0a);
+  atomic_store(&phase, SPIN_MEASURE);
   double wall = real_clock();
   gate_open(g);
   if (rc != PS_OK) c[0].count = 0;
@@ -542,17 +547,21 @@ static int run_batch(real_probe *p, const real_probe_batch *b, puller *c, uint32
     int crc = puller_end(&c[i], &p->n0);
     if (rc == PS_OK) rc = crc;
   }
-  if (!b->both_ways) read_clocks(&p->n0, &n0b);
+  double spun = 0;
+  if (!b->both_ways) {
+    read_clocks(&p->n0, &n0b);
+    spun = spinners_stop(spin, spinning, &phase);
+  }
   if (rc == PS_OK) rc = round_trip_clocks(p, 1, NULL, &n1a);
   if (b->both_ways) { /* node 1's pulls are done only now */
     end = real_clock();
     read_clocks(&p->n0, &n0b);
+    spun = spinners_stop(spin, spinning, &phase);
   }
-  double spun = spinners_stop(spin, spinning, &stop);
   if (rc == PS_OK) rc = round_trip_clocks(p, 1, NULL, &n1b);
   out->wall_s = end - wall;
   out->node[0] = spent(&n0a, &n0b);
-  out->node[0].process_cpu_s -= spun; /* about: they spun a little outside the readings */
+  out->node[0].process_cpu_s -= spun; /* about: each read its clock as it saw the phases */
   out->node[1] = spent(&n1a, &n1b);
   out->cpu_s = out->node[0].process_cpu_s + out->node[1].process_cpu_s;
   return rc;
