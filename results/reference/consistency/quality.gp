@@ -28,18 +28,18 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"cluster.stragglers: []; consistency: model=async" 0.83898404094756618 NaN 1
-"cluster.stragglers: []; consistency: model=bsp" 0.836416490132639 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.83786786652511 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=3" 0.8391794764725844 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=10" 0.851896571125357 NaN 1
-"cluster.stragglers: []; consistency: model=essp staleness=3" 0.84107494901767466 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=async" 0.849045456738398 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.836416490182248 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.83697495606174954 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.837489184221151 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.84000778999679937 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.83795503760446266 NaN 1
+"cluster.stragglers: []; consistency: model=async" 0.83861190948717967 NaN 1
+"cluster.stragglers: []; consistency: model=bsp" 0.836416488490945 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.83782024969886726 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=3" 0.83917970186435553 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=10" 0.86229087793712145 NaN 1
+"cluster.stragglers: []; consistency: model=essp staleness=3" 0.840681181432741 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=async" 0.84938818930527726 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.83641648875515939 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.83705939797828932 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.8375338037669543 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.84048237408958659 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.837572232100953 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

@@ -28,18 +28,18 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"cluster.stragglers: []; consistency: model=async" 0.0689996015071213 NaN 1
-"cluster.stragglers: []; consistency: model=bsp" 0.1777257101882988 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.083911663120221122 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=3" 0.0685758664568617 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=10" 0.067672080399290957 NaN 1
-"cluster.stragglers: []; consistency: model=essp staleness=3" 0.0964687579127101 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=async" 0.14116191330477479 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.25848415216289167 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.13284036375838282 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.132135412516762 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.129811784389244 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.19915116126734947 NaN 1
+"cluster.stragglers: []; consistency: model=async" 0.06868995498191767 NaN 1
+"cluster.stragglers: []; consistency: model=bsp" 0.17548354751344089 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.082397698140094372 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=3" 0.068429847018522755 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=10" 0.0676196718943391 NaN 1
+"cluster.stragglers: []; consistency: model=essp staleness=3" 0.095240459505675848 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=async" 0.14091871279820722 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.27498051235761467 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.13004418672980683 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.13195210096675511 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.13014725475922023 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.20314517926004336 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

@@ -28,16 +28,16 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"cluster.stragglers: []; consistency: model=bsp" 0.10909590284495603 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.010481730938968117 NaN 1
+"cluster.stragglers: []; consistency: model=bsp" 0.106287617864889 NaN 1
+"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.00940280508497484 NaN 1
 "cluster.stragglers: []; consistency: model=ssp staleness=3" 0 NaN 1
 "cluster.stragglers: []; consistency: model=ssp staleness=10" 0 NaN 1
-"cluster.stragglers: []; consistency: model=essp staleness=3" 0.00047310262523144343 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.17431887910713284 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.046734244533851589 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.037566859101830177 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.034408579280291889 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.042825154762974042 NaN 1
+"cluster.stragglers: []; consistency: model=essp staleness=3" 7.51211478690326e-05 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.19295311578823954 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.043099657395238376 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.043650548280531561 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.034828863131442241 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.062996432042334974 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

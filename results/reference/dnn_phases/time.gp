@@ -28,10 +28,10 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"[]" 1.1862595363040982 NaN 1
-"[{node=3,phases=[{from_s=0.3,until_s=0.6,speed_factor=0.25}]}]" 1.374574087583569 NaN 1
-"[{node=3,from_s=0,speed_factor=0.25}]" 3.1905992038530084 NaN 1
-"[{node=3,phases=[{from_s=0.3,until_s=0.6,bandwidth_factor=0.25}]}]" 1.3261186879735232 NaN 1
+"[]" 1.1723335943726962 NaN 1
+"[{node=3,phases=[{from_s=0.3,until_s=0.6,speed_factor=0.25}]}]" 1.3616798024826338 NaN 1
+"[{node=3,from_s=0,speed_factor=0.25}]" 3.1716497295281854 NaN 1
+"[{node=3,phases=[{from_s=0.3,until_s=0.6,bandwidth_factor=0.25}]}]" 1.3150338474166263 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

@@ -28,8 +28,8 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"static" 1.2607203160066867 NaN 1
-"psld" 1.0393130213303545 NaN 1
+"static" 1.2462299392794154 NaN 1
+"psld" 1.0363626889270554 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

@@ -28,11 +28,11 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"static" 0.93560490604236568 NaN 1
-"relocate lookahead=10" 1.405489533294064 NaN 1
-"replicate hot_keys=900 syncs_per_sec=2000" 0.964946631304402 NaN 1
-"nups hot_keys=900 lookahead=10 syncs_per_sec=2000 sampling.scheme=local" 0.40311052000000031 NaN 1
-"nups hot_keys=900 lookahead=10 syncs_per_sec=2000 sampling.scheme=pool" 0.52773912592352223 NaN 1
+"static" 0.97366751701623822 NaN 1
+"relocate lookahead=10" 1.2977540757162211 NaN 1
+"replicate hot_keys=900 syncs_per_sec=2000" 0.99237018062352966 NaN 1
+"nups hot_keys=900 lookahead=10 syncs_per_sec=2000 sampling.scheme=local" 0.39115315360469066 NaN 1
+"nups hot_keys=900 lookahead=10 syncs_per_sec=2000 sampling.scheme=pool" 0.49960620000000039 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

@@ -31,10 +31,10 @@ set yrange [0:*]
 set autoscale xfix
 set offsets graph 0.04, graph 0.04, 0, 0
 $s0 << EOD
-0 0.99751521711928326 NaN 1
-10 0.99751521711928326 NaN 1
-1250 0.90479369135639243 NaN 1
-6250 0.90402577128574035 NaN 1
+0 0.9975218378182 NaN 1
+10 0.9975218378182 NaN 1
+1250 0.90490741667100649 NaN 1
+6250 0.90380507050665981 NaN 1
 EOD
 plot $s0 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 1 title "quality"
 

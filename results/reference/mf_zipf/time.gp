@@ -28,11 +28,11 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"static" 0.32598733055486673 NaN 1
-"relocate" 0.74078300449508983 NaN 1
-"replicate" 0.3358910315153556 NaN 1
-"nups" 0.51701053659553931 NaN 1
-"adaptive" 0.39832469600000014 NaN 1
+"static" 0.33019779463643345 NaN 1
+"relocate" 0.73189744169796622 NaN 1
+"replicate" 0.32907756602244359 NaN 1
+"nups" 0.50333091766595883 NaN 1
+"adaptive" 0.37897727918145963 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

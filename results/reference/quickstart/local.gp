@@ -31,7 +31,7 @@ $data << EOD
 "static partition=hash fast_local_access=false" 0 NaN 1
 "static partition=hash" 0.11872607437647334 NaN 1
 "static partition=range" 0.910369545645107 NaN 1
-"relocate partition=hash lookahead=100" 0.94410596345092546 NaN 1
+"relocate partition=hash lookahead=100" 0.943782946056095 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

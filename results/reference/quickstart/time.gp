@@ -28,10 +28,10 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"static partition=hash fast_local_access=false" 0.21796530995754754 NaN 1
-"static partition=hash" 0.21672868657162522 NaN 1
-"static partition=range" 0.048957713061243843 NaN 1
-"relocate partition=hash lookahead=100" 0.0976090506369366 NaN 1
+"static partition=hash fast_local_access=false" 0.21657743645659289 NaN 1
+"static partition=hash" 0.21669835421668104 NaN 1
+"static partition=range" 0.04901858732616779 NaN 1
+"relocate partition=hash lookahead=100" 0.0989790167877454 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

@@ -30,9 +30,9 @@ set yrange [0:*]
 $data << EOD
 "naive" 0.74502109174473252 NaN 1
 "preloc" 0.74502109174473252 NaN 1
-"pool" 0.91357399465146949 NaN 1
-"pool reuse=64" 0.93515628713319643 NaN 1
-"local" 0.8103459995931156 NaN 1
+"pool" 0.91327167578256241 NaN 1
+"pool reuse=64" 0.93542443850502133 NaN 1
+"local" 0.810723724535331 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

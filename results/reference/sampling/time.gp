@@ -28,11 +28,11 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"naive" 0.16693125010918233 NaN 1
-"preloc" 0.16138085344677119 NaN 1
-"pool" 0.028126780811225913 NaN 1
-"pool reuse=64" 0.024878523132281064 NaN 1
-"local" 0.026179675455527688 NaN 1
+"naive" 0.16542681338475368 NaN 1
+"preloc" 0.16127017279999992 NaN 1
+"pool" 0.02894407341836772 NaN 1
+"pool reuse=64" 0.024298019511487041 NaN 1
+"local" 0.026440387243184486 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

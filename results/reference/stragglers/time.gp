@@ -28,10 +28,10 @@ set grid ytics
 set key below horizontal Left reverse title "\npolicy.type"
 set yrange [0:*]
 $data << EOD
-"[]" 0.87269405696295366 NaN 1 0.84888323578098335 NaN 1
-"[{node=3,phases=[{from_s=0.2,until_s=0.5,speed_factor=0.5}]}]" 0.87951162754833 NaN 1 0.86352217207936421 NaN 1
-"[{node=3,phases=[{from_s=0.2,until_s=0.5,speed_factor=0.25}]}]" 0.93806673655605244 NaN 1 0.88239920102194958 NaN 1
-"[{node=3,phases=[{from_s=0.2,until_s=0.5,speed_factor=0.125}]}]" 1.00534857164672 NaN 1 0.906657933658465 NaN 1
+"[]" 0.86882430697681368 NaN 1 0.848484362252377 NaN 1
+"[{node=3,phases=[{from_s=0.2,until_s=0.5,speed_factor=0.5}]}]" 0.873355731595126 NaN 1 0.85959628756951967 NaN 1
+"[{node=3,phases=[{from_s=0.2,until_s=0.5,speed_factor=0.25}]}]" 0.9341467503018136 NaN 1 0.88214245869469665 NaN 1
+"[{node=3,phases=[{from_s=0.2,until_s=0.5,speed_factor=0.125}]}]" 1.0026239875618115 NaN 1 0.90516510787719129 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

@@ -28,10 +28,10 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"static" 0.069839761392763 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=naive" 0.069952344709327874 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=pool" 0.055074026412521321 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=local" 0.040644309330950257 NaN 1
+"static" 0.0698033883212574 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=naive" 0.0700146985461946 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=pool" 0.062371157376950426 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=local" 0.043580135816757834 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

@@ -28,10 +28,10 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"static" 1.464759235359506 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=naive" 1.8937131599998469 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=pool" 0.86071361706662719 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=local" 1.2428301487999185 NaN 1
+"static" 1.4069999266068787 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=naive" 1.6666541990287611 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=pool" 0.819890319999965 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=local" 1.0376827599999412 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1
