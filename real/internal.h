@@ -386,6 +386,12 @@ void real_lead_receiver_done(real_node *n, bool empty);
  * calling thread). real_lead_wake_any wakes whoever leads (failure). */
 void real_lead_wake(real_node *n, uint32_t worker);
 void real_lead_wake_any(real_node *n);
+/* The end of a wait of `worker` (led: it read the ROUTER; empty: its last
+ * read found it empty): it no longer asks for the ROUTER, and if it holds
+ * it (led, or handed to it after it last looked), passes it to a worker
+ * that asks, parks it when read until empty, or gives it to the receiver,
+ * woken to read on. */
+void real_lead_release(real_node *n, uint32_t worker, bool led, bool empty);
 /* Empties an eventfd. */
 void real_fd_clear(int fd);
 /* Whether the calling thread is a worker reading the ROUTER. */

@@ -332,13 +332,24 @@ int real_node_wait(real_node *n, ps_worker *w, ps_ticket t) {
     led = true;
     done = lead_until(n, w, t, &c, &expired, &empty) || done;
   }
+  real_lead_release(n, i, led, empty);
+  return wait_result(n, w, t, done, expired, &c);
+}
+
+void real_lead_release(real_node *n, uint32_t worker, bool led, bool empty) {
+  int err = 0;
   pthread_mutex_lock(&n->lead_lock);
-  if (n->lead_wants[i]) {
-    n->lead_wants[i] = false;
+  if (n->lead_wants[worker]) {
+    n->lead_wants[worker] = false;
     n->lead_wanting--;
   }
-  if (led && !pass_to_worker(n)) err = give_back(n, empty);
+  /* The ROUTER may also have come to this worker after it last looked:
+   * its ticket was done by then, and the holder passed the socket on to it
+   * because it still asked. Then it holds a socket it never read, and
+   * nobody would read it until this worker waits again (never, after its
+   * last wait): it goes on, not read until empty. */
+  if (atomic_load(&n->lead) == (int32_t)worker && !pass_to_worker(n))
+    err = give_back(n, led && empty);
   pthread_mutex_unlock(&n->lead_lock);
   check_watch(n, err);
-  return wait_result(n, w, t, done, expired, &c);
 }

@@ -38,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -2512,7 +2514,85 @@ static void test_process_limit_refuses_run(void) {
   alarm(0);
 }
 
+/* ---------------------------------------------------- the lead's release */
+
+/* A node's lead state alone (leader.c), with an eventfd standing for the
+ * ROUTER's ZMQ_FD: enough for real_lead_release. */
+static void lead_node(real_node *n, real_waiter *waiters, uint32_t workers) {
+  memset(n, 0, sizeof *n);
+  n->size = 1;
+  n->workers = workers;
+  n->waiters = waiters;
+  for (uint32_t i = 0; i < workers; i++) {
+    pthread_mutex_init(&waiters[i].lock, NULL);
+    pthread_cond_init(&waiters[i].cond, NULL);
+  }
+  CU_ASSERT_EQUAL_FATAL(real_lead_init(n), 0);
+  n->router_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  CU_ASSERT_FATAL(n->router_fd >= 0);
+}
+
+static void lead_node_free(real_node *n) {
+  close(n->router_fd);
+  for (uint32_t i = 0; i < n->workers; i++) {
+    pthread_mutex_destroy(&n->waiters[i].lock);
+    pthread_cond_destroy(&n->waiters[i].cond);
+  }
+  real_lead_free(n);
+}
+
+static bool nudged(const real_node *n) {
+  struct pollfd p = {.fd = n->nudge_fd, .events = POLLIN};
+  return poll(&p, 1, 0) == 1;
+}
+
+/* A worker whose ticket was done while it asked for the ROUTER, and to whom
+ * the holder passed it after the worker last looked: at the end of its wait
+ * it holds a socket it never read. It must not keep it (nobody would read
+ * the node's messages until it waits again, never after its last wait, and
+ * its peers would report the node silent): the receiver gets it, woken to
+ * read on, or a worker that asks. A worker that read it until empty parks
+ * it; one that does not hold it changes nothing. */
+static void test_lead_release_hands_on_a_late_router(void) {
+  real_waiter waiters[2];
+  real_node n;
+  lead_node(&n, waiters, 2);
+  atomic_store(&n.lead, 0); /* handed to worker 0, its ask already cleared */
+  real_lead_release(&n, 0, false, false);
+  CU_ASSERT_EQUAL(atomic_load(&n.lead), REAL_LEAD_RECEIVER);
+  CU_ASSERT_TRUE(nudged(&n));
+  lead_node_free(&n);
+
+  lead_node(&n, waiters, 2);
+  atomic_store(&n.lead, 0);
+  n.lead_wants[1] = true;
+  n.lead_wanting = 1;
+  real_lead_release(&n, 0, false, false);
+  CU_ASSERT_EQUAL(atomic_load(&n.lead), 1);
+  CU_ASSERT_EQUAL(n.lead_wanting, 0);
+  lead_node_free(&n);
+
+  lead_node(&n, waiters, 2);
+  atomic_store(&n.lead, 0); /* it led and read until empty */
+  real_lead_release(&n, 0, true, true);
+  CU_ASSERT_EQUAL(atomic_load(&n.lead), REAL_LEAD_PARKED);
+  CU_ASSERT_FALSE(nudged(&n));
+  lead_node_free(&n);
+
+  lead_node(&n, waiters, 2);
+  atomic_store(&n.lead, REAL_LEAD_RECEIVER); /* it asked and was not given it */
+  n.lead_wants[0] = true;
+  n.lead_wanting = 1;
+  real_lead_release(&n, 0, false, false);
+  CU_ASSERT_EQUAL(atomic_load(&n.lead), REAL_LEAD_RECEIVER);
+  CU_ASSERT_FALSE(n.lead_wants[0]);
+  CU_ASSERT_EQUAL(n.lead_wanting, 0);
+  lead_node_free(&n);
+}
+
 PSLAB_SUITE("real",
+            {"the lead's release hands on a ROUTER that came late",
+             test_lead_release_hands_on_a_late_router},
             {"guarantees with processes: static", test_guarantees_static},
             {"guarantees with processes: relocate", test_guarantees_relocate},
             {"guarantees with processes: every other policy",
