@@ -531,6 +531,9 @@ typedef struct {
                size_t errlen);
   /* How long `flops` flops of the tasks' kind of math take. */
   int (*compute)(void *ctx, double flops, double *wall_s, char *err, size_t errlen);
+  /* How long real math takes to add the initial values of `floats` pulled
+   * floats (the workloads' wl_add_initial). */
+  int (*initial)(void *ctx, double floats, double *wall_s, char *err, size_t errlen);
   uint32_t cores; /* cores the nodes may run on */
 } exp_calib_source;
 

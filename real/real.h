@@ -363,5 +363,10 @@ int real_probe_local(real_probe *p, uint32_t keys, uint32_t floats, uint32_t cou
                      real_probe_sample *out, char *err, size_t errlen);
 /* Stops both nodes and frees p (NULL: nothing). 0 when both ended cleanly. */
 int real_probe_free(real_probe *p);
+/* How long this thread takes, in wall-clock seconds into *wall_s, to add
+ * the initial values of `floats` pulled floats as real math does before
+ * its arithmetic (wl_add_initial of a small matrix factorization, 64-float
+ * values). 0, or -1 with a message. */
+int real_probe_initial(double floats, double *wall_s, char *err, size_t errlen);
 
 #endif

@@ -70,6 +70,10 @@ typedef struct {
    * (placement only) waits this long for a core before it runs: a wait, not
    * work (the core goes on with what it was doing). */
   double wakeup_wait_s;
+  /* Real math: a worker adds each pulled value's initial value (a hash of
+   * its key and index, computed, not stored) before its math; this per
+   * float, as work of the worker's core beside the step's flops. */
+  double initial_per_float_s;
 } sim_cost;
 
 /* Where nodes run. With count 0 (the default) every node has a machine of

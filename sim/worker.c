@@ -9,6 +9,8 @@
  *            the wait nothing yields, so no wake-up can slip in between.
  *   compute  sg_actor_execute(flops) on the node's host (one core each);
  *            flops / host_speed count as the node's CPU (sim_note_cpu).
+ *   initial  real math's initial values (cost.initial_per_float_s per float
+ *            the step gave one): executed on the host as the flops are.
  *   now      the simulated clock.
  *
  * Local accesses (keys a worker reads or writes in its node's memory, counted
@@ -88,6 +90,16 @@ static void drv_compute(void *ctx, double flops, bool math_done) {
   sim_execute(w->node->run, w->node, flops);
 }
 
+/* Real math's initial values: work of the worker's core, as its flops. */
+static void drv_initial(void *ctx, uint64_t floats) {
+  sim_worker *w = ctx;
+  const sim_state *run = w->node->run;
+  double s = run->cost.initial_per_float_s * (double)floats;
+  if (!(s > 0)) return;
+  sim_note_cpu(run, w->node, s);
+  sim_execute(run, w->node, s * run->core_speed);
+}
+
 static double drv_now(void *ctx) {
   (void)ctx;
   return simgrid_get_clock();
@@ -106,7 +118,8 @@ static void wait_quiet(sim_state *run) {
 
 void sim_worker_main(sim_worker *w) {
   sim_state *run = w->node->run;
-  wl_driver_env env = {.ctx = w, .wait = drv_wait, .compute = drv_compute, .now = drv_now};
+  wl_driver_env env = {.ctx = w, .wait = drv_wait, .compute = drv_compute,
+                       .initial = drv_initial, .now = drv_now};
   sg_mutex_lock(w->mutex);
   run_worker_drive(&w->rw, run->setup, env);
   worker_settle(w);

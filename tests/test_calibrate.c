@@ -24,10 +24,12 @@
 typedef struct {
   double latency, bandwidth, per_message, send, per_key, per_byte, io;
   double send_wake, read_wake, io_wake;
-  double local_per_key, speed;
+  double local_per_key, speed, initial;
   double wait;   /* a wake-up's wait for a core when every core is busy */
   double sleeps; /* sleeps the source counts per wake-up (context switches) */
-  unsigned cores, calls;
+  unsigned cores, calls[64];
+  exp_calib_batch shape[62]; /* batch shapes seen (wobble's kinds) */
+  unsigned shapes;
   double noise; /* every other batch this much slower (relative) */
   bool no_wakeups; /* the source counts no wake-ups */
 } model;
@@ -35,9 +37,25 @@ typedef struct {
 /* Every batch's noise: 1, or 1 + noise for about half of them, drawn
  * (a fixed sequence) so that no probe sees the same every round whatever
  * the number of probes. */
-static double wobble(model *m) {
-  uint32_t x = ++m->calls * 2654435761u;
-  return (x >> 16) & 1 ? 1 + m->noise : 1;
+/* The noise of one call of the kind `kind` (a figure): its calls alternate
+ * between 1 and 1 + noise, so every figure's rounds disagree. */
+static double wobble(model *m, unsigned kind) {
+  return m->calls[kind % 64]++ & 1 ? 1 + m->noise : 1;
+}
+
+/* Kinds 0 and 1 are compute and initial values; a batch's shape (its
+ * count aside) is kind 2 and up, in the order first seen. */
+static unsigned batch_kind(model *m, const exp_calib_batch *b) {
+  unsigned i = 0;
+  for (; i < m->shapes; i++) {
+    const exp_calib_batch *s = &m->shape[i];
+    if (s->keys == b->keys && s->floats == b->floats && s->window == b->window &&
+        s->clients == b->clients && s->local == b->local && s->both_ways == b->both_ways &&
+        s->spinners == b->spinners)
+      break;
+  }
+  if (i == m->shapes && m->shapes < 62) m->shape[m->shapes++] = *b;
+  return 2 + i;
 }
 
 
@@ -94,7 +112,7 @@ static int fake_pulls(void *ctx, const exp_calib_batch *b, exp_calib_sample *out
   (void)errlen;
   model *m = ctx;
   *out = (exp_calib_sample){0};
-  double w = wobble(m);
+  double w = wobble(m, batch_kind(m, b));
   if (b->local) {
     double t = b->count * b->keys * m->local_per_key * w;
     *out = (exp_calib_sample){.wall_s = t, .cpu_s = t, .thread_cpu_s = t};
@@ -123,19 +141,28 @@ static int fake_compute(void *ctx, double flops, double *wall_s, char *err, size
   (void)err;
   (void)errlen;
   model *m = ctx;
-  *wall_s = flops / m->speed * wobble(m);
+  *wall_s = flops / m->speed * wobble(m, 0);
+  return 0;
+}
+
+static int fake_initial(void *ctx, double floats, double *wall_s, char *err, size_t errlen) {
+  (void)err;
+  (void)errlen;
+  model *m = ctx;
+  *wall_s = floats * m->initial * wobble(m, 1);
   return 0;
 }
 
 static model machine(void) {
   return (model){.latency = 20e-6, .per_message = 3e-6, .send = 2e-6, .per_key = 0.2e-6,
                  .per_byte = 0.5e-9, .bandwidth = 1e9, .io = 1.5e-6, .send_wake = 1e-6,
-                 .read_wake = 9e-6, .io_wake = 17e-6, .local_per_key = 80e-9, .speed = 2e9,
+                 .read_wake = 9e-6, .io_wake = 17e-6, .local_per_key = 80e-9, .speed = 2e9, .initial = 7e-9,
                  .wait = 45e-6, .sleeps = 1.5, .cores = 3};
 }
 
 static exp_calib_source source(model *m) {
   return (exp_calib_source){.ctx = m, .pulls = fake_pulls, .compute = fake_compute,
+                            .initial = fake_initial,
                             .cores = m->cores};
 }
 
@@ -186,6 +213,7 @@ static void test_fit_recovers_the_model(void) {
   CLOSE(at(p, "machines.loopback_latency"), m.latency + m.io_wake);
   CLOSE(at(p, "machines.loopback_bandwidth"), m.bandwidth);
   CLOSE(at(p, "host_speed"), m.speed);
+  CLOSE(at(p, "cost.initial_per_float_s"), m.initial);
   CU_ASSERT_EQUAL(at(p, "machines.cores"), 3);
   CU_ASSERT_EQUAL(at(p, "machines.count"), 1);
   const cJSON *params = about_item(p, "parameters");
@@ -196,7 +224,7 @@ static void test_fit_recovers_the_model(void) {
   exp_calib_options o;
   exp_calib_options_default(&o);
   const cJSON *figs = about_item(p, "figures");
-  CU_ASSERT_EQUAL(cJSON_GetArraySize(figs), 14);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(figs), 15);
   const cJSON *f;
   cJSON_ArrayForEach(f, figs) {
     CU_ASSERT_EQUAL(at(f, "rounds"), o.min_rounds);
@@ -305,6 +333,7 @@ static void test_profile_validates_as_a_cluster(void) {
   CU_ASSERT_EQUAL(c.sim.machines.cores, 3);
   CLOSE(c.sim.cost.per_message_s, m.per_message);
   CLOSE(c.sim.host_speed, m.speed);
+  CLOSE(c.sim.cost.initial_per_float_s, m.initial);
   exp_cluster_free(&c);
   exp_spec_free(s);
   exp_errors_free(&e);
@@ -334,6 +363,9 @@ static void test_real_probe(void) {
   CU_ASSERT(remote.node[0].send_cpu_s > 0 && remote.node[0].send_cpu_s < remote.thread_cpu_s);
   CU_ASSERT(local.wall_s > 0);
   CU_ASSERT(remote.cpu_s > local.cpu_s);
+  double initial = 0;
+  CU_ASSERT_EQUAL(real_probe_initial(1e5, &initial, err, sizeof err), 0);
+  CU_ASSERT(initial > 0);
   CU_ASSERT_EQUAL(real_probe_remote(p, 4, 3, 1, &remote, err, sizeof err), -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(err, "3 floats"));
   /* A window, two pullers, both ways: every pull answered, nodes intact. */

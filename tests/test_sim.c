@@ -877,6 +877,39 @@ static void test_wakeup_once_per_burst(void) {
   cJSON_Delete(m);
 }
 
+/* Real math's initial values: one node, one worker, matrix factorization
+ * of batch 1 and rank 8, so every step pulls a row's and a column's key of 8
+ * floats and adds their initial values: initial_per_float_s = x adds
+ * 16 x a step (executed on the worker's core, in series with the rest);
+ * evaluation's pulls are not a step's. Without real math nothing changes. */
+static void test_initial_values_cost(void) {
+  static const char *const workloads[] = {
+      "{\"type\":\"mf\",\"rows\":20,\"cols\":20,\"nnz\":60,\"rank\":8,\"batch\":1,"
+      "\"test_fraction\":0.2,\"math\":\"real\"}",
+      "{\"type\":\"mf\",\"rows\":20,\"cols\":20,\"nnz\":60,\"rank\":8,\"batch\":1,"
+      "\"test_fraction\":0.2,\"math\":\"none\"}"};
+  const double x = 3e-6;
+  for (int w = 0; w < 2; w++) {
+    cJSON *m[2];
+    for (int k = 0; k < 2; k++) {
+      run_spec r;
+      tiny(&r, "{\"type\":\"static\"}");
+      r.workload = workloads[w];
+      r.cluster.nodes = 1;
+      r.cluster.workers_per_node = 1;
+      r.cluster.cost.initial_per_float_s = k ? x : 0;
+      m[k] = run(&r);
+      CU_ASSERT_PTR_NOT_NULL_FATAL(m[k]);
+    }
+    double steps = num(m[0], "steps"), t0 = num(m[0], "time_s");
+    CU_ASSERT(steps > 10);
+    double want = w == 0 ? steps * 16 * x : 0;
+    CU_ASSERT_DOUBLE_EQUAL(num(m[1], "time_s") - t0, want, t0 * 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(num(m[1], "cpu_s") - num(m[0], "cpu_s"), want, t0 * 1e-9);
+    for (int k = 0; k < 2; k++) cJSON_Delete(m[k]);
+  }
+}
+
 /* The I/O thread's cost i: node 0 serves, node 1's worker pulls key 0 and
  * computes, both nodes on one one-core machine (its loopback as good as
  * free). The core never idles, so a run takes its total work: i adds 4i a
@@ -1279,6 +1312,7 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"platform_file_and_lv08", test_platform_file_and_lv08},
             {"placement_xml_and_checks", test_placement_xml_and_checks},
             {"placement_shares_cores", test_placement_shares_cores},
+            {"initial_values_cost", test_initial_values_cost},
             {"placement_loopback_arithmetic", test_placement_loopback_arithmetic},
             {"send_cost", test_send_cost},
             {"inbox_arrival_order", test_inbox_arrival_order},

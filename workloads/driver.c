@@ -58,6 +58,7 @@ typedef struct {
   size_t sample_vals_cap;
   uint32_t max_value_len; /* over the layout's tables */
   bool sample_prepared;   /* sample_handle names the current step's samples */
+  uint64_t initial_floats; /* real math: floats given initial values this step */
   uint64_t sample_handle;
   bool push_pending;
   size_t last_push_floats; /* floats of the step's push */
@@ -135,10 +136,15 @@ static int value_offsets(const drive_state *d, const ps_key *keys, size_t n, siz
 }
 
 /* Adds the keys' initial values to their pulled values. */
-static void add_initial(const drive_state *d, const ps_key *keys, size_t n, float *vals,
+/* Adds the keys' initial values to the pulled values; counts the floats
+ * toward the step's (initial_floats). */
+static void add_initial(drive_state *d, const ps_key *keys, size_t n, float *vals,
                         const size_t *off) {
-  for (size_t i = 0; i < n; i++)
-    wl_add_initial(d->wl, keys[i], vals + off[i], ps_layout_value_len(d->layout, keys[i]));
+  for (size_t i = 0; i < n; i++) {
+    uint32_t len = ps_layout_value_len(d->layout, keys[i]);
+    wl_add_initial(d->wl, keys[i], vals + off[i], len);
+    d->initial_floats += len;
+  }
 }
 
 static double now(const drive_state *d) { return d->env->now(d->env->ctx); }
@@ -395,7 +401,9 @@ static int evaluate(drive_state *d) {
     if (rc < 0) return rc;
     at += n;
   }
+  uint64_t step_floats = d->initial_floats; /* evaluation's are not a step's */
   add_initial(d, d->eval_keys, d->n_eval, d->eval_vals, d->eval_off);
+  d->initial_floats = step_floats;
   wl_eval_in in = {.keys = d->eval_keys, .n = d->n_eval, .vals = d->eval_vals,
                    .off = d->eval_off};
   double num = 0, den = 0;
@@ -440,6 +448,8 @@ static int run_step(drive_state *d, const wl_step *st, const wl_step *next,
                                                      st, d->sample_keys, st->n_samples)) < 0)
     return rc;
   if ((rc = prepare_push(d, st)) != PS_OK) return rc; /* real math runs here */
+  if (d->math && d->env->initial) d->env->initial(d->env->ctx, d->initial_floats);
+  d->initial_floats = 0;
   d->env->compute(d->env->ctx, st->flops, d->math);
   if (superstep(d) && (rc = reads_barrier(d, stats)) != PS_OK) return rc;
   if ((rc = push_writes(d)) != PS_OK) return rc;

@@ -149,6 +149,10 @@ typedef struct {
    * real math already ran on this thread (a backend on real time then need
    * not spin for it; the simulator charges it all the same). */
   void (*compute)(void *ctx, double flops, bool math_done);
+  /* Real math: the step added initial values to `floats` pulled floats
+   * (before its math; wl_add_initial). Called once a step, before compute;
+   * NULL: not told (a backend on real time spent that time already). */
+  void (*initial)(void *ctx, uint64_t floats);
   /* Current time in seconds (simulated or wall). */
   double (*now)(void *ctx);
   /* Sampling management (policies' ps_sampler_*_cb), for steps that draw

@@ -69,7 +69,9 @@
  *
  * local_per_key_s is a local pull's time per key (16 keys of 64 floats, the
  * core's fast local access); host_speed the flop rate of the source's
- * compute kernel; machines.cores the cores this process may run on.
+ * compute kernel; initial_per_float_s the time real math takes to add the
+ * initial value of one pulled float (the source's kernel: a workload's
+ * wl_add_initial); machines.cores the cores this process may run on.
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "experiments/results/results.h"
@@ -92,7 +94,9 @@
 #define CALIB_MIN_WAKE_RANGE 0.05 /* of r over the windows, to fit w */
 
 /* What a probe is for. */
-typedef enum { USE_GRID, USE_WINDOW, USE_BUSY, USE_CHECK, USE_LOCAL, USE_COMPUTE } probe_use;
+typedef enum {
+  USE_GRID, USE_WINDOW, USE_BUSY, USE_CHECK, USE_LOCAL, USE_COMPUTE, USE_INITIAL
+} probe_use;
 
 /* The batches measured, in order: the size grid (its first, the smallest
  * pull, is also the window of 1), the windows, the checks, a local pull and
@@ -116,6 +120,7 @@ static const struct {
     {"clients", USE_CHECK, {.keys = 4, .floats = 64, .clients = 2}},
     {"local_pull", USE_LOCAL, {.keys = CALIB_LOCAL_KEYS, .floats = 64, .local = true}},
     {"compute_per_flop", USE_COMPUTE, {0}},
+    {"initial_per_float", USE_INITIAL, {0}},
 };
 #define PROBES (sizeof probes / sizeof probes[0])
 #define GRID 7    /* probes[0 .. GRID) */
@@ -159,12 +164,22 @@ static double pulls_of(const exp_calib_batch *b, double count) {
   return count * (b->clients ? b->clients : 1) * (b->both_ways ? 2 : 1);
 }
 
-/* One round of probe i, `count` large (flops for compute), per pull. */
+/* Whether probe i times a kernel of this process per unit (flops, floats),
+ * not pulls between the nodes. */
+static bool kernel(size_t i) {
+  return probes[i].use == USE_COMPUTE || probes[i].use == USE_INITIAL;
+}
+
+/* One round of probe i, `count` large (flops for compute, floats for the
+ * initial values), per pull (per unit). */
 static int measure_once(const exp_calib_source *src, size_t i, double count,
                         exp_calib_sample *out, char *err, size_t errlen) {
   *out = (exp_calib_sample){0};
-  if (probes[i].use == USE_COMPUTE) {
-    if (src->compute(src->ctx, count, &out->wall_s, err, errlen) != 0) return -1;
+  if (kernel(i)) {
+    int rc = probes[i].use == USE_COMPUTE
+                 ? src->compute(src->ctx, count, &out->wall_s, err, errlen)
+                 : src->initial(src->ctx, count, &out->wall_s, err, errlen);
+    if (rc != 0) return -1;
     out->wall_s /= count;
     return 0;
   }
@@ -201,7 +216,7 @@ static void settle(figure *f, unsigned window) {
  * warm-up batch. */
 static int size_rounds(const exp_calib_source *src, const exp_calib_options *o, size_t i,
                        double *count, char *err, size_t errlen) {
-  bool flops = probes[i].use == USE_COMPUTE;
+  bool flops = kernel(i);
   double c = flops ? CALIB_COMPUTE_FLOPS : 20;
   exp_calib_sample s;
   if (measure_once(src, i, c, &s, err, errlen) != 0) return -1;
@@ -319,14 +334,14 @@ typedef struct {
   double r[WINDOWS], app[WINDOWS], io[WINDOWS], send[WINDOWS];
   double rtt_busy; /* the smallest pull's round trip with every core busy */
   double cores;
-  double local_per_key, speed;
+  double local_per_key, speed, initial_per_float;
 } measured;
 
 /* The model's parameters (see the top). */
 typedef struct {
   double per_msg, send, wakeup, wake_threads, wake_io, io_wake_end, io, per_key, per_byte;
   double wake_wait;
-  double latency, bandwidth, local_per_key, speed;
+  double latency, bandwidth, local_per_key, speed, initial_per_float;
 } fitted;
 
 /* The parameters as the profile and the log name them, with their units. */
@@ -346,6 +361,7 @@ static const struct {
     {"loopback_bandwidth", "B/s", offsetof(fitted, bandwidth)},
     {"local_per_key_s", "s", offsetof(fitted, local_per_key)},
     {"host_speed", "flop/s", offsetof(fitted, speed)},
+    {"initial_per_float_s", "s", offsetof(fitted, initial_per_float)},
 };
 #define PARAMS (sizeof params / sizeof params[0])
 
@@ -398,6 +414,7 @@ static void view(const figure *figs, int round, uint32_t cores, measured *m) {
     if (probes[i].use == USE_BUSY) m->rtt_busy = s->wall_s;
     if (probes[i].use == USE_LOCAL) m->local_per_key = s->wall_s / b->keys;
     if (probes[i].use == USE_COMPUTE) m->speed = s->wall_s > 0 ? 1 / s->wall_s : 0;
+    if (probes[i].use == USE_INITIAL) m->initial_per_float = s->wall_s;
   }
   double r1 = m->r[0];
   for (size_t i = 0; i < WINDOWS; i++) m->r[i] = r1 > 0 ? m->r[i] / r1 : 0;
@@ -451,6 +468,7 @@ static bool fit_model(const measured *m, cJSON *notes, fitted *f, char *err, siz
                                "wakeup_wait_s", notes);
   f->local_per_key = m->local_per_key;
   f->speed = m->speed;
+  f->initial_per_float = m->initial_per_float;
   return true;
 }
 
@@ -503,8 +521,9 @@ static prediction predict(const fitted *f, const exp_calib_batch *b, double r, u
  * both ways". */
 static void describe(size_t i, char *buf, size_t n) {
   const exp_calib_batch *b = &probes[i].b;
-  if (probes[i].use == USE_COMPUTE) {
-    snprintf(buf, n, "compute (dot products)");
+  if (kernel(i)) {
+    snprintf(buf, n, probes[i].use == USE_COMPUTE ? "compute (dot products)"
+                                                  : "initial values of pulled floats");
     return;
   }
   const char *what = probes[i].use == USE_GRID ? "round trip, " : b->local ? "local, " : "";
@@ -538,7 +557,7 @@ static cJSON *node_json(const exp_calib_node *n) {
 static void add_batch(cJSON *o, size_t i) {
   const exp_calib_batch *b = &probes[i].b;
   cJSON_AddStringToObject(o, "name", probes[i].name);
-  if (probes[i].use == USE_COMPUTE) return;
+  if (kernel(i)) return;
   cJSON_AddNumberToObject(o, "keys", b->keys);
   cJSON_AddNumberToObject(o, "floats", b->floats);
   if (probes[i].use == USE_LOCAL) return;
@@ -548,17 +567,17 @@ static void add_batch(cJSON *o, size_t i) {
   if (probes[i].use == USE_BUSY) cJSON_AddBoolToObject(o, "cores_busy", true);
 }
 
-/* Figure i, per pull (per flop for compute). */
+/* Figure i, per pull (per flop for compute, per float for initial values). */
 static void add_figure(cJSON *list, size_t i, const figure *f) {
   cJSON *o = cJSON_CreateObject();
   add_batch(o, i);
   cJSON_AddNumberToObject(o, "wall_s", f->med.wall_s);
-  if (probes[i].use != USE_COMPUTE) {
+  if (!kernel(i)) {
     cJSON_AddNumberToObject(o, "cpu_s", f->med.cpu_s);
     cJSON_AddNumberToObject(o, "thread_cpu_s", f->med.thread_cpu_s);
     cJSON_AddNumberToObject(o, "cpu_spread", f->cpu_spread);
   }
-  if (probes[i].use != USE_COMPUTE && probes[i].use != USE_LOCAL) {
+  if (!kernel(i) && probes[i].use != USE_LOCAL) {
     cJSON *nodes = cJSON_AddArrayToObject(o, "nodes");
     for (int n = 0; n < 2; n++) cJSON_AddItemToArray(nodes, node_json(&f->med.node[n]));
   }
@@ -574,6 +593,9 @@ static void log_figure(FILE *log, size_t i, const figure *figs, const exp_calib_
   describe(i, what, sizeof what);
   if (probes[i].use == USE_COMPUTE) {
     exp_format_quantity(f->med.wall_s > 0 ? 1 / f->med.wall_s : 0, "flop/s", v, sizeof v);
+  } else if (probes[i].use == USE_INITIAL) {
+    exp_format_quantity(f->med.wall_s, "s", v, sizeof v);
+    snprintf(r, sizeof r, "a float");
   } else if (probes[i].use == USE_LOCAL) {
     exp_format_quantity(f->med.wall_s / probes[i].b.keys, "s", v, sizeof v);
     snprintf(r, sizeof r, "a key");
@@ -671,6 +693,7 @@ static void profile_fill(cJSON *profile, const fitted *f, uint32_t cores) {
   cJSON_AddNumberToObject(cost, "io_per_message_s", f->io);
   cJSON_AddNumberToObject(cost, "io_wakeup_s", f->io_wake_end);
   cJSON_AddNumberToObject(cost, "wakeup_wait_s", f->wake_wait);
+  cJSON_AddNumberToObject(cost, "initial_per_float_s", f->initial_per_float);
   cJSON *machines = cJSON_AddObjectToObject(profile, "machines");
   cJSON_AddNumberToObject(machines, "count", 1);
   cJSON_AddNumberToObject(machines, "cores", cores);
@@ -766,6 +789,12 @@ static int dot_compute(void *ctx, double flops, double *wall_s, char *err, size_
   return 0;
 }
 
+static int probe_initial(void *ctx, double floats, double *wall_s, char *err,
+                         size_t errlen) {
+  (void)ctx;
+  return real_probe_initial(floats, wall_s, err, errlen);
+}
+
 static uint32_t cores_here(void) {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0) return (uint32_t)CPU_COUNT(&set);
@@ -777,7 +806,8 @@ int exp_calib_real_source(exp_calib_source *src, char *err, size_t errlen) {
   real_probe *p = real_probe_start(NULL, err, errlen);
   if (!p) return -1;
   *src = (exp_calib_source){
-      .ctx = p, .pulls = real_pulls, .compute = dot_compute, .cores = cores_here()};
+      .ctx = p, .pulls = real_pulls, .compute = dot_compute, .initial = probe_initial,
+      .cores = cores_here()};
   return 0;
 }
 

@@ -40,7 +40,8 @@ static const char *const phase_keys[] = {"from_s", "until_s", "speed_factor",
                                          "bandwidth_factor", NULL};
 static const char *const cost_keys[] = {"per_message_s", "per_key_s", "per_byte_s",
                                         "local_per_key_s", "send_per_message_s", "wakeup_s",
-                                        "io_per_message_s", "wakeup_wait_s", "io_wakeup_s", NULL};
+                                        "io_per_message_s", "wakeup_wait_s", "io_wakeup_s",
+                                        "initial_per_float_s", NULL};
 static const char *const machine_keys[] = {"count", "cores", "place", "loopback_latency",
                                            "loopback_bandwidth", NULL};
 
@@ -301,6 +302,8 @@ static void parse_cost(exp_errors *e, const cJSON *cost, sim_cost *c) {
   exp_get_quantity(e, cost, p, "io_per_message_s", EXP_QTY_DURATION, &c->io_per_message_s);
   exp_get_quantity(e, cost, p, "wakeup_wait_s", EXP_QTY_DURATION, &c->wakeup_wait_s);
   exp_get_quantity(e, cost, p, "io_wakeup_s", EXP_QTY_DURATION, &c->io_wakeup_s);
+  exp_get_quantity(e, cost, p, "initial_per_float_s", EXP_QTY_DURATION,
+                   &c->initial_per_float_s);
 }
 
 /* Node i's machine from "place"; count is 0 when it is itself invalid. */
