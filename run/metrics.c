@@ -49,6 +49,7 @@ struct run_totals {
    * there are; steps that blocked; steps that passed the gate (0: the run
    * had no bound); clock gaps and read staleness as lists of counts. */
   double wait_sum;
+  double op_wait_sum; /* waits for the steps' pulls and pushes, over workers */
   uint32_t workers;
   uint64_t clock_waits, gated, gap_sum;
   double gap_hist[PS_CLOCK_BUCKETS], stale_hist[PS_CLOCK_BUCKETS];
@@ -203,6 +204,7 @@ static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
       t->samples += w->samples;
       t->workers++;
       t->wait_sum += w->wait_s;
+      t->op_wait_sum += w->op_wait_s;
       t->clock_waits += w->clock_waits;
       for (int g = 0; g < PS_CLOCK_BUCKETS; g++) {
         t->gap_hist[g] += (double)w->gap_hist[g];
@@ -288,6 +290,7 @@ SCALAR_IF(v_out_of_sequence, t->nodes.out_of_sequence, (double)t->nodes.out_of_s
 SCALAR_IF(v_hop_drops, t->nodes.hop_drops, (double)t->nodes.hop_drops)
 SCALAR_IF(v_bad_seals, t->nodes.bad_seals, (double)t->nodes.bad_seals)
 SCALAR_IF(v_wait, t->gated, t->wait_sum / t->workers)
+SCALAR_IF(v_op_wait, t->workers && t->steps, t->op_wait_sum / t->workers)
 SCALAR_IF(v_clock_waits, t->gated, (double)t->clock_waits)
 SCALAR_IF(v_gap_mean, t->gated, (double)t->gap_sum / (double)t->gated)
 SCALAR_IF(v_read_stale_mean, t->nodes.bounded_reads,
@@ -674,6 +677,11 @@ static const run_metric table[] = {
      "`cpu_s / messages` (compute included: a run without compute shows what its "
      "messages cost).", "when some message was sent", MEAN, false, 0, v_cpu_per_message,
      NULL, NULL},
+    {"op_wait_s", "s", "waiting for operations",
+     "Time a worker spent blocked waiting for its steps' pulls and pushes to complete (not "
+     "evaluation's, not the clock bound's), mean over workers: with `time_s`, how a step's "
+     "time splits into waiting for the servers and the worker's own work.",
+     "when workers ran steps", MEAN, false, 0, v_op_wait, NULL, NULL},
     {"wall_s", "s", "wall time",
      "Wall-clock seconds the run took, start to end of its process (added by the "
      "runner).", NULL, MEAN, false, SUMMARY, NULL, NULL, NULL},

@@ -81,6 +81,7 @@ int run_report_worker(run_node_report *r, const run_worker *rw) {
                            .sample_tv_distance = st->sample_tv_distance,
                            .sample_reuse_factor = st->sample_reuse_factor,
                            .start_s = st->start_s, .eval_s = st->eval_s,
+                           .op_wait_s = st->op_wait_s,
                            .wait_s = st->wait_s, .clock_waits = st->clock_waits};
   memcpy(w->gap_hist, st->gap_hist, sizeof w->gap_hist);
   if (rw->stages && rw->n_stages) {
@@ -165,6 +166,7 @@ static cJSON *worker_to_json(const run_worker_report *w) {
             put(o, "sample_tv_distance", w->sample_tv_distance) &&
             put(o, "sample_reuse_factor", w->sample_reuse_factor) &&
             put(o, "start_s", w->start_s) && put(o, "wait_s", w->wait_s) &&
+            put(o, "op_wait_s", w->op_wait_s) &&
             put(o, "clock_waits", (double)w->clock_waits) &&
             put_counts(o, "gap_hist", w->gap_hist, PS_CLOCK_BUCKETS);
   cJSON *ends = ok ? cJSON_AddArrayToObject(o, "epoch_end_s") : NULL;
@@ -400,6 +402,7 @@ static void worker_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
   w->sample_reuse_factor = num(rd, o, at, "sample_reuse_factor");
   w->start_s = num(rd, o, at, "start_s");
   w->wait_s = num(rd, o, at, "wait_s");
+  w->op_wait_s = num(rd, o, at, "op_wait_s");
   w->clock_waits = count(rd, o, at, "clock_waits");
   get_counts(rd, o, at, "gap_hist", w->gap_hist, PS_CLOCK_BUCKETS);
   stages_from_json(rd, o, w);

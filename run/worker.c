@@ -93,6 +93,7 @@ static int stats_add(wl_driver_stats *sum, wl_driver_stats *part) {
     sum->sample_reuse_factor = part->sample_reuse_factor;
   }
   sum->eval_s += part->eval_s;
+  sum->op_wait_s += part->op_wait_s;
   sum->wait_s += part->wait_s;
   sum->clock_waits += part->clock_waits;
   for (int i = 0; i < PS_CLOCK_BUCKETS; i++) sum->gap_hist[i] += part->gap_hist[i];

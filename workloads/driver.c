@@ -59,6 +59,8 @@ typedef struct {
   uint32_t max_value_len; /* over the layout's tables */
   bool sample_prepared;   /* sample_handle names the current step's samples */
   uint64_t initial_floats; /* real math: floats given initial values this step */
+  double op_wait_s;        /* waiting for the steps' pulls and pushes */
+  bool evaluating;         /* in evaluate(): its waits are not a step's */
   uint64_t sample_handle;
   bool push_pending;
   size_t last_push_floats; /* floats of the step's push */
@@ -149,9 +151,14 @@ static void add_initial(drive_state *d, const ps_key *keys, size_t n, float *val
 
 static double now(const drive_state *d) { return d->env->now(d->env->ctx); }
 
+/* Waits for ticket t; a step's wait (not evaluation's) counts toward
+ * op_wait_s. */
 static int wait_ticket(drive_state *d, ps_ticket t) {
   if (ps_worker_done(d->w, t)) return PS_OK;
-  return d->env->wait(d->env->ctx, d->w, t);
+  double t0 = now(d);
+  int rc = d->env->wait(d->env->ctx, d->w, t);
+  if (!d->evaluating) d->op_wait_s += now(d) - t0;
+  return rc;
 }
 
 static int wait_push(drive_state *d) {
@@ -387,9 +394,9 @@ static int push_writes(drive_state *d) {
   return rc < 0 ? rc : PS_OK;
 }
 
-/* Pulls the worker's share of the held-out keys (in operations of at most
- * PS_MAX_OP_KEYS keys) and evaluates them into d->epoch. */
-static int evaluate(drive_state *d) {
+/* Pulls the worker's share of the held-out keys, in operations of at most
+ * PS_MAX_OP_KEYS keys. */
+static int evaluate_pulls(drive_state *d) {
   for (size_t at = 0; at < d->n_eval;) {
     size_t n = d->n_eval - at < PS_MAX_OP_KEYS ? d->n_eval - at : PS_MAX_OP_KEYS;
     size_t first = d->eval_off[at];
@@ -401,13 +408,24 @@ static int evaluate(drive_state *d) {
     if (rc < 0) return rc;
     at += n;
   }
-  uint64_t step_floats = d->initial_floats; /* evaluation's are not a step's */
+  return PS_OK;
+}
+
+/* Pulls the worker's share of the held-out keys (in operations of at most
+ * PS_MAX_OP_KEYS keys) and evaluates them into d->epoch. Its waits are not
+ * a step's (op_wait_s), nor its initial values (initial_floats). */
+static int evaluate(drive_state *d) {
+  d->evaluating = true;
+  int rc = evaluate_pulls(d);
+  d->evaluating = false;
+  if (rc < 0) return rc;
+  uint64_t step_floats = d->initial_floats;
   add_initial(d, d->eval_keys, d->n_eval, d->eval_vals, d->eval_off);
   d->initial_floats = step_floats;
   wl_eval_in in = {.keys = d->eval_keys, .n = d->n_eval, .vals = d->eval_vals,
                    .off = d->eval_off};
   double num = 0, den = 0;
-  int rc = d->wl->type->eval(d->wl->impl, d->env->rank, d->env->workers, &in, &num, &den);
+  rc = d->wl->type->eval(d->wl->impl, d->env->rank, d->env->workers, &in, &num, &den);
   if (rc < 0) return rc;
   d->epoch.q_num = num;
   d->epoch.q_den = den;
@@ -551,6 +569,7 @@ int wl_drive(ps_worker *w, wl_stream *s, const wl_driver_env *env,
   if (stats->samples && env->sample_stats)
     env->sample_stats(env->sample_ctx, &stats->sample_tv_distance, &stats->sample_reuse_factor);
   stats->pushed_sum = d.pushed_sum;
+  stats->op_wait_s = d.op_wait_s;
   drive_free(&d);
   return rc;
 }

@@ -208,6 +208,8 @@ typedef struct {
    * NULL. epoch_end_s then leaves out the time spent evaluating. */
   wl_epoch_quality *epoch_quality;
   double eval_s;           /* time spent in held-out evaluation */
+  double op_wait_s;        /* time spent waiting for the steps' pulls and pushes
+                              to complete (evaluation's left out) */
   /* Bounded consistency: time spent blocked at the clock bound, how many
    * steps blocked, and at each step's start how far the worker's clock was
    * ahead of the run's (gap_hist[i]: i clocks; the last bucket: that many
