@@ -39,6 +39,9 @@ static void point_add(exp_point *pt, const cJSON *r, const exp_metric_list *metr
   pt->runs++;
   if (!exp_record_ok(r)) return;
   pt->ok++;
+  int diverged = exp_record_diverged(r);
+  if (diverged && (!pt->diverged || diverged < pt->diverged_epoch)) pt->diverged_epoch = diverged;
+  pt->diverged += diverged != 0;
   const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "metrics");
   for (size_t i = 0; i < metrics->count; i++) {
     double v;

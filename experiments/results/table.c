@@ -4,9 +4,11 @@
  * sweep path whose value varies (what is the same everywhere says nothing
  * about the rows), each label only what tells its point apart, in the
  * words the plots use (exp_value_labels_varying); a "runs ok" column when
- * there are repeats or failures;
+ * there are repeats, failures or diverged runs ("1/3, 2 diverged": a run
+ * whose training diverged is a result but not an ok one);
  * then the metric columns, each value in engineering form with its unit,
- * "mean ± ci95" over two or more successful repeats. summary.csv holds the
+ * "mean ± ci95" over two or more successful repeats; a metric no run of a
+ * point has because its runs diverged reads "diverged @ epoch 2". summary.csv holds the
  * same figures exactly, for programs. The label columns are made apart
  * (exp_point_labels_make), so that `pslab validate`'s table labels its rows
  * the same way.
@@ -80,7 +82,9 @@ void exp_point_labels_free(exp_point_labels *l) {
 
 static bool some_repeats(const exp_points *pts) {
   for (size_t i = 0; i < pts->count; i++)
-    if (pts->items[i].runs > 1 || pts->items[i].ok < pts->items[i].runs) return true;
+    if (pts->items[i].runs > 1 || pts->items[i].ok < pts->items[i].runs ||
+        pts->items[i].diverged)
+      return true;
   return false;
 }
 
@@ -91,6 +95,8 @@ static void metric_cell(const exp_point *pt, size_t i, const run_metric *m,
   const exp_stats *s = &pt->stats[i];
   if (pt->ok == 0)
     snprintf(buf, n, "%s", i == 0 ? "failed" : "-");
+  else if (s->n == 0 && pt->diverged)
+    snprintf(buf, n, "diverged @ epoch %d", pt->diverged_epoch);
   else if (s->n == 0)
     snprintf(buf, n, "-");
   else if (m->combine == RUN_COMBINE_MEAN && s->n >= 2)
@@ -110,7 +116,9 @@ static bool put_row(exp_grid *g, size_t row, const exp_points *pts, size_t k,
   for (; col < labels->cols && ok; col++)
     ok = exp_grid_set(g, row, col, labels->cells[k * labels->cols + col]);
   if (runs_col) {
-    snprintf(buf, sizeof buf, "%zu/%zu", pt->ok, pt->runs);
+    int len = snprintf(buf, sizeof buf, "%zu/%zu", pt->ok - pt->diverged, pt->runs);
+    if (pt->diverged)
+      snprintf(buf + len, sizeof buf - (size_t)len, ", %zu diverged", pt->diverged);
     ok = ok && exp_grid_set(g, row, col++, buf);
   }
   for (size_t i = 0; i < metrics->count && ok; i++) {
