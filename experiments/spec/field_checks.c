@@ -204,16 +204,26 @@ bool exp_get_object(exp_errors *e, const cJSON *obj, const char *path,
   return ok;
 }
 
+const char *exp_quantity_forms(exp_quantity q) {
+  static const char *const forms[] = {
+      [EXP_QTY_FLOPS] = "a speed with its unit, such as \"10Gf\", \"1.5Mf\", \"100f\" "
+                        "(flop/s)",
+      [EXP_QTY_BANDWIDTH] = "a bandwidth with its unit, such as \"10Gbps\", \"100Mbps\", "
+                            "\"125MBps\" (bits or bytes per second)",
+      [EXP_QTY_DURATION] = "a duration with its unit, such as \"50us\", \"2ms\", \"1.5s\", "
+                           "\"100ns\"",
+  };
+  return forms[q];
+}
+
+/* Whether the field's name says its unit: seconds ("per_key_s"). */
+static bool unit_in_name(const char *key) {
+  size_t len = strlen(key);
+  return len > 2 && strcmp(key + len - 2, "_s") == 0;
+}
+
 bool exp_get_quantity(exp_errors *e, const cJSON *obj, const char *path,
                       const char *key, exp_quantity q, double *out) {
-  static const char *const what[] = {
-      [EXP_QTY_FLOPS] = "a speed such as \"10Gf\", \"1.5Mf\", \"100f\" or a "
-                        "number of flop/s > 0",
-      [EXP_QTY_BANDWIDTH] = "a bandwidth such as \"10Gbps\", \"100Mbps\", "
-                            "\"125MBps\" or a number of bytes/s > 0",
-      [EXP_QTY_DURATION] = "a duration such as \"50us\", \"1ms\", \"0.5s\", "
-                           "\"100ns\" or a number of seconds >= 0",
-  };
   char p[EXP_PATH_MAX];
   exp_child_path(p, sizeof p, path, key);
   const cJSON *v = member(obj, key);
@@ -229,7 +239,11 @@ bool exp_get_quantity(exp_errors *e, const cJSON *obj, const char *path,
   }
   bool ok = isfinite(d) && (q == EXP_QTY_DURATION ? d >= 0 : d > 0);
   if (!ok) {
-    exp_expect(e, p, what[q], v);
+    char what[256];
+    snprintf(what, sizeof what, "%s%s", exp_quantity_forms(q),
+             unit_in_name(key) ? ", or a number of seconds >= 0"
+             : q == EXP_QTY_DURATION ? "" : ", > 0");
+    exp_expect(e, p, what, v);
     return false;
   }
   *out = d;
