@@ -739,10 +739,11 @@ static int report_interrupted(const runner *r) {
   exp_buf b = {0};
   exp_buf_printf(&b, "pslab: %sinterrupted by %s", r->pg.prefix, strsignal(sig));
   if (r->cut) exp_buf_printf(&b, " during run %u, which is not recorded", r->cut);
+  /* What runs.jsonl holds: the records kept by a resume and this one's. */
+  size_t kept = r->records ? (size_t)cJSON_GetArraySize(r->records) : 0;
   if (r->dir && !(r->o.node && r->o.node->rank != 0))
     exp_buf_printf(&b, "; the %zu run%s finished before %s in %s/runs.jsonl (--resume runs "
-                   "the rest)", r->ran, r->ran == 1 ? "" : "s", r->ran == 1 ? "is" : "are",
-                   r->dir);
+                   "the rest)", kept, kept == 1 ? "" : "s", kept == 1 ? "is" : "are", r->dir);
   char *line = exp_buf_take(&b);
   fprintf(r->o.log, "%s\n", line ? line : "pslab: interrupted");
   free(line);
