@@ -914,6 +914,42 @@ static void test_straggler_phases_in_run_configs(void) {
   exp_errors_free(&e);
 }
 
+/* A --set value that is not JSON is taken as its text; when a message
+ * says it found that text, it also says why and shows the value as JSON,
+ * bare words quoted. A bare word (a typo) gets no hint: quoted it is the
+ * same string. */
+static void test_set_hints_quoting(void) {
+  static const struct { const char *set, *want; } cases[] = {
+      {"sweep.policy=[nups]", "sweep[\"policy\"]: expected a non-empty list of values, found "
+       "\"[nups]\" (--set took it as a string, since [nups] is not JSON; as JSON: --set "
+       "'sweep.policy=[\"nups\"]')"},
+      {"policy={type: nups, hot_keys: 5}", "as JSON: --set 'policy={\"type\": \"nups\", "
+       "\"hot_keys\": 5}')"},
+      {"cluster.stragglers=[{node: 1, speed_factor: 0}]",
+       "as JSON: --set 'cluster.stragglers=[{\"node\": 1, \"speed_factor\": 0}]')"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    exp_errors e;
+    exp_errors_init(&e);
+    const char *sets[] = {cases[i].set};
+    exp_spec *s = parse_sets("{'name': 't', 'cluster': {'nodes': 2}, " GOOD_REST "}", sets, 1, &e);
+    CU_ASSERT_PTR_NULL(s);
+    CU_ASSERT_TRUE(exp_errors_contain(&e, cases[i].want));
+    if (!exp_errors_contain(&e, cases[i].want)) print_errors(&e);
+    exp_spec_free(s);
+    exp_errors_free(&e);
+  }
+  exp_errors e;
+  exp_errors_init(&e);
+  const char *sets[] = {"policy.type=nupz"};
+  exp_spec *s = parse_sets("{'name': 't', 'cluster': {'nodes': 2}, " GOOD_REST "}", sets, 1, &e);
+  CU_ASSERT_PTR_NULL(s);
+  CU_ASSERT_TRUE(exp_errors_contain(&e, "found \"nupz\""));
+  CU_ASSERT_FALSE(exp_errors_contain(&e, "--set took it"));
+  exp_spec_free(s);
+  exp_errors_free(&e);
+}
+
 static void test_set_overrides_before_validation(void) {
   const char *sets[] = {
       "cluster.nodes=16",                     /* number (the spec's -1 is never seen) */
@@ -1067,6 +1103,7 @@ static void test_cluster_fields_a_backend_ignores_warn(void) {
 
 PSLAB_SUITE("spec", {"profile_is_included_under_the_spec", test_profile_is_included_under_the_spec},
             {"units required where the name has none", test_units_required_where_the_name_has_none},
+            {"--set hints at quoting", test_set_hints_quoting},
             {"profile figures may be numbers", test_profile_figures_may_be_numbers},
             {"minimal spec is valid, with defaults", test_minimal_spec_is_valid_with_defaults},
             {"shipped specs are valid", test_shipped_specs_are_valid},

@@ -60,6 +60,11 @@ bool exp_get_quantity(exp_errors *e, const cJSON *obj, const char *path,
  * "a duration with its unit, such as \"50us\", \"2ms\", \"1.5s\"". */
 const char *exp_quantity_forms(exp_quantity q);
 
+/* Messages in errs that say they found the text of a --set value that is
+ * not JSON (taken as a string) get a hint: the value as JSON, its bare
+ * words quoted (set_hints.c). */
+void exp_set_hints(exp_errors *errs, const char *const *sets, size_t n_sets);
+
 /* A cluster field (dotted path below "cluster") that takes a quantity and
  * whose name does not say its unit: a bare number is refused there
  * (cluster.c). Fields named with their unit (cost.per_message_s, from_s,

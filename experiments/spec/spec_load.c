@@ -636,6 +636,7 @@ exp_spec *exp_spec_parse(const char *text, size_t len, const char *file,
   exp_run_list runs = {0};
   exp_plot_list plots = {0};
   check_spec(json, base_dir, &runs, &plots, &profile_keys, &mine);
+  exp_set_hints(&mine, sets, n_sets);
   for (size_t i = 0; i < mine.count; i++)
     exp_errors_addf(errs, "%s: %s", file, mine.lines[i]);
   exp_errors_free(&mine);
