@@ -884,6 +884,52 @@ static void test_profile_figures_may_be_numbers(void) {
   free(dir);
 }
 
+/* "Did you mean" for an unknown field wherever fields are read (the spec's
+ * own keys, the cluster, the workload, the policy, consistency, plots), and
+ * a field a sweep key brought in is said to come from the sweep. */
+static void test_did_you_mean_everywhere(void) {
+  static const struct { const char *spec, *want; } cases[] = {
+      {"{'name': 't', 'cluster': {'nodes': 2, 'nodez': 1}, " GOOD_REST "}",
+       "cluster.nodez: expected one of the keys of cluster"},
+      {"{'name': 't', 'cluster': {'nodes': 2}, 'workload': {'type': 'zipf', 'keyz': 100, "
+       "'steps_per_worker': 10}, " GOOD_POLICY "}",
+       "workload.keyz: expected one of the fields type, keys,"},
+      {"{'name': 't', 'cluster': {'nodes': 2}, " GOOD_WORKLOAD ", 'policy': {'type': "
+       "'relocate', 'lookahed': 5}}", "policy.lookahed: unknown field; expected one of"},
+      {"{'name': 't', 'cluster': {'nodes': 2}, " GOOD_REST ", 'consistency': {'model': 'ssp', "
+       "'staleless': 2}}", "consistency.staleless: unknown field"},
+      {"{'name': 't', 'cluster': {'nodes': 2}, " GOOD_REST ", 'sweep': {'worklaod.keys': [1]}}",
+       "sweep[\"worklaod.keys\"]: expected a path whose parent exists in the spec, found no "
+       "worklaod"},
+  };
+  static const char *const meant[] = {"nodes", "keys", "lookahead", "staleness", "workload"};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char want[512];
+    expect_error(cases[i].spec, cases[i].want);
+    snprintf(want, sizeof want, "(did you mean \"%s\"?)", meant[i]);
+    expect_error(cases[i].spec, want);
+  }
+  /* A typo in a sweep key: the unknown field's message names the key. */
+  expect_error("{'name': 't', 'cluster': {'nodes': 2}, " GOOD_REST ", "
+               "'sweep': {'workload.keyz': [1, 2]}}",
+               "workload.keyz: expected one of the fields type, keys");
+  expect_error("{'name': 't', 'cluster': {'nodes': 2}, " GOOD_REST ", "
+               "'sweep': {'workload.keyz': [1, 2]}}",
+               "(did you mean \"keys\"?) (a field sweep[\"workload.keyz\"] brings in)");
+  expect_error("{'name': 't', 'cluster': {'nodes': 2}, " GOOD_REST ", "
+               "'sweep': {'cluster.nodez': [1, 2]}}",
+               "(a field sweep[\"cluster.nodez\"] brings in)");
+  /* A sweep over a field the spec has is not blamed for another's problem. */
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = parse("{'name': 't', 'cluster': {'nodes': 2, 'nodez': 1}, " GOOD_REST ", "
+                      "'sweep': {'cluster.nodes': [1, 2]}}", &e);
+  CU_ASSERT_PTR_NULL(s);
+  CU_ASSERT_FALSE(exp_errors_contain(&e, "brings in"));
+  exp_spec_free(s);
+  exp_errors_free(&e);
+}
+
 /* --------------------------------------------------------- overrides */
 
 static const cJSON *config_at(const exp_spec *s, size_t run, const char *path) {
@@ -1104,6 +1150,7 @@ static void test_cluster_fields_a_backend_ignores_warn(void) {
 PSLAB_SUITE("spec", {"profile_is_included_under_the_spec", test_profile_is_included_under_the_spec},
             {"units required where the name has none", test_units_required_where_the_name_has_none},
             {"--set hints at quoting", test_set_hints_quoting},
+            {"did you mean, everywhere; sweep keys named", test_did_you_mean_everywhere},
             {"profile figures may be numbers", test_profile_figures_may_be_numbers},
             {"minimal spec is valid, with defaults", test_minimal_spec_is_valid_with_defaults},
             {"shipped specs are valid", test_shipped_specs_are_valid},

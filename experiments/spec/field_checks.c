@@ -8,6 +8,7 @@
  * same everywhere (the file name is put in front later, by spec_load.c).
  */
 #include "experiments/spec/spec.h"
+#include "model/ps.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -23,27 +24,6 @@ void exp_expect(exp_errors *e, const char *path, const char *what,
                   what, desc);
 }
 
-/* Edit distance, to suggest the key a typo meant. */
-static size_t edit_distance(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b);
-  if (la > 40 || lb > 40) return 99;
-  size_t row[41];
-  for (size_t j = 0; j <= lb; j++) row[j] = j;
-  for (size_t i = 1; i <= la; i++) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= lb; j++) {
-      size_t up = row[j];
-      size_t best = diag + (a[i - 1] != b[j - 1]);
-      if (up + 1 < best) best = up + 1;
-      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-      row[j] = best;
-      diag = up;
-    }
-  }
-  return row[lb];
-}
-
 static void unknown_key(exp_errors *e, const char *path, const char *key,
                         const char *const *known) {
   exp_buf list = {0};
@@ -51,8 +31,8 @@ static void unknown_key(exp_errors *e, const char *path, const char *key,
   size_t near_d = 3;
   for (size_t i = 0; known[i]; i++) {
     exp_buf_printf(&list, "%s%s", i ? ", " : "", known[i]);
-    size_t d = edit_distance(key, known[i]);
-    if (d < near_d) {
+    size_t d;
+    if (ps_near_name(key, known[i], &d) && d < near_d) {
       near_d = d;
       near = known[i];
     }
