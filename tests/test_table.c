@@ -335,6 +335,28 @@ static void test_table_two_repeats_show_sd(void) {
   cJSON_Delete(records);
 }
 
+/* A point whose runs diverged reads "diverged @ epoch N" where the
+ * divergence took the value (quality null; time to quality never reached),
+ * "-" where its runs never had one (staleness without replicas); the runs
+ * column counts them apart. */
+static void test_table_diverged_points(void) {
+  cJSON *records = cJSON_CreateArray();
+  cJSON_AddItemToArray(records, record(1, 0, "{'workload.lr': 0.1}",
+                                       "{'quality': 0.9, 'time_to_quality_s': 2, "
+                                       "'staleness_mean_s': 0.001, 'epoch_quality': [1, 0.9]}",
+                                       NULL));
+  cJSON_AddItemToArray(records, record(2, 0, "{'workload.lr': 100}",
+                                       "{'quality': null, 'epoch_quality': [1.5, null]}", NULL));
+  const char *const metrics[] = {"quality", "time_to_quality_s", "staleness_mean_s", NULL};
+  char *buf = table_of(records, NULL, metrics);
+  CU_ASSERT_TRUE(unit_contains(buf, "runs ok"));
+  CU_ASSERT_TRUE(unit_contains(buf, "\n100          0/1, 1 diverged  diverged @ epoch 2  "
+                                    "diverged @ epoch 2                 -\n"));
+  if (!unit_contains(buf, "0/1, 1 diverged  diverged")) fprintf(stderr, "\n%s\n", buf);
+  free(buf);
+  cJSON_Delete(records);
+}
+
 static void test_table_one_run_per_point(void) {
   /* Without repeats or failures: no runs ok column, plain values; the
    * swept objects labelled by what differs, long labels wrapped. */
@@ -404,6 +426,7 @@ PSLAB_SUITE("table",
             {"table: default columns, repeats, failure", test_table_default_columns},
             {"table: --metrics columns", test_table_metrics_option},
             {"table: two repeats show sd", test_table_two_repeats_show_sd},
+            {"table: diverged points", test_table_diverged_points},
             {"table: one run per point, labels", test_table_one_run_per_point},
             {"table: nothing varies", test_table_without_varying_paths},
             {"--metrics parsing", test_metrics_option_parsing})

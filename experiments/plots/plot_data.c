@@ -67,14 +67,14 @@ static bool selected(const cJSON *r, const exp_plot *p) {
 }
 
 /* Whether the record gives a point: x and y, or x and a divergence that
- * left y without a value (y then NaN). */
+ * took y's value (y then NaN; exp_diverged_hides). */
 static bool usable(const cJSON *r, const exp_plot *p, const cJSON **x, double *y) {
   if (!exp_record_ok(r) || !selected(r, p)) return false;
   *x = record_value(r, p->x);
   if (!*x) return false;
   if (exp_metric_value(record_value(r, p->y), y)) return true;
   *y = NAN;
-  return exp_record_diverged(r) != 0;
+  return exp_diverged_hides(r, p->y);
 }
 
 /* ---------------------------------------------------------- entries */

@@ -26,6 +26,11 @@ bool exp_record_ok(const cJSON *rec);
  * its metrics, so older records without "diverged_epoch" say it too). */
 int exp_metrics_diverged(const cJSON *metrics);
 int exp_record_diverged(const cJSON *rec);
+/* Whether the divergence of a diverged record took its value of `metric`:
+ * the metric is there with no number (null, a list holding null), or is
+ * time_to_quality_s and absent (a quality of NaN never reaches the target).
+ * A metric that run never had (staleness without replicas) is not. */
+bool exp_diverged_hides(const cJSON *rec, const char *metric);
 /* Whether two records' "sweep" objects name the same sweep point (both
  * absent counts as the same). */
 bool exp_same_point(const cJSON *a, const cJSON *b);
@@ -113,6 +118,8 @@ typedef struct {
   size_t diverged;     /* of the successful ones, those whose training diverged */
   int diverged_epoch;  /* the earliest epoch one of them diverged in (from 1) */
   exp_stats *stats;    /* per metric collected: over the successful runs */
+  size_t *hidden;      /* per metric: diverged runs it has no value of for that
+                          (exp_diverged_hides) */
 } exp_point;
 
 typedef struct {

@@ -74,6 +74,17 @@ int exp_record_diverged(const cJSON *rec) {
   return exp_metrics_diverged(cJSON_GetObjectItemCaseSensitive(rec, "metrics"));
 }
 
+bool exp_diverged_hides(const cJSON *rec, const char *metric) {
+  if (!exp_record_diverged(rec)) return false;
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetObjectItemCaseSensitive(rec, "metrics"), metric);
+  if (!v) return strcmp(metric, "time_to_quality_s") == 0;
+  if (cJSON_IsNull(v)) return true;
+  for (const cJSON *c = cJSON_IsArray(v) ? v->child : NULL; c; c = c->next)
+    if (!cJSON_IsNumber(c)) return true;
+  return false;
+}
+
 bool exp_same_point(const cJSON *a, const cJSON *b) {
   if (!a || !b) return a == b;
   return cJSON_Compare(a, b, true);

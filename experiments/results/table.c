@@ -105,7 +105,7 @@ static void metric_cell(const exp_point *pt, size_t i, const run_metric *m,
   bool mean = m->combine == RUN_COMBINE_MEAN;
   if (pt->ok == 0) {
     snprintf(buf, n, "%s", i == 0 ? "failed" : "-");
-  } else if (s->n == 0 && pt->diverged) {
+  } else if (s->n == 0 && pt->hidden[i]) {
     snprintf(buf, n, "diverged @ epoch %d", pt->diverged_epoch);
   } else if (s->n == 0) {
     snprintf(buf, n, "-");
