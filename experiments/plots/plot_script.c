@@ -285,8 +285,8 @@ static void script_diverged_plot(exp_buf *b, const exp_plot_data *d, const char 
                     "NaN or infinite)\"", sep, x);
   /* Labels above and below the crosses in turn (in order of x), so that
    * neighbours do not overwrite each other. */
-  for (int k = 0; k < 2; k++)
-    exp_buf_printf(b, ", \\\n     $diverged every 2::%d using %s:($2*yscale):3:4 with labels "
+  for (size_t k = 0; k < 2 && k < d->n_diverged; k++)
+    exp_buf_printf(b, ", \\\n     $diverged every 2::%zu using %s:($2*yscale):3:4 with labels "
                       "offset 0,%d textcolor variable notitle", k, x, k ? -1 : 1);
 }
 
