@@ -256,7 +256,9 @@ void exp_policies_print(FILE *f, bool markdown);
 
 /* A run record for runs.jsonl: experiment, run, repeat, seed, backend,
  * sweep, config, metrics (taken; may be NULL for a failed run, then
- * "error" says why). NULL on no memory (metrics is freed). */
+ * "error" says why), and "diverged_epoch" when the run's loss or quality
+ * became NaN or infinite (exp_record_diverged). NULL on no memory (metrics
+ * is freed). */
 struct cJSON *exp_record_new(const char *experiment, const exp_run *run,
                              struct cJSON *metrics, const char *error);
 /* Appends record as one line and flushes. 0, or -1 on a write error. */

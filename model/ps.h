@@ -138,6 +138,11 @@ typedef enum {
 
 /* Text for a status code; never NULL. */
 const char *ps_strerror(int status);
+/* For "did you mean" in the messages of every layer that reads named
+ * fields: whether `name` is within 2 edits (insertions, deletions,
+ * substitutions) of `known`, and then how many in *d; names over 40
+ * characters are never near. */
+bool ps_near_name(const char *name, const char *known, size_t *d);
 /* ------------------------------------------------------------- hashing */
 
 /* A 64-bit mixer (splitmix64's finalizer): hashing keys, deriving seeds. */

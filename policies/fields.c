@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 const policy_enum_value policy_partition_values[] = {
@@ -89,9 +90,17 @@ static int check_known(const cJSON *json, const policy_field *fields, policy_fie
     if (found) continue;
     size_t off = (size_t)snprintf(err, errlen, "%s: unknown field; expected one of%s",
                                   j->string, typed ? " type" : "");
-    for (const policy_field *f = fields; f->name && off < errlen; f++)
+    const char *near = NULL;
+    size_t best = SIZE_MAX, d;
+    for (const policy_field *f = fields; f->name && off < errlen; f++) {
       off += (size_t)snprintf(err + off, errlen - off, "%s %s",
                               f == fields && !typed ? "" : ",", f->name);
+      if (ps_near_name(j->string, f->name, &d) && d < best) {
+        best = d;
+        near = f->name;
+      }
+    }
+    if (near && off < errlen) snprintf(err + off, errlen - off, " (did you mean \"%s\"?)", near);
     return PS_ERR_INVAL;
   }
   return PS_OK;

@@ -85,13 +85,22 @@ int run_consistency_parse(const cJSON *json, ps_consistency *out, char *err, siz
     snprintf(err, errlen, "expected an object {\"model\", \"staleness\"}");
     return -1;
   }
-  for (const cJSON *f = json->child; f; f = f->next)
-    if (strcmp(f->string, "model") != 0 && strcmp(f->string, "staleness") != 0 &&
-        strcmp(f->string, "lookahead") != 0) {
-      snprintf(err, errlen, "%s: unknown field (expected \"model\", \"staleness\" or "
-                            "\"lookahead\")", f->string);
-      return -1;
+  static const char *const fields[] = {"model", "staleness", "lookahead"};
+  for (const cJSON *f = json->child; f; f = f->next) {
+    const char *near = NULL;
+    size_t best = 3, d;
+    bool known = false;
+    for (size_t k = 0; k < 3 && !known; k++) {
+      known = strcmp(f->string, fields[k]) == 0;
+      if (ps_near_name(f->string, fields[k], &d) && d < best) best = d, near = fields[k];
     }
+    if (known) continue;
+    char hint[64] = "";
+    if (near) snprintf(hint, sizeof hint, " (did you mean \"%s\"?)", near);
+    snprintf(err, errlen, "%s: unknown field (expected \"model\", \"staleness\" or "
+                          "\"lookahead\")%s", f->string, hint);
+    return -1;
+  }
   int i = parse_model(json, err, errlen);
   if (i < 0) return -1;
   out->model = models[i].model;

@@ -1328,6 +1328,106 @@ static void test_runner_progress_on_a_terminal(void) {
   exp_spec_free(spec);
 }
 
+/* ------------------------------------------------------- divergence */
+
+/* Records of runs whose training diverged (null from some epoch on, as
+ * runs.jsonl holds NaN) draw a marker where their point would be: on lines,
+ * on bars, on quality against time; a plot of only diverged runs is drawn
+ * rather than refused. */
+static void test_script_marks_diverged_runs(void) {
+  cJSON *records = cJSON_CreateArray();
+  cJSON_AddItemToArray(records, record(1, 0, "{'workload.lr': 0.1}",
+                                       "{'workload': {'type': 'mf', 'lr': 0.1}}",
+                                       "{'time_s': 1, 'quality': 0.9, 'epoch_end_s': [1, 2, 3], "
+                                       "'epoch_quality': [1.2, 1, 0.9], 'epoch_loss': [3, 2, 1]}",
+                                       NULL));
+  cJSON_AddItemToArray(records, record(2, 0, "{'workload.lr': 100}",
+                                       "{'workload': {'type': 'mf', 'lr': 100}}",
+                                       "{'time_s': 1, 'quality': null, 'epoch_end_s': [1, 2, 3], "
+                                       "'epoch_quality': [1.5, null, null], "
+                                       "'epoch_loss': [9, null, null]}", NULL));
+  CU_ASSERT_EQUAL(exp_record_diverged(cJSON_GetArrayItem(records, 0)), 0);
+  CU_ASSERT_EQUAL(exp_record_diverged(cJSON_GetArrayItem(records, 1)), 2);
+  CU_ASSERT_EQUAL(cJSON_GetObjectItem(cJSON_GetArrayItem(records, 1), "diverged_epoch")->valuedouble, 2);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(cJSON_GetArrayItem(records, 0), "diverged_epoch"));
+  static const struct { const char *plots, *row; } cases[] = {
+      /* lines: at x 100, above the highest point (0.9 * 1.08) */
+      {"[{'name': 'q', 'x': 'workload.lr', 'y': 'quality'}]",
+       "$diverged << EOD\n100 0.97200000000000009 \"diverged @ epoch 2\" 1\nEOD\n"},
+      /* bars: the second of two bars in cluster 0 */
+      {"[{'name': 'q', 'x': 'workload.type', 'y': 'quality', 'series': 'workload.lr'}]",
+       "$diverged << EOD\n0.16666666666666666 0.97200000000000009 \"epoch 2\" 2\n"},
+      /* per epoch: at the end of the epoch it diverged in, 1.2 * 1.08 */
+      {"[{'name': 'q', 'kind': 'quality_vs_time'}]",
+       "$diverged << EOD\n2 1.62 \"epoch 2\" 2\n"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char err[256];
+    char *s = script_for(cases[i].plots, records, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_TRUE(unit_contains(s, cases[i].row));
+    CU_ASSERT_TRUE(unit_contains(s, "$diverged using "));
+    CU_ASSERT_TRUE(unit_contains(s, "title \"diverged (loss or quality became NaN or infinite)\""));
+    CU_ASSERT_FALSE(unit_contains(s, "unset key"));
+    if (!unit_contains(s, cases[i].row)) fprintf(stderr, "\n%s\n", s);
+    free(s);
+  }
+  cJSON_DeleteItemFromArray(records, 0);
+  char err[256];
+  char *s = script_for("[{'name': 'q', 'x': 'workload.lr', 'y': 'quality'}]", records, err,
+                       sizeof err);
+  CU_ASSERT_PTR_NOT_NULL(s);
+  CU_ASSERT_TRUE(unit_contains(s, "$diverged << EOD\n100 1 \"diverged @ epoch 2\" 1\nEOD\n"));
+  free(s);
+  cJSON_Delete(records);
+}
+
+/* A spec that diverges by construction (mf with a learning rate far too
+ * high), on the simulator: "diverged" in the record, the progress, the
+ * summary line, the table and the plot's script. */
+static void test_runner_diverged_spec(void) {
+  const char *text =
+      "{\"name\": \"div\", \"seed\": 3, \"cluster\": {\"nodes\": 2, \"workers_per_node\": 1}, "
+      "\"workload\": {\"type\": \"mf\", \"rows\": 200, \"cols\": 100, \"nnz\": 2000, "
+      "\"rank\": 4, \"lr\": 0.04, \"epochs\": 3, \"math\": \"real\"}, "
+      "\"policy\": {\"type\": \"static\"}, \"sweep\": {\"workload.lr\": [0.04, 1000]}, "
+      "\"plots\": [{\"name\": \"q\", \"x\": \"workload.lr\", \"y\": \"quality\"}]}";
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *spec = exp_spec_parse(text, strlen(text), "div.json", ".", NULL, 0, &e);
+  exp_errors_print(&e, stderr);
+  exp_errors_free(&e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(spec);
+  char *dir = unit_temp_dir();
+  char *log_text = NULL, *table = NULL;
+  size_t log_len = 0, table_len = 0;
+  exp_runner_options o;
+  exp_runner_options_default(&o);
+  o.out_dir = dir;
+  o.progress_tty = 0;
+  o.gnuplot = "/nonexistent/gnuplot";
+  o.log = open_memstream(&log_text, &log_len);
+  o.out = open_memstream(&table, &table_len);
+  exp_run_experiment(spec, &o);
+  fclose(o.log);
+  fclose(o.out);
+  char *jsonl = unit_slurp(dir, "runs.jsonl"), *gp = unit_slurp(dir, "q.gp");
+  CU_ASSERT_TRUE(unit_contains(jsonl, "\"diverged_epoch\":1"));
+  CU_ASSERT_TRUE(unit_contains(log_text, "workload.lr=1000: done, diverged @ epoch 1, time "));
+  CU_ASSERT_TRUE(unit_contains(log_text, "pslab: 1 run ok, 1 diverged; results in "));
+  CU_ASSERT_TRUE(unit_contains(table, "0/1, 1 diverged"));
+  CU_ASSERT_TRUE(unit_contains(table, "diverged @ epoch 1"));
+  CU_ASSERT_TRUE(unit_contains(gp, "\"diverged @ epoch 1\" 1\nEOD\n"));
+  if (!unit_contains(table, "diverged @ epoch 1")) fprintf(stderr, "\n%s\n%s\n", log_text, table);
+  free(jsonl);
+  free(gp);
+  unit_remove_tree(dir);
+  free(dir);
+  free(log_text);
+  free(table);
+  exp_spec_free(spec);
+}
+
 PSLAB_SUITE("results",
             {"record fields", test_record_fields},
             {"runs.jsonl round trip", test_jsonl_round_trip},
@@ -1355,4 +1455,6 @@ PSLAB_SUITE("results",
             {"plot DIR redraws from files", test_plot_dir_redraws_from_files},
             {"SPEC.md lists the metric table", test_spec_md_lists_the_metric_table},
             {"runner goes on after a failure and a crash", test_runner_goes_on_after_failures},
-            {"runner progress on a terminal", test_runner_progress_on_a_terminal})
+            {"runner progress on a terminal", test_runner_progress_on_a_terminal},
+            {"script: diverged runs marked", test_script_marks_diverged_runs},
+            {"runner: a diverging spec says so", test_runner_diverged_spec})

@@ -69,6 +69,7 @@ static int count_run(const cJSON *records, int n) {
 static char counter_path[1024]; /* one line per run started: its nodes */
 static uint32_t fail_nodes;     /* a run on this many nodes fails */
 static uint32_t kill_nodes;     /* a run on this many nodes kills the runner */
+static uint32_t int_nodes;      /* a run on this many nodes interrupts it (SIGINT) */
 
 static cJSON *counting_simulate(const exp_backend_job *a, char *err, size_t errlen) {
   uint32_t nodes = a->cluster->sim.nodes;
@@ -82,6 +83,12 @@ static cJSON *counting_simulate(const exp_backend_job *a, char *err, size_t errl
      * would take it, in the middle of a run. */
     kill(getppid(), SIGKILL);
     raise(SIGKILL);
+  }
+  if (nodes == int_nodes) {
+    /* Ctrl-C while this run runs: the runner passes the signal on to this
+     * process, which ends (or is killed after the grace second). */
+    kill(getppid(), SIGINT);
+    for (;;) pause();
   }
   if (nodes == fail_nodes) {
     snprintf(err, errlen, "failing on %u nodes", nodes);
@@ -111,7 +118,7 @@ static int started(uint32_t nodes) {
 static void reset_stand_in(const char *dir) {
   snprintf(counter_path, sizeof counter_path, "%s.count", dir);
   remove(counter_path);
-  fail_nodes = kill_nodes = 0;
+  fail_nodes = kill_nodes = int_nodes = 0;
 }
 
 /* A spec whose run r runs on r nodes (nodes = the sweep's values, in run
@@ -339,6 +346,31 @@ static void test_resume_after_a_kill(void) {
   free(csv);
   cJSON_Delete(before);
   cJSON_Delete(after);
+  free(log);
+  remove(counter_path);
+  unit_remove_tree(dir);
+  free(dir);
+  exp_spec_free(spec);
+}
+
+/* Interrupted again after a resume: the last line counts the runs really
+ * in runs.jsonl, those kept from before the resume as well as this one's. */
+static void test_interrupted_resume_counts_the_runs_kept(void) {
+  exp_spec *spec = five_runs();
+  char *dir = unit_temp_dir(), *log = NULL;
+  reset_stand_in(dir);
+  run_until_killed(spec, dir); /* runs 1 and 2 recorded */
+  int_nodes = 4;
+  CU_ASSERT_EQUAL(run_into(spec, dir, (how){.resume = true}, &log), 128 + SIGINT);
+  int_nodes = 0;
+  cJSON *recs = records_of(dir);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(recs), 3);
+  char want[1200];
+  snprintf(want, sizeof want, "during run 4, which is not recorded; the 3 runs finished before "
+           "are in %s/runs.jsonl", dir);
+  CU_ASSERT_TRUE(unit_contains(log, want));
+  if (!unit_contains(log, want)) fprintf(stderr, "\n%s\n", log);
+  cJSON_Delete(recs);
   free(log);
   remove(counter_path);
   unit_remove_tree(dir);
@@ -695,6 +727,8 @@ PSLAB_SUITE("shards",
             {"the runner runs only its shard", test_runner_runs_only_its_shard},
             {"resume after a kill: every run once", test_resume_after_a_kill},
             {"resume reruns failed runs", test_resume_reruns_failed_runs},
+            {"an interrupted resume counts the runs kept",
+             test_interrupted_resume_counts_the_runs_kept},
             {"resume drops a line cut short", test_resume_drops_a_cut_short_line},
             {"resume refuses another spec's directory", test_resume_refuses_another_spec},
             {"resume from nothing, and of a shard", test_resume_from_nothing_and_of_a_shard},

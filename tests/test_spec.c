@@ -12,6 +12,7 @@
 
 #include "experiments/experiment.h"
 #include "experiments/common/common.h"
+#include "experiments/spec/spec.h" /* the fields that take units */
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -306,11 +307,11 @@ static const struct {
     {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'send_per_message_s': -1}}, " GOOD_REST "}", "spec.json: cluster.cost.send_per_message_s: expected a duration"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'profile': 3}, " GOOD_REST "}", "spec.json: cluster.profile: expected a string, found 3"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'profile': 'no-such-profile.json'}, " GOOD_REST "}", "spec.json: cluster.profile: no-such-profile.json: cannot read"},
-    {"{'name': 't', 'cluster': {'nodes': 2, 'host_speed': '10GHz'}, " GOOD_REST "}", "cluster.host_speed: expected a speed such as \"10Gf\", \"1.5Mf\", \"100f\" or a number of flop/s > 0, found \"10GHz\""},
-    {"{'name': 't', 'cluster': {'nodes': 2, 'host_speed': 0}, " GOOD_REST "}", "cluster.host_speed: expected a speed such as"},
-    {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'bandwidth': '10Gbs'}}, " GOOD_REST "}", "cluster.network.bandwidth: expected a bandwidth such as \"10Gbps\", \"100Mbps\", \"125MBps\" or a number of bytes/s > 0, found \"10Gbs\""},
-    {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'latency': '5 parsecs'}}, " GOOD_REST "}", "cluster.network.latency: expected a duration such as \"50us\""},
-    {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'latency': -1}}, " GOOD_REST "}", "cluster.network.latency: expected a duration such as \"50us\", \"1ms\", \"0.5s\", \"100ns\" or a number of seconds >= 0, found -1"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'host_speed': '10GHz'}, " GOOD_REST "}", "cluster.host_speed: expected a speed with its unit, such as \"10Gf\", \"1.5Mf\", \"100f\" (flop/s), > 0, found \"10GHz\""},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'host_speed': 0}, " GOOD_REST "}", "cluster.host_speed: expected a speed with its unit, such as"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'bandwidth': '10Gbs'}}, " GOOD_REST "}", "cluster.network.bandwidth: expected a bandwidth with its unit, such as \"10Gbps\", \"100Mbps\", \"125MBps\" (bits or bytes per second), > 0, found \"10Gbs\""},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'latency': '5 parsecs'}}, " GOOD_REST "}", "cluster.network.latency: expected a duration with its unit, such as \"50us\""},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'latency': -1}}, " GOOD_REST "}", "cluster.network.latency: expected a duration with its unit, such as \"50us\", \"2ms\", \"1.5s\", \"100ns\", found -1"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'model': 'XX'}}, " GOOD_REST "}", "cluster.network.model: expected one of \"CM02\", \"LV08\", \"latency_bandwidth\", found \"XX\""},
     {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'topology': 'ring'}}, " GOOD_REST "}", "cluster.network.topology: expected one of \"star\", \"backbone\", found \"ring\""},
     {"{'name': 't', 'cluster': {'nodes': 2, 'network': {'speed': 1}}, " GOOD_REST "}", "cluster.network.speed: expected one of the keys of cluster.network"},
@@ -336,7 +337,7 @@ static const struct {
     {"{'name': 't', 'cluster': {'nodes': 2, 'stragglers': [{'node': 1, 'until': 0.5, 'speed_factor': 0.5}]}, " GOOD_REST "}", "cluster.stragglers[0].until: expected one of the keys of cluster.stragglers[0] (node, speed_factor, bandwidth_factor, from_s, until_s, phases), found an unknown key"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'platform_file': 'no-such-platform.xml', 'hosts': ['a', 'b']}, " GOOD_REST "}", "spec.json: cluster.platform_file: expected a readable SimGrid platform file (looked for no-such-platform.xml), found \"no-such-platform.xml\""},
     {"{'name': 't', 'cluster': {'nodes': 2, 'hosts': ['a', 'b']}, " GOOD_REST "}", "cluster.hosts: expected nothing without cluster.platform_file, found a list of 2"},
-    {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'per_key_s': -1}}, " GOOD_REST "}", "cluster.cost.per_key_s: expected a duration such as"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'per_key_s': -1}}, " GOOD_REST "}", "cluster.cost.per_key_s: expected a duration with its unit, such as \"50us\", \"2ms\", \"1.5s\", \"100ns\", or a number of seconds >= 0, found -1"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'per_msg_s': 1}}, " GOOD_REST "}", "cluster.cost.per_msg_s: expected one of the keys of cluster.cost (per_message_s, per_key_s, per_byte_s, local_per_key_s, send_per_message_s, wakeup_s, io_per_message_s, wakeup_wait_s, io_wakeup_s, initial_per_float_s), found an unknown key"},
     /* cluster, roles and scaling */
     {"{'name': 't', 'cluster': {'nodes': 4, 'servers': 5}, " GOOD_REST "}", "spec.json: cluster.servers: expected an integer <= 4, found 5"},
@@ -531,7 +532,7 @@ static void test_cluster_parses_units_into_sim_cluster(void) {
   char *text = dq("{'nodes': 4, 'workers_per_node': 3, 'host_speed': '2Gf', "
                   "'network': {'bandwidth': '1Gbps', 'latency': '1ms', 'model': 'LV08', "
                   "'topology': 'backbone', 'backbone_bandwidth': '125MBps', "
-                  "'backbone_latency': 0.002}, "
+                  "'backbone_latency': '2ms'}, "
                   "'stragglers': [{'node': 3, 'speed_factor': 0.5}], "
                   "'cost': {'per_message_s': '2us', 'per_key_s': 1e-8, 'per_byte_s': '1ns', "
                   "'local_per_key_s': 0}}");
@@ -763,6 +764,172 @@ static void test_profile_is_included_under_the_spec(void) {
   free(dir);
 }
 
+/* ------------------------------------------------------------ units */
+
+/* Every field that takes a quantity and does not say its unit in its name
+ * refuses a bare number, in the spec, in a sweep and in --set alike, with
+ * the accepted forms and the JSON path in the message; the same value with
+ * its unit is taken. */
+static void test_units_required_where_the_name_has_none(void) {
+  static const char *const with_unit[] = {[EXP_QTY_FLOPS] = "'50Gf'",
+                                          [EXP_QTY_BANDWIDTH] = "'50Mbps'",
+                                          [EXP_QTY_DURATION] = "'50us'"};
+  static const char *const forms[] = {[EXP_QTY_FLOPS] = "such as \"10Gf\"",
+                                      [EXP_QTY_BANDWIDTH] = "such as \"10Gbps\"",
+                                      [EXP_QTY_DURATION] = "such as \"50us\", \"2ms\""};
+  size_t n;
+  const exp_unit_field *f = exp_unit_fields(&n);
+  CU_ASSERT_EQUAL(n, 7);
+  for (size_t i = 0; i < n; i++) {
+    char want[256], spec[1024], set[256], sweep[256];
+    snprintf(want, sizeof want, "cluster.%s: expected a %s with its unit, %s", f[i].path,
+             f[i].q == EXP_QTY_FLOPS ? "speed" : f[i].q == EXP_QTY_BANDWIDTH ? "bandwidth"
+                                                                             : "duration",
+             forms[f[i].q]);
+    const char *dot = strchr(f[i].path, '.');
+    const char *leaf = dot ? dot + 1 : f[i].path;
+    char group[32] = "";
+    if (dot) snprintf(group, sizeof group, "%.*s", (int)(dot - f[i].path), f[i].path);
+    const char *more = strcmp(group, "machines") == 0 ? "'cores': 1, " : "";
+    for (int unitless = 1; unitless >= 0; unitless--) {
+      const char *v = unitless ? "50" : with_unit[f[i].q];
+      if (dot)
+        snprintf(spec, sizeof spec, "{'name': 't', 'cluster': {'nodes': 2, '%s': {%s'%s': %s}}, "
+                 GOOD_REST "}", group, more, leaf, v);
+      else
+        snprintf(spec, sizeof spec, "{'name': 't', 'cluster': {'nodes': 2, '%s': %s}, "
+                 GOOD_REST "}", leaf, v);
+      if (unitless) {
+        expect_error(spec, want);
+        expect_error(spec, ", found 50"); /* the forms, then what was found */
+        continue;
+      }
+      exp_errors e;
+      exp_errors_init(&e);
+      exp_spec *s = parse(spec, &e);
+      CU_ASSERT_PTR_NOT_NULL(s);
+      if (!s) fprintf(stderr, "\n  %s with a unit refused:\n", f[i].path);
+      print_errors(&e);
+      exp_spec_free(s);
+      exp_errors_free(&e);
+    }
+    /* --set and a sweep are held to the same. */
+    snprintf(spec, sizeof spec, "{'name': 't', 'cluster': {'nodes': 2, 'network': {}%s}, "
+             GOOD_REST "}", *more ? ", 'machines': {'cores': 1}" : "");
+    snprintf(set, sizeof set, "cluster.%s=2", f[i].path);
+    snprintf(sweep, sizeof sweep, "sweep={\"cluster.%s\": [%s, 3]}", f[i].path,
+             f[i].q == EXP_QTY_FLOPS ? "\"1Gf\"" : f[i].q == EXP_QTY_BANDWIDTH ? "\"1Gbps\"" : "\"1ms\"");
+    const char *const *sets[] = {(const char *const[]){set}, (const char *const[]){sweep}};
+    for (size_t k = 0; k < 2; k++) {
+      exp_errors e;
+      exp_errors_init(&e);
+      exp_spec *s = parse_sets(spec, sets[k], 1, &e);
+      CU_ASSERT_PTR_NULL(s);
+      CU_ASSERT_TRUE(exp_errors_contain(&e, want));
+      if (!exp_errors_contain(&e, want)) print_errors(&e);
+      exp_spec_free(s);
+      exp_errors_free(&e);
+    }
+  }
+  /* Fields named with their unit take numbers in it. */
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = parse("{'name': 't', 'cluster': {'nodes': 2, 'timeout_s': 30, "
+                      "'cost': {'per_message_s': 1e-6, 'per_key_s': '50ns'}}, " GOOD_REST "}", &e);
+  CU_ASSERT_PTR_NOT_NULL(s);
+  print_errors(&e);
+  exp_spec_free(s);
+  exp_errors_free(&e);
+}
+
+/* A profile's figures are numbers in base units (pslab calibrate writes
+ * them so) and are taken, also merged into the spec as spec.json and the
+ * records hold them (from an older calibration, maybe); a bare number at a
+ * field the profile does not give is refused. */
+static void test_profile_figures_may_be_numbers(void) {
+  char *dir = unit_temp_dir();
+  unit_write(dir, "prof.json", "{\"host_speed\": 4001440696.4920087, \"machines\": "
+             "{\"count\": 1, \"cores\": 2, \"loopback_latency\": 2.5e-05, "
+             "\"loopback_bandwidth\": 1e12}}");
+  const char *specs[] = {
+      "{'name': 'p', 'cluster': {'nodes': 2, 'profile': 'prof.json'}, " GOOD_REST "}",
+      /* as spec.json holds it: the figures merged in */
+      "{'name': 'p', 'cluster': {'nodes': 2, 'profile': 'prof.json', 'host_speed': "
+      "3001440696.4920087, 'machines': {'count': 1, 'cores': 2, 'loopback_latency': 2.5e-05, "
+      "'loopback_bandwidth': 1e12}}, " GOOD_REST "}",
+      "{'name': 'p', 'cluster': {'nodes': 2, 'profile': 'prof.json', 'network': "
+      "{'latency': 0.001}}, " GOOD_REST "}",
+  };
+  for (size_t i = 0; i < 3; i++) {
+    char *text = dq(specs[i]);
+    unit_write(dir, "spec.json", text);
+    free(text);
+    char *path = exp_join_path(dir, "spec.json");
+    exp_errors e;
+    exp_errors_init(&e);
+    exp_spec *s = exp_spec_load(path, NULL, 0, &e);
+    if (i < 2) {
+      CU_ASSERT_PTR_NOT_NULL(s);
+      print_errors(&e);
+    } else {
+      CU_ASSERT_PTR_NULL(s);
+      CU_ASSERT_TRUE(exp_errors_contain(&e, "cluster.network.latency: expected a duration with "
+                                            "its unit"));
+    }
+    exp_spec_free(s);
+    exp_errors_free(&e);
+    free(path);
+  }
+  unit_remove_tree(dir);
+  free(dir);
+}
+
+/* "Did you mean" for an unknown field wherever fields are read (the spec's
+ * own keys, the cluster, the workload, the policy, consistency, plots), and
+ * a field a sweep key brought in is said to come from the sweep. */
+static void test_did_you_mean_everywhere(void) {
+  static const struct { const char *spec, *want; } cases[] = {
+      {"{'name': 't', 'cluster': {'nodes': 2, 'nodez': 1}, " GOOD_REST "}",
+       "cluster.nodez: expected one of the keys of cluster"},
+      {"{'name': 't', 'cluster': {'nodes': 2}, 'workload': {'type': 'zipf', 'keyz': 100, "
+       "'steps_per_worker': 10}, " GOOD_POLICY "}",
+       "workload.keyz: expected one of the fields type, keys,"},
+      {"{'name': 't', 'cluster': {'nodes': 2}, " GOOD_WORKLOAD ", 'policy': {'type': "
+       "'relocate', 'lookahed': 5}}", "policy.lookahed: unknown field; expected one of"},
+      {"{'name': 't', 'cluster': {'nodes': 2}, " GOOD_REST ", 'consistency': {'model': 'ssp', "
+       "'staleless': 2}}", "consistency.staleless: unknown field"},
+      {"{'name': 't', 'cluster': {'nodes': 2}, " GOOD_REST ", 'sweep': {'worklaod.keys': [1]}}",
+       "sweep[\"worklaod.keys\"]: expected a path whose parent exists in the spec, found no "
+       "worklaod"},
+  };
+  static const char *const meant[] = {"nodes", "keys", "lookahead", "staleness", "workload"};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char want[512];
+    expect_error(cases[i].spec, cases[i].want);
+    snprintf(want, sizeof want, "(did you mean \"%s\"?)", meant[i]);
+    expect_error(cases[i].spec, want);
+  }
+  /* A typo in a sweep key: the unknown field's message names the key. */
+  expect_error("{'name': 't', 'cluster': {'nodes': 2}, " GOOD_REST ", "
+               "'sweep': {'workload.keyz': [1, 2]}}",
+               "workload.keyz: expected one of the fields type, keys");
+  expect_error("{'name': 't', 'cluster': {'nodes': 2}, " GOOD_REST ", "
+               "'sweep': {'workload.keyz': [1, 2]}}",
+               "(did you mean \"keys\"?) (a field sweep[\"workload.keyz\"] brings in)");
+  expect_error("{'name': 't', 'cluster': {'nodes': 2}, " GOOD_REST ", "
+               "'sweep': {'cluster.nodez': [1, 2]}}",
+               "(a field sweep[\"cluster.nodez\"] brings in)");
+  /* A sweep over a field the spec has is not blamed for another's problem. */
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = parse("{'name': 't', 'cluster': {'nodes': 2, 'nodez': 1}, " GOOD_REST ", "
+                      "'sweep': {'cluster.nodes': [1, 2]}}", &e);
+  CU_ASSERT_PTR_NULL(s);
+  CU_ASSERT_FALSE(exp_errors_contain(&e, "brings in"));
+  exp_spec_free(s);
+  exp_errors_free(&e);
+}
+
 /* --------------------------------------------------------- overrides */
 
 static const cJSON *config_at(const exp_spec *s, size_t run, const char *path) {
@@ -789,6 +956,42 @@ static void test_straggler_phases_in_run_configs(void) {
   CU_ASSERT_EQUAL(config_at(s, 0, "cluster.stragglers.0.phases.1.from_s")->valuedouble, 0.3);
   CU_ASSERT_EQUAL(config_at(s, 1, "cluster.stragglers.0.phases.1.bandwidth_factor")->valuedouble,
                   0.125);
+  exp_spec_free(s);
+  exp_errors_free(&e);
+}
+
+/* A --set value that is not JSON is taken as its text; when a message
+ * says it found that text, it also says why and shows the value as JSON,
+ * bare words quoted. A bare word (a typo) gets no hint: quoted it is the
+ * same string. */
+static void test_set_hints_quoting(void) {
+  static const struct { const char *set, *want; } cases[] = {
+      {"sweep.policy=[nups]", "sweep[\"policy\"]: expected a non-empty list of values, found "
+       "\"[nups]\" (--set took it as a string, since [nups] is not JSON; as JSON: --set "
+       "'sweep.policy=[\"nups\"]')"},
+      {"policy={type: nups, hot_keys: 5}", "as JSON: --set 'policy={\"type\": \"nups\", "
+       "\"hot_keys\": 5}')"},
+      {"cluster.stragglers=[{node: 1, speed_factor: 0}]",
+       "as JSON: --set 'cluster.stragglers=[{\"node\": 1, \"speed_factor\": 0}]')"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    exp_errors e;
+    exp_errors_init(&e);
+    const char *sets[] = {cases[i].set};
+    exp_spec *s = parse_sets("{'name': 't', 'cluster': {'nodes': 2}, " GOOD_REST "}", sets, 1, &e);
+    CU_ASSERT_PTR_NULL(s);
+    CU_ASSERT_TRUE(exp_errors_contain(&e, cases[i].want));
+    if (!exp_errors_contain(&e, cases[i].want)) print_errors(&e);
+    exp_spec_free(s);
+    exp_errors_free(&e);
+  }
+  exp_errors e;
+  exp_errors_init(&e);
+  const char *sets[] = {"policy.type=nupz"};
+  exp_spec *s = parse_sets("{'name': 't', 'cluster': {'nodes': 2}, " GOOD_REST "}", sets, 1, &e);
+  CU_ASSERT_PTR_NULL(s);
+  CU_ASSERT_TRUE(exp_errors_contain(&e, "found \"nupz\""));
+  CU_ASSERT_FALSE(exp_errors_contain(&e, "--set took it"));
   exp_spec_free(s);
   exp_errors_free(&e);
 }
@@ -945,6 +1148,10 @@ static void test_cluster_fields_a_backend_ignores_warn(void) {
 }
 
 PSLAB_SUITE("spec", {"profile_is_included_under_the_spec", test_profile_is_included_under_the_spec},
+            {"units required where the name has none", test_units_required_where_the_name_has_none},
+            {"--set hints at quoting", test_set_hints_quoting},
+            {"did you mean, everywhere; sweep keys named", test_did_you_mean_everywhere},
+            {"profile figures may be numbers", test_profile_figures_may_be_numbers},
             {"minimal spec is valid, with defaults", test_minimal_spec_is_valid_with_defaults},
             {"shipped specs are valid", test_shipped_specs_are_valid},
             {"the work limit", test_work_limit},

@@ -266,7 +266,7 @@ static void test_table_default_columns(void) {
                        NULL);
   char *lines[16];
   size_t n = lines_of(buf, lines, 16);
-  CU_ASSERT_EQUAL_FATAL(n, 5); /* header, rule, three points */
+  CU_ASSERT_EQUAL_FATAL(n, 7); /* header, rule, three points, what ± means */
   /* policy.type is the same everywhere: no column. The plotted metric and
    * time and throughput, in metric-table order; not messages or wall_s. */
   CU_ASSERT_STRING_EQUAL(lines[0],
@@ -280,6 +280,8 @@ static void test_table_default_columns(void) {
   /* A failed point: failed in the first metric column, - in the others. */
   CU_ASSERT_TRUE(unit_contains(lines[4], "8                  0/3"));
   CU_ASSERT_STRING_EQUAL(lines[4], "8                  0/3        failed                  -                   -");
+  CU_ASSERT_STRING_EQUAL(lines[5], "");
+  CU_ASSERT_STRING_EQUAL(lines[6], "\xc2\xb1 half-width of the 95% interval over 3 repeats");
   free(buf);
   cJSON_Delete(records);
 }
@@ -291,12 +293,66 @@ static void test_table_metrics_option(void) {
                        metrics);
   char *lines[16];
   size_t n = lines_of(buf, lines, 16);
-  CU_ASSERT_EQUAL_FATAL(n, 5);
+  CU_ASSERT_EQUAL_FATAL(n, 7);
   /* Exactly the metrics asked for, in the order asked. */
   CU_ASSERT_STRING_EQUAL(lines[0],
                          "cluster.nodes  runs ok       bytes   messages        time_s");
   CU_ASSERT_STRING_EQUAL(lines[3], "4                  3/3  278 \xc2\xb1 0 MB  720 \xc2\xb1 0 k    2.5 \xc2\xb1 0 ms");
   CU_ASSERT_STRING_EQUAL(lines[4], "8                  0/3      failed          -             -");
+  free(buf);
+  cJSON_Delete(records);
+}
+
+/* Two repeats: mean ± sd, not a t interval of two runs (12.7 times the
+ * standard error); a row of three beside it keeps its interval, and the line
+ * under the table says which is which. */
+static void test_table_two_repeats_show_sd(void) {
+  cJSON *records = cJSON_CreateArray();
+  static const struct { const char *nodes; double t; } runs[] = {
+      {"1", 1}, {"1", 3}, {"2", 1}, {"2", 2}, {"2", 4}};
+  for (size_t i = 0; i < 5; i++) {
+    char sweep[64], metrics[64];
+    snprintf(sweep, sizeof sweep, "{'cluster.nodes': %s}", runs[i].nodes);
+    snprintf(metrics, sizeof metrics, "{'time_s': %g}", runs[i].t);
+    cJSON_AddItemToArray(records, record((uint32_t)i + 1, (uint32_t)i % 3, sweep, metrics, NULL));
+  }
+  char *buf = table_of(records, NULL, NULL);
+  /* 1 and 3: mean 2, sd 1.41 (the t interval would be 12.7). */
+  CU_ASSERT_TRUE(unit_contains(buf, "\n1                  2/2     2 \xc2\xb1 1.4 s\n"));
+  CU_ASSERT_TRUE(unit_contains(buf, "\n2                  3/3  2.33 \xc2\xb1 3.8 s\n"));
+  CU_ASSERT_TRUE(unit_contains(buf, "\n\n\xc2\xb1 half-width of the 95% interval over the row's "
+                                    "repeats; in rows of 2 repeats, too few for an interval, "
+                                    "their standard deviation\n"));
+  if (!unit_contains(buf, "2/2  2 \xc2\xb1 1.4 s\n")) fprintf(stderr, "\n%s\n", buf);
+  free(buf);
+  cJSON_DeleteItemFromArray(records, 4);
+  cJSON_DeleteItemFromArray(records, 3);
+  cJSON_DeleteItemFromArray(records, 2);
+  buf = table_of(records, NULL, NULL);
+  CU_ASSERT_TRUE(unit_contains(buf, "\n\xc2\xb1 standard deviation over 2 repeats (too few for a "
+                                    "95% interval)\n"));
+  free(buf);
+  cJSON_Delete(records);
+}
+
+/* A point whose runs diverged reads "diverged @ epoch N" where the
+ * divergence took the value (quality null; time to quality never reached),
+ * "-" where its runs never had one (staleness without replicas); the runs
+ * column counts them apart. */
+static void test_table_diverged_points(void) {
+  cJSON *records = cJSON_CreateArray();
+  cJSON_AddItemToArray(records, record(1, 0, "{'workload.lr': 0.1}",
+                                       "{'quality': 0.9, 'time_to_quality_s': 2, "
+                                       "'staleness_mean_s': 0.001, 'epoch_quality': [1, 0.9]}",
+                                       NULL));
+  cJSON_AddItemToArray(records, record(2, 0, "{'workload.lr': 100}",
+                                       "{'quality': null, 'epoch_quality': [1.5, null]}", NULL));
+  const char *const metrics[] = {"quality", "time_to_quality_s", "staleness_mean_s", NULL};
+  char *buf = table_of(records, NULL, metrics);
+  CU_ASSERT_TRUE(unit_contains(buf, "runs ok"));
+  CU_ASSERT_TRUE(unit_contains(buf, "\n100          0/1, 1 diverged  diverged @ epoch 2  "
+                                    "diverged @ epoch 2                 -\n"));
+  if (!unit_contains(buf, "0/1, 1 diverged  diverged")) fprintf(stderr, "\n%s\n", buf);
   free(buf);
   cJSON_Delete(records);
 }
@@ -369,6 +425,8 @@ PSLAB_SUITE("table",
             {"grid: long labels wrap at spaces", test_grid_wraps_labels_at_spaces},
             {"table: default columns, repeats, failure", test_table_default_columns},
             {"table: --metrics columns", test_table_metrics_option},
+            {"table: two repeats show sd", test_table_two_repeats_show_sd},
+            {"table: diverged points", test_table_diverged_points},
             {"table: one run per point, labels", test_table_one_run_per_point},
             {"table: nothing varies", test_table_without_varying_paths},
             {"--metrics parsing", test_metrics_option_parsing})

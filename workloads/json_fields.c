@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 /* ---------------------------------------------------------- messages */
@@ -61,6 +62,18 @@ static void list_fields(const char *const *known, char *buf, size_t len) {
   }
 }
 
+/* The known field a typo most likely meant, or NULL. */
+static const char *nearest(const char *name, const char *const *known) {
+  const char *near = NULL;
+  size_t best = SIZE_MAX, d;
+  for (size_t i = 0; known[i]; i++)
+    if (ps_near_name(name, known[i], &d) && d < best) {
+      best = d;
+      near = known[i];
+    }
+  return near;
+}
+
 bool wlj_check_fields(const cJSON *json, const char *const *known, char *err,
                       size_t errlen) {
   if (!cJSON_IsObject(json)) {
@@ -71,11 +84,13 @@ bool wlj_check_fields(const cJSON *json, const char *const *known, char *err,
   }
   for (const cJSON *f = json->child; f; f = f->next) {
     if (!is_known(f->string, known)) {
-      char fields[512];
+      char fields[512], hint[96] = "";
       list_fields(known, fields, sizeof fields);
+      const char *near = nearest(f->string, known);
+      if (near) snprintf(hint, sizeof hint, " (did you mean \"%s\"?)", near);
       snprintf(err, errlen,
-               "%s: expected one of the fields %s, found an unknown field",
-               f->string, fields);
+               "%s: expected one of the fields %s, found an unknown field%s",
+               f->string, fields, hint);
       return false;
     }
     for (const cJSON *g = f->next; g; g = g->next)

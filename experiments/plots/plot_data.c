@@ -22,6 +22,11 @@
  * its sweep point (or of its series value) runs through its epochs, and the
  * repeats of a sweep point are combined epoch by epoch, x and y both by
  * their mean.
+ *
+ * A run whose training diverged (exp_record_diverged) has no y where y is
+ * its loss or quality: it gives a marker instead (exp_plot_marker), at its
+ * x (per epoch: x's value in the epoch it diverged in), so that the plot
+ * shows it was run rather than leave it out.
  */
 #include "experiments/plots/plots.h"
 
@@ -34,7 +39,8 @@ typedef struct {
   const cJSON *sweep; /* the record's sweep point */
   const cJSON *xv;    /* x's value */
   const cJSON *sv;    /* the series' value, or NULL */
-  double y;
+  double y;          /* NaN for a run that diverged before y had a value */
+  int diverged;      /* then the epoch it diverged in */
   char *xl;           /* label of x, for a non-numeric x */
   char *sl;           /* series label */
 } entry;
@@ -60,10 +66,15 @@ static bool selected(const cJSON *r, const exp_plot *p) {
   return true;
 }
 
+/* Whether the record gives a point: x and y, or x and a divergence that
+ * took y's value (y then NaN; exp_diverged_hides). */
 static bool usable(const cJSON *r, const exp_plot *p, const cJSON **x, double *y) {
   if (!exp_record_ok(r) || !selected(r, p)) return false;
   *x = record_value(r, p->x);
-  return *x && exp_metric_value(record_value(r, p->y), y);
+  if (!*x) return false;
+  if (exp_metric_value(record_value(r, p->y), y)) return true;
+  *y = NAN;
+  return exp_diverged_hides(r, p->y);
 }
 
 /* ---------------------------------------------------------- entries */
@@ -84,7 +95,8 @@ static entry *read_entries(const exp_plot *p, const cJSON *records, size_t *n,
   for (const cJSON *r = e && records ? records->child : NULL; r; r = r->next) {
     if (!usable(r, p, &x, &y)) continue;
     e[i++] = (entry){.rec = r, .sweep = cJSON_GetObjectItemCaseSensitive(r, "sweep"), .xv = x,
-                     .sv = p->series ? record_value(r, p->series) : NULL, .y = y};
+                     .sv = p->series ? record_value(r, p->series) : NULL, .y = y,
+                     .diverged = isnan(y) ? exp_record_diverged(r) : 0};
   }
   *n = i;
   return e;
@@ -252,6 +264,24 @@ static exp_plot_cell *add_cell(exp_plot_data *d, size_t series, double x, double
   return &cells[d->n_cells++];
 }
 
+/* Counts a diverged run at (series, x), made if new; the marker, or NULL
+ * on no memory. */
+static exp_plot_marker *add_marker(exp_plot_data *d, size_t series, double x, int epoch) {
+  for (size_t i = 0; i < d->n_diverged; i++) {
+    exp_plot_marker *m = &d->diverged[i];
+    if (m->series == series && m->x == x) {
+      m->runs++;
+      if (epoch < m->epoch) m->epoch = epoch;
+      return m;
+    }
+  }
+  exp_plot_marker *m = realloc(d->diverged, (d->n_diverged + 1) * sizeof *m);
+  if (!m) return NULL;
+  d->diverged = m;
+  m[d->n_diverged] = (exp_plot_marker){.series = series, .x = x, .runs = 1, .epoch = epoch};
+  return &m[d->n_diverged++];
+}
+
 double exp_plot_cell_y(const exp_plot_data *d, const exp_plot_cell *c) {
   return exp_stats_combined(&c->y, d->combine);
 }
@@ -292,14 +322,20 @@ static void collect_per_epoch(exp_plot_data *d, const exp_plot *p, const cJSON *
     if (s == SIZE_MAX) continue;
     const cJSON *xs = metric_list(e[i].rec, p->x), *ys = metric_list(e[i].rec, p->y);
     size_t epoch = 0;
+    int diverged = exp_record_diverged(e[i].rec);
     for (const cJSON *xv = xs->child, *yv = ys->child; xv && yv;
          xv = xv->next, yv = yv->next, epoch++) {
+      exp_plot_marker *m = cJSON_IsNumber(xv) && !cJSON_IsNumber(yv) && diverged
+                               ? add_marker(d, s, (double)epoch, diverged)
+                               : NULL;
+      if (m) exp_stats_add(&m->xs, xv->valuedouble);
       if (!cJSON_IsNumber(xv) || !cJSON_IsNumber(yv)) break;
       exp_plot_cell *c = add_cell(d, s, (double)epoch, yv->valuedouble);
       if (c) exp_stats_add(&c->xs, xv->valuedouble);
     }
   }
   for (size_t i = 0; i < d->n_cells; i++) d->cells[i].x = d->cells[i].xs.mean;
+  for (size_t i = 0; i < d->n_diverged; i++) d->diverged[i].x = d->diverged[i].xs.mean;
   free_entries(e, k);
 }
 
@@ -353,8 +389,20 @@ static void collect_per_server(exp_plot_data *d, const exp_plot *p, const cJSON 
   d->series_title = NULL;
 }
 
+static int marker_by_x(const void *a, const void *b) {
+  const exp_plot_marker *x = a, *y = b;
+  return (x->x > y->x) - (x->x < y->x);
+}
+
+static void collect(exp_plot_data *d, const exp_plot *p, const cJSON *records);
+
 void exp_plot_data_collect(exp_plot_data *d, const exp_plot *p,
                            const cJSON *records) {
+  collect(d, p, records);
+  if (d->diverged) qsort(d->diverged, d->n_diverged, sizeof *d->diverged, marker_by_x);
+}
+
+static void collect(exp_plot_data *d, const exp_plot *p, const cJSON *records) {
   size_t n;
   const run_metric *m = run_metric_find(p->y);
   *d = (exp_plot_data){.combine = m ? m->combine : RUN_COMBINE_MEAN};
@@ -374,7 +422,9 @@ void exp_plot_data_collect(exp_plot_data *d, const exp_plot *p,
     size_t s = label_index(&d->series, &d->n_series, e[i].sl);
     size_t x = d->numeric ? 0 : label_index(&d->cats, &d->n_cats, e[i].xl);
     if (s == SIZE_MAX || x == SIZE_MAX) continue;
-    add_cell(d, s, d->numeric ? e[i].xv->valuedouble : (double)x, e[i].y);
+    double at = d->numeric ? e[i].xv->valuedouble : (double)x;
+    if (e[i].diverged) add_marker(d, s, at, e[i].diverged);
+    else add_cell(d, s, at, e[i].y);
   }
   free_entries(e, n);
 }
@@ -385,6 +435,7 @@ void exp_plot_data_free(exp_plot_data *d) {
   free(d->series);
   free(d->cats);
   free(d->cells);
+  free(d->diverged);
   free(d->x_title);
   free(d->series_title);
   *d = (exp_plot_data){0};

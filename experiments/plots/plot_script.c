@@ -103,6 +103,10 @@ static void script_comment(exp_buf *b, const exp_plot *p, const char *experiment
                     "(Student's t);\n#         NaN with fewer than 2 runs\n");
   else
     exp_buf_puts(b, "#   ci95  NaN: y is not a mean\n");
+  if (d->n_diverged)
+    exp_buf_puts(b, "# $diverged: a row per place where runs diverged (their loss or quality "
+                    "became\n# NaN or infinite, so y has no value): x, a y at the top of the "
+                    "axis, a label.\n");
   exp_buf_printf(b, "#   runs  how many runs gave a value\n# The y axis shows y * "
                     "yscale (%s).%s\n", ya->label,
                  d->numeric ? "" : " The x axis shows the labels of `set xtics`, "
@@ -128,7 +132,7 @@ static void script_title(exp_buf *b, const exp_plot *p, const char *experiment,
  * apart from x's label so that the two do not read as one; none for one
  * series. */
 static void script_key(exp_buf *b, const exp_plot_data *d) {
-  if (d->n_series < 2) {
+  if (d->n_series < 2 && !d->n_diverged) {
     exp_buf_puts(b, "unset key\n");
     return;
   }
@@ -237,6 +241,55 @@ static void script_log_x_tics(exp_buf *b, const exp_plot_data *d, double scale) 
   }
 }
 
+/* Whether series s has a point to draw. */
+static bool series_drawn(const exp_plot_data *d, size_t s) {
+  for (size_t i = 0; i < d->n_cells; i++)
+    if (d->cells[i].series == s) return true;
+  return false;
+}
+
+/* The runs that diverged, as a block $diverged: a row per marker, x, y at
+ * the top of the axis (a little above the highest point, so that the axis
+ * ends there), its label, and its series' line type (its colour). On a bar
+ * chart x is the middle of the marker's bar within its cluster. In
+ * order of x (plot_data.c sorts them). With
+ * several series the colour tells whose, and the label only when. */
+static void script_diverged_data(exp_buf *b, const exp_plot_data *d, const exp_plot *p) {
+  double top = y_extent(d);
+  top = top > 0 ? top * (p->logy ? 1.5 : 1.08) : 1;
+  exp_buf_puts(b, "$diverged << EOD\n");
+  for (size_t i = 0; i < d->n_diverged; i++) {
+    const exp_plot_marker *m = &d->diverged[i];
+    double n = (double)d->n_series;
+    double x = d->numeric ? m->x : m->x + ((double)m->series - (n - 1) / 2) / (n + 1);
+    char label[64];
+    int len = snprintf(label, sizeof label, "%sepoch %d", d->n_series > 1 ? "" : "diverged @ ",
+                       m->epoch);
+    if (m->runs > 1) snprintf(label + len, sizeof label - (size_t)len, " (%zu runs)", m->runs);
+    exp_gp_number(b, x);
+    exp_buf_puts(b, " ");
+    exp_gp_number(b, top);
+    exp_buf_puts(b, " ");
+    gp_data_label(b, label);
+    exp_buf_printf(b, " %zu\n", m->series + 1);
+  }
+  exp_buf_puts(b, "EOD\n");
+}
+
+/* The plot clauses of the markers (after the others: sep before them). */
+static void script_diverged_plot(exp_buf *b, const exp_plot_data *d, const char *sep) {
+  if (!d->n_diverged) return;
+  const char *x = d->numeric ? "($1*xscale)" : "1";
+  exp_buf_printf(b, "%s$diverged using %s:($2*yscale):4 with points pointtype 2 pointsize 2 "
+                    "linewidth 2 linecolor variable title \"diverged (loss or quality became "
+                    "NaN or infinite)\"", sep, x);
+  /* Labels above and below the crosses in turn (in order of x), so that
+   * neighbours do not overwrite each other. */
+  for (size_t k = 0; k < 2 && k < d->n_diverged; k++)
+    exp_buf_printf(b, ", \\\n     $diverged every 2::%zu using %s:($2*yscale):3:4 with labels "
+                      "offset 0,%d textcolor variable notitle", k, x, k ? -1 : 1);
+}
+
 static void script_lines(exp_buf *b, exp_plot_data *d, const exp_plot *p,
                          double xscale, bool intervals) {
   qsort(d->cells, d->n_cells, sizeof *d->cells, by_series_then_x);
@@ -245,6 +298,7 @@ static void script_lines(exp_buf *b, exp_plot_data *d, const exp_plot *p,
   else /* the data's own range and a margin, so no point sits on the frame */
     exp_buf_puts(b, "set autoscale xfix\nset offsets graph 0.04, graph 0.04, 0, 0\n");
   for (size_t s = 0; s < d->n_series; s++) {
+    if (!series_drawn(d, s)) continue;
     exp_buf_printf(b, "$s%zu << EOD\n", s);
     for (size_t i = 0; i < d->n_cells; i++) {
       if (d->cells[i].series != s) continue;
@@ -254,18 +308,28 @@ static void script_lines(exp_buf *b, exp_plot_data *d, const exp_plot *p,
     }
     exp_buf_puts(b, "EOD\n");
   }
+  if (d->n_diverged) script_diverged_data(b, d, p);
   exp_buf_puts(b, "plot ");
+  const char *sep = "";
   for (size_t s = 0; s < d->n_series; s++) {
+    if (!series_drawn(d, s)) { /* its runs all diverged: its legend entry alone */
+      exp_buf_printf(b, "%sNaN with linespoints pointtype 7 linecolor %zu title ", sep, s + 1);
+      exp_gp_string(b, d->series[s]);
+      sep = ", \\\n     ";
+      continue;
+    }
     /* A time series (per_server) has many points: a line alone reads best. */
     exp_buf_printf(b, "%s$s%zu using ($1*xscale):($2*yscale) with %s linecolor %zu title ",
-                   s ? ", \\\n     " : "", s,
+                   sep, s,
                    p->per_server ? "lines linewidth 1.5" : "linespoints pointtype 7", s + 1);
     exp_gp_string(b, d->series[s]);
     /* Bars apart from the line, so that a point of one run keeps its line. */
     if (intervals)
       exp_buf_printf(b, ", \\\n     $s%zu using ($1*xscale):($2*yscale):($3*yscale) "
                         "with yerrorbars pointtype 7 linecolor %zu notitle", s, s + 1);
+    sep = ", \\\n     ";
   }
+  script_diverged_plot(b, d, sep);
   exp_buf_puts(b, "\n");
 }
 
@@ -288,8 +352,8 @@ static void script_bar_tics(exp_buf *b, const exp_plot_layout *l) {
   exp_buf_printf(b, ")\nset xrange [-0.5:%zu.5]\n", l->n_ticks ? l->n_ticks - 1 : 0);
 }
 
-static void script_bars(exp_buf *b, const exp_plot_data *d, const exp_plot_layout *l,
-                        bool intervals) {
+static void script_bars(exp_buf *b, const exp_plot_data *d, const exp_plot *p,
+                        const exp_plot_layout *l, bool intervals) {
   exp_buf_puts(b, "$data << EOD\n");
   for (size_t c = 0; c < d->n_cats; c++) {
     gp_data_label(b, d->cats[c]);
@@ -300,6 +364,7 @@ static void script_bars(exp_buf *b, const exp_plot_data *d, const exp_plot_layou
                     "set style fill solid 0.85 border -1\n",
                  intervals ? "errorbars linewidth 1" : "clustered");
   script_bar_tics(b, l);
+  if (d->n_diverged) script_diverged_data(b, d, p);
   exp_buf_puts(b, "plot ");
   for (size_t s = 0; s < d->n_series; s++) {
     size_t y = 2 + 3 * s;
@@ -308,6 +373,7 @@ static void script_bars(exp_buf *b, const exp_plot_data *d, const exp_plot_layou
     exp_buf_puts(b, " title ");
     exp_gp_string(b, d->series[s]);
   }
+  script_diverged_plot(b, d, d->n_series ? ", \\\n     " : "");
   exp_buf_puts(b, "\n");
 }
 
@@ -328,7 +394,7 @@ char *exp_plot_script(const exp_plot *p, const char *experiment,
   exp_plot_layout l = {0};
   exp_plot_axis xa, ya;
   exp_plot_data_collect(&d, p, records);
-  if (d.n_cells == 0) {
+  if (d.n_cells == 0 && d.n_diverged == 0) {
     snprintf(err, errlen, "no successful run has a value for both x (\"%s\") and y (\"%s\")",
              p->x, p->y);
     exp_plot_data_free(&d);
@@ -344,7 +410,7 @@ char *exp_plot_script(const exp_plot *p, const char *experiment,
     if (d.numeric)
       script_lines(&b, &d, p, xa.scale, intervals);
     else
-      script_bars(&b, &d, &l, intervals);
+      script_bars(&b, &d, p, &l, intervals);
     exp_gp_png(&b, p->name, l.width, l.height);
   } else {
     b.failed = true;

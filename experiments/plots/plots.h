@@ -25,11 +25,23 @@ typedef struct {
   exp_stats xs; /* per-epoch plots: x's values at this epoch (else empty) */
 } exp_plot_cell;
 
+/* Where runs whose training diverged (exp_record_diverged) would have had
+ * their point, had y a value: drawn as a marker at the top of the axis. */
+typedef struct {
+  size_t series;
+  double x;   /* as a cell's x (per-epoch plots: the mean of xs) */
+  exp_stats xs; /* per-epoch plots: x's values in the epoch they diverged in */
+  size_t runs;
+  int epoch;  /* the earliest they diverged in, from 1 */
+} exp_plot_marker;
+
 typedef struct {
   char **series, **cats; /* labels, in first-appearance order */
   size_t n_series, n_cats;
   exp_plot_cell *cells;
   size_t n_cells;
+  exp_plot_marker *diverged;
+  size_t n_diverged;
   bool numeric;        /* every x is a number */
   run_combine combine; /* how y's values at one point combine (y's metric) */
   /* What x's values are: the plot's x, or the swept paths that label the

@@ -19,6 +19,18 @@
 /* Whether a run record is of a run that succeeded (metrics, no error)
  * (run_records.c). */
 bool exp_record_ok(const cJSON *rec);
+/* The epoch (from 1) in which a run's training diverged: the first whose
+ * loss or held-out quality (epoch_loss, epoch_quality) became NaN or
+ * infinite, which runs.jsonl holds as null; 0 when it did not (or has no
+ * such lists). Of a run's metrics, and of a successful record (read from
+ * its metrics, so older records without "diverged_epoch" say it too). */
+int exp_metrics_diverged(const cJSON *metrics);
+int exp_record_diverged(const cJSON *rec);
+/* Whether the divergence of a diverged record took its value of `metric`:
+ * the metric is there with no number (null, a list holding null), or is
+ * time_to_quality_s and absent (a quality of NaN never reaches the target).
+ * A metric that run never had (staleness without replicas) is not. */
+bool exp_diverged_hides(const cJSON *rec, const char *metric);
 /* Whether two records' "sweep" objects name the same sweep point (both
  * absent counts as the same). */
 bool exp_same_point(const cJSON *a, const cJSON *b);
@@ -103,7 +115,11 @@ const char **exp_sweep_paths(const cJSON *records, size_t *count);
 typedef struct {
   const cJSON *sweep;  /* its sweep values (its first record's); borrowed */
   size_t runs, ok;     /* its records, and the successful ones */
+  size_t diverged;     /* of the successful ones, those whose training diverged */
+  int diverged_epoch;  /* the earliest epoch one of them diverged in (from 1) */
   exp_stats *stats;    /* per metric collected: over the successful runs */
+  size_t *hidden;      /* per metric: diverged runs it has no value of for that
+                          (exp_diverged_hides) */
 } exp_point;
 
 typedef struct {

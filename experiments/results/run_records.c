@@ -41,6 +41,8 @@ cJSON *exp_record_new(const char *experiment, const exp_run *run,
     ok = cJSON_AddNullToObject(r, "metrics") != NULL;
   }
   if (ok && error) ok = cJSON_AddStringToObject(r, "error", error) != NULL;
+  int diverged = ok && !error ? exp_record_diverged(r) : 0;
+  if (diverged) ok = cJSON_AddNumberToObject(r, "diverged_epoch", diverged) != NULL;
   cJSON_Delete(metrics);
   if (!ok) cJSON_Delete(r);
   return ok ? r : NULL;
@@ -49,6 +51,38 @@ cJSON *exp_record_new(const char *experiment, const exp_run *run,
 bool exp_record_ok(const cJSON *rec) {
   return cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(rec, "metrics")) &&
          !cJSON_GetObjectItemCaseSensitive(rec, "error");
+}
+
+/* The first epoch (from 1) whose entry in the list is not a number: a
+ * non-finite value, which JSON holds as null; 0 when every one is. */
+static int first_gap(const cJSON *list) {
+  int epoch = 1;
+  for (const cJSON *v = cJSON_IsArray(list) ? list->child : NULL; v; v = v->next, epoch++)
+    if (!cJSON_IsNumber(v)) return epoch;
+  return 0;
+}
+
+int exp_metrics_diverged(const cJSON *metrics) {
+  int loss = first_gap(cJSON_GetObjectItemCaseSensitive(metrics, "epoch_loss"));
+  int quality = first_gap(cJSON_GetObjectItemCaseSensitive(metrics, "epoch_quality"));
+  if (!loss || !quality) return loss ? loss : quality;
+  return loss < quality ? loss : quality;
+}
+
+int exp_record_diverged(const cJSON *rec) {
+  if (!exp_record_ok(rec)) return 0;
+  return exp_metrics_diverged(cJSON_GetObjectItemCaseSensitive(rec, "metrics"));
+}
+
+bool exp_diverged_hides(const cJSON *rec, const char *metric) {
+  if (!exp_record_diverged(rec)) return false;
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetObjectItemCaseSensitive(rec, "metrics"), metric);
+  if (!v) return strcmp(metric, "time_to_quality_s") == 0;
+  if (cJSON_IsNull(v)) return true;
+  for (const cJSON *c = cJSON_IsArray(v) ? v->child : NULL; c; c = c->next)
+    if (!cJSON_IsNumber(c)) return true;
+  return false;
 }
 
 bool exp_same_point(const cJSON *a, const cJSON *b) {

@@ -39,11 +39,16 @@ static void point_add(exp_point *pt, const cJSON *r, const exp_metric_list *metr
   pt->runs++;
   if (!exp_record_ok(r)) return;
   pt->ok++;
+  int diverged = exp_record_diverged(r);
+  if (diverged && (!pt->diverged || diverged < pt->diverged_epoch)) pt->diverged_epoch = diverged;
+  pt->diverged += diverged != 0;
   const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "metrics");
   for (size_t i = 0; i < metrics->count; i++) {
     double v;
     if (exp_metric_value(cJSON_GetObjectItemCaseSensitive(m, metrics->items[i]->name), &v))
       exp_stats_add(&pt->stats[i], v);
+    else if (diverged && exp_diverged_hides(r, metrics->items[i]->name))
+      pt->hidden[i]++;
   }
 }
 
@@ -60,7 +65,8 @@ bool exp_points_collect(exp_points *p, const cJSON *records,
       exp_point *pt = &p->items[p->count++];
       pt->sweep = sweep;
       pt->stats = calloc(metrics->count + 1, sizeof *pt->stats);
-      ok = pt->stats != NULL;
+      pt->hidden = calloc(metrics->count + 1, sizeof *pt->hidden);
+      ok = pt->stats && pt->hidden;
     }
     if (ok) point_add(&p->items[k], r, metrics);
   }
@@ -69,7 +75,10 @@ bool exp_points_collect(exp_points *p, const cJSON *records,
 }
 
 void exp_points_free(exp_points *p) {
-  for (size_t i = 0; p->items && i < p->count; i++) free(p->items[i].stats);
+  for (size_t i = 0; p->items && i < p->count; i++) {
+    free(p->items[i].stats);
+    free(p->items[i].hidden);
+  }
   free(p->items);
   *p = (exp_points){0};
 }

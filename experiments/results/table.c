@@ -4,15 +4,20 @@
  * sweep path whose value varies (what is the same everywhere says nothing
  * about the rows), each label only what tells its point apart, in the
  * words the plots use (exp_value_labels_varying); a "runs ok" column when
- * there are repeats or failures;
+ * there are repeats, failures or diverged runs ("1/3, 2 diverged": a run
+ * whose training diverged is a result but not an ok one);
  * then the metric columns, each value in engineering form with its unit,
- * "mean ± ci95" over two or more successful repeats. summary.csv holds the
+ * "mean ± ci95" over three or more successful repeats, "mean ± sd" over
+ * two (a t interval of two runs is wide past use), a line under the table
+ * saying which ± is shown; a metric no run of a
+ * point has because its runs diverged reads "diverged @ epoch 2". summary.csv holds the
  * same figures exactly, for programs. The label columns are made apart
  * (exp_point_labels_make), so that `pslab validate`'s table labels its rows
  * the same way.
  */
 #include "experiments/results/results.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,29 +85,59 @@ void exp_point_labels_free(exp_point_labels *l) {
 
 static bool some_repeats(const exp_points *pts) {
   for (size_t i = 0; i < pts->count; i++)
-    if (pts->items[i].runs > 1 || pts->items[i].ok < pts->items[i].runs) return true;
+    if (pts->items[i].runs > 1 || pts->items[i].ok < pts->items[i].runs ||
+        pts->items[i].diverged)
+      return true;
   return false;
 }
 
 /* ------------------------------------------------------------ cells */
 
+/* What the ± of the cells shown mean, said once under the table. */
+typedef struct {
+  bool ci, sd;  /* some cell shows a 95% interval; some a standard deviation */
+  size_t ci_n;  /* the repeats behind the intervals: 0 none yet, SIZE_MAX several */
+} plus_minus;
+
 static void metric_cell(const exp_point *pt, size_t i, const run_metric *m,
-                        char *buf, size_t n) {
+                        plus_minus *pm, char *buf, size_t n) {
   const exp_stats *s = &pt->stats[i];
-  if (pt->ok == 0)
+  bool mean = m->combine == RUN_COMBINE_MEAN;
+  if (pt->ok == 0) {
     snprintf(buf, n, "%s", i == 0 ? "failed" : "-");
-  else if (s->n == 0)
+  } else if (s->n == 0 && pt->hidden[i]) {
+    snprintf(buf, n, "diverged @ epoch %d", pt->diverged_epoch);
+  } else if (s->n == 0) {
     snprintf(buf, n, "-");
-  else if (m->combine == RUN_COMBINE_MEAN && s->n >= 2)
+  } else if (mean && s->n == 2) { /* a t interval of two runs says little: their sd */
+    exp_format_interval(s->mean, exp_stats_sd(s), m->unit, buf, n);
+    pm->sd = true;
+  } else if (mean && s->n > 2) {
     exp_format_interval(s->mean, exp_stats_ci95(s), m->unit, buf, n);
-  else
+    pm->ci_n = !pm->ci || pm->ci_n == s->n ? s->n : SIZE_MAX;
+    pm->ci = true;
+  } else {
     exp_format_quantity(exp_stats_combined(s, m->combine), m->unit, buf, n);
+  }
+}
+
+/* The line under the table that says what ± means, when some cell has one. */
+static void print_plus_minus(FILE *f, const plus_minus *pm) {
+  if (pm->ci && pm->sd)
+    fprintf(f, "\n\xc2\xb1 half-width of the 95%% interval over the row's repeats; in rows "
+               "of 2 repeats, too few for an interval, their standard deviation\n");
+  else if (pm->ci && pm->ci_n != SIZE_MAX)
+    fprintf(f, "\n\xc2\xb1 half-width of the 95%% interval over %zu repeats\n", pm->ci_n);
+  else if (pm->ci)
+    fprintf(f, "\n\xc2\xb1 half-width of the 95%% interval over the row's repeats\n");
+  else if (pm->sd)
+    fprintf(f, "\n\xc2\xb1 standard deviation over 2 repeats (too few for a 95%% interval)\n");
 }
 
 /* Row `row` of the grid: point k's labels, runs and metrics. */
 static bool put_row(exp_grid *g, size_t row, const exp_points *pts, size_t k,
                     const exp_point_labels *labels, bool runs_col,
-                    const exp_metric_list *metrics) {
+                    const exp_metric_list *metrics, plus_minus *pm) {
   const exp_point *pt = &pts->items[k];
   char buf[128];
   size_t col = 0;
@@ -110,11 +145,13 @@ static bool put_row(exp_grid *g, size_t row, const exp_points *pts, size_t k,
   for (; col < labels->cols && ok; col++)
     ok = exp_grid_set(g, row, col, labels->cells[k * labels->cols + col]);
   if (runs_col) {
-    snprintf(buf, sizeof buf, "%zu/%zu", pt->ok, pt->runs);
+    int len = snprintf(buf, sizeof buf, "%zu/%zu", pt->ok - pt->diverged, pt->runs);
+    if (pt->diverged)
+      snprintf(buf + len, sizeof buf - (size_t)len, ", %zu diverged", pt->diverged);
     ok = ok && exp_grid_set(g, row, col++, buf);
   }
   for (size_t i = 0; i < metrics->count && ok; i++) {
-    metric_cell(pt, i, metrics->items[i], buf, sizeof buf);
+    metric_cell(pt, i, metrics->items[i], pm, buf, sizeof buf);
     ok = exp_grid_set(g, row, col++, buf);
   }
   return ok;
@@ -146,9 +183,11 @@ static void print_points(FILE *f, const exp_results *r, const exp_points *pts,
             exp_grid_init(&g, pts->count + 1, labels.cols + runs_col + metrics->count,
                           labels.cols, EXP_LABEL_WRAP) &&
             put_header(&g, &labels, runs_col, metrics);
+  plus_minus pm = {0};
   for (size_t k = 0; k < pts->count && ok; k++)
-    ok = put_row(&g, k + 1, pts, k, &labels, runs_col, metrics);
+    ok = put_row(&g, k + 1, pts, k, &labels, runs_col, metrics, &pm);
   if (ok) exp_grid_print(&g, f);
+  if (ok) print_plus_minus(f, &pm);
   else fprintf(f, "(the table: out of memory)\n");
   exp_grid_free(&g);
   exp_point_labels_free(&labels);

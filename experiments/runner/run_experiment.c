@@ -40,6 +40,7 @@
  */
 #include "experiments/runner/runner.h"
 #include "experiments/backends/backends.h"
+#include "experiments/results/results.h"
 #include "workloads/workload.h"
 
 #include <dirent.h>
@@ -127,8 +128,12 @@ static void progress_end(progress *pg, const cJSON *metrics, const char *error,
             pg->label, error);
   } else if (!pg->quiet && !pg->tty) {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(metrics, "time_s");
-    fprintf(pg->log, "%s[run %u/%zu] %s: done, time %.6g s, wall %.3f s\n", pg->prefix,
-            pg->run, pg->total, pg->label, cJSON_IsNumber(t) ? t->valuedouble : NAN, wall);
+    char diverged[48] = "";
+    int epoch = exp_metrics_diverged(metrics);
+    if (epoch) snprintf(diverged, sizeof diverged, "diverged @ epoch %d, ", epoch);
+    fprintf(pg->log, "%s[run %u/%zu] %s: done, %stime %.6g s, wall %.3f s\n", pg->prefix,
+            pg->run, pg->total, pg->label, diverged, cJSON_IsNumber(t) ? t->valuedouble : NAN,
+            wall);
   }
   fflush(pg->log);
 }
@@ -470,6 +475,7 @@ typedef struct {
   bool *done;      /* resuming: done[r - 1] when run r's record was kept */
   size_t ran;      /* runs run */
   size_t failed;   /* of them, runs that failed */
+  size_t diverged; /* of them, runs whose training diverged (not failed) */
   size_t skipped;  /* runs whose record was kept */
   bool io_failed;  /* a trace could not be written */
   int stopped;     /* why a record could not be written (errno): no more runs */
@@ -552,6 +558,7 @@ static void record_run(runner *r, const exp_run *run, outcome *out) {
     cJSON_Delete(rec); /* runs.jsonl does not hold it: nor do the derived files */
     return;
   }
+  r->diverged += exp_record_diverged(rec) != 0;
   exp_records_insert(r->records, rec);
   /* Failing here is no reason to stop: the record is kept, the file that
    * could not be written is removed, and the end writes both again. */
@@ -703,7 +710,7 @@ static void report_end(const runner *r, size_t total) {
     report_stopped(r);
     return;
   }
-  if (!r->failed && !r->io_failed && r->o.quiet) return;
+  if (!r->failed && !r->diverged && !r->io_failed && r->o.quiet) return;
   const exp_shard *sh = &r->o.shard;
   exp_buf b = {0};
   exp_buf_printf(&b, "pslab: %s", r->pg.prefix);
@@ -713,8 +720,11 @@ static void report_end(const runner *r, size_t total) {
   if (sh->count && r->failed) exp_buf_printf(&b, ", %zu failed", r->failed);
   if (!sh->count && r->failed)
     exp_buf_printf(&b, "%zu of %zu runs failed", r->failed, r->ran);
-  if (!sh->count && !r->failed)
+  if (!sh->count && !r->failed && r->diverged)
+    exp_buf_printf(&b, "%zu run%s ok", r->ran - r->diverged, r->ran - r->diverged == 1 ? "" : "s");
+  else if (!sh->count && !r->failed)
     exp_buf_printf(&b, "%zu run%s done", r->ran, r->ran == 1 ? "" : "s");
+  if (r->diverged) exp_buf_printf(&b, ", %zu diverged", r->diverged);
   if (r->skipped) exp_buf_printf(&b, ", %zu skipped (already in runs.jsonl)", r->skipped);
   if (r->io_failed) exp_buf_printf(&b, "; a trace could not be written (see above)");
   exp_buf_printf(&b, "; results in %s/", r->dir);
@@ -729,10 +739,11 @@ static int report_interrupted(const runner *r) {
   exp_buf b = {0};
   exp_buf_printf(&b, "pslab: %sinterrupted by %s", r->pg.prefix, strsignal(sig));
   if (r->cut) exp_buf_printf(&b, " during run %u, which is not recorded", r->cut);
+  /* What runs.jsonl holds: the records kept by a resume and this one's. */
+  size_t kept = r->records ? (size_t)cJSON_GetArraySize(r->records) : 0;
   if (r->dir && !(r->o.node && r->o.node->rank != 0))
     exp_buf_printf(&b, "; the %zu run%s finished before %s in %s/runs.jsonl (--resume runs "
-                   "the rest)", r->ran, r->ran == 1 ? "" : "s", r->ran == 1 ? "is" : "are",
-                   r->dir);
+                   "the rest)", kept, kept == 1 ? "" : "s", kept == 1 ? "is" : "are", r->dir);
   char *line = exp_buf_take(&b);
   fprintf(r->o.log, "%s\n", line ? line : "pslab: interrupted");
   free(line);

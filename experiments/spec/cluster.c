@@ -485,9 +485,10 @@ static bool merge_into(cJSON *dst, const cJSON *src) {
 }
 
 /* The cluster with its profile's fields under its own: a new object, or
- * NULL with a message. *file gets the profile's path (caller frees). */
+ * NULL with a message. *file gets the profile's path (caller frees); *raw,
+ * when raw is not NULL, the profile's own fields (caller frees). */
 static cJSON *with_profile(exp_errors *e, const cJSON *json, const char *base_dir,
-                           char **file) {
+                           char **file, cJSON **raw) {
   const char *name = NULL;
   *file = NULL;
   if (!exp_get_string(e, json, "cluster", "profile", true, &name) || !name) return NULL;
@@ -506,6 +507,7 @@ static cJSON *with_profile(exp_errors *e, const cJSON *json, const char *base_di
                        "\"profile\" (as `pslab calibrate` writes)", *file);
   } else {
     cJSON_DeleteItemFromObjectCaseSensitive(profile, EXP_PROFILE_ABOUT);
+    if (raw) *raw = cJSON_Duplicate(profile, true);
     /* "profile" itself is kept as given: it says which. */
     if (merge_into(profile, json)) {
       merged = profile;
@@ -523,13 +525,51 @@ void exp_cluster_include_profile(cJSON *spec, const char *base_dir, exp_errors *
   cJSON *cluster = cJSON_GetObjectItemCaseSensitive(spec, "cluster");
   if (!cJSON_IsObject(cluster) || !cJSON_GetObjectItemCaseSensitive(cluster, "profile")) return;
   char *file = NULL;
-  cJSON *merged = with_profile(errs, cluster, base_dir, &file);
+  cJSON *merged = with_profile(errs, cluster, base_dir, &file, NULL);
   free(file);
   for (const cJSON *k = merged ? merged->child : NULL; k && profile_keys; k = k->next)
     if (!cJSON_GetObjectItemCaseSensitive(cluster, k->string))
       exp_errors_addf(profile_keys, "%s", k->string);
   if (merged) cJSON_ReplaceItemInObjectCaseSensitive(spec, "cluster", merged);
   else cJSON_DeleteItemFromObjectCaseSensitive(cluster, "profile"); /* said once */
+}
+
+/* --------------------------------------------------------------- units */
+
+static const exp_unit_field unit_fields[] = {
+    {"host_speed", EXP_QTY_FLOPS},
+    {"network.bandwidth", EXP_QTY_BANDWIDTH},
+    {"network.latency", EXP_QTY_DURATION},
+    {"network.backbone_bandwidth", EXP_QTY_BANDWIDTH},
+    {"network.backbone_latency", EXP_QTY_DURATION},
+    {"machines.loopback_latency", EXP_QTY_DURATION},
+    {"machines.loopback_bandwidth", EXP_QTY_BANDWIDTH},
+};
+
+const exp_unit_field *exp_unit_fields(size_t *count) {
+  *count = sizeof unit_fields / sizeof unit_fields[0];
+  return unit_fields;
+}
+
+/* A bare number where the unit is not in the field's name is refused (was
+ * "latency": 50 fifty seconds or fifty microseconds?), but at a field the
+ * cluster's profile gives as a number: `pslab calibrate` writes its figures
+ * in base units, and spec.json and the records carry them merged in (from
+ * the profile as it was then: the value may since differ). A number out of
+ * range is left to exp_get_quantity, whose message shows the same forms. */
+static void check_units(exp_errors *e, const cJSON *own, const cJSON *profile) {
+  for (size_t i = 0; i < sizeof unit_fields / sizeof unit_fields[0]; i++) {
+    const cJSON *v = exp_path_get(own, unit_fields[i].path);
+    bool duration = unit_fields[i].q == EXP_QTY_DURATION;
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
+        !(duration ? v->valuedouble >= 0 : v->valuedouble > 0))
+      continue;
+    const cJSON *figure = profile ? exp_path_get(profile, unit_fields[i].path) : NULL;
+    if (cJSON_IsNumber(figure)) continue;
+    char p[EXP_PATH_MAX];
+    exp_child_path(p, sizeof p, "cluster", unit_fields[i].path);
+    exp_expect(e, p, exp_quantity_forms(unit_fields[i].q), v);
+  }
 }
 
 /* ---------------------------------------------------------------- door */
@@ -573,16 +613,19 @@ bool exp_cluster_parse(const cJSON *json, const char *base_dir,
     exp_expect(errs, "cluster", "an object", json);
     return false;
   }
-  cJSON *merged = NULL;
+  cJSON *merged = NULL, *figures = NULL;
   char *profile = NULL;
   if (cJSON_GetObjectItemCaseSensitive(json, "profile")) {
-    merged = with_profile(errs, json, base_dir, &profile);
+    merged = with_profile(errs, json, base_dir, &profile, &figures);
     if (!merged) {
       free(profile);
+      cJSON_Delete(figures);
       return false;
     }
-    json = merged;
   }
+  check_units(errs, json, figures);
+  cJSON_Delete(figures);
+  if (merged) json = merged;
   parse_fields(json, base_dir, out, errs);
   /* What only the whole cluster can tell (placement against stragglers). */
   char err[EXP_PATH_MAX + 256];

@@ -8,6 +8,7 @@
  * same everywhere (the file name is put in front later, by spec_load.c).
  */
 #include "experiments/spec/spec.h"
+#include "model/ps.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -23,27 +24,6 @@ void exp_expect(exp_errors *e, const char *path, const char *what,
                   what, desc);
 }
 
-/* Edit distance, to suggest the key a typo meant. */
-static size_t edit_distance(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b);
-  if (la > 40 || lb > 40) return 99;
-  size_t row[41];
-  for (size_t j = 0; j <= lb; j++) row[j] = j;
-  for (size_t i = 1; i <= la; i++) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= lb; j++) {
-      size_t up = row[j];
-      size_t best = diag + (a[i - 1] != b[j - 1]);
-      if (up + 1 < best) best = up + 1;
-      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-      row[j] = best;
-      diag = up;
-    }
-  }
-  return row[lb];
-}
-
 static void unknown_key(exp_errors *e, const char *path, const char *key,
                         const char *const *known) {
   exp_buf list = {0};
@@ -51,8 +31,8 @@ static void unknown_key(exp_errors *e, const char *path, const char *key,
   size_t near_d = 3;
   for (size_t i = 0; known[i]; i++) {
     exp_buf_printf(&list, "%s%s", i ? ", " : "", known[i]);
-    size_t d = edit_distance(key, known[i]);
-    if (d < near_d) {
+    size_t d;
+    if (ps_near_name(key, known[i], &d) && d < near_d) {
       near_d = d;
       near = known[i];
     }
@@ -204,16 +184,26 @@ bool exp_get_object(exp_errors *e, const cJSON *obj, const char *path,
   return ok;
 }
 
+const char *exp_quantity_forms(exp_quantity q) {
+  static const char *const forms[] = {
+      [EXP_QTY_FLOPS] = "a speed with its unit, such as \"10Gf\", \"1.5Mf\", \"100f\" "
+                        "(flop/s)",
+      [EXP_QTY_BANDWIDTH] = "a bandwidth with its unit, such as \"10Gbps\", \"100Mbps\", "
+                            "\"125MBps\" (bits or bytes per second)",
+      [EXP_QTY_DURATION] = "a duration with its unit, such as \"50us\", \"2ms\", \"1.5s\", "
+                           "\"100ns\"",
+  };
+  return forms[q];
+}
+
+/* Whether the field's name says its unit: seconds ("per_key_s"). */
+static bool unit_in_name(const char *key) {
+  size_t len = strlen(key);
+  return len > 2 && strcmp(key + len - 2, "_s") == 0;
+}
+
 bool exp_get_quantity(exp_errors *e, const cJSON *obj, const char *path,
                       const char *key, exp_quantity q, double *out) {
-  static const char *const what[] = {
-      [EXP_QTY_FLOPS] = "a speed such as \"10Gf\", \"1.5Mf\", \"100f\" or a "
-                        "number of flop/s > 0",
-      [EXP_QTY_BANDWIDTH] = "a bandwidth such as \"10Gbps\", \"100Mbps\", "
-                            "\"125MBps\" or a number of bytes/s > 0",
-      [EXP_QTY_DURATION] = "a duration such as \"50us\", \"1ms\", \"0.5s\", "
-                           "\"100ns\" or a number of seconds >= 0",
-  };
   char p[EXP_PATH_MAX];
   exp_child_path(p, sizeof p, path, key);
   const cJSON *v = member(obj, key);
@@ -229,7 +219,11 @@ bool exp_get_quantity(exp_errors *e, const cJSON *obj, const char *path,
   }
   bool ok = isfinite(d) && (q == EXP_QTY_DURATION ? d >= 0 : d > 0);
   if (!ok) {
-    exp_expect(e, p, what[q], v);
+    char what[256];
+    snprintf(what, sizeof what, "%s%s", exp_quantity_forms(q),
+             unit_in_name(key) ? ", or a number of seconds >= 0"
+             : q == EXP_QTY_DURATION ? "" : ", > 0");
+    exp_expect(e, p, what, v);
     return false;
   }
   *out = d;

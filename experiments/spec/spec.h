@@ -50,9 +50,30 @@ typedef enum {
   EXP_QTY_BANDWIDTH, /* bytes/s, > 0 */
   EXP_QTY_DURATION   /* seconds, >= 0 */
 } exp_quantity;
-/* A number, or a string with a unit (units.c). */
+/* A string with a unit (units.c), or a number in the base unit (flop/s,
+ * bytes/s, seconds). A field whose name does not say its unit refuses a
+ * number a person wrote before it gets here (exp_unit_fields); a number
+ * there is a calibration profile's figure. */
 bool exp_get_quantity(exp_errors *e, const cJSON *obj, const char *path,
                       const char *key, exp_quantity q, double *out);
+/* What a quantity of kind q looks like with its unit, for messages:
+ * "a duration with its unit, such as \"50us\", \"2ms\", \"1.5s\"". */
+const char *exp_quantity_forms(exp_quantity q);
+
+/* Messages in errs that say they found the text of a --set value that is
+ * not JSON (taken as a string) get a hint: the value as JSON, its bare
+ * words quoted (set_hints.c). */
+void exp_set_hints(exp_errors *errs, const char *const *sets, size_t n_sets);
+
+/* A cluster field (dotted path below "cluster") that takes a quantity and
+ * whose name does not say its unit: a bare number is refused there
+ * (cluster.c). Fields named with their unit (cost.per_message_s, from_s,
+ * timeout_s) take numbers in that unit. */
+typedef struct {
+  const char *path;
+  exp_quantity q;
+} exp_unit_field;
+const exp_unit_field *exp_unit_fields(size_t *count);
 
 /* ------------------------------------------------- files (cluster.c, ...) */
 

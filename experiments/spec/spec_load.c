@@ -481,11 +481,36 @@ static void tally_add(tallies *t, const char *msg, size_t point) {
   if (copy) t->items[t->count++] = (tally){copy, 1, point, point};
 }
 
+/* The sweep key a message's path (before its first ": ") is, or lies
+ * under, when the spec itself has nothing there: the sweep brought the
+ * field in, so a typo in it is the sweep key's. NULL otherwise. */
+static const char *from_sweep(const cJSON *json, const char *msg) {
+  const cJSON *sweep = cJSON_GetObjectItemCaseSensitive(json, "sweep");
+  size_t len = strcspn(msg, ":");
+  for (const cJSON *k = cJSON_IsObject(sweep) ? sweep->child : NULL; k; k = k->next) {
+    size_t kl = strlen(k->string);
+    if (kl > len || strncmp(msg, k->string, kl) != 0 || (kl < len && msg[kl] != '.'))
+      continue;
+    if (!exp_path_get(json, k->string)) return k->string;
+  }
+  return NULL;
+}
+
 /* Reports each distinct message once; one that not every point has says
- * in which point it was first found. */
-static void tally_report(tallies *t, const exp_run_list *runs, exp_errors *e) {
+ * in which point it was first found, one about a field a sweep key brought
+ * in says which key. */
+static void tally_report(tallies *t, const cJSON *json, const exp_run_list *runs,
+                         exp_errors *e) {
   for (size_t i = 0; i < t->count; i++) {
     tally *m = &t->items[i];
+    const char *key = from_sweep(json, m->msg);
+    exp_buf with = {0};
+    if (key) exp_buf_printf(&with, "%s (a field sweep[\"%s\"] brings in)", m->msg, key);
+    char *text = key ? exp_buf_take(&with) : NULL;
+    if (text) {
+      free(m->msg);
+      m->msg = text;
+    }
     if (m->points == runs->points) {
       exp_errors_addf(e, "%s", m->msg);
     } else {
@@ -522,7 +547,7 @@ static void validate_runs(const cJSON *json, const exp_run_list *runs,
     for (size_t i = 0; i < mine.count; i++) tally_add(&t, mine.lines[i], p);
     exp_errors_free(&mine);
   }
-  tally_report(&t, runs, e);
+  tally_report(&t, json, runs, e);
   checker_free(&c);
 }
 
@@ -636,6 +661,7 @@ exp_spec *exp_spec_parse(const char *text, size_t len, const char *file,
   exp_run_list runs = {0};
   exp_plot_list plots = {0};
   check_spec(json, base_dir, &runs, &plots, &profile_keys, &mine);
+  exp_set_hints(&mine, sets, n_sets);
   for (size_t i = 0; i < mine.count; i++)
     exp_errors_addf(errs, "%s: %s", file, mine.lines[i]);
   exp_errors_free(&mine);

@@ -19,6 +19,7 @@
 #include "experiments/spec/spec.h"
 #include "model/ps.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +73,30 @@ static bool is_fixed(const char *path) {
   return false;
 }
 
+/* " (did you mean \"workload\"?)" for the first segment of path that the
+ * spec lacks, when a key of the object above it is near; else nothing. */
+static void near_segment(const cJSON *spec, const char *path, char *hint, size_t n) {
+  const cJSON *at = spec;
+  for (const char *s = path; cJSON_IsObject(at) && *s;) {
+    size_t len = strcspn(s, ".");
+    char seg[EXP_PATH_MAX];
+    snprintf(seg, sizeof seg, "%.*s", (int)len, s);
+    const cJSON *next = cJSON_GetObjectItemCaseSensitive(at, seg);
+    if (next) {
+      at = next;
+      s += len + (s[len] == '.');
+      continue;
+    }
+    size_t best = SIZE_MAX, d;
+    for (const cJSON *k = at->child; k; k = k->next)
+      if (k->string && ps_near_name(seg, k->string, &d) && d < best) {
+        best = d;
+        snprintf(hint, n, " (did you mean \"%s\"?)", k->string);
+      }
+    return;
+  }
+}
+
 /* Whether the sweep key names something settable in spec. */
 static bool settable(exp_errors *e, const cJSON *spec, const char *path,
                      const char *p) {
@@ -92,9 +117,11 @@ static bool settable(exp_errors *e, const cJSON *spec, const char *path,
   const cJSON *parent = parent_path ? exp_path_get(spec, parent_path) : NULL;
   bool ok = cJSON_IsObject(parent) ||
             (cJSON_IsArray(parent) && exp_path_get(spec, path));
+  char hint[128] = "";
+  if (!ok && !parent) near_segment(spec, path, hint, sizeof hint);
   if (!ok)
-    exp_errors_addf(e, "%s: expected a path whose parent exists in the spec, found %s %s",
-                    p, parent ? "no element" : "no", parent ? path : parent_path);
+    exp_errors_addf(e, "%s: expected a path whose parent exists in the spec, found %s %s%s",
+                    p, parent ? "no element" : "no", parent ? path : parent_path, hint);
   free(parent_path);
   return ok;
 }
