@@ -513,6 +513,7 @@ typedef struct {
   double issue_cpu_s;    /* its pulling threads (which read messages while they wait) */
   double send_cpu_s;     /* ... of which in the calls that issued the pulls */
   double wakeups;        /* times the threads reading its messages slept and woke */
+  double io_wakeups;     /* times ZeroMQ's I/O thread slept and woke */
 } exp_calib_node;
 
 /* Totals over a batch; node[0] pulls, node[1] serves (and pulls, both ways).

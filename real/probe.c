@@ -58,6 +58,7 @@
 #define PROBE_KEYS 256u
 #define PROBE_TABLES (sizeof probe_lengths / sizeof probe_lengths[0])
 #define PROBE_RECEIVER_NAME "probe-receiver"
+#define PROBE_IO_THREAD_NAME "ZMQbg/IO/0" /* what libzmq names its I/O thread */
 
 static const uint32_t probe_lengths[] = {REAL_PROBE_LENGTHS};
 
@@ -67,12 +68,14 @@ typedef struct {
   double process_cpu_s, receiver_cpu_s, issue_cpu_s, send_cpu_s;
   double switches;   /* voluntary context switches of the receiver and pullers */
   double core_wakes; /* the core's wake-up count */
+  double io_switches; /* voluntary context switches of ZeroMQ's I/O thread */
 } node_clocks;
 
 /* One node as the probe drives it. */
 typedef struct {
   real_node *node;
   pid_t receiver_tid; /* 0: not found (switches then count the pullers only) */
+  pid_t io_tid;       /* ZeroMQ's I/O thread (libzmq names it); 0: not found */
   double clock_s;     /* CPU time of one reading of a thread's CPU clock */
   node_clocks pulled; /* running totals of its pullers */
 } probe_node;
@@ -172,6 +175,7 @@ static double own_switches(void) {
 static void know_threads(probe_node *pn) {
   pthread_setname_np(pn->node->receiver, PROBE_RECEIVER_NAME);
   pn->receiver_tid = named_thread(PROBE_RECEIVER_NAME);
+  pn->io_tid = named_thread(PROBE_IO_THREAD_NAME);
   enum { READINGS = 2000 };
   double start = cpu_clock(CLOCK_THREAD_CPUTIME_ID), sink = 0;
   for (int i = 0; i < READINGS; i++) sink += cpu_clock(CLOCK_THREAD_CPUTIME_ID);
@@ -185,6 +189,7 @@ static void read_clocks(const probe_node *pn, node_clocks *out) {
   clockid_t id;
   out->receiver_cpu_s = pthread_getcpuclockid(pn->node->receiver, &id) == 0 ? cpu_clock(id) : 0;
   out->switches += thread_switches(pn->receiver_tid);
+  out->io_switches = thread_switches(pn->io_tid);
   ps_server_load l;
   ps_node_server_load(real_node_core(pn->node), &l);
   out->core_wakes = (double)l.wakeups;
@@ -197,7 +202,8 @@ static real_probe_node spent(const node_clocks *a, const node_clocks *b) {
                            .receiver_cpu_s = b->receiver_cpu_s - a->receiver_cpu_s,
                            .issue_cpu_s = b->issue_cpu_s - a->issue_cpu_s,
                            .send_cpu_s = b->send_cpu_s - a->send_cpu_s,
-                           .wakeups = core > 0 ? core : b->switches - a->switches};
+                           .wakeups = core > 0 ? core : b->switches - a->switches,
+                           .io_wakeups = b->io_switches - a->io_switches};
 }
 
 /* ------------------------------------------------------------- pulling */

@@ -336,6 +336,9 @@ typedef struct {
    * slept and woke: the core's count (ps_node_note_wakeup) when the backend
    * reports wake-ups, else those threads' voluntary context switches. */
   double wakeups;
+  /* Times ZeroMQ's I/O thread slept and woke (its voluntary context
+   * switches; 0 where the thread is not found by its name). */
+  double io_wakeups;
 } real_probe_node;
 
 /* Totals over a batch. */

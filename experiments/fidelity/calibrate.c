@@ -23,21 +23,19 @@
  * critical path; the thread that handles it m = per_message_s, plus p_k =
  * per_key_s per key and p_b = per_byte_s per byte; and a handling thread
  * that slept because nothing was waiting pays w = wakeup_s before it handles
- * the next, and an I/O thread that slept io_wakeup_s (the fit measures both
- * as w, the handling threads' and the I/O threads' share of it; an I/O
- * thread works beside the message, so its share's time on a lone round trip
- * is in L). With r the share of
- * messages that found their handler asleep (1 with one pull outstanding), a
+ * the next (w_t), and an I/O thread that slept io_wakeup_s (w_io; it works
+ * beside the message, so its wake-up's time on a lone round trip is in L).
+ * With r the share of messages that found their handler asleep (1 with one
+ * pull outstanding), q the I/O threads' wake-ups per message (both ends, as
+ * counted: their voluntary context switches; 2 r where not counted), a
  * remote pull of k keys, B bytes in request and reply (ps_msg_encoded_len),
  * costs
  *
- *   CPU of both processes   = 2 (m + s + 2 io + r w) + 2k p_k + B p_b
+ *   CPU of both processes   = 2 (m + s + 2 io + r w_t + q w_io) + 2k p_k + B p_b
  *   one outstanding, wall   = 2 L + B / W + 2 w_t + 2 m + 2k p_k + B p_b
  *
- * with w = w_t + w_io (the handling threads' wake-ups, wakeup_s, and both
- * ends' I/O threads', 2 io_wakeup_s), L and W the loopback's latency and
- * bandwidth (the sends are paid after the send, the I/O threads beside:
- * neither delays the round trip, and their wake-up's time is in L).
+ * with L and W the loopback's latency and bandwidth (the sends are paid
+ * after the send, the I/O threads beside: neither delays the round trip).
  *
  * The fit, every parameter from the figures:
  *   - p_k, p_b: a least-squares fit of the CPU per pull over the size grid
@@ -49,8 +47,8 @@
  *   - m and the pulling and receiving threads' share of w (w_t): their CPU per
  *     message (sending and handling) fitted on r: the line's slope is the
  *     share of w, its value at r = 0 is m + s + the key and byte terms;
- *   - io and the I/O threads' share of w (w_io): what the processes spent beyond
- *     those threads, per message, fitted on r: at r = 0 it is 2 io;
+ *   - io and w_io: what the processes spent beyond those threads, per
+ *     message, fitted on q: at q = 0 it is 2 io, its slope w_io;
  *   - L and W: a fit of the wall time per pull over the size grid on
  *     (1, 2k, B) gives 2 L + 2 w_t + 2 m, so L, and 1/W + p_b, so W: a lone
  *     round trip is reproduced, and every CPU second is charged somewhere.
@@ -332,6 +330,11 @@ typedef struct {
    * the pulling and receiving threads' CPU per message; the rest of the
    * processes' per message; the issuing calls' per pull. */
   double r[WINDOWS], app[WINDOWS], io[WINDOWS], send[WINDOWS];
+  /* Per window: the I/O threads' wake-ups per message (both ends), as
+   * counted (io_counted), else 2 r: both ends' I/O threads taken to wake
+   * whenever the reading threads do. */
+  double q[WINDOWS];
+  bool io_counted;
   double rtt_busy; /* the smallest pull's round trip with every core busy */
   double cores;
   double local_per_key, speed, initial_per_float;
@@ -339,7 +342,7 @@ typedef struct {
 
 /* The model's parameters (see the top). */
 typedef struct {
-  double per_msg, send, wakeup, wake_threads, wake_io, io_wake_end, io, per_key, per_byte;
+  double per_msg, send, wake_threads, io_wake_end, io, per_key, per_byte;
   double wake_wait;
   double latency, bandwidth, local_per_key, speed, initial_per_float;
 } fitted;
@@ -387,6 +390,10 @@ static double wakes(const exp_calib_sample *s) {
   return s->node[0].wakeups + s->node[1].wakeups;
 }
 
+static double io_wakes(const exp_calib_sample *s) {
+  return s->node[0].io_wakeups + s->node[1].io_wakeups;
+}
+
 /* Probe i's sample: the medians (round < 0) or its round-th last round. */
 static const exp_calib_sample *sample_of(const figure *figs, size_t i, int round) {
   const figure *f = &figs[i];
@@ -407,6 +414,7 @@ static void view(const figure *figs, int round, uint32_t cores, measured *m) {
     }
     if (i == 0 || probes[i].use == USE_WINDOW) { /* two messages a pull */
       m->r[w] = wakes(s) / 2;
+      m->q[w] = io_wakes(s) / 2;
       m->app[w] = app_cpu(s) / 2;
       m->io[w] = (s->cpu_s - app_cpu(s)) / 2;
       m->send[w++] = s->node[0].send_cpu_s + s->node[1].send_cpu_s;
@@ -418,6 +426,9 @@ static void view(const figure *figs, int round, uint32_t cores, measured *m) {
   }
   double r1 = m->r[0];
   for (size_t i = 0; i < WINDOWS; i++) m->r[i] = r1 > 0 ? m->r[i] / r1 : 0;
+  m->io_counted = m->q[0] > 0;
+  if (!m->io_counted)
+    for (size_t i = 0; i < WINDOWS; i++) m->q[i] = 2 * m->r[i];
 }
 /* Fits the model to m (see the top); coefficients set to 0, wake-ups
  * that did not change, a bandwidth that limits nothing are said in notes
@@ -433,7 +444,10 @@ static bool fit_model(const measured *m, cJSON *notes, fitted *f, char *err, siz
   double s0, s1, a0, a1, i0, i1;
   bool woke = fit_line(m->r, m->send, WINDOWS, CALIB_MIN_WAKE_RANGE, &s0, &s1);
   fit_line(m->r, m->app, WINDOWS, CALIB_MIN_WAKE_RANGE, &a0, &a1);
-  fit_line(m->r, m->io, WINDOWS, CALIB_MIN_WAKE_RANGE, &i0, &i1);
+  fit_line(m->q, m->io, WINDOWS, CALIB_MIN_WAKE_RANGE, &i0, &i1);
+  if (!m->io_counted)
+    note(notes, "ZeroMQ's I/O threads' wake-ups were not counted: taken to wake at both ends "
+                "whenever the reading threads do");
   if (!woke)
     note(notes, "the windows did not change the wake-ups per message (or none were counted): "
                 "wakeup_s is 0 and the other figures are the windows' means");
@@ -442,9 +456,7 @@ static bool fit_model(const measured *m, cJSON *notes, fitted *f, char *err, siz
   f->per_msg = at_least_zero(a0 - f->send - key_byte, "per_message_s", notes);
   f->wake_threads = at_least_zero(a1, "wakeup_threads_s", notes);
   f->io = at_least_zero(i0 / 2, "io_per_message_s", notes);
-  f->wake_io = at_least_zero(i1, "wakeup_io_s", notes);
-  f->wakeup = f->wake_threads + f->wake_io;
-  f->io_wake_end = f->wake_io / 2;
+  f->io_wake_end = at_least_zero(i1, "io_wakeup_s", notes);
   /* The I/O threads' wake-up is their own work in the simulator, beside the
    * message (io_wakeup_s): its time on a lone round trip is in the
    * latency, as the handling threads' wake-up is not. */
@@ -497,15 +509,18 @@ static void param_spreads(const figure *figs, const fitted *best, uint32_t cores
 /* ---------------------------------------------------------- the check */
 
 /* What the model says a batch costs per pull, given r, the share of its
- * messages that found their handler asleep (see the top). */
+ * messages that found their handler asleep, and q, its I/O threads'
+ * wake-ups per message (see the top). */
 typedef struct {
   double cpu_s, wall_s;
 } prediction;
 
-static prediction predict(const fitted *f, const exp_calib_batch *b, double r, uint32_t cores) {
+static prediction predict(const fitted *f, const exp_calib_batch *b, double r, double q,
+                          uint32_t cores) {
   double k = b->keys, bq = req_bytes(b), bp = reply_bytes(b), wake = r * f->wake_threads;
   double keys = 2 * k * f->per_key + (bq + bp) * f->per_byte;
-  double cpu = 2 * (f->per_msg + f->send + 2 * f->io + r * f->wakeup) + keys;
+  double cpu = 2 * (f->per_msg + f->send + 2 * f->io + r * f->wake_threads + q * f->io_wake_end) +
+               keys;
   double rtt = 2 * f->latency + (bq + bp) / f->bandwidth + 2 * wake + 2 * f->per_msg + keys;
   double req = f->per_msg + wake + k * f->per_key + bq * f->per_byte + f->send;
   double rep = f->per_msg + wake + k * f->per_key + bp * f->per_byte;
@@ -550,6 +565,7 @@ static cJSON *node_json(const exp_calib_node *n) {
   cJSON_AddNumberToObject(o, "issue_cpu_s", n->issue_cpu_s);
   cJSON_AddNumberToObject(o, "send_cpu_s", n->send_cpu_s);
   cJSON_AddNumberToObject(o, "wakeups", n->wakeups);
+  cJSON_AddNumberToObject(o, "io_wakeups", n->io_wakeups);
   return o;
 }
 
@@ -619,7 +635,8 @@ static cJSON *check(const figure *figs, const fitted *fit, uint32_t cores, FILE 
     if (probes[i].use != USE_CHECK) continue;
     const exp_calib_sample *s = &figs[i].med;
     double r = wake_share(figs, i);
-    prediction p = predict(fit, &probes[i].b, r, cores);
+    double q = io_wakes(&figs[0].med) > 0 ? io_wakes(s) / 2 : 2 * r;
+    prediction p = predict(fit, &probes[i].b, r, q, cores);
     cJSON *o = cJSON_CreateObject();
     add_batch(o, i);
     cJSON_AddNumberToObject(o, "wake_share", r);
@@ -758,7 +775,7 @@ static int real_pulls(void *ctx, const exp_calib_batch *b, exp_calib_sample *out
   for (int n = 0; n < 2; n++)
     out->node[n] = (exp_calib_node){s.node[n].process_cpu_s, s.node[n].receiver_cpu_s,
                                     s.node[n].issue_cpu_s, s.node[n].send_cpu_s,
-                                    s.node[n].wakeups};
+                                    s.node[n].wakeups, s.node[n].io_wakeups};
   return 0;
 }
 
