@@ -138,6 +138,14 @@ int real_coordinator_file_wait(const char *path, uint32_t run, double timeout_s,
 
 /* Monotonic seconds. */
 double real_clock(void);
+/* The thread of this process named `name` (its comm), by /proc/self/task;
+ * 0 if none. */
+pid_t real_named_thread(const char *name);
+/* Voluntary context switches of thread tid of this process: the times it
+ * blocked (0 if tid is 0 or unknown). */
+double real_thread_switches(pid_t tid);
+/* The name libzmq gives its I/O thread. */
+#define REAL_ZMQ_IO_THREAD "ZMQbg/IO/0"
 
 /* ---------------------------------------------------------------- node */
 

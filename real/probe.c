@@ -40,7 +40,6 @@
 #include "run/run.h"
 
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -58,7 +57,6 @@
 #define PROBE_KEYS 256u
 #define PROBE_TABLES (sizeof probe_lengths / sizeof probe_lengths[0])
 #define PROBE_RECEIVER_NAME "probe-receiver"
-#define PROBE_IO_THREAD_NAME "ZMQbg/IO/0" /* what libzmq names its I/O thread */
 
 static const uint32_t probe_lengths[] = {REAL_PROBE_LENGTHS};
 
@@ -130,39 +128,6 @@ static bool keys_at(uint32_t t, uint32_t home, uint32_t n, ps_key *out) {
 
 /* ------------------------------------------------------------- threads */
 
-/* The thread of this process named `name`, by /proc/self/task; 0 if none. */
-static pid_t named_thread(const char *name) {
-  DIR *d = opendir("/proc/self/task");
-  pid_t found = 0;
-  struct dirent *e;
-  while (d && !found && (e = readdir(d))) {
-    char path[64], comm[32] = "";
-    if (e->d_name[0] == '.') continue;
-    snprintf(path, sizeof path, "/proc/self/task/%.20s/comm", e->d_name);
-    FILE *f = fopen(path, "r");
-    if (!f) continue;
-    if (fgets(comm, sizeof comm, f) && strncmp(comm, name, strlen(name)) == 0 &&
-        (comm[strlen(name)] == '\n' || comm[strlen(name)] == '\0'))
-      found = (pid_t)atoi(e->d_name);
-    fclose(f);
-  }
-  if (d) closedir(d);
-  return found;
-}
-
-/* Voluntary context switches of thread tid of this process (0 if unknown). */
-static double thread_switches(pid_t tid) {
-  if (!tid) return 0;
-  char path[64], line[128];
-  snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)tid);
-  FILE *f = fopen(path, "r");
-  double n = 0;
-  while (f && fgets(line, sizeof line, f))
-    if (sscanf(line, "voluntary_ctxt_switches: %lf", &n) == 1) break;
-  if (f) fclose(f);
-  return n;
-}
-
 static double own_switches(void) {
   struct rusage ru;
   return getrusage(RUSAGE_THREAD, &ru) == 0 ? (double)ru.ru_nvcsw : 0;
@@ -174,8 +139,8 @@ static double own_switches(void) {
  * otherwise carry twice). */
 static void know_threads(probe_node *pn) {
   pthread_setname_np(pn->node->receiver, PROBE_RECEIVER_NAME);
-  pn->receiver_tid = named_thread(PROBE_RECEIVER_NAME);
-  pn->io_tid = named_thread(PROBE_IO_THREAD_NAME);
+  pn->receiver_tid = real_named_thread(PROBE_RECEIVER_NAME);
+  pn->io_tid = real_named_thread(REAL_ZMQ_IO_THREAD);
   enum { READINGS = 2000 };
   double start = cpu_clock(CLOCK_THREAD_CPUTIME_ID), sink = 0;
   for (int i = 0; i < READINGS; i++) sink += cpu_clock(CLOCK_THREAD_CPUTIME_ID);
@@ -188,8 +153,8 @@ static void read_clocks(const probe_node *pn, node_clocks *out) {
   out->process_cpu_s = cpu_clock(CLOCK_PROCESS_CPUTIME_ID);
   clockid_t id;
   out->receiver_cpu_s = pthread_getcpuclockid(pn->node->receiver, &id) == 0 ? cpu_clock(id) : 0;
-  out->switches += thread_switches(pn->receiver_tid);
-  out->io_switches = thread_switches(pn->io_tid);
+  out->switches += real_thread_switches(pn->receiver_tid);
+  out->io_switches = real_thread_switches(pn->io_tid);
   ps_server_load l;
   ps_node_server_load(real_node_core(pn->node), &l);
   out->core_wakes = (double)l.wakeups;

@@ -53,6 +53,8 @@ struct node_run {
   pthread_cond_t cond;
   uint32_t done, started; /* worker threads finished, started */
   double cpu_start;      /* the process's CPU time at the start release */
+  pid_t io_tid;          /* ZeroMQ's I/O thread (0: not found) */
+  double io_start;       /* its voluntary context switches then */
   char *err;
   size_t errlen;
 };
@@ -271,6 +273,7 @@ static char *node_report(node_run *s) {
   rep.throttled = atomic_load(&n->throttled);
   rep.throttle_s = 1e-9 * (double)atomic_load(&n->throttle_ns);
   rep.cpu_s = process_cpu_s() - s->cpu_start;
+  rep.io_wakeups = real_thread_switches(s->io_tid) - s->io_start;
   char *text = ok ? run_report_encode(&rep) : NULL;
   run_report_free(&rep);
   return text;
@@ -344,6 +347,8 @@ cJSON *real_run_go(node_run *s) {
   cJSON *metrics = NULL;
   if (start_node(s) == 0) {
     s->cpu_start = process_cpu_s(); /* from the start release on, as time_s */
+    s->io_tid = real_named_thread(REAL_ZMQ_IO_THREAD);
+    s->io_start = real_thread_switches(s->io_tid);
     if (a->started) a->started(a->hook_ctx);
     if (start_workers(s) != 0) real_fail_and_tell(s->node, "%s", err);
     join_workers(s);

@@ -71,6 +71,7 @@ struct run_totals {
   uint64_t handled, wakeups, queue_max;
   uint64_t queue_hist[PS_QUEUE_BUCKETS];
   double cpu_s;
+  double io_wakeups; /* the nodes' I/O threads', summed */
 };
 
 /* Stage k runs from the earliest start of its active workers to the latest
@@ -187,6 +188,7 @@ static void telemetry_totals(run_totals *t, const run_node_report *node) {
   if (l->queue_max > t->queue_max) t->queue_max = l->queue_max;
   for (int b = 0; b < PS_QUEUE_BUCKETS; b++) t->queue_hist[b] += l->queue_hist[b];
   t->cpu_s += node->cpu_s;
+  t->io_wakeups += node->io_wakeups;
 }
 
 static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
@@ -311,6 +313,7 @@ SCALAR_IF(v_queue_p50, t->handled,
 SCALAR_IF(v_queue_p99, t->handled,
           fmin(ps_queue_quantile(t->queue_hist, 0.99), (double)t->queue_max))
 SCALAR_IF(v_per_wakeup, t->wakeups, (double)t->handled / (double)t->wakeups)
+SCALAR_IF(v_per_io_wakeup, t->io_wakeups > 0, (double)t->handled / t->io_wakeups)
 SCALAR(v_cpu, t->cpu_s)
 SCALAR_IF(v_cpu_per_message, t->nodes.messages_sent, t->cpu_s / (double)t->nodes.messages_sent)
 static size_t v_gap_hist(const run_totals *t, const double **out) {
@@ -666,6 +669,12 @@ static const run_metric table[] = {
      "nodes): 1 when every message finds its node idle, more when messages come in bursts "
      "or queue.", "when the backend counted wake-ups", MEAN, false, 0, v_per_wakeup, NULL,
      NULL},
+    {"messages_per_io_wakeup", "", "messages per I/O wake-up",
+     "Messages the nodes handled, divided by the times their I/O threads (ZeroMQ's; the "
+     "simulator's I/O actors) had nothing to do, slept and woke (summed over the nodes): "
+     "how much the I/O threads batch, which the thread they pass messages to does not "
+     "show.", "when the backend has I/O threads (the simulator: with placement)", MEAN, false,
+     0, v_per_io_wakeup, NULL, NULL},
     {"cpu_s", "s", "CPU time",
      "CPU seconds spent by all nodes over the run. Real backend: each node process's CPU "
      "time (user and system, every thread: workers, the reading thread, ZeroMQ's I/O "

@@ -237,6 +237,7 @@ char *run_report_encode(const run_node_report *r) {
   if (!ok) cJSON_Delete(stats);
   ok = ok && put(o, "owned_sum", r->owned_sum) && put(o, "in_transfer", (double)r->in_transfer) &&
        put(o, "dropped", (double)r->dropped) && put(o, "cpu_s", r->cpu_s) &&
+       put(o, "io_wakeups", r->io_wakeups) &&
        load_to_json(o, r);
   cJSON *throttle = ok && r->throttling ? cJSON_AddArrayToObject(o, "throttle") : NULL;
   if (ok && r->throttling) /* [messages, seconds], a straggler's only */
@@ -487,6 +488,7 @@ int run_report_decode(const char *text, size_t len, run_node_report *r, char *er
   r->in_transfer = count(&rd, o, "report", "in_transfer");
   r->dropped = count(&rd, o, "report", "dropped");
   r->cpu_s = num(&rd, o, "report", "cpu_s");
+  r->io_wakeups = num(&rd, o, "report", "io_wakeups");
   load_from_json(&rd, o, r);
   throttle_from_json(&rd, o, r);
   r->n_workers = (uint32_t)cJSON_GetArraySize(workers);

@@ -319,6 +319,10 @@ typedef struct {
    * (the real backend: its process's CPU time; the simulator: its actors'
    * cost-model charges and flops at the host's speed). */
   double cpu_s;
+  /* Times the node's I/O thread had nothing to do, slept and woke: the real
+   * backend's ZeroMQ I/O thread's voluntary context switches, the
+   * simulator's I/O actor's (0 where it has none: without placement). */
+  double io_wakeups;
   /* The real backend's straggler emulation (real/throttle.c), left 0 like
    * dropped: whether the node is a straggler, the data messages its
    * throttle delayed and the seconds it added. */

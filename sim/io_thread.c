@@ -56,6 +56,7 @@ static void io_main(sim_node *n) {
       sg_cond_wait(io->cond, io->mutex);
     }
     io->waiting = false;
+    if (slept) io->wakeups++;
     double batch = io->owed + (slept ? n->run->cost.io_wakeup_s : 0);
     io->owed = 0;
     io->pending = 0;

@@ -366,6 +366,7 @@ static cJSON *collect_metrics(sim_setup *s) {
     sim_node *n = &run->nodes[i];
     ok = run_report_make(&reports[i], n->core, n->num_workers, homed) == PS_OK;
     if (ok) reports[i].cpu_s = run->cpu_s[i];
+    if (ok) reports[i].io_wakeups = (double)n->io.wakeups;
     for (uint32_t k = 0; ok && k < n->num_workers; k++)
       ok = run_report_worker(&reports[i], &n->workers[k].rw) == PS_OK;
   }

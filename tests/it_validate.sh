@@ -113,12 +113,13 @@ has "validate: spec as run" "$V/sim/spec.json" '"backend":	"sim"'
 
 # validate.jsonl: per run (4) and per sweep point (2), each of the five
 # metrics both backends report (zipf has no real math: no quality, loss or
-# time to quality to compare) and the telemetry both report (8 of its 9:
+# time to quality to compare) and the telemetry both report (8 of its 10:
 # messages_per_wakeup only where the simulator counts its server's
-# wake-ups); then a largest gap per point; then the ranking of the two
+# wake-ups, messages_per_io_wakeup only where it has I/O actors); then a largest gap per point; then the ranking of the two
 # policies.
 J="$V/validate.jsonl"
-M=$((5 + 8 + $(grep -c '"messages_per_wakeup"' "$V/sim/runs.jsonl" | awk '{print ($1 > 0)}')))
+M=$((5 + 8 + $(grep -c '"messages_per_wakeup"' "$V/sim/runs.jsonl" | awk '{print ($1 > 0)}') +
+  $(grep -c '"messages_per_io_wakeup"' "$V/sim/runs.jsonl" | awk '{print ($1 > 0)}')))
 [ "$(grep -c '"kind":"run"' "$J")" -eq $((4 * M)) ] || fail "validate: $(grep -c '"kind":"run"' "$J") run records, expected 4 runs x $M metrics"
 [ "$(grep -c '"kind":"point"' "$J")" -eq $((2 * M)) ] || fail "validate: $(grep -c '"kind":"point"' "$J") point records, expected 2 points x $M metrics"
 [ "$(grep -c '"kind":"gap"' "$J")" -eq 2 ] || fail "validate: $(grep -c '"kind":"gap"' "$J") gap records, expected 2 points"

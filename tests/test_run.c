@@ -384,6 +384,8 @@ static void test_telemetry_metrics(void) {
   r[1].load.queue_hist[0] = 4;
   r[0].cpu_s = 0.3;
   r[1].cpu_s = 0.1;
+  r[0].io_wakeups = 3;
+  r[1].io_wakeups = 1;
   run_node_report back[2];
   for (int k = 0; k < 2; k++) {
     char *text = run_report_encode(&r[k]);
@@ -391,6 +393,7 @@ static void test_telemetry_metrics(void) {
     CU_ASSERT_EQUAL_FATAL(run_report_decode(text, strlen(text), &back[k], err, sizeof err), 0);
     CU_ASSERT_EQUAL(memcmp(&back[k].load, &r[k].load, sizeof back[k].load), 0);
     CU_ASSERT_EQUAL(back[k].cpu_s, r[k].cpu_s);
+    CU_ASSERT_EQUAL(back[k].io_wakeups, r[k].io_wakeups);
     free(text);
   }
   char err[128];
@@ -402,6 +405,7 @@ static void test_telemetry_metrics(void) {
   CU_ASSERT_EQUAL(metric(m, "queue_p50"), 0);      /* 7 of the 10 found none waiting */
   CU_ASSERT_EQUAL(metric(m, "queue_p99"), 300);    /* 511, the bucket's top, cut at the max */
   CU_ASSERT_EQUAL(metric(m, "messages_per_wakeup"), 2.5);
+  CU_ASSERT_EQUAL(metric(m, "messages_per_io_wakeup"), 2.5); /* 10 handled, 4 I/O wake-ups */
   CU_ASSERT_DOUBLE_EQUAL(metric(m, "cpu_s"), 0.4, 1e-15);
   CU_ASSERT_DOUBLE_EQUAL(metric(m, "cpu_per_message_s"), 0.04, 1e-15);
   cJSON_Delete(m);
@@ -414,7 +418,8 @@ static void test_telemetry_metrics(void) {
   m = run_metrics(r, 2, 2.0, NULL, err, sizeof err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   const char *absent[] = {"rt_p50_s", "rt_p99_s", "queue_p50", "queue_p99",
-                          "messages_per_wakeup", "cpu_per_message_s"};
+                          "messages_per_wakeup", "messages_per_io_wakeup",
+                          "cpu_per_message_s"};
   for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
     CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, absent[i]));
   CU_ASSERT_EQUAL(metric(m, "utilization"), 0);

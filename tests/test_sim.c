@@ -959,6 +959,7 @@ static void test_io_thread_cost(void) {
   cJSON *w = run(&r);
   CU_ASSERT_PTR_NOT_NULL_FATAL(w);
   CU_ASSERT_DOUBLE_EQUAL(num(w, "time_s") - base, 20 * 2 * wake, base * 1e-9);
+  CU_ASSERT_EQUAL(num(w, "messages_per_io_wakeup"), 1); /* 40 handled, 40 wake-ups */
   cJSON_Delete(w);
 }
 
