@@ -1334,6 +1334,45 @@ static void test_runner_progress_on_a_terminal(void) {
  * runs.jsonl holds NaN) draw a marker where their point would be: on lines,
  * on bars, on quality against time; a plot of only diverged runs is drawn
  * rather than refused. */
+/* The quality axis and the title name the workload's measure and say which
+ * way is better; runs of two measures keep the metric's words. */
+static void test_script_quality_named_by_its_workload(void) {
+  static const struct { const char *w1, *w2, *ylabel, *title; } cases[] = {
+      {"{'type': 'mf', 'lr': 0.1}", "{'type': 'mf', 'lr': 0.2}", "RMSE (lower is better)",
+       "exp: RMSE by workload.lr"},
+      {"{'type': 'kge', 'lr': 0.1, 'quality': 'hits10'}", "{'type': 'kge', 'lr': 0.2, 'quality': 'hits10'}",
+       "Hits@10 (higher is better)", "exp: Hits@10 by workload.lr"},
+      {"{'type': 'mf', 'lr': 0.1}", "{'type': 'dnn', 'lr': 0.2}", "quality",
+       "exp: quality by workload.lr"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    cJSON *records = cJSON_CreateArray();
+    const char *w[] = {cases[c].w1, cases[c].w2};
+    for (uint32_t i = 0; i < 2; i++) {
+      char sweep[64], config[128];
+      snprintf(sweep, sizeof sweep, "{'workload.lr': %g}", 0.1 * (i + 1));
+      snprintf(config, sizeof config, "{'workload': %s}", w[i]);
+      cJSON_AddItemToArray(records, record(i + 1, 0, sweep, config,
+                                           "{'quality': 0.8, 'epoch_end_s': [1], "
+                                           "'epoch_quality': [0.8]}", NULL));
+    }
+    char err[256], want[160];
+    const char *plots[] = {"[{'name': 'q', 'x': 'workload.lr', 'y': 'quality'}]",
+                           "[{'name': 'q', 'kind': 'quality_vs_time', 'series': 'workload.lr'}]"};
+    for (size_t k = 0; k < 2; k++) {
+      char *s = script_for(plots[k], records, err, sizeof err);
+      CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+      snprintf(want, sizeof want, "set ylabel \"%s\"\n", cases[c].ylabel);
+      CU_ASSERT_TRUE(unit_contains(s, want));
+      if (!unit_contains(s, want)) fprintf(stderr, "\n%s\n", s);
+      snprintf(want, sizeof want, "set title \"%s\"\n", cases[c].title);
+      CU_ASSERT_TRUE(k == 1 || unit_contains(s, want));
+      free(s);
+    }
+    cJSON_Delete(records);
+  }
+}
+
 static void test_script_marks_diverged_runs(void) {
   cJSON *records = cJSON_CreateArray();
   cJSON_AddItemToArray(records, record(1, 0, "{'workload.lr': 0.1}",
@@ -1457,4 +1496,5 @@ PSLAB_SUITE("results",
             {"runner goes on after a failure and a crash", test_runner_goes_on_after_failures},
             {"runner progress on a terminal", test_runner_progress_on_a_terminal},
             {"script: diverged runs marked", test_script_marks_diverged_runs},
+            {"script: quality named by its workload", test_script_quality_named_by_its_workload},
             {"runner: a diverging spec says so", test_runner_diverged_spec})

@@ -401,6 +401,7 @@ char *exp_plot_script(const exp_plot *p, const char *experiment,
     return NULL;
   }
   exp_plot_axis_make(&ya, p->per_server ? "keys served per second" : p->y, y_extent(&d));
+  exp_plot_axis_quality(&ya, p->y, records);
   exp_plot_axis_make(&xa, d.numeric ? p->x : d.x_title ? d.x_title : p->x, x_extent(&d));
   bool intervals = has_intervals(&d);
   exp_buf b = {0};

@@ -111,6 +111,10 @@ typedef struct {
  * shown (NaN or 0: the metric's own unit); anything else (a config path) is
  * labelled by its name, scale 1. */
 void exp_plot_axis_make(exp_plot_axis *a, const char *name, double max_abs);
+/* A held-out quality's axis (exp_is_quality_metric) named by the measure
+ * the records' workloads share: "RMSE (lower is better)", words "RMSE";
+ * any other axis, or records of no one measure, as it was. */
+void exp_plot_axis_quality(exp_plot_axis *a, const char *metric, const cJSON *records);
 
 /* A plot's canvas and, for a bar chart, its category labels
  * (plot_layout.c). */
