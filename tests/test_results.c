@@ -1334,6 +1334,58 @@ static void test_runner_progress_on_a_terminal(void) {
  * runs.jsonl holds NaN) draw a marker where their point would be: on lines,
  * on bars, on quality against time; a plot of only diverged runs is drawn
  * rather than refused. */
+/* The two ends of the script's `set yrange [lo:hi]`; false without one. */
+static bool yrange_of(const char *s, double *lo, double *hi) {
+  const char *at = strstr(s, "set yrange [");
+  if (!at) return false;
+  char *end;
+  *lo = strtod(at + 12, &end);
+  if (*end != ':') return false;
+  *hi = strtod(end + 1, &end);
+  return *end == ']';
+}
+
+/* A quality or a loss is drawn on a y axis from its data with a margin of
+ * 5% of their span each side (0 only when the margin would cross it; one
+ * value gets a tenth of itself around it); a time keeps its axis from 0. */
+static void test_script_quality_axis_from_the_data(void) {
+  static const struct { const char *y; double a, b, lo, hi; } cases[] = {
+      {"quality", 0.773, 0.788, 0.77225, 0.78875},
+      {"epoch_quality", 0.773, 0.788, 0.77225, 0.78875},
+      {"loss", 0.01, 1, 0, 1.0495},     /* the margin would cross 0 */
+      {"quality", 0.8, 0.8, 0.796, 0.804}, /* one value */
+      {"quality", -0.2, 0.4, -0.23, 0.43}, /* rho may be negative */
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    cJSON *records = cJSON_CreateArray();
+    double ys[] = {cases[c].a, cases[c].b};
+    for (uint32_t i = 0; i < 2; i++) {
+      char sweep[64], config[96], metrics[160];
+      snprintf(sweep, sizeof sweep, "{'workload.lr': %u}", i + 1);
+      snprintf(config, sizeof config, "{'workload': {'type': 'mf', 'lr': %u}}", i + 1);
+      snprintf(metrics, sizeof metrics, "{'time_s': %u, 'quality': %g, 'loss': %g, "
+               "'epoch_end_s': [1], 'epoch_quality': [%g]}", i + 1, ys[i], ys[i], ys[i]);
+      cJSON_AddItemToArray(records, record(i + 1, 0, sweep, config, metrics, NULL));
+    }
+    char plot[160], err[256];
+    snprintf(plot, sizeof plot, strcmp(cases[c].y, "epoch_quality") == 0
+                 ? "[{'name': 'q', 'kind': 'quality_vs_time', 'series': 'workload.lr'}]"
+                 : "[{'name': 'q', 'x': 'workload.lr', 'y': '%s'}]", cases[c].y);
+    char *s = script_for(plot, records, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    double lo = NAN, hi = NAN;
+    CU_ASSERT_TRUE(yrange_of(s, &lo, &hi));
+    CU_ASSERT_DOUBLE_EQUAL(lo, cases[c].lo, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(hi, cases[c].hi, 1e-9);
+    CU_ASSERT_FALSE(unit_contains(s, "[0:*]"));
+    free(s);
+    s = script_for("[{'name': 't', 'x': 'workload.lr', 'y': 'time_s'}]", records, err, sizeof err);
+    CU_ASSERT_TRUE(s && unit_contains(s, "set yrange [0:*]\n"));
+    free(s);
+    cJSON_Delete(records);
+  }
+}
+
 /* The quality axis and the title name the workload's measure and say which
  * way is better; runs of two measures keep the metric's words. */
 static void test_script_quality_named_by_its_workload(void) {
@@ -1390,15 +1442,17 @@ static void test_script_marks_diverged_runs(void) {
   CU_ASSERT_EQUAL(cJSON_GetObjectItem(cJSON_GetArrayItem(records, 1), "diverged_epoch")->valuedouble, 2);
   CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(cJSON_GetArrayItem(records, 0), "diverged_epoch"));
   static const struct { const char *plots, *row; } cases[] = {
-      /* lines: at x 100, above the highest point (0.9 * 1.08) */
+      /* lines: at x 100, above the highest point (0.9, and a range around
+       * one value of a tenth of it: 0.9 + 0.08 * 0.09) */
       {"[{'name': 'q', 'x': 'workload.lr', 'y': 'quality'}]",
-       "$diverged << EOD\n100 0.97200000000000009 \"diverged @ epoch 2\" 1\nEOD\n"},
+       "$diverged << EOD\n100 0.9072 \"diverged @ epoch 2\" 1\nEOD\n"},
       /* bars: the second of two bars in cluster 0 */
       {"[{'name': 'q', 'x': 'workload.type', 'y': 'quality', 'series': 'workload.lr'}]",
-       "$diverged << EOD\n0.16666666666666666 0.97200000000000009 \"epoch 2\" 2\n"},
-      /* per epoch: at the end of the epoch it diverged in, 1.2 * 1.08 */
+       "$diverged << EOD\n0.16666666666666666 0.9072 \"epoch 2\" 2\n"},
+      /* per epoch: at the end of the epoch it diverged in, above 1.5 (the
+       * data span 0.9 to 1.5: 1.5 + 0.08 * 0.6) */
       {"[{'name': 'q', 'kind': 'quality_vs_time'}]",
-       "$diverged << EOD\n2 1.62 \"epoch 2\" 2\n"},
+       "$diverged << EOD\n2 1.548 \"epoch 2\" 2\n"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char err[256];
@@ -1497,4 +1551,5 @@ PSLAB_SUITE("results",
             {"runner progress on a terminal", test_runner_progress_on_a_terminal},
             {"script: diverged runs marked", test_script_marks_diverged_runs},
             {"script: quality named by its workload", test_script_quality_named_by_its_workload},
+            {"script: a quality's y axis from its data", test_script_quality_axis_from_the_data},
             {"runner: a diverging spec says so", test_runner_diverged_spec})

@@ -71,6 +71,51 @@ static double x_extent(const exp_plot_data *d) {
   return max;
 }
 
+/* The y axis: from 0 (times, counts, shares), or, for a quality or a loss,
+ * from the data with a margin each side, since what tells their points
+ * apart is in the last digits (RMSE 0.773 against 0.788); 0 then only when
+ * the margin would cross it. top: where the markers of diverged runs sit,
+ * a little above the highest point, so that the axis ends there. */
+typedef struct {
+  bool fit;      /* the range is [lo, hi], from the data */
+  double lo, hi; /* in the metric's unit */
+  double top;
+} y_range;
+
+static bool fits_data(const exp_plot *p) {
+  return !p->logy && !p->per_server &&
+         (exp_is_quality_metric(p->y) || strcmp(p->y, "loss") == 0 ||
+          strcmp(p->y, "epoch_loss") == 0);
+}
+
+/* The lowest and highest y shown, error bars included; false for none. */
+static bool y_bounds(const exp_plot_data *d, double *lo, double *hi) {
+  *lo = INFINITY;
+  *hi = -INFINITY;
+  for (size_t i = 0; i < d->n_cells; i++) {
+    double y = exp_plot_cell_y(d, &d->cells[i]), ci = exp_plot_cell_ci95(d, &d->cells[i]);
+    if (!isfinite(y)) continue;
+    if (!isfinite(ci)) ci = 0;
+    *lo = fmin(*lo, y - ci);
+    *hi = fmax(*hi, y + ci);
+  }
+  return *lo <= *hi;
+}
+
+static y_range y_range_of(const exp_plot_data *d, const exp_plot *p) {
+  double most = y_extent(d), lo, hi;
+  y_range r = {.top = most > 0 ? most * (p->logy ? 1.5 : 1.08) : 1};
+  if (!fits_data(p) || !y_bounds(d, &lo, &hi)) return r;
+  double span = hi - lo;
+  if (!(span > 0)) span = fabs(hi) > 0 ? fabs(hi) / 10 : 1; /* one value: a range around it */
+  r.fit = true;
+  r.top = hi + 0.08 * span;
+  r.lo = lo - 0.05 * span;
+  r.hi = (d->n_diverged ? r.top : hi) + 0.05 * span;
+  if (lo >= 0 && r.lo < 0) r.lo = 0;
+  return r;
+}
+
 /* Whether some point has an interval to draw (error bars). */
 static bool has_intervals(const exp_plot_data *d) {
   for (size_t i = 0; i < d->n_cells; i++)
@@ -165,7 +210,8 @@ void exp_gp_begin(exp_buf *b, const char *name, int width, int height) {
 
 static void script_header(exp_buf *b, const exp_plot *p, const char *experiment,
                           const exp_plot_data *d, const exp_plot_axis *xa,
-                          const exp_plot_axis *ya, const exp_plot_layout *l) {
+                          const exp_plot_axis *ya, const exp_plot_layout *l,
+                          const y_range *yr) {
   exp_gp_begin(b, p->name, l->width, l->height);
   script_title(b, p, experiment, xa, ya);
   exp_buf_puts(b, "set xlabel ");
@@ -182,7 +228,16 @@ static void script_header(exp_buf *b, const exp_plot *p, const char *experiment,
   }
   exp_buf_puts(b, d->numeric ? "\nset grid\n" : "\nset grid ytics\n");
   script_key(b, d);
-  if (!p->logy) exp_buf_puts(b, "set yrange [0:*]\n");
+  if (yr->fit) {
+    exp_buf_puts(b, "# y from the data with a margin, not from 0: a quality or a loss\n"
+                    "set yrange [");
+    exp_gp_number(b, yr->lo * ya->scale);
+    exp_buf_puts(b, ":");
+    exp_gp_number(b, yr->hi * ya->scale);
+    exp_buf_puts(b, "]\n");
+  } else if (!p->logy) {
+    exp_buf_puts(b, "set yrange [0:*]\n");
+  }
   if (p->logx && d->numeric) exp_buf_puts(b, "set logscale x\n");
   if (p->logx && !d->numeric) exp_buf_puts(b, "# logx ignored: x is not numeric\n");
   if (p->logy) exp_buf_puts(b, "set logscale y\n");
@@ -254,9 +309,7 @@ static bool series_drawn(const exp_plot_data *d, size_t s) {
  * chart x is the middle of the marker's bar within its cluster. In
  * order of x (plot_data.c sorts them). With
  * several series the colour tells whose, and the label only when. */
-static void script_diverged_data(exp_buf *b, const exp_plot_data *d, const exp_plot *p) {
-  double top = y_extent(d);
-  top = top > 0 ? top * (p->logy ? 1.5 : 1.08) : 1;
+static void script_diverged_data(exp_buf *b, const exp_plot_data *d, double top) {
   exp_buf_puts(b, "$diverged << EOD\n");
   for (size_t i = 0; i < d->n_diverged; i++) {
     const exp_plot_marker *m = &d->diverged[i];
@@ -291,7 +344,7 @@ static void script_diverged_plot(exp_buf *b, const exp_plot_data *d, const char 
 }
 
 static void script_lines(exp_buf *b, exp_plot_data *d, const exp_plot *p,
-                         double xscale, bool intervals) {
+                         double xscale, bool intervals, double top) {
   qsort(d->cells, d->n_cells, sizeof *d->cells, by_series_then_x);
   if (p->logx)
     script_log_x_tics(b, d, xscale);
@@ -308,7 +361,7 @@ static void script_lines(exp_buf *b, exp_plot_data *d, const exp_plot *p,
     }
     exp_buf_puts(b, "EOD\n");
   }
-  if (d->n_diverged) script_diverged_data(b, d, p);
+  if (d->n_diverged) script_diverged_data(b, d, top);
   exp_buf_puts(b, "plot ");
   const char *sep = "";
   for (size_t s = 0; s < d->n_series; s++) {
@@ -352,8 +405,8 @@ static void script_bar_tics(exp_buf *b, const exp_plot_layout *l) {
   exp_buf_printf(b, ")\nset xrange [-0.5:%zu.5]\n", l->n_ticks ? l->n_ticks - 1 : 0);
 }
 
-static void script_bars(exp_buf *b, const exp_plot_data *d, const exp_plot *p,
-                        const exp_plot_layout *l, bool intervals) {
+static void script_bars(exp_buf *b, const exp_plot_data *d, const exp_plot_layout *l,
+                        bool intervals, double top) {
   exp_buf_puts(b, "$data << EOD\n");
   for (size_t c = 0; c < d->n_cats; c++) {
     gp_data_label(b, d->cats[c]);
@@ -364,7 +417,7 @@ static void script_bars(exp_buf *b, const exp_plot_data *d, const exp_plot *p,
                     "set style fill solid 0.85 border -1\n",
                  intervals ? "errorbars linewidth 1" : "clustered");
   script_bar_tics(b, l);
-  if (d->n_diverged) script_diverged_data(b, d, p);
+  if (d->n_diverged) script_diverged_data(b, d, top);
   exp_buf_puts(b, "plot ");
   for (size_t s = 0; s < d->n_series; s++) {
     size_t y = 2 + 3 * s;
@@ -404,14 +457,15 @@ char *exp_plot_script(const exp_plot *p, const char *experiment,
   exp_plot_axis_quality(&ya, p->y, records);
   exp_plot_axis_make(&xa, d.numeric ? p->x : d.x_title ? d.x_title : p->x, x_extent(&d));
   bool intervals = has_intervals(&d);
+  y_range yr = y_range_of(&d, p);
   exp_buf b = {0};
   if (exp_plot_layout_make(&l, &d)) {
     script_comment(&b, p, experiment, &d, &ya);
-    script_header(&b, p, experiment, &d, &xa, &ya, &l);
+    script_header(&b, p, experiment, &d, &xa, &ya, &l, &yr);
     if (d.numeric)
-      script_lines(&b, &d, p, xa.scale, intervals);
+      script_lines(&b, &d, p, xa.scale, intervals, yr.top);
     else
-      script_bars(&b, &d, p, &l, intervals);
+      script_bars(&b, &d, &l, intervals, yr.top);
     exp_gp_png(&b, p->name, l.width, l.height);
   } else {
     b.failed = true;
