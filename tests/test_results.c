@@ -1425,6 +1425,47 @@ static void test_script_quality_named_by_its_workload(void) {
   }
 }
 
+/* Quality against training time ends where the runs ended: a dotted line
+ * from each line's last epoch to its runs' time_s and final quality (the
+ * mean over repeats), so that it reaches the time a plot of time_s shows;
+ * not for a diverged run, nor when x is not the training time. */
+static void test_script_quality_vs_time_reaches_the_end(void) {
+  cJSON *records = cJSON_CreateArray();
+  static const struct { int repeat; double t0, t1, q0, q1, end; } rows[] = {
+      {0, 1, 2, 0.5, 0.25, 3}, {1, 3, 4, 0.5, 0.75, 5}};
+  for (size_t i = 0; i < 2; i++) {
+    char metrics[192];
+    snprintf(metrics, sizeof metrics, "{'time_s': %g, 'quality': %g, 'epoch_end_s': [%g, %g], "
+             "'epoch_quality': [%g, %g], 'epoch_time_s': [1, 1]}", rows[i].end, rows[i].q1,
+             rows[i].t0, rows[i].t1, rows[i].q0, rows[i].q1);
+    cJSON_AddItemToArray(records, record((uint32_t)i + 1, (uint32_t)rows[i].repeat,
+                                         "{'policy.type': 'static'}",
+                                         "{'policy': {'type': 'static'}}", metrics, NULL));
+  }
+  cJSON_AddItemToArray(records, record(3, 0, "{'policy.type': 'psld'}", "{'policy': {'type': 'psld'}}",
+                                       "{'time_s': 7, 'quality': null, 'epoch_end_s': [1, 2], "
+                                       "'epoch_quality': [0.5, null]}", NULL));
+  char err[256];
+  char *s = script_for("[{'name': 'q', 'kind': 'quality_vs_time'}]", records, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  /* static: last epoch at mean time 3, quality 0.5; its runs ended at mean
+   * time 4 with mean quality 0.5. psld diverged: no end. */
+  CU_ASSERT_TRUE(unit_contains(s, "$ends << EOD\n3 0.5 4 0.5 1\nEOD\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "$ends using ($3*xscale):($4*yscale):5 with points pointtype 6 "
+                                  "linecolor variable title \"the run's end (time_s, evaluation "
+                                  "included)\""));
+  CU_ASSERT_TRUE(unit_contains(s, "with vectors nohead dashtype 3"));
+  CU_ASSERT_FALSE(unit_contains(s, "unset key"));
+  if (!unit_contains(s, "$ends << EOD\n3 0.5 4 0.5 1\n")) fprintf(stderr, "\n%s\n", s);
+  free(s);
+  /* Another x or y: no end. */
+  s = script_for("[{'name': 'q', 'kind': 'quality_vs_time', 'y': 'epoch_time_s'}]", records, err,
+                 sizeof err);
+  CU_ASSERT_TRUE(s && !unit_contains(s, "$ends"));
+  free(s);
+  cJSON_Delete(records);
+}
+
 static void test_script_marks_diverged_runs(void) {
   cJSON *records = cJSON_CreateArray();
   cJSON_AddItemToArray(records, record(1, 0, "{'workload.lr': 0.1}",
@@ -1552,4 +1593,5 @@ PSLAB_SUITE("results",
             {"script: diverged runs marked", test_script_marks_diverged_runs},
             {"script: quality named by its workload", test_script_quality_named_by_its_workload},
             {"script: a quality's y axis from its data", test_script_quality_axis_from_the_data},
+            {"script: quality against time reaches the run's end", test_script_quality_vs_time_reaches_the_end},
             {"runner: a diverging spec says so", test_runner_diverged_spec})

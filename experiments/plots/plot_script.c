@@ -55,9 +55,10 @@ void exp_gp_number(exp_buf *b, double v) {
 /* The largest |y| shown, error bars included, and the largest |x|. */
 static double y_extent(const exp_plot_data *d) {
   double max = 0;
-  for (size_t i = 0; i < d->n_cells; i++) {
-    double y = fabs(exp_plot_cell_y(d, &d->cells[i]));
-    double ci = exp_plot_cell_ci95(d, &d->cells[i]);
+  for (size_t i = 0; i < d->n_cells + d->n_ends; i++) {
+    const exp_plot_cell *c = i < d->n_cells ? &d->cells[i] : &d->ends[i - d->n_cells];
+    double y = fabs(exp_plot_cell_y(d, c));
+    double ci = exp_plot_cell_ci95(d, c);
     if (isfinite(ci)) y += ci;
     if (isfinite(y) && y > max) max = y;
   }
@@ -68,6 +69,8 @@ static double x_extent(const exp_plot_data *d) {
   double max = 0;
   for (size_t i = 0; d->numeric && i < d->n_cells; i++)
     if (fabs(d->cells[i].x) > max) max = fabs(d->cells[i].x);
+  for (size_t i = 0; i < d->n_ends; i++)
+    if (fabs(d->ends[i].x) > max) max = fabs(d->ends[i].x);
   return max;
 }
 
@@ -92,8 +95,9 @@ static bool fits_data(const exp_plot *p) {
 static bool y_bounds(const exp_plot_data *d, double *lo, double *hi) {
   *lo = INFINITY;
   *hi = -INFINITY;
-  for (size_t i = 0; i < d->n_cells; i++) {
-    double y = exp_plot_cell_y(d, &d->cells[i]), ci = exp_plot_cell_ci95(d, &d->cells[i]);
+  for (size_t i = 0; i < d->n_cells + d->n_ends; i++) {
+    const exp_plot_cell *c = i < d->n_cells ? &d->cells[i] : &d->ends[i - d->n_cells];
+    double y = exp_plot_cell_y(d, c), ci = exp_plot_cell_ci95(d, c);
     if (!isfinite(y)) continue;
     if (!isfinite(ci)) ci = 0;
     *lo = fmin(*lo, y - ci);
@@ -152,6 +156,10 @@ static void script_comment(exp_buf *b, const exp_plot *p, const char *experiment
     exp_buf_puts(b, "# $diverged: a row per place where runs diverged (their loss or quality "
                     "became\n# NaN or infinite, so y has no value): x, a y at the top of the "
                     "axis, a label.\n");
+  if (d->n_ends)
+    exp_buf_puts(b, "# $ends: a row per line: its last epoch's x and y, then where its runs "
+                    "ended: time_s\n# (evaluation and the run's end included) and the final "
+                    "y, and the line type.\n");
   exp_buf_printf(b, "#   runs  how many runs gave a value\n# The y axis shows y * "
                     "yscale (%s).%s\n", ya->label,
                  d->numeric ? "" : " The x axis shows the labels of `set xtics`, "
@@ -177,7 +185,7 @@ static void script_title(exp_buf *b, const exp_plot *p, const char *experiment,
  * apart from x's label so that the two do not read as one; none for one
  * series. */
 static void script_key(exp_buf *b, const exp_plot_data *d) {
-  if (d->n_series < 2 && !d->n_diverged) {
+  if (d->n_series < 2 && !d->n_diverged && !d->n_ends) {
     exp_buf_puts(b, "unset key\n");
     return;
   }
@@ -329,6 +337,37 @@ static void script_diverged_data(exp_buf *b, const exp_plot_data *d, double top)
   exp_buf_puts(b, "EOD\n");
 }
 
+/* Each line's end (exp_plot_data.ends) as a block $ends: from the line's
+ * last point (cells sorted by series, then x) to the end, and its series'
+ * line type. */
+static void script_ends_data(exp_buf *b, const exp_plot_data *d) {
+  exp_buf_puts(b, "$ends << EOD\n");
+  for (size_t i = 0; i < d->n_ends; i++) {
+    const exp_plot_cell *e = &d->ends[i], *last = NULL;
+    for (size_t k = 0; k < d->n_cells; k++)
+      if (d->cells[k].series == e->series) last = &d->cells[k];
+    if (!last) continue;
+    double v[] = {last->x, exp_plot_cell_y(d, last), e->x, exp_plot_cell_y(d, e)};
+    for (size_t k = 0; k < 4; k++) {
+      exp_gp_number(b, v[k]);
+      exp_buf_puts(b, " ");
+    }
+    exp_buf_printf(b, "%zu\n", e->series + 1);
+  }
+  exp_buf_puts(b, "EOD\n");
+}
+
+/* The plot clauses of the ends: a dotted line from the last epoch to the
+ * end, an open circle at the end, one legend entry. */
+static void script_ends_plot(exp_buf *b, const exp_plot_data *d, const char *sep) {
+  if (!d->n_ends) return;
+  exp_buf_printf(b, "%s$ends using ($1*xscale):($2*yscale):(($3-$1)*xscale):(($4-$2)*yscale):5 "
+                    "with vectors nohead dashtype 3 linecolor variable notitle, \\\n"
+                    "     $ends using ($3*xscale):($4*yscale):5 with points pointtype 6 "
+                    "linecolor variable title \"the run's end (time_s, evaluation included)\"",
+                 sep);
+}
+
 /* The plot clauses of the markers (after the others: sep before them). */
 static void script_diverged_plot(exp_buf *b, const exp_plot_data *d, const char *sep) {
   if (!d->n_diverged) return;
@@ -362,6 +401,7 @@ static void script_lines(exp_buf *b, exp_plot_data *d, const exp_plot *p,
     exp_buf_puts(b, "EOD\n");
   }
   if (d->n_diverged) script_diverged_data(b, d, top);
+  if (d->n_ends) script_ends_data(b, d);
   exp_buf_puts(b, "plot ");
   const char *sep = "";
   for (size_t s = 0; s < d->n_series; s++) {
@@ -382,6 +422,7 @@ static void script_lines(exp_buf *b, exp_plot_data *d, const exp_plot *p,
                         "with yerrorbars pointtype 7 linecolor %zu notitle", s, s + 1);
     sep = ", \\\n     ";
   }
+  script_ends_plot(b, d, sep);
   script_diverged_plot(b, d, sep);
   exp_buf_puts(b, "\n");
 }

@@ -42,6 +42,13 @@ typedef struct {
   size_t n_cells;
   exp_plot_marker *diverged;
   size_t n_diverged;
+  /* Quality (or loss) against training time (x epoch_end_s): where each
+   * line's runs ended, x their time_s (evaluation and the end of the run
+   * included) and y their final quality (or loss), so that the curve
+   * reaches the time the time plots show; at most one per series, x the
+   * mean of xs. */
+  exp_plot_cell *ends;
+  size_t n_ends;
   bool numeric;        /* every x is a number */
   run_combine combine; /* how y's values at one point combine (y's metric) */
   /* What x's values are: the plot's x, or the swept paths that label the
