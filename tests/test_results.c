@@ -518,12 +518,12 @@ static void test_script_lines_for_numeric_x(void) {
   CU_ASSERT_EQUAL(v[1], 2);
   CU_ASSERT_TRUE(unit_contains(s, "$s1 << EOD\n2 2 0 2\n4 4 "));
   CU_ASSERT_FALSE(unit_contains(s, "\n8 ")); /* the failed run */
-  CU_ASSERT_TRUE(unit_contains(s, "plot $s0 using ($1*xscale):($2*yscale) with linespoints pointtype 7 "
-                             "linecolor 1 title \"static\", \\\n"
+  CU_ASSERT_TRUE(unit_contains(s, "plot $s0 using ($1*xscale):($2*yscale) with linespoints "
+                             "linetype 1 title \"static\", \\\n"
                              "     $s0 using ($1*xscale):($2*yscale):($3*yscale) with yerrorbars "
-                             "pointtype 7 linecolor 1 notitle, \\\n"
-                             "     $s1 using ($1*xscale):($2*yscale) with linespoints pointtype 7 "
-                             "linecolor 2 title \"relocate\", \\\n"));
+                             "linetype 1 dashtype 1 notitle, \\\n"
+                             "     $s1 using ($1*xscale):($2*yscale) with linespoints "
+                             "linetype 2 title \"relocate\", \\\n"));
   free(s);
   /* List metrics (one value per epoch) by their mean; no 0 on a log axis. */
   s = script_for("[{'name': 'e', 'x': 'cluster.nodes', 'y': 'epoch_time_s', 'series': 'policy.type', "
@@ -568,7 +568,7 @@ static void test_script_servers_over_time(void) {
   CU_ASSERT_TRUE(unit_contains(s, "$s1 << EOD\n0.25 7 "));
   CU_ASSERT_TRUE(unit_contains(s, "title \"server 0\""));
   CU_ASSERT_TRUE(unit_contains(s, "title \"server 1\""));
-  CU_ASSERT_TRUE(unit_contains(s, "with lines linewidth 1.5"));
+  CU_ASSERT_TRUE(unit_contains(s, "with lines linetype 1 linewidth 1.5 title"));
   CU_ASSERT_FALSE(unit_contains(s, "0.25 100 ")); /* static's, not selected */
   free(s);
   s = script_for("[{'name': 's', 'kind': 'servers_over_time'}]", records, err, sizeof err);
@@ -687,8 +687,8 @@ static void test_script_bars_for_string_x(void) {
   CU_ASSERT_TRUE(unit_contains(s, "set style histogram errorbars"));
   CU_ASSERT_TRUE(unit_contains(s, "set xtics nomirror (\"static\" 0, \\\n  \"relocate\" 1)\n"
                              "set xrange [-0.5:1.5]\n"));
-  CU_ASSERT_TRUE(unit_contains(s, "plot $data using ($2*yscale):($3*yscale) title \"4\", \\\n"
-                             "     $data using ($5*yscale):($6*yscale) title \"2\"\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "plot $data using ($2*yscale):($3*yscale) linetype 1 title \"4\", \\\n"
+                             "     $data using ($5*yscale):($6*yscale) linetype 2 title \"2\"\n"));
   free(s);
   /* A missing combination is an empty bar, not a zero. */
   cJSON *more = scaling_records();
@@ -761,7 +761,7 @@ static void test_script_error_bars_with_repeats(void) {
   free(s);
   s = script_for("[{'name': 'b', 'x': 'cluster', 'y': 'time_s'}]", records, err, sizeof err);
   CU_ASSERT_TRUE(unit_contains(s, "set style histogram clustered"));
-  CU_ASSERT_TRUE(unit_contains(s, "plot $data using ($2*yscale) title"));
+  CU_ASSERT_TRUE(unit_contains(s, "plot $data using ($2*yscale) linetype 1 title"));
   free(s);
   cJSON_Delete(records);
 }
@@ -1466,6 +1466,62 @@ static void test_script_quality_vs_time_reaches_the_end(void) {
   cJSON_Delete(records);
 }
 
+/* Many series: 8 colours, then the same colours with another dash pattern
+ * and point shape (bars: a hatch), 32 line types in all; the legend's
+ * entries all fit, the canvas taller for its rows and wider for its widest
+ * entry. */
+static void test_script_many_series_differ(void) {
+  cJSON *records = cJSON_CreateArray();
+  for (uint32_t i = 0; i < 20; i++) {
+    char sweep[96], config[160];
+    snprintf(sweep, sizeof sweep, "{'consistency.staleness': %u}", i);
+    snprintf(config, sizeof config, "{'cluster': {'nodes': 2}, 'policy': {'type': 'static'}, "
+             "'consistency': {'model': 'ssp', 'staleness': %u}}", i);
+    cJSON_AddItemToArray(records, record(i + 1, 0, sweep, config, "{'time_s': 1}", NULL));
+  }
+  char err[256];
+  char *s = script_for("[{'name': 'l', 'x': 'cluster.nodes', 'y': 'time_s', "
+                       "'series': 'consistency.staleness'}]", records, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_TRUE(unit_contains(s, "set linetype 1 linecolor rgb \"#0072B2\" linewidth 2 dashtype 1 "
+                                  "pointtype 7 pointsize 1.2\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "set linetype 9 linecolor rgb \"#0072B2\" linewidth 2 dashtype 2 "
+                                  "pointtype 5 pointsize 1.2\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "set linetype 17 linecolor rgb \"#0072B2\" linewidth 2 dashtype 4 "));
+  CU_ASSERT_TRUE(unit_contains(s, "set linetype cycle 32\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "with linespoints linetype 9 title \"8\""));
+  CU_ASSERT_TRUE(unit_contains(s, "with linespoints linetype 20 title \"19\""));
+  /* 20 short entries: 9 columns of 84 px (8 characters of 10.5) in 800,
+   * 3 rows: one beyond the default's two, and one more row's room. */
+  CU_ASSERT_TRUE(unit_contains(s, "set terminal svg size 800,540 "));
+  free(s);
+  s = script_for("[{'name': 'b', 'x': 'policy.type', 'y': 'time_s', "
+                 "'series': 'consistency.staleness'}]", records, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_TRUE(unit_contains(s, "($8*yscale) linetype 3 title \"2\""));
+  CU_ASSERT_TRUE(unit_contains(s, " linetype 9 fillstyle pattern 4 border title \"8\""));
+  free(s);
+  cJSON_Delete(records);
+  /* Long entries: one column, a row each, and a wider canvas for the widest. */
+  records = cJSON_CreateArray();
+  for (uint32_t i = 0; i < 6; i++) {
+    char sweep[160], config[200];
+    snprintf(sweep, sizeof sweep, "{'policy.note': 'a rather long name of a policy that goes on "
+             "and on and on and on and on, number %u'}", i);
+    snprintf(config, sizeof config, "{'cluster': {'nodes': 2}, 'policy': {'note': 'a rather long "
+             "name of a policy that goes on and on and on and on and on, number %u'}}", i);
+    cJSON_AddItemToArray(records, record(i + 1, 0, sweep, config, "{'time_s': 1}", NULL));
+  }
+  s = script_for("[{'name': 'l', 'x': 'cluster.nodes', 'y': 'time_s', 'series': 'policy.note'}]",
+                 records, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  /* 81 characters and 6 of a sample: 913.5 px, to 920; 6 rows, 5 of them
+   * at 20 px each. */
+  CU_ASSERT_TRUE(unit_contains(s, "set terminal svg size 920,600 "));
+  free(s);
+  cJSON_Delete(records);
+}
+
 static void test_script_marks_diverged_runs(void) {
   cJSON *records = cJSON_CreateArray();
   cJSON_AddItemToArray(records, record(1, 0, "{'workload.lr': 0.1}",
@@ -1592,6 +1648,7 @@ PSLAB_SUITE("results",
             {"runner progress on a terminal", test_runner_progress_on_a_terminal},
             {"script: diverged runs marked", test_script_marks_diverged_runs},
             {"script: quality named by its workload", test_script_quality_named_by_its_workload},
+            {"script: many series differ, their legend fits", test_script_many_series_differ},
             {"script: a quality's y axis from its data", test_script_quality_axis_from_the_data},
             {"script: quality against time reaches the run's end", test_script_quality_vs_time_reaches_the_end},
             {"runner: a diverging spec says so", test_runner_diverged_spec})

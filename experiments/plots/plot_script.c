@@ -200,14 +200,34 @@ static void script_key(exp_buf *b, const exp_plot_data *d) {
 
 /* Okabe and Ito's palette, told apart also by readers with colour-vision
  * deficiency; its yellow, faint on white, comes last. Lines 2 px wide, so
- * they survive a paper's column width. */
+ * they survive a paper's column width. Past its 8 colours, the colours
+ * come again with another dash pattern and point shape (line types 9-16
+ * dashed with squares, 17-24 dash-dotted with triangles, 25-32
+ * dash-dot-dotted with diamonds), so that 32 lines all differ; bars past
+ * the 8th take a hatch (bar_fill). Dash type 3 (dotted) is left for the
+ * runs' ends. */
+enum { PALETTE_COLOURS = 8, PALETTE_STYLES = 4 };
+static const int dash_of_style[PALETTE_STYLES] = {1, 2, 4, 5};
+static const int point_of_style[PALETTE_STYLES] = {7, 5, 9, 13};
+static const int hatch_of_style[PALETTE_STYLES] = {0, 4, 5, 2};
+
 static void script_palette(exp_buf *b) {
-  static const char *const colours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
-                                        "#E69F00", "#56B4E9", "#000000", "#F0E442"};
-  for (size_t i = 0; i < sizeof colours / sizeof colours[0]; i++)
-    exp_buf_printf(b, "set linetype %zu linecolor rgb \"%s\" linewidth 2 pointsize 1.2\n",
-                   i + 1, colours[i]);
-  exp_buf_printf(b, "set linetype cycle %zu\n", sizeof colours / sizeof colours[0]);
+  static const char *const colours[PALETTE_COLOURS] = {
+      "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"};
+  for (size_t i = 0; i < PALETTE_COLOURS * PALETTE_STYLES; i++)
+    exp_buf_printf(b, "set linetype %zu linecolor rgb \"%s\" linewidth 2 dashtype %d "
+                      "pointtype %d pointsize 1.2\n",
+                   i + 1, colours[i % PALETTE_COLOURS], dash_of_style[i / PALETTE_COLOURS],
+                   point_of_style[i / PALETTE_COLOURS]);
+  exp_buf_printf(b, "set linetype cycle %d\n", PALETTE_COLOURS * PALETTE_STYLES);
+}
+
+/* The fill of series s's bars: solid for the first 8 colours, then a hatch
+ * of the same colours. */
+static void bar_fill(exp_buf *b, size_t s) {
+  int style = hatch_of_style[(s / PALETTE_COLOURS) % PALETTE_STYLES];
+  exp_buf_printf(b, " linetype %zu", s + 1);
+  if (style) exp_buf_printf(b, " fillstyle pattern %d border", style);
 }
 
 void exp_gp_begin(exp_buf *b, const char *name, int width, int height) {
@@ -364,8 +384,8 @@ static void script_ends_plot(exp_buf *b, const exp_plot_data *d, const char *sep
   exp_buf_printf(b, "%s$ends using ($1*xscale):($2*yscale):(($3-$1)*xscale):(($4-$2)*yscale):5 "
                     "with vectors nohead dashtype 3 linecolor variable notitle, \\\n"
                     "     $ends using ($3*xscale):($4*yscale):5 with points pointtype 6 "
-                    "linecolor variable title \"the run's end (time_s, evaluation included)\"",
-                 sep);
+                    "linecolor variable title \"%s\"",
+                 sep, EXP_KEY_END);
 }
 
 /* The plot clauses of the markers (after the others: sep before them). */
@@ -373,8 +393,7 @@ static void script_diverged_plot(exp_buf *b, const exp_plot_data *d, const char 
   if (!d->n_diverged) return;
   const char *x = d->numeric ? "($1*xscale)" : "1";
   exp_buf_printf(b, "%s$diverged using %s:($2*yscale):4 with points pointtype 2 pointsize 2 "
-                    "linewidth 2 linecolor variable title \"diverged (loss or quality became "
-                    "NaN or infinite)\"", sep, x);
+                    "linewidth 2 linecolor variable title \"%s\"", sep, x, EXP_KEY_DIVERGED);
   /* Labels above and below the crosses in turn (in order of x), so that
    * neighbours do not overwrite each other. */
   for (size_t k = 0; k < 2 && k < d->n_diverged; k++)
@@ -406,20 +425,20 @@ static void script_lines(exp_buf *b, exp_plot_data *d, const exp_plot *p,
   const char *sep = "";
   for (size_t s = 0; s < d->n_series; s++) {
     if (!series_drawn(d, s)) { /* its runs all diverged: its legend entry alone */
-      exp_buf_printf(b, "%sNaN with linespoints pointtype 7 linecolor %zu title ", sep, s + 1);
+      exp_buf_printf(b, "%sNaN with linespoints linetype %zu title ", sep, s + 1);
       exp_gp_string(b, d->series[s]);
       sep = ", \\\n     ";
       continue;
     }
     /* A time series (per_server) has many points: a line alone reads best. */
-    exp_buf_printf(b, "%s$s%zu using ($1*xscale):($2*yscale) with %s linecolor %zu title ",
-                   sep, s,
-                   p->per_server ? "lines linewidth 1.5" : "linespoints pointtype 7", s + 1);
+    exp_buf_printf(b, "%s$s%zu using ($1*xscale):($2*yscale) with %s linetype %zu %stitle ",
+                   sep, s, p->per_server ? "lines" : "linespoints", s + 1,
+                   p->per_server ? "linewidth 1.5 " : "");
     exp_gp_string(b, d->series[s]);
     /* Bars apart from the line, so that a point of one run keeps its line. */
     if (intervals)
       exp_buf_printf(b, ", \\\n     $s%zu using ($1*xscale):($2*yscale):($3*yscale) "
-                        "with yerrorbars pointtype 7 linecolor %zu notitle", s, s + 1);
+                        "with yerrorbars linetype %zu dashtype 1 notitle", s, s + 1);
     sep = ", \\\n     ";
   }
   script_ends_plot(b, d, sep);
@@ -464,6 +483,7 @@ static void script_bars(exp_buf *b, const exp_plot_data *d, const exp_plot_layou
     size_t y = 2 + 3 * s;
     exp_buf_printf(b, "%s$data using ($%zu*yscale)", s ? ", \\\n     " : "", y);
     if (intervals) exp_buf_printf(b, ":($%zu*yscale)", y + 1);
+    bar_fill(b, s);
     exp_buf_puts(b, " title ");
     exp_gp_string(b, d->series[s]);
   }

@@ -133,10 +133,17 @@ typedef struct {
   size_t tick_lines; /* lines of the tallest label side by side (else 1) */
 } exp_plot_layout;
 
+/* The legend entries a plot has besides its series' (plot_script.c draws
+ * them, plot_layout.c makes room for them). */
+#define EXP_KEY_DIVERGED "diverged (loss or quality became NaN or infinite)"
+#define EXP_KEY_END "the run's end (time_s, evaluation included)"
+
 /* Lays out plot d: a bar chart's labels each wrapped to the width of its
  * slot, the canvas widened so that whole words fit, or the labels upright
  * when it would grow too wide; the canvas taller for labels of several
- * lines and for a legend of more than two rows. false on no memory
+ * lines and for a legend of more than two rows, and wider for a legend
+ * entry wider than the canvas (up to 1400 pixels), so that no entry is
+ * cut. false on no memory
  * (release l with exp_plot_layout_free either way). */
 bool exp_plot_layout_make(exp_plot_layout *l, const exp_plot_data *d);
 void exp_plot_layout_free(exp_plot_layout *l);
