@@ -1086,6 +1086,89 @@ static void test_draw_svg_png_and_missing_gnuplot(void) {
   free(dir);
 }
 
+/* What gnuplot writes to stderr never reaches the terminal raw: a plot it
+ * drew gets pslab's one line naming the plot ("drawn, but gnuplot warned",
+ * its first line and how many others), a plot it failed has it in the
+ * reason. */
+static void test_draw_turns_gnuplot_warnings_into_one_line(void) {
+  char *dir = unit_temp_dir();
+  cJSON *records = scaling_records();
+  cJSON *pj = unit_json("[{'name': 'lines', 'x': 'cluster.nodes', 'y': 'time_s', 'series': 'policy.type'}]");
+  exp_plot_list plots;
+  exp_errors e;
+  exp_errors_init(&e);
+  CU_ASSERT_TRUE(exp_plots_parse(pj, &plots, &e));
+  char path[1024];
+  snprintf(path, sizeof path, "%s/warning-gnuplot", dir);
+  FILE *f = fopen(path, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fprintf(f, "#!/bin/sh\nname=$(basename \"$1\" .gp)\necho drawn > \"$name.svg\"\n"
+             "echo drawn > \"$name.png\"\n"
+             "echo '\"lines.gp\" line 9: warning: Warning - difficulty fitting plot titles into key' >&2\n"
+             "echo '\"lines.gp\" line 9: warning: Warning - difficulty fitting plot titles into key' >&2\n"
+             "echo 'Warning: empty x range [4:4], adjusting to [3.96:4.04]' >&2\n"
+             "exit ${FAKE_STATUS:-0}\n");
+  fclose(f);
+  chmod(path, 0755);
+  char *buf = NULL;
+  CU_ASSERT_EQUAL(draw_with(&plots, records, dir, path, &buf), EXP_EXIT_OK);
+  CU_ASSERT_TRUE(unit_contains(buf, "pslab: plot lines drawn, but gnuplot warned: \"lines.gp\" line 9: "
+                                    "warning: Warning - difficulty fitting plot titles into key (and 1 "
+                                    "more line) (script: "));
+  CU_ASSERT_EQUAL(strchr(buf, '\n') - buf + 1, (long)strlen(buf)); /* one line */
+  if (!unit_contains(buf, "gnuplot warned")) fprintf(stderr, "\n%s\n", buf);
+  free(buf);
+  setenv("FAKE_STATUS", "1", 1);
+  CU_ASSERT_EQUAL(draw_with(&plots, records, dir, path, &buf), EXP_EXIT_PLOTS);
+  unsetenv("FAKE_STATUS");
+  CU_ASSERT_TRUE(unit_contains(buf, "pslab: plot lines not drawn: "));
+  CU_ASSERT_TRUE(unit_contains(buf, " exited with status 1: \"lines.gp\" line 9: warning: "));
+  free(buf);
+  exp_plot_list_free(&plots);
+  exp_errors_free(&e);
+  cJSON_Delete(pj);
+  cJSON_Delete(records);
+  /* The real gnuplot, on plots it used to warn about: one x value (an
+   * empty x range), every y 0 (an empty y range), many long legend entries
+   * (titles that did not fit the key): nothing to say. */
+  if (!has_gnuplot()) {
+    fprintf(stderr, "(gnuplot not installed: its warnings not checked) ");
+    unit_remove_tree(dir);
+    free(dir);
+    return;
+  }
+  records = cJSON_CreateArray();
+  for (uint32_t i = 0; i < 24; i++) {
+    char sweep[160], config[200];
+    snprintf(sweep, sizeof sweep, "{'policy.note': 'a policy with a long name, number %u', "
+             "'consistency.staleness': %u}", i % 12, i);
+    snprintf(config, sizeof config, "{'cluster': {'nodes': 4}, 'policy': {'note': 'a policy with "
+             "a long name, number %u'}, 'consistency': {'staleness': %u}}", i % 12, i);
+    cJSON_AddItemToArray(records, record(i + 1, 0, sweep, config, "{'time_s': 1, 'relocations': 0}",
+                                         NULL));
+  }
+  pj = unit_json("[{'name': 'one', 'x': 'cluster.nodes', 'y': 'time_s'},"
+                 " {'name': 'zero', 'x': 'consistency.staleness', 'y': 'relocations', 'logx': true}]");
+  exp_errors_init(&e);
+  CU_ASSERT_TRUE(exp_plots_parse(pj, &plots, &e));
+  CU_ASSERT_EQUAL(draw_with(&plots, records, dir, "gnuplot", &buf), EXP_EXIT_OK);
+  CU_ASSERT_STRING_EQUAL(buf, "");
+  char *one = unit_slurp(dir, "one.gp");
+  CU_ASSERT_TRUE(unit_contains(one, "set xrange [3.6:4.4]\n"));
+  CU_ASSERT_FALSE(unit_contains(one, "autoscale xfix"));
+  free(one);
+  char *zero = unit_slurp(dir, "zero.gp");
+  CU_ASSERT_TRUE(unit_contains(zero, "set yrange [0:1]\n"));
+  free(zero);
+  free(buf);
+  exp_plot_list_free(&plots);
+  exp_errors_free(&e);
+  cJSON_Delete(pj);
+  cJSON_Delete(records);
+  unit_remove_tree(dir);
+  free(dir);
+}
+
 static void test_plot_dir_redraws_from_files(void) {
   char *dir = unit_temp_dir();
   char path[1024];
@@ -1643,6 +1726,7 @@ PSLAB_SUITE("results",
             {"wrapping never cuts a word", test_wrap_words_never_cuts_a_word},
             {"draw: svg and png, gnuplot missing or without png", test_draw_svg_png_and_missing_gnuplot},
             {"plot DIR redraws from files", test_plot_dir_redraws_from_files},
+            {"draw: gnuplot's warnings become one line", test_draw_turns_gnuplot_warnings_into_one_line},
             {"SPEC.md lists the metric table", test_spec_md_lists_the_metric_table},
             {"runner goes on after a failure and a crash", test_runner_goes_on_after_failures},
             {"runner progress on a terminal", test_runner_progress_on_a_terminal},

@@ -263,8 +263,8 @@ static void script_header(exp_buf *b, const exp_plot *p, const char *experiment,
     exp_buf_puts(b, ":");
     exp_gp_number(b, yr->hi * ya->scale);
     exp_buf_puts(b, "]\n");
-  } else if (!p->logy) {
-    exp_buf_puts(b, "set yrange [0:*]\n");
+  } else if (!p->logy) { /* all zero: a range gnuplot need not find empty */
+    exp_buf_puts(b, y_extent(d) > 0 || d->n_diverged ? "set yrange [0:*]\n" : "set yrange [0:1]\n");
   }
   if (p->logx && d->numeric) exp_buf_puts(b, "set logscale x\n");
   if (p->logx && !d->numeric) exp_buf_puts(b, "# logx ignored: x is not numeric\n");
@@ -401,12 +401,41 @@ static void script_diverged_plot(exp_buf *b, const exp_plot_data *d, const char 
                       "offset 0,%d textcolor variable notitle", k, x, k ? -1 : 1);
 }
 
+/* Whether every point, end and marker has the same x (*x): gnuplot would
+ * find an empty x range, warn and pick one itself. */
+static bool one_x(const exp_plot_data *d, double *x) {
+  size_t n = d->n_cells + d->n_ends + d->n_diverged;
+  for (size_t i = 0; i < n; i++) {
+    double v = i < d->n_cells ? d->cells[i].x
+               : i < d->n_cells + d->n_ends ? d->ends[i - d->n_cells].x
+                                            : d->diverged[i - d->n_cells - d->n_ends].x;
+    if (i == 0) *x = v;
+    else if (v != *x) return false;
+  }
+  return n > 0;
+}
+
+/* A single x gets a range around it, a tenth of itself each side (1 about
+ * 0; a factor of 1.25 on a log axis). */
+static void script_one_x(exp_buf *b, double x, bool logx) {
+  double lo = logx ? x / 1.25 : x == 0 ? -1 : x - fabs(x) / 10;
+  double hi = logx ? x * 1.25 : x == 0 ? 1 : x + fabs(x) / 10;
+  exp_buf_puts(b, "set xrange [");
+  exp_gp_number(b, lo);
+  exp_buf_puts(b, ":");
+  exp_gp_number(b, hi);
+  exp_buf_puts(b, "]\n");
+}
+
 static void script_lines(exp_buf *b, exp_plot_data *d, const exp_plot *p,
                          double xscale, bool intervals, double top) {
   qsort(d->cells, d->n_cells, sizeof *d->cells, by_series_then_x);
+  double x;
   if (p->logx)
     script_log_x_tics(b, d, xscale);
-  else /* the data's own range and a margin, so no point sits on the frame */
+  if (one_x(d, &x) && (!p->logx || x > 0))
+    script_one_x(b, x * xscale, p->logx);
+  else if (!p->logx) /* the data's own range and a margin, so no point sits on the frame */
     exp_buf_puts(b, "set autoscale xfix\nset offsets graph 0.04, graph 0.04, 0, 0\n");
   for (size_t s = 0; s < d->n_series; s++) {
     if (!series_drawn(d, s)) continue;

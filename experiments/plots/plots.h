@@ -80,10 +80,13 @@ enum { EXP_PLOT_WIDTH = 800, EXP_PLOT_HEIGHT = 500 };
 enum { EXP_GNUPLOT_NO_PNG = 4 };
 /* Whether prog can be run: a path that is executable, or found in PATH. */
 bool exp_program_exists(const char *prog);
-/* Runs `prog script` in dir, its output to /dev/null and its complaints to
- * our stderr (plots, `pslab trace stats --svg`). 0, or -1 with a reason. */
-int exp_run_gnuplot(const char *prog, const char *dir, const char *script, char *err,
-                    size_t errlen);
+/* Runs `prog script` in dir, its output to /dev/null (plots, `pslab trace
+ * stats --svg`); what it wrote to stderr, its warnings, never reaches the
+ * terminal raw: it comes back in said as one line (the first, and how many
+ * other lines there were; "" when it said nothing), for the caller to
+ * word. 0, or -1 with a reason in err (which ends with what it said). */
+int exp_run_gnuplot(const char *prog, const char *dir, const char *script, char *said,
+                    size_t saidlen, char *err, size_t errlen);
 
 /* Pieces of every gnuplot script pslab writes (plot_script.c), so that all
  * its drawings look alike. */
@@ -101,7 +104,8 @@ void exp_gp_png(exp_buf *b, const char *name, int width, int height);
 /* Writes script as DIR/<name>.gp and, when have_prog, runs prog on it in
  * dir; the drawing counts only when both DIR/<name>.svg and .png are there
  * and not empty (draw_plots.c). Problems go to log ("pslab: plot NAME not
- * drawn: ..."). 0, or -1. */
+ * drawn: ..."), and so do gnuplot's warnings about a plot it drew, as one
+ * line ("pslab: plot NAME drawn, but gnuplot warned: ..."). 0, or -1. */
 int exp_draw_script(const char *name, const char *script, const char *dir,
                     const char *prog, bool have_prog, FILE *log);
 
