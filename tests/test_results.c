@@ -980,6 +980,47 @@ static void test_labels_of_varying_values(void) {
   /* Plain values as they are. */
   check_labels("['static', 3, true, {}]", "type",
                (const char *const[]){"static", "3", "true", "{}"});
+  /* An empty member says what it means: the field's word, or none. */
+  check_labels("[{'nodes': 8, 'stragglers': []}, {'nodes': 8, 'stragglers': [{'node': 3}]}]", NULL,
+               (const char *const[]){"no straggler", "stragglers=[{node=3}]"});
+  check_labels("[{'type': 'static', 'ks': []}, {'type': 'static', 'ks': [1]}]", "type",
+               (const char *const[]){"static ks=none", "static ks=[1]"});
+  CU_ASSERT_STRING_EQUAL(exp_empty_label("cluster.stragglers"), "no straggler");
+  CU_ASSERT_STRING_EQUAL(exp_empty_label("stragglers"), "no straggler");
+  CU_ASSERT_STRING_EQUAL(exp_empty_label("cluster.scale"), "no scaling");
+  CU_ASSERT_STRING_EQUAL(exp_empty_label("workload.layers"), "none");
+  CU_ASSERT_STRING_EQUAL(exp_empty_label(NULL), "none");
+}
+
+/* A swept empty value is labelled by what it means, on the x axis, in the
+ * legend and in the labels of colliding sweep points alike. */
+static void test_script_labels_empty_values(void) {
+  cJSON *records = cJSON_CreateArray();
+  const char *stragglers[] = {"[]", "[{'node': 3, 'speed_factor': 0.25}]"};
+  for (uint32_t i = 0; i < 4; i++) {
+    char sweep[160], config[200];
+    snprintf(sweep, sizeof sweep, "{'cluster.stragglers': %s, 'consistency.staleness': %u}",
+             stragglers[i % 2], i / 2);
+    snprintf(config, sizeof config, "{'cluster': {'nodes': 4, 'stragglers': %s}, "
+             "'consistency': {'staleness': %u}}", stragglers[i % 2], i / 2);
+    cJSON_AddItemToArray(records, record(i + 1, 0, sweep, config, "{'time_s': 1}", NULL));
+  }
+  char err[256];
+  char *s = script_for("[{'name': 'b', 'x': 'cluster.stragglers', 'y': 'time_s', "
+                       "'series': 'consistency.staleness'}]", records, err, sizeof err);
+  CU_ASSERT_TRUE(s && unit_contains(s, "set xtics nomirror (\"no straggler\" 0, "));
+  CU_ASSERT_FALSE(s && unit_contains(s, "\"[]\""));
+  free(s);
+  s = script_for("[{'name': 'l', 'x': 'consistency.staleness', 'y': 'time_s', "
+                 "'series': 'cluster.stragglers'}]", records, err, sizeof err);
+  CU_ASSERT_TRUE(s && unit_contains(s, "title \"no straggler\""));
+  free(s);
+  s = script_for("[{'name': 'c', 'x': 'cluster.nodes', 'y': 'time_s'}]", records, err, sizeof err);
+  CU_ASSERT_TRUE(s && unit_contains(s, "title \"cluster.stragglers: no straggler; "
+                                       "consistency.staleness: 0\""));
+  if (s && !unit_contains(s, "no straggler;")) fprintf(stderr, "\n%s\n", s);
+  free(s);
+  cJSON_Delete(records);
 }
 
 static void test_wrap_words_never_cuts_a_word(void) {
@@ -1723,6 +1764,7 @@ PSLAB_SUITE("results",
             {"script: a png too", test_script_draws_a_png_too},
             {"script: no data is an error", test_script_without_data_is_an_error},
             {"labels of varying values", test_labels_of_varying_values},
+            {"script: empty values labelled by what they mean", test_script_labels_empty_values},
             {"wrapping never cuts a word", test_wrap_words_never_cuts_a_word},
             {"draw: svg and png, gnuplot missing or without png", test_draw_svg_png_and_missing_gnuplot},
             {"plot DIR redraws from files", test_plot_dir_redraws_from_files},

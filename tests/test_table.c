@@ -391,6 +391,21 @@ static void test_table_quality_named_by_its_workload(void) {
   }
 }
 
+/* An empty sweep value reads as what it means in its label column. */
+static void test_table_labels_empty_values(void) {
+  cJSON *records = cJSON_CreateArray();
+  cJSON_AddItemToArray(records, record(1, 0, "{'cluster.stragglers': []}", "{'time_s': 1}", NULL));
+  cJSON_AddItemToArray(records, record(2, 0, "{'cluster.stragglers': [{'node': 3}]}",
+                                       "{'time_s': 2}", NULL));
+  char *buf = table_of(records, NULL, NULL);
+  CU_ASSERT_TRUE(unit_contains(buf, "\nno straggler "));
+  CU_ASSERT_TRUE(unit_contains(buf, "\n[{node=3}] "));
+  CU_ASSERT_FALSE(unit_contains(buf, "[]"));
+  if (!unit_contains(buf, "\n[{node=3}] ")) fprintf(stderr, "\n%s\n", buf);
+  free(buf);
+  cJSON_Delete(records);
+}
+
 static void test_table_one_run_per_point(void) {
   /* Without repeats or failures: no runs ok column, plain values; the
    * swept objects labelled by what differs, long labels wrapped. */
@@ -462,6 +477,7 @@ PSLAB_SUITE("table",
             {"table: two repeats show sd", test_table_two_repeats_show_sd},
             {"table: diverged points", test_table_diverged_points},
             {"table: quality named by its workload", test_table_quality_named_by_its_workload},
+            {"table: empty values labelled by what they mean", test_table_labels_empty_values},
             {"table: one run per point, labels", test_table_one_run_per_point},
             {"table: nothing varies", test_table_without_varying_paths},
             {"--metrics parsing", test_metrics_option_parsing})

@@ -111,9 +111,10 @@ static entry *read_entries(const exp_plot *p, const cJSON *records, size_t *n,
 /* An object's type, when it has one, names it best: it leads its label. */
 static const char *const TYPE_LEAD = "type";
 
-/* Labels for the values of every entry (x's, or the series'), taken
- * together, into each entry's xl or sl. Entries without a value keep none. */
-static void label_values(entry *e, size_t n, bool series) {
+/* Labels for the values of every entry (x's, or the series', at path),
+ * taken together, into each entry's xl or sl; an empty value in words ("no
+ * straggler"). Entries without a value keep none. */
+static void label_values(entry *e, size_t n, bool series, const char *path) {
   const cJSON **values = calloc(n + 1, sizeof *values);
   char **labels = calloc(n + 1, sizeof *labels);
   size_t *at = calloc(n + 1, sizeof *at), k = 0;
@@ -123,16 +124,18 @@ static void label_values(entry *e, size_t n, bool series) {
     at[k] = i;
     values[k++] = v;
   }
-  if (values && labels && at && exp_value_labels_varying(values, k, TYPE_LEAD, labels))
+  if (values && labels && at && exp_value_labels_varying(values, k, TYPE_LEAD, labels)) {
+    exp_label_empty_values(values, k, path, labels);
     for (size_t j = 0; j < k; j++) *(series ? &e[at[j]].sl : &e[at[j]].xl) = labels[j];
+  }
   free(values);
   free(labels);
   free(at);
 }
 
 static void label_entries(entry *e, size_t n, const exp_plot *p, bool numeric) {
-  if (!numeric) label_values(e, n, false);
-  if (p->series) label_values(e, n, true);
+  if (!numeric) label_values(e, n, false, p->x);
+  if (p->series) label_values(e, n, true, p->series);
   for (size_t i = 0; i < n; i++)
     if (!e[i].sv) e[i].sl = strdup(p->series ? "(none)" : p->y);
 }
@@ -185,7 +188,8 @@ static void add_path_labels(entry *e, size_t n, const char *path, const char *x,
   char **text = calloc(n + 1, sizeof *text);
   for (size_t i = 0; values && text && i < n; i++)
     values[i] = cJSON_GetObjectItemCaseSensitive(e[i].sweep, path);
-  bool ok = values && text && exp_value_labels_varying(values, n, lead_for(path, x), text);
+  bool ok = values && text && exp_value_labels_varying(values, n, lead_for(path, x), text) &&
+            exp_label_empty_values(values, n, path, text);
   for (size_t i = 0; ok && i < n; i++) {
     const char *sep = labels[i].len ? "; " : "";
     if (several)
@@ -345,7 +349,7 @@ static void collect_per_epoch(exp_plot_data *d, const exp_plot *p, const cJSON *
   }
   /* A line per series value, or else per sweep point, labelled by the swept
    * values that vary (the legend's title says which paths). */
-  if (e && p->series) label_values(e, k, true);
+  if (e && p->series) label_values(e, k, true, p->series);
   for (size_t i = 0; e && !p->series && i < k; i++) e[i].sl = strdup(p->y);
   if (e && !p->series && k) make_specific(e, k, p, true, d);
   for (size_t i = 0; i < k; i++) {

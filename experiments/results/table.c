@@ -44,7 +44,8 @@ static bool label_column(exp_point_labels *l, size_t col, const cJSON *const *sw
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(sweeps[i], path);
     if (v) values[n++] = v;
   }
-  bool ok = values && labels && exp_value_labels_varying(values, n, "type", labels);
+  bool ok = values && labels && exp_value_labels_varying(values, n, "type", labels) &&
+            exp_label_empty_values(values, n, path, labels);
   for (size_t i = 0, k = 0; ok && i < l->rows; i++) {
     bool has = cJSON_GetObjectItemCaseSensitive(sweeps[i], path) != NULL;
     l->cells[i * l->cols + col] = strdup(has ? labels[k++] : "-");
