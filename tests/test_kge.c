@@ -287,6 +287,7 @@ static void test_steps(void) {
   wl_quality q;
   CU_ASSERT_TRUE(wl_quality_info(wl, &q));
   CU_ASSERT_STRING_EQUAL(q.name, "hits10");
+  CU_ASSERT_STRING_EQUAL(q.label, "Hits@10");
   CU_ASSERT_TRUE(q.higher_better);
   /* initial values: embeddings in [-0.1, 0.1), AdaGrad half untouched */
   float val[200] = {0};

@@ -291,6 +291,7 @@ static void test_movielens_formats(void) {
   CU_ASSERT(m->d.test[0].row == 2 && m->d.test[0].col == 0 && m->d.test[0].rating == 5.0f);
   CU_ASSERT_FATAL(wl_quality_info(wl, &q));
   CU_ASSERT_STRING_EQUAL(q.name, "rmse");
+  CU_ASSERT_STRING_EQUAL(q.label, "RMSE"); /* from the table of measures */
   CU_ASSERT(q.sqrt && !q.higher_better);
   wl_free(wl);
 

@@ -518,12 +518,12 @@ static void test_script_lines_for_numeric_x(void) {
   CU_ASSERT_EQUAL(v[1], 2);
   CU_ASSERT_TRUE(unit_contains(s, "$s1 << EOD\n2 2 0 2\n4 4 "));
   CU_ASSERT_FALSE(unit_contains(s, "\n8 ")); /* the failed run */
-  CU_ASSERT_TRUE(unit_contains(s, "plot $s0 using ($1*xscale):($2*yscale) with linespoints pointtype 7 "
-                             "linecolor 1 title \"static\", \\\n"
+  CU_ASSERT_TRUE(unit_contains(s, "plot $s0 using ($1*xscale):($2*yscale) with linespoints "
+                             "linetype 1 title \"static\", \\\n"
                              "     $s0 using ($1*xscale):($2*yscale):($3*yscale) with yerrorbars "
-                             "pointtype 7 linecolor 1 notitle, \\\n"
-                             "     $s1 using ($1*xscale):($2*yscale) with linespoints pointtype 7 "
-                             "linecolor 2 title \"relocate\", \\\n"));
+                             "linetype 1 dashtype 1 notitle, \\\n"
+                             "     $s1 using ($1*xscale):($2*yscale) with linespoints "
+                             "linetype 2 title \"relocate\", \\\n"));
   free(s);
   /* List metrics (one value per epoch) by their mean; no 0 on a log axis. */
   s = script_for("[{'name': 'e', 'x': 'cluster.nodes', 'y': 'epoch_time_s', 'series': 'policy.type', "
@@ -568,7 +568,7 @@ static void test_script_servers_over_time(void) {
   CU_ASSERT_TRUE(unit_contains(s, "$s1 << EOD\n0.25 7 "));
   CU_ASSERT_TRUE(unit_contains(s, "title \"server 0\""));
   CU_ASSERT_TRUE(unit_contains(s, "title \"server 1\""));
-  CU_ASSERT_TRUE(unit_contains(s, "with lines linewidth 1.5"));
+  CU_ASSERT_TRUE(unit_contains(s, "with lines linetype 1 linewidth 1.5 title"));
   CU_ASSERT_FALSE(unit_contains(s, "0.25 100 ")); /* static's, not selected */
   free(s);
   s = script_for("[{'name': 's', 'kind': 'servers_over_time'}]", records, err, sizeof err);
@@ -687,8 +687,8 @@ static void test_script_bars_for_string_x(void) {
   CU_ASSERT_TRUE(unit_contains(s, "set style histogram errorbars"));
   CU_ASSERT_TRUE(unit_contains(s, "set xtics nomirror (\"static\" 0, \\\n  \"relocate\" 1)\n"
                              "set xrange [-0.5:1.5]\n"));
-  CU_ASSERT_TRUE(unit_contains(s, "plot $data using ($2*yscale):($3*yscale) title \"4\", \\\n"
-                             "     $data using ($5*yscale):($6*yscale) title \"2\"\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "plot $data using ($2*yscale):($3*yscale) linetype 1 title \"4\", \\\n"
+                             "     $data using ($5*yscale):($6*yscale) linetype 2 title \"2\"\n"));
   free(s);
   /* A missing combination is an empty bar, not a zero. */
   cJSON *more = scaling_records();
@@ -761,7 +761,7 @@ static void test_script_error_bars_with_repeats(void) {
   free(s);
   s = script_for("[{'name': 'b', 'x': 'cluster', 'y': 'time_s'}]", records, err, sizeof err);
   CU_ASSERT_TRUE(unit_contains(s, "set style histogram clustered"));
-  CU_ASSERT_TRUE(unit_contains(s, "plot $data using ($2*yscale) title"));
+  CU_ASSERT_TRUE(unit_contains(s, "plot $data using ($2*yscale) linetype 1 title"));
   free(s);
   cJSON_Delete(records);
 }
@@ -980,6 +980,47 @@ static void test_labels_of_varying_values(void) {
   /* Plain values as they are. */
   check_labels("['static', 3, true, {}]", "type",
                (const char *const[]){"static", "3", "true", "{}"});
+  /* An empty member says what it means: the field's word, or none. */
+  check_labels("[{'nodes': 8, 'stragglers': []}, {'nodes': 8, 'stragglers': [{'node': 3}]}]", NULL,
+               (const char *const[]){"no straggler", "stragglers=[{node=3}]"});
+  check_labels("[{'type': 'static', 'ks': []}, {'type': 'static', 'ks': [1]}]", "type",
+               (const char *const[]){"static ks=none", "static ks=[1]"});
+  CU_ASSERT_STRING_EQUAL(exp_empty_label("cluster.stragglers"), "no straggler");
+  CU_ASSERT_STRING_EQUAL(exp_empty_label("stragglers"), "no straggler");
+  CU_ASSERT_STRING_EQUAL(exp_empty_label("cluster.scale"), "no scaling");
+  CU_ASSERT_STRING_EQUAL(exp_empty_label("workload.layers"), "none");
+  CU_ASSERT_STRING_EQUAL(exp_empty_label(NULL), "none");
+}
+
+/* A swept empty value is labelled by what it means, on the x axis, in the
+ * legend and in the labels of colliding sweep points alike. */
+static void test_script_labels_empty_values(void) {
+  cJSON *records = cJSON_CreateArray();
+  const char *stragglers[] = {"[]", "[{'node': 3, 'speed_factor': 0.25}]"};
+  for (uint32_t i = 0; i < 4; i++) {
+    char sweep[160], config[200];
+    snprintf(sweep, sizeof sweep, "{'cluster.stragglers': %s, 'consistency.staleness': %u}",
+             stragglers[i % 2], i / 2);
+    snprintf(config, sizeof config, "{'cluster': {'nodes': 4, 'stragglers': %s}, "
+             "'consistency': {'staleness': %u}}", stragglers[i % 2], i / 2);
+    cJSON_AddItemToArray(records, record(i + 1, 0, sweep, config, "{'time_s': 1}", NULL));
+  }
+  char err[256];
+  char *s = script_for("[{'name': 'b', 'x': 'cluster.stragglers', 'y': 'time_s', "
+                       "'series': 'consistency.staleness'}]", records, err, sizeof err);
+  CU_ASSERT_TRUE(s && unit_contains(s, "set xtics nomirror (\"no straggler\" 0, "));
+  CU_ASSERT_FALSE(s && unit_contains(s, "\"[]\""));
+  free(s);
+  s = script_for("[{'name': 'l', 'x': 'consistency.staleness', 'y': 'time_s', "
+                 "'series': 'cluster.stragglers'}]", records, err, sizeof err);
+  CU_ASSERT_TRUE(s && unit_contains(s, "title \"no straggler\""));
+  free(s);
+  s = script_for("[{'name': 'c', 'x': 'cluster.nodes', 'y': 'time_s'}]", records, err, sizeof err);
+  CU_ASSERT_TRUE(s && unit_contains(s, "title \"cluster.stragglers: no straggler; "
+                                       "consistency.staleness: 0\""));
+  if (s && !unit_contains(s, "no straggler;")) fprintf(stderr, "\n%s\n", s);
+  free(s);
+  cJSON_Delete(records);
 }
 
 static void test_wrap_words_never_cuts_a_word(void) {
@@ -1078,6 +1119,89 @@ static void test_draw_svg_png_and_missing_gnuplot(void) {
   } else {
     fprintf(stderr, "(gnuplot not installed: svg and png drawing not checked) ");
   }
+  exp_plot_list_free(&plots);
+  exp_errors_free(&e);
+  cJSON_Delete(pj);
+  cJSON_Delete(records);
+  unit_remove_tree(dir);
+  free(dir);
+}
+
+/* What gnuplot writes to stderr never reaches the terminal raw: a plot it
+ * drew gets pslab's one line naming the plot ("drawn, but gnuplot warned",
+ * its first line and how many others), a plot it failed has it in the
+ * reason. */
+static void test_draw_turns_gnuplot_warnings_into_one_line(void) {
+  char *dir = unit_temp_dir();
+  cJSON *records = scaling_records();
+  cJSON *pj = unit_json("[{'name': 'lines', 'x': 'cluster.nodes', 'y': 'time_s', 'series': 'policy.type'}]");
+  exp_plot_list plots;
+  exp_errors e;
+  exp_errors_init(&e);
+  CU_ASSERT_TRUE(exp_plots_parse(pj, &plots, &e));
+  char path[1024];
+  snprintf(path, sizeof path, "%s/warning-gnuplot", dir);
+  FILE *f = fopen(path, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fprintf(f, "#!/bin/sh\nname=$(basename \"$1\" .gp)\necho drawn > \"$name.svg\"\n"
+             "echo drawn > \"$name.png\"\n"
+             "echo '\"lines.gp\" line 9: warning: Warning - difficulty fitting plot titles into key' >&2\n"
+             "echo '\"lines.gp\" line 9: warning: Warning - difficulty fitting plot titles into key' >&2\n"
+             "echo 'Warning: empty x range [4:4], adjusting to [3.96:4.04]' >&2\n"
+             "exit ${FAKE_STATUS:-0}\n");
+  fclose(f);
+  chmod(path, 0755);
+  char *buf = NULL;
+  CU_ASSERT_EQUAL(draw_with(&plots, records, dir, path, &buf), EXP_EXIT_OK);
+  CU_ASSERT_TRUE(unit_contains(buf, "pslab: plot lines drawn, but gnuplot warned: \"lines.gp\" line 9: "
+                                    "warning: Warning - difficulty fitting plot titles into key (and 1 "
+                                    "more line) (script: "));
+  CU_ASSERT_EQUAL(strchr(buf, '\n') - buf + 1, (long)strlen(buf)); /* one line */
+  if (!unit_contains(buf, "gnuplot warned")) fprintf(stderr, "\n%s\n", buf);
+  free(buf);
+  setenv("FAKE_STATUS", "1", 1);
+  CU_ASSERT_EQUAL(draw_with(&plots, records, dir, path, &buf), EXP_EXIT_PLOTS);
+  unsetenv("FAKE_STATUS");
+  CU_ASSERT_TRUE(unit_contains(buf, "pslab: plot lines not drawn: "));
+  CU_ASSERT_TRUE(unit_contains(buf, " exited with status 1: \"lines.gp\" line 9: warning: "));
+  free(buf);
+  exp_plot_list_free(&plots);
+  exp_errors_free(&e);
+  cJSON_Delete(pj);
+  cJSON_Delete(records);
+  /* The real gnuplot, on plots it used to warn about: one x value (an
+   * empty x range), every y 0 (an empty y range), many long legend entries
+   * (titles that did not fit the key): nothing to say. */
+  if (!has_gnuplot()) {
+    fprintf(stderr, "(gnuplot not installed: its warnings not checked) ");
+    unit_remove_tree(dir);
+    free(dir);
+    return;
+  }
+  records = cJSON_CreateArray();
+  for (uint32_t i = 0; i < 24; i++) {
+    char sweep[160], config[200];
+    snprintf(sweep, sizeof sweep, "{'policy.note': 'a policy with a long name, number %u', "
+             "'consistency.staleness': %u}", i % 12, i);
+    snprintf(config, sizeof config, "{'cluster': {'nodes': 4}, 'policy': {'note': 'a policy with "
+             "a long name, number %u'}, 'consistency': {'staleness': %u}}", i % 12, i);
+    cJSON_AddItemToArray(records, record(i + 1, 0, sweep, config, "{'time_s': 1, 'relocations': 0}",
+                                         NULL));
+  }
+  pj = unit_json("[{'name': 'one', 'x': 'cluster.nodes', 'y': 'time_s'},"
+                 " {'name': 'zero', 'x': 'consistency.staleness', 'y': 'relocations', 'logx': true}]");
+  exp_errors_init(&e);
+  CU_ASSERT_TRUE(exp_plots_parse(pj, &plots, &e));
+  CU_ASSERT_EQUAL(draw_with(&plots, records, dir, "gnuplot", &buf), EXP_EXIT_OK);
+  CU_ASSERT_STRING_EQUAL(buf, "");
+  char *one = unit_slurp(dir, "one.gp");
+  CU_ASSERT_TRUE(unit_contains(one, "set xrange [3.6:4.4]\n"));
+  CU_ASSERT_FALSE(unit_contains(one, "autoscale xfix"));
+  free(one);
+  char *zero = unit_slurp(dir, "zero.gp");
+  CU_ASSERT_TRUE(unit_contains(zero, "set yrange [0:1]\n"));
+  free(zero);
+  free(buf);
   exp_plot_list_free(&plots);
   exp_errors_free(&e);
   cJSON_Delete(pj);
@@ -1334,6 +1458,194 @@ static void test_runner_progress_on_a_terminal(void) {
  * runs.jsonl holds NaN) draw a marker where their point would be: on lines,
  * on bars, on quality against time; a plot of only diverged runs is drawn
  * rather than refused. */
+/* The two ends of the script's `set yrange [lo:hi]`; false without one. */
+static bool yrange_of(const char *s, double *lo, double *hi) {
+  const char *at = strstr(s, "set yrange [");
+  if (!at) return false;
+  char *end;
+  *lo = strtod(at + 12, &end);
+  if (*end != ':') return false;
+  *hi = strtod(end + 1, &end);
+  return *end == ']';
+}
+
+/* A quality or a loss is drawn on a y axis from its data with a margin of
+ * 5% of their span each side (0 only when the margin would cross it; one
+ * value gets a tenth of itself around it); a time keeps its axis from 0. */
+static void test_script_quality_axis_from_the_data(void) {
+  static const struct { const char *y; double a, b, lo, hi; } cases[] = {
+      {"quality", 0.773, 0.788, 0.77225, 0.78875},
+      {"epoch_quality", 0.773, 0.788, 0.77225, 0.78875},
+      {"loss", 0.01, 1, 0, 1.0495},     /* the margin would cross 0 */
+      {"quality", 0.8, 0.8, 0.796, 0.804}, /* one value */
+      {"quality", -0.2, 0.4, -0.23, 0.43}, /* rho may be negative */
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    cJSON *records = cJSON_CreateArray();
+    double ys[] = {cases[c].a, cases[c].b};
+    for (uint32_t i = 0; i < 2; i++) {
+      char sweep[64], config[96], metrics[160];
+      snprintf(sweep, sizeof sweep, "{'workload.lr': %u}", i + 1);
+      snprintf(config, sizeof config, "{'workload': {'type': 'mf', 'lr': %u}}", i + 1);
+      snprintf(metrics, sizeof metrics, "{'time_s': %u, 'quality': %g, 'loss': %g, "
+               "'epoch_end_s': [1], 'epoch_quality': [%g]}", i + 1, ys[i], ys[i], ys[i]);
+      cJSON_AddItemToArray(records, record(i + 1, 0, sweep, config, metrics, NULL));
+    }
+    char plot[160], err[256];
+    snprintf(plot, sizeof plot, strcmp(cases[c].y, "epoch_quality") == 0
+                 ? "[{'name': 'q', 'kind': 'quality_vs_time', 'series': 'workload.lr'}]"
+                 : "[{'name': 'q', 'x': 'workload.lr', 'y': '%s'}]", cases[c].y);
+    char *s = script_for(plot, records, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    double lo = NAN, hi = NAN;
+    CU_ASSERT_TRUE(yrange_of(s, &lo, &hi));
+    CU_ASSERT_DOUBLE_EQUAL(lo, cases[c].lo, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(hi, cases[c].hi, 1e-9);
+    CU_ASSERT_FALSE(unit_contains(s, "[0:*]"));
+    free(s);
+    s = script_for("[{'name': 't', 'x': 'workload.lr', 'y': 'time_s'}]", records, err, sizeof err);
+    CU_ASSERT_TRUE(s && unit_contains(s, "set yrange [0:*]\n"));
+    free(s);
+    cJSON_Delete(records);
+  }
+}
+
+/* The quality axis and the title name the workload's measure and say which
+ * way is better; runs of two measures keep the metric's words. */
+static void test_script_quality_named_by_its_workload(void) {
+  static const struct { const char *w1, *w2, *ylabel, *title; } cases[] = {
+      {"{'type': 'mf', 'lr': 0.1}", "{'type': 'mf', 'lr': 0.2}", "RMSE (lower is better)",
+       "exp: RMSE by workload.lr"},
+      {"{'type': 'kge', 'lr': 0.1, 'quality': 'hits10'}", "{'type': 'kge', 'lr': 0.2, 'quality': 'hits10'}",
+       "Hits@10 (higher is better)", "exp: Hits@10 by workload.lr"},
+      {"{'type': 'mf', 'lr': 0.1}", "{'type': 'dnn', 'lr': 0.2}", "quality",
+       "exp: quality by workload.lr"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    cJSON *records = cJSON_CreateArray();
+    const char *w[] = {cases[c].w1, cases[c].w2};
+    for (uint32_t i = 0; i < 2; i++) {
+      char sweep[64], config[128];
+      snprintf(sweep, sizeof sweep, "{'workload.lr': %g}", 0.1 * (i + 1));
+      snprintf(config, sizeof config, "{'workload': %s}", w[i]);
+      cJSON_AddItemToArray(records, record(i + 1, 0, sweep, config,
+                                           "{'quality': 0.8, 'epoch_end_s': [1], "
+                                           "'epoch_quality': [0.8]}", NULL));
+    }
+    char err[256], want[160];
+    const char *plots[] = {"[{'name': 'q', 'x': 'workload.lr', 'y': 'quality'}]",
+                           "[{'name': 'q', 'kind': 'quality_vs_time', 'series': 'workload.lr'}]"};
+    for (size_t k = 0; k < 2; k++) {
+      char *s = script_for(plots[k], records, err, sizeof err);
+      CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+      snprintf(want, sizeof want, "set ylabel \"%s\"\n", cases[c].ylabel);
+      CU_ASSERT_TRUE(unit_contains(s, want));
+      if (!unit_contains(s, want)) fprintf(stderr, "\n%s\n", s);
+      snprintf(want, sizeof want, "set title \"%s\"\n", cases[c].title);
+      CU_ASSERT_TRUE(k == 1 || unit_contains(s, want));
+      free(s);
+    }
+    cJSON_Delete(records);
+  }
+}
+
+/* Quality against training time ends where the runs ended: a dotted line
+ * from each line's last epoch to its runs' time_s and final quality (the
+ * mean over repeats), so that it reaches the time a plot of time_s shows;
+ * not for a diverged run, nor when x is not the training time. */
+static void test_script_quality_vs_time_reaches_the_end(void) {
+  cJSON *records = cJSON_CreateArray();
+  static const struct { int repeat; double t0, t1, q0, q1, end; } rows[] = {
+      {0, 1, 2, 0.5, 0.25, 3}, {1, 3, 4, 0.5, 0.75, 5}};
+  for (size_t i = 0; i < 2; i++) {
+    char metrics[192];
+    snprintf(metrics, sizeof metrics, "{'time_s': %g, 'quality': %g, 'epoch_end_s': [%g, %g], "
+             "'epoch_quality': [%g, %g], 'epoch_time_s': [1, 1]}", rows[i].end, rows[i].q1,
+             rows[i].t0, rows[i].t1, rows[i].q0, rows[i].q1);
+    cJSON_AddItemToArray(records, record((uint32_t)i + 1, (uint32_t)rows[i].repeat,
+                                         "{'policy.type': 'static'}",
+                                         "{'policy': {'type': 'static'}}", metrics, NULL));
+  }
+  cJSON_AddItemToArray(records, record(3, 0, "{'policy.type': 'psld'}", "{'policy': {'type': 'psld'}}",
+                                       "{'time_s': 7, 'quality': null, 'epoch_end_s': [1, 2], "
+                                       "'epoch_quality': [0.5, null]}", NULL));
+  char err[256];
+  char *s = script_for("[{'name': 'q', 'kind': 'quality_vs_time'}]", records, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  /* static: last epoch at mean time 3, quality 0.5; its runs ended at mean
+   * time 4 with mean quality 0.5. psld diverged: no end. */
+  CU_ASSERT_TRUE(unit_contains(s, "$ends << EOD\n3 0.5 4 0.5 1\nEOD\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "$ends using ($3*xscale):($4*yscale):5 with points pointtype 6 "
+                                  "linecolor variable title \"the run's end (time_s, evaluation "
+                                  "included)\""));
+  CU_ASSERT_TRUE(unit_contains(s, "with vectors nohead dashtype 3"));
+  CU_ASSERT_FALSE(unit_contains(s, "unset key"));
+  if (!unit_contains(s, "$ends << EOD\n3 0.5 4 0.5 1\n")) fprintf(stderr, "\n%s\n", s);
+  free(s);
+  /* Another x or y: no end. */
+  s = script_for("[{'name': 'q', 'kind': 'quality_vs_time', 'y': 'epoch_time_s'}]", records, err,
+                 sizeof err);
+  CU_ASSERT_TRUE(s && !unit_contains(s, "$ends"));
+  free(s);
+  cJSON_Delete(records);
+}
+
+/* Many series: 8 colours, then the same colours with another dash pattern
+ * and point shape (bars: a hatch), 32 line types in all; the legend's
+ * entries all fit, the canvas taller for its rows and wider for its widest
+ * entry. */
+static void test_script_many_series_differ(void) {
+  cJSON *records = cJSON_CreateArray();
+  for (uint32_t i = 0; i < 20; i++) {
+    char sweep[96], config[160];
+    snprintf(sweep, sizeof sweep, "{'consistency.staleness': %u}", i);
+    snprintf(config, sizeof config, "{'cluster': {'nodes': 2}, 'policy': {'type': 'static'}, "
+             "'consistency': {'model': 'ssp', 'staleness': %u}}", i);
+    cJSON_AddItemToArray(records, record(i + 1, 0, sweep, config, "{'time_s': 1}", NULL));
+  }
+  char err[256];
+  char *s = script_for("[{'name': 'l', 'x': 'cluster.nodes', 'y': 'time_s', "
+                       "'series': 'consistency.staleness'}]", records, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_TRUE(unit_contains(s, "set linetype 1 linecolor rgb \"#0072B2\" linewidth 2 dashtype 1 "
+                                  "pointtype 7 pointsize 1.2\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "set linetype 9 linecolor rgb \"#0072B2\" linewidth 2 dashtype 2 "
+                                  "pointtype 5 pointsize 1.2\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "set linetype 17 linecolor rgb \"#0072B2\" linewidth 2 dashtype 4 "));
+  CU_ASSERT_TRUE(unit_contains(s, "set linetype cycle 32\n"));
+  CU_ASSERT_TRUE(unit_contains(s, "with linespoints linetype 9 title \"8\""));
+  CU_ASSERT_TRUE(unit_contains(s, "with linespoints linetype 20 title \"19\""));
+  /* 20 short entries: 9 columns of 84 px (8 characters of 10.5) in 800,
+   * 3 rows: one beyond the default's two, and one more row's room. */
+  CU_ASSERT_TRUE(unit_contains(s, "set terminal svg size 800,540 "));
+  free(s);
+  s = script_for("[{'name': 'b', 'x': 'policy.type', 'y': 'time_s', "
+                 "'series': 'consistency.staleness'}]", records, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_TRUE(unit_contains(s, "($8*yscale) linetype 3 title \"2\""));
+  CU_ASSERT_TRUE(unit_contains(s, " linetype 9 fillstyle pattern 4 border title \"8\""));
+  free(s);
+  cJSON_Delete(records);
+  /* Long entries: one column, a row each, and a wider canvas for the widest. */
+  records = cJSON_CreateArray();
+  for (uint32_t i = 0; i < 6; i++) {
+    char sweep[160], config[200];
+    snprintf(sweep, sizeof sweep, "{'policy.note': 'a rather long name of a policy that goes on "
+             "and on and on and on and on, number %u'}", i);
+    snprintf(config, sizeof config, "{'cluster': {'nodes': 2}, 'policy': {'note': 'a rather long "
+             "name of a policy that goes on and on and on and on and on, number %u'}}", i);
+    cJSON_AddItemToArray(records, record(i + 1, 0, sweep, config, "{'time_s': 1}", NULL));
+  }
+  s = script_for("[{'name': 'l', 'x': 'cluster.nodes', 'y': 'time_s', 'series': 'policy.note'}]",
+                 records, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  /* 81 characters and 6 of a sample: 913.5 px, to 920; 6 rows, 5 of them
+   * at 20 px each. */
+  CU_ASSERT_TRUE(unit_contains(s, "set terminal svg size 920,600 "));
+  free(s);
+  cJSON_Delete(records);
+}
+
 static void test_script_marks_diverged_runs(void) {
   cJSON *records = cJSON_CreateArray();
   cJSON_AddItemToArray(records, record(1, 0, "{'workload.lr': 0.1}",
@@ -1351,15 +1663,17 @@ static void test_script_marks_diverged_runs(void) {
   CU_ASSERT_EQUAL(cJSON_GetObjectItem(cJSON_GetArrayItem(records, 1), "diverged_epoch")->valuedouble, 2);
   CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(cJSON_GetArrayItem(records, 0), "diverged_epoch"));
   static const struct { const char *plots, *row; } cases[] = {
-      /* lines: at x 100, above the highest point (0.9 * 1.08) */
+      /* lines: at x 100, above the highest point (0.9, and a range around
+       * one value of a tenth of it: 0.9 + 0.08 * 0.09) */
       {"[{'name': 'q', 'x': 'workload.lr', 'y': 'quality'}]",
-       "$diverged << EOD\n100 0.97200000000000009 \"diverged @ epoch 2\" 1\nEOD\n"},
+       "$diverged << EOD\n100 0.9072 \"diverged @ epoch 2\" 1\nEOD\n"},
       /* bars: the second of two bars in cluster 0 */
       {"[{'name': 'q', 'x': 'workload.type', 'y': 'quality', 'series': 'workload.lr'}]",
-       "$diverged << EOD\n0.16666666666666666 0.97200000000000009 \"epoch 2\" 2\n"},
-      /* per epoch: at the end of the epoch it diverged in, 1.2 * 1.08 */
+       "$diverged << EOD\n0.16666666666666666 0.9072 \"epoch 2\" 2\n"},
+      /* per epoch: at the end of the epoch it diverged in, above 1.5 (the
+       * data span 0.9 to 1.5: 1.5 + 0.08 * 0.6) */
       {"[{'name': 'q', 'kind': 'quality_vs_time'}]",
-       "$diverged << EOD\n2 1.62 \"epoch 2\" 2\n"},
+       "$diverged << EOD\n2 1.548 \"epoch 2\" 2\n"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char err[256];
@@ -1450,11 +1764,17 @@ PSLAB_SUITE("results",
             {"script: a png too", test_script_draws_a_png_too},
             {"script: no data is an error", test_script_without_data_is_an_error},
             {"labels of varying values", test_labels_of_varying_values},
+            {"script: empty values labelled by what they mean", test_script_labels_empty_values},
             {"wrapping never cuts a word", test_wrap_words_never_cuts_a_word},
             {"draw: svg and png, gnuplot missing or without png", test_draw_svg_png_and_missing_gnuplot},
             {"plot DIR redraws from files", test_plot_dir_redraws_from_files},
+            {"draw: gnuplot's warnings become one line", test_draw_turns_gnuplot_warnings_into_one_line},
             {"SPEC.md lists the metric table", test_spec_md_lists_the_metric_table},
             {"runner goes on after a failure and a crash", test_runner_goes_on_after_failures},
             {"runner progress on a terminal", test_runner_progress_on_a_terminal},
             {"script: diverged runs marked", test_script_marks_diverged_runs},
+            {"script: quality named by its workload", test_script_quality_named_by_its_workload},
+            {"script: many series differ, their legend fits", test_script_many_series_differ},
+            {"script: a quality's y axis from its data", test_script_quality_axis_from_the_data},
+            {"script: quality against time reaches the run's end", test_script_quality_vs_time_reaches_the_end},
             {"runner: a diverging spec says so", test_runner_diverged_spec})

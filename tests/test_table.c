@@ -357,6 +357,55 @@ static void test_table_diverged_points(void) {
   cJSON_Delete(records);
 }
 
+/* The quality column is named by the workload's measure and its better
+ * direction, when every run's workload has the same one. */
+static void test_table_quality_named_by_its_workload(void) {
+  static const struct { const char *type1, *type2, *head; } cases[] = {
+      {"{'type': 'mf'}", "{'type': 'mf'}", "quality (RMSE \xe2\x86\x93)"},
+      {"{'type': 'kge'}", "{'type': 'kge', 'lr': 1}", "quality (MRR \xe2\x86\x91)"},
+      {"{'type': 'mf'}", "{'type': 'kge'}", "quality"}, /* two measures: the metric's name */
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    cJSON *records = cJSON_CreateArray();
+    const char *types[] = {cases[c].type1, cases[c].type2};
+    for (uint32_t i = 0; i < 2; i++) {
+      char sweep[64], config[96];
+      snprintf(sweep, sizeof sweep, "{'cluster.nodes': %u}", i + 1);
+      snprintf(config, sizeof config, "{'workload': %s}", types[i]);
+      exp_run r = {.run = i + 1, .seed = 1, .sweep = unit_json(sweep), .config = unit_json(config)};
+      cJSON_AddItemToArray(records, exp_record_new("exp", &r, unit_json("{'quality': 0.8}"), NULL));
+      cJSON_Delete(r.sweep);
+      cJSON_Delete(r.config);
+    }
+    const char *const metrics[] = {"quality", NULL};
+    char *buf = table_of(records, NULL, metrics);
+    char *lines[8];
+    CU_ASSERT_TRUE_FATAL(lines_of(buf, lines, 8) >= 3);
+    char want[96];
+    snprintf(want, sizeof want, "  %s", cases[c].head);
+    CU_ASSERT_TRUE(unit_contains(lines[0], want) &&
+                   strcmp(lines[0] + strlen(lines[0]) - strlen(cases[c].head), cases[c].head) == 0);
+    if (!unit_contains(lines[0], want)) fprintf(stderr, "\n%s\n", buf);
+    free(buf);
+    cJSON_Delete(records);
+  }
+}
+
+/* An empty sweep value reads as what it means in its label column. */
+static void test_table_labels_empty_values(void) {
+  cJSON *records = cJSON_CreateArray();
+  cJSON_AddItemToArray(records, record(1, 0, "{'cluster.stragglers': []}", "{'time_s': 1}", NULL));
+  cJSON_AddItemToArray(records, record(2, 0, "{'cluster.stragglers': [{'node': 3}]}",
+                                       "{'time_s': 2}", NULL));
+  char *buf = table_of(records, NULL, NULL);
+  CU_ASSERT_TRUE(unit_contains(buf, "\nno straggler "));
+  CU_ASSERT_TRUE(unit_contains(buf, "\n[{node=3}] "));
+  CU_ASSERT_FALSE(unit_contains(buf, "[]"));
+  if (!unit_contains(buf, "\n[{node=3}] ")) fprintf(stderr, "\n%s\n", buf);
+  free(buf);
+  cJSON_Delete(records);
+}
+
 static void test_table_one_run_per_point(void) {
   /* Without repeats or failures: no runs ok column, plain values; the
    * swept objects labelled by what differs, long labels wrapped. */
@@ -427,6 +476,8 @@ PSLAB_SUITE("table",
             {"table: --metrics columns", test_table_metrics_option},
             {"table: two repeats show sd", test_table_two_repeats_show_sd},
             {"table: diverged points", test_table_diverged_points},
+            {"table: quality named by its workload", test_table_quality_named_by_its_workload},
+            {"table: empty values labelled by what they mean", test_table_labels_empty_values},
             {"table: one run per point, labels", test_table_one_run_per_point},
             {"table: nothing varies", test_table_without_varying_paths},
             {"--metrics parsing", test_metrics_option_parsing})

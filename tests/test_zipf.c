@@ -530,6 +530,63 @@ static void test_hot_keys(void) {
 
 /* Nothing counted, nothing to sort: the counts may be no array at all (a
  * workload whose sample steps touch no key). UBSan checks the empty case. */
+/* Every workload type with held-out evaluation names its measure from the
+ * one table of measures, for every way its fields can ask for one; a type
+ * without evaluation names none. Results read the measure from a run's
+ * config alone (wl_quality_of). */
+static void test_every_quality_measure_in_the_table(void) {
+  static const char *const asks[] = {"{}", "{'similarity': 's'}", "{'analogy': 'a'}",
+                                     "{'quality': 'hits10'}", NULL};
+  size_t n_types = 0, named = 0, n;
+  const wl_quality *table = wl_quality_measures(&n);
+  for (size_t i = 0; i < n; i++) {
+    CU_ASSERT_PTR_EQUAL(wl_quality_find(table[i].name), &table[i]);
+    CU_ASSERT_TRUE(table[i].label && *table[i].label);
+  }
+  for (const wl_type *const *t = wl_types; *t; t++, n_types++) {
+    CU_ASSERT_EQUAL((*t)->eval != NULL, (*t)->quality_name != NULL);
+    bool some = false;
+    for (size_t a = 0; (*t)->quality_name && asks[a]; a++) {
+      cJSON *j = unit_json(asks[a]);
+      const char *name = (*t)->quality_name(j);
+      if (name) {
+        some = true;
+        CU_ASSERT_PTR_NOT_NULL(wl_quality_find(name));
+        if (!wl_quality_find(name)) fprintf(stderr, "\n  %s: \"%s\" not in the table\n", (*t)->name, name);
+      }
+      cJSON_Delete(j);
+    }
+    CU_ASSERT_EQUAL(some, (*t)->eval != NULL);
+    named += some;
+  }
+  CU_ASSERT_EQUAL(n_types, 6);
+  CU_ASSERT_EQUAL(named, 4); /* mf, kge, w2v, dnn */
+  static const struct { const char *json, *label; bool higher; } cases[] = {
+      {"{'type': 'mf'}", "RMSE", false},
+      {"{'type': 'dnn'}", "MSE", false},
+      {"{'type': 'kge'}", "MRR", true},
+      {"{'type': 'kge', 'quality': 'hits10'}", "Hits@10", true},
+      {"{'type': 'w2v', 'similarity': 'wordnet:synonyms'}", "Spearman's rho", true},
+      {"{'type': 'w2v', 'analogy': 'q.txt'}", "analogy accuracy", true},
+      {"{'type': 'w2v'}", NULL, false},
+      {"{'type': 'mf', 'math': 'none'}", NULL, false},
+      {"{'type': 'zipf'}", NULL, false},
+      {"{'type': 'nothing'}", NULL, false},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    cJSON *j = unit_json(cases[i].json);
+    const wl_quality *q = wl_quality_of(j);
+    if (cases[i].label) {
+      CU_ASSERT_TRUE(q && strcmp(q->label, cases[i].label) == 0 &&
+                     q->higher_better == cases[i].higher);
+    } else {
+      CU_ASSERT_PTR_NULL(q);
+    }
+    cJSON_Delete(j);
+  }
+  CU_ASSERT_PTR_NULL(wl_quality_of(NULL));
+}
+
 static void test_hottest_of_nothing(void) {
   ps_key out[1] = {7};
   CU_ASSERT_EQUAL(wl_hottest(NULL, 0, 1, out), 0);
@@ -539,6 +596,7 @@ static void test_hottest_of_nothing(void) {
 PSLAB_SUITE("zipf",
             {"hot keys", test_hot_keys},
             {"the hottest of nothing", test_hottest_of_nothing},
+            {"every quality measure in the table", test_every_quality_measure_in_the_table},
             {"validation messages", test_validation_messages},
             {"no message buffer, no nodes", test_no_message_buffer_and_no_nodes},
             {"defaults and tables", test_defaults_and_tables},

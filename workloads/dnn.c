@@ -374,6 +374,12 @@ static void dnn_free(void *impl) {
   free(d);
 }
 
+/* Held-out examples are measured by their MSE. */
+static const char *dnn_quality_name(const cJSON *json) {
+  (void)json;
+  return "mse";
+}
+
 static void *dnn_create(const cJSON *json, const wl_context *ctx, wl_info *info, char *err,
                         size_t errlen) {
   dnn_workload *d = calloc(1, sizeof *d);
@@ -391,7 +397,7 @@ static void *dnn_create(const cJSON *json, const wl_context *ctx, wl_info *info,
   d->workers = (uint32_t)workers;
   d->nodes = ctx->nodes;
   info->has_quality = true;
-  info->quality = (wl_quality){.name = "mse", .higher_better = false, .sqrt = false};
+  info->quality = wl_quality_named(dnn_quality_name(json));
   bool ok = dnn_parse(json, d, err, errlen) && wlj_math_fields(json, info, err, errlen);
   if (ok && info->math && !d->width) {
     snprintf(err, errlen, "math: expected \"none\" with \"tensors\" (real math needs a model: "
@@ -601,6 +607,7 @@ static size_t dnn_hot_keys(const void *impl, size_t n, ps_key *out) {
 }
 
 const wl_type wl_type_dnn = {
+    .quality_name = dnn_quality_name,
     .name = "dnn",
     .create = dnn_create,
     .free = dnn_free,

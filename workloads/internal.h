@@ -100,7 +100,19 @@ typedef struct wl_type {
    * *den, which add up over workers (wl_quality says what they become). */
   int (*eval)(const void *impl, uint32_t rank, uint32_t workers, const wl_eval_in *in,
               double *num, double *den);
+  /* The name of the quality measure (in wl_quality_measures) that a
+   * workload made of json evaluates, from json alone: create takes its
+   * info.quality from it too (wl_quality_named). NULL when !eval, or when
+   * json asks for no measure (w2v without similarity or analogy). */
+  const char *(*quality_name)(const struct cJSON *json);
 } wl_type;
+
+/* Every workload type, NULL-terminated (the registry of workload.c). */
+extern const wl_type *const wl_types[];
+/* A copy of the entry called name of the measures' table (a zeroed one
+ * with name "quality" when there is none: a type's mistake, caught by the
+ * tests that walk wl_types). */
+wl_quality wl_quality_named(const char *name);
 
 extern const wl_type wl_type_zipf;
 extern const wl_type wl_type_mf;

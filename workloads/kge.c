@@ -296,6 +296,12 @@ static bool kge_describe(kge_workload *k, const cJSON *json, wl_info *info, char
   return true;
 }
 
+/* "quality": "mrr" (the default) or "hits10". */
+static const char *kge_quality_name(const cJSON *json) {
+  const cJSON *q = cJSON_GetObjectItemCaseSensitive(json, "quality");
+  return cJSON_IsString(q) && strcmp(q->valuestring, "hits10") == 0 ? "hits10" : "mrr";
+}
+
 static void *kge_create(const cJSON *json, const wl_context *ctx, wl_info *info, char *err,
                         size_t errlen) {
   kge_workload *k = calloc(1, sizeof *k);
@@ -312,8 +318,7 @@ static void *kge_create(const cJSON *json, const wl_context *ctx, wl_info *info,
   k->rel_len = kge_relation_len(k->model, k->dim);
   k->workers = ctx->nodes * ctx->workers_per_node;
   info->has_quality = true;
-  info->quality.name = k->hits10 ? "hits10" : "mrr";
-  info->quality.higher_better = true;
+  info->quality = wl_quality_named(kge_quality_name(json));
   if (!wlj_math_fields(json, info, err, errlen)) {
     free(k);
     return NULL;
@@ -636,6 +641,7 @@ static size_t kge_hot_keys(const void *impl, size_t n, ps_key *out) {
 }
 
 const wl_type wl_type_kge = {
+    .quality_name = kge_quality_name,
     .name = "kge",
     .create = kge_create,
     .free = kge_free,

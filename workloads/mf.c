@@ -259,6 +259,12 @@ static void mf_free(void *impl) {
   free(m);
 }
 
+/* Held-out ratings are measured by their RMSE. */
+static const char *mf_quality_name(const cJSON *json) {
+  (void)json;
+  return "rmse";
+}
+
 static void *mf_create(const cJSON *json, const wl_context *ctx, wl_info *info, char *err,
                        size_t errlen) {
   mf_workload *m = calloc(1, sizeof *m);
@@ -289,7 +295,7 @@ static void *mf_create(const cJSON *json, const wl_context *ctx, wl_info *info, 
   }
   if (m->init_scale < 0) m->init_scale = default_init_scale(m);
   info->has_quality = m->d.n_test > 0;
-  info->quality = (wl_quality){.name = "rmse", .higher_better = false, .sqrt = true};
+  info->quality = wl_quality_named(mf_quality_name(json));
   if (!wlj_math_fields(json, info, err, errlen)) {
     mf_free(m);
     return NULL;
@@ -509,6 +515,7 @@ static size_t mf_hot_keys(const void *impl, size_t n, ps_key *out) {
 }
 
 const wl_type wl_type_mf = {
+    .quality_name = mf_quality_name,
     .name = "mf",
     .create = mf_create,
     .free = mf_free,

@@ -205,6 +205,16 @@ static void *fail(w2v_workload *w, char *err, size_t errlen, const char *what) {
   return NULL;
 }
 
+/* Analogy accuracy with "analogy", Spearman's rho with "similarity" (one
+ * at a time), else none. */
+static const char *w2v_quality_name(const cJSON *json) {
+  const cJSON *ana = cJSON_GetObjectItemCaseSensitive(json, "analogy");
+  const cJSON *sim = cJSON_GetObjectItemCaseSensitive(json, "similarity");
+  if (cJSON_IsString(ana) && *ana->valuestring) return "analogy";
+  if (cJSON_IsString(sim) && *sim->valuestring) return "spearman";
+  return NULL;
+}
+
 static void *w2v_create(const cJSON *json, const wl_context *ctx, wl_info *info, char *err,
                         size_t errlen) {
   w2v_workload *w = calloc(1, sizeof *w);
@@ -214,7 +224,7 @@ static void *w2v_create(const cJSON *json, const wl_context *ctx, wl_info *info,
   if (!parse(json, w, &corpus, &sim, &ana, &sim_pairs, &ana_vocab, &wn_given, err, errlen))
     return fail(w, err, errlen, NULL);
   info->has_quality = *sim || *ana;
-  info->quality = (wl_quality){.name = *ana ? "analogy" : "spearman", .higher_better = true};
+  if (info->has_quality) info->quality = wl_quality_named(w2v_quality_name(json));
   if (!wlj_math_fields(json, info, err, errlen)) return fail(w, err, errlen, NULL);
   char *wordnet_dir = wl_path(ctx, wn_given); /* relative: from the spec's directory */
   if (!wordnet_dir) return fail(w, err, errlen, "out of memory");
@@ -580,6 +590,7 @@ static int w2v_eval(const void *impl, uint32_t rank, uint32_t workers, const wl_
 }
 
 const wl_type wl_type_w2v = {
+    .quality_name = w2v_quality_name,
     .name = "w2v",
     .create = w2v_create,
     .free = w2v_free,

@@ -20,7 +20,7 @@
 
 /* -------------------------------------------------------------- registry */
 
-static const wl_type *const wl_types[] = {&wl_type_zipf, &wl_type_mf, &wl_type_kge,
+const wl_type *const wl_types[] = {&wl_type_zipf, &wl_type_mf, &wl_type_kge,
                                           &wl_type_w2v, &wl_type_trace, &wl_type_dnn, NULL};
 
 static const wl_type *find_type(const char *name) {
@@ -117,6 +117,42 @@ bool wl_quality_info(const wl_workload *wl, wl_quality *out) {
   if (!wl_math(wl) || !wl->info.has_quality || !wl->type->eval) return false;
   *out = wl->info.quality;
   return true;
+}
+
+/* The quality measures: what each is called on an axis or in a table, and
+ * which way is better. Workload types name theirs (wl_type.quality_name). */
+static const wl_quality measures[] = {
+    {.name = "rmse", .label = "RMSE", .higher_better = false, .sqrt = true},
+    {.name = "mrr", .label = "MRR", .higher_better = true},
+    {.name = "hits10", .label = "Hits@10", .higher_better = true},
+    {.name = "spearman", .label = "Spearman's rho", .higher_better = true},
+    {.name = "analogy", .label = "analogy accuracy", .higher_better = true},
+    {.name = "mse", .label = "MSE", .higher_better = false},
+};
+
+const wl_quality *wl_quality_measures(size_t *count) {
+  *count = sizeof measures / sizeof measures[0];
+  return measures;
+}
+
+const wl_quality *wl_quality_find(const char *name) {
+  for (size_t i = 0; name && i < sizeof measures / sizeof measures[0]; i++)
+    if (strcmp(measures[i].name, name) == 0) return &measures[i];
+  return NULL;
+}
+
+wl_quality wl_quality_named(const char *name) {
+  const wl_quality *q = wl_quality_find(name);
+  return q ? *q : (wl_quality){.name = "quality", .label = "quality"};
+}
+
+const wl_quality *wl_quality_of(const cJSON *json) {
+  const cJSON *type = cJSON_GetObjectItemCaseSensitive(json, "type");
+  const wl_type *t = cJSON_IsString(type) ? find_type(type->valuestring) : NULL;
+  const cJSON *math = cJSON_GetObjectItemCaseSensitive(json, "math");
+  if (!t || !t->quality_name || (cJSON_IsString(math) && strcmp(math->valuestring, "none") == 0))
+    return NULL;
+  return wl_quality_find(t->quality_name(json));
 }
 
 void wl_add_initial(const wl_workload *wl, ps_key k, float *val, uint32_t len) {

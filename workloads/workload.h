@@ -91,6 +91,7 @@ bool wl_math(const wl_workload *wl);
 /* What a computing workload measures about the model. */
 typedef struct {
   const char *name;   /* "rmse", "mrr", "hits10", "spearman", "analogy", "mse" */
+  const char *label;  /* its words on an axis or a table: "RMSE", "Hits@10" */
   bool higher_better; /* mrr: true; rmse: false */
   bool sqrt;          /* quality = sqrt(num / den) (RMSE), else num / den */
   bool has_target;    /* the spec set workload.target_quality */
@@ -99,6 +100,16 @@ typedef struct {
 /* The workload's quality measure; false when it has none (no math, or no
  * held-out data). */
 bool wl_quality_info(const wl_workload *wl, wl_quality *out);
+/* The table of quality measures every workload type takes its own from
+ * (name, label, direction; no target): *count of them. */
+const wl_quality *wl_quality_measures(size_t *count);
+/* The measure called name in that table, or NULL. */
+const wl_quality *wl_quality_find(const char *name);
+/* The measure a workload made of json would evaluate (wl_quality_info's,
+ * should it have held-out data), told from the object alone, without
+ * reading its data: for results drawn from run configs. NULL for a type
+ * without a quality measure, an unknown type, or "math": "none". */
+const wl_quality *wl_quality_of(const struct cJSON *json);
 
 /* Parameters are the stored value plus an initial value that is a fixed
  * function of the key (the store starts every value at zero and only ever

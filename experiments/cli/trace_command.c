@@ -111,7 +111,12 @@ static int draw_svg(const char *file, const char *svg, const wl_trace_stats *s,
   if (rc == 0) {
     remove(svg);
     const char *gp_name = strrchr(gp_path, '/');
-    rc = exp_run_gnuplot(prog, dir, gp_name ? gp_name + 1 : gp_path, err, sizeof err);
+    char said[512];
+    rc = exp_run_gnuplot(prog, dir, gp_name ? gp_name + 1 : gp_path, said, sizeof said, err,
+                         sizeof err);
+    if (rc == 0 && *said)
+      fprintf(log, "pslab trace stats: %s drawn, but gnuplot warned: %s (script: %s)\n", svg,
+              said, gp_path);
   }
   struct stat st;
   if (rc == 0 && !(stat(svg, &st) == 0 && st.st_size > 0)) {

@@ -51,6 +51,20 @@ void exp_describe(const cJSON *v, char *buf, size_t n);
  * list (a per-epoch metric); false when v holds no number. */
 bool exp_metric_value(const cJSON *v, double *out);
 
+/* ------------------------------------------------- quality (quality.c) */
+
+/* Whether metric is a held-out quality (quality, epoch_quality), whose
+ * words come from the workload's measure rather than the metric table. */
+bool exp_is_quality_metric(const char *metric);
+/* The quality measure the records' workloads share (config.workload,
+ * through workloads/' table of measures: wl_quality_of): its words
+ * ("RMSE") into *label, and whether higher is better; false when no
+ * record's workload has one, or two have different ones. */
+bool exp_records_quality(const cJSON *records, const char **label, bool *higher_better);
+/* "RMSE ↓", "MRR ↑": the measure's words and the arrow of its better
+ * direction, into buf. */
+void exp_quality_words(const char *label, bool higher_better, char *buf, size_t n);
+
 /* -------------------------------------------------------- paths (text.c) */
 
 /* "parent.key" ("key" under an empty parent), and "parent[i]". */

@@ -36,23 +36,80 @@ bool exp_program_exists(const char *prog) {
   }
 }
 
-int exp_run_gnuplot(const char *prog, const char *dir, const char *script, char *err,
-                    size_t errlen) {
+/* Reads fd to its end, keeping the first size - 1 bytes in buf
+ * (NUL-terminated). */
+static void read_all(int fd, char *buf, size_t size) {
+  size_t len = 0;
+  char scrap[512];
+  for (;;) {
+    char *to = len + 1 < size ? buf + len : scrap;
+    size_t room = len + 1 < size ? size - 1 - len : sizeof scrap;
+    ssize_t n = read(fd, to, room);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (to != scrap) len += (size_t)n;
+  }
+  buf[len] = '\0';
+}
+
+/* gnuplot's complaints as one line: the first, with how many other
+ * different lines there were ("" for none). */
+static void condense(const char *text, char *out, size_t n) {
+  const char *first = NULL;
+  size_t first_len = 0, others = 0;
+  for (const char *s = text; *s;) {
+    size_t len = strcspn(s, "\n");
+    while (len && (s[len - 1] == ' ' || s[len - 1] == '\r')) len--;
+    const char *start = s;
+    while (len && *start == ' ') start++, len--;
+    if (len && !first) {
+      first = start;
+      first_len = len;
+    } else if (len && (len != first_len || strncmp(start, first, len) != 0)) {
+      others++;
+    }
+    s += strcspn(s, "\n");
+    if (*s) s++;
+  }
+  *out = '\0';
+  if (!first) return;
+  snprintf(out, n, "%.*s", (int)first_len, first);
+  size_t used = strlen(out);
+  if (others && used < n)
+    snprintf(out + used, n - used, " (and %zu more line%s)", others, others > 1 ? "s" : "");
+}
+
+/* Starts prog on script in dir, its stdout to /dev/null and its stderr to
+ * the pipe's write end; the child's pid, or -1. */
+static pid_t start_gnuplot(const char *prog, const char *dir, const char *script, int pipe_fd[2]) {
   fflush(NULL);
   pid_t pid = fork();
+  if (pid != 0) return pid;
+  int null = open("/dev/null", O_RDWR);
+  if (null >= 0) {
+    dup2(null, STDIN_FILENO);
+    dup2(null, STDOUT_FILENO);
+  }
+  dup2(pipe_fd[1], STDERR_FILENO);
+  close(pipe_fd[0]);
+  if (chdir(dir) == 0) execlp(prog, prog, script, (char *)NULL);
+  _exit(127);
+}
+
+int exp_run_gnuplot(const char *prog, const char *dir, const char *script, char *said,
+                    size_t saidlen, char *err, size_t errlen) {
+  char text[4096];
+  int fds[2];
+  *said = '\0';
+  pid_t pid = pipe(fds) == 0 ? start_gnuplot(prog, dir, script, fds) : -1;
   if (pid < 0) {
     snprintf(err, errlen, "cannot start %s: %s", prog, strerror(errno));
     return -1;
   }
-  if (pid == 0) {
-    int null = open("/dev/null", O_RDWR);
-    if (null >= 0) {
-      dup2(null, STDIN_FILENO);
-      dup2(null, STDOUT_FILENO);
-    }
-    if (chdir(dir) == 0) execlp(prog, prog, script, (char *)NULL);
-    _exit(127);
-  }
+  close(fds[1]);
+  read_all(fds[0], text, sizeof text);
+  close(fds[0]);
+  condense(text, said, saidlen);
   int status;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
@@ -62,7 +119,9 @@ int exp_run_gnuplot(const char *prog, const char *dir, const char *script, char 
     snprintf(err, errlen, "%s has no pngcairo terminal, so the PNG was not drawn "
                           "(Debian: apt-get install gnuplot-nox)", prog);
   else
-    snprintf(err, errlen, "%s exited with status %d", prog, WEXITSTATUS(status));
+    snprintf(err, errlen, "%s exited with status %d%s%s", prog, WEXITSTATUS(status),
+             *said ? ": " : "", said);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == EXP_GNUPLOT_NO_PNG) *said = '\0';
   return -1;
 }
 
@@ -85,16 +144,16 @@ static void remove_drawing(const char *dir, const char *name) {
 }
 
 /* Runs gnuplot on the script <name>.gp in dir: both drawings, or -1 with
- * the reason in err. */
-static int draw_files(const char *name, const char *dir, const char *prog, char *err,
-                      size_t errlen) {
+ * the reason in err; what gnuplot said though it drew, in said. */
+static int draw_files(const char *name, const char *dir, const char *prog, char *said,
+                      size_t saidlen, char *err, size_t errlen) {
   char gp[EXP_PATH_MAX], svg[EXP_PATH_MAX], png[EXP_PATH_MAX];
   snprintf(gp, sizeof gp, "%s.gp", name);
   snprintf(svg, sizeof svg, "%s.svg", name);
   snprintf(png, sizeof png, "%s.png", name);
   remove_drawing(dir, svg);
   remove_drawing(dir, png);
-  if (exp_run_gnuplot(prog, dir, gp, err, errlen) != 0) return -1;
+  if (exp_run_gnuplot(prog, dir, gp, said, saidlen, err, errlen) != 0) return -1;
   if (!drawn(dir, svg, prog, err, errlen) || !drawn(dir, png, prog, err, errlen))
     return -1;
   return 0;
@@ -111,8 +170,11 @@ int exp_draw_script(const char *name, const char *script, const char *dir,
   if (rc == 0) rc = exp_write_file_atomic(gp, script, strlen(script), err, sizeof err);
   if (rc != 0) fprintf(log, "pslab: plot %s not drawn: %s\n", name, err);
   if (rc == 0 && have_prog) {
-    rc = draw_files(name, dir, prog, err, sizeof err);
+    char said[512];
+    rc = draw_files(name, dir, prog, said, sizeof said, err, sizeof err);
     if (rc != 0) fprintf(log, "pslab: plot %s not drawn: %s (script: %s)\n", name, err, gp);
+    else if (*said)
+      fprintf(log, "pslab: plot %s drawn, but gnuplot warned: %s (script: %s)\n", name, said, gp);
   }
   free(gp);
   return rc;

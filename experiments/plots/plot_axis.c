@@ -77,3 +77,12 @@ void exp_plot_axis_make(exp_plot_axis *a, const char *name, double max_abs) {
   snprintf(a->label, sizeof a->label, "%s", name);
   snprintf(a->words, sizeof a->words, "%s", name);
 }
+
+void exp_plot_axis_quality(exp_plot_axis *a, const char *metric, const cJSON *records) {
+  const char *measure;
+  bool higher;
+  if (!exp_is_quality_metric(metric) || !exp_records_quality(records, &measure, &higher))
+    return;
+  snprintf(a->words, sizeof a->words, "%s", measure);
+  snprintf(a->label, sizeof a->label, "%s (%s is better)", measure, higher ? "higher" : "lower");
+}

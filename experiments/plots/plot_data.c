@@ -23,6 +23,12 @@
  * repeats of a sweep point are combined epoch by epoch, x and y both by
  * their mean.
  *
+ * When x is epoch_end_s, the training time at each epoch's end, and y
+ * epoch_quality (or epoch_loss), each line also gets its runs' end: time_s
+ * and the run's final quality (loss), averaged over the repeats
+ * (exp_plot_data.ends), so that the curve reaches the time a plot of time_s
+ * shows for the same runs.
+ *
  * A run whose training diverged (exp_record_diverged) has no y where y is
  * its loss or quality: it gives a marker instead (exp_plot_marker), at its
  * x (per epoch: x's value in the epoch it diverged in), so that the plot
@@ -105,9 +111,10 @@ static entry *read_entries(const exp_plot *p, const cJSON *records, size_t *n,
 /* An object's type, when it has one, names it best: it leads its label. */
 static const char *const TYPE_LEAD = "type";
 
-/* Labels for the values of every entry (x's, or the series'), taken
- * together, into each entry's xl or sl. Entries without a value keep none. */
-static void label_values(entry *e, size_t n, bool series) {
+/* Labels for the values of every entry (x's, or the series', at path),
+ * taken together, into each entry's xl or sl; an empty value in words ("no
+ * straggler"). Entries without a value keep none. */
+static void label_values(entry *e, size_t n, bool series, const char *path) {
   const cJSON **values = calloc(n + 1, sizeof *values);
   char **labels = calloc(n + 1, sizeof *labels);
   size_t *at = calloc(n + 1, sizeof *at), k = 0;
@@ -117,16 +124,18 @@ static void label_values(entry *e, size_t n, bool series) {
     at[k] = i;
     values[k++] = v;
   }
-  if (values && labels && at && exp_value_labels_varying(values, k, TYPE_LEAD, labels))
+  if (values && labels && at && exp_value_labels_varying(values, k, TYPE_LEAD, labels)) {
+    exp_label_empty_values(values, k, path, labels);
     for (size_t j = 0; j < k; j++) *(series ? &e[at[j]].sl : &e[at[j]].xl) = labels[j];
+  }
   free(values);
   free(labels);
   free(at);
 }
 
 static void label_entries(entry *e, size_t n, const exp_plot *p, bool numeric) {
-  if (!numeric) label_values(e, n, false);
-  if (p->series) label_values(e, n, true);
+  if (!numeric) label_values(e, n, false, p->x);
+  if (p->series) label_values(e, n, true, p->series);
   for (size_t i = 0; i < n; i++)
     if (!e[i].sv) e[i].sl = strdup(p->series ? "(none)" : p->y);
 }
@@ -179,7 +188,8 @@ static void add_path_labels(entry *e, size_t n, const char *path, const char *x,
   char **text = calloc(n + 1, sizeof *text);
   for (size_t i = 0; values && text && i < n; i++)
     values[i] = cJSON_GetObjectItemCaseSensitive(e[i].sweep, path);
-  bool ok = values && text && exp_value_labels_varying(values, n, lead_for(path, x), text);
+  bool ok = values && text && exp_value_labels_varying(values, n, lead_for(path, x), text) &&
+            exp_label_empty_values(values, n, path, text);
   for (size_t i = 0; ok && i < n; i++) {
     const char *sep = labels[i].len ? "; " : "";
     if (several)
@@ -292,6 +302,32 @@ double exp_plot_cell_ci95(const exp_plot_data *d, const exp_plot_cell *c) {
 
 /* ------------------------------------------------------- per epoch */
 
+/* The scalar metric that holds a per-epoch y's final value, when x is the
+ * training time: NULL when the plot has no run's end to draw. */
+static const char *final_of(const exp_plot *p) {
+  if (strcmp(p->x, "epoch_end_s") != 0) return NULL;
+  if (strcmp(p->y, "epoch_quality") == 0) return "quality";
+  if (strcmp(p->y, "epoch_loss") == 0) return "loss";
+  return NULL;
+}
+
+/* Adds the end of record r (time_s, and its final value of y) to series
+ * s's; nothing when r has not both as numbers (a diverged run). */
+static void add_end(exp_plot_data *d, size_t s, const cJSON *r, const char *final) {
+  const cJSON *t = record_value(r, "time_s"), *y = record_value(r, final);
+  if (!cJSON_IsNumber(t) || !cJSON_IsNumber(y)) return;
+  size_t i = 0;
+  while (i < d->n_ends && d->ends[i].series != s) i++;
+  if (i == d->n_ends) {
+    exp_plot_cell *ends = realloc(d->ends, (d->n_ends + 1) * sizeof *ends);
+    if (!ends) return;
+    d->ends = ends;
+    ends[d->n_ends++] = (exp_plot_cell){.series = s};
+  }
+  exp_stats_add(&d->ends[i].y, y->valuedouble);
+  exp_stats_add(&d->ends[i].xs, t->valuedouble);
+}
+
 static const cJSON *metric_list(const cJSON *rec, const char *name) {
   const cJSON *v = record_value(rec, name);
   return cJSON_IsArray(v) ? v : NULL;
@@ -313,7 +349,7 @@ static void collect_per_epoch(exp_plot_data *d, const exp_plot *p, const cJSON *
   }
   /* A line per series value, or else per sweep point, labelled by the swept
    * values that vary (the legend's title says which paths). */
-  if (e && p->series) label_values(e, k, true);
+  if (e && p->series) label_values(e, k, true, p->series);
   for (size_t i = 0; e && !p->series && i < k; i++) e[i].sl = strdup(p->y);
   if (e && !p->series && k) make_specific(e, k, p, true, d);
   for (size_t i = 0; i < k; i++) {
@@ -323,6 +359,7 @@ static void collect_per_epoch(exp_plot_data *d, const exp_plot *p, const cJSON *
     const cJSON *xs = metric_list(e[i].rec, p->x), *ys = metric_list(e[i].rec, p->y);
     size_t epoch = 0;
     int diverged = exp_record_diverged(e[i].rec);
+    if (final_of(p)) add_end(d, s, e[i].rec, final_of(p));
     for (const cJSON *xv = xs->child, *yv = ys->child; xv && yv;
          xv = xv->next, yv = yv->next, epoch++) {
       exp_plot_marker *m = cJSON_IsNumber(xv) && !cJSON_IsNumber(yv) && diverged
@@ -336,6 +373,7 @@ static void collect_per_epoch(exp_plot_data *d, const exp_plot *p, const cJSON *
   }
   for (size_t i = 0; i < d->n_cells; i++) d->cells[i].x = d->cells[i].xs.mean;
   for (size_t i = 0; i < d->n_diverged; i++) d->diverged[i].x = d->diverged[i].xs.mean;
+  for (size_t i = 0; i < d->n_ends; i++) d->ends[i].x = d->ends[i].xs.mean;
   free_entries(e, k);
 }
 
@@ -436,6 +474,7 @@ void exp_plot_data_free(exp_plot_data *d) {
   free(d->cats);
   free(d->cells);
   free(d->diverged);
+  free(d->ends);
   free(d->x_title);
   free(d->series_title);
   *d = (exp_plot_data){0};

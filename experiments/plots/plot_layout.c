@@ -24,6 +24,7 @@ enum {
   CANVAS_MAX_W = 1400, /* widest a canvas grows for side-by-side labels */
   FRAME_PX = 140,      /* y tick labels, y label, right margin */
   LINE_PX = 18,        /* one line of 12-point text */
+  KEY_ROW_PX = 20,     /* one row of the legend, its samples' spacing included */
   KEY_SAMPLE_CHARS = 6 /* a legend entry's line sample and gaps, in characters */
 };
 #define DRAWN_CHAR_PX 7.5 /* a character as drawn */
@@ -131,15 +132,34 @@ static bool lay_out_ticks(exp_plot_layout *l, char *const *cats, size_t n, int *
 
 /* ----------------------------------------------------------- legend */
 
-/* The extra height of a legend below the plot beyond two rows: gnuplot
- * puts as many columns side by side as the widest entry allows. */
-static int key_extra(char *const *series, size_t n, int w) {
-  if (n < 2) return 0;
-  double column = ((double)longest(series, n, false) + KEY_SAMPLE_CHARS) * GNUPLOT_CHAR_PX;
-  size_t cols = (size_t)((double)w / column);
+/* A legend below the plot: its entries (the series', and a diverged run's
+ * or a run's end's when drawn) and the width of the widest. */
+static size_t key_entries(const exp_plot_data *d, size_t *widest) {
+  size_t n = d->n_series, most = longest(d->series, d->n_series, false);
+  const char *extra[] = {d->n_diverged ? EXP_KEY_DIVERGED : NULL, d->n_ends ? EXP_KEY_END : NULL};
+  for (size_t i = 0; i < 2; i++) {
+    if (!extra[i]) continue;
+    n++;
+    if (strlen(extra[i]) > most) most = strlen(extra[i]);
+  }
+  *widest = most;
+  return n;
+}
+
+/* Makes room for the legend: gnuplot puts as many columns side by side as
+ * the widest entry allows; the canvas widens for an entry wider than
+ * itself (up to CANVAS_MAX_W) and grows taller for rows beyond the two the
+ * default holds (one more row's room besides, which gnuplot's own reckoning
+ * of the key takes). */
+static void key_room(exp_plot_layout *l, const exp_plot_data *d) {
+  size_t widest, n = key_entries(d, &widest);
+  if (n < 2) return;
+  double column = ((double)widest + KEY_SAMPLE_CHARS) * GNUPLOT_CHAR_PX;
+  if (column > l->width) l->width = column > CANVAS_MAX_W ? CANVAS_MAX_W : ((int)column + 9) / 10 * 10;
+  size_t cols = (size_t)((double)l->width / column);
   cols = cols < 1 ? 1 : cols;
   size_t rows = (n + cols - 1) / cols;
-  return rows > 2 ? (int)(rows - 2) * LINE_PX : 0;
+  if (rows > 2) l->height += (int)(rows - 1) * KEY_ROW_PX;
 }
 
 bool exp_plot_layout_make(exp_plot_layout *l, const exp_plot_data *d) {
@@ -147,7 +167,7 @@ bool exp_plot_layout_make(exp_plot_layout *l, const exp_plot_data *d) {
   int extra = 0;
   if (!d->numeric && !lay_out_ticks(l, d->cats, d->n_cats, &extra)) return false;
   if (extra > 0) l->height += extra;
-  l->height += key_extra(d->series, d->n_series, l->width);
+  key_room(l, d);
   return true;
 }
 

@@ -55,9 +55,10 @@ void exp_gp_number(exp_buf *b, double v) {
 /* The largest |y| shown, error bars included, and the largest |x|. */
 static double y_extent(const exp_plot_data *d) {
   double max = 0;
-  for (size_t i = 0; i < d->n_cells; i++) {
-    double y = fabs(exp_plot_cell_y(d, &d->cells[i]));
-    double ci = exp_plot_cell_ci95(d, &d->cells[i]);
+  for (size_t i = 0; i < d->n_cells + d->n_ends; i++) {
+    const exp_plot_cell *c = i < d->n_cells ? &d->cells[i] : &d->ends[i - d->n_cells];
+    double y = fabs(exp_plot_cell_y(d, c));
+    double ci = exp_plot_cell_ci95(d, c);
     if (isfinite(ci)) y += ci;
     if (isfinite(y) && y > max) max = y;
   }
@@ -68,7 +69,55 @@ static double x_extent(const exp_plot_data *d) {
   double max = 0;
   for (size_t i = 0; d->numeric && i < d->n_cells; i++)
     if (fabs(d->cells[i].x) > max) max = fabs(d->cells[i].x);
+  for (size_t i = 0; i < d->n_ends; i++)
+    if (fabs(d->ends[i].x) > max) max = fabs(d->ends[i].x);
   return max;
+}
+
+/* The y axis: from 0 (times, counts, shares), or, for a quality or a loss,
+ * from the data with a margin each side, since what tells their points
+ * apart is in the last digits (RMSE 0.773 against 0.788); 0 then only when
+ * the margin would cross it. top: where the markers of diverged runs sit,
+ * a little above the highest point, so that the axis ends there. */
+typedef struct {
+  bool fit;      /* the range is [lo, hi], from the data */
+  double lo, hi; /* in the metric's unit */
+  double top;
+} y_range;
+
+static bool fits_data(const exp_plot *p) {
+  return !p->logy && !p->per_server &&
+         (exp_is_quality_metric(p->y) || strcmp(p->y, "loss") == 0 ||
+          strcmp(p->y, "epoch_loss") == 0);
+}
+
+/* The lowest and highest y shown, error bars included; false for none. */
+static bool y_bounds(const exp_plot_data *d, double *lo, double *hi) {
+  *lo = INFINITY;
+  *hi = -INFINITY;
+  for (size_t i = 0; i < d->n_cells + d->n_ends; i++) {
+    const exp_plot_cell *c = i < d->n_cells ? &d->cells[i] : &d->ends[i - d->n_cells];
+    double y = exp_plot_cell_y(d, c), ci = exp_plot_cell_ci95(d, c);
+    if (!isfinite(y)) continue;
+    if (!isfinite(ci)) ci = 0;
+    *lo = fmin(*lo, y - ci);
+    *hi = fmax(*hi, y + ci);
+  }
+  return *lo <= *hi;
+}
+
+static y_range y_range_of(const exp_plot_data *d, const exp_plot *p) {
+  double most = y_extent(d), lo, hi;
+  y_range r = {.top = most > 0 ? most * (p->logy ? 1.5 : 1.08) : 1};
+  if (!fits_data(p) || !y_bounds(d, &lo, &hi)) return r;
+  double span = hi - lo;
+  if (!(span > 0)) span = fabs(hi) > 0 ? fabs(hi) / 10 : 1; /* one value: a range around it */
+  r.fit = true;
+  r.top = hi + 0.08 * span;
+  r.lo = lo - 0.05 * span;
+  r.hi = (d->n_diverged ? r.top : hi) + 0.05 * span;
+  if (lo >= 0 && r.lo < 0) r.lo = 0;
+  return r;
 }
 
 /* Whether some point has an interval to draw (error bars). */
@@ -107,6 +156,10 @@ static void script_comment(exp_buf *b, const exp_plot *p, const char *experiment
     exp_buf_puts(b, "# $diverged: a row per place where runs diverged (their loss or quality "
                     "became\n# NaN or infinite, so y has no value): x, a y at the top of the "
                     "axis, a label.\n");
+  if (d->n_ends)
+    exp_buf_puts(b, "# $ends: a row per line: its last epoch's x and y, then where its runs "
+                    "ended: time_s\n# (evaluation and the run's end included) and the final "
+                    "y, and the line type.\n");
   exp_buf_printf(b, "#   runs  how many runs gave a value\n# The y axis shows y * "
                     "yscale (%s).%s\n", ya->label,
                  d->numeric ? "" : " The x axis shows the labels of `set xtics`, "
@@ -132,7 +185,7 @@ static void script_title(exp_buf *b, const exp_plot *p, const char *experiment,
  * apart from x's label so that the two do not read as one; none for one
  * series. */
 static void script_key(exp_buf *b, const exp_plot_data *d) {
-  if (d->n_series < 2 && !d->n_diverged) {
+  if (d->n_series < 2 && !d->n_diverged && !d->n_ends) {
     exp_buf_puts(b, "unset key\n");
     return;
   }
@@ -147,14 +200,34 @@ static void script_key(exp_buf *b, const exp_plot_data *d) {
 
 /* Okabe and Ito's palette, told apart also by readers with colour-vision
  * deficiency; its yellow, faint on white, comes last. Lines 2 px wide, so
- * they survive a paper's column width. */
+ * they survive a paper's column width. Past its 8 colours, the colours
+ * come again with another dash pattern and point shape (line types 9-16
+ * dashed with squares, 17-24 dash-dotted with triangles, 25-32
+ * dash-dot-dotted with diamonds), so that 32 lines all differ; bars past
+ * the 8th take a hatch (bar_fill). Dash type 3 (dotted) is left for the
+ * runs' ends. */
+enum { PALETTE_COLOURS = 8, PALETTE_STYLES = 4 };
+static const int dash_of_style[PALETTE_STYLES] = {1, 2, 4, 5};
+static const int point_of_style[PALETTE_STYLES] = {7, 5, 9, 13};
+static const int hatch_of_style[PALETTE_STYLES] = {0, 4, 5, 2};
+
 static void script_palette(exp_buf *b) {
-  static const char *const colours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
-                                        "#E69F00", "#56B4E9", "#000000", "#F0E442"};
-  for (size_t i = 0; i < sizeof colours / sizeof colours[0]; i++)
-    exp_buf_printf(b, "set linetype %zu linecolor rgb \"%s\" linewidth 2 pointsize 1.2\n",
-                   i + 1, colours[i]);
-  exp_buf_printf(b, "set linetype cycle %zu\n", sizeof colours / sizeof colours[0]);
+  static const char *const colours[PALETTE_COLOURS] = {
+      "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"};
+  for (size_t i = 0; i < PALETTE_COLOURS * PALETTE_STYLES; i++)
+    exp_buf_printf(b, "set linetype %zu linecolor rgb \"%s\" linewidth 2 dashtype %d "
+                      "pointtype %d pointsize 1.2\n",
+                   i + 1, colours[i % PALETTE_COLOURS], dash_of_style[i / PALETTE_COLOURS],
+                   point_of_style[i / PALETTE_COLOURS]);
+  exp_buf_printf(b, "set linetype cycle %d\n", PALETTE_COLOURS * PALETTE_STYLES);
+}
+
+/* The fill of series s's bars: solid for the first 8 colours, then a hatch
+ * of the same colours. */
+static void bar_fill(exp_buf *b, size_t s) {
+  int style = hatch_of_style[(s / PALETTE_COLOURS) % PALETTE_STYLES];
+  exp_buf_printf(b, " linetype %zu", s + 1);
+  if (style) exp_buf_printf(b, " fillstyle pattern %d border", style);
 }
 
 void exp_gp_begin(exp_buf *b, const char *name, int width, int height) {
@@ -165,7 +238,8 @@ void exp_gp_begin(exp_buf *b, const char *name, int width, int height) {
 
 static void script_header(exp_buf *b, const exp_plot *p, const char *experiment,
                           const exp_plot_data *d, const exp_plot_axis *xa,
-                          const exp_plot_axis *ya, const exp_plot_layout *l) {
+                          const exp_plot_axis *ya, const exp_plot_layout *l,
+                          const y_range *yr) {
   exp_gp_begin(b, p->name, l->width, l->height);
   script_title(b, p, experiment, xa, ya);
   exp_buf_puts(b, "set xlabel ");
@@ -182,7 +256,16 @@ static void script_header(exp_buf *b, const exp_plot *p, const char *experiment,
   }
   exp_buf_puts(b, d->numeric ? "\nset grid\n" : "\nset grid ytics\n");
   script_key(b, d);
-  if (!p->logy) exp_buf_puts(b, "set yrange [0:*]\n");
+  if (yr->fit) {
+    exp_buf_puts(b, "# y from the data with a margin, not from 0: a quality or a loss\n"
+                    "set yrange [");
+    exp_gp_number(b, yr->lo * ya->scale);
+    exp_buf_puts(b, ":");
+    exp_gp_number(b, yr->hi * ya->scale);
+    exp_buf_puts(b, "]\n");
+  } else if (!p->logy) { /* all zero: a range gnuplot need not find empty */
+    exp_buf_puts(b, y_extent(d) > 0 || d->n_diverged ? "set yrange [0:*]\n" : "set yrange [0:1]\n");
+  }
   if (p->logx && d->numeric) exp_buf_puts(b, "set logscale x\n");
   if (p->logx && !d->numeric) exp_buf_puts(b, "# logx ignored: x is not numeric\n");
   if (p->logy) exp_buf_puts(b, "set logscale y\n");
@@ -254,9 +337,7 @@ static bool series_drawn(const exp_plot_data *d, size_t s) {
  * chart x is the middle of the marker's bar within its cluster. In
  * order of x (plot_data.c sorts them). With
  * several series the colour tells whose, and the label only when. */
-static void script_diverged_data(exp_buf *b, const exp_plot_data *d, const exp_plot *p) {
-  double top = y_extent(d);
-  top = top > 0 ? top * (p->logy ? 1.5 : 1.08) : 1;
+static void script_diverged_data(exp_buf *b, const exp_plot_data *d, double top) {
   exp_buf_puts(b, "$diverged << EOD\n");
   for (size_t i = 0; i < d->n_diverged; i++) {
     const exp_plot_marker *m = &d->diverged[i];
@@ -276,13 +357,43 @@ static void script_diverged_data(exp_buf *b, const exp_plot_data *d, const exp_p
   exp_buf_puts(b, "EOD\n");
 }
 
+/* Each line's end (exp_plot_data.ends) as a block $ends: from the line's
+ * last point (cells sorted by series, then x) to the end, and its series'
+ * line type. */
+static void script_ends_data(exp_buf *b, const exp_plot_data *d) {
+  exp_buf_puts(b, "$ends << EOD\n");
+  for (size_t i = 0; i < d->n_ends; i++) {
+    const exp_plot_cell *e = &d->ends[i], *last = NULL;
+    for (size_t k = 0; k < d->n_cells; k++)
+      if (d->cells[k].series == e->series) last = &d->cells[k];
+    if (!last) continue;
+    double v[] = {last->x, exp_plot_cell_y(d, last), e->x, exp_plot_cell_y(d, e)};
+    for (size_t k = 0; k < 4; k++) {
+      exp_gp_number(b, v[k]);
+      exp_buf_puts(b, " ");
+    }
+    exp_buf_printf(b, "%zu\n", e->series + 1);
+  }
+  exp_buf_puts(b, "EOD\n");
+}
+
+/* The plot clauses of the ends: a dotted line from the last epoch to the
+ * end, an open circle at the end, one legend entry. */
+static void script_ends_plot(exp_buf *b, const exp_plot_data *d, const char *sep) {
+  if (!d->n_ends) return;
+  exp_buf_printf(b, "%s$ends using ($1*xscale):($2*yscale):(($3-$1)*xscale):(($4-$2)*yscale):5 "
+                    "with vectors nohead dashtype 3 linecolor variable notitle, \\\n"
+                    "     $ends using ($3*xscale):($4*yscale):5 with points pointtype 6 "
+                    "linecolor variable title \"%s\"",
+                 sep, EXP_KEY_END);
+}
+
 /* The plot clauses of the markers (after the others: sep before them). */
 static void script_diverged_plot(exp_buf *b, const exp_plot_data *d, const char *sep) {
   if (!d->n_diverged) return;
   const char *x = d->numeric ? "($1*xscale)" : "1";
   exp_buf_printf(b, "%s$diverged using %s:($2*yscale):4 with points pointtype 2 pointsize 2 "
-                    "linewidth 2 linecolor variable title \"diverged (loss or quality became "
-                    "NaN or infinite)\"", sep, x);
+                    "linewidth 2 linecolor variable title \"%s\"", sep, x, EXP_KEY_DIVERGED);
   /* Labels above and below the crosses in turn (in order of x), so that
    * neighbours do not overwrite each other. */
   for (size_t k = 0; k < 2 && k < d->n_diverged; k++)
@@ -290,12 +401,41 @@ static void script_diverged_plot(exp_buf *b, const exp_plot_data *d, const char 
                       "offset 0,%d textcolor variable notitle", k, x, k ? -1 : 1);
 }
 
+/* Whether every point, end and marker has the same x (*x): gnuplot would
+ * find an empty x range, warn and pick one itself. */
+static bool one_x(const exp_plot_data *d, double *x) {
+  size_t n = d->n_cells + d->n_ends + d->n_diverged;
+  for (size_t i = 0; i < n; i++) {
+    double v = i < d->n_cells ? d->cells[i].x
+               : i < d->n_cells + d->n_ends ? d->ends[i - d->n_cells].x
+                                            : d->diverged[i - d->n_cells - d->n_ends].x;
+    if (i == 0) *x = v;
+    else if (v != *x) return false;
+  }
+  return n > 0;
+}
+
+/* A single x gets a range around it, a tenth of itself each side (1 about
+ * 0; a factor of 1.25 on a log axis). */
+static void script_one_x(exp_buf *b, double x, bool logx) {
+  double lo = logx ? x / 1.25 : x == 0 ? -1 : x - fabs(x) / 10;
+  double hi = logx ? x * 1.25 : x == 0 ? 1 : x + fabs(x) / 10;
+  exp_buf_puts(b, "set xrange [");
+  exp_gp_number(b, lo);
+  exp_buf_puts(b, ":");
+  exp_gp_number(b, hi);
+  exp_buf_puts(b, "]\n");
+}
+
 static void script_lines(exp_buf *b, exp_plot_data *d, const exp_plot *p,
-                         double xscale, bool intervals) {
+                         double xscale, bool intervals, double top) {
   qsort(d->cells, d->n_cells, sizeof *d->cells, by_series_then_x);
+  double x;
   if (p->logx)
     script_log_x_tics(b, d, xscale);
-  else /* the data's own range and a margin, so no point sits on the frame */
+  if (one_x(d, &x) && (!p->logx || x > 0))
+    script_one_x(b, x * xscale, p->logx);
+  else if (!p->logx) /* the data's own range and a margin, so no point sits on the frame */
     exp_buf_puts(b, "set autoscale xfix\nset offsets graph 0.04, graph 0.04, 0, 0\n");
   for (size_t s = 0; s < d->n_series; s++) {
     if (!series_drawn(d, s)) continue;
@@ -308,27 +448,29 @@ static void script_lines(exp_buf *b, exp_plot_data *d, const exp_plot *p,
     }
     exp_buf_puts(b, "EOD\n");
   }
-  if (d->n_diverged) script_diverged_data(b, d, p);
+  if (d->n_diverged) script_diverged_data(b, d, top);
+  if (d->n_ends) script_ends_data(b, d);
   exp_buf_puts(b, "plot ");
   const char *sep = "";
   for (size_t s = 0; s < d->n_series; s++) {
     if (!series_drawn(d, s)) { /* its runs all diverged: its legend entry alone */
-      exp_buf_printf(b, "%sNaN with linespoints pointtype 7 linecolor %zu title ", sep, s + 1);
+      exp_buf_printf(b, "%sNaN with linespoints linetype %zu title ", sep, s + 1);
       exp_gp_string(b, d->series[s]);
       sep = ", \\\n     ";
       continue;
     }
     /* A time series (per_server) has many points: a line alone reads best. */
-    exp_buf_printf(b, "%s$s%zu using ($1*xscale):($2*yscale) with %s linecolor %zu title ",
-                   sep, s,
-                   p->per_server ? "lines linewidth 1.5" : "linespoints pointtype 7", s + 1);
+    exp_buf_printf(b, "%s$s%zu using ($1*xscale):($2*yscale) with %s linetype %zu %stitle ",
+                   sep, s, p->per_server ? "lines" : "linespoints", s + 1,
+                   p->per_server ? "linewidth 1.5 " : "");
     exp_gp_string(b, d->series[s]);
     /* Bars apart from the line, so that a point of one run keeps its line. */
     if (intervals)
       exp_buf_printf(b, ", \\\n     $s%zu using ($1*xscale):($2*yscale):($3*yscale) "
-                        "with yerrorbars pointtype 7 linecolor %zu notitle", s, s + 1);
+                        "with yerrorbars linetype %zu dashtype 1 notitle", s, s + 1);
     sep = ", \\\n     ";
   }
+  script_ends_plot(b, d, sep);
   script_diverged_plot(b, d, sep);
   exp_buf_puts(b, "\n");
 }
@@ -352,8 +494,8 @@ static void script_bar_tics(exp_buf *b, const exp_plot_layout *l) {
   exp_buf_printf(b, ")\nset xrange [-0.5:%zu.5]\n", l->n_ticks ? l->n_ticks - 1 : 0);
 }
 
-static void script_bars(exp_buf *b, const exp_plot_data *d, const exp_plot *p,
-                        const exp_plot_layout *l, bool intervals) {
+static void script_bars(exp_buf *b, const exp_plot_data *d, const exp_plot_layout *l,
+                        bool intervals, double top) {
   exp_buf_puts(b, "$data << EOD\n");
   for (size_t c = 0; c < d->n_cats; c++) {
     gp_data_label(b, d->cats[c]);
@@ -364,12 +506,13 @@ static void script_bars(exp_buf *b, const exp_plot_data *d, const exp_plot *p,
                     "set style fill solid 0.85 border -1\n",
                  intervals ? "errorbars linewidth 1" : "clustered");
   script_bar_tics(b, l);
-  if (d->n_diverged) script_diverged_data(b, d, p);
+  if (d->n_diverged) script_diverged_data(b, d, top);
   exp_buf_puts(b, "plot ");
   for (size_t s = 0; s < d->n_series; s++) {
     size_t y = 2 + 3 * s;
     exp_buf_printf(b, "%s$data using ($%zu*yscale)", s ? ", \\\n     " : "", y);
     if (intervals) exp_buf_printf(b, ":($%zu*yscale)", y + 1);
+    bar_fill(b, s);
     exp_buf_puts(b, " title ");
     exp_gp_string(b, d->series[s]);
   }
@@ -401,16 +544,18 @@ char *exp_plot_script(const exp_plot *p, const char *experiment,
     return NULL;
   }
   exp_plot_axis_make(&ya, p->per_server ? "keys served per second" : p->y, y_extent(&d));
+  exp_plot_axis_quality(&ya, p->y, records);
   exp_plot_axis_make(&xa, d.numeric ? p->x : d.x_title ? d.x_title : p->x, x_extent(&d));
   bool intervals = has_intervals(&d);
+  y_range yr = y_range_of(&d, p);
   exp_buf b = {0};
   if (exp_plot_layout_make(&l, &d)) {
     script_comment(&b, p, experiment, &d, &ya);
-    script_header(&b, p, experiment, &d, &xa, &ya, &l);
+    script_header(&b, p, experiment, &d, &xa, &ya, &l, &yr);
     if (d.numeric)
-      script_lines(&b, &d, p, xa.scale, intervals);
+      script_lines(&b, &d, p, xa.scale, intervals, yr.top);
     else
-      script_bars(&b, &d, p, &l, intervals);
+      script_bars(&b, &d, &l, intervals, yr.top);
     exp_gp_png(&b, p->name, l.width, l.height);
   } else {
     b.failed = true;

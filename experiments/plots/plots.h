@@ -42,6 +42,13 @@ typedef struct {
   size_t n_cells;
   exp_plot_marker *diverged;
   size_t n_diverged;
+  /* Quality (or loss) against training time (x epoch_end_s): where each
+   * line's runs ended, x their time_s (evaluation and the end of the run
+   * included) and y their final quality (or loss), so that the curve
+   * reaches the time the time plots show; at most one per series, x the
+   * mean of xs. */
+  exp_plot_cell *ends;
+  size_t n_ends;
   bool numeric;        /* every x is a number */
   run_combine combine; /* how y's values at one point combine (y's metric) */
   /* What x's values are: the plot's x, or the swept paths that label the
@@ -73,10 +80,13 @@ enum { EXP_PLOT_WIDTH = 800, EXP_PLOT_HEIGHT = 500 };
 enum { EXP_GNUPLOT_NO_PNG = 4 };
 /* Whether prog can be run: a path that is executable, or found in PATH. */
 bool exp_program_exists(const char *prog);
-/* Runs `prog script` in dir, its output to /dev/null and its complaints to
- * our stderr (plots, `pslab trace stats --svg`). 0, or -1 with a reason. */
-int exp_run_gnuplot(const char *prog, const char *dir, const char *script, char *err,
-                    size_t errlen);
+/* Runs `prog script` in dir, its output to /dev/null (plots, `pslab trace
+ * stats --svg`); what it wrote to stderr, its warnings, never reaches the
+ * terminal raw: it comes back in said as one line (the first, and how many
+ * other lines there were; "" when it said nothing), for the caller to
+ * word. 0, or -1 with a reason in err (which ends with what it said). */
+int exp_run_gnuplot(const char *prog, const char *dir, const char *script, char *said,
+                    size_t saidlen, char *err, size_t errlen);
 
 /* Pieces of every gnuplot script pslab writes (plot_script.c), so that all
  * its drawings look alike. */
@@ -94,7 +104,8 @@ void exp_gp_png(exp_buf *b, const char *name, int width, int height);
 /* Writes script as DIR/<name>.gp and, when have_prog, runs prog on it in
  * dir; the drawing counts only when both DIR/<name>.svg and .png are there
  * and not empty (draw_plots.c). Problems go to log ("pslab: plot NAME not
- * drawn: ..."). 0, or -1. */
+ * drawn: ..."), and so do gnuplot's warnings about a plot it drew, as one
+ * line ("pslab: plot NAME drawn, but gnuplot warned: ..."). 0, or -1. */
 int exp_draw_script(const char *name, const char *script, const char *dir,
                     const char *prog, bool have_prog, FILE *log);
 
@@ -111,6 +122,10 @@ typedef struct {
  * shown (NaN or 0: the metric's own unit); anything else (a config path) is
  * labelled by its name, scale 1. */
 void exp_plot_axis_make(exp_plot_axis *a, const char *name, double max_abs);
+/* A held-out quality's axis (exp_is_quality_metric) named by the measure
+ * the records' workloads share: "RMSE (lower is better)", words "RMSE";
+ * any other axis, or records of no one measure, as it was. */
+void exp_plot_axis_quality(exp_plot_axis *a, const char *metric, const cJSON *records);
 
 /* A plot's canvas and, for a bar chart, its category labels
  * (plot_layout.c). */
@@ -122,10 +137,17 @@ typedef struct {
   size_t tick_lines; /* lines of the tallest label side by side (else 1) */
 } exp_plot_layout;
 
+/* The legend entries a plot has besides its series' (plot_script.c draws
+ * them, plot_layout.c makes room for them). */
+#define EXP_KEY_DIVERGED "diverged (loss or quality became NaN or infinite)"
+#define EXP_KEY_END "the run's end (time_s, evaluation included)"
+
 /* Lays out plot d: a bar chart's labels each wrapped to the width of its
  * slot, the canvas widened so that whole words fit, or the labels upright
  * when it would grow too wide; the canvas taller for labels of several
- * lines and for a legend of more than two rows. false on no memory
+ * lines and for a legend of more than two rows, and wider for a legend
+ * entry wider than the canvas (up to 1400 pixels), so that no entry is
+ * cut. false on no memory
  * (release l with exp_plot_layout_free either way). */
 bool exp_plot_layout_make(exp_plot_layout *l, const exp_plot_data *d);
 void exp_plot_layout_free(exp_plot_layout *l);

@@ -44,7 +44,8 @@ static bool label_column(exp_point_labels *l, size_t col, const cJSON *const *sw
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(sweeps[i], path);
     if (v) values[n++] = v;
   }
-  bool ok = values && labels && exp_value_labels_varying(values, n, "type", labels);
+  bool ok = values && labels && exp_value_labels_varying(values, n, "type", labels) &&
+            exp_label_empty_values(values, n, path, labels);
   for (size_t i = 0, k = 0; ok && i < l->rows; i++) {
     bool has = cJSON_GetObjectItemCaseSensitive(sweeps[i], path) != NULL;
     l->cells[i * l->cols + col] = strdup(has ? labels[k++] : "-");
@@ -157,14 +158,26 @@ static bool put_row(exp_grid *g, size_t row, const exp_points *pts, size_t k,
   return ok;
 }
 
+/* A metric's column: its name, and for a held-out quality the measure and
+ * its better direction, when the runs share one ("quality (RMSE ↓)"). */
 static bool put_header(exp_grid *g, const exp_point_labels *labels, bool runs_col,
-                       const exp_metric_list *metrics) {
+                       const exp_metric_list *metrics, const cJSON *records) {
   size_t col = 0;
-  bool ok = true;
+  bool ok = true, higher;
+  const char *measure;
+  bool named = exp_records_quality(records, &measure, &higher);
   for (; col < labels->cols && ok; col++) ok = exp_grid_set(g, 0, col, labels->header[col]);
   if (runs_col) ok = ok && exp_grid_set(g, 0, col++, "runs ok");
-  for (size_t i = 0; i < metrics->count && ok; i++)
-    ok = exp_grid_set(g, 0, col++, metrics->items[i]->name);
+  for (size_t i = 0; i < metrics->count && ok; i++) {
+    const char *name = metrics->items[i]->name;
+    char head[128], words[64];
+    if (named && exp_is_quality_metric(name)) {
+      exp_quality_words(measure, higher, words, sizeof words);
+      snprintf(head, sizeof head, "%s (%s)", name, words);
+      name = head;
+    }
+    ok = exp_grid_set(g, 0, col++, name);
+  }
   return ok;
 }
 
@@ -182,7 +195,7 @@ static void print_points(FILE *f, const exp_results *r, const exp_points *pts,
   bool ok = sweeps && exp_point_labels_make(&labels, r->records, sweeps, pts->count, name) &&
             exp_grid_init(&g, pts->count + 1, labels.cols + runs_col + metrics->count,
                           labels.cols, EXP_LABEL_WRAP) &&
-            put_header(&g, &labels, runs_col, metrics);
+            put_header(&g, &labels, runs_col, metrics, r->records);
   plus_minus pm = {0};
   for (size_t k = 0; k < pts->count && ok; k++)
     ok = put_row(&g, k + 1, pts, k, &labels, runs_col, metrics, &pm);

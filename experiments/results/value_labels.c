@@ -138,6 +138,57 @@ static size_t varying_prefix(const leaf_sets *s, const char *lead) {
   return len;
 }
 
+/* The words of empty values, by the last segment of their path. */
+static const struct {
+  const char *field, *words;
+} empty_words[] = {
+    {"stragglers", "no straggler"},
+    {"scale", "no scaling"},
+    {"phases", "no phase"},
+    {"stages", "no stage"},
+};
+
+static bool is_empty(const cJSON *v) {
+  return (cJSON_IsArray(v) || cJSON_IsObject(v)) && !v->child;
+}
+
+const char *exp_empty_label(const char *path) {
+  const char *dot = path ? strrchr(path, '.') : NULL;
+  const char *field = dot ? dot + 1 : path;
+  for (size_t i = 0; field && i < sizeof empty_words / sizeof empty_words[0]; i++)
+    if (strcmp(field, empty_words[i].field) == 0) return empty_words[i].words;
+  return "none";
+}
+
+bool exp_label_empty_values(const cJSON *const *values, size_t n, const char *path,
+                            char **labels) {
+  bool ok = true;
+  for (size_t i = 0; i < n; i++) {
+    if (!is_empty(values[i])) continue;
+    free(labels[i]);
+    labels[i] = strdup(exp_empty_label(path));
+    ok = ok && labels[i];
+  }
+  return ok;
+}
+
+/* A leaf's "key=value": an empty value in words ("no straggler", or
+ * "key=none"). */
+static void leaf_text(exp_buf *b, const char *path, const cJSON *v) {
+  const char *sep = b->len ? " " : "";
+  if (is_empty(v)) {
+    const char *words = exp_empty_label(path);
+    if (strcmp(words, "none") != 0)
+      exp_buf_printf(b, "%s%s", sep, words);
+    else
+      exp_buf_printf(b, "%s%s=none", sep, path);
+    return;
+  }
+  char *text = exp_value_label(v);
+  exp_buf_printf(b, "%s%s=%s", sep, path, text ? text : "?");
+  free(text);
+}
+
 /* One object's label: lead's bare value, then "key=value" of each leaf
  * that differs between the values (s NULL: of every leaf), separated by
  * spaces. *differing counts what was written that differs (lead too). */
@@ -156,10 +207,7 @@ static char *object_label(const leaf_list *l, const leaf_sets *s, const char *le
   for (size_t i = 0; i < l->n; i++) {
     const char *p = l->items[i].path;
     if ((lead && strcmp(p, lead) == 0) || (s && leaf_shared(s, p))) continue;
-    text = exp_value_label(l->items[i].v);
-    exp_buf_printf(&b, "%s%s=%s", b.len ? " " : "", p + (s ? prefix : 0),
-                   text ? text : "?");
-    free(text);
+    leaf_text(&b, p + (s ? prefix : 0), l->items[i].v);
     ++*differing;
   }
   return exp_buf_take(&b);
