@@ -487,6 +487,7 @@ struct ps_node {
   ps_key *replica_keys;  /* replicas, and with all-reduce mirrored owned keys */
   size_t n_replicas, cap_replicas;
   ps_sync_mode replica_mode;
+  bool testing_double_count; /* model/testing.h: a deliberate bug, for tests */
   const ps_key *init_hot_keys; /* the config's, during the policy's init */
   size_t init_num_hot_keys;
   staleness_counters staleness; /* replica reads served from a queue (ps__replica_serve);

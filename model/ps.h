@@ -982,6 +982,15 @@ void ps_node_owned_sum(ps_node *node, double *sum, uint64_t *in_transfer);
  * exactly one server. */
 uint64_t ps_node_owned_keys(ps_node *node, const uint64_t *homed);
 
+/* Visits every key in this node's replica list once a run is quiet: its
+ * replicas (owned false) and, with all-reduce, the owned keys it mirrors to
+ * replicas elsewhere (owned true), with the value (NULL: never written, all
+ * zeros) and its length. fn runs under the key's lock and must not call
+ * into the core. For the replica check (run/): with all-reduce every
+ * replica must then equal its owner's value, up to float rounding. */
+typedef void (*ps_copy_fn)(void *ctx, ps_key k, const float *value, uint32_t len, bool owned);
+void ps_node_each_replicated(ps_node *node, ps_copy_fn fn, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

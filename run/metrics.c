@@ -32,6 +32,8 @@ struct run_totals {
   ps_node_stats nodes; /* summed with ps_node_stats_add */
   double owned_sum;
   uint64_t in_transfer, dropped;
+  uint64_t replicas_checked;
+  double replica_max_diff;
   uint32_t throttling; /* nodes with the real backend's straggler emulation */
   uint64_t throttled;
   double throttle_s;
@@ -221,6 +223,8 @@ static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
     ps_node_stats_add(&t->nodes, &node->stats);
     t->owned_sum += node->owned_sum;
     t->in_transfer += node->in_transfer;
+    t->replicas_checked += node->replicas_checked;
+    t->replica_max_diff = fmax(t->replica_max_diff, node->replica_max_diff);
     t->dropped += node->dropped;
     t->throttling += node->throttling;
     t->throttled += node->throttled;
@@ -281,6 +285,7 @@ SCALAR(v_pushed_floats, (double)t->pushed_floats)
 SCALAR_IF(v_value_sum, !t->in_transfer, t->owned_sum)
 SCALAR_IF(v_pushed_sum, t->epochs_q, t->pushed_sum)
 SCALAR_IF(v_value_sum_unreadable, t->in_transfer, (double)t->in_transfer)
+SCALAR_IF(v_replica_max_diff, t->replicas_checked, t->replica_max_diff)
 SCALAR_IF(v_samples, t->samplers, (double)t->samples)
 SCALAR_IF(v_sample_tv, t->samplers, t->tv_sum / t->samplers)
 SCALAR_IF(v_sample_reuse, t->samplers, t->reuse_sum / t->samplers)
@@ -516,6 +521,15 @@ static const run_metric table[] = {
      "Instead of `value_sum`: keys still in transfer when the run ended (never once a "
      "run is quiet).", "when keys were still in transfer", MAX, false, 0,
      v_value_sum_unreadable, NULL, NULL},
+    {"replica_max_diff", "", "replica difference (max)",
+     "Once the run is quiet, every all-reduce replica compared with its owner's value: "
+     "the largest difference, relative to the larger of the two values' largest "
+     "magnitudes. Only float rounding of deltas summed in a different order on each "
+     "node (at most 1e-5); exactly 0 without real math, whose pushes are integers. "
+     "A delta lost or counted twice by a replica shows here, where `value_sum` (owned "
+     "copies only) misses it. Replicas synced through their owner are not compared: "
+     "they differ from its final value by design.",
+     "with all-reduce replicas", MAX, false, 0, v_replica_max_diff, NULL, NULL},
     {"samples", "", "samples", "Keys sampled (each read, then pushed as a write).",
      SAMPLING, MEAN, false, 0, v_samples, NULL, NULL},
     {"sample_tv_distance", "", "distance from the sample distribution",

@@ -238,6 +238,8 @@ char *run_report_encode(const run_node_report *r) {
   ok = ok && put(o, "owned_sum", r->owned_sum) && put(o, "in_transfer", (double)r->in_transfer) &&
        put(o, "dropped", (double)r->dropped) && put(o, "cpu_s", r->cpu_s) &&
        put(o, "io_wakeups", r->io_wakeups) &&
+       put(o, "replicas_checked", (double)r->replicas_checked) &&
+       put(o, "replica_max_diff", r->replica_max_diff) &&
        load_to_json(o, r);
   cJSON *throttle = ok && r->throttling ? cJSON_AddArrayToObject(o, "throttle") : NULL;
   if (ok && r->throttling) /* [messages, seconds], a straggler's only */
@@ -489,6 +491,8 @@ int run_report_decode(const char *text, size_t len, run_node_report *r, char *er
   r->dropped = count(&rd, o, "report", "dropped");
   r->cpu_s = num(&rd, o, "report", "cpu_s");
   r->io_wakeups = num(&rd, o, "report", "io_wakeups");
+  r->replicas_checked = count(&rd, o, "report", "replicas_checked");
+  r->replica_max_diff = num(&rd, o, "report", "replica_max_diff");
   load_from_json(&rd, o, r);
   throttle_from_json(&rd, o, r);
   r->n_workers = (uint32_t)cJSON_GetArraySize(workers);

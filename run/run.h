@@ -314,6 +314,11 @@ typedef struct {
   uint32_t n_rt;
   double owned_sum;     /* every float of every value it owns, summed */
   uint64_t in_transfer; /* keys still on their way to it (0 once quiet) */
+  /* The replica check (run_replica_check): its all-reduce replicas
+   * compared with their owners' values once quiet, and the largest
+   * difference relative to the value's magnitude (0 when none). */
+  uint64_t replicas_checked;
+  double replica_max_diff;
   uint64_t dropped;     /* frames its transport dropped (bad or stray) */
   /* CPU seconds the node spent over the run, as its backend measures them
    * (the real backend: its process's CPU time; the simulator: its actors'
@@ -341,6 +346,17 @@ typedef struct {
  * PS_OK or PS_ERR_NOMEM (then *r is empty). */
 int run_report_make(run_node_report *r, ps_node *core, uint32_t n_workers,
                     const uint64_t *homed);
+/* The replica check, once the run is quiet (run/replica_check.c). A node's
+ * owned values of the keys it mirrors to all-reduce replicas, as bytes that
+ * may travel to other nodes (*buf malloc'd; NULL and 0 when none). PS_OK or
+ * PS_ERR_NOMEM. */
+int run_replica_owned(ps_node *core, uint8_t **buf, size_t *len);
+/* Compares the node's replicas with the owners' values in owned (every
+ * node's run_replica_owned bytes, concatenated) and sets r's
+ * replicas_checked and replica_max_diff. Replicas whose owner sent no value
+ * (synced through the owner) are not compared. PS_OK, PS_ERR_NOMEM, or
+ * PS_ERR_INVAL (bytes that are not such records). */
+int run_replica_check(run_node_report *r, ps_node *core, const uint8_t *owned, size_t len);
 /* Copies driven worker w's statistics into the report, at w->index. PS_OK,
  * PS_ERR_INVAL (index out of range) or PS_ERR_NOMEM. */
 int run_report_worker(run_node_report *r, const run_worker *w);

@@ -885,6 +885,10 @@ static void check_local_run_with(const char *policy, bool relocates, const char 
   CU_ASSERT(metric(m, "steps_per_s") > 0);
   CU_ASSERT(metric(m, "pushed_floats") > 0);
   CU_ASSERT_EQUAL(metric(m, "value_sum"), metric(m, "pushed_floats"));
+  /* nups replicates by all-reduce: every replica equals its owner (integer
+   * pushes, exactly); the other policies hold no replica to check. */
+  if (strstr(policy, "nups")) CU_ASSERT_EQUAL(metric(m, "replica_max_diff"), 0);
+  if (!strstr(policy, "nups")) CU_ASSERT_TRUE(isnan(metric(m, "replica_max_diff")));
   CU_ASSERT(metric(m, "messages") > 0);
   CU_ASSERT(metric(m, "local_ratio") >= 0 && metric(m, "local_ratio") <= 1);
   CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "epoch_time_s")), 3);

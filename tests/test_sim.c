@@ -302,6 +302,36 @@ static void test_metrics_and_conservation(void) {
   cJSON_Delete(m);
 }
 
+/* The replica check: replicate by all-reduce keeps every replica equal to
+ * its owner, exactly with integer pushes, up to float rounding with real
+ * math (mf, whose replicated deltas are summed in a different order on
+ * each node); replicas synced through the owner are not compared. */
+static void test_replicas_match_owners(void) {
+  run_spec r;
+  tiny(&r, "{\"type\":\"replicate\",\"hot_keys\":50,\"syncs_per_sec\":2000}");
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT(num(m, "replica_syncs") > 0);
+  CU_ASSERT_EQUAL(num(m, "value_sum"), num(m, "pushed_floats"));
+  CU_ASSERT_EQUAL(num(m, "replica_max_diff"), 0);
+  cJSON_Delete(m);
+  r.workload = "{\"type\":\"mf\",\"rows\":40,\"cols\":40,\"nnz\":400,\"rank\":8,"
+               "\"batch\":4,\"epochs\":2,\"test_fraction\":0.2,\"math\":\"real\"}";
+  r.policy = "{\"type\":\"replicate\",\"hot_keys\":\"all\",\"syncs_per_sec\":2000}";
+  r.cluster.nodes = 4; /* sums of three or more orders differ */
+  m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  double d = num(m, "replica_max_diff");
+  printf("\n    mf replicate: replica_max_diff %g", d);
+  CU_ASSERT(d >= 0 && d <= 1e-5);
+  cJSON_Delete(m);
+  tiny(&r, "{\"type\":\"replicate\",\"hot_keys\":50,\"sync\":\"owner\"}");
+  m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m, "replica_max_diff"));
+  cJSON_Delete(m);
+}
+
 static void test_relocate_conserves(void) {
   run_spec r;
   tiny(&r, "{\"type\":\"relocate\",\"lookahead\":5}");
@@ -1311,6 +1341,7 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"relocate_conserves", test_relocate_conserves},
             {"deterministic", test_deterministic},
             {"replica syncs end with the workers", test_replica_syncs_end_with_the_workers},
+            {"replicas match their owners at the end", test_replicas_match_owners},
             {"fast_local_access_saves_messages", test_fast_local_access_saves_messages},
             {"time_matches_arithmetic", test_time_matches_arithmetic},
             {"platform_file_and_lv08", test_platform_file_and_lv08},
