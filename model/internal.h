@@ -396,6 +396,7 @@ int ps__ticket_fill(ps_worker *w, ps_ticket id, uint32_t pos, const float *vals,
 typedef struct {
   _Atomic uint64_t messages_sent, bytes_sent,
       messages_received, forwards, relocations, queued, bad_messages, replica_syncs,
+      sync_rounds,
       duplicates, out_of_sequence, hop_drops, bad_seals;
 } node_counters;
 

@@ -357,6 +357,7 @@ uint64_t ps_node_sync_replicas(ps_node *n, ps_sync_mode mode, double threshold, 
   }
   ps__ctx_finish(&c);
   stat_add(&n->stats.replica_syncs, synced);
+  stat_add(&n->stats.sync_rounds, 1);
   free(zeros);
   free(keys);
   return synced;

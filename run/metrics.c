@@ -273,6 +273,7 @@ SCALAR(v_messages, (double)t->nodes.messages_sent)
 SCALAR(v_bytes, (double)t->nodes.bytes_sent)
 SCALAR(v_relocations, (double)t->nodes.relocations)
 SCALAR(v_replica_syncs, (double)t->nodes.replica_syncs)
+SCALAR_IF(v_sync_rounds, t->nodes.sync_rounds, (double)t->nodes.sync_rounds)
 SCALAR_IF(v_stale_mean_s, t->nodes.replica_reads,
           t->nodes.staleness_sum_s / (double)t->nodes.replica_reads)
 SCALAR_IF(v_stale_p99_s, t->nodes.replica_reads,
@@ -490,6 +491,11 @@ static const run_metric table[] = {
     {"replica_syncs", "", "replica keys synced",
      "Replica keys sent in sync rounds (0 without replicas).", NULL, MEAN, false, SUMMARY,
      v_replica_syncs, NULL, NULL},
+    {"sync_rounds", "", "sync rounds",
+     "Sync rounds of replicas the policy ran (by time, `syncs_per_sec`, or by steps, "
+     "`syncs_per_step`), summed over nodes; the first comes one interval in, and the "
+     "deltas handed on at the run's end are not a round.",
+     "when a sync round ran", MEAN, false, 0, v_sync_rounds, NULL, NULL},
     {"staleness_mean_s", "s", "replica staleness",
      "Mean over replica reads of how long before the read the replica last took part "
      "in a sync round.", REPLICAS, MEAN, false, SUMMARY, v_stale_mean_s, NULL, NULL},

@@ -26,7 +26,7 @@
   X(local_accesses) X(remote_accesses) X(messages_sent) X(bytes_sent)        \
   X(messages_received) X(forwards) X(relocations) X(queued) X(bad_messages)  \
   X(duplicates) X(out_of_sequence) X(hop_drops) X(bad_seals)                        \
-  X(replica_syncs) X(replica_reads) X(staleness_sum_clocks)                  \
+  X(replica_syncs) X(sync_rounds) X(replica_reads) X(staleness_sum_clocks)                  \
   X(staleness_max_clocks) X(cache_reads) X(cache_misses) X(bounded_reads)    \
   X(bounded_staleness_sum) X(bounded_staleness_max) X(clock_messages)        \
   X(refreshes)

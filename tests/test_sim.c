@@ -332,6 +332,20 @@ static void test_replicas_match_owners(void) {
   cJSON_Delete(m);
 }
 
+/* syncs_per_step on a simulated run: 2 nodes of 2 workers, 300 steps each,
+ * a round every 10 steps of each worker: 600 / 20 = 30 rounds a node. */
+static void test_syncs_per_step_rounds(void) {
+  run_spec r;
+  tiny(&r, "{\"type\":\"replicate\",\"hot_keys\":50,\"syncs_per_step\":10}");
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(num(m, "sync_rounds"), 2 * 30);
+  CU_ASSERT(num(m, "replica_syncs") > 0);
+  CU_ASSERT_EQUAL(num(m, "value_sum"), num(m, "pushed_floats"));
+  CU_ASSERT_EQUAL(num(m, "replica_max_diff"), 0);
+  cJSON_Delete(m);
+}
+
 static void test_relocate_conserves(void) {
   run_spec r;
   tiny(&r, "{\"type\":\"relocate\",\"lookahead\":5}");
@@ -1342,6 +1356,7 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"deterministic", test_deterministic},
             {"replica syncs end with the workers", test_replica_syncs_end_with_the_workers},
             {"replicas match their owners at the end", test_replicas_match_owners},
+            {"syncs_per_step: rounds in worker steps", test_syncs_per_step_rounds},
             {"fast_local_access_saves_messages", test_fast_local_access_saves_messages},
             {"time_matches_arithmetic", test_time_matches_arithmetic},
             {"platform_file_and_lv08", test_platform_file_and_lv08},
