@@ -47,6 +47,7 @@ struct run_totals {
   wl_quality q;
   bool has_q;
   double eval_s;       /* the most any worker spent evaluating */
+  uint64_t eval_keys, eval_replica_keys; /* evaluations' reads; by replicas */
   /* Bounded consistency: time blocked summed over workers, and how many
    * there are; steps that blocked; steps that passed the gate (0: the run
    * had no bound); clock gaps and read staleness as lists of counts. */
@@ -148,6 +149,8 @@ static int epoch_quality(run_totals *t, const run_node_report *nodes, uint32_t n
       size_t have = w->epoch_quality ? w->epochs : 0;
       if (have < epochs) epochs = have;
       if (w->eval_s > t->eval_s) t->eval_s = w->eval_s;
+      t->eval_keys += w->eval_keys;
+      t->eval_replica_keys += w->eval_replica_keys;
     }
   if (epochs == SIZE_MAX || epochs == 0) return PS_OK;
   t->loss = malloc(epochs * sizeof *t->loss);
@@ -354,6 +357,8 @@ static size_t v_epoch_quality(const run_totals *t, const double **out) {
 SCALAR_IF(v_loss, t->epochs_q, t->loss[t->epochs_q - 1])
 SCALAR_IF(v_quality, t->n_quality, t->quality[t->n_quality - 1])
 SCALAR_IF(v_eval_s, t->epochs_q, t->eval_s)
+SCALAR_IF(v_eval_replica_share, t->eval_keys,
+          (double)t->eval_replica_keys / (double)t->eval_keys)
 
 /* The end of the first epoch whose quality reaches the target. */
 static bool v_time_to_quality(const run_totals *t, double *out) {
@@ -587,6 +592,13 @@ static const run_metric table[] = {
     {"eval_s", "s", "evaluation time",
      "The most time one worker spent evaluating held-out data (included in `time_s`, "
      "left out of `epoch_end_s`).", WITH_MATH, MAX, false, 0, v_eval_s, NULL, NULL},
+    {"eval_replica_share", "", "evaluation reads from replicas",
+     "Which model the per-epoch evaluation saw: the share of its key reads served by the "
+     "evaluating node's own replicas rather than by the keys' owners (0: owners only). "
+     "A replica holds its node's updates and what the last sync round brought; with "
+     "`syncs_per_sec: 0` only its own node's, so `epoch_quality` then measures each "
+     "node's local model, not the model as a whole.",
+     "with real math and held-out data", MEAN, false, 0, v_eval_replica_share, NULL, NULL},
     {"duplicates", "", "duplicate messages",
      "Messages a core refused because their channel number was taken before (a duplicate "
      "or a replay).", "when some were refused", SUM, false, 0, v_duplicates, NULL, NULL},

@@ -81,6 +81,8 @@ int run_report_worker(run_node_report *r, const run_worker *rw) {
                            .sample_tv_distance = st->sample_tv_distance,
                            .sample_reuse_factor = st->sample_reuse_factor,
                            .start_s = st->start_s, .eval_s = st->eval_s,
+                           .eval_keys = st->eval_keys,
+                           .eval_replica_keys = st->eval_replica_keys,
                            .op_wait_s = st->op_wait_s,
                            .wait_s = st->wait_s, .clock_waits = st->clock_waits};
   memcpy(w->gap_hist, st->gap_hist, sizeof w->gap_hist);
@@ -172,7 +174,8 @@ static cJSON *worker_to_json(const run_worker_report *w) {
   cJSON *ends = ok ? cJSON_AddArrayToObject(o, "epoch_end_s") : NULL;
   for (size_t e = 0; ends && e < w->epochs; e++) ok = ok && append(ends, w->epoch_end_s[e]);
   if (ok && ends && w->epoch_quality) { /* [[loss, examples, q_num, q_den], ...] */
-    ok = put(o, "eval_s", w->eval_s);
+    ok = put(o, "eval_s", w->eval_s) && put(o, "eval_keys", (double)w->eval_keys) &&
+         put(o, "eval_replica_keys", (double)w->eval_replica_keys);
     cJSON *qs = ok ? cJSON_AddArrayToObject(o, "epoch_quality") : NULL;
     for (size_t e = 0; qs && ok && e < w->epochs; e++) {
       const wl_epoch_quality *q = &w->epoch_quality[e];
@@ -375,6 +378,8 @@ static void epochs_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
   const cJSON *qs = cJSON_GetObjectItemCaseSensitive(o, "epoch_quality");
   if (!qs) return; /* no real math */
   w->eval_s = num(rd, o, "workers[]", "eval_s");
+  w->eval_keys = count(rd, o, "workers[]", "eval_keys");
+  w->eval_replica_keys = count(rd, o, "workers[]", "eval_replica_keys");
   if (!cJSON_IsArray(qs) || (size_t)cJSON_GetArraySize(qs) != n || !n) {
     fail(rd, "workers[].epoch_quality: expected a list of %zu", n);
     return;

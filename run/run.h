@@ -289,6 +289,7 @@ typedef struct {
   size_t epochs;
   wl_epoch_quality *epoch_quality; /* with real math, `epochs` of them; else NULL */
   double eval_s;       /* time spent evaluating held-out data */
+  uint64_t eval_keys, eval_replica_keys; /* keys it read; of them, from replicas */
   double op_wait_s;    /* waiting for its steps' pulls and pushes */
   double wait_s;       /* bounded consistency: time blocked at the clock bound, */
   uint64_t clock_waits; /* steps that blocked, */

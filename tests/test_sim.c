@@ -324,6 +324,17 @@ static void test_replicas_match_owners(void) {
   double d = num(m, "replica_max_diff");
   printf("\n    mf replicate: replica_max_diff %g", d);
   CU_ASSERT(d >= 0 && d <= 1e-5);
+  /* Every key replicated on 4 nodes: the evaluation read node-local
+   * replicas for the keys its node does not own (about 3 in 4), and says
+   * so; under static it reads the owners only. */
+  printf(", eval_replica_share %g", num(m, "eval_replica_share"));
+  CU_ASSERT(num(m, "eval_replica_share") > 0.6 && num(m, "eval_replica_share") < 0.9);
+  cJSON_Delete(m);
+  r.policy = "{\"type\":\"static\"}";
+  m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(num(m, "eval_replica_share"), 0);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m, "replica_max_diff"));
   cJSON_Delete(m);
   tiny(&r, "{\"type\":\"replicate\",\"hot_keys\":50,\"sync\":\"owner\"}");
   m = run(&r);
