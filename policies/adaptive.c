@@ -310,7 +310,7 @@ static double adaptive_on_timer(void *state, double now) {
   adaptive_state *s = state;
   /* The first call comes at 0, with nothing to sync: the first round is
    * one interval in. */
-  if (s->timer_started && !s->steps.interval) ps_node_sync_replicas(s->node, PS_SYNC_OWNER, 0, now);
+  if (s->timer_started && !s->steps.on) ps_node_sync_replicas(s->node, PS_SYNC_OWNER, 0, now);
   s->timer_started = true;
   actions act = {0};
   pthread_mutex_lock(&s->lock);

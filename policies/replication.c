@@ -60,6 +60,7 @@ int replication_check_rounds(const struct cJSON *json, uint32_t syncs_per_step, 
 void step_rounds_init(step_rounds *r, ps_node *node, uint32_t syncs_per_step) {
   uint32_t workers = 0;
   while (ps_node_worker(node, workers)) workers++;
+  r->on = syncs_per_step > 0;
   r->interval = (uint64_t)syncs_per_step * workers;
   atomic_init(&r->done, 0);
   atomic_init(&r->due, r->interval);
@@ -79,7 +80,7 @@ double replication_on_timer(void *state, double now) {
    * end, ps_node_finish, so replicas only ever see their own node's
    * updates). The first call comes at 0, with nothing to send: the first
    * round is one interval in. */
-  if (s->steps.interval || s->cfg.syncs_per_sec == 0) return INFINITY;
+  if (s->steps.on || s->cfg.syncs_per_sec == 0) return INFINITY;
   if (s->timer_started)
     ps_node_sync_replicas(s->node, (ps_sync_mode)s->cfg.sync, s->cfg.threshold, now);
   s->timer_started = true;

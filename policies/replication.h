@@ -50,7 +50,8 @@ extern const policy_enum_value replication_sync_values[];
 /* Sync rounds counted in worker steps (syncs_per_step): the node's steps
  * and the count at which the next round is due (the first: one interval). */
 typedef struct {
-  uint64_t interval;     /* syncs_per_step x the node's workers (0: by time) */
+  bool on;               /* rounds by steps (syncs_per_step > 0), none by time */
+  uint64_t interval;     /* syncs_per_step x the node's workers (0: none) */
   _Atomic uint64_t done, due;
 } step_rounds;
 
