@@ -357,6 +357,33 @@ static void test_syncs_per_step_rounds(void) {
   cJSON_Delete(m);
 }
 
+/* The first sync round by time comes one interval in, not at 0: on a run
+ * shorter than a second, 1 round a second runs none (the same run as 0, not
+ * one with a round of zero deltas at 0); at 100 a second each node runs one
+ * round per 10 ms before its timers stop, at most time_s x 100. */
+static void test_first_round_one_interval_in(void) {
+  run_spec r;
+  tiny(&r, "{\"type\":\"replicate\",\"hot_keys\":50,\"sync\":\"owner\",\"syncs_per_sec\":1}");
+  cJSON *one = run(&r);
+  tiny(&r, "{\"type\":\"replicate\",\"hot_keys\":50,\"sync\":\"owner\",\"syncs_per_sec\":0}");
+  cJSON *none = run(&r);
+  tiny(&r, "{\"type\":\"replicate\",\"hot_keys\":50,\"sync\":\"owner\",\"syncs_per_sec\":100}");
+  cJSON *many = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(one);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(none);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(many);
+  CU_ASSERT(num(one, "time_s") < 1);
+  CU_ASSERT_EQUAL(num(one, "replica_syncs"), 0);
+  CU_ASSERT_TRUE(isnan(num(one, "sync_rounds")));
+  CU_ASSERT_EQUAL(num(one, "messages"), num(none, "messages"));
+  double rounds = num(many, "sync_rounds");
+  CU_ASSERT(rounds > 0);
+  CU_ASSERT(rounds <= 2 * floor(num(many, "time_s") * 100));
+  cJSON_Delete(one);
+  cJSON_Delete(none);
+  cJSON_Delete(many);
+}
+
 static void test_relocate_conserves(void) {
   run_spec r;
   tiny(&r, "{\"type\":\"relocate\",\"lookahead\":5}");
@@ -1368,6 +1395,7 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"replica syncs end with the workers", test_replica_syncs_end_with_the_workers},
             {"replicas match their owners at the end", test_replicas_match_owners},
             {"syncs_per_step: rounds in worker steps", test_syncs_per_step_rounds},
+            {"the first sync round one interval in", test_first_round_one_interval_in},
             {"fast_local_access_saves_messages", test_fast_local_access_saves_messages},
             {"time_matches_arithmetic", test_time_matches_arithmetic},
             {"platform_file_and_lv08", test_platform_file_and_lv08},
