@@ -33,7 +33,8 @@ extern const policy_enum_value replication_sync_values[];
       {.name = "syncs_per_sec", .type = FIELD_NUMBER,                                      \
        .offset = offsetof(T, m.syncs_per_sec), .def = 25, .min = 0, .min_ok = true,       \
        .max = 1e6,                                                                         \
-       .meaning = "sync rounds of the replicas a second (0: none until the run ends)"},   \
+       .meaning = "sync rounds of the replicas a second, the first one interval in "      \
+                  "(0: none until the run ends)"},                                          \
       {.name = "syncs_per_step", .type = FIELD_INT, .offset = offsetof(T, m.syncs_per_step), \
        .def = 0, .min = 0, .max = 100000000, .default_text = "by time: syncs_per_sec",     \
        .meaning = "instead of syncs_per_sec: a sync round each time this node's workers "  \
