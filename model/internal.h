@@ -396,6 +396,7 @@ int ps__ticket_fill(ps_worker *w, ps_ticket id, uint32_t pos, const float *vals,
 typedef struct {
   _Atomic uint64_t messages_sent, bytes_sent,
       messages_received, forwards, relocations, queued, bad_messages, replica_syncs,
+      sync_rounds,
       duplicates, out_of_sequence, hop_drops, bad_seals;
 } node_counters;
 
@@ -487,6 +488,7 @@ struct ps_node {
   ps_key *replica_keys;  /* replicas, and with all-reduce mirrored owned keys */
   size_t n_replicas, cap_replicas;
   ps_sync_mode replica_mode;
+  bool testing_double_count; /* model/testing.h: a deliberate bug, for tests */
   const ps_key *init_hot_keys; /* the config's, during the policy's init */
   size_t init_num_hot_keys;
   staleness_counters staleness; /* replica reads served from a queue (ps__replica_serve);

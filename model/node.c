@@ -196,6 +196,7 @@ void ps_node_get_stats(const ps_node *n, ps_node_stats *o) {
   o->queued = atomic_load(&s->queued);
   o->bad_messages = atomic_load(&s->bad_messages);
   o->replica_syncs = atomic_load(&s->replica_syncs);
+  o->sync_rounds = atomic_load(&s->sync_rounds);
   o->duplicates = atomic_load(&s->duplicates);
   o->out_of_sequence = atomic_load(&s->out_of_sequence);
   o->hop_drops = atomic_load(&s->hop_drops);
@@ -241,6 +242,7 @@ void ps_node_stats_add(ps_node_stats *sum, const ps_node_stats *s) {
   sum->queued += s->queued;
   sum->bad_messages += s->bad_messages;
   sum->replica_syncs += s->replica_syncs;
+  sum->sync_rounds += s->sync_rounds;
   sum->duplicates += s->duplicates;
   sum->out_of_sequence += s->out_of_sequence;
   sum->hop_drops += s->hop_drops;

@@ -736,6 +736,10 @@ struct ps_policy_ops {
                     int64_t clock_start, int64_t clock_end, double now);
   /* Periodic work; returns the next time it wants to run (INFINITY: none). */
   double (*on_timer)(void *state, double now);
+  /* A worker of this node finished a step: ps_advance_clock moved its clock
+   * to `clock`. Runs on the worker's thread with no core lock held: it may
+   * call the ps_node_* mechanisms below (sync rounds counted in steps). */
+  void (*on_step)(void *state, ps_worker *w, int64_t clock, double now);
   /* The homes answered this node's ps_node_announce_intent(start): counts[i]
    * nodes, this one included, intend keys[i] now; this node announced them
    * at sent_at (its own clock). Runs on the receiving thread with no core
@@ -878,6 +882,7 @@ typedef struct {
   uint64_t bad_seals;        /* ... of them: refused for their seal (not made
                                 with this run's secret) */
   uint64_t replica_syncs;    /* replica keys sent in sync rounds (SYNC, DELTA) */
+  uint64_t sync_rounds;      /* ps_node_sync_replicas calls: the policy's rounds */
   /* Staleness of reads served by replicas: how long ago, and how many of
    * the reading worker's clocks ago, the replica last took part in a sync.
    * hist[i] counts reads aged in [2^(i-1), 2^i) microseconds (hist[0]: < 1). */
@@ -981,6 +986,15 @@ void ps_node_owned_sum(ps_node *node, double *sum, uint64_t *in_transfer);
  * servers' counts sum to the layout's keys exactly when every key is on
  * exactly one server. */
 uint64_t ps_node_owned_keys(ps_node *node, const uint64_t *homed);
+
+/* Visits every key in this node's replica list once a run is quiet: its
+ * replicas (owned false) and, with all-reduce, the owned keys it mirrors to
+ * replicas elsewhere (owned true), with the value (NULL: never written, all
+ * zeros) and its length. fn runs under the key's lock and must not call
+ * into the core. For the replica check (run/): with all-reduce every
+ * replica must then equal its owner's value, up to float rounding. */
+typedef void (*ps_copy_fn)(void *ctx, ps_key k, const float *value, uint32_t len, bool owned);
+void ps_node_each_replicated(ps_node *node, ps_copy_fn fn, void *ctx);
 
 #ifdef __cplusplus
 }

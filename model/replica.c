@@ -222,6 +222,8 @@ static uint32_t next_sync_seq(ps_node *n) {
 /* Sends e's delta to every other node (all-reduce), and forgets it. */
 static void broadcast_delta(call_ctx *c, key_entry *e, ps_key k, uint32_t len) {
   ps__ctx_add_all(c, PS_MSG_DELTA, k, e->delta, len);
+  if (c->node->testing_double_count && e->state == KEY_REPLICA && e->value)
+    floats_add(e->value, e->delta, len);
   free(e->delta);
   e->delta = NULL;
 }
@@ -355,6 +357,7 @@ uint64_t ps_node_sync_replicas(ps_node *n, ps_sync_mode mode, double threshold, 
   }
   ps__ctx_finish(&c);
   stat_add(&n->stats.replica_syncs, synced);
+  stat_add(&n->stats.sync_rounds, 1);
   free(zeros);
   free(keys);
   return synced;
@@ -479,4 +482,26 @@ static int delta_check(call_ctx *c, const ps_msg *m, uint32_t i, key_entry *e, p
 int ps__handle_delta(call_ctx *c, const ps_msg *m) {
   int rc = ps__msg_each_key(c, m, delta_check);
   return rc == PS_OK ? ps__msg_each_key(c, m, delta_key) : rc;
+}
+
+/* ------------------------------------------------------------ inspection */
+
+void ps_node_testing_double_count(ps_node *n, bool on) { n->testing_double_count = on; }
+
+void ps_node_each_replicated(ps_node *n, ps_copy_fn fn, void *ctx) {
+  pthread_mutex_lock(&n->replica_lock);
+  size_t count = n->n_replicas;
+  ps_key *keys = count ? malloc(count * sizeof *keys) : NULL;
+  if (keys) memcpy(keys, n->replica_keys, count * sizeof *keys);
+  pthread_mutex_unlock(&n->replica_lock);
+  for (size_t i = 0; keys && i < count; i++) {
+    store_stripe *st = store_stripe_of(&n->store, keys[i]);
+    pthread_mutex_lock(&st->lock);
+    key_entry *e = stripe_find(st, keys[i]);
+    uint32_t len = ps_layout_value_len(&n->layout, keys[i]);
+    if (e && e->state == KEY_REPLICA) fn(ctx, keys[i], e->value, len, false);
+    else if (e && e->state == KEY_OWNED && e->mirror) fn(ctx, keys[i], e->value, len, true);
+    pthread_mutex_unlock(&st->lock);
+  }
+  free(keys);
 }

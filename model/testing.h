@@ -80,6 +80,10 @@ int ps_node_read_owned(ps_node *node, ps_key k, float *out);
 int ps_node_read_replica(ps_node *node, ps_key k, float *out);
 /* Keys this node holds replicas of (arrived or arriving). */
 size_t ps_node_replica_count(ps_node *node);
+/* A deliberate bug, for tests of the replica check only: on this node an
+ * all-reduce replica adds its own delta to its value a second time when it
+ * sends it (the owner's value, and so value_sum, stay right). */
+void ps_node_testing_double_count(ps_node *node, bool on);
 /* The owner of k in the home's directory (call on k's home), or -1. */
 int64_t ps_node_directory_owner(ps_node *node, ps_key k);
 

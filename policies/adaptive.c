@@ -16,11 +16,14 @@
  *     Relocated keys stay where they are.
  *
  * Optional overrides: `window_clocks` (act that many clocks ahead instead of
- * the estimate), `syncs_per_sec`.
+ * the estimate), `syncs_per_sec` (the first sync round one interval in), or
+ * `syncs_per_step` (sync rounds every that many steps of each of the node's
+ * workers; intents are still acted on syncs_per_sec times a second).
  */
 #include "policies/common.h"
 #include "policies/keymap.h"
 #include "policies/policy.h"
+#include "policies/replication.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -117,6 +120,8 @@ typedef struct {
 typedef struct {
   ps_node *node;
   double syncs_per_sec;
+  bool timer_started;      /* the timer's first call (at 0) runs no sync round */
+  step_rounds steps;       /* syncs_per_step: sync rounds by steps instead */
   int64_t window_override; /* -1: estimate */
   pthread_mutex_t lock;
   keymap live;             /* key -> intents of this node on it (> 0) */
@@ -129,6 +134,7 @@ typedef struct {
   int partition;
   uint32_t lookahead;
   double syncs_per_sec;
+  uint32_t syncs_per_step; /* 0: sync rounds by time */
   uint32_t window_clocks; /* UINT32_MAX: estimate */
 } adaptive_knobs;
 
@@ -138,7 +144,14 @@ const policy_field policy_adaptive_fields[] = {
     {.name = "syncs_per_sec", .type = FIELD_NUMBER,
      .offset = offsetof(adaptive_knobs, syncs_per_sec), .def = ADAPTIVE_DEFAULT_SYNCS,
      .min = 0, .max = 1e6,
-     .meaning = "sync rounds a second of the replicas it takes (through the owner)"},
+     .meaning = "sync rounds a second of the replicas it takes (through the owner); "
+                "also how often it acts on intents"},
+    {.name = "syncs_per_step", .type = FIELD_INT,
+     .offset = offsetof(adaptive_knobs, syncs_per_step), .def = 0, .min = 0, .max = 100000000,
+     .default_text = "by time: syncs_per_sec",
+     .meaning = "instead: a sync round each time this node's workers have done this many "
+                "steps each since the last (intents are still acted on syncs_per_sec times "
+                "a second)"},
     {.name = "window_clocks", .type = FIELD_INT,
      .offset = offsetof(adaptive_knobs, window_clocks), .def = UINT32_MAX, .min = 0,
      .max = 1000000, .default_text = "estimated",
@@ -188,6 +201,7 @@ static int adaptive_init(ps_node *node, const struct cJSON *json, void **state) 
   s->syncs_per_sec = k.syncs_per_sec;
   s->window_override = k.window_clocks == UINT32_MAX ? -1 : (int64_t)k.window_clocks;
   while (ps_node_worker(node, s->num_workers)) s->num_workers++;
+  step_rounds_init(&s->steps, node, k.syncs_per_step);
   s->workers = calloc(s->num_workers, sizeof *s->workers);
   pthread_mutex_init(&s->lock, NULL);
   if (!s->workers) {
@@ -294,7 +308,10 @@ static void adaptive_on_intenders(void *state, const ps_key *keys, const uint32_
 
 static double adaptive_on_timer(void *state, double now) {
   adaptive_state *s = state;
-  ps_node_sync_replicas(s->node, PS_SYNC_OWNER, 0, now);
+  /* The first call comes at 0, with nothing to sync: the first round is
+   * one interval in. */
+  if (s->timer_started && !s->steps.on) ps_node_sync_replicas(s->node, PS_SYNC_OWNER, 0, now);
+  s->timer_started = true;
   actions act = {0};
   pthread_mutex_lock(&s->lock);
   process(s, &act);
@@ -303,12 +320,19 @@ static double adaptive_on_timer(void *state, double now) {
   return now + 1.0 / s->syncs_per_sec;
 }
 
+static void adaptive_on_step(void *state, ps_worker *w, int64_t clock, double now) {
+  (void)w, (void)clock;
+  adaptive_state *s = state;
+  if (step_rounds_due(&s->steps)) ps_node_sync_replicas(s->node, PS_SYNC_OWNER, 0, now);
+}
+
 const ps_policy_ops ps_policy_adaptive = {
     .name = "adaptive",
     .configure = adaptive_configure,
     .init = adaptive_init,
     .on_intent = adaptive_on_intent,
     .on_timer = adaptive_on_timer,
+    .on_step = adaptive_on_step,
     .on_intenders = adaptive_on_intenders,
     .free = adaptive_free,
 };

@@ -34,6 +34,7 @@ static int nups_configure(const struct cJSON *json, ps_policy_settings *s, char 
   nups_knobs k;
   int rc = policy_read_fields(json, policy_nups_fields, FIELDS_CONFIGURE, &k, err,
                               errlen);
+  if (rc == PS_OK) rc = replication_check_rounds(json, k.repl.syncs_per_step, err, errlen);
   if (rc != PS_OK) return rc;
   s->partition = (ps_partition)k.partition;
   s->lookahead = k.lookahead;
@@ -79,5 +80,6 @@ const ps_policy_ops ps_policy_nups = {
     .init = nups_init,
     .on_intent = nups_on_intent,
     .on_timer = replication_on_timer,
+    .on_step = replication_on_step,
     .free = replication_free,
 };

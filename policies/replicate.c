@@ -27,6 +27,7 @@ static int replicate_configure(const struct cJSON *json, ps_policy_settings *s, 
   replicate_knobs k;
   int rc = policy_read_fields(json, policy_replicate_fields, FIELDS_CONFIGURE, &k, err,
                               errlen);
+  if (rc == PS_OK) rc = replication_check_rounds(json, k.repl.syncs_per_step, err, errlen);
   if (rc != PS_OK) return rc;
   s->partition = (ps_partition)k.partition;
   s->fast_local_access = k.fast_local_access;
@@ -52,5 +53,6 @@ const ps_policy_ops ps_policy_replicate = {
     .configure = replicate_configure,
     .init = replicate_init,
     .on_timer = replication_on_timer,
+    .on_step = replication_on_step,
     .free = replication_free,
 };

@@ -8,11 +8,15 @@
 #include "model/ps.h"
 #include "policies/common.h"
 
+#include <stdatomic.h>
+
 #define REPLICATION_ALL_KEYS FIELD_ALL
 
 typedef struct {
   uint32_t hot_keys;      /* how many hottest keys to replicate, or ALL_KEYS */
   double syncs_per_sec;   /* sync rounds per second (0: none until the run ends) */
+  uint32_t syncs_per_step; /* instead: a round every this many steps of the
+                              node's workers, each (0: by time) */
   int sync;               /* a ps_sync_mode */
   double threshold;       /* deltas with a smaller L2 norm wait (all-reduce) */
 } replication_config;
@@ -29,7 +33,13 @@ extern const policy_enum_value replication_sync_values[];
       {.name = "syncs_per_sec", .type = FIELD_NUMBER,                                      \
        .offset = offsetof(T, m.syncs_per_sec), .def = 25, .min = 0, .min_ok = true,       \
        .max = 1e6,                                                                         \
-       .meaning = "sync rounds of the replicas a second (0: none until the run ends)"},   \
+       .meaning = "sync rounds of the replicas a second, the first one interval in "      \
+                  "(0: none until the run ends)"},                                          \
+      {.name = "syncs_per_step", .type = FIELD_INT, .offset = offsetof(T, m.syncs_per_step), \
+       .def = 0, .min = 0, .max = 100000000, .default_text = "by time: syncs_per_sec",     \
+       .meaning = "instead of syncs_per_sec: a sync round each time this node's workers "  \
+                  "have done this many steps each since the last (a sync interval in "      \
+                  "worker steps)"},                                                         \
       {.name = "sync", .type = FIELD_ENUM, .offset = offsetof(T, m.sync),                 \
        .def = PS_SYNC_ALLREDUCE, .values = replication_sync_values,                       \
        .meaning = "a sync round all-reduces deltas among the nodes, or goes through "     \
@@ -38,15 +48,37 @@ extern const policy_enum_value replication_sync_values[];
        .def = 0, .min = 0, .min_ok = true, .max = 1e300,                                   \
        .meaning = "all-reduce: a delta with a smaller L2 norm waits for a later round"}
 
+/* Sync rounds counted in worker steps (syncs_per_step): the node's steps
+ * and the count at which the next round is due (the first: one interval). */
+typedef struct {
+  bool on;               /* rounds by steps (syncs_per_step > 0), none by time */
+  uint64_t interval;     /* syncs_per_step x the node's workers (0: none) */
+  _Atomic uint64_t done, due;
+} step_rounds;
+
 typedef struct {
   ps_node *node;
   replication_config cfg;
+  bool timer_started;    /* the timer's first call (at 0) runs no round */
+  step_rounds steps;
 } replication_state;
+
+/* Refuses syncs_per_sec and syncs_per_step both in the policy's JSON (rounds
+ * come by time or by steps). PS_OK or PS_ERR_INVAL with a message in err. */
+int replication_check_rounds(const struct cJSON *json, uint32_t syncs_per_step, char *err,
+                             size_t errlen);
+/* Sets r up for a round every syncs_per_step steps of each of node's workers. */
+void step_rounds_init(step_rounds *r, ps_node *node, uint32_t syncs_per_step);
+/* Counts a step; true for the one caller whose step makes a round due. */
+bool step_rounds_due(step_rounds *r);
 
 /* Creates the node's replicas of the hot keys (or of every key). */
 int replication_init(ps_node *node, const replication_config *cfg, void **state);
-/* One sync round; returns when the next is due. */
+/* One sync round (none at the first call, at 0: the first round comes one
+ * interval in); returns when the next is due. By steps: INFINITY. */
 double replication_on_timer(void *state, double now);
+/* By steps: a sync round when the node's workers' steps make one due. */
+void replication_on_step(void *state, ps_worker *w, int64_t clock, double now);
 void replication_free(void *state);
 
 #endif

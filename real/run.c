@@ -260,11 +260,52 @@ static double process_cpu_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Rank 0: every node's owned values of replicated keys, concatenated for
+ * all (none past a control message's limit: the replicas then go
+ * unchecked). */
+static void *concat_owned(void *ctx, uint32_t size, const void *const *in, const size_t *len,
+                          size_t *out_len) {
+  (void)ctx;
+  size_t total = 0;
+  for (uint32_t p = 0; p < size; p++) total += len[p];
+  uint8_t *all = total && total <= REAL_CTL_MAX_PAYLOAD ? malloc(total) : NULL;
+  *out_len = all ? total : 0;
+  size_t at = 0;
+  for (uint32_t p = 0; all && p < size; at += len[p], p++)
+    if (len[p]) memcpy(all + at, in[p], len[p]);
+  return all;
+}
+
+/* The replica check (run/replica_check.c): the owners' values of replicated
+ * keys go round through rank 0, and each node compares its replicas. */
+static int check_replicas(node_run *s, run_node_report *rep) {
+  real_node *n = s->node;
+  uint8_t *mine = NULL, *all = NULL;
+  size_t len = 0, all_len = 0;
+  if (run_replica_owned(n->core, &mine, &len) != PS_OK) {
+    real_fail_and_tell(n, "node %u: out of memory checking replicas", s->a->rank);
+    return PS_ERR_PEER;
+  }
+  int rc = real_node_collective(n, "checking replicas", mine, len, n->cluster.timeout_s,
+                                concat_owned, NULL, (void **)&all, &all_len);
+  free(mine);
+  if (rc == PS_OK && run_replica_check(rep, n->core, all, all_len) != PS_OK) {
+    real_fail_and_tell(n, "node %u: bad owner values in the replica check", s->a->rank);
+    rc = PS_ERR_PEER;
+  }
+  free(all);
+  return rc;
+}
+
 /* This node's report, as text. */
 static char *node_report(node_run *s) {
   real_node *n = s->node;
   run_node_report rep;
   if (run_report_make(&rep, n->core, s->n_workers, NULL) != PS_OK) return NULL;
+  if (check_replicas(s, &rep) != PS_OK) {
+    run_report_free(&rep);
+    return NULL;
+  }
   bool ok = true;
   for (uint32_t i = 0; ok && i < s->n_workers; i++)
     ok = run_report_worker(&rep, &s->workers[i].rw) == PS_OK;

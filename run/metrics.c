@@ -32,6 +32,8 @@ struct run_totals {
   ps_node_stats nodes; /* summed with ps_node_stats_add */
   double owned_sum;
   uint64_t in_transfer, dropped;
+  uint64_t replicas_checked;
+  double replica_max_diff;
   uint32_t throttling; /* nodes with the real backend's straggler emulation */
   uint64_t throttled;
   double throttle_s;
@@ -45,6 +47,7 @@ struct run_totals {
   wl_quality q;
   bool has_q;
   double eval_s;       /* the most any worker spent evaluating */
+  uint64_t eval_keys, eval_replica_keys; /* evaluations' reads; by replicas */
   /* Bounded consistency: time blocked summed over workers, and how many
    * there are; steps that blocked; steps that passed the gate (0: the run
    * had no bound); clock gaps and read staleness as lists of counts. */
@@ -146,6 +149,8 @@ static int epoch_quality(run_totals *t, const run_node_report *nodes, uint32_t n
       size_t have = w->epoch_quality ? w->epochs : 0;
       if (have < epochs) epochs = have;
       if (w->eval_s > t->eval_s) t->eval_s = w->eval_s;
+      t->eval_keys += w->eval_keys;
+      t->eval_replica_keys += w->eval_replica_keys;
     }
   if (epochs == SIZE_MAX || epochs == 0) return PS_OK;
   t->loss = malloc(epochs * sizeof *t->loss);
@@ -221,6 +226,8 @@ static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
     ps_node_stats_add(&t->nodes, &node->stats);
     t->owned_sum += node->owned_sum;
     t->in_transfer += node->in_transfer;
+    t->replicas_checked += node->replicas_checked;
+    t->replica_max_diff = fmax(t->replica_max_diff, node->replica_max_diff);
     t->dropped += node->dropped;
     t->throttling += node->throttling;
     t->throttled += node->throttled;
@@ -269,6 +276,7 @@ SCALAR(v_messages, (double)t->nodes.messages_sent)
 SCALAR(v_bytes, (double)t->nodes.bytes_sent)
 SCALAR(v_relocations, (double)t->nodes.relocations)
 SCALAR(v_replica_syncs, (double)t->nodes.replica_syncs)
+SCALAR_IF(v_sync_rounds, t->nodes.sync_rounds, (double)t->nodes.sync_rounds)
 SCALAR_IF(v_stale_mean_s, t->nodes.replica_reads,
           t->nodes.staleness_sum_s / (double)t->nodes.replica_reads)
 SCALAR_IF(v_stale_p99_s, t->nodes.replica_reads,
@@ -281,6 +289,7 @@ SCALAR(v_pushed_floats, (double)t->pushed_floats)
 SCALAR_IF(v_value_sum, !t->in_transfer, t->owned_sum)
 SCALAR_IF(v_pushed_sum, t->epochs_q, t->pushed_sum)
 SCALAR_IF(v_value_sum_unreadable, t->in_transfer, (double)t->in_transfer)
+SCALAR_IF(v_replica_max_diff, t->replicas_checked, t->replica_max_diff)
 SCALAR_IF(v_samples, t->samplers, (double)t->samples)
 SCALAR_IF(v_sample_tv, t->samplers, t->tv_sum / t->samplers)
 SCALAR_IF(v_sample_reuse, t->samplers, t->reuse_sum / t->samplers)
@@ -348,6 +357,8 @@ static size_t v_epoch_quality(const run_totals *t, const double **out) {
 SCALAR_IF(v_loss, t->epochs_q, t->loss[t->epochs_q - 1])
 SCALAR_IF(v_quality, t->n_quality, t->quality[t->n_quality - 1])
 SCALAR_IF(v_eval_s, t->epochs_q, t->eval_s)
+SCALAR_IF(v_eval_replica_share, t->eval_keys,
+          (double)t->eval_replica_keys / (double)t->eval_keys)
 
 /* The end of the first epoch whose quality reaches the target. */
 static bool v_time_to_quality(const run_totals *t, double *out) {
@@ -485,6 +496,11 @@ static const run_metric table[] = {
     {"replica_syncs", "", "replica keys synced",
      "Replica keys sent in sync rounds (0 without replicas).", NULL, MEAN, false, SUMMARY,
      v_replica_syncs, NULL, NULL},
+    {"sync_rounds", "", "sync rounds",
+     "Sync rounds of replicas the policy ran (by time, `syncs_per_sec`, or by steps, "
+     "`syncs_per_step`), summed over nodes; the first comes one interval in, and the "
+     "deltas handed on at the run's end are not a round.",
+     "when a sync round ran", MEAN, false, 0, v_sync_rounds, NULL, NULL},
     {"staleness_mean_s", "s", "replica staleness",
      "Mean over replica reads of how long before the read the replica last took part "
      "in a sync round.", REPLICAS, MEAN, false, SUMMARY, v_stale_mean_s, NULL, NULL},
@@ -516,6 +532,15 @@ static const run_metric table[] = {
      "Instead of `value_sum`: keys still in transfer when the run ended (never once a "
      "run is quiet).", "when keys were still in transfer", MAX, false, 0,
      v_value_sum_unreadable, NULL, NULL},
+    {"replica_max_diff", "", "replica difference (max)",
+     "Once the run is quiet, every all-reduce replica compared with its owner's value: "
+     "the largest difference, relative to the larger of the two values' largest "
+     "magnitudes. Only float rounding of deltas summed in a different order on each "
+     "node (at most 1e-5); exactly 0 without real math, whose pushes are integers. "
+     "A delta lost or counted twice by a replica shows here, where `value_sum` (owned "
+     "copies only) misses it. Replicas synced through their owner are not compared: "
+     "they differ from its final value by design.",
+     "with all-reduce replicas", MAX, false, 0, v_replica_max_diff, NULL, NULL},
     {"samples", "", "samples", "Keys sampled (each read, then pushed as a write).",
      SAMPLING, MEAN, false, 0, v_samples, NULL, NULL},
     {"sample_tv_distance", "", "distance from the sample distribution",
@@ -567,6 +592,13 @@ static const run_metric table[] = {
     {"eval_s", "s", "evaluation time",
      "The most time one worker spent evaluating held-out data (included in `time_s`, "
      "left out of `epoch_end_s`).", WITH_MATH, MAX, false, 0, v_eval_s, NULL, NULL},
+    {"eval_replica_share", "", "evaluation reads from replicas",
+     "Which model the per-epoch evaluation saw: the share of its key reads served by the "
+     "evaluating node's own replicas rather than by the keys' owners (0: owners only). "
+     "A replica holds its node's updates and what the last sync round brought; with "
+     "`syncs_per_sec: 0` only its own node's, so `epoch_quality` then measures each "
+     "node's local model, not the model as a whole.",
+     "with real math and held-out data", MEAN, false, 0, v_eval_replica_share, NULL, NULL},
     {"duplicates", "", "duplicate messages",
      "Messages a core refused because their channel number was taken before (a duplicate "
      "or a replay).", "when some were refused", SUM, false, 0, v_duplicates, NULL, NULL},

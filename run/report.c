@@ -26,7 +26,7 @@
   X(local_accesses) X(remote_accesses) X(messages_sent) X(bytes_sent)        \
   X(messages_received) X(forwards) X(relocations) X(queued) X(bad_messages)  \
   X(duplicates) X(out_of_sequence) X(hop_drops) X(bad_seals)                        \
-  X(replica_syncs) X(replica_reads) X(staleness_sum_clocks)                  \
+  X(replica_syncs) X(sync_rounds) X(replica_reads) X(staleness_sum_clocks)                  \
   X(staleness_max_clocks) X(cache_reads) X(cache_misses) X(bounded_reads)    \
   X(bounded_staleness_sum) X(bounded_staleness_max) X(clock_messages)        \
   X(refreshes)
@@ -81,6 +81,8 @@ int run_report_worker(run_node_report *r, const run_worker *rw) {
                            .sample_tv_distance = st->sample_tv_distance,
                            .sample_reuse_factor = st->sample_reuse_factor,
                            .start_s = st->start_s, .eval_s = st->eval_s,
+                           .eval_keys = st->eval_keys,
+                           .eval_replica_keys = st->eval_replica_keys,
                            .op_wait_s = st->op_wait_s,
                            .wait_s = st->wait_s, .clock_waits = st->clock_waits};
   memcpy(w->gap_hist, st->gap_hist, sizeof w->gap_hist);
@@ -172,7 +174,8 @@ static cJSON *worker_to_json(const run_worker_report *w) {
   cJSON *ends = ok ? cJSON_AddArrayToObject(o, "epoch_end_s") : NULL;
   for (size_t e = 0; ends && e < w->epochs; e++) ok = ok && append(ends, w->epoch_end_s[e]);
   if (ok && ends && w->epoch_quality) { /* [[loss, examples, q_num, q_den], ...] */
-    ok = put(o, "eval_s", w->eval_s);
+    ok = put(o, "eval_s", w->eval_s) && put(o, "eval_keys", (double)w->eval_keys) &&
+         put(o, "eval_replica_keys", (double)w->eval_replica_keys);
     cJSON *qs = ok ? cJSON_AddArrayToObject(o, "epoch_quality") : NULL;
     for (size_t e = 0; qs && ok && e < w->epochs; e++) {
       const wl_epoch_quality *q = &w->epoch_quality[e];
@@ -238,6 +241,8 @@ char *run_report_encode(const run_node_report *r) {
   ok = ok && put(o, "owned_sum", r->owned_sum) && put(o, "in_transfer", (double)r->in_transfer) &&
        put(o, "dropped", (double)r->dropped) && put(o, "cpu_s", r->cpu_s) &&
        put(o, "io_wakeups", r->io_wakeups) &&
+       put(o, "replicas_checked", (double)r->replicas_checked) &&
+       put(o, "replica_max_diff", r->replica_max_diff) &&
        load_to_json(o, r);
   cJSON *throttle = ok && r->throttling ? cJSON_AddArrayToObject(o, "throttle") : NULL;
   if (ok && r->throttling) /* [messages, seconds], a straggler's only */
@@ -373,6 +378,8 @@ static void epochs_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
   const cJSON *qs = cJSON_GetObjectItemCaseSensitive(o, "epoch_quality");
   if (!qs) return; /* no real math */
   w->eval_s = num(rd, o, "workers[]", "eval_s");
+  w->eval_keys = count(rd, o, "workers[]", "eval_keys");
+  w->eval_replica_keys = count(rd, o, "workers[]", "eval_replica_keys");
   if (!cJSON_IsArray(qs) || (size_t)cJSON_GetArraySize(qs) != n || !n) {
     fail(rd, "workers[].epoch_quality: expected a list of %zu", n);
     return;
@@ -489,6 +496,8 @@ int run_report_decode(const char *text, size_t len, run_node_report *r, char *er
   r->dropped = count(&rd, o, "report", "dropped");
   r->cpu_s = num(&rd, o, "report", "cpu_s");
   r->io_wakeups = num(&rd, o, "report", "io_wakeups");
+  r->replicas_checked = count(&rd, o, "report", "replicas_checked");
+  r->replica_max_diff = num(&rd, o, "report", "replica_max_diff");
   load_from_json(&rd, o, r);
   throttle_from_json(&rd, o, r);
   r->n_workers = (uint32_t)cJSON_GetArraySize(workers);

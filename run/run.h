@@ -289,6 +289,7 @@ typedef struct {
   size_t epochs;
   wl_epoch_quality *epoch_quality; /* with real math, `epochs` of them; else NULL */
   double eval_s;       /* time spent evaluating held-out data */
+  uint64_t eval_keys, eval_replica_keys; /* keys it read; of them, from replicas */
   double op_wait_s;    /* waiting for its steps' pulls and pushes */
   double wait_s;       /* bounded consistency: time blocked at the clock bound, */
   uint64_t clock_waits; /* steps that blocked, */
@@ -314,6 +315,11 @@ typedef struct {
   uint32_t n_rt;
   double owned_sum;     /* every float of every value it owns, summed */
   uint64_t in_transfer; /* keys still on their way to it (0 once quiet) */
+  /* The replica check (run_replica_check): its all-reduce replicas
+   * compared with their owners' values once quiet, and the largest
+   * difference relative to the value's magnitude (0 when none). */
+  uint64_t replicas_checked;
+  double replica_max_diff;
   uint64_t dropped;     /* frames its transport dropped (bad or stray) */
   /* CPU seconds the node spent over the run, as its backend measures them
    * (the real backend: its process's CPU time; the simulator: its actors'
@@ -341,6 +347,17 @@ typedef struct {
  * PS_OK or PS_ERR_NOMEM (then *r is empty). */
 int run_report_make(run_node_report *r, ps_node *core, uint32_t n_workers,
                     const uint64_t *homed);
+/* The replica check, once the run is quiet (run/replica_check.c). A node's
+ * owned values of the keys it mirrors to all-reduce replicas, as bytes that
+ * may travel to other nodes (*buf malloc'd; NULL and 0 when none). PS_OK or
+ * PS_ERR_NOMEM. */
+int run_replica_owned(ps_node *core, uint8_t **buf, size_t *len);
+/* Compares the node's replicas with the owners' values in owned (every
+ * node's run_replica_owned bytes, concatenated) and sets r's
+ * replicas_checked and replica_max_diff. Replicas whose owner sent no value
+ * (synced through the owner) are not compared. PS_OK, PS_ERR_NOMEM, or
+ * PS_ERR_INVAL (bytes that are not such records). */
+int run_replica_check(run_node_report *r, ps_node *core, const uint8_t *owned, size_t len);
 /* Copies driven worker w's statistics into the report, at w->index. PS_OK,
  * PS_ERR_INVAL (index out of range) or PS_ERR_NOMEM. */
 int run_report_worker(run_node_report *r, const run_worker *w);

@@ -351,6 +351,31 @@ static void teardown(sim_setup *s) {
   run_setup_free(s->setup);
 }
 
+/* The replica check: every node's owned values of replicated keys, together,
+ * against every node's replicas (the real backend sends them round). */
+static bool check_replicas(sim_state *run, run_node_report *reports) {
+  uint8_t *all = NULL;
+  size_t len = 0;
+  bool ok = true;
+  for (uint32_t i = 0; ok && i < run->num_nodes; i++) {
+    uint8_t *mine;
+    size_t n;
+    ok = run_replica_owned(run->nodes[i].core, &mine, &n) == PS_OK;
+    uint8_t *grown = ok && n ? realloc(all, len + n) : all;
+    ok = ok && (grown || !n);
+    if (ok && n) {
+      memcpy(grown + len, mine, n);
+      all = grown;
+      len += n;
+    }
+    free(mine);
+  }
+  for (uint32_t i = 0; ok && i < run->num_nodes; i++)
+    ok = run_replica_check(&reports[i], run->nodes[i].core, all, len) == PS_OK;
+  free(all);
+  return ok;
+}
+
 /* Every node's report, reduced by the run layer as the real backend's are. */
 static cJSON *collect_metrics(sim_setup *s) {
   sim_state *run = &s->run;
@@ -370,6 +395,7 @@ static cJSON *collect_metrics(sim_setup *s) {
     for (uint32_t k = 0; ok && k < n->num_workers; k++)
       ok = run_report_worker(&reports[i], &n->workers[k].rw) == PS_OK;
   }
+  ok = ok && check_replicas(run, reports);
   cJSON *m = ok ? run_metrics(reports, run->num_nodes, run->quiet_time,
                                   run_setup_quality(s->setup), s->err, s->errlen)
                 : NULL;

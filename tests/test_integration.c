@@ -163,6 +163,7 @@ static void test_sampling_schemes(void) {
     CU_ASSERT_EQUAL(metric(runs, i, "samples"), 3 * 2 * 200 * 5);
     CU_ASSERT(metric(runs, i, "pushed_floats") > 0);
     CU_ASSERT_EQUAL(metric(runs, i, "pushed_floats"), metric(runs, i, "value_sum"));
+    CU_ASSERT_EQUAL(metric(runs, i, "replica_max_diff"), 0); /* integer pushes: exact */
   }
   CU_ASSERT_EQUAL(metric(runs, 0, "sample_reuse_factor"), 1);
   CU_ASSERT_DOUBLE_EQUAL(metric(runs, 1, "sample_reuse_factor"), 4, 0.1);

@@ -333,15 +333,80 @@ static void test_nups_replicates_hot_and_relocates_cold(void) {
   CU_ASSERT_EQUAL(ps_push(w, hot, 1, one, 4, &t, 0), PS_OK); /* a replica: local */
   ps_node *n1 = harness_node(h, 1);
   CU_ASSERT_EQUAL(ps_node_next_timer(n1), 0);
+  /* The timer's first call, at 0, runs no round: the first comes one
+   * interval (0.1 s) in. */
+  ps_node_stats st;
+  ps_node_get_stats(n1, &st);
+  uint64_t sent = st.messages_sent;
   ps_node_on_timer(n1, 0);
   CU_ASSERT_DOUBLE_EQUAL(ps_node_next_timer(n1), 0.1, 1e-12);
+  ps_node_get_stats(n1, &st);
+  CU_ASSERT_EQUAL(st.messages_sent, sent);
+  CU_ASSERT_EQUAL(st.sync_rounds, 0);
   harness_drain(h);
   float v[4];
   uint32_t owner = harness_owner(h, 5);
   CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, owner), 5, v), PS_OK);
+  CU_ASSERT_EQUAL(v[0], 0.0f);
+  ps_node_on_timer(n1, 0.1);
+  CU_ASSERT_DOUBLE_EQUAL(ps_node_next_timer(n1), 0.2, 1e-12);
+  ps_node_get_stats(n1, &st);
+  CU_ASSERT_EQUAL(st.sync_rounds, 1);
+  harness_drain(h);
+  CU_ASSERT_EQUAL(ps_node_read_owned(harness_node(h, owner), 5, v), PS_OK);
   CU_ASSERT_EQUAL(v[0], 1.0f);
   harness_free(h);
   cJSON_Delete(json);
+}
+
+/* syncs_per_step: a round each time the node's workers (2 here) have done
+ * 3 steps each since the last, counted as their clocks advance, and none by
+ * time; syncs_per_sec with it is refused. */
+static void test_syncs_per_step(void) {
+  static const char *const policies[] = {
+      "{\"type\":\"replicate\",\"hot_keys\":2,\"syncs_per_step\":3}",
+      "{\"type\":\"nups\",\"hot_keys\":2,\"syncs_per_step\":3}",
+      "{\"type\":\"adaptive\",\"syncs_per_step\":3}"};
+  for (int p = 0; p < 3; p++) {
+    cJSON *json = cJSON_Parse(policies[p]);
+    harness_config c;
+    harness_config_default(&c);
+    c.nodes = 2;
+    c.workers = 2;
+    CU_ASSERT_EQUAL_FATAL(ps_policy_configure(json, &c.policy, &c.settings, (char[256]){0}, 256),
+                          PS_OK);
+    c.policy_json = json;
+    ps_key hot[2] = {5, 9};
+    c.hot_keys = hot;
+    c.num_hot_keys = 2;
+    harness *h = harness_new(&c);
+    ps_node *n0 = harness_node(h, 0);
+    ps_node_on_timer(n0, 0);
+    if (p < 2) CU_ASSERT_EQUAL(ps_node_next_timer(n0), INFINITY); /* none by time */
+    /* adaptive takes replicas only on intents: give it one to sync. */
+    if (p == 2) CU_ASSERT_EQUAL(ps_node_replicate(n0, hot, 2, 0), PS_OK);
+    harness_drain(h);
+    ps_node_stats st;
+    uint64_t rounds[12];
+    for (int i = 0; i < 12; i++) {
+      ps_advance_clock(harness_worker(h, 0, (uint32_t)i % 2), 0);
+      ps_node_get_stats(n0, &st);
+      rounds[i] = st.sync_rounds;
+    }
+    /* 6 steps of the node's (3 each) per round: after steps 6 and 12. */
+    for (int i = 0; i < 12; i++) CU_ASSERT_EQUAL(rounds[i], (uint64_t)(i + 1) / 6);
+    ps_node_get_stats(harness_node(h, 1), &st);
+    CU_ASSERT_EQUAL(st.sync_rounds, 0); /* the other node's workers did nothing */
+    harness_free(h);
+    cJSON_Delete(json);
+  }
+  cJSON *both = cJSON_Parse("{\"type\":\"nups\",\"syncs_per_sec\":5,\"syncs_per_step\":3}");
+  const ps_policy_ops *ops;
+  ps_policy_settings set;
+  char err[256] = "";
+  CU_ASSERT_EQUAL(ps_policy_configure(both, &ops, &set, err, sizeof err), PS_ERR_INVAL);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "syncs_per_step"));
+  cJSON_Delete(both);
 }
 
 /* The policies' key map: inserts, finds, and removes (backward shift keeps
@@ -431,7 +496,8 @@ static void test_due_time_moves_only_on_timer(void) {
 
 PSLAB_SUITE("policies", {"key map", test_keymap},
             {"nups replicates hot keys and relocates cold ones",
-             test_nups_replicates_hot_and_relocates_cold}, {"registry", test_registry},
+             test_nups_replicates_hot_and_relocates_cold},
+            {"syncs_per_step: rounds counted in worker steps", test_syncs_per_step}, {"registry", test_registry},
             {"configure accepts good objects", test_configure_good},
             {"configure names the bad field", test_configure_bad},
             {"fields at their defaults are accepted", test_fields_at_their_defaults_are_accepted},

@@ -885,6 +885,13 @@ static void check_local_run_with(const char *policy, bool relocates, const char 
   CU_ASSERT(metric(m, "steps_per_s") > 0);
   CU_ASSERT(metric(m, "pushed_floats") > 0);
   CU_ASSERT_EQUAL(metric(m, "value_sum"), metric(m, "pushed_floats"));
+  /* nups replicates by all-reduce: every replica equals its owner (integer
+   * pushes, exactly); the other policies hold no replica to check. */
+  if (strstr(policy, "nups")) CU_ASSERT_EQUAL(metric(m, "replica_max_diff"), 0);
+  if (!strstr(policy, "nups")) CU_ASSERT_TRUE(isnan(metric(m, "replica_max_diff")));
+  /* Rounds by steps, from the worker threads: each node's 2 x 150 steps,
+   * a round every 5 of each worker's, 30 a node. */
+  if (strstr(policy, "syncs_per_step")) CU_ASSERT_EQUAL(metric(m, "sync_rounds"), 3 * 30);
   CU_ASSERT(metric(m, "messages") > 0);
   CU_ASSERT(metric(m, "local_ratio") >= 0 && metric(m, "local_ratio") <= 1);
   CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "epoch_time_s")), 3);
@@ -987,6 +994,7 @@ static void test_local_run_psld_scaling_in(void) {
 static void test_local_runs(void) {
   check_local_run("{\"type\": \"static\", \"fast_local_access\": false}", false);
   check_local_run("{\"type\": \"relocate\", \"lookahead\": 4}", true);
+  check_local_run("{\"type\": \"nups\", \"hot_keys\": 20, \"syncs_per_step\": 5}", true);
 }
 
 /* Bounded consistency through the run layer, with processes. */

@@ -302,6 +302,88 @@ static void test_metrics_and_conservation(void) {
   cJSON_Delete(m);
 }
 
+/* The replica check: replicate by all-reduce keeps every replica equal to
+ * its owner, exactly with integer pushes, up to float rounding with real
+ * math (mf, whose replicated deltas are summed in a different order on
+ * each node); replicas synced through the owner are not compared. */
+static void test_replicas_match_owners(void) {
+  run_spec r;
+  tiny(&r, "{\"type\":\"replicate\",\"hot_keys\":50,\"syncs_per_sec\":2000}");
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT(num(m, "replica_syncs") > 0);
+  CU_ASSERT_EQUAL(num(m, "value_sum"), num(m, "pushed_floats"));
+  CU_ASSERT_EQUAL(num(m, "replica_max_diff"), 0);
+  cJSON_Delete(m);
+  r.workload = "{\"type\":\"mf\",\"rows\":40,\"cols\":40,\"nnz\":400,\"rank\":8,"
+               "\"batch\":4,\"epochs\":2,\"test_fraction\":0.2,\"math\":\"real\"}";
+  r.policy = "{\"type\":\"replicate\",\"hot_keys\":\"all\",\"syncs_per_sec\":2000}";
+  r.cluster.nodes = 4; /* sums of three or more orders differ */
+  m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  double d = num(m, "replica_max_diff");
+  printf("\n    mf replicate: replica_max_diff %g", d);
+  CU_ASSERT(d >= 0 && d <= 1e-5);
+  /* Every key replicated on 4 nodes: the evaluation read node-local
+   * replicas for the keys its node does not own (about 3 in 4), and says
+   * so; under static it reads the owners only. */
+  printf(", eval_replica_share %g", num(m, "eval_replica_share"));
+  CU_ASSERT(num(m, "eval_replica_share") > 0.6 && num(m, "eval_replica_share") < 0.9);
+  cJSON_Delete(m);
+  r.policy = "{\"type\":\"static\"}";
+  m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(num(m, "eval_replica_share"), 0);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m, "replica_max_diff"));
+  cJSON_Delete(m);
+  tiny(&r, "{\"type\":\"replicate\",\"hot_keys\":50,\"sync\":\"owner\"}");
+  m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m, "replica_max_diff"));
+  cJSON_Delete(m);
+}
+
+/* syncs_per_step on a simulated run: 2 nodes of 2 workers, 300 steps each,
+ * a round every 10 steps of each worker: 600 / 20 = 30 rounds a node. */
+static void test_syncs_per_step_rounds(void) {
+  run_spec r;
+  tiny(&r, "{\"type\":\"replicate\",\"hot_keys\":50,\"syncs_per_step\":10}");
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(num(m, "sync_rounds"), 2 * 30);
+  CU_ASSERT(num(m, "replica_syncs") > 0);
+  CU_ASSERT_EQUAL(num(m, "value_sum"), num(m, "pushed_floats"));
+  CU_ASSERT_EQUAL(num(m, "replica_max_diff"), 0);
+  cJSON_Delete(m);
+}
+
+/* The first sync round by time comes one interval in, not at 0: on a run
+ * shorter than a second, 1 round a second runs none (the same run as 0, not
+ * one with a round of zero deltas at 0); at 100 a second each node runs one
+ * round per 10 ms before its timers stop, at most time_s x 100. */
+static void test_first_round_one_interval_in(void) {
+  run_spec r;
+  tiny(&r, "{\"type\":\"replicate\",\"hot_keys\":50,\"sync\":\"owner\",\"syncs_per_sec\":1}");
+  cJSON *one = run(&r);
+  tiny(&r, "{\"type\":\"replicate\",\"hot_keys\":50,\"sync\":\"owner\",\"syncs_per_sec\":0}");
+  cJSON *none = run(&r);
+  tiny(&r, "{\"type\":\"replicate\",\"hot_keys\":50,\"sync\":\"owner\",\"syncs_per_sec\":100}");
+  cJSON *many = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(one);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(none);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(many);
+  CU_ASSERT(num(one, "time_s") < 1);
+  CU_ASSERT_EQUAL(num(one, "replica_syncs"), 0);
+  CU_ASSERT_TRUE(isnan(num(one, "sync_rounds")));
+  CU_ASSERT_EQUAL(num(one, "messages"), num(none, "messages"));
+  double rounds = num(many, "sync_rounds");
+  CU_ASSERT(rounds > 0);
+  CU_ASSERT(rounds <= 2 * floor(num(many, "time_s") * 100));
+  cJSON_Delete(one);
+  cJSON_Delete(none);
+  cJSON_Delete(many);
+}
+
 static void test_relocate_conserves(void) {
   run_spec r;
   tiny(&r, "{\"type\":\"relocate\",\"lookahead\":5}");
@@ -1311,6 +1393,9 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"relocate_conserves", test_relocate_conserves},
             {"deterministic", test_deterministic},
             {"replica syncs end with the workers", test_replica_syncs_end_with_the_workers},
+            {"replicas match their owners at the end", test_replicas_match_owners},
+            {"syncs_per_step: rounds in worker steps", test_syncs_per_step_rounds},
+            {"the first sync round one interval in", test_first_round_one_interval_in},
             {"fast_local_access_saves_messages", test_fast_local_access_saves_messages},
             {"time_matches_arithmetic", test_time_matches_arithmetic},
             {"platform_file_and_lv08", test_platform_file_and_lv08},

@@ -167,6 +167,9 @@ static void check_learned(const cJSON *rec, const char *what, double loss_drop,
   printf(", stored %.6f, pushed %.6f", stored->valuedouble, pushed->valuedouble);
   CU_ASSERT_DOUBLE_EQUAL(stored->valuedouble, pushed->valuedouble,
                          1e-3 + 1e-4 * fabs(pushed->valuedouble));
+  /* With all-reduce replicas, every copy equals its owner up to rounding. */
+  const cJSON *diff = metric(rec, "replica_max_diff");
+  if (diff) CU_ASSERT_TRUE(cJSON_IsNumber(diff) && diff->valuedouble <= 1e-5);
 }
 
 /* The data files, written once, in the first test that needs them. */

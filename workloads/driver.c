@@ -61,6 +61,7 @@ typedef struct {
   uint64_t initial_floats; /* real math: floats given initial values this step */
   double op_wait_s;        /* waiting for the steps' pulls and pushes */
   bool evaluating;         /* in evaluate(): its waits are not a step's */
+  uint64_t eval_keys_read, eval_replica_keys; /* evaluations' reads; by replicas */
   uint64_t sample_handle;
   bool push_pending;
   size_t last_push_floats; /* floats of the step's push */
@@ -419,6 +420,10 @@ static int evaluate(drive_state *d) {
   int rc = evaluate_pulls(d);
   d->evaluating = false;
   if (rc < 0) return rc;
+  ps_node *node = ps_worker_node(d->w);
+  for (size_t i = 0; i < d->n_eval; i++)
+    d->eval_replica_keys += ps_node_key_locality(node, d->eval_keys[i]) == PS_KEY_REPLICA;
+  d->eval_keys_read += d->n_eval;
   uint64_t step_floats = d->initial_floats;
   add_initial(d, d->eval_keys, d->n_eval, d->eval_vals, d->eval_off);
   d->initial_floats = step_floats;
@@ -569,6 +574,8 @@ int wl_drive(ps_worker *w, wl_stream *s, const wl_driver_env *env,
   if (stats->samples && env->sample_stats)
     env->sample_stats(env->sample_ctx, &stats->sample_tv_distance, &stats->sample_reuse_factor);
   stats->pushed_sum = d.pushed_sum;
+  stats->eval_keys = d.eval_keys_read;
+  stats->eval_replica_keys = d.eval_replica_keys;
   stats->op_wait_s = d.op_wait_s;
   drive_free(&d);
   return rc;

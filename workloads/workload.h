@@ -219,6 +219,10 @@ typedef struct {
    * NULL. epoch_end_s then leaves out the time spent evaluating. */
   wl_epoch_quality *epoch_quality;
   double eval_s;           /* time spent in held-out evaluation */
+  /* Keys the evaluations read, and how many of them this node's replicas
+   * served (each holding its node's updates and the synced rest) rather
+   * than their owners. */
+  uint64_t eval_keys, eval_replica_keys;
   double op_wait_s;        /* time spent waiting for the steps' pulls and pushes
                               to complete (evaluation's left out) */
   /* Bounded consistency: time spent blocked at the clock bound, how many
