@@ -426,11 +426,15 @@ const exp_backend *exp_backend_find(const exp_backend *table, size_t count,
 
 /* ------------------------------------------------------------- runner */
 
+#define EXP_PROGRESS_PERIOD_S 10.0 /* a progress line per run this often, off a terminal */
+
 typedef struct {
   const char *out_dir;   /* NULL: results/<name> */
   bool quiet;            /* no progress lines (failures are still reported) */
-  int progress_tty;      /* -1: ask isatty(log); 0: a line per start and end;
-                            1: one updating line */
+  int progress_tty;      /* -1: ask isatty(log); 0: a line per start and end,
+                            and one per progress_period_s while a run goes
+                            on; 1: one updating line */
+  double progress_period_s; /* <= 0: EXP_PROGRESS_PERIOD_S */
   const char *gnuplot;   /* NULL: "gnuplot" */
   FILE *out;             /* the table; NULL: stdout */
   FILE *log;             /* progress and errors; NULL: stderr */
@@ -471,6 +475,10 @@ typedef struct {
    * `pslab node`, FILE must be on a file system every node sees: each node
    * writes its workers' parts, rank 0 merges them. */
   const char *record_trace;
+  /* --timeout: a run still going after this many seconds of wall time is
+   * ended (its process group killed) and recorded as failed, "timed out
+   * after N s"; the next run starts. 0: no limit. */
+  double timeout_s;
 } exp_runner_options;
 
 /* Where run `run` of an experiment of `runs` runs records its trace given
@@ -730,6 +738,7 @@ typedef struct {
   bool reuse_real;
   bool quiet;               /* no progress (failures are still reported) */
   bool force;               /* --force: as exp_runner_options.force, and no work limit */
+  double timeout_s;         /* --timeout: as exp_runner_options.timeout_s, both sides */
   const char *gnuplot;      /* NULL: "gnuplot" */
   FILE *out;                /* the table; NULL: stdout */
   FILE *log;                /* progress and errors; NULL: stderr */

@@ -66,6 +66,7 @@ static int cmd_run(const cli *c) {
   o.force = c->force;
   o.metrics = (const char *const *)c->metrics;
   o.record_trace = c->record_trace;
+  o.timeout_s = c->timeout_s;
   int rc = exp_run_experiment(s, &o);
   exp_spec_free(s);
   return rc;
@@ -112,6 +113,7 @@ static int cmd_node(const cli *c) {
     o.force = c->force;
     o.metrics = (const char *const *)c->metrics;
     o.record_trace = c->record_trace;
+    o.timeout_s = c->timeout_s;
     rc = exp_run_experiment(s, &o);
   }
   exp_spec_free(s);
@@ -178,6 +180,7 @@ static int cmd_validate(const cli *c) {
   if (o.netns_script && !*o.netns_script) o.netns_script = NULL;
   o.quiet = c->quiet;
   o.force = c->force;
+  o.timeout_s = c->timeout_s;
   /* o.repeats sets the repeats on each side: without the last --set, which
    * cli_parse made of --repeats, they would be set twice. */
   return exp_validate(c->target, c->sets, c->n_sets - (c->repeats_set != NULL), &o);
