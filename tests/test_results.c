@@ -1370,6 +1370,44 @@ static void test_runner_timeout_ends_a_run(void) {
   exp_spec_free(spec);
 }
 
+/* The estimate's arithmetic on calibrations made up by hand. */
+static void test_estimate_arithmetic(void) {
+  bool lower;
+  /* wall = 0.5 s of setup + 5 s a run: reports at 10% and 30%, (those at
+   * 0 and 1 say nothing of the rate). */
+  const exp_calib_point two[] = {{0.2, 0, 0}, {1.0, 0.01, 0.1}, {1.5, 0.02, 0.2},
+                                 {2.0, 0.03, 0.3}, {2.1, 0.1, 1}};
+  exp_calibration c = {two, 5, 2.2, false, NAN};
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&c, false, &lower), 5.5, 1e-12);
+  CU_ASSERT_FALSE(lower);
+  /* Real: that setup plus the simulated time, 0.03 s at 30%. */
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&c, true, &lower), 0.5 + 0.1, 1e-12);
+  CU_ASSERT_FALSE(lower);
+  /* Finished within the calibration: its own wall time (real: setup plus
+   * its time_s). */
+  c.finished = true;
+  c.time_s = 0.04;
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&c, false, &lower), 2.2, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&c, true, &lower), 0.54, 1e-12);
+  /* One report: wall / fraction. */
+  exp_calibration one = {two + 1, 1, 1.2, false, NAN};
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&one, false, &lower), 10, 1e-12);
+  CU_ASSERT_FALSE(lower);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&one, true, &lower), 0.1, 1e-12);
+  /* None: the time it was given, a lower bound. */
+  exp_calibration none = {two, 1, 0.7, false, NAN};
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&none, false, &lower), 0.7, 1e-12);
+  CU_ASSERT_TRUE(lower);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&none, true, &lower), 0.7, 1e-12);
+  CU_ASSERT_TRUE(lower);
+  /* The sweep: each point's estimate times its runs, the point not
+   * calibrated counting the mean of the others, (10 + 20) / 2. */
+  const double est[] = {10, 0, 20};
+  const bool calibrated[] = {true, false, true};
+  const size_t runs[] = {3, 2, 1};
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_total(est, calibrated, runs, 3), 30 + 30 + 20, 1e-12);
+}
+
 static void test_runner_progress_on_a_terminal(void) {
   exp_spec *spec = runner_spec("[1]");
   if (!spec) return;
@@ -1538,5 +1576,6 @@ PSLAB_SUITE("results",
             {"runner progress on a terminal", test_runner_progress_on_a_terminal},
             {"runner progress lines off a terminal", test_runner_progress_lines_off_a_terminal},
             {"runner --timeout ends a run, the others go on", test_runner_timeout_ends_a_run},
+            {"estimate: arithmetic on a made-up calibration", test_estimate_arithmetic},
             {"script: diverged runs marked", test_script_marks_diverged_runs},
             {"runner: a diverging spec says so", test_runner_diverged_spec})

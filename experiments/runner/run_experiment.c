@@ -77,6 +77,10 @@ typedef struct {
   double period;  /* not on a terminal: a line per run this often (seconds) */
   double started; /* when the run started */
   double printed; /* when its last line (not on a terminal) was printed */
+  /* A calibration's (exp_run_probe): every report, with the wall seconds
+   * since the run started; NULL: none. */
+  void (*sink)(void *ctx, double wall_s, double time_s, double fraction);
+  void *sink_ctx;
 } progress;
 
 static double now_s(void) {
@@ -127,6 +131,7 @@ static void progress_line(progress *pg, double sim_t, double fraction) {
 }
 
 static void progress_update(progress *pg, double sim_t, double fraction) {
+  if (pg->sink) pg->sink(pg->sink_ctx, now_s() - pg->started, sim_t, fraction);
   if (pg->quiet) return;
   if (!pg->tty) {
     progress_line(pg, sim_t, fraction);
@@ -248,13 +253,13 @@ static void send_line(int fd, char tag, const char *text) {
 
 typedef struct {
   int fd;
-  double last;
+  double last, step; /* the last fraction sent; the least change sent */
 } child_progress;
 
 static void child_on_progress(void *ctx, double sim_t, double fraction) {
   child_progress *cp = ctx;
   /* About 200 updates per run are plenty for a progress line. */
-  if (fraction < cp->last + 0.005 && fraction < 1.0) return;
+  if (fraction < cp->last + cp->step && fraction < 1.0) return;
   cp->last = fraction;
   char line[96];
   int n = snprintf(line, sizeof line, "P %.17g %.17g\n", sim_t, fraction);
@@ -272,6 +277,8 @@ typedef struct {
   const char *trace_path;    /* --record-trace: this run's trace, or NULL */
   bool force;                /* --force: no memory check */
   double timeout_s;          /* --timeout: the run is ended after it; 0: never */
+  bool every_report;         /* send every progress report (a calibration) */
+  const char *backend;       /* run it on this backend, not the spec's; NULL: the spec's */
 } child_job;
 
 /* MemAvailable of /proc/meminfo in bytes; 0 when it cannot be read (then
@@ -303,9 +310,9 @@ static noreturn void child_main(const child_job *job, int fd, const char *log_pa
     send_line(fd, 'E', e.count ? e.lines[0] : "invalid cluster");
     _exit(1);
   }
-  child_progress cp = {fd, -1};
+  child_progress cp = {fd, -1, job->every_report ? 0 : 0.005};
   const cJSON *b = cJSON_GetObjectItemCaseSensitive(config, "backend");
-  const char *name = cJSON_IsString(b) ? b->valuestring : "sim";
+  const char *name = job->backend ? job->backend : cJSON_IsString(b) ? b->valuestring : "sim";
   const exp_backend *backend = exp_backend_find(job->backends, job->n_backends, name);
   if (!backend) {
     send_line(fd, 'E', "backend: no such backend (the spec was validated against another "
@@ -353,6 +360,7 @@ static noreturn void child_main(const child_job *job, int fd, const char *log_pa
 typedef struct {
   cJSON *metrics;
   char *error;
+  bool timed_out;
 } outcome;
 
 static void child_line(const char *line, progress *pg, outcome *out) {
@@ -509,6 +517,7 @@ static outcome run_in_child(const child_job *job, progress *pg, const char *log_
   close(fds[0]);
   if (!in_time) { /* the run's group ends here; reap_group reaps it */
     kill(-pid, SIGKILL);
+    out.timed_out = true;
     cJSON_Delete(out.metrics);
     out.metrics = NULL;
     free(out.error);
@@ -523,6 +532,27 @@ static outcome run_in_child(const child_job *job, progress *pg, const char *log_
     out.metrics = NULL;
   }
   return out;
+}
+
+/* ------------------------------------------------------ calibration */
+
+int exp_run_probe(const exp_spec *spec, const exp_run *run, double budget_s,
+                  exp_probe_fn on_report, void *ctx, exp_probe_result *res) {
+  size_t n_backends;
+  const exp_backend *backends = exp_backends(&n_backends);
+  child_job job = {.spec = spec, .run = run, .backends = backends, .n_backends = n_backends,
+                   .want_progress = true, .timeout_s = budget_s, .every_report = true,
+                   .backend = "sim"};
+  progress pg = {.quiet = true, .sink = on_report, .sink_ctx = ctx, .started = now_s()};
+  outcome out = run_in_child(&job, &pg, "/dev/null");
+  res->elapsed_s = now_s() - pg.started;
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(out.metrics, "time_s");
+  res->time_s = cJSON_IsNumber(t) ? t->valuedouble : NAN;
+  int rc = out.metrics ? 1 : out.timed_out ? 0 : -1;
+  snprintf(res->error, sizeof res->error, "%s", rc < 0 && out.error ? out.error : "");
+  cJSON_Delete(out.metrics);
+  free(out.error);
+  return rc;
 }
 
 /* ----------------------------------------------------------- runner */
@@ -553,7 +583,7 @@ static char *log_path_of(const runner *r, uint32_t run) {
 static outcome run_child(runner *r, const exp_run *run, const char *log_path,
                          const char *trace_path) {
   child_job job = {r->spec, run, r->o.backends, r->o.n_backends, r->o.node,
-                   !r->pg.quiet, trace_path, r->o.force, r->o.timeout_s};
+                   !r->pg.quiet, trace_path, r->o.force, r->o.timeout_s, false, NULL};
   return run_in_child(&job, &r->pg, log_path);
 }
 
@@ -657,7 +687,7 @@ static void do_run(runner *r, const exp_run *run) {
   double start = now_s();
   outcome out = log_path && (trace || !r->o.record_trace)
                     ? run_child(r, run, log_path, trace)
-                    : (outcome){NULL, strdup("out of memory")};
+                    : (outcome){NULL, strdup("out of memory"), false};
   double wall = now_s() - start;
   if (interrupted) { /* its result is not the run's: nothing of it is kept */
     if (trace) wl_trace_remove_parts(trace, run_workers(run));
