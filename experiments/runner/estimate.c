@@ -13,10 +13,10 @@
  * wall / fraction (setup counted as steps: an upper bound on that line). A
  * run that ends within its share of the budget counts its own wall time;
  * one that gave no report in it counts the time it was given, as a lower
- * bound ("more than"). The whole budget is shared among at most
- * budget / EXP_ESTIMATE_MIN_S points, evenly spread over the sweep, what
- * one leaves going to the next; a point not calibrated counts the mean of
- * those that were. The sweep's estimate: the sum over points of the
+ * bound ("more than"). The whole budget is shared among at least
+ * budget / EXP_ESTIMATE_MIN_S points spread over the sweep, what one
+ * leaves going to the next, and more while time is left; a point not
+ * calibrated counts the mean of those that were. The sweep's estimate: the sum over points of the
  * estimate times the point's runs.
  *
  * A real run's estimate is the simulator's prediction of its time (the
@@ -137,6 +137,14 @@ static double calibrate(const exp_spec *spec, const exp_run *run, double budget_
   return est;
 }
 
+/* The j-th number of the van der Corput sequence in base 2, in [0, 1). */
+static double spread(size_t j) {
+  double x = 0, unit = 0.5;
+  for (; j; j >>= 1, unit /= 2)
+    if (j & 1) x += unit;
+  return x;
+}
+
 int exp_estimate_spec(const exp_spec *spec, const exp_shard *shard, double budget_s,
                       exp_estimate *out) {
   *out = (exp_estimate){0};
@@ -152,12 +160,17 @@ int exp_estimate_spec(const exp_spec *spec, const exp_shard *shard, double budge
   size_t n = distinct_configs(runs, shard, first, count);
   size_t k = (size_t)(budget_s / EXP_ESTIMATE_MIN_S);
   k = k < 1 ? 1 : k > n ? n : k;
-  /* k points evenly spread over the sweep, each with its share of what is
-   * left; then, while time is left (runs that ended early), the others. */
-  for (size_t j = 0; j < n && (j < k || out->spent_s < budget_s); j++) {
-    size_t i = j < k ? j * n / k : j - k;
-    while (done[i]) i++;
-    double share = (budget_s - out->spent_s) / (double)(j < k ? k - j : 1);
+  /* Points in the order of the van der Corput sequence (0, 1/2, 1/4, 3/4,
+   * ... of the sweep), so that however many are calibrated they are spread
+   * over it: k of them, each with its share of what is left, then others
+   * while time is left (runs that ended early). */
+  size_t span = 1;
+  while (span < n) span *= 2;
+  for (size_t j = 0; n && j < span && (out->calibrated < k || out->spent_s < budget_s); j++) {
+    size_t i = (size_t)(spread(j) * (double)n);
+    if (done[i]) continue;
+    size_t left = out->calibrated < k ? k - out->calibrated : 1;
+    double share = (budget_s - out->spent_s) / (double)left;
     bool lower;
     est[i] = calibrate(spec, &runs->runs[first[i]], fmax(share, 0.05), out, &lower);
     done[i] = true;
