@@ -426,11 +426,15 @@ const exp_backend *exp_backend_find(const exp_backend *table, size_t count,
 
 /* ------------------------------------------------------------- runner */
 
+#define EXP_PROGRESS_PERIOD_S 10.0 /* a progress line per run this often, off a terminal */
+
 typedef struct {
   const char *out_dir;   /* NULL: results/<name> */
   bool quiet;            /* no progress lines (failures are still reported) */
-  int progress_tty;      /* -1: ask isatty(log); 0: a line per start and end;
-                            1: one updating line */
+  int progress_tty;      /* -1: ask isatty(log); 0: a line per start and end,
+                            and one per progress_period_s while a run goes
+                            on; 1: one updating line */
+  double progress_period_s; /* <= 0: EXP_PROGRESS_PERIOD_S */
   const char *gnuplot;   /* NULL: "gnuplot" */
   FILE *out;             /* the table; NULL: stdout */
   FILE *log;             /* progress and errors; NULL: stderr */
@@ -471,7 +475,64 @@ typedef struct {
    * `pslab node`, FILE must be on a file system every node sees: each node
    * writes its workers' parts, rank 0 merges them. */
   const char *record_trace;
+  /* --timeout: a run still going after this many seconds of wall time is
+   * ended (its process group killed) and recorded as failed, "timed out
+   * after N s"; the next run starts. 0: no limit. */
+  double timeout_s;
 } exp_runner_options;
+
+/* ---------------------------------------------- estimate (runner/estimate.c)
+ *
+ * The wall time of a sweep before it runs: each distinct run config run for
+ * a short while and its progress timed (estimate.c says how). */
+
+#define EXP_ESTIMATE_BUDGET_S 2.0 /* `pslab check`'s calibration, in seconds, about */
+#define EXP_ESTIMATE_RUN_S 4.0    /* `pslab run`'s */
+
+/* A progress report of a calibration: wall seconds since the run started,
+ * its (simulated) time so far, the fraction of its steps done. */
+typedef struct {
+  double wall_s, time_s, fraction;
+} exp_calib_point;
+
+/* What a calibration of one run found. */
+typedef struct {
+  const exp_calib_point *points; /* in the order they came */
+  size_t n;
+  double elapsed_s; /* how long it ran */
+  bool finished;    /* the run ended within it */
+  double time_s;    /* finished: the run's time_s */
+} exp_calibration;
+
+/* The run's wall time from its calibration: the line through the first and
+ * last reports (fractions strictly between 0 and 1) taken to fraction 1
+ * (one report: its wall_s / fraction); elapsed_s when it finished. For a run on the real backend (real), the
+ * setup that line finds plus its simulated time (time_s when it finished,
+ * else the last report's time_s / fraction). *lower: the estimate is only a
+ * lower bound (elapsed_s: no report came). */
+double exp_estimate_run(const exp_calibration *c, bool real, bool *lower);
+/* A sweep's wall time: sum over its n points of est[i] times runs[i], a
+ * point not calibrated counting the mean of the calibrated ones. */
+double exp_estimate_total(const double *est, const bool *calibrated, const size_t *runs,
+                          size_t n);
+
+typedef struct {
+  double total_s;    /* the runs' wall time */
+  bool lower;        /* some point's estimate is a lower bound: total too */
+  bool real;         /* some run is on the real backend */
+  size_t runs, points, calibrated; /* runs, their distinct configs, of which calibrated */
+  double spent_s;    /* the calibration's own wall time */
+  size_t failed;     /* points whose calibration failed (their run will too) */
+  char error[320];   /* the last such failure */
+} exp_estimate;
+
+/* Estimates the wall time of the runs of spec that shard holds ({0, 0}:
+ * all), calibrating for about budget_s seconds in all. 0, or -1 on no
+ * memory. */
+int exp_estimate_spec(const exp_spec *spec, const exp_shard *shard, double budget_s,
+                      exp_estimate *out);
+/* "<lead>estimate: about 3 min 20 s of wall time for 12 runs (from ...)". */
+void exp_estimate_print(FILE *f, const char *lead, const exp_estimate *e);
 
 /* Where run `run` of an experiment of `runs` runs records its trace given
  * --record-trace FILE: FILE itself for a single run, else FILE with
@@ -731,6 +792,7 @@ typedef struct {
   bool reuse_real;
   bool quiet;               /* no progress (failures are still reported) */
   bool force;               /* --force: as exp_runner_options.force, and no work limit */
+  double timeout_s;         /* --timeout: as exp_runner_options.timeout_s, both sides */
   const char *gnuplot;      /* NULL: "gnuplot" */
   FILE *out;                /* the table; NULL: stdout */
   FILE *log;                /* progress and errors; NULL: stderr */

@@ -3,8 +3,9 @@
 # errors (exit 2, --shard among them), `check` on good and bad specs (exit
 # 0 / 1, the messages, the --set warning, --repeats), and `plot DIR` and
 # `merge` on results directories written by hand; `keygen` and
-# cluster.auth. Runs no simulation: that is it_run's business (one-node
-# real runs check key files).
+# cluster.auth; the estimate `check` and `run` print. Runs no simulation
+# but the estimate's short ones: that is it_run's business (one-node real
+# runs check key files).
 # CTest sets PSLAB (the binary) and PSLAB_SOURCE_DIR.
 set -u
 
@@ -132,6 +133,31 @@ run "metrics not for check" 2 "$PSLAB" check x.json --metrics time_s
 has "metrics not for check" err "unknown option --metrics"
 
 # -------------------------------------------------------------------- check
+# The estimate of the sweep's wall time (CTest turns it off elsewhere).
+TINY="$SRC/tests/specs/tiny.json"
+PSLAB_ESTIMATE_S=1 run "check estimates" 0 "$PSLAB" check "$TINY"
+has "check estimates" out "tiny.json: valid, 7 runs"
+has "check estimates" out "estimate: about "
+has "check estimates" out "of wall time for 7 runs (from "
+has "check estimates" out " simulating the first steps of "
+PSLAB_ESTIMATE_S=1 run "run estimates" 0 "$PSLAB" run "$TINY" --set 'sweep.policy=[{"type":"static"}]' \
+  --set sweep.cluster.nodes=[3] --out "$TMP/estimated"
+has "run estimates" err "pslab: estimate: about "
+has "run estimates" err "of wall time for 1 run (from "
+# --timeout: the long run (10M steps a worker) is ended and recorded as failed,
+# the runs on either side of it succeed.
+run "timeout" 1 "$PSLAB" run "$TINY" --set 'sweep.policy=[{"type":"static"}]' \
+  --set 'sweep.workload.steps_per_worker=[100,10000000,200]' --timeout 1.5 --out "$TMP/timeout"
+has "timeout" err "[run 2/3] policy={type=static}, workload.steps_per_worker=10000000: FAILED: timed out after 1.5 s"
+has "timeout" err "pslab: 1 of 3 runs failed"
+if [ "$(grep -c '"metrics":{' "$TMP/timeout/runs.jsonl")" != 2 ] ||
+   ! grep -q '"error":"timed out after 1.5 s"' "$TMP/timeout/runs.jsonl"; then
+  echo "FAIL timeout: runs.jsonl lacks two successful runs and the timed-out one"
+  failures=$((failures + 1))
+fi
+PSLAB_ESTIMATE_S=0 run "no estimate" 0 "$PSLAB" check "$TINY"
+empty "no estimate" err
+if grep -q estimate "$TMP/out"; then echo "FAIL no estimate: out has one"; failures=$((failures + 1)); fi
 QS="$SRC/experiments/specs/quickstart.json"
 run "check quickstart" 0 "$PSLAB" check "$QS"
 has "check quickstart" out "quickstart.json: valid, 4 runs"

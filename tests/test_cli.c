@@ -226,7 +226,7 @@ static const char *const samples[][3] = {
     {"record-trace", "t.trace", NULL}, {"coordinator", "h:1", NULL},
     {"coordinator-file", "c.addr", NULL}, {"key-file", "/k.key", NULL},
     {"profile", "p.json", NULL},  {"rate", "1gbit", "--netns"}, {"svg", "o.svg", NULL},
-    {"nodes", "4", NULL},
+    {"nodes", "4", NULL},         {"timeout", "2.5", NULL},
 };
 
 /* The parsed command line as "field=value" lines (caller frees). */
@@ -238,6 +238,7 @@ static char *digest(const cli *c) {
           c->out ? c->out : "", c->coordinator ? c->coordinator : "",
           c->coordinator_file ? c->coordinator_file : "",
           c->record_trace ? c->record_trace : "", c->svg ? c->svg : "");
+  fprintf(f, "timeout=%g\n", c->timeout_s);
   fprintf(f, "profile=%s\nrate=%s\nnodes=%u\nrepeats=%u\nshard=%u/%u\n",
           c->profile ? c->profile : "", c->rate ? c->rate : "", (unsigned)c->nodes,
           (unsigned)c->repeats, (unsigned)c->shard.index, (unsigned)c->shard.count);
@@ -359,7 +360,8 @@ static void test_option_spellings(void) {
   free(da);
   free(db);
   const char *const refused[][2] = {{"--quiet=1", NULL}, {"--set", NULL}, {"--repeats", "0"},
-                                    {"--rate", "1gbit"}, {"--outx", "d"}, {"-x", NULL}};
+                                    {"--rate", "1gbit"}, {"--outx", "d"}, {"-x", NULL},
+                                    {"--timeout", "0"}, {"--timeout", "5s"}};
   for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
     size_t c = strcmp(refused[i][0], "--rate") == 0 ? CLI_VALIDATE : CLI_RUN;
     free(parse_digest(c, refused[i], refused[i][1] ? 2 : 1, true, &rc));

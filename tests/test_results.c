@@ -1291,6 +1291,9 @@ static cJSON *fake_simulate(const exp_backend_job *a, char *err, size_t errlen) 
     snprintf(err, errlen, "boom on %u nodes", nodes);
     return NULL;
   }
+  if (nodes == 5) { /* a run that would never end: --timeout ends it */
+    for (;;) pause();
+  }
   if (nodes == 3) {
     fprintf(stderr, "fake: about to crash\n");
     fflush(stderr);
@@ -1412,6 +1415,121 @@ static void test_runner_goes_on_after_failures(void) {
   free(log_text);
   free(table);
   exp_spec_free(spec);
+}
+
+/* Runs spec with the stand-in backend, not on a terminal, with the
+ * progress period and timeout given; the log in *log_text. */
+static int run_fake(exp_spec *spec, const char *dir, double period, double timeout,
+                    char **log_text) {
+  char *table = NULL;
+  size_t log_len = 0, table_len = 0;
+  exp_runner_options o;
+  exp_runner_options_default(&o);
+  o.out_dir = dir;
+  o.progress_tty = 0;
+  o.progress_period_s = period;
+  o.timeout_s = timeout;
+  o.backends = fake_backends;
+  o.n_backends = 1;
+  o.gnuplot = "/nonexistent/gnuplot";
+  o.log = open_memstream(log_text, &log_len);
+  o.out = open_memstream(&table, &table_len);
+  int rc = exp_run_experiment(spec, &o);
+  fclose(o.log);
+  fclose(o.out);
+  free(table);
+  return rc;
+}
+
+static void test_runner_progress_lines_off_a_terminal(void) {
+  exp_spec *spec = runner_spec("[1]");
+  if (!spec) return;
+  char *dir = unit_temp_dir();
+  char *log_text = NULL;
+  /* A run longer than the period (here a nanosecond) gets a line per
+   * period with its fraction done, its time and its wall time so far. */
+  CU_ASSERT_EQUAL(run_fake(spec, dir, 1e-9, 0, &log_text), EXP_EXIT_PLOTS);
+  CU_ASSERT_TRUE(unit_contains(log_text, "[run 1/1] cluster.nodes=1: started\n"
+                                         "[run 1/1] cluster.nodes=1: 50% done, time 0.5 s, "
+                                         "wall "));
+  free(log_text);
+  log_text = NULL;
+  /* By default a line every 10 s: none for a run this short. */
+  CU_ASSERT_EQUAL(run_fake(spec, dir, 0, 0, &log_text), EXP_EXIT_PLOTS);
+  CU_ASSERT_FALSE(unit_contains(log_text, "% done"));
+  CU_ASSERT_TRUE(unit_contains(log_text, "[run 1/1] cluster.nodes=1: done"));
+  free(log_text);
+  unit_remove_tree(dir);
+  free(dir);
+  exp_spec_free(spec);
+}
+
+static void test_runner_timeout_ends_a_run(void) {
+  exp_spec *spec = runner_spec("[1, 5, 4]");
+  if (!spec) return;
+  char *dir = unit_temp_dir();
+  char *log_text = NULL;
+  /* The run on 5 nodes never ends; the limit ends it, the others run. */
+  CU_ASSERT_EQUAL(run_fake(spec, dir, 0, 2, &log_text), EXP_EXIT_FAILED);
+  CU_ASSERT_TRUE(unit_contains(log_text, "[run 2/3] cluster.nodes=5: FAILED: timed out after "
+                                         "2 s\n"));
+  CU_ASSERT_TRUE(unit_contains(log_text, "pslab: 1 of 3 runs failed"));
+  exp_errors e;
+  exp_errors_init(&e);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/runs.jsonl", dir);
+  cJSON *records = exp_jsonl_load(path, &e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(records);
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(records), 3);
+  CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(cJSON_GetArrayItem(records, 1), "error")->valuestring,
+                         "timed out after 2 s");
+  CU_ASSERT_EQUAL(exp_path_get(cJSON_GetArrayItem(records, 0), "metrics.time_s")->valuedouble, 1);
+  CU_ASSERT_EQUAL(exp_path_get(cJSON_GetArrayItem(records, 2), "metrics.time_s")->valuedouble,
+                  0.25);
+  cJSON_Delete(records);
+  exp_errors_free(&e);
+  free(log_text);
+  unit_remove_tree(dir);
+  free(dir);
+  exp_spec_free(spec);
+}
+
+/* The estimate's arithmetic on calibrations made up by hand. */
+static void test_estimate_arithmetic(void) {
+  bool lower;
+  /* wall = 0.5 s of setup + 5 s a run: reports at 10% and 30%, (those at
+   * 0 and 1 say nothing of the rate). */
+  const exp_calib_point two[] = {{0.2, 0, 0}, {1.0, 0.01, 0.1}, {1.5, 0.02, 0.2},
+                                 {2.0, 0.03, 0.3}, {2.1, 0.1, 1}};
+  exp_calibration c = {two, 5, 2.2, false, NAN};
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&c, false, &lower), 5.5, 1e-12);
+  CU_ASSERT_FALSE(lower);
+  /* Real: that setup plus the simulated time, 0.03 s at 30%. */
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&c, true, &lower), 0.5 + 0.1, 1e-12);
+  CU_ASSERT_FALSE(lower);
+  /* Finished within the calibration: its own wall time (real: setup plus
+   * its time_s). */
+  c.finished = true;
+  c.time_s = 0.04;
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&c, false, &lower), 2.2, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&c, true, &lower), 0.54, 1e-12);
+  /* One report: wall / fraction. */
+  exp_calibration one = {two + 1, 1, 1.2, false, NAN};
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&one, false, &lower), 10, 1e-12);
+  CU_ASSERT_FALSE(lower);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&one, true, &lower), 0.1, 1e-12);
+  /* None: the time it was given, a lower bound. */
+  exp_calibration none = {two, 1, 0.7, false, NAN};
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&none, false, &lower), 0.7, 1e-12);
+  CU_ASSERT_TRUE(lower);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&none, true, &lower), 0.7, 1e-12);
+  CU_ASSERT_TRUE(lower);
+  /* The sweep: each point's estimate times its runs, the point not
+   * calibrated counting the mean of the others, (10 + 20) / 2. */
+  const double est[] = {10, 0, 20};
+  const bool calibrated[] = {true, false, true};
+  const size_t runs[] = {3, 2, 1};
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_total(est, calibrated, runs, 3), 30 + 30 + 20, 1e-12);
 }
 
 static void test_runner_progress_on_a_terminal(void) {
@@ -1772,6 +1890,9 @@ PSLAB_SUITE("results",
             {"SPEC.md lists the metric table", test_spec_md_lists_the_metric_table},
             {"runner goes on after a failure and a crash", test_runner_goes_on_after_failures},
             {"runner progress on a terminal", test_runner_progress_on_a_terminal},
+            {"runner progress lines off a terminal", test_runner_progress_lines_off_a_terminal},
+            {"runner --timeout ends a run, the others go on", test_runner_timeout_ends_a_run},
+            {"estimate: arithmetic on a made-up calibration", test_estimate_arithmetic},
             {"script: diverged runs marked", test_script_marks_diverged_runs},
             {"script: quality named by its workload", test_script_quality_named_by_its_workload},
             {"script: many series differ, their legend fits", test_script_many_series_differ},

@@ -120,6 +120,8 @@ struct cli {
   const char *profile;  /* validate --profile FILE */
   uint32_t repeats;     /* --repeats (0: the spec's, or validate's default) */
   const char *rate;     /* validate --rate */
+  double timeout_s;     /* --timeout SECONDS (0: none) */
+  const char *timeout;  /* its argv string */
   uint64_t seen;        /* bit i: cli_options[i] was given */
   bool quiet, resume, help, markdown, netns, quick, force, reuse_real;
 };

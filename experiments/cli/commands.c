@@ -49,7 +49,11 @@ static const char check_about[] =
     "Validates SPEC as `pslab run` would, after the overrides, and prints\n"
     "\"SPEC: valid, N runs\", or every problem, one per line:\n"
     "  <file>: <json.path>: expected <what>, found <what>\n"
-    "Runs nothing and writes nothing.\n";
+    "A valid spec's line is followed by an estimate of the wall time of its runs\n"
+    "(\"estimate: about 3 min 20 s of wall time for 12 runs (from ...)\"), from\n"
+    "running each sweep point for a moment on the simulator, about 2 s in all\n"
+    "(PSLAB_ESTIMATE_S=SECONDS sets that, 0 turns the estimate off; `pslab run`\n"
+    "prints it too, from 4 s). Writes nothing; runs no more than that.\n";
 
 static const char check_after[] =
     "Exit status: 0 valid; 1 invalid; 2 bad command line.\n"
@@ -296,7 +300,7 @@ const cli_command cli_commands[CLI_N_COMMANDS] = {
     [CLI_CHECK] =
         {.name = "check",
          .args = "SPEC",
-         .summary = "validate a spec and count its runs; runs nothing",
+         .summary = "validate a spec, count its runs, estimate their wall time",
          .synopsis = "SPEC @",
          .target = "SPEC",
          .about = check_about,

@@ -37,6 +37,24 @@ static exp_spec *load(const cli *c, bool silent) {
   return s;
 }
 
+/* The calibration budget: PSLAB_ESTIMATE_S when set (0: no estimate), else
+ * dflt. */
+static double estimate_budget(double dflt) {
+  const char *v = getenv("PSLAB_ESTIMATE_S");
+  char *end;
+  double b = v && *v ? strtod(v, &end) : dflt;
+  return v && *v && (*end || !(b >= 0)) ? dflt : b;
+}
+
+/* Prints the estimate of the runs shard holds on f, unless turned off. */
+static void print_estimate(FILE *f, const char *lead, const exp_spec *s, const exp_shard *shard,
+                           double dflt) {
+  double budget = estimate_budget(dflt);
+  exp_estimate e;
+  if (budget > 0 && exp_estimate_spec(s, shard, budget, &e) == 0)
+    exp_estimate_print(f, lead, &e);
+}
+
 static int cmd_check(const cli *c) {
   exp_spec *s = load(c, false);
   if (!s) return EXP_EXIT_FAILED;
@@ -50,6 +68,8 @@ static int cmd_check(const cli *c) {
     printf("; shard %u/%u holds %zu of them", c->shard.index, c->shard.count,
            exp_shard_size(&c->shard, runs));
   printf("\n");
+  fflush(stdout);
+  print_estimate(stdout, "", s, &c->shard, EXP_ESTIMATE_BUDGET_S);
   exp_spec_free(s);
   return EXP_EXIT_OK;
 }
@@ -66,6 +86,8 @@ static int cmd_run(const cli *c) {
   o.force = c->force;
   o.metrics = (const char *const *)c->metrics;
   o.record_trace = c->record_trace;
+  o.timeout_s = c->timeout_s;
+  if (!c->quiet) print_estimate(stderr, "pslab: ", s, &c->shard, EXP_ESTIMATE_RUN_S);
   int rc = exp_run_experiment(s, &o);
   exp_spec_free(s);
   return rc;
@@ -112,6 +134,7 @@ static int cmd_node(const cli *c) {
     o.force = c->force;
     o.metrics = (const char *const *)c->metrics;
     o.record_trace = c->record_trace;
+    o.timeout_s = c->timeout_s;
     rc = exp_run_experiment(s, &o);
   }
   exp_spec_free(s);
@@ -178,6 +201,7 @@ static int cmd_validate(const cli *c) {
   if (o.netns_script && !*o.netns_script) o.netns_script = NULL;
   o.quiet = c->quiet;
   o.force = c->force;
+  o.timeout_s = c->timeout_s;
   /* o.repeats sets the repeats on each side: without the last --set, which
    * cli_parse made of --repeats, they would be set twice. */
   return exp_validate(c->target, c->sets, c->n_sets - (c->repeats_set != NULL), &o);

@@ -10,6 +10,7 @@
 #include "experiments/cli/cli.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@ static int set_shard(cli *c, const char *v);
 static int set_metrics(cli *c, const char *v);
 static int set_key_file(cli *c, const char *v);
 static int set_profile(cli *c, const char *v);
+static int set_timeout(cli *c, const char *v);
 
 #define ON(x) CLI_ON(CLI_##x)
 #define SPEC_RUNNERS (ON(RUN) | ON(NODE))
@@ -72,6 +74,10 @@ const cli_option cli_options[] = {
      "(experiments/SPEC.md, \"The work a run may ask for\"), and one whose memory estimate (its keys, replicas, nodes and workers) exceeds "
      "its machine's available memory; without it such a spec is refused, or such a run "
      "fails at once, with the fields that make it large"},
+    {"timeout", 0, "SECONDS", SPEC_RUNNERS | ON(VALIDATE), CALL(set_timeout), false,
+     "end a run still going after SECONDS of wall time (its processes killed) and record it as "
+     "failed, \"timed out after SECONDS s\"; the next run starts. A number greater than 0 "
+     "(30, 0.5); default: no limit"},
     {"coordinator", 'c', "HOST:PORT", ON(NODE), STRING(coordinator), false,
      "rank 0's address (default: cluster.coordinator)"},
     {"coordinator-file", 0, "FILE", ON(NODE), STRING(coordinator_file), false,
@@ -183,6 +189,17 @@ static int set_backend(cli *c, const char *v) {
   c->backend_set = malloc(strlen(v) + 9);
   if (!c->backend_set) return cli_usage_error(c->cmd, "out of memory", NULL);
   sprintf(c->backend_set, "backend=%s", v);
+  return 0;
+}
+
+static int set_timeout(cli *c, const char *v) {
+  char *end;
+  double t = strtod(v, &end);
+  if (!*v || *end || !(t > 0) || !isfinite(t))
+    return cli_usage_error(c->cmd, "--timeout must be a number of seconds greater than 0 "
+                                   "(30, 0.5), not ", v);
+  c->timeout_s = t;
+  c->timeout = v;
   return 0;
 }
 

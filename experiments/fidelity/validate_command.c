@@ -210,10 +210,10 @@ static int netns_script(validation *v) {
 }
 
 /* The script's command line: --nodes N [--rate R] --pslab BIN -- SPEC
- * [--set S]... --out DIR/real [--quiet] [--force], the overrides those of the spec
+ * [--set S]... --out DIR/real [--quiet] [--force] [--timeout T], the overrides those of the spec
  * as run but the backend (`pslab node` runs real). Borrows spec and
  * nodes. NULL on no memory. */
-static char **netns_argv(const validation *v, char *spec, char *nodes) {
+static char **netns_argv(const validation *v, char *spec, char *nodes, char *timeout) {
   size_t n = 0;
   char **argv = calloc(2 * v->n_sets + 16, sizeof *argv);
   if (!argv) return NULL;
@@ -244,6 +244,10 @@ static char **netns_argv(const validation *v, char *spec, char *nodes) {
   argv[n++] = v->real_dir;
   if (v->o.quiet) argv[n++] = "--quiet";
   if (v->o.force) argv[n++] = "--force";
+  if (v->o.timeout_s > 0) {
+    argv[n++] = "--timeout";
+    argv[n++] = timeout;
+  }
   return argv;
 }
 
@@ -288,7 +292,9 @@ static int run_netns(validation *v) {
   char nodes[16];
   snprintf(nodes, sizeof nodes, "%u", (unsigned)v->nodes);
   char *spec = realpath(v->spec_path, NULL); /* the script may run elsewhere */
-  char **argv = spec ? netns_argv(v, spec, nodes) : NULL;
+  char timeout[32];
+  snprintf(timeout, sizeof timeout, "%.17g", v->o.timeout_s);
+  char **argv = spec ? netns_argv(v, spec, nodes, timeout) : NULL;
   if (!argv) {
     fprintf(v->o.log, "pslab validate: %s: %s\n", v->spec_path,
             spec ? "out of memory" : strerror(errno));
@@ -322,6 +328,7 @@ static int run_side(validation *v, const exp_spec *s, const char *dir, const cha
   ro.out_dir = dir;
   ro.quiet = v->o.quiet;
   ro.force = v->o.force;
+  ro.timeout_s = v->o.timeout_s;
   ro.gnuplot = v->o.gnuplot;
   ro.out = table;
   ro.log = v->o.log;

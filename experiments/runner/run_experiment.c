@@ -47,6 +47,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <stdnoreturn.h>
@@ -60,7 +61,7 @@
 #include <unistd.h>
 
 void exp_runner_options_default(exp_runner_options *o) {
-  *o = (exp_runner_options){.progress_tty = -1};
+  *o = (exp_runner_options){.progress_tty = -1, .progress_period_s = EXP_PROGRESS_PERIOD_S};
 }
 
 /* --------------------------------------------------------- progress */
@@ -72,8 +73,21 @@ typedef struct {
   size_t total;
   uint32_t run;
   char label[72];
-  double drawn; /* when the line was last redrawn (monotonic seconds) */
+  double drawn;   /* when the line was last redrawn (monotonic seconds) */
+  double period;  /* not on a terminal: a line per run this often (seconds) */
+  double started; /* when the run started */
+  double printed; /* when its last line (not on a terminal) was printed */
+  /* A calibration's (exp_run_probe): every report, with the wall seconds
+   * since the run started; NULL: none. */
+  void (*sink)(void *ctx, double wall_s, double time_s, double fraction);
+  void *sink_ctx;
 } progress;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static void progress_label(progress *pg, const exp_run *run, const char *name) {
   char *label = exp_sweep_label(run->sweep);
@@ -86,6 +100,7 @@ static void progress_label(progress *pg, const exp_run *run, const char *name) {
 
 static void progress_begin(progress *pg, const exp_run *run, const char *name) {
   progress_label(pg, run, name);
+  pg->started = pg->printed = now_s();
   if (pg->quiet) return;
   if (pg->tty)
     fprintf(pg->log, "\r\033[K%s[run %u/%zu] %s starting", pg->prefix, pg->run, pg->total,
@@ -104,14 +119,24 @@ static void progress_skip(progress *pg, const exp_run *run, const char *name) {
   fflush(pg->log);
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+/* Not on a terminal, a line per run every pg->period seconds (when the
+ * run reports progress), so that a log shows a long run moving. */
+static void progress_line(progress *pg, double sim_t, double fraction) {
+  double now = now_s();
+  if (now < pg->printed + pg->period || fraction >= 1) return;
+  pg->printed = now;
+  fprintf(pg->log, "%s[run %u/%zu] %s: %.0f%% done, time %.4g s, wall %.1f s\n", pg->prefix,
+          pg->run, pg->total, pg->label, 100 * fraction, sim_t, now - pg->started);
+  fflush(pg->log);
 }
 
 static void progress_update(progress *pg, double sim_t, double fraction) {
-  if (pg->quiet || !pg->tty) return;
+  if (pg->sink) pg->sink(pg->sink_ctx, now_s() - pg->started, sim_t, fraction);
+  if (pg->quiet) return;
+  if (!pg->tty) {
+    progress_line(pg, sim_t, fraction);
+    return;
+  }
   double now = now_s();
   if (now < pg->drawn + 0.1 && fraction < 1) return; /* a terminal needs no more */
   pg->drawn = now;
@@ -228,13 +253,13 @@ static void send_line(int fd, char tag, const char *text) {
 
 typedef struct {
   int fd;
-  double last;
+  double last, step; /* the last fraction sent; the least change sent */
 } child_progress;
 
 static void child_on_progress(void *ctx, double sim_t, double fraction) {
   child_progress *cp = ctx;
   /* About 200 updates per run are plenty for a progress line. */
-  if (fraction < cp->last + 0.005 && fraction < 1.0) return;
+  if (fraction < cp->last + cp->step && fraction < 1.0) return;
   cp->last = fraction;
   char line[96];
   int n = snprintf(line, sizeof line, "P %.17g %.17g\n", sim_t, fraction);
@@ -251,6 +276,9 @@ typedef struct {
   bool want_progress;
   const char *trace_path;    /* --record-trace: this run's trace, or NULL */
   bool force;                /* --force: no memory check */
+  double timeout_s;          /* --timeout: the run is ended after it; 0: never */
+  bool every_report;         /* send every progress report (a calibration) */
+  const char *backend;       /* run it on this backend, not the spec's; NULL: the spec's */
 } child_job;
 
 /* MemAvailable of /proc/meminfo in bytes; 0 when it cannot be read (then
@@ -282,9 +310,9 @@ static noreturn void child_main(const child_job *job, int fd, const char *log_pa
     send_line(fd, 'E', e.count ? e.lines[0] : "invalid cluster");
     _exit(1);
   }
-  child_progress cp = {fd, -1};
+  child_progress cp = {fd, -1, job->every_report ? 0 : 0.005};
   const cJSON *b = cJSON_GetObjectItemCaseSensitive(config, "backend");
-  const char *name = cJSON_IsString(b) ? b->valuestring : "sim";
+  const char *name = job->backend ? job->backend : cJSON_IsString(b) ? b->valuestring : "sim";
   const exp_backend *backend = exp_backend_find(job->backends, job->n_backends, name);
   if (!backend) {
     send_line(fd, 'E', "backend: no such backend (the spec was validated against another "
@@ -332,25 +360,61 @@ static noreturn void child_main(const child_job *job, int fd, const char *log_pa
 typedef struct {
   cJSON *metrics;
   char *error;
+  bool timed_out;
 } outcome;
 
-static void read_child(FILE *in, progress *pg, outcome *out) {
-  char *line = NULL;
-  size_t cap = 0;
-  while (getline(&line, &cap, in) > 0) {
-    line[strcspn(line, "\n")] = '\0';
-    double t, f;
-    if (line[0] == 'P' && sscanf(line, "P %lf %lf", &t, &f) == 2) {
-      progress_update(pg, t, f);
-    } else if (line[0] == 'M' && !out->metrics) {
-      out->metrics = cJSON_Parse(line + 1);
-      if (!cJSON_IsObject(out->metrics) && !out->error)
-        out->error = strdup("the simulation sent metrics that are not a JSON object");
-    } else if (line[0] == 'E' && !out->error) {
-      out->error = strdup(line[1] ? line + 2 : "");
+static void child_line(const char *line, progress *pg, outcome *out) {
+  double t, f;
+  if (line[0] == 'P' && sscanf(line, "P %lf %lf", &t, &f) == 2) {
+    progress_update(pg, t, f);
+  } else if (line[0] == 'M' && !out->metrics) {
+    out->metrics = cJSON_Parse(line + 1);
+    if (!cJSON_IsObject(out->metrics) && !out->error)
+      out->error = strdup("the simulation sent metrics that are not a JSON object");
+  } else if (line[0] == 'E' && !out->error) {
+    out->error = strdup(line[1] ? line + 2 : "");
+  }
+}
+
+/* Waits until fd can be read or the deadline (monotonic seconds; 0: none)
+ * has passed: false when it has. */
+static bool wait_readable(int fd, double deadline) {
+  while (deadline > 0) {
+    double left = deadline - now_s();
+    if (left <= 0) return false;
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int n = poll(&p, 1, (int)ceil(left * 1000));
+    if (n > 0 || (n < 0 && errno != EINTR)) return true;
+  }
+  return true;
+}
+
+/* Reads the child's lines from fd until it closes the pipe, or until the
+ * deadline (0: none): false when the deadline came first. */
+static bool read_child(int fd, progress *pg, outcome *out, double deadline) {
+  exp_buf b = {0};
+  bool in_time = true;
+  char chunk[4096];
+  for (;;) {
+    if (!(in_time = wait_readable(fd, deadline))) break;
+    ssize_t got = read(fd, chunk, sizeof chunk);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    exp_buf_add(&b, chunk, (size_t)got);
+    char *text = b.failed ? NULL : b.data, *nl;
+    while (text && (nl = memchr(text, '\n', b.len - (size_t)(text - b.data)))) {
+      *nl = '\0';
+      child_line(text, pg, out);
+      text = nl + 1;
+    }
+    if (text && text != b.data) { /* keep what is left of a line */
+      b.len -= (size_t)(text - b.data);
+      memmove(b.data, text, b.len + 1);
     }
   }
-  free(line);
+  if (in_time && b.len) child_line(b.data, pg, out);
+  exp_buf_free(&b);
+  return in_time;
 }
 
 /* The last non-empty line of a log, to show with a crash. */
@@ -448,12 +512,18 @@ static outcome run_in_child(const child_job *job, progress *pg, const char *log_
     out.error = strdup("cannot fork a process for the run");
     return out;
   }
-  FILE *in = fdopen(fds[0], "r");
-  if (in) {
-    read_child(in, pg, &out);
-    fclose(in);
-  } else {
-    close(fds[0]);
+  double deadline = job->timeout_s > 0 ? now_s() + job->timeout_s : 0;
+  bool in_time = read_child(fds[0], pg, &out, deadline);
+  close(fds[0]);
+  if (!in_time) { /* the run's group ends here; reap_group reaps it */
+    kill(-pid, SIGKILL);
+    out.timed_out = true;
+    cJSON_Delete(out.metrics);
+    out.metrics = NULL;
+    free(out.error);
+    char why[64];
+    snprintf(why, sizeof why, "timed out after %g s", job->timeout_s);
+    out.error = strdup(why);
   }
   int status = reap_group(pid);
   if (!out.metrics && !out.error) out.error = explain_exit(status, log_path);
@@ -462,6 +532,27 @@ static outcome run_in_child(const child_job *job, progress *pg, const char *log_
     out.metrics = NULL;
   }
   return out;
+}
+
+/* ------------------------------------------------------ calibration */
+
+int exp_run_probe(const exp_spec *spec, const exp_run *run, double budget_s,
+                  exp_probe_fn on_report, void *ctx, exp_probe_result *res) {
+  size_t n_backends;
+  const exp_backend *backends = exp_backends(&n_backends);
+  child_job job = {.spec = spec, .run = run, .backends = backends, .n_backends = n_backends,
+                   .want_progress = true, .timeout_s = budget_s, .every_report = true,
+                   .backend = "sim"};
+  progress pg = {.quiet = true, .sink = on_report, .sink_ctx = ctx, .started = now_s()};
+  outcome out = run_in_child(&job, &pg, "/dev/null");
+  res->elapsed_s = now_s() - pg.started;
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(out.metrics, "time_s");
+  res->time_s = cJSON_IsNumber(t) ? t->valuedouble : NAN;
+  int rc = out.metrics ? 1 : out.timed_out ? 0 : -1;
+  snprintf(res->error, sizeof res->error, "%s", rc < 0 && out.error ? out.error : "");
+  cJSON_Delete(out.metrics);
+  free(out.error);
+  return rc;
 }
 
 /* ----------------------------------------------------------- runner */
@@ -492,7 +583,7 @@ static char *log_path_of(const runner *r, uint32_t run) {
 static outcome run_child(runner *r, const exp_run *run, const char *log_path,
                          const char *trace_path) {
   child_job job = {r->spec, run, r->o.backends, r->o.n_backends, r->o.node,
-                   r->pg.tty && !r->pg.quiet, trace_path, r->o.force};
+                   !r->pg.quiet, trace_path, r->o.force, r->o.timeout_s, false, NULL};
   return run_in_child(&job, &r->pg, log_path);
 }
 
@@ -596,7 +687,7 @@ static void do_run(runner *r, const exp_run *run) {
   double start = now_s();
   outcome out = log_path && (trace || !r->o.record_trace)
                     ? run_child(r, run, log_path, trace)
-                    : (outcome){NULL, strdup("out of memory")};
+                    : (outcome){NULL, strdup("out of memory"), false};
   double wall = now_s() - start;
   if (interrupted) { /* its result is not the run's: nothing of it is kept */
     if (trace) wl_trace_remove_parts(trace, run_workers(run));
@@ -815,6 +906,8 @@ int exp_run_experiment(const exp_spec *spec, const exp_runner_options *opts) {
   const exp_run_list *runs = exp_spec_runs(spec);
   r.pg = (progress){.log = r.o.log, .prefix = r.o.prefix ? r.o.prefix : "",
                     .quiet = r.o.quiet, .total = runs->count,
+                    .period = r.o.progress_period_s > 0 ? r.o.progress_period_s
+                                                        : EXP_PROGRESS_PERIOD_S,
                     .tty = r.o.progress_tty < 0 ? isatty(fileno(r.o.log))
                                                 : r.o.progress_tty != 0};
   r.dir = r.o.out_dir ? strdup(r.o.out_dir)

@@ -59,4 +59,24 @@ int exp_resume_read(const char *dir, const exp_spec *spec, exp_resumed *out,
                     exp_errors *warnings, exp_errors *errs);
 void exp_resumed_free(exp_resumed *r);
 
+/* ---------------------------------- calibration (run_experiment.c) */
+
+/* A progress report: wall seconds since the run's child was forked, the
+ * run's time so far (simulated), the fraction of its steps done. */
+typedef void (*exp_probe_fn)(void *ctx, double wall_s, double time_s, double fraction);
+
+typedef struct {
+  double elapsed_s; /* wall time the probe took */
+  double time_s;    /* the run's time_s when it finished in time, else NaN */
+  char error[256];  /* why it failed */
+} exp_probe_result;
+
+/* Runs run as the runner would, in a forked child but always on the
+ * simulator (a real run's simulated twin) and with its output thrown away,
+ * for at most budget_s seconds of wall time, calling on_report for every
+ * progress report. 1: it finished in time; 0: the budget ended it; -1: it
+ * failed (res->error says why). */
+int exp_run_probe(const exp_spec *spec, const exp_run *run, double budget_s,
+                  exp_probe_fn on_report, void *ctx, exp_probe_result *res);
+
 #endif
