@@ -16,9 +16,11 @@
  * runs ceil(ceil(N/W)/batch) steps per epoch (a shorter chunk's last steps
  * may be empty). A token is a center unless subsampling drops it; its
  * window is word2vec's reduced one, b uniform in [1, window]; its contexts
- * are the tokens at distance <= b in its sentence that subsampling keeps
- * (distances count positions of the corpus after min_count; subsampled
- * tokens leave gaps, where word2vec closes them up). Subsampling keeps a
+ * are the b nearest kept tokens on each side within its sentence: distances
+ * count kept tokens only, so subsampling closes gaps as word2vec.c (which
+ * drops tokens while reading a sentence) and gensim (which drops them
+ * before taking windows) do, and a center trains up to 2b pairs however
+ * many tokens between were dropped. Subsampling keeps a
  * token of a word of frequency f (of T tokens) with word2vec's probability
  * (sqrt(f/(t*T)) + 1) * t*T/f for `subsample` = t, decided once per token
  * occurrence and epoch: a hash of the position and a salt each epoch draws
@@ -336,6 +338,21 @@ static uint64_t sentence_at(const w2v_corpus *c, uint64_t pos) {
   return lo;
 }
 
+/* The window [q0, q1) of the center at pos, in its sentence: out to the
+ * b-th kept token on each side, or to the sentence's edge (dropped tokens
+ * are skipped, not counted). */
+static void window_bounds(const w2v_stream *s, uint64_t pos, uint64_t b, uint64_t *q0,
+                          uint64_t *q1) {
+  const w2v_workload *w = s->w;
+  uint64_t first = w->c.sentences[s->sentence], last = w->c.sentences[s->sentence + 1];
+  uint64_t q = pos, found = 0;
+  while (q > first && found < b) found += kept(s, --q);
+  *q0 = q;
+  q = pos + 1;
+  for (found = 0; q < last && found < b; q++) found += kept(s, q);
+  *q1 = q;
+}
+
 static bool w2v_next_step(void *stream, ps_key *slot, uint64_t *items, wl_step *out) {
   w2v_stream *s = stream;
   const w2v_workload *w = s->w;
@@ -352,9 +369,8 @@ static bool w2v_next_step(void *stream, ps_key *slot, uint64_t *items, wl_step *
   for (uint64_t p = s->pos; p < end; p++) {
     find_sentence(s, p);
     if (!kept(s, p)) continue;
-    uint64_t b = 1 + gsl_rng_uniform_int(s->rng, (unsigned long)w->window);
-    uint64_t first = w->c.sentences[s->sentence], last = w->c.sentences[s->sentence + 1];
-    uint64_t q0 = p - first > b ? p - b : first, q1 = last - p > b ? p + b + 1 : last;
+    uint64_t b = 1 + gsl_rng_uniform_int(s->rng, (unsigned long)w->window), q0, q1;
+    window_bounds(s, p, b, &q0, &q1);
     uint32_t center = UINT32_MAX;
     for (uint64_t q = q0; q < q1; q++) {
       if (q == p || !kept(s, q)) continue;
