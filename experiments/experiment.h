@@ -390,6 +390,9 @@ typedef struct {
   /* Record the run's trace: each worker writes "<trace_path>.part<rank>"
    * (the runner merges them into trace_path); NULL: none. */
   const char *trace_path;
+  /* Save the trained parameters into this existing directory (run_args'
+   * params_dir); NULL: none. */
+  const char *params_dir;
   /* Bytes of memory the run may use (0: no check, --force). */
   uint64_t memory_limit;
 } exp_backend_job;
@@ -469,6 +472,11 @@ typedef struct {
    * `pslab node`, FILE must be on a file system every node sees: each node
    * writes its workers' parts, rank 0 merges them. */
   const char *record_trace;
+  /* --save-params DIR, or NULL: each run saves its trained parameters
+   * (workloads/workload.h, saved parameters) into DIR when the spec has one
+   * run, else into DIR/run-<N>, made if missing. Under `pslab node`, DIR must
+   * be on a file system every node sees. */
+  const char *save_params;
 } exp_runner_options;
 
 /* Where run `run` of an experiment of `runs` runs records its trace given

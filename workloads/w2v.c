@@ -595,6 +595,57 @@ static int w2v_eval(const void *impl, uint32_t rank, uint32_t workers, const wl_
   return PS_OK;
 }
 
+/* ---------------------------------------------------------------- saving */
+
+/* vectors.txt: word2vec's text format, the input vectors: "<words> <dim>",
+ * then "<word> <v1> ... <vdim>" a line, words by id (frequency rank), each
+ * float as %.9g (it reads back exactly). */
+static int save_vectors(const w2v_workload *w, const float *in, const char *dir, char *err,
+                        size_t errlen) {
+  char *path = wl_save_path(dir, "vectors.txt"), *tmp = NULL;
+  FILE *f = path ? wl_save_begin(path, &tmp, err, errlen) : NULL;
+  if (!f) {
+    if (!path) snprintf(err, errlen, "params: out of memory");
+    free(path);
+    return -1;
+  }
+  fprintf(f, "%u %llu\n", (unsigned)w->V, (unsigned long long)w->dim);
+  for (uint32_t i = 0; i < w->V; i++) {
+    fputs(w->c.vocab.names[i], f);
+    for (uint64_t j = 0; j < w->dim; j++) fprintf(f, " %.9g", (double)in[i * w->dim + j]);
+    fputc('\n', f);
+  }
+  int rc = wl_save_end(f, tmp, path, true, err, errlen);
+  free(path);
+  return rc;
+}
+
+/* similarity.tsv: the quality's pairs as scored ("<w1>\t<w2>\t<score>"), so
+ * that vectors trained elsewhere can be scored on the same pairs. */
+static int save_pairs(const w2v_workload *w, const char *dir, char *err, size_t errlen) {
+  char *path = wl_save_path(dir, "similarity.tsv"), *tmp = NULL;
+  FILE *f = path ? wl_save_begin(path, &tmp, err, errlen) : NULL;
+  if (!f) {
+    if (!path) snprintf(err, errlen, "params: out of memory");
+    free(path);
+    return -1;
+  }
+  for (size_t i = 0; i < w->sim.n; i++)
+    fprintf(f, "%s\t%s\t%.17g\n", w->c.vocab.names[w->sim.pairs[i].a],
+            w->c.vocab.names[w->sim.pairs[i].b], w->sim.pairs[i].score);
+  int rc = wl_save_end(f, tmp, path, true, err, errlen);
+  free(path);
+  return rc;
+}
+
+static int w2v_save(const void *impl, const ps_layout *layout, const float *const *vals,
+                    const char *dir, char *err, size_t errlen) {
+  (void)layout; /* table 0: the input vectors */
+  const w2v_workload *w = impl;
+  if (save_vectors(w, vals[0], dir, err, errlen) != 0) return -1;
+  return w->quality == QUALITY_SIMILARITY ? save_pairs(w, dir, err, errlen) : 0;
+}
+
 const wl_type wl_type_w2v = {
     .name = "w2v",
     .create = w2v_create,
@@ -609,4 +660,5 @@ const wl_type wl_type_w2v = {
     .math = w2v_math,
     .eval_keys = w2v_eval_keys,
     .eval = w2v_eval,
+    .save = w2v_save,
 };

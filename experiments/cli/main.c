@@ -66,6 +66,7 @@ static int cmd_run(const cli *c) {
   o.force = c->force;
   o.metrics = (const char *const *)c->metrics;
   o.record_trace = c->record_trace;
+  o.save_params = c->save_params;
   int rc = exp_run_experiment(s, &o);
   exp_spec_free(s);
   return rc;
@@ -112,6 +113,7 @@ static int cmd_node(const cli *c) {
     o.force = c->force;
     o.metrics = (const char *const *)c->metrics;
     o.record_trace = c->record_trace;
+  o.save_params = c->save_params;
     rc = exp_run_experiment(s, &o);
   }
   exp_spec_free(s);
