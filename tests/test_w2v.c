@@ -415,7 +415,7 @@ static void test_steps(void) {
   uint64_t the_centers = 0;
   while (wl_next_step(s, &st)) {
     for (size_t p = 0; p + 1 < st.n_items; p++)
-      if (st.reads[(uint32_t)st.items[1 + p]] == 0) the_centers++;
+      if (st.reads[st.items[1 + p] >> 32] == 27) the_centers++; /* V + "the": V = 27 */
   }
   /* "the": f = 4000 of T = 8000; t*T = 80: keep (sqrt(50) + 1) / 50 = 0.161;
    * as a center its pairs need a kept neighbour: 2 neighbours, each kept
@@ -432,7 +432,9 @@ static void test_steps(void) {
 }
 
 /* The (center word, context word) pairs of every step of one worker's
- * stream, in order, into pairs (room for cap); their number. */
+ * stream, in order, into pairs (room for cap); their number. The center is
+ * the word whose output vector a pair predicts, the context the one whose
+ * input vector it trains (word2vec.c's and gensim's roles). */
 static size_t stream_pairs(wl_workload *wl, uint64_t seed, uint32_t (*pairs)[2], size_t cap) {
   ps_layout layout;
   memset(&layout, 0, sizeof layout);
@@ -444,8 +446,8 @@ static size_t stream_pairs(wl_workload *wl, uint64_t seed, uint32_t (*pairs)[2],
   while (wl_next_step(s, &st))
     for (size_t p = 0; p + 1 < st.n_items; p++) {
       CU_ASSERT_FATAL(n < cap);
-      pairs[n][0] = (uint32_t)st.reads[(uint32_t)st.items[1 + p]];
-      pairs[n++][1] = (uint32_t)(st.reads[st.items[1 + p] >> 32] - V);
+      pairs[n][0] = (uint32_t)(st.reads[st.items[1 + p] >> 32] - V); /* predicted */
+      pairs[n++][1] = (uint32_t)st.reads[(uint32_t)st.items[1 + p]];     /* its input */
     }
   wl_stream_free(s);
   return n;

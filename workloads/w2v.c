@@ -5,9 +5,11 @@
  * Model. Two tables of `dim` floats per vocabulary word: table 0 the input
  * vectors (keys 0..V-1, word id = key; initial values uniform in
  * [-0.5/dim, 0.5/dim), as word2vec), table 1 the output vectors (keys
- * V..2V-1, initial 0). For a (center, context) pair the loss is
- * -log sigma(in_c . out_o) - sum over its `neg` negatives n of
- * -log sigma(-in_c . out_n); the step pushes -lr times its gradients, all
+ * V..2V-1, initial 0). A (center, context) pair trains, as word2vec.c and
+ * gensim do, the context's input vector to predict the center: its loss is
+ * -log sigma(in_x . out_c) - sum over its `neg` negatives n of
+ * -log sigma(-in_x . out_n), x the context and c the center, the negatives
+ * standing in for the center; the step pushes -lr times its gradients, all
  * taken at the values pulled at the step's start (a minibatch).
  *
  * Steps. The corpus (w2v_data.c) is one array of tokens; worker r of W
@@ -27,12 +29,12 @@
  * from the worker stream's generator, so a token dropped as a center is
  * dropped as a context too, in any order.
  *
- * A step reads and writes the input vectors of its centers and the output
+ * A step reads and writes the output vectors of its centers and the input
  * vectors of their contexts (distinct keys; one array) and samples exactly
  * pairs * neg output vectors through the policy's sampling scheme, from
  * unigram^sample_power over the output table. Its items are the step's
  * index in the run (for the learning rate) and its pairs as read indices.
- * Flops: 6 * dim per (pair, target), target = the context or a negative: a
+ * Flops: 6 * dim per (pair, target), target = the center or a negative: a
  * dot product and two scaled additions.
  *
  * Quality: Spearman's rho between the cosine of input vectors and a
@@ -371,12 +373,13 @@ static bool w2v_next_step(void *stream, ps_key *slot, uint64_t *items, wl_step *
     if (!kept(s, p)) continue;
     uint64_t b = 1 + gsl_rng_uniform_int(s->rng, (unsigned long)w->window), q0, q1;
     window_bounds(s, p, b, &q0, &q1);
-    uint32_t center = UINT32_MAX;
+    uint64_t center = UINT32_MAX; /* its output vector */
     for (uint64_t q = q0; q < q1; q++) {
       if (q == p || !kept(s, q)) continue;
-      if (center == UINT32_MAX) center = key_index(s, w->c.tokens[p], slot, &n_keys);
-      uint64_t ctx = key_index(s, (ps_key)w->V + w->c.tokens[q], slot, &n_keys);
-      items[1 + pairs++] = center | ctx << 32;
+      if (center == UINT32_MAX)
+        center = key_index(s, (ps_key)w->V + w->c.tokens[p], slot, &n_keys);
+      uint64_t ctx = key_index(s, w->c.tokens[q], slot, &n_keys); /* its input vector */
+      items[1 + pairs++] = ctx | center << 32;
     }
   }
   s->pos = end;
@@ -453,7 +456,7 @@ void w2v_sgns(const wl_step *st, wl_math_io *io, uint32_t dim, uint32_t vocab, u
     axpy(d_in, g, out, dim);
     axpy(io->write_deltas + io->write_off[oi], g, in, dim);
     for (size_t k = (size_t)p * neg; k < (size_t)(p + 1) * neg && k < io->n_samples; k++) {
-      if (io->samples[k] == st->reads[oi]) continue; /* the context itself */
+      if (io->samples[k] == st->reads[oi]) continue; /* the pair's own output word */
       const float *nv = io->sample_vals + io->sample_off[k];
       f = dot(in, nv, dim);
       io->loss += neg_log_sigmoid(-f); /* label 0 */
