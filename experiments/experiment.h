@@ -392,6 +392,9 @@ typedef struct {
   /* Record the run's trace: each worker writes "<trace_path>.part<rank>"
    * (the runner merges them into trace_path); NULL: none. */
   const char *trace_path;
+  /* Save the trained parameters into this existing directory (run_args'
+   * params_dir); NULL: none. */
+  const char *params_dir;
   /* Bytes of memory the run may use (0: no check, --force). */
   uint64_t memory_limit;
 } exp_backend_job;
@@ -479,6 +482,11 @@ typedef struct {
    * ended (its process group killed) and recorded as failed, "timed out
    * after N s"; the next run starts. 0: no limit. */
   double timeout_s;
+  /* --save-params DIR, or NULL: each run saves its trained parameters
+   * (workloads/workload.h, saved parameters) into DIR when the spec has one
+   * run, else into DIR/run-<N>, made if missing. Under `pslab node`, DIR must
+   * be on a file system every node sees. */
+  const char *save_params;
 } exp_runner_options;
 
 /* ---------------------------------------------- estimate (runner/estimate.c)

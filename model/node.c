@@ -353,6 +353,25 @@ void ps_node_owned_sum(ps_node *n, double *sum, uint64_t *in_transfer) {
   *in_transfer = t.moving;
 }
 
+typedef struct {
+  const ps_layout *layout;
+  void (*fn)(void *ctx, ps_key k, const float *value, uint32_t len);
+  void *ctx;
+} owned_visit;
+
+static void visit_entry(key_entry *e, void *arg) {
+  owned_visit *v = arg;
+  if (e->state == KEY_OWNED && e->value)
+    v->fn(v->ctx, e->key, e->value, ps_layout_value_len(v->layout, e->key));
+}
+
+void ps_node_owned_each(ps_node *n, void (*fn)(void *ctx, ps_key k, const float *value,
+                                               uint32_t len),
+                        void *ctx) {
+  owned_visit v = {&n->layout, fn, ctx};
+  ps__store_each(&n->store, visit_entry, &v);
+}
+
 uint64_t ps_node_owned_keys(ps_node *n, const uint64_t *homed) {
   if (!ps_layout_is_server(&n->layout, n->id)) return 0;
   owned_tally t = tally_owned(n);

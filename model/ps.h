@@ -979,6 +979,14 @@ double ps_queue_quantile(const uint64_t hist[PS_QUEUE_BUCKETS], double q);
  * as zero) in one pass over its store; *in_transfer counts keys still on
  * their way here. For conservation checks once a run is quiet. */
 void ps_node_owned_sum(ps_node *node, double *sum, uint64_t *in_transfer);
+/* Calls fn for every key this node owns that holds a value, with the value
+ * as stored (initial values are the workload's, never stored); a key it
+ * owns without one (never written) holds zeros. In one pass over its store,
+ * under each stripe's lock (fn must not call into the node). Once a run is
+ * quiet the owners' values are the trained parameters. */
+void ps_node_owned_each(ps_node *node,
+                        void (*fn)(void *ctx, ps_key k, const float *value, uint32_t len),
+                        void *ctx);
 /* Keys this node owns (a home's keys it never gave away count, though they
  * have no entry), in one pass over its store; homed: the keys homed on each
  * home of the node's layout (ps_layout_homed_counts), which a caller holding

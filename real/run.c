@@ -331,6 +331,12 @@ static cJSON *finish_run(node_run *s) {
   reduce_ctx r = {.time_s = real_node_now(n), .quality = run_setup_quality(s->setup)};
   real_node_stop_timers(n);
   if (real_node_quiesce(n) != PS_OK) return NULL;
+  /* Each node's part of the saved parameters is written before its report,
+   * so rank 0 finds every part once it has every report. */
+  if (run_params_save_part(s->setup, n->core, s->a->rank, s->err, s->errlen) != 0) {
+    real_fail_and_tell(n, "node %u: %s", s->a->rank, s->err);
+    return NULL;
+  }
   char *mine = node_report(s);
   if (!mine) real_fail_and_tell(n, "node %u: out of memory reporting metrics", s->a->rank);
   int rc = mine ? real_node_collective(n, "gathering metrics", mine, strlen(mine),
@@ -339,6 +345,10 @@ static cJSON *finish_run(node_run *s) {
   free(mine);
   if (rc == PS_OK && s->a->rank == 0 && !r.metrics)
     real_fail_and_tell(n, "%s", r.err);
+  else if (rc == PS_OK && s->a->rank == 0 && run_params_merge(s->setup, r.err, sizeof r.err))
+    real_fail_and_tell(n, "%s", r.err);
+  else if (rc != PS_OK && s->a->rank == 0)
+    run_params_discard(s->setup);
   if (rc == PS_OK && real_node_finish(n) == PS_OK)
     return s->a->rank == 0 ? r.metrics : (cJSON_Delete(r.metrics), cJSON_CreateObject());
   cJSON_Delete(r.metrics);

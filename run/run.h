@@ -24,9 +24,9 @@
  * A backend (sim/, real/) starts the nodes, runs each worker through
  * run_worker_drive, says what time it is, charges compute, and hands every
  * node's report to run_metrics. Nothing here does I/O (but a worker's trace
- * part, which workloads/ writes for it when the run records one), reads a
- * clock or starts a thread; nothing keeps global state but the constant
- * metric table.
+ * part and a node's saved parameters, which workloads/ writes for it when
+ * the run asks for them), reads a clock or starts a thread; nothing keeps
+ * global state but the constant metric table.
  *
  * Arrows: sim/ and real/ include this door; it includes policies/ and
  * workloads/ (and through them model/); experiments/ reads the metric table.
@@ -88,6 +88,11 @@ typedef struct {
    * renamed once the worker is done; whoever runs the run merges the parts
    * (wl_trace_merge). Borrowed: must outlive the setup. */
   const char *trace_path;
+  /* Saving the trained parameters (NULL: none): once the run is quiet each
+   * node writes its owned values as a part into this directory, which must
+   * exist (run_params_save_part), and whoever ends the run merges the parts
+   * (run_params_merge). Borrowed: must outlive the setup. */
+  const char *params_dir;
   /* What the run may use of its machine's memory: run_setup_new estimates
    * the run's memory (run/memory.c) once the workload and layout are known
    * and refuses a run that needs more than `limit`, naming the fields that
@@ -369,6 +374,21 @@ char *run_report_encode(const run_node_report *r);
  * in err (then *r is empty). */
 int run_report_decode(const char *text, size_t len, run_node_report *r, char *err,
                       size_t errlen);
+
+/* ---------------------------------------------------- saved parameters */
+
+/* Once the run is quiet: writes the values the node whose core is `core`
+ * owns as its part of the run's params_dir (workloads/workload.h, saved
+ * parameters). 0 (also when the run saves none), or -1 with a message. */
+int run_params_save_part(const run_setup *s, ps_node *core, uint32_t node, char *err,
+                         size_t errlen);
+/* Once every node's part is written: merges them into params.bin and the
+ * workload's own files in params_dir, removing the parts. 0 (also when the
+ * run saves none), or -1 with a message (the parts are then removed). */
+int run_params_merge(const run_setup *s, char *err, size_t errlen);
+/* Removes whatever parts of the run's params_dir there are (a run that
+ * failed keeps none). */
+void run_params_discard(const run_setup *s);
 
 /* -------------------------------------------------------------- metrics */
 

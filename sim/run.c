@@ -376,6 +376,18 @@ static bool check_replicas(sim_state *run, run_node_report *reports) {
   return ok;
 }
 
+/* The trained parameters, when the run saves them: every node's part, then
+ * the merge (run/), as the real backend's nodes and rank 0 do. */
+static int save_params(sim_setup *s) {
+  sim_state *run = &s->run;
+  int rc = 0;
+  for (uint32_t i = 0; rc == 0 && i < run->num_nodes; i++)
+    rc = run_params_save_part(s->setup, run->nodes[i].core, i, s->err, s->errlen);
+  if (rc == 0) return run_params_merge(s->setup, s->err, s->errlen);
+  run_params_discard(s->setup);
+  return rc;
+}
+
 /* Every node's report, reduced by the run layer as the real backend's are. */
 static cJSON *collect_metrics(sim_setup *s) {
   sim_state *run = &s->run;
@@ -412,7 +424,7 @@ cJSON *sim_run(const sim_run_args *args, char *err, size_t errlen) {
   if (check_args(&s) == 0 && configure(&s) == 0 && engine_start(&s) == 0 &&
       platform_load(&s) == 0 && run_init(&s) == 0 && spawn_actors(&s) == 0) {
     simgrid_run();
-    if (check_outcome(&s) == 0) metrics = collect_metrics(&s);
+    if (check_outcome(&s) == 0 && save_params(&s) == 0) metrics = collect_metrics(&s);
   }
   teardown(&s);
   return metrics;

@@ -223,7 +223,7 @@ static void test_completion_matches_table(void) {
 static const char *const samples[][3] = {
     {"out", "d", NULL},           {"set", "a.b=1", NULL},     {"backend", "real", NULL},
     {"repeats", "3", NULL},       {"shard", "1/2", NULL},     {"metrics", "time_s", NULL},
-    {"record-trace", "t.trace", NULL}, {"coordinator", "h:1", NULL},
+    {"record-trace", "t.trace", NULL}, {"save-params", "p", NULL}, {"coordinator", "h:1", NULL},
     {"coordinator-file", "c.addr", NULL}, {"key-file", "/k.key", NULL},
     {"profile", "p.json", NULL},  {"rate", "1gbit", "--netns"}, {"svg", "o.svg", NULL},
     {"nodes", "4", NULL},         {"timeout", "2.5", NULL},
@@ -239,6 +239,7 @@ static char *digest(const cli *c) {
           c->coordinator_file ? c->coordinator_file : "",
           c->record_trace ? c->record_trace : "", c->svg ? c->svg : "");
   fprintf(f, "timeout=%g\n", c->timeout_s);
+  fprintf(f, "save_params=%s\n", c->save_params ? c->save_params : "");
   fprintf(f, "profile=%s\nrate=%s\nnodes=%u\nrepeats=%u\nshard=%u/%u\n",
           c->profile ? c->profile : "", c->rate ? c->rate : "", (unsigned)c->nodes,
           (unsigned)c->repeats, (unsigned)c->shard.index, (unsigned)c->shard.count);

@@ -991,6 +991,49 @@ static void test_local_run_psld_scaling_in(void) {
   alarm(0);
 }
 
+/* Saving the trained parameters with processes: each node writes the values
+ * it owns, rank 0 merges them. Pushes of +1.0 (math "none") through nups's
+ * replicas: the saved table has every key, no part is left, and its floats
+ * sum to every float pushed, each counted once. */
+static void test_local_run_saves_params(void) {
+  alarm(bound_s());
+  cJSON *wl = parse_json("{\"type\": \"zipf\", \"keys\": 300, \"value_length\": 4, "
+                         "\"reads_per_step\": 4, \"writes_per_step\": 3, "
+                         "\"steps_per_worker\": 150, \"locality\": 0.7}");
+  cJSON *pol = parse_json("{\"type\": \"nups\", \"hot_keys\": 20}");
+  char *dir = unit_temp_dir();
+  real_cluster c = test_cluster(10);
+  real_run_args a = {.run = {.nodes = 3, .workers_per_node = 2, .workload = wl, .policy = pol,
+                             .seed = 5, .params_dir = dir},
+                     .host_speed = 1e9, .cluster = &c, .run_number = 1};
+  char err[REAL_ERROR_MAX] = "";
+  cJSON *m = real_run_local(&a, err, sizeof err);
+  if (!m) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/params.bin", dir);
+  wl_params p;
+  CU_ASSERT_EQUAL_FATAL(wl_params_load(path, &p, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(p.num_tables, 1);
+  CU_ASSERT_EQUAL(p.tables[0].count, 300);
+  CU_ASSERT_EQUAL(p.tables[0].value_len, 4);
+  double sum = 0;
+  for (uint64_t i = 0; i < p.n_floats; i++) sum += p.values[i];
+  CU_ASSERT(metric(m, "pushed_floats") > 0);
+  CU_ASSERT_EQUAL(sum, metric(m, "pushed_floats"));
+  for (int r = 0; r < 3; r++) {
+    snprintf(path, sizeof path, "%s/params.part%d", dir, r);
+    CU_ASSERT_NOT_EQUAL(access(path, F_OK), 0);
+  }
+  wl_params_free(&p);
+  cJSON_Delete(m);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  unit_remove_tree(dir);
+  free(dir);
+  alarm(0);
+}
+
 static void test_local_runs(void) {
   check_local_run("{\"type\": \"static\", \"fast_local_access\": false}", false);
   check_local_run("{\"type\": \"relocate\", \"lookahead\": 4}", true);
@@ -2612,6 +2655,7 @@ PSLAB_SUITE("real",
              test_replicas_converge},
             {"whole runs on this machine", test_local_runs},
             {"whole runs with bounded consistency", test_local_runs_bounded},
+            {"a whole run saves its parameters", test_local_run_saves_params},
             {"a whole run with separate servers and worker nodes",
              test_local_run_servers_and_worker_nodes},
             {"psld scaling in, with processes", test_local_run_psld_scaling_in},

@@ -9,6 +9,7 @@
 #include "sim/platform.h"
 #include "sim/sim.h"
 #include "tests/unit.h"
+#include "workloads/w2v.h"
 
 #include "model/ps.h"
 
@@ -1383,6 +1384,163 @@ static void test_bad_spec_is_an_error(void) {
   cJSON_Delete(out);
 }
 
+/* --------------------------------------------------- saved parameters */
+
+typedef struct {
+  run_spec r;
+  const char *dir; /* base_dir and params_dir */
+} saving_spec;
+
+static char *sim_run_saving_child(void *ctx) {
+  saving_spec *sv = ctx;
+  cJSON *wl = cJSON_Parse(sv->r.workload), *pol = cJSON_Parse(sv->r.policy);
+  sim_run_args a = {.run = {.workload = wl, .policy = pol, .seed = sv->r.seed,
+                            .base_dir = sv->dir, .params_dir = sv->dir},
+                    .cluster = &sv->r.cluster};
+  char err[512];
+  cJSON *m = sim_run(&a, err, sizeof err);
+  char *text = m ? cJSON_PrintUnformatted(m) : NULL;
+  if (!m) fprintf(stderr, "sim_run: %s\n", err);
+  cJSON_Delete(m);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  return text;
+}
+
+static cJSON *run_saving(saving_spec *sv) {
+  char err[1024] = "";
+  cJSON *m = in_child(sim_run_saving_child, sv, err, sizeof err);
+  if (!m) fprintf(stderr, "%s\n", err);
+  return m;
+}
+
+static wl_params load_params(const char *dir) {
+  char path[4096], err[512];
+  snprintf(path, sizeof path, "%s/params.bin", dir);
+  wl_params p;
+  if (wl_params_load(path, &p, err, sizeof err) != 0) fprintf(stderr, "%s\n", err);
+  return p;
+}
+
+/* Pushes of +1.0 (math "none") through replicas on 3 nodes: the saved table
+ * has every key of the layout, no part is left, and its floats sum to every
+ * float pushed (each counted once, from its owner). */
+static void test_saved_params_hold_every_push(void) {
+  saving_spec sv = {.dir = unit_temp_dir()};
+  tiny(&sv.r, "{\"type\":\"replicate\",\"hot_keys\":50,\"syncs_per_sec\":2000}");
+  sv.r.cluster.nodes = 3;
+  cJSON *m = run_saving(&sv);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  wl_params p = load_params(sv.dir);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p.values);
+  CU_ASSERT_EQUAL(p.num_tables, 1);
+  CU_ASSERT_EQUAL(p.tables[0].count, 2000);
+  CU_ASSERT_EQUAL(p.tables[0].value_len, 8);
+  double sum = 0;
+  for (uint64_t i = 0; i < p.n_floats; i++) sum += p.values[i];
+  CU_ASSERT(num(m, "pushed_floats") > 0);
+  CU_ASSERT(num(m, "replica_syncs") > 0);
+  CU_ASSERT_EQUAL(sum, num(m, "pushed_floats"));
+  CU_ASSERT_EQUAL(sum, num(m, "value_sum"));
+  char part[4096];
+  snprintf(part, sizeof part, "%s/params.part0", sv.dir);
+  CU_ASSERT_NOT_EQUAL(access(part, F_OK), 0);
+  wl_params_free(&p);
+  cJSON_Delete(m);
+  unit_remove_tree(sv.dir);
+  free((char *)sv.dir);
+}
+
+/* Reads vectors.txt (word2vec's text format) from dir: its words into
+ * words (room for cap) and their vectors into vals (cap * 8 floats), *dim
+ * from its first line; how many words. */
+static size_t read_vectors(const char *dir, char (*words)[64], float *vals, size_t cap,
+                           uint32_t *dim) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/vectors.txt", dir);
+  FILE *f = fopen(path, "r");
+  unsigned n_words = 0;
+  size_t n = 0, i = 0;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL_FATAL(fscanf(f, "%u %u", &n_words, dim), 2);
+  CU_ASSERT_FATAL(n_words <= cap && *dim == 8);
+  for (; i < n_words && fscanf(f, "%63s", words[i]) == 1; i++)
+    for (uint32_t j = 0; j < *dim && fscanf(f, "%f", &vals[n]) == 1; j++) n++;
+  fclose(f);
+  CU_ASSERT_EQUAL(n, (size_t)n_words * *dim);
+  return i;
+}
+
+static double cosine_of(char (*words)[64], const float *vals, size_t n, const char *a,
+                        const char *b) {
+  const float *va = NULL, *vb = NULL;
+  for (size_t i = 0; i < n; i++) {
+    if (!strcmp(words[i], a)) va = vals + 8 * i;
+    if (!strcmp(words[i], b)) vb = vals + 8 * i;
+  }
+  CU_ASSERT_FATAL(va && vb);
+  double ab = 0, aa = 0, bb = 0;
+  for (int j = 0; j < 8; j++) {
+    ab += (double)va[j] * vb[j];
+    aa += (double)va[j] * va[j];
+    bb += (double)vb[j] * vb[j];
+  }
+  return ab / sqrt(aa * bb);
+}
+
+/* w2v on one node: the saved input vectors (params.bin and vectors.txt, the
+ * same floats) give the Spearman's rho the run reported from its final
+ * evaluation, on the pairs similarity.tsv lists. */
+static void test_saved_w2v_vectors_give_its_quality(void) {
+  saving_spec sv = {.dir = unit_temp_dir()};
+  unit_write(sv.dir, "c.txt",
+             "cat dog pet animal fur\ndog cat pet bark\ncar road wheel drive\n"
+             "road car drive fast wheel\nfur pet cat\nwheel car fast\n");
+  unit_write(sv.dir, "s.txt", "cat dog 1\ncar road 1\ncat car 0\ndog wheel 0\npet drive 0\n");
+  tiny(&sv.r, "{\"type\":\"static\"}");
+  sv.r.cluster.nodes = 1;
+  sv.r.cluster.workers_per_node = 1;
+  sv.r.workload = "{\"type\":\"w2v\",\"corpus\":\"c.txt\",\"similarity\":\"s.txt\","
+                  "\"min_count\":1,\"dim\":8,\"window\":2,\"neg\":2,\"batch\":4,"
+                  "\"subsample\":0,\"lr\":0.1,\"epochs\":5}";
+  cJSON *m = run_saving(&sv);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  wl_params p = load_params(sv.dir);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p.values);
+  CU_ASSERT_EQUAL_FATAL(p.num_tables, 2);
+  uint64_t V = p.tables[0].count;
+  static char words[16][64];
+  float text[16 * 8];
+  uint32_t dim = 0;
+  size_t n = read_vectors(sv.dir, words, text, 16, &dim);
+  CU_ASSERT_EQUAL_FATAL(n, V);
+  CU_ASSERT_EQUAL(memcmp(text, p.values, n * dim * sizeof(float)), 0);
+  /* the run's quality from the saved vectors: the listed pairs' cosines */
+  static const double score[5] = {1, 1, 0, 0, 0};
+  double cos[5];
+  char path[4096];
+  snprintf(path, sizeof path, "%s/similarity.tsv", sv.dir);
+  FILE *f = fopen(path, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  char a[64], b[64];
+  double sc;
+  size_t k = 0;
+  for (; k < 5 && fscanf(f, "%63s %63s %lf", a, b, &sc) == 3; k++) {
+    CU_ASSERT_EQUAL(sc, score[k]);
+    cos[k] = cosine_of(words, text, n, a, b);
+  }
+  fclose(f);
+  CU_ASSERT_EQUAL_FATAL(k, 5);
+  bool ok;
+  double rho = w2v_spearman(cos, score, 5, &ok);
+  printf("\n  rho from the saved vectors %.9f, reported %.9f\n", rho, num(m, "quality"));
+  CU_ASSERT_DOUBLE_EQUAL(rho, num(m, "quality"), 1e-12);
+  wl_params_free(&p);
+  cJSON_Delete(m);
+  unit_remove_tree(sv.dir);
+  free((char *)sv.dir);
+}
+
 PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_cluster_check},
             {"servers and worker nodes", test_servers_and_worker_nodes},
             {"psld moves load away from a slowed server and back",
@@ -1418,4 +1576,6 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"latency_bandwidth_conserves_and_repeats",
              test_latency_bandwidth_conserves_and_repeats},
             {"latency_bandwidth_straggler_link", test_latency_bandwidth_straggler_link},
-            {"bad_spec_is_an_error", test_bad_spec_is_an_error})
+            {"bad_spec_is_an_error", test_bad_spec_is_an_error},
+            {"saved parameters hold every push", test_saved_params_hold_every_push},
+            {"saved w2v vectors give its quality", test_saved_w2v_vectors_give_its_quality})

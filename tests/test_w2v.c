@@ -1,11 +1,12 @@
 /*
  * The w2v workload: the tokenizer, the vocabulary after min_count, the
  * loaders' messages, Spearman's rho with ties, the SGNS gradient against
- * finite differences, the steps (chunks, windows, sentences, samples), the
- * 3CosAdd evaluation, WordNet's corpus and similarity set when installed,
- * and learning: a corpus of three topics trained through wl_drive on an
- * in-process node with the naive sampler, whose loss falls and whose
- * embeddings come to rank same-topic pairs above cross-topic ones.
+ * finite differences, the steps (chunks, windows, sentences, samples,
+ * subsampling's gaps closed), the 3CosAdd evaluation, WordNet's corpus and
+ * similarity set when installed, and learning: a corpus of three topics
+ * trained through wl_drive on an in-process node with the naive sampler,
+ * whose loss falls and whose embeddings come to rank same-topic pairs above
+ * cross-topic ones.
  */
 #include "tests/harness.h"
 #include "tests/unit.h"
@@ -414,7 +415,7 @@ static void test_steps(void) {
   uint64_t the_centers = 0;
   while (wl_next_step(s, &st)) {
     for (size_t p = 0; p + 1 < st.n_items; p++)
-      if (st.reads[(uint32_t)st.items[1 + p]] == 0) the_centers++;
+      if (st.reads[st.items[1 + p] >> 32] == 27) the_centers++; /* V + "the": V = 27 */
   }
   /* "the": f = 4000 of T = 8000; t*T = 80: keep (sqrt(50) + 1) / 50 = 0.161;
    * as a center its pairs need a kept neighbour: 2 neighbours, each kept
@@ -425,6 +426,82 @@ static void test_steps(void) {
          (unsigned long long)the_centers, want);
   CU_ASSERT(fabs((double)the_centers - want) < 0.15 * want);
   wl_stream_free(s);
+  wl_free(wl);
+  unit_remove_tree(dir);
+  free(dir);
+}
+
+/* The (center word, context word) pairs of every step of one worker's
+ * stream, in order, into pairs (room for cap); their number. The center is
+ * the word whose output vector a pair predicts, the context the one whose
+ * input vector it trains (word2vec.c's and gensim's roles). */
+static size_t stream_pairs(wl_workload *wl, uint64_t seed, uint32_t (*pairs)[2], size_t cap) {
+  ps_layout layout;
+  memset(&layout, 0, sizeof layout);
+  wl_tables(wl, &layout);
+  ps_key V = layout.tables[0].count;
+  wl_stream *s = wl_stream_new(wl, 0, 0, seed);
+  wl_step st;
+  size_t n = 0;
+  while (wl_next_step(s, &st))
+    for (size_t p = 0; p + 1 < st.n_items; p++) {
+      CU_ASSERT_FATAL(n < cap);
+      pairs[n][0] = (uint32_t)(st.reads[st.items[1 + p] >> 32] - V); /* predicted */
+      pairs[n++][1] = (uint32_t)st.reads[(uint32_t)st.items[1 + p]];     /* its input */
+    }
+  wl_stream_free(s);
+  return n;
+}
+
+/* Subsampling closes gaps, as word2vec.c and gensim do: a center's window
+ * counts kept tokens only. "the" (id 0) makes 1000 of the 1005 tokens and
+ * subsampling keeps 2% of its tokens; the other words always stay (their
+ * keep probability is above 1). With this seed no "the" of the first
+ * sentence is kept, so the words a..e (ids 1..5) are neighbours. */
+static void test_subsampling_gaps(void) {
+  char *dir = unit_temp_dir();
+  char text[8192];
+  size_t len = (size_t)snprintf(text, sizeof text, "a the b the the c d the e\n");
+  for (int i = 0; i < 996; i++) len += (size_t)snprintf(text + len, sizeof text - len, "the ");
+  text[len - 1] = '\n';
+  unit_write(dir, "gaps.txt", text);
+  static uint32_t pairs[4096][2];
+  /* window 1 (b is always 1): each kept word's nearest kept neighbours */
+  wl_workload *wl = make_ok("{'type':'w2v','corpus':'gaps.txt','min_count':1,'window':1,"
+                            "'batch':1005,'subsample':0.0004,'neg':0,'dim':2}", dir, 1);
+  size_t n = stream_pairs(wl, 7, pairs, 4096), rare = 0;
+  static const uint32_t want[][2] = {{1, 2}, {2, 1}, {2, 3}, {3, 2}, {3, 4},
+                                     {4, 3}, {4, 5}, {5, 4}};
+  for (size_t i = 0; i < n; i++) {
+    CU_ASSERT((pairs[i][0] == 0) == (pairs[i][1] == 0)); /* no kept "the" among a..e */
+    if (pairs[i][0] == 0) continue;
+    CU_ASSERT_FATAL(rare < 8);
+    CU_ASSERT_EQUAL(pairs[i][0], want[rare][0]);
+    CU_ASSERT_EQUAL(pairs[i][1], want[rare][1]);
+    rare++;
+  }
+  CU_ASSERT_EQUAL(rare, 8);
+  wl_free(wl);
+  /* window 2: each center's contexts are its nearest kept word on each
+   * side (b = 1) or its two nearest (b = 2), whatever lies between */
+  wl = make_ok("{'type':'w2v','corpus':'gaps.txt','min_count':1,'window':2,"
+               "'batch':1005,'subsample':0.0004,'neg':0,'dim':2}", dir, 1);
+  n = stream_pairs(wl, 7, pairs, 4096);
+  static const char *const b1[] = {"", "2", "13", "24", "35", "4"},
+                           *const b2[] = {"", "23", "134", "1245", "235", "34"};
+  char got[6][8] = {{0}};
+  for (size_t i = 0; i < n; i++) {
+    CU_ASSERT((pairs[i][0] == 0) == (pairs[i][1] == 0));
+    if (pairs[i][0] == 0) continue;
+    size_t l = strlen(got[pairs[i][0]]);
+    CU_ASSERT_FATAL(l < 7);
+    got[pairs[i][0]][l] = (char)('0' + pairs[i][1]);
+  }
+  for (int c = 1; c <= 5; c++) {
+    if (strcmp(got[c], b1[c]) && strcmp(got[c], b2[c]))
+      fprintf(stderr, "\ncenter %d: contexts %s, wanted %s or %s\n", c, got[c], b1[c], b2[c]);
+    CU_ASSERT(!strcmp(got[c], b1[c]) || !strcmp(got[c], b2[c]));
+  }
   wl_free(wl);
   unit_remove_tree(dir);
   free(dir);
@@ -701,6 +778,7 @@ PSLAB_SUITE("w2v",
             {"spearman with ties", test_spearman},
             {"gradient check", test_gradient},
             {"steps", test_steps},
+            {"subsampling closes gaps", test_subsampling_gaps},
             {"evaluation", test_eval},
             {"wordnet corpus and synonyms", test_wordnet},
             {"learning through the driver", test_learning})

@@ -105,6 +105,13 @@ typedef struct wl_type {
    * info.quality from it too (wl_quality_named). NULL when !eval, or when
    * json asks for no measure (w2v without similarity or analogy). */
   const char *(*quality_name)(const struct cJSON *json);
+
+  /* Optional: writes the workload's own files of trained parameters into
+   * dir (w2v: vectors.txt), from the value of every key (table t's keys at
+   * vals[t], key by key, initial values added). 0, or -1 with a message in
+   * err. */
+  int (*save)(const void *impl, const ps_layout *layout, const float *const *vals,
+              const char *dir, char *err, size_t errlen);
 } wl_type;
 
 /* Every workload type, NULL-terminated (the registry of workload.c). */
@@ -113,6 +120,15 @@ extern const wl_type *const wl_types[];
  * with name "quality" when there is none: a type's mistake, caught by the
  * tests that walk wl_types). */
 wl_quality wl_quality_named(const char *name);
+
+/* A file written whole or not at all: wl_save_begin opens "<path>.tmp"
+ * (*tmp, malloc'd); wl_save_end closes it and, when ok and every write
+ * went through, renames it to path, else removes it; frees tmp. NULL or -1
+ * with a message in err naming the file. */
+FILE *wl_save_begin(const char *path, char **tmp, char *err, size_t errlen);
+int wl_save_end(FILE *f, char *tmp, const char *path, bool ok, char *err, size_t errlen);
+/* "<dir>/<name>" (malloc'd; NULL on no memory). */
+char *wl_save_path(const char *dir, const char *name);
 
 extern const wl_type wl_type_zipf;
 extern const wl_type wl_type_mf;

@@ -5,9 +5,11 @@
  * Model. Two tables of `dim` floats per vocabulary word: table 0 the input
  * vectors (keys 0..V-1, word id = key; initial values uniform in
  * [-0.5/dim, 0.5/dim), as word2vec), table 1 the output vectors (keys
- * V..2V-1, initial 0). For a (center, context) pair the loss is
- * -log sigma(in_c . out_o) - sum over its `neg` negatives n of
- * -log sigma(-in_c . out_n); the step pushes -lr times its gradients, all
+ * V..2V-1, initial 0). A (center, context) pair trains, as word2vec.c and
+ * gensim do, the context's input vector to predict the center: its loss is
+ * -log sigma(in_x . out_c) - sum over its `neg` negatives n of
+ * -log sigma(-in_x . out_n), x the context and c the center, the negatives
+ * standing in for the center; the step pushes -lr times its gradients, all
  * taken at the values pulled at the step's start (a minibatch).
  *
  * Steps. The corpus (w2v_data.c) is one array of tokens; worker r of W
@@ -16,21 +18,23 @@
  * runs ceil(ceil(N/W)/batch) steps per epoch (a shorter chunk's last steps
  * may be empty). A token is a center unless subsampling drops it; its
  * window is word2vec's reduced one, b uniform in [1, window]; its contexts
- * are the tokens at distance <= b in its sentence that subsampling keeps
- * (distances count positions of the corpus after min_count; subsampled
- * tokens leave gaps, where word2vec closes them up). Subsampling keeps a
+ * are the b nearest kept tokens on each side within its sentence: distances
+ * count kept tokens only, so subsampling closes gaps as word2vec.c (which
+ * drops tokens while reading a sentence) and gensim (which drops them
+ * before taking windows) do, and a center trains up to 2b pairs however
+ * many tokens between were dropped. Subsampling keeps a
  * token of a word of frequency f (of T tokens) with word2vec's probability
  * (sqrt(f/(t*T)) + 1) * t*T/f for `subsample` = t, decided once per token
  * occurrence and epoch: a hash of the position and a salt each epoch draws
  * from the worker stream's generator, so a token dropped as a center is
  * dropped as a context too, in any order.
  *
- * A step reads and writes the input vectors of its centers and the output
+ * A step reads and writes the output vectors of its centers and the input
  * vectors of their contexts (distinct keys; one array) and samples exactly
  * pairs * neg output vectors through the policy's sampling scheme, from
  * unigram^sample_power over the output table. Its items are the step's
  * index in the run (for the learning rate) and its pairs as read indices.
- * Flops: 6 * dim per (pair, target), target = the context or a negative: a
+ * Flops: 6 * dim per (pair, target), target = the center or a negative: a
  * dot product and two scaled additions.
  *
  * Quality: Spearman's rho between the cosine of input vectors and a
@@ -346,6 +350,21 @@ static uint64_t sentence_at(const w2v_corpus *c, uint64_t pos) {
   return lo;
 }
 
+/* The window [q0, q1) of the center at pos, in its sentence: out to the
+ * b-th kept token on each side, or to the sentence's edge (dropped tokens
+ * are skipped, not counted). */
+static void window_bounds(const w2v_stream *s, uint64_t pos, uint64_t b, uint64_t *q0,
+                          uint64_t *q1) {
+  const w2v_workload *w = s->w;
+  uint64_t first = w->c.sentences[s->sentence], last = w->c.sentences[s->sentence + 1];
+  uint64_t q = pos, found = 0;
+  while (q > first && found < b) found += kept(s, --q);
+  *q0 = q;
+  q = pos + 1;
+  for (found = 0; q < last && found < b; q++) found += kept(s, q);
+  *q1 = q;
+}
+
 static bool w2v_next_step(void *stream, ps_key *slot, uint64_t *items, wl_step *out) {
   w2v_stream *s = stream;
   const w2v_workload *w = s->w;
@@ -362,15 +381,15 @@ static bool w2v_next_step(void *stream, ps_key *slot, uint64_t *items, wl_step *
   for (uint64_t p = s->pos; p < end; p++) {
     find_sentence(s, p);
     if (!kept(s, p)) continue;
-    uint64_t b = 1 + gsl_rng_uniform_int(s->rng, (unsigned long)w->window);
-    uint64_t first = w->c.sentences[s->sentence], last = w->c.sentences[s->sentence + 1];
-    uint64_t q0 = p - first > b ? p - b : first, q1 = last - p > b ? p + b + 1 : last;
-    uint32_t center = UINT32_MAX;
+    uint64_t b = 1 + gsl_rng_uniform_int(s->rng, (unsigned long)w->window), q0, q1;
+    window_bounds(s, p, b, &q0, &q1);
+    uint64_t center = UINT32_MAX; /* its output vector */
     for (uint64_t q = q0; q < q1; q++) {
       if (q == p || !kept(s, q)) continue;
-      if (center == UINT32_MAX) center = key_index(s, w->c.tokens[p], slot, &n_keys);
-      uint64_t ctx = key_index(s, (ps_key)w->V + w->c.tokens[q], slot, &n_keys);
-      items[1 + pairs++] = center | ctx << 32;
+      if (center == UINT32_MAX)
+        center = key_index(s, (ps_key)w->V + w->c.tokens[p], slot, &n_keys);
+      uint64_t ctx = key_index(s, w->c.tokens[q], slot, &n_keys); /* its input vector */
+      items[1 + pairs++] = ctx | center << 32;
     }
   }
   s->pos = end;
@@ -447,7 +466,7 @@ void w2v_sgns(const wl_step *st, wl_math_io *io, uint32_t dim, uint32_t vocab, u
     axpy(d_in, g, out, dim);
     axpy(io->write_deltas + io->write_off[oi], g, in, dim);
     for (size_t k = (size_t)p * neg; k < (size_t)(p + 1) * neg && k < io->n_samples; k++) {
-      if (io->samples[k] == st->reads[oi]) continue; /* the context itself */
+      if (io->samples[k] == st->reads[oi]) continue; /* the pair's own output word */
       const float *nv = io->sample_vals + io->sample_off[k];
       f = dot(in, nv, dim);
       io->loss += neg_log_sigmoid(-f); /* label 0 */
@@ -589,6 +608,57 @@ static int w2v_eval(const void *impl, uint32_t rank, uint32_t workers, const wl_
   return PS_OK;
 }
 
+/* ---------------------------------------------------------------- saving */
+
+/* vectors.txt: word2vec's text format, the input vectors: "<words> <dim>",
+ * then "<word> <v1> ... <vdim>" a line, words by id (frequency rank), each
+ * float as %.9g (it reads back exactly). */
+static int save_vectors(const w2v_workload *w, const float *in, const char *dir, char *err,
+                        size_t errlen) {
+  char *path = wl_save_path(dir, "vectors.txt"), *tmp = NULL;
+  FILE *f = path ? wl_save_begin(path, &tmp, err, errlen) : NULL;
+  if (!f) {
+    if (!path) snprintf(err, errlen, "params: out of memory");
+    free(path);
+    return -1;
+  }
+  fprintf(f, "%u %llu\n", (unsigned)w->V, (unsigned long long)w->dim);
+  for (uint32_t i = 0; i < w->V; i++) {
+    fputs(w->c.vocab.names[i], f);
+    for (uint64_t j = 0; j < w->dim; j++) fprintf(f, " %.9g", (double)in[i * w->dim + j]);
+    fputc('\n', f);
+  }
+  int rc = wl_save_end(f, tmp, path, true, err, errlen);
+  free(path);
+  return rc;
+}
+
+/* similarity.tsv: the quality's pairs as scored ("<w1>\t<w2>\t<score>"), so
+ * that vectors trained elsewhere can be scored on the same pairs. */
+static int save_pairs(const w2v_workload *w, const char *dir, char *err, size_t errlen) {
+  char *path = wl_save_path(dir, "similarity.tsv"), *tmp = NULL;
+  FILE *f = path ? wl_save_begin(path, &tmp, err, errlen) : NULL;
+  if (!f) {
+    if (!path) snprintf(err, errlen, "params: out of memory");
+    free(path);
+    return -1;
+  }
+  for (size_t i = 0; i < w->sim.n; i++)
+    fprintf(f, "%s\t%s\t%.17g\n", w->c.vocab.names[w->sim.pairs[i].a],
+            w->c.vocab.names[w->sim.pairs[i].b], w->sim.pairs[i].score);
+  int rc = wl_save_end(f, tmp, path, true, err, errlen);
+  free(path);
+  return rc;
+}
+
+static int w2v_save(const void *impl, const ps_layout *layout, const float *const *vals,
+                    const char *dir, char *err, size_t errlen) {
+  (void)layout; /* table 0: the input vectors */
+  const w2v_workload *w = impl;
+  if (save_vectors(w, vals[0], dir, err, errlen) != 0) return -1;
+  return w->quality == QUALITY_SIMILARITY ? save_pairs(w, dir, err, errlen) : 0;
+}
+
 const wl_type wl_type_w2v = {
     .quality_name = w2v_quality_name,
     .name = "w2v",
@@ -604,4 +674,5 @@ const wl_type wl_type_w2v = {
     .math = w2v_math,
     .eval_keys = w2v_eval_keys,
     .eval = w2v_eval,
+    .save = w2v_save,
 };

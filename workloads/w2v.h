@@ -89,9 +89,10 @@ double w2v_spearman(const double *x, const double *y, size_t n, bool *ok);
 
 /* One step's skip-gram with negative sampling, on pulled values: items[0]
  * is the step's index in the worker's run; items[1 + p] is pair p: the read
- * index of its center's input vector (low 32 bits) and of its context's
- * output vector (high 32 bits); samples[p * neg .. + neg] are its negatives
- * (a negative equal to the context word is skipped, as word2vec does).
+ * index of the input vector it trains (low 32 bits: the context's) and of
+ * the output vector it predicts (high 32 bits: the center's);
+ * samples[p * neg .. + neg] are its negatives (one equal to the predicted
+ * word is skipped, as word2vec does).
  * Deltas are -lr times the gradients of the logistic losses, all taken at
  * the pulled values; loss and examples (pairs) are added to io. */
 void w2v_sgns(const wl_step *st, wl_math_io *io, uint32_t dim, uint32_t vocab, uint32_t neg,

@@ -251,6 +251,62 @@ typedef struct {
 int wl_drive(ps_worker *w, wl_stream *s, const wl_driver_env *env,
              uint32_t lookahead, wl_driver_stats *stats);
 
+/* ------------------------------------------------------ saved parameters
+ *
+ * The trained parameters of a run (`pslab run --save-params DIR`), gathered
+ * from their owners once the run is quiet. Each node writes the values it
+ * owns as "DIR/params.part<node>"; whoever holds the run's workload merges
+ * the parts into DIR/params.bin (every key of every table, initial values
+ * added: the values a pull would return) and the workload's own files (w2v:
+ * vectors.txt in word2vec's text format). The binary form is documented in
+ * experiments/SPEC.md ("Saved parameters"):
+ *
+ *   "PSLPARAM"  8 bytes
+ *   u32 version (1), u32 tables (T)
+ *   T x { u64 first key, u64 keys, u32 value_len, u32 0 }
+ *   table by table, key by key from its first: value_len float32
+ *
+ * every integer and float little-endian. */
+
+#define WL_PARAMS_MAGIC "PSLPARAM"
+#define WL_PARAMS_FILE "params.bin"
+
+typedef struct wl_params_part wl_params_part;
+
+/* Starts node's part in dir ("<dir>/params.part<node>", written as
+ * "<...>.tmp" until closed). NULL with a message in err. */
+wl_params_part *wl_params_part_open(const char *dir, uint32_t node, char *err, size_t errlen);
+/* Adds key k's stored value (len floats); part is a wl_params_part (the
+ * shape of ps_node_owned_each's fn). A write that fails is reported by
+ * close. */
+void wl_params_part_add(void *part, ps_key k, const float *value, uint32_t len);
+/* Ends the part: keep renames it into place, else it is removed. Frees p.
+ * 0, or -1 with a message in err (then nothing is kept). */
+int wl_params_part_close(wl_params_part *p, bool keep, char *err, size_t errlen);
+
+/* Joins the parts of nodes 0..nodes-1 in dir into dir/params.bin and the
+ * workload's own files (each under a temporary name, renamed once
+ * complete), then removes the parts. A key in no table, of the wrong length
+ * or owned by two nodes is an error. 0, or -1 with a message in err. */
+int wl_params_merge(const wl_workload *wl, const ps_layout *layout, const char *dir,
+                    uint32_t nodes, char *err, size_t errlen);
+/* Removes whatever parts of nodes 0..nodes-1 are in dir (and their .tmp). */
+void wl_params_remove_parts(const char *dir, uint32_t nodes);
+
+/* A params.bin read back. */
+typedef struct {
+  uint32_t num_tables;
+  ps_table tables[PS_MAX_TABLES];
+  float *values; /* table by table, key by key */
+  uint64_t n_floats;
+} wl_params;
+
+/* Reads a params.bin. 0, or -1 with a message in err naming the file. */
+int wl_params_load(const char *path, wl_params *out, char *err, size_t errlen);
+/* Key k's value in p (its table's value_len floats), or NULL. */
+const float *wl_params_value(const wl_params *p, ps_key k);
+void wl_params_free(wl_params *p);
+
 /* ---------------------------------------------------------------- traces
  *
  * Access traces, for those outside workloads/ too (the run layer records

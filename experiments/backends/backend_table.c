@@ -19,6 +19,7 @@ static run_args job_run_args(const exp_backend_job *job) {
   run_args a = {.workload = job->workload, .policy = job->policy,
                 .consistency = job->consistency, .stages = job->stages,
                 .base_dir = job->base_dir, .seed = job->seed, .trace_path = job->trace_path,
+                .params_dir = job->params_dir,
                 .memory.limit = job->memory_limit};
   sim_cluster_shape(&job->cluster->sim, &a);
   return a;

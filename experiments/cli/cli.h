@@ -115,6 +115,7 @@ struct cli {
   exp_shard shard;      /* {0, 0}: every run */
   char **metrics;       /* --metrics, owned (exp_metrics_parse), or NULL */
   const char *record_trace;
+  const char *save_params; /* --save-params DIR */
   const char *svg;      /* trace stats --svg */
   uint32_t nodes;       /* trace stats --nodes (0: the trace's) */
   const char *profile;  /* validate --profile FILE */

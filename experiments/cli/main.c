@@ -87,6 +87,7 @@ static int cmd_run(const cli *c) {
   o.metrics = (const char *const *)c->metrics;
   o.record_trace = c->record_trace;
   o.timeout_s = c->timeout_s;
+  o.save_params = c->save_params;
   if (!c->quiet) print_estimate(stderr, "pslab: ", s, &c->shard, EXP_ESTIMATE_RUN_S);
   int rc = exp_run_experiment(s, &o);
   exp_spec_free(s);
@@ -135,6 +136,7 @@ static int cmd_node(const cli *c) {
     o.metrics = (const char *const *)c->metrics;
     o.record_trace = c->record_trace;
     o.timeout_s = c->timeout_s;
+    o.save_params = c->save_params;
     rc = exp_run_experiment(s, &o);
   }
   exp_spec_free(s);

@@ -68,6 +68,14 @@ const cli_option cli_options[] = {
      "repeats) one file per run, \"-run<N>\" before FILE's extension (t.trace -> "
      "t-run1.trace, t-run2.trace...). Written as FILE.part<rank> per worker during the run, "
      "then merged (under a temporary name, then renamed); a failed run leaves none"},
+    {"save-params", 0, "DIR", SPEC_RUNNERS, STRING(save_params), false,
+     "save each run's trained parameters, gathered from their owners once the run is quiet, "
+     "into DIR (made if missing): params.bin, every key's values in a binary table "
+     "(experiments/SPEC.md, \"Saved parameters\"), and the workload's own files (w2v: "
+     "vectors.txt in word2vec's text format and similarity.tsv, its quality's pairs). With one "
+     "run DIR itself; with several, DIR/run-<N>. Under `pslab node`, DIR must be on a file "
+     "system every node sees: each node writes its part, rank 0 merges them; a failed run "
+     "leaves none"},
     {"force", 0, NULL, SPEC_RUNNERS | ON(CHECK) | ON(VALIDATE), FLAG(force), false,
      "accept a spec or run that is larger than pslab's limits: a run whose work (the key "
      "accesses it asks for) exceeds the limit "

@@ -275,6 +275,7 @@ typedef struct {
   const exp_node_role *node; /* pslab node, or NULL */
   bool want_progress;
   const char *trace_path;    /* --record-trace: this run's trace, or NULL */
+  const char *params_dir;    /* --save-params: this run's directory, or NULL */
   bool force;                /* --force: no memory check */
   double timeout_s;          /* --timeout: the run is ended after it; 0: never */
   bool every_report;         /* send every progress report (a calibration) */
@@ -294,13 +295,17 @@ static uint64_t memory_available(void) {
   return (uint64_t)kib * 1024;
 }
 
-static noreturn void child_main(const child_job *job, int fd, const char *log_path) {
+/* The child's standard output and error go to its log (when it has one). */
+static void log_to(const char *log_path) {
   int log = log_path ? open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
-  if (log >= 0) {
-    dup2(log, STDOUT_FILENO);
-    dup2(log, STDERR_FILENO);
-    close(log);
-  }
+  if (log < 0) return;
+  dup2(log, STDOUT_FILENO);
+  dup2(log, STDERR_FILENO);
+  close(log);
+}
+
+static noreturn void child_main(const child_job *job, int fd, const char *log_path) {
+  log_to(log_path);
   exp_errors e;
   exp_errors_init(&e);
   exp_cluster cluster;
@@ -332,6 +337,7 @@ static noreturn void child_main(const child_job *job, int fd, const char *log_pa
       .progress_ctx = &cp,
       .node = job->node,
       .trace_path = job->trace_path,
+      .params_dir = job->params_dir,
       .memory_limit = job->force ? 0 : memory_available(),
   };
   char err[2048] = "";
@@ -581,10 +587,30 @@ static char *log_path_of(const runner *r, uint32_t run) {
 }
 
 static outcome run_child(runner *r, const exp_run *run, const char *log_path,
-                         const char *trace_path) {
+                         const char *trace_path, const char *params_dir) {
   child_job job = {r->spec, run, r->o.backends, r->o.n_backends, r->o.node,
-                   !r->pg.quiet, trace_path, r->o.force, r->o.timeout_s, false, NULL};
+                   !r->pg.quiet, trace_path, params_dir, r->o.force, r->o.timeout_s, false, NULL};
   return run_in_child(&job, &r->pg, log_path);
+}
+
+/* The directory run saves its parameters into, made if missing (NULL when
+ * not saving; with *failed set and the reason in err when it cannot be
+ * made or on no memory). */
+static char *params_dir_of(const runner *r, const exp_run *run, bool *failed, char *err,
+                           size_t errlen) {
+  *failed = false;
+  if (!r->o.save_params) return NULL;
+  char name[32];
+  snprintf(name, sizeof name, "run-%u", (unsigned)run->run);
+  char *dir = exp_spec_runs(r->spec)->count == 1 ? strdup(r->o.save_params)
+                                                 : exp_join_path(r->o.save_params, name);
+  if (!dir) snprintf(err, errlen, "out of memory");
+  if (!dir || exp_mkdir_p(dir, err, errlen) != 0) {
+    *failed = true;
+    free(dir);
+    return NULL;
+  }
+  return dir;
 }
 
 /* ------------------------------------------------------------ traces */
@@ -630,6 +656,17 @@ static void finish_trace(runner *r, const exp_run *run, const char *path, bool o
     fprintf(r->o.log, "%s%s[run %u/%zu] trace in %s\n", r->pg.tty ? "\r\033[K" : "",
             r->pg.prefix, run->run, r->pg.total, path);
   }
+}
+
+/* After a run that saved its parameters into dir: says where, or removes
+ * the parts a killed run left. */
+static void finish_params(runner *r, const exp_run *run, const char *dir, bool ok) {
+  if (!dir) return;
+  const cJSON *n = exp_path_get(run->config, "cluster.nodes");
+  if (!ok) wl_params_remove_parts(dir, cJSON_IsNumber(n) ? (uint32_t)n->valuedouble : 1);
+  else if (!r->o.quiet)
+    fprintf(r->o.log, "%s%s[run %u/%zu] parameters in %s\n", r->pg.tty ? "\r\033[K" : "",
+            r->pg.prefix, run->run, r->pg.total, dir);
 }
 
 static exp_results results_of(const runner *r) {
@@ -683,12 +720,16 @@ static void reread_records(runner *r) {
 static void do_run(runner *r, const exp_run *run) {
   char *log_path = log_path_of(r, run->run);
   char *trace = trace_path_of(r, run);
+  char why[EXP_PATH_MAX + 128] = "out of memory";
+  bool bad_dir;
+  char *params = params_dir_of(r, run, &bad_dir, why, sizeof why);
   progress_begin(&r->pg, run, exp_spec_name(r->spec));
   double start = now_s();
-  outcome out = log_path && (trace || !r->o.record_trace)
-                    ? run_child(r, run, log_path, trace)
-                    : (outcome){NULL, strdup("out of memory"), false};
+  outcome out = log_path && (trace || !r->o.record_trace) && !bad_dir
+                    ? run_child(r, run, log_path, trace, params)
+                    : (outcome){NULL, strdup(why), false};
   double wall = now_s() - start;
+  if (interrupted) finish_params(r, run, params, false);
   if (interrupted) { /* its result is not the run's: nothing of it is kept */
     if (trace) wl_trace_remove_parts(trace, run_workers(run));
     if (r->pg.tty) fputs("\r\033[K", r->pg.log);
@@ -696,6 +737,7 @@ static void do_run(runner *r, const exp_run *run) {
     cJSON_Delete(out.metrics);
     free(out.error);
     free(trace);
+    free(params);
     free(log_path);
     return;
   }
@@ -708,7 +750,9 @@ static void do_run(runner *r, const exp_run *run) {
   }
   progress_end(&r->pg, out.metrics, out.error, wall);
   if (trace) finish_trace(r, run, trace, out.metrics != NULL);
+  finish_params(r, run, params, out.metrics != NULL);
   free(trace);
+  free(params);
   struct stat st;
   if (log_path && stat(log_path, &st) == 0 && st.st_size == 0) remove(log_path);
   record_run(r, run, &out);
@@ -870,8 +914,13 @@ static int follow_runs(runner *r, const exp_run_list *runs) {
     const exp_run *run = &runs->runs[i];
     if (!wanted(r, run)) continue;
     char *trace = trace_path_of(r, run); /* rank 0 merges the parts */
-    outcome out = run_child(r, run, NULL, trace);
+    char why[EXP_PATH_MAX + 128];
+    bool bad_dir;
+    char *params = params_dir_of(r, run, &bad_dir, why, sizeof why);
+    outcome out =
+        bad_dir ? (outcome){NULL, strdup(why), false} : run_child(r, run, NULL, trace, params);
     free(trace);
+    free(params);
     if (out.error && !interrupted) {
       fprintf(r->o.log, "pslab node %u: run %u failed: %s\n", r->o.node->rank, run->run,
               out.error);
