@@ -95,8 +95,11 @@ typedef struct {
   struct intent_set *intents; /* on the home: who intends it (intent.c), or NULL */
   float *value;         /* OWNED, REPLICA: value_len floats; NULL means all zero */
   float *delta;         /* REPLICA: pushes since the last sync; NULL means zero */
-  double synced_at;     /* REPLICA: when it last took part in a sync */
-  int64_t synced_clock; /* ... and the node's clock then */
+  /* REPLICA: the time (writer's node time) and the writer node's clock at
+   * which the newest delta from another node applied here was made (a
+   * DELTA's round; the owner's SYNC_REPLY); 0 until one came (replica.c). */
+  double fresh_at;
+  int64_t fresh_clock;
   pending_op *queue_head, *queue_tail;
   key_bounded *kb;      /* bounded consistency's, or NULL (clock.c) */
 } key_entry;
@@ -224,6 +227,8 @@ typedef struct {
   wakeup *wakes;         /* likewise */
   size_t n_wakes, cap_wakes;
   int error;             /* first allocation failure */
+  bool made_read;        /* made_clock holds the node's clock, read once per */
+  int64_t made_clock;    /* call for replica messages (replica.c) */
   uint64_t served_keys, served_floats; /* operations from messages applied here */
   out_msg inline_msgs[CTX_INLINE_MSGS];
   wakeup inline_wakes[CTX_INLINE_WAKES];
@@ -249,6 +254,14 @@ void ps__ctx_forward(call_ctx *c, uint32_t dst, const pending_op *op, ps_key k, 
  * was added, exactly as a ps__ctx_add per key and node would send them. Its keys
  * and values are kept once, not once per node. */
 void ps__ctx_add_all(call_ctx *c, uint8_t type, ps_key k, const float *vals, uint32_t len);
+/* A replica message's making, for its header (replica.c): the call's time
+ * in nanoseconds (request) and the node's clock, read once per call (aux). */
+uint64_t ps__made_ns(const call_ctx *c);
+uint32_t ps__made_clock(call_ctx *c);
+/* Appends like ps__ctx_add_all, the header's request and aux set (a DELTA's
+ * making time and clock, replica.c). */
+void ps__ctx_add_all_made(call_ctx *c, uint8_t type, uint64_t request, uint32_t aux, ps_key k,
+                          const float *vals, uint32_t len);
 void ps__ctx_wake(call_ctx *c, uint32_t worker, ps_ticket t);
 
 /* -------------------------------------------------------------- workers */
@@ -304,8 +317,8 @@ void ps__route_free(route_map *m);
 
 /* Ages of replica reads. */
 typedef struct {
-  _Atomic uint64_t reads, sum_ns, max_ns, sum_clocks, max_clocks;
-  _Atomic uint64_t hist[PS_STALENESS_BUCKETS];
+  _Atomic uint64_t reads, sum_ns, max_ns, sum_steps, max_steps;
+  _Atomic uint64_t hist[PS_STALENESS_BUCKETS], steps_hist[PS_STALENESS_BUCKETS];
 } staleness_counters;
 
 /* A worker's intents of one clock, for SPARSE (clock.c). */

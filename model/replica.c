@@ -21,8 +21,16 @@
  * in its node's replica); a `set` on a replica sends the pending delta and
  * then the set to the owner, in that order, so the owner ends with the set.
  *
- * Reads served by replicas record their staleness: how long ago (seconds) and
- * how many of the reader's clocks ago the replica last took part in a sync.
+ * Reads served by replicas record their staleness, the age of what the copy
+ * has not seen yet: every DELTA and SYNC_REPLY says when it was made, as the
+ * sending node's time (request, in nanoseconds) and clock (aux: the highest
+ * clock of its workers, the steps they had begun); a replica keeps the
+ * newest of these it applied (fresh_at, fresh_clock). A read at time t by a
+ * worker at clock c is stale by t - fresh_at seconds and c - fresh_clock
+ * steps (0 if negative): the sync interval, the message's latency and its
+ * queueing all count. All-reduce: the newest DELTA from any other node;
+ * through the owner: the owner's answer (its value then). A copy that no
+ * delta reached yet counts from the run's start (0).
  */
 #include "model/internal.h"
 
@@ -97,24 +105,57 @@ static void count_max(_Atomic uint64_t *c, uint64_t v, bool own) {
     atomic_store_explicit(c, v, memory_order_relaxed);
 }
 
+static unsigned steps_bucket(uint64_t steps) {
+  unsigned b = 0;
+  while (steps && b < PS_STALENESS_BUCKETS - 1) steps >>= 1, b++;
+  return b;
+}
+
 /* A read of replica e, `clock` being the reader's clock, into s (`own`: the
  * reading worker's counters, on its thread). */
 static void record_read(staleness_counters *s, bool own, const key_entry *e, int64_t clock,
                         double now) {
-  double age = now > e->synced_at ? now - e->synced_at : 0;
-  uint64_t clocks = clock > e->synced_clock ? (uint64_t)(clock - e->synced_clock) : 0;
+  double age = now > e->fresh_at ? now - e->fresh_at : 0;
+  uint64_t steps = clock != PS_CLOCK_DONE && clock > e->fresh_clock
+                       ? (uint64_t)(clock - e->fresh_clock) : 0;
   uint64_t ns = (uint64_t)llround(age * 1e9);
   count_add(&s->reads, 1, own);
   count_add(&s->sum_ns, ns, own);
-  count_add(&s->sum_clocks, clocks, own);
+  count_add(&s->sum_steps, steps, own);
   count_add(&s->hist[age_bucket(age)], 1, own);
+  count_add(&s->steps_hist[steps_bucket(steps)], 1, own);
   count_max(&s->max_ns, ns, own);
-  count_max(&s->max_clocks, clocks, own);
+  count_max(&s->max_steps, steps, own);
 }
 
 double ps_staleness_quantile(const uint64_t hist[PS_STALENESS_BUCKETS], double q) {
   int b = hist_quantile_bucket(hist, PS_STALENESS_BUCKETS, q);
   return b < 0 ? 0 : ldexp(1e-6, b); /* the bucket's upper bound */
+}
+
+double ps_staleness_steps_quantile(const uint64_t hist[PS_STALENESS_BUCKETS], double q) {
+  int b = hist_quantile_bucket(hist, PS_STALENESS_BUCKETS, q);
+  return b <= 0 ? 0 : ldexp(1, b) - 1; /* the bucket's largest count */
+}
+
+uint64_t ps__made_ns(const call_ctx *c) {
+  return c->now > 0 ? (uint64_t)llround(c->now * 1e9) : 0;
+}
+
+uint32_t ps__made_clock(call_ctx *c) {
+  if (!c->made_read) {
+    c->made_clock = atomic_load_explicit(&c->node->clock, memory_order_relaxed);
+    c->made_read = true;
+  }
+  return c->made_clock < 0 ? 0 : c->made_clock > UINT32_MAX ? UINT32_MAX
+                                                              : (uint32_t)c->made_clock;
+}
+
+/* Takes in when the delta or value m brings was made, if newer. */
+static void take_made(key_entry *e, const ps_msg *m) {
+  double at = (double)m->request * 1e-9;
+  if (at > e->fresh_at) e->fresh_at = at;
+  if ((int64_t)m->aux > e->fresh_clock) e->fresh_clock = m->aux;
 }
 
 /* ------------------------------------------------------------ serving */
@@ -221,7 +262,7 @@ static uint32_t next_sync_seq(ps_node *n) {
 
 /* Sends e's delta to every other node (all-reduce), and forgets it. */
 static void broadcast_delta(call_ctx *c, key_entry *e, ps_key k, uint32_t len) {
-  ps__ctx_add_all(c, PS_MSG_DELTA, k, e->delta, len);
+  ps__ctx_add_all_made(c, PS_MSG_DELTA, ps__made_ns(c), ps__made_clock(c), k, e->delta, len);
   if (c->node->testing_double_count && e->state == KEY_REPLICA && e->value)
     floats_add(e->value, e->delta, len);
   free(e->delta);
@@ -314,8 +355,6 @@ static bool sync_one(call_ctx *c, key_entry *e, ps_key k, ps_sync_mode mode, dou
   ps_node *n = c->node;
   uint32_t len = ps_layout_value_len(&n->layout, k);
   bool send_delta = e->delta && l2_norm(e->delta, len) >= threshold;
-  e->synced_at = c->now;
-  e->synced_clock = atomic_load(&n->clock);
   if (mode == PS_SYNC_OWNER) {
     if (e->sync_pending || e->state != KEY_REPLICA) return false;
     e->sync_seq = next_sync_seq(n);
@@ -441,8 +480,7 @@ int ps__handle_sync_reply(call_ctx *c, const ps_msg *m) {
       ps_msg_values(m, offset, e->value, len);
       for (uint32_t j = 0; e->delta && j < len; j++) e->value[j] += e->delta[j];
       e->sync_pending = 0;
-      e->synced_at = c->now;
-      e->synced_clock = atomic_load(&n->clock);
+      take_made(e, m);
       if (e->state == KEY_REPLICA_ARRIVING) {
         e->state = KEY_REPLICA;
         ps__entry_drain_queue(c, e, k);
@@ -466,7 +504,8 @@ int ps__handle_sync_reply(call_ctx *c, const ps_msg *m) {
  * to a value some other way, or be counted twice). */
 static int delta_key(call_ctx *c, const ps_msg *m, uint32_t i, key_entry *e, ps_key k,
                      const float *vals, uint32_t len) {
-  (void)c, (void)m, (void)i, (void)k;
+  (void)c, (void)i, (void)k;
+  if (e->state == KEY_REPLICA) take_made(e, m);
   if (e->state == KEY_REPLICA || e->state == KEY_OWNED)
     return add_into(&e->value, len, vals) ? PS_OK : PS_ERR_NOMEM;
   return PS_ERR_PROTOCOL;
