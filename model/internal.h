@@ -315,6 +315,17 @@ int ps__route_put(route_map *m, ps_key k, uint32_t server);
 bool ps__route_get(const route_map *m, ps_key k, uint32_t *server);
 void ps__route_free(route_map *m);
 
+/* What a node took from one sending node's DELTAs: when (its time) and at
+ * which of its clocks the newest was sent; state 0: none yet, 1: sending,
+ * 2: its last came (MADE_FINAL). */
+typedef struct {
+  double at;
+  int64_t clock;
+  uint8_t state;
+} writer_cut;
+/* A DELTA's aux when it is its sender's last (ps_node_finish). */
+#define MADE_FINAL UINT32_MAX
+
 /* Ages of replica reads. */
 typedef struct {
   _Atomic uint64_t reads, sum_ns, max_ns, sum_steps, max_steps;
@@ -495,6 +506,12 @@ struct ps_node {
   bool draining;              /* a thread is sending the queue */
   _Atomic int64_t clock; /* the highest clock of its workers */
   _Atomic uint32_t sync_seq; /* numbers this node's SYNCs */
+  /* All-reduce staleness (replica.c): per sending node, the newest DELTA
+   * taken from it (order lock), and the oldest of those of the nodes still
+   * sending, which every replica here holds every push before. */
+  writer_cut *cuts;
+  _Atomic uint64_t fresh_ns;
+  _Atomic int64_t fresh_clock;
   /* Keys replicated here, for sync rounds; under replica_lock, which is taken
    * after a stripe lock, never before one. */
   pthread_mutex_t replica_lock;

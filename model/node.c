@@ -92,7 +92,9 @@ ps_node *ps_node_new(const ps_node_config *c) {
   n->send_seq = calloc(c->layout.num_nodes, sizeof *n->send_seq);
   n->recv_seq = calloc(c->layout.num_nodes, sizeof *n->recv_seq);
   n->recv_shared = calloc(c->layout.num_nodes, sizeof *n->recv_shared);
-  if (!n->send_seq || !n->recv_seq || !n->recv_shared) {
+  n->cuts = calloc(c->layout.num_nodes, sizeof *n->cuts);
+  if (!n->send_seq || !n->recv_seq || !n->recv_shared || !n->cuts) {
+    free(n->cuts);
     free(n->send_seq);
     free((void *)n->recv_seq);
     free((void *)n->recv_shared);
@@ -152,6 +154,7 @@ void ps_node_free(ps_node *n) {
   free(n->scale);
   free(n->replica_keys);
   free(n->send_seq);
+  free(n->cuts);
   free((void *)n->recv_seq);
   free((void *)n->recv_shared);
   for (size_t i = n->outq_head; i < n->outq_len; i++) {

@@ -505,9 +505,10 @@ static const run_metric table[] = {
      "when a sync round ran", MEAN, false, 0, v_sync_rounds, NULL, NULL},
     {"staleness_mean_s", "s", "replica staleness",
      "Mean over replica reads of the age of what the replica had not applied yet: the "
-     "read's time minus the sending time of the newest delta from another node it had "
-     "applied (all-reduce: a DELTA; through the owner: the owner's SYNC_REPLY; before "
-     "any, the run's start), so the sync interval, latency and queueing all count. The "
+     "read's time minus the time it holds every other node's push before (through the "
+     "owner: when the owner sent the value it holds; all-reduce: the oldest of the "
+     "newest DELTAs from the nodes still sending; before any, the run's start), so the "
+     "sync interval, latency and queueing all count. The "
      "sending node's time: on the real backend, node clocks start at the start "
      "release, within a message's latency of each other.",
      REPLICAS, MEAN, false, SUMMARY, v_stale_mean_s, NULL, NULL},
