@@ -258,6 +258,8 @@ void ps__ctx_add_all(call_ctx *c, uint8_t type, ps_key k, const float *vals, uin
  * in nanoseconds (request) and the node's clock, read once per call (aux). */
 uint64_t ps__made_ns(const call_ctx *c);
 uint32_t ps__made_clock(call_ctx *c);
+/* A message of this type, with no keys, to every other node. */
+void ps__ctx_add_all_empty(call_ctx *c, uint8_t type, uint64_t request, uint32_t aux);
 /* Appends like ps__ctx_add_all, the header's request and aux set (a DELTA's
  * making time and clock, replica.c). */
 void ps__ctx_add_all_made(call_ctx *c, uint8_t type, uint64_t request, uint32_t aux, ps_key k,
@@ -316,15 +318,17 @@ bool ps__route_get(const route_map *m, ps_key k, uint32_t *server);
 void ps__route_free(route_map *m);
 
 /* What a node took from one sending node's DELTAs: when (its time) and at
- * which of its clocks the newest was sent; state 0: none yet, 1: sending,
- * 2: its last came (MADE_FINAL). */
+ * which of its clocks the newest was sent; state 0: none yet, or idle
+ * (MADE_IDLE), 1: sending, 2: its last came (MADE_FINAL). */
 typedef struct {
   double at;
   int64_t clock;
   uint8_t state;
 } writer_cut;
-/* A DELTA's aux when it is its sender's last (ps_node_finish). */
+/* A DELTA's aux when it is its sender's last (ps_node_finish), or, with no
+ * keys, says its sender's round found nothing to send (idle until its next). */
 #define MADE_FINAL UINT32_MAX
+#define MADE_IDLE (UINT32_MAX - 1)
 
 /* Ages of replica reads. */
 typedef struct {
@@ -510,6 +514,7 @@ struct ps_node {
    * taken from it (order lock), and the oldest of those of the nodes still
    * sending, which every replica here holds every push before. */
   writer_cut *cuts;
+  bool delta_sent;            /* the last all-reduce round sent a DELTA (order lock) */
   _Atomic uint64_t fresh_ns;
   _Atomic int64_t fresh_clock;
   /* Keys replicated here, for sync rounds; under replica_lock, which is taken

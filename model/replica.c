@@ -36,8 +36,10 @@
  *              here, for every key (channels keep their order); the node
  *              keeps the oldest of these over the nodes that have sent any
  *              and not yet their last (ps_node_finish's DELTAs say so).
- *              A node with nothing to send sends no DELTA: until it sends
- *              again, the copies count from its last one (an overstatement).
+ *              A round with nothing to send after one that sent sends an
+ *              empty DELTA (MADE_IDLE): its node is not waited for until its
+ *              next DELTA (what it pushes meanwhile counts from that one's
+ *              time, an understatement of at most an interval).
  * Before anything came, from the run's start (0); once every sender sent
  * its last, nothing is missing (0).
  */
@@ -174,6 +176,8 @@ static void take_cut(ps_node *n, const ps_msg *m) {
   writer_cut *w = &n->cuts[m->origin];
   if (m->aux == MADE_FINAL) {
     w->state = 2;
+  } else if (m->aux == MADE_IDLE && !m->key_count) {
+    if (w->state == 1) w->state = 0;
   } else if (w->state != 2) {
     w->state = 1;
     w->at = fmax(w->at, (double)m->request * 1e-9);
@@ -437,6 +441,10 @@ uint64_t ps_node_sync_replicas(ps_node *n, ps_sync_mode mode, double threshold, 
       synced += sync_one(&c, e, keys[i], mode, threshold, zeros);
     pthread_mutex_unlock(&st->lock);
   }
+  if (mode == PS_SYNC_ALLREDUCE && zeros) { /* an idle round says so, once */
+    if (!synced && n->delta_sent) ps__ctx_add_all_empty(&c, PS_MSG_DELTA, ps__made_ns(&c), MADE_IDLE);
+    n->delta_sent = synced > 0;
+  }
   ps__ctx_finish(&c);
   stat_add(&n->stats.replica_syncs, synced);
   stat_add(&n->stats.sync_rounds, 1);
@@ -497,6 +505,7 @@ void ps__replica_flush_allreduce(call_ctx *c) {
     }
     pthread_mutex_unlock(&st->lock);
   }
+  if (synced) n->delta_sent = true;
   stat_add(&n->stats.replica_syncs, synced);
   free(keys);
 }

@@ -507,7 +507,8 @@ static const run_metric table[] = {
      "Mean over replica reads of the age of what the replica had not applied yet: the "
      "read's time minus the time it holds every other node's push before (through the "
      "owner: when the owner sent the value it holds; all-reduce: the oldest of the "
-     "newest DELTAs from the nodes still sending; before any, the run's start), so the "
+     "newest DELTAs from the nodes still sending, an idle round or a node's end saying it is not; "
+     "before any, the run's start), so the "
      "sync interval, latency and queueing all count. The "
      "sending node's time: on the real backend, node clocks start at the start "
      "release, within a message's latency of each other.",

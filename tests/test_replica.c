@@ -331,10 +331,11 @@ static void test_staleness_allreduce_by_hand(void) {
   CU_ASSERT_EQUAL(ps_staleness_steps_quantile(s.staleness_steps_hist, 0.99), 7);
 }
 
-/* All-reduce: a node that sent its last deltas (ps_node_finish) leaves
- * nothing behind: node 1's reads after they came are not stale; a node that
- * has not sent any yet is not waited for. */
-static void test_staleness_allreduce_last_deltas(void) {
+/* All-reduce: a node whose round finds nothing to send after one that
+ * sent says so (an empty DELTA), and a node that sent its last deltas
+ * (ps_node_finish) leaves nothing behind: node 1's reads after either came
+ * are not stale; a node that has sent nothing yet (2) is not waited for. */
+static void test_staleness_allreduce_idle_and_last(void) {
   harness *h = make(3, 1, 16, 1, 8);
   ps_key k = FIRST;
   while (ps_layout_home(ps_node_layout(harness_node(h, 0)), k) != 0) k++;
@@ -343,24 +344,32 @@ static void test_staleness_allreduce_last_deltas(void) {
                     PS_OK);
   float one = 1, out;
   ps_ticket t;
-  CU_ASSERT_EQUAL(ps_push(harness_worker(h, 0, 0), &k, 1, &one, 1, &t, 0.001), PS_OK);
-  ps_advance_clock(harness_worker(h, 0, 0), 0.001);
+  ps_worker *w0 = harness_worker(h, 0, 0), *w1 = harness_worker(h, 1, 0);
+  CU_ASSERT_EQUAL(ps_push(w0, &k, 1, &one, 1, &t, 0.001), PS_OK);
+  ps_advance_clock(w0, 0.001);
   ps_node_sync_replicas(harness_node(h, 0), PS_SYNC_ALLREDUCE, 0, 0.002);
   harness_set_now(h, 0.003);
   harness_drain(h);
-  ps_advance_clock(harness_worker(h, 1, 0), 0.004);
-  ps_advance_clock(harness_worker(h, 1, 0), 0.004);
-  CU_ASSERT_EQUAL(ps_pull(harness_worker(h, 1, 0), &k, 1, &out, 1, &t, 0.004), PS_OK);
-  CU_ASSERT_EQUAL(ps_push(harness_worker(h, 0, 0), &k, 1, &one, 1, &t, 0.005), PS_OK);
-  ps_node_finish(harness_node(h, 0), 0.005);
-  harness_set_now(h, 0.006);
+  ps_advance_clock(w1, 0.004);
+  ps_advance_clock(w1, 0.004);
+  CU_ASSERT_EQUAL(ps_pull(w1, &k, 1, &out, 1, &t, 0.004), PS_OK); /* 2 ms, 1 step */
+  ps_node_sync_replicas(harness_node(h, 0), PS_SYNC_ALLREDUCE, 0, 0.0045); /* nothing */
+  CU_ASSERT_EQUAL(harness_in_flight(h), 2); /* an empty DELTA to nodes 1 and 2 */
+  harness_set_now(h, 0.005);
   harness_drain(h);
-  CU_ASSERT_EQUAL(ps_pull(harness_worker(h, 1, 0), &k, 1, &out, 1, &t, 0.007), PS_OK);
-  CU_ASSERT_EQUAL(out, 2.0f);
+  CU_ASSERT_EQUAL(ps_pull(w1, &k, 1, &out, 1, &t, 0.0055), PS_OK); /* 0 */
+  CU_ASSERT_EQUAL(ps_push(w0, &k, 1, &one, 1, &t, 0.006), PS_OK);
+  ps_node_sync_replicas(harness_node(h, 0), PS_SYNC_ALLREDUCE, 0, 0.006);
+  ps_node_sync_replicas(harness_node(h, 0), PS_SYNC_ALLREDUCE, 0, 0.0065); /* idle again */
+  CU_ASSERT_EQUAL(ps_push(w0, &k, 1, &one, 1, &t, 0.007), PS_OK);
+  ps_node_finish(harness_node(h, 0), 0.007);
+  harness_set_now(h, 0.0075);
+  harness_drain(h);
+  CU_ASSERT_EQUAL(ps_pull(w1, &k, 1, &out, 1, &t, 0.008), PS_OK); /* 0 */
+  CU_ASSERT_EQUAL(out, 3.0f);
   ps_node_stats s;
   ps_node_get_stats(harness_node(h, 1), &s);
-  CU_ASSERT_EQUAL(s.replica_reads, 2);
-  /* 4 - 2 ms and 2 - 1 steps (node 2 sent nothing), then nothing missing */
+  CU_ASSERT_EQUAL(s.replica_reads, 3);
   CU_ASSERT_DOUBLE_EQUAL(s.staleness_sum_s, 2e-3, 1e-12);
   CU_ASSERT_EQUAL(s.staleness_sum_steps, 1);
   harness_free(h);
@@ -401,4 +410,4 @@ PSLAB_SUITE("replica", {"copies converge through the owner", test_converge_throu
             {"staleness quantile", test_staleness_quantile},
             {"staleness by hand: all-reduce", test_staleness_allreduce_by_hand},
             {"staleness by hand: through the owner", test_staleness_owner_by_hand},
-            {"staleness after a node's last deltas", test_staleness_allreduce_last_deltas})
+            {"staleness: idle rounds and last deltas", test_staleness_allreduce_idle_and_last})
