@@ -294,7 +294,8 @@ typedef enum {
                            owner's time (ns) and aux its clock when sent */
   PS_MSG_DELTA,         /* replica -> every other node: deltas (all-reduce);
                            request and aux: the sender's time (ns) and clock,
-                           aux UINT32_MAX in its last (ps_node_finish) */
+                           aux UINT32_MAX in its last (ps_node_finish); with no
+                           keys and aux UINT32_MAX - 1: a round found nothing */
   PS_MSG_INTENT,        /* node -> home: pos[i] 1 starts, 0 stops its intent on
                            keys[i]; request carries the sender's clock, echoed */
   PS_MSG_INTENT_REPLY,  /* home -> node (START only): pos[i] is the number of
