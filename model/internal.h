@@ -95,8 +95,11 @@ typedef struct {
   struct intent_set *intents; /* on the home: who intends it (intent.c), or NULL */
   float *value;         /* OWNED, REPLICA: value_len floats; NULL means all zero */
   float *delta;         /* REPLICA: pushes since the last sync; NULL means zero */
-  double synced_at;     /* REPLICA: when it last took part in a sync */
-  int64_t synced_clock; /* ... and the node's clock then */
+  /* REPLICA: the time (writer's node time) and the writer node's clock at
+   * which the newest delta from another node applied here was made (a
+   * DELTA's round; the owner's SYNC_REPLY); 0 until one came (replica.c). */
+  double fresh_at;
+  int64_t fresh_clock;
   pending_op *queue_head, *queue_tail;
   key_bounded *kb;      /* bounded consistency's, or NULL (clock.c) */
 } key_entry;
@@ -224,6 +227,8 @@ typedef struct {
   wakeup *wakes;         /* likewise */
   size_t n_wakes, cap_wakes;
   int error;             /* first allocation failure */
+  bool made_read;        /* made_clock holds the node's clock, read once per */
+  int64_t made_clock;    /* call for replica messages (replica.c) */
   uint64_t served_keys, served_floats; /* operations from messages applied here */
   out_msg inline_msgs[CTX_INLINE_MSGS];
   wakeup inline_wakes[CTX_INLINE_WAKES];
@@ -249,6 +254,16 @@ void ps__ctx_forward(call_ctx *c, uint32_t dst, const pending_op *op, ps_key k, 
  * was added, exactly as a ps__ctx_add per key and node would send them. Its keys
  * and values are kept once, not once per node. */
 void ps__ctx_add_all(call_ctx *c, uint8_t type, ps_key k, const float *vals, uint32_t len);
+/* A replica message's making, for its header (replica.c): the call's time
+ * in nanoseconds (request) and the node's clock, read once per call (aux). */
+uint64_t ps__made_ns(const call_ctx *c);
+uint32_t ps__made_clock(call_ctx *c);
+/* A message of this type, with no keys, to every other node. */
+void ps__ctx_add_all_empty(call_ctx *c, uint8_t type, uint64_t request, uint32_t aux);
+/* Appends like ps__ctx_add_all, the header's request and aux set (a DELTA's
+ * making time and clock, replica.c). */
+void ps__ctx_add_all_made(call_ctx *c, uint8_t type, uint64_t request, uint32_t aux, ps_key k,
+                          const float *vals, uint32_t len);
 void ps__ctx_wake(call_ctx *c, uint32_t worker, ps_ticket t);
 
 /* -------------------------------------------------------------- workers */
@@ -302,10 +317,23 @@ int ps__route_put(route_map *m, ps_key k, uint32_t server);
 bool ps__route_get(const route_map *m, ps_key k, uint32_t *server);
 void ps__route_free(route_map *m);
 
+/* What a node took from one sending node's DELTAs: when (its time) and at
+ * which of its clocks the newest was sent; state 0: none yet, or idle
+ * (MADE_IDLE), 1: sending, 2: its last came (MADE_FINAL). */
+typedef struct {
+  double at;
+  int64_t clock;
+  uint8_t state;
+} writer_cut;
+/* A DELTA's aux when it is its sender's last (ps_node_finish), or, with no
+ * keys, says its sender's round found nothing to send (idle until its next). */
+#define MADE_FINAL UINT32_MAX
+#define MADE_IDLE (UINT32_MAX - 1)
+
 /* Ages of replica reads. */
 typedef struct {
-  _Atomic uint64_t reads, sum_ns, max_ns, sum_clocks, max_clocks;
-  _Atomic uint64_t hist[PS_STALENESS_BUCKETS];
+  _Atomic uint64_t reads, sum_ns, max_ns, sum_steps, max_steps;
+  _Atomic uint64_t hist[PS_STALENESS_BUCKETS], steps_hist[PS_STALENESS_BUCKETS];
 } staleness_counters;
 
 /* A worker's intents of one clock, for SPARSE (clock.c). */
@@ -482,6 +510,13 @@ struct ps_node {
   bool draining;              /* a thread is sending the queue */
   _Atomic int64_t clock; /* the highest clock of its workers */
   _Atomic uint32_t sync_seq; /* numbers this node's SYNCs */
+  /* All-reduce staleness (replica.c): per sending node, the newest DELTA
+   * taken from it (order lock), and the oldest of those of the nodes still
+   * sending, which every replica here holds every push before. */
+  writer_cut *cuts;
+  bool delta_sent;            /* the last all-reduce round sent a DELTA (order lock) */
+  _Atomic uint64_t fresh_ns;
+  _Atomic int64_t fresh_clock;
   /* Keys replicated here, for sync rounds; under replica_lock, which is taken
    * after a stripe lock, never before one. */
   pthread_mutex_t replica_lock;

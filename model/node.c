@@ -92,7 +92,9 @@ ps_node *ps_node_new(const ps_node_config *c) {
   n->send_seq = calloc(c->layout.num_nodes, sizeof *n->send_seq);
   n->recv_seq = calloc(c->layout.num_nodes, sizeof *n->recv_seq);
   n->recv_shared = calloc(c->layout.num_nodes, sizeof *n->recv_shared);
-  if (!n->send_seq || !n->recv_seq || !n->recv_shared) {
+  n->cuts = calloc(c->layout.num_nodes, sizeof *n->cuts);
+  if (!n->send_seq || !n->recv_seq || !n->recv_shared || !n->cuts) {
+    free(n->cuts);
     free(n->send_seq);
     free((void *)n->recv_seq);
     free((void *)n->recv_shared);
@@ -152,6 +154,7 @@ void ps_node_free(ps_node *n) {
   free(n->scale);
   free(n->replica_keys);
   free(n->send_seq);
+  free(n->cuts);
   free((void *)n->recv_seq);
   free((void *)n->recv_shared);
   for (size_t i = n->outq_head; i < n->outq_len; i++) {
@@ -203,19 +206,22 @@ void ps_node_get_stats(const ps_node *n, ps_node_stats *o) {
   o->bad_seals = atomic_load(&s->bad_seals);
   /* Replica reads: the node's (served from a queue) and each worker's. */
   uint64_t sum_ns = 0, max_ns = 0;
-  o->replica_reads = o->staleness_sum_clocks = o->staleness_max_clocks = 0;
+  o->replica_reads = o->staleness_sum_steps = o->staleness_max_steps = 0;
   memset(o->staleness_hist, 0, sizeof o->staleness_hist);
+  memset(o->staleness_steps_hist, 0, sizeof o->staleness_steps_hist);
   for (uint32_t w = 0; w <= n->num_workers; w++) {
     const staleness_counters *a = w < n->num_workers ? &n->workers[w].staleness : &n->staleness;
     o->replica_reads += atomic_load(&a->reads);
     sum_ns += atomic_load(&a->sum_ns);
     uint64_t m = atomic_load(&a->max_ns);
     if (m > max_ns) max_ns = m;
-    o->staleness_sum_clocks += atomic_load(&a->sum_clocks);
-    m = atomic_load(&a->max_clocks);
-    if (m > o->staleness_max_clocks) o->staleness_max_clocks = m;
-    for (unsigned i = 0; i < PS_STALENESS_BUCKETS; i++)
+    o->staleness_sum_steps += atomic_load(&a->sum_steps);
+    m = atomic_load(&a->max_steps);
+    if (m > o->staleness_max_steps) o->staleness_max_steps = m;
+    for (unsigned i = 0; i < PS_STALENESS_BUCKETS; i++) {
       o->staleness_hist[i] += atomic_load(&a->hist[i]);
+      o->staleness_steps_hist[i] += atomic_load(&a->steps_hist[i]);
+    }
   }
   o->staleness_sum_s = (double)sum_ns * 1e-9;
   o->staleness_max_s = (double)max_ns * 1e-9;
@@ -250,10 +256,13 @@ void ps_node_stats_add(ps_node_stats *sum, const ps_node_stats *s) {
   sum->replica_reads += s->replica_reads;
   sum->staleness_sum_s += s->staleness_sum_s;
   if (s->staleness_max_s > sum->staleness_max_s) sum->staleness_max_s = s->staleness_max_s;
-  sum->staleness_sum_clocks += s->staleness_sum_clocks;
-  if (s->staleness_max_clocks > sum->staleness_max_clocks)
-    sum->staleness_max_clocks = s->staleness_max_clocks;
-  for (unsigned i = 0; i < PS_STALENESS_BUCKETS; i++) sum->staleness_hist[i] += s->staleness_hist[i];
+  sum->staleness_sum_steps += s->staleness_sum_steps;
+  if (s->staleness_max_steps > sum->staleness_max_steps)
+    sum->staleness_max_steps = s->staleness_max_steps;
+  for (unsigned i = 0; i < PS_STALENESS_BUCKETS; i++) {
+    sum->staleness_hist[i] += s->staleness_hist[i];
+    sum->staleness_steps_hist[i] += s->staleness_steps_hist[i];
+  }
   sum->cache_reads += s->cache_reads;
   sum->cache_misses += s->cache_misses;
   sum->bounded_reads += s->bounded_reads;
@@ -413,7 +422,8 @@ void ps__deliver_result(call_ctx *c, const pending_op *op, ps_key k, const float
   ps_node *n = c->node;
   bool is_pull = op->type == PS_MSG_PULL;
   if (op->type == PS_MSG_SYNC) { /* a replica always wants its fresh value */
-    ps__ctx_add(c, op->origin, PS_MSG_SYNC_REPLY, op->origin, 0, 0, 0, k, op->pos, value, len);
+    ps__ctx_add(c, op->origin, PS_MSG_SYNC_REPLY, op->origin, 0, ps__made_ns(c),
+                ps__made_clock(c), k, op->pos, value, len);
     return;
   }
   if (!op->request) return; /* nobody waits (a replica's flushed delta) */

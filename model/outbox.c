@@ -171,7 +171,17 @@ void ps__ctx_add(call_ctx *c, uint32_t dst, uint8_t type, uint32_t origin, uint3
 }
 
 void ps__ctx_add_all(call_ctx *c, uint8_t type, ps_key k, const float *vals, uint32_t len) {
-  out_msg *m = find_or_add(c, ALL_OTHERS, type, c->node->id, 0, 0, 0);
+  ps__ctx_add_all_made(c, type, 0, 0, k, vals, len);
+}
+
+void ps__ctx_add_all_empty(call_ctx *c, uint8_t type, uint64_t request, uint32_t aux) {
+  if (!find_or_add(c, ALL_OTHERS, type, c->node->id, 0, request, aux) && !c->error)
+    c->error = PS_ERR_NOMEM;
+}
+
+void ps__ctx_add_all_made(call_ctx *c, uint8_t type, uint64_t request, uint32_t aux, ps_key k,
+                          const float *vals, uint32_t len) {
+  out_msg *m = find_or_add(c, ALL_OTHERS, type, c->node->id, 0, request, aux);
   if (!m) {
     if (!c->error) c->error = PS_ERR_NOMEM;
     return;

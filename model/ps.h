@@ -290,8 +290,12 @@ typedef enum {
   PS_MSG_HANDOVER,      /* home -> owner: give keys to `aux` */
   PS_MSG_TRANSFER,      /* old owner -> new owner: keys and values */
   PS_MSG_SYNC,          /* replica -> home/owner: deltas in, fresh values back */
-  PS_MSG_SYNC_REPLY,    /* owner -> replica: fresh values */
-  PS_MSG_DELTA,         /* replica -> every other node: deltas (all-reduce) */
+  PS_MSG_SYNC_REPLY,    /* owner -> replica: fresh values; request is the
+                           owner's time (ns) and aux its clock when sent */
+  PS_MSG_DELTA,         /* replica -> every other node: deltas (all-reduce);
+                           request and aux: the sender's time (ns) and clock,
+                           aux UINT32_MAX in its last (ps_node_finish); with no
+                           keys and aux UINT32_MAX - 1: a round found nothing */
   PS_MSG_INTENT,        /* node -> home: pos[i] 1 starts, 0 stops its intent on
                            keys[i]; request carries the sender's clock, echoed */
   PS_MSG_INTENT_REPLY,  /* home -> node (START only): pos[i] is the number of
@@ -883,13 +887,17 @@ typedef struct {
                                 with this run's secret) */
   uint64_t replica_syncs;    /* replica keys sent in sync rounds (SYNC, DELTA) */
   uint64_t sync_rounds;      /* ps_node_sync_replicas calls: the policy's rounds */
-  /* Staleness of reads served by replicas: how long ago, and how many of
-   * the reading worker's clocks ago, the replica last took part in a sync.
-   * hist[i] counts reads aged in [2^(i-1), 2^i) microseconds (hist[0]: < 1). */
+  /* Staleness of reads served by replicas: the age of what the copy has
+   * not seen, from when the newest delta from another node it applied was
+   * made (replica.c), in seconds and in the reading worker's steps past the
+   * writer's clock then. hist[i] counts reads aged in [2^(i-1), 2^i)
+   * microseconds (hist[0]: < 1); steps_hist[i] in [2^(i-1), 2^i) steps
+   * (steps_hist[0]: 0 steps). */
   uint64_t replica_reads;
   double staleness_sum_s, staleness_max_s;
-  uint64_t staleness_sum_clocks, staleness_max_clocks;
+  uint64_t staleness_sum_steps, staleness_max_steps;
   uint64_t staleness_hist[PS_STALENESS_BUCKETS];
+  uint64_t staleness_steps_hist[PS_STALENESS_BUCKETS];
   /* Bounded consistency: reads of keys neither owned here nor replicated
    * that the cache served (cache_reads) or that were fetched because the
    * cache had none fresh enough (cache_misses); and for every read served
@@ -906,6 +914,8 @@ typedef struct {
 /* The q-quantile (0..1) of read ages in seconds, from a histogram as above
  * (upper bucket bounds; 0 when empty). */
 double ps_staleness_quantile(const uint64_t hist[PS_STALENESS_BUCKETS], double q);
+/* The same of read staleness in steps (the bucket's largest count). */
+double ps_staleness_steps_quantile(const uint64_t hist[PS_STALENESS_BUCKETS], double q);
 
 /* Copies the node's counters into *out. */
 void ps_node_get_stats(const ps_node *node, ps_node_stats *out);

@@ -21,8 +21,27 @@
  * in its node's replica); a `set` on a replica sends the pending delta and
  * then the set to the owner, in that order, so the owner ends with the set.
  *
- * Reads served by replicas record their staleness: how long ago (seconds) and
- * how many of the reader's clocks ago the replica last took part in a sync.
+ * Reads served by replicas record their staleness, the age of what the copy
+ * has not seen yet: every DELTA and SYNC_REPLY says when it was made, as the
+ * sending node's time (request, in nanoseconds) and clock (aux: the highest
+ * clock of its workers, the steps they had begun); a replica keeps the
+ * time a copy holds every push before (fresh_at, fresh_clock). A read at
+ * time t by a worker at clock c is stale by t - fresh_at seconds and
+ * c - fresh_clock steps (0 if negative): the sync interval, the message's
+ * latency and its queueing all count.
+ *   through the owner  the owner's answer: the copy holds the owner's value
+ *              then (per key).
+ *   all-reduce a round sends every delta its node gathered, so a DELTA
+ *              from node s sent at t says every push of s's before t is
+ *              here, for every key (channels keep their order); the node
+ *              keeps the oldest of these over the nodes that have sent any
+ *              and not yet their last (ps_node_finish's DELTAs say so).
+ *              A round with nothing to send after one that sent sends an
+ *              empty DELTA (MADE_IDLE): its node is not waited for until its
+ *              next DELTA (what it pushes meanwhile counts from that one's
+ *              time, an understatement of at most an interval).
+ * Before anything came, from the run's start (0); once every sender sent
+ * its last, nothing is missing (0).
  */
 #include "model/internal.h"
 
@@ -97,24 +116,92 @@ static void count_max(_Atomic uint64_t *c, uint64_t v, bool own) {
     atomic_store_explicit(c, v, memory_order_relaxed);
 }
 
+static unsigned steps_bucket(uint64_t steps) {
+  unsigned b = 0;
+  while (steps && b < PS_STALENESS_BUCKETS - 1) steps >>= 1, b++;
+  return b;
+}
+
 /* A read of replica e, `clock` being the reader's clock, into s (`own`: the
  * reading worker's counters, on its thread). */
-static void record_read(staleness_counters *s, bool own, const key_entry *e, int64_t clock,
-                        double now) {
-  double age = now > e->synced_at ? now - e->synced_at : 0;
-  uint64_t clocks = clock > e->synced_clock ? (uint64_t)(clock - e->synced_clock) : 0;
+static void record_read(staleness_counters *s, bool own, ps_node *n, const key_entry *e,
+                        int64_t clock, double now) {
+  double fresh_at = e->fresh_at;
+  int64_t fresh_clock = e->fresh_clock;
+  if (n->replica_mode == PS_SYNC_ALLREDUCE) {
+    uint64_t ns = atomic_load_explicit(&n->fresh_ns, memory_order_relaxed);
+    fresh_at = ns == UINT64_MAX ? INFINITY : (double)ns * 1e-9;
+    fresh_clock = atomic_load_explicit(&n->fresh_clock, memory_order_relaxed);
+  }
+  double age = now > fresh_at ? now - fresh_at : 0;
+  uint64_t steps = clock != PS_CLOCK_DONE && clock > fresh_clock
+                       ? (uint64_t)(clock - fresh_clock) : 0;
   uint64_t ns = (uint64_t)llround(age * 1e9);
   count_add(&s->reads, 1, own);
   count_add(&s->sum_ns, ns, own);
-  count_add(&s->sum_clocks, clocks, own);
+  count_add(&s->sum_steps, steps, own);
   count_add(&s->hist[age_bucket(age)], 1, own);
+  count_add(&s->steps_hist[steps_bucket(steps)], 1, own);
   count_max(&s->max_ns, ns, own);
-  count_max(&s->max_clocks, clocks, own);
+  count_max(&s->max_steps, steps, own);
 }
 
 double ps_staleness_quantile(const uint64_t hist[PS_STALENESS_BUCKETS], double q) {
   int b = hist_quantile_bucket(hist, PS_STALENESS_BUCKETS, q);
   return b < 0 ? 0 : ldexp(1e-6, b); /* the bucket's upper bound */
+}
+
+double ps_staleness_steps_quantile(const uint64_t hist[PS_STALENESS_BUCKETS], double q) {
+  int b = hist_quantile_bucket(hist, PS_STALENESS_BUCKETS, q);
+  return b <= 0 ? 0 : ldexp(1, b) - 1; /* the bucket's largest count */
+}
+
+uint64_t ps__made_ns(const call_ctx *c) {
+  return c->now > 0 ? (uint64_t)llround(c->now * 1e9) : 0;
+}
+
+uint32_t ps__made_clock(call_ctx *c) {
+  if (!c->made_read) {
+    c->made_clock = atomic_load_explicit(&c->node->clock, memory_order_relaxed);
+    c->made_read = true;
+  }
+  return c->made_clock < 0 ? 0 : c->made_clock >= MADE_FINAL ? MADE_FINAL - 1
+                                                               : (uint32_t)c->made_clock;
+}
+
+/* All-reduce: takes in DELTA m's sender's cut, and publishes the oldest of
+ * the nodes still sending (order lock held). */
+static void take_cut(ps_node *n, const ps_msg *m) {
+  if (m->origin >= n->layout.num_nodes || m->origin == n->id) return;
+  writer_cut *w = &n->cuts[m->origin];
+  if (m->aux == MADE_FINAL) {
+    w->state = 2;
+  } else if (m->aux == MADE_IDLE && !m->key_count) {
+    if (w->state == 1) w->state = 0;
+  } else if (w->state != 2) {
+    w->state = 1;
+    w->at = fmax(w->at, (double)m->request * 1e-9);
+    if ((int64_t)m->aux > w->clock) w->clock = m->aux;
+  }
+  double at = INFINITY;
+  int64_t clock = INT64_MAX;
+  bool any = false;
+  for (uint32_t i = 0; i < n->layout.num_nodes; i++) {
+    if (n->cuts[i].state != 1) continue;
+    any = true;
+    at = fmin(at, n->cuts[i].at);
+    if (n->cuts[i].clock < clock) clock = n->cuts[i].clock;
+  }
+  atomic_store_explicit(&n->fresh_ns, any ? (uint64_t)llround(at * 1e9) : UINT64_MAX,
+                        memory_order_relaxed);
+  atomic_store_explicit(&n->fresh_clock, clock, memory_order_relaxed);
+}
+
+/* Takes in when the delta or value m brings was made, if newer. */
+static void take_made(key_entry *e, const ps_msg *m) {
+  double at = (double)m->request * 1e-9;
+  if (at > e->fresh_at) e->fresh_at = at;
+  if ((int64_t)m->aux > e->fresh_clock) e->fresh_clock = m->aux;
 }
 
 /* ------------------------------------------------------------ serving */
@@ -137,7 +224,7 @@ int ps__replica_apply_local(ps_worker *w, key_entry *e, ps_key k, uint8_t type, 
                             float *out, double now) {
   uint32_t len = ps_layout_value_len(&w->node->layout, k);
   if (type == PS_MSG_PULL) {
-    record_read(&w->staleness, true, e, ps_worker_clock(w), now);
+    record_read(&w->staleness, true, w->node, e, ps_worker_clock(w), now);
     if (e->value) memcpy(out, e->value, len * sizeof *out);
     else memset(out, 0, len * sizeof *out);
     return PS_OK;
@@ -152,7 +239,7 @@ void ps__replica_serve(call_ctx *c, key_entry *e, ps_key k, const pending_op *op
   uint32_t len = ps_layout_value_len(&n->layout, k);
   ps_worker *w = &n->workers[op->worker];
   if (op->type == PS_MSG_PULL) { /* on any thread: the node's counters */
-    record_read(&n->staleness, false, e, ps_worker_clock(w), c->now);
+    record_read(&n->staleness, false, n, e, ps_worker_clock(w), c->now);
     if (!e->value && !(e->value = calloc(len, sizeof *e->value))) goto oom;
     ps__deliver_result(c, op, k, e->value, len);
     return;
@@ -220,8 +307,9 @@ static uint32_t next_sync_seq(ps_node *n) {
 }
 
 /* Sends e's delta to every other node (all-reduce), and forgets it. */
-static void broadcast_delta(call_ctx *c, key_entry *e, ps_key k, uint32_t len) {
-  ps__ctx_add_all(c, PS_MSG_DELTA, k, e->delta, len);
+static void broadcast_delta(call_ctx *c, key_entry *e, ps_key k, uint32_t len, bool last) {
+  ps__ctx_add_all_made(c, PS_MSG_DELTA, ps__made_ns(c), last ? MADE_FINAL : ps__made_clock(c), k,
+                       e->delta, len);
   if (c->node->testing_double_count && e->state == KEY_REPLICA && e->value)
     floats_add(e->value, e->delta, len);
   free(e->delta);
@@ -314,8 +402,6 @@ static bool sync_one(call_ctx *c, key_entry *e, ps_key k, ps_sync_mode mode, dou
   ps_node *n = c->node;
   uint32_t len = ps_layout_value_len(&n->layout, k);
   bool send_delta = e->delta && l2_norm(e->delta, len) >= threshold;
-  e->synced_at = c->now;
-  e->synced_clock = atomic_load(&n->clock);
   if (mode == PS_SYNC_OWNER) {
     if (e->sync_pending || e->state != KEY_REPLICA) return false;
     e->sync_seq = next_sync_seq(n);
@@ -328,7 +414,7 @@ static bool sync_one(call_ctx *c, key_entry *e, ps_key k, ps_sync_mode mode, dou
     }
   } else {
     if (!send_delta) return false;
-    broadcast_delta(c, e, k, len);
+    broadcast_delta(c, e, k, len, false);
   }
   return true;
 }
@@ -354,6 +440,10 @@ uint64_t ps_node_sync_replicas(ps_node *n, ps_sync_mode mode, double threshold, 
     if (e && (e->state == KEY_REPLICA || (e->state == KEY_OWNED && e->mirror)))
       synced += sync_one(&c, e, keys[i], mode, threshold, zeros);
     pthread_mutex_unlock(&st->lock);
+  }
+  if (mode == PS_SYNC_ALLREDUCE && zeros) { /* an idle round says so, once */
+    if (!synced && n->delta_sent) ps__ctx_add_all_empty(&c, PS_MSG_DELTA, ps__made_ns(&c), MADE_IDLE);
+    n->delta_sent = synced > 0;
   }
   ps__ctx_finish(&c);
   stat_add(&n->stats.replica_syncs, synced);
@@ -381,11 +471,11 @@ void ps_node_finish(ps_node *n, double now) {
      * through its mirror to this replica too); through the owner: to it. */
     bool allreduce = n->replica_mode == PS_SYNC_ALLREDUCE;
     if (e && e->state == KEY_REPLICA && allreduce && e->delta)
-      broadcast_delta(&c, e, keys[i], len);
+      broadcast_delta(&c, e, keys[i], len, true);
     else if (e && e->state == KEY_REPLICA && !allreduce)
       flush_delta(&c, e, keys[i], len);
     else if (e && e->state == KEY_OWNED && e->mirror && e->delta)
-      broadcast_delta(&c, e, keys[i], len);
+      broadcast_delta(&c, e, keys[i], len, true);
     pthread_mutex_unlock(&st->lock);
   }
   ps__ctx_finish(&c);
@@ -410,11 +500,12 @@ void ps__replica_flush_allreduce(call_ctx *c) {
     pthread_mutex_lock(&st->lock);
     key_entry *e = stripe_find(st, keys[i]);
     if (e && e->delta && (e->state == KEY_REPLICA || (e->state == KEY_OWNED && e->mirror))) {
-      broadcast_delta(c, e, keys[i], ps_layout_value_len(&n->layout, keys[i]));
+      broadcast_delta(c, e, keys[i], ps_layout_value_len(&n->layout, keys[i]), false);
       synced++;
     }
     pthread_mutex_unlock(&st->lock);
   }
+  if (synced) n->delta_sent = true;
   stat_add(&n->stats.replica_syncs, synced);
   free(keys);
 }
@@ -441,8 +532,7 @@ int ps__handle_sync_reply(call_ctx *c, const ps_msg *m) {
       ps_msg_values(m, offset, e->value, len);
       for (uint32_t j = 0; e->delta && j < len; j++) e->value[j] += e->delta[j];
       e->sync_pending = 0;
-      e->synced_at = c->now;
-      e->synced_clock = atomic_load(&n->clock);
+      take_made(e, m);
       if (e->state == KEY_REPLICA_ARRIVING) {
         e->state = KEY_REPLICA;
         ps__entry_drain_queue(c, e, k);
@@ -481,7 +571,9 @@ static int delta_check(call_ctx *c, const ps_msg *m, uint32_t i, key_entry *e, p
 
 int ps__handle_delta(call_ctx *c, const ps_msg *m) {
   int rc = ps__msg_each_key(c, m, delta_check);
-  return rc == PS_OK ? ps__msg_each_key(c, m, delta_key) : rc;
+  if (rc == PS_OK) rc = ps__msg_each_key(c, m, delta_key);
+  if (rc == PS_OK) take_cut(c->node, m);
+  return rc;
 }
 
 /* ------------------------------------------------------------ inspection */

@@ -282,9 +282,11 @@ SCALAR_IF(v_stale_mean_s, t->nodes.replica_reads,
 SCALAR_IF(v_stale_p99_s, t->nodes.replica_reads,
           ps_staleness_quantile(t->nodes.staleness_hist, 0.99))
 SCALAR_IF(v_stale_max_s, t->nodes.replica_reads, t->nodes.staleness_max_s)
-SCALAR_IF(v_stale_mean_clocks, t->nodes.replica_reads,
-          (double)t->nodes.staleness_sum_clocks / (double)t->nodes.replica_reads)
-SCALAR_IF(v_stale_max_clocks, t->nodes.replica_reads, (double)t->nodes.staleness_max_clocks)
+SCALAR_IF(v_stale_mean_steps, t->nodes.replica_reads,
+          (double)t->nodes.staleness_sum_steps / (double)t->nodes.replica_reads)
+SCALAR_IF(v_stale_p99_steps, t->nodes.replica_reads,
+          ps_staleness_steps_quantile(t->nodes.staleness_steps_hist, 0.99))
+SCALAR_IF(v_stale_max_steps, t->nodes.replica_reads, (double)t->nodes.staleness_max_steps)
 SCALAR(v_pushed_floats, (double)t->pushed_floats)
 SCALAR_IF(v_value_sum, !t->in_transfer, t->owned_sum)
 SCALAR_IF(v_pushed_sum, t->epochs_q, t->pushed_sum)
@@ -502,19 +504,32 @@ static const run_metric table[] = {
      "deltas handed on at the run's end are not a round.",
      "when a sync round ran", MEAN, false, 0, v_sync_rounds, NULL, NULL},
     {"staleness_mean_s", "s", "replica staleness",
-     "Mean over replica reads of how long before the read the replica last took part "
-     "in a sync round.", REPLICAS, MEAN, false, SUMMARY, v_stale_mean_s, NULL, NULL},
+     "Mean over replica reads of the age of what the replica had not applied yet: the "
+     "read's time minus the time it holds every other node's push before (through the "
+     "owner: when the owner sent the value it holds; all-reduce: the oldest of the "
+     "newest DELTAs from the nodes still sending, an idle round or a node's end saying it is not; "
+     "before any, the run's start), so the "
+     "sync interval, latency and queueing all count. The "
+     "sending node's time: on the real backend, node clocks start at the start "
+     "release, within a message's latency of each other.",
+     REPLICAS, MEAN, false, SUMMARY, v_stale_mean_s, NULL, NULL},
     {"staleness_p99_s", "s", "replica staleness (p99)",
      "The 99th percentile of the same (a histogram bucket's upper bound: a power of two "
      "in microseconds).", REPLICAS, MEAN, false, 0, v_stale_p99_s, NULL, NULL},
     {"staleness_max_s", "s", "replica staleness (max)", "The largest of the same.",
      REPLICAS, MAX, false, 0, v_stale_max_s, NULL, NULL},
-    {"staleness_mean_clocks", "clocks", "replica staleness",
-     "Mean replica staleness in the reading worker's clocks.", REPLICAS, MEAN, false, 0,
-     v_stale_mean_clocks, NULL, NULL},
-    {"staleness_max_clocks", "clocks", "replica staleness (max)",
-     "The largest replica staleness in the reading worker's clocks.", REPLICAS, MAX,
-     false, 0, v_stale_max_clocks, NULL, NULL},
+    {"staleness_mean_steps", "steps", "replica staleness",
+     "Mean over replica reads of the same in worker steps: the reading worker's clock "
+     "(steps begun) minus the sending node's clock (the most steps any of its workers "
+     "had begun) when that delta was sent; 0 where the reader is behind. With workers "
+     "at one pace, the steps taken since the newest delta the read sees was sent.",
+     REPLICAS, MEAN, false, 0, v_stale_mean_steps, NULL, NULL},
+    {"staleness_p99_steps", "steps", "replica staleness (p99)",
+     "The 99th percentile of the same (a histogram bucket's largest count: one less than "
+     "a power of two; 0 for 0 steps).", REPLICAS, MEAN, false, 0, v_stale_p99_steps,
+     NULL, NULL},
+    {"staleness_max_steps", "steps", "replica staleness (max)", "The largest of the same.",
+     REPLICAS, MAX, false, 0, v_stale_max_steps, NULL, NULL},
     {"pushed_floats", "", "floats pushed",
      "Floats pushed by all workers: without real math (zipf, trace, `\"math\": \"none\"`) "
      "what every value summed must come to, since each push then adds 1.0 per float.",

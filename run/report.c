@@ -26,8 +26,8 @@
   X(local_accesses) X(remote_accesses) X(messages_sent) X(bytes_sent)        \
   X(messages_received) X(forwards) X(relocations) X(queued) X(bad_messages)  \
   X(duplicates) X(out_of_sequence) X(hop_drops) X(bad_seals)                        \
-  X(replica_syncs) X(sync_rounds) X(replica_reads) X(staleness_sum_clocks)                  \
-  X(staleness_max_clocks) X(cache_reads) X(cache_misses) X(bounded_reads)    \
+  X(replica_syncs) X(sync_rounds) X(replica_reads) X(staleness_sum_steps)                  \
+  X(staleness_max_steps) X(cache_reads) X(cache_misses) X(bounded_reads)    \
   X(bounded_staleness_sum) X(bounded_staleness_max) X(clock_messages)        \
   X(refreshes)
 #define STATS_REALS(X) X(staleness_sum_s) X(staleness_max_s)
@@ -154,6 +154,7 @@ static cJSON *stats_to_json(const ps_node_stats *s) {
   STATS_REALS(PUT)
 #undef PUT
   ok = ok && put_counts(o, "staleness_hist", s->staleness_hist, PS_STALENESS_BUCKETS) &&
+       put_counts(o, "staleness_steps_hist", s->staleness_steps_hist, PS_STALENESS_BUCKETS) &&
        put_counts(o, "bounded_staleness_hist", s->bounded_staleness_hist, PS_CLOCK_BUCKETS);
   if (!ok) cJSON_Delete(o);
   return ok ? o : NULL;
@@ -329,6 +330,8 @@ static void stats_from_json(reader *rd, const cJSON *o, ps_node_stats *s) {
 #undef GET_COUNT
 #undef GET_REAL
   get_counts(rd, o, "stats", "staleness_hist", s->staleness_hist, PS_STALENESS_BUCKETS);
+  get_counts(rd, o, "stats", "staleness_steps_hist", s->staleness_steps_hist,
+             PS_STALENESS_BUCKETS);
   get_counts(rd, o, "stats", "bounded_staleness_hist", s->bounded_staleness_hist,
              PS_CLOCK_BUCKETS);
 }

@@ -130,8 +130,9 @@ static void test_policies_differ_as_expected(void) {
   CU_ASSERT(cJSON_GetObjectItem(a, "local_ratio")->valuedouble > local[1]);
 }
 
-/* Replicas are read at most one sync interval (1/200 s) after they last took
- * part in a sync round, in simulated time. */
+/* Replica reads miss at most a sync interval (1/200 s) and a message's way
+ * (100 us of latency, a little queueing): more than the interval alone, since
+ * the latency counts, in simulated time. */
 static void test_staleness_within_sync_interval(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(first_run);
   for (int i = 4; i < 7; i++) { /* replicate, nups, adaptive */
@@ -139,8 +140,9 @@ static void test_staleness_within_sync_interval(void) {
     CU_ASSERT(cJSON_GetObjectItem(m, "replica_syncs")->valuedouble > 0);
     cJSON *max = cJSON_GetObjectItem(m, "staleness_max_s");
     CU_ASSERT_PTR_NOT_NULL_FATAL(max);
-    CU_ASSERT(max->valuedouble > 0);
-    CU_ASSERT(max->valuedouble <= 1.0 / 200 + 1e-9);
+    CU_ASSERT(max->valuedouble > 1.0 / 200);
+    CU_ASSERT(max->valuedouble <= 1.0 / 200 + 5e-4);
+    CU_ASSERT(cJSON_GetObjectItem(m, "staleness_max_steps")->valuedouble > 0);
     CU_ASSERT(cJSON_GetObjectItem(m, "staleness_p99_s")->valuedouble <= 2.0 / 200);
   }
 }
@@ -295,7 +297,7 @@ PSLAB_SUITE("integration", {"runs.jsonl has every field", test_runs_have_every_f
             {"sampling schemes in the simulator", test_sampling_schemes},
             {"every run conserves pushes", test_every_run_conserves_pushes},
             {"policies differ as expected", test_policies_differ_as_expected},
-            {"staleness stays within the sync interval", test_staleness_within_sync_interval},
+            {"staleness: a sync interval and a message's way", test_staleness_within_sync_interval},
             {"a rerun gives identical metrics", test_rerun_is_identical},
             {"shards run apart and merged are the whole", test_shards_merged_are_the_whole},
             {"metrics match the golden file", test_matches_golden})

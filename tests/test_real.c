@@ -892,6 +892,14 @@ static void check_local_run_with(const char *policy, bool relocates, const char 
   /* Rounds by steps, from the worker threads: each node's 2 x 150 steps,
    * a round every 5 of each worker's, 30 a node. */
   if (strstr(policy, "syncs_per_step")) CU_ASSERT_EQUAL(metric(m, "sync_rounds"), 3 * 30);
+  /* Replica staleness, in time and steps, through the node processes'
+   * reports (timing decides the figures: only that they hang together). */
+  if (strstr(policy, "nups")) {
+    CU_ASSERT(metric(m, "staleness_max_steps") >= 0); /* present: replicas were read */
+    CU_ASSERT(metric(m, "staleness_mean_steps") <= metric(m, "staleness_max_steps"));
+    CU_ASSERT(metric(m, "staleness_p99_steps") >= 0);
+    CU_ASSERT(metric(m, "staleness_mean_s") <= metric(m, "staleness_max_s"));
+  }
   CU_ASSERT(metric(m, "messages") > 0);
   CU_ASSERT(metric(m, "local_ratio") >= 0 && metric(m, "local_ratio") <= 1);
   CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "epoch_time_s")), 3);

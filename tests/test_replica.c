@@ -273,6 +273,122 @@ static void test_finish_allreduce_counts_once(void) {
   harness_free(h);
 }
 
+/* Staleness by hand. Node 0 owns key k; node 1 holds a replica of it. At
+ * every millisecond t = 0..11 node 0's worker pushes k and finishes its step
+ * (its clock becomes t + 1), and node 1's worker reads its replica at clock t
+ * and finishes its step. Both nodes run a sync round at 4 and 8 ms, before
+ * the steps; every message takes 1.5 ms. A read's staleness is its time
+ * minus the time the newest delta from node 0 it sees was sent, and its
+ * clock minus node 0's clock then; before any, from 0 and clock 0. */
+static void staleness_by_hand(ps_sync_mode mode, ps_node_stats *s) {
+  harness *h = make(2, 1, 16, 1, 7);
+  ps_key k = FIRST;
+  while (ps_layout_home(ps_node_layout(harness_node(h, 0)), k) != 0) k++;
+  for (uint32_t n = 0; n < 2; n++)
+    CU_ASSERT_EQUAL(ps_node_add_initial_replicas(harness_node(h, n), &k, 1, mode), PS_OK);
+  const double ms = 1e-3, latency = 1.5 * ms;
+  double due = -1; /* when the one message in flight arrives */
+  float one = 1, out;
+  ps_ticket t;
+  for (int half = 0; half < 24; half++) {
+    double now = half * 0.5 * ms;
+    if (due >= 0 && now >= due) {
+      harness_set_now(h, due);
+      CU_ASSERT_TRUE(harness_deliver_one(h));
+      due = harness_in_flight(h) ? due + latency : -1; /* the owner's answer */
+    }
+    if (half % 2) continue;
+    if (half == 8 || half == 16) {
+      for (uint32_t n = 0; n < 2; n++) ps_node_sync_replicas(harness_node(h, n), mode, 0, now);
+      CU_ASSERT_EQUAL(harness_in_flight(h), 1);
+      due = now + latency;
+    }
+    CU_ASSERT_EQUAL(ps_push(harness_worker(h, 0, 0), &k, 1, &one, 1, &t, now), PS_OK);
+    ps_advance_clock(harness_worker(h, 0, 0), now);
+    CU_ASSERT_EQUAL(ps_pull(harness_worker(h, 1, 0), &k, 1, &out, 1, &t, now), PS_OK);
+    ps_advance_clock(harness_worker(h, 1, 0), now);
+  }
+  CU_ASSERT_EQUAL(harness_in_flight(h), 0);
+  ps_node_get_stats(harness_node(h, 1), s);
+  harness_free(h);
+}
+
+/* All-reduce: node 0's DELTAs leave at 4 and 8 ms (its clock 4 and 8) and
+ * arrive at 5.5 and 9.5; node 1's own rounds (nothing to send) change
+ * nothing. Reads at t = 0..5 are t ms and t steps stale; at 6..9, t - 4; at
+ * 10 and 11, t - 8: 34 in all, 5 at most (a round of its own 0..3 ms ago is
+ * not what the replica has not seen). */
+static void test_staleness_allreduce_by_hand(void) {
+  ps_node_stats s;
+  staleness_by_hand(PS_SYNC_ALLREDUCE, &s);
+  CU_ASSERT_EQUAL(s.replica_reads, 12);
+  CU_ASSERT_DOUBLE_EQUAL(s.staleness_sum_s, 34e-3, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(s.staleness_max_s, 5e-3, 1e-12);
+  CU_ASSERT_EQUAL(s.staleness_sum_steps, 34);
+  CU_ASSERT_EQUAL(s.staleness_max_steps, 5);
+  CU_ASSERT_EQUAL(s.staleness_steps_hist[0], 1); /* 0 steps: the read at 0 */
+  CU_ASSERT_EQUAL(s.staleness_steps_hist[3], 4); /* 4 or 5 steps: the reads at 4, 5, 8, 9 */
+  CU_ASSERT_EQUAL(ps_staleness_steps_quantile(s.staleness_steps_hist, 0.99), 7);
+}
+
+/* All-reduce: a node whose round finds nothing to send after one that
+ * sent says so (an empty DELTA), and a node that sent its last deltas
+ * (ps_node_finish) leaves nothing behind: node 1's reads after either came
+ * are not stale; a node that has sent nothing yet (2) is not waited for. */
+static void test_staleness_allreduce_idle_and_last(void) {
+  harness *h = make(3, 1, 16, 1, 8);
+  ps_key k = FIRST;
+  while (ps_layout_home(ps_node_layout(harness_node(h, 0)), k) != 0) k++;
+  for (uint32_t n = 0; n < 3; n++)
+    CU_ASSERT_EQUAL(ps_node_add_initial_replicas(harness_node(h, n), &k, 1, PS_SYNC_ALLREDUCE),
+                    PS_OK);
+  float one = 1, out;
+  ps_ticket t;
+  ps_worker *w0 = harness_worker(h, 0, 0), *w1 = harness_worker(h, 1, 0);
+  CU_ASSERT_EQUAL(ps_push(w0, &k, 1, &one, 1, &t, 0.001), PS_OK);
+  ps_advance_clock(w0, 0.001);
+  ps_node_sync_replicas(harness_node(h, 0), PS_SYNC_ALLREDUCE, 0, 0.002);
+  harness_set_now(h, 0.003);
+  harness_drain(h);
+  ps_advance_clock(w1, 0.004);
+  ps_advance_clock(w1, 0.004);
+  CU_ASSERT_EQUAL(ps_pull(w1, &k, 1, &out, 1, &t, 0.004), PS_OK); /* 2 ms, 1 step */
+  ps_node_sync_replicas(harness_node(h, 0), PS_SYNC_ALLREDUCE, 0, 0.0045); /* nothing */
+  CU_ASSERT_EQUAL(harness_in_flight(h), 2); /* an empty DELTA to nodes 1 and 2 */
+  harness_set_now(h, 0.005);
+  harness_drain(h);
+  CU_ASSERT_EQUAL(ps_pull(w1, &k, 1, &out, 1, &t, 0.0055), PS_OK); /* 0 */
+  CU_ASSERT_EQUAL(ps_push(w0, &k, 1, &one, 1, &t, 0.006), PS_OK);
+  ps_node_sync_replicas(harness_node(h, 0), PS_SYNC_ALLREDUCE, 0, 0.006);
+  ps_node_sync_replicas(harness_node(h, 0), PS_SYNC_ALLREDUCE, 0, 0.0065); /* idle again */
+  CU_ASSERT_EQUAL(ps_push(w0, &k, 1, &one, 1, &t, 0.007), PS_OK);
+  ps_node_finish(harness_node(h, 0), 0.007);
+  harness_set_now(h, 0.0075);
+  harness_drain(h);
+  CU_ASSERT_EQUAL(ps_pull(w1, &k, 1, &out, 1, &t, 0.008), PS_OK); /* 0 */
+  CU_ASSERT_EQUAL(out, 3.0f);
+  ps_node_stats s;
+  ps_node_get_stats(harness_node(h, 1), &s);
+  CU_ASSERT_EQUAL(s.replica_reads, 3);
+  CU_ASSERT_DOUBLE_EQUAL(s.staleness_sum_s, 2e-3, 1e-12);
+  CU_ASSERT_EQUAL(s.staleness_sum_steps, 1);
+  harness_free(h);
+}
+
+/* Through the owner: node 1's SYNCs leave at 4 and 8 ms, the owner answers
+ * at 5.5 and 9.5 (its clock 6 and 10), the answers arrive at 7 and 11. Reads
+ * at t = 0..6 are t ms and t steps stale; at 7..10, t - 5.5 ms and t - 6
+ * steps; at 11, 1.5 ms and 1 step: 34.5 ms and 32 steps in all, 6 at most. */
+static void test_staleness_owner_by_hand(void) {
+  ps_node_stats s;
+  staleness_by_hand(PS_SYNC_OWNER, &s);
+  CU_ASSERT_EQUAL(s.replica_reads, 12);
+  CU_ASSERT_DOUBLE_EQUAL(s.staleness_sum_s, 34.5e-3, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(s.staleness_max_s, 6e-3, 1e-12);
+  CU_ASSERT_EQUAL(s.staleness_sum_steps, 32);
+  CU_ASSERT_EQUAL(s.staleness_max_steps, 6);
+}
+
 static void test_staleness_quantile(void) {
   uint64_t hist[PS_STALENESS_BUCKETS] = {0};
   CU_ASSERT_EQUAL(ps_staleness_quantile(hist, 0.99), 0);
@@ -291,4 +407,7 @@ PSLAB_SUITE("replica", {"copies converge through the owner", test_converge_throu
             {"copies converge by all-reduce", test_converge_by_allreduce},
             {"a replica reads locally", test_replica_reads_locally},
             {"replicate and drop at run time", test_replicate_and_drop_at_run_time},
-            {"staleness quantile", test_staleness_quantile})
+            {"staleness quantile", test_staleness_quantile},
+            {"staleness by hand: all-reduce", test_staleness_allreduce_by_hand},
+            {"staleness by hand: through the owner", test_staleness_owner_by_hand},
+            {"staleness: idle rounds and last deltas", test_staleness_allreduce_idle_and_last})

@@ -796,7 +796,7 @@ static void test_script_axis_units(void) {
       {"steps_per_s", 150, "set ylabel \"throughput (steps/s)\"\nyscale = 1\n"},
       {"messages", 5, "set ylabel \"messages\"\nyscale = 1\n"},
       {"messages", 3e6, "set ylabel \"messages (millions)\"\nyscale = 1e-06\n"},
-      {"staleness_mean_clocks", 3, "set ylabel \"replica staleness (clocks)\"\nyscale = 1\n"},
+      {"staleness_mean_steps", 3, "set ylabel \"replica staleness (steps)\"\nyscale = 1\n"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char *s = axis_script(cases[i].metric, cases[i].value);

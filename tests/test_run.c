@@ -76,9 +76,11 @@ static void make_reports(run_node_report r[2]) {
   r[1].stats.replica_reads = 4;
   r[1].stats.staleness_sum_s = 0.002;
   r[1].stats.staleness_max_s = 0.001;
-  r[1].stats.staleness_sum_clocks = 6;
-  r[1].stats.staleness_max_clocks = 3;
+  r[1].stats.staleness_sum_steps = 6;
+  r[1].stats.staleness_max_steps = 3;
   r[1].stats.staleness_hist[10] = 4;
+  r[1].stats.staleness_steps_hist[1] = 1; /* 1 step */
+  r[1].stats.staleness_steps_hist[2] = 3; /* 2 or 3 steps */
   r[1].throttling = true; /* a straggler on the real backend */
   r[1].throttled = 9;
   r[1].throttle_s = 0.375;
@@ -115,8 +117,9 @@ static void test_metrics_from_reports(void) {
   /* Staleness from node 1's replica reads. */
   CU_ASSERT_EQUAL(metric(m, "staleness_mean_s"), 0.0005);
   CU_ASSERT_EQUAL(metric(m, "staleness_max_s"), 0.001);
-  CU_ASSERT_EQUAL(metric(m, "staleness_mean_clocks"), 1.5);
-  CU_ASSERT_EQUAL(metric(m, "staleness_max_clocks"), 3);
+  CU_ASSERT_EQUAL(metric(m, "staleness_mean_steps"), 1.5);
+  CU_ASSERT_EQUAL(metric(m, "staleness_p99_steps"), 3);
+  CU_ASSERT_EQUAL(metric(m, "staleness_max_steps"), 3);
   CU_ASSERT_EQUAL(metric(m, "staleness_p99_s"), ps_staleness_quantile(r[1].stats.staleness_hist, 0.99));
   CU_ASSERT_EQUAL(metric(m, "bad_messages"), 2);
   CU_ASSERT_EQUAL(metric(m, "throttled_messages"), 9);
@@ -144,7 +147,7 @@ static void test_metrics_absent_when_not_applicable(void) {
   cJSON *m = run_metrics(r, 2, 0.0, NULL, err, sizeof err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   const char *absent[] = {"staleness_mean_s", "staleness_p99_s", "staleness_max_s",
-                          "staleness_mean_clocks", "staleness_max_clocks", "samples",
+                          "staleness_mean_steps", "staleness_p99_steps", "staleness_max_steps", "samples",
                           "sample_tv_distance", "sample_reuse_factor", "bad_messages",
                           "value_sum", "throttled_messages", "throttle_s"};
   for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
