@@ -11,15 +11,39 @@
 set encoding utf8
 set terminal svg size 800,786 dynamic noenhanced font "sans,12" background rgb "white"
 set output "time.svg"
-set linetype 1 linecolor rgb "#0072B2" linewidth 2 pointsize 1.2
-set linetype 2 linecolor rgb "#D55E00" linewidth 2 pointsize 1.2
-set linetype 3 linecolor rgb "#009E73" linewidth 2 pointsize 1.2
-set linetype 4 linecolor rgb "#CC79A7" linewidth 2 pointsize 1.2
-set linetype 5 linecolor rgb "#E69F00" linewidth 2 pointsize 1.2
-set linetype 6 linecolor rgb "#56B4E9" linewidth 2 pointsize 1.2
-set linetype 7 linecolor rgb "#000000" linewidth 2 pointsize 1.2
-set linetype 8 linecolor rgb "#F0E442" linewidth 2 pointsize 1.2
-set linetype cycle 8
+set linetype 1 linecolor rgb "#0072B2" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 2 linecolor rgb "#D55E00" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 3 linecolor rgb "#009E73" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 4 linecolor rgb "#CC79A7" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 5 linecolor rgb "#E69F00" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 6 linecolor rgb "#56B4E9" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 7 linecolor rgb "#000000" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 8 linecolor rgb "#F0E442" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 9 linecolor rgb "#0072B2" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 10 linecolor rgb "#D55E00" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 11 linecolor rgb "#009E73" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 12 linecolor rgb "#CC79A7" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 13 linecolor rgb "#E69F00" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 14 linecolor rgb "#56B4E9" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 15 linecolor rgb "#000000" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 16 linecolor rgb "#F0E442" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 17 linecolor rgb "#0072B2" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 18 linecolor rgb "#D55E00" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 19 linecolor rgb "#009E73" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 20 linecolor rgb "#CC79A7" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 21 linecolor rgb "#E69F00" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 22 linecolor rgb "#56B4E9" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 23 linecolor rgb "#000000" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 24 linecolor rgb "#F0E442" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 25 linecolor rgb "#0072B2" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 26 linecolor rgb "#D55E00" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 27 linecolor rgb "#009E73" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 28 linecolor rgb "#CC79A7" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 29 linecolor rgb "#E69F00" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 30 linecolor rgb "#56B4E9" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 31 linecolor rgb "#000000" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 32 linecolor rgb "#F0E442" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype cycle 32
 set title "Training time by consistency, with and without a straggler"
 set xlabel "cluster.stragglers, consistency"
 set ylabel "time (ms)"
@@ -28,12 +52,12 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"cluster.stragglers: []; consistency: model=async" 0.06868995498191767 NaN 1
-"cluster.stragglers: []; consistency: model=bsp" 0.17548354751344089 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.082397698140094372 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=3" 0.068429847018522755 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=10" 0.0676196718943391 NaN 1
-"cluster.stragglers: []; consistency: model=essp staleness=3" 0.095240459505675848 NaN 1
+"cluster.stragglers: no straggler; consistency: model=async" 0.06868995498191767 NaN 1
+"cluster.stragglers: no straggler; consistency: model=bsp" 0.17548354751344089 NaN 1
+"cluster.stragglers: no straggler; consistency: model=ssp staleness=1" 0.082397698140094372 NaN 1
+"cluster.stragglers: no straggler; consistency: model=ssp staleness=3" 0.068429847018522755 NaN 1
+"cluster.stragglers: no straggler; consistency: model=ssp staleness=10" 0.0676196718943391 NaN 1
+"cluster.stragglers: no straggler; consistency: model=essp staleness=3" 0.095240459505675848 NaN 1
 "cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=async" 0.14091871279820722 NaN 1
 "cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.27498051235761467 NaN 1
 "cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.13004418672980683 NaN 1
@@ -44,12 +68,12 @@ EOD
 set style data histogram
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
-set xtics nomirror rotate by 90 right ("cluster.stragglers: [];\nconsistency: model=async" 0, \
-  "cluster.stragglers: [];\nconsistency: model=bsp" 1, \
-  "cluster.stragglers: [];\nconsistency: model=ssp\nstaleness=1" 2, \
-  "cluster.stragglers: [];\nconsistency: model=ssp\nstaleness=3" 3, \
-  "cluster.stragglers: [];\nconsistency: model=ssp\nstaleness=10" 4, \
-  "cluster.stragglers: [];\nconsistency: model=essp\nstaleness=3" 5, \
+set xtics nomirror rotate by 90 right ("cluster.stragglers: no\nstraggler; consistency:\nmodel=async" 0, \
+  "cluster.stragglers: no\nstraggler; consistency:\nmodel=bsp" 1, \
+  "cluster.stragglers: no\nstraggler; consistency:\nmodel=ssp staleness=1" 2, \
+  "cluster.stragglers: no\nstraggler; consistency:\nmodel=ssp staleness=3" 3, \
+  "cluster.stragglers: no\nstraggler; consistency:\nmodel=ssp staleness=10" 4, \
+  "cluster.stragglers: no\nstraggler; consistency:\nmodel=essp staleness=3" 5, \
   "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=async" 6, \
   "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=bsp" 7, \
   "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=ssp\nstaleness=1" 8, \
@@ -57,7 +81,7 @@ set xtics nomirror rotate by 90 right ("cluster.stragglers: [];\nconsistency: mo
   "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=ssp\nstaleness=10" 10, \
   "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=essp\nstaleness=3" 11)
 set xrange [-0.5:11.5]
-plot $data using ($2*yscale) title "time_s"
+plot $data using ($2*yscale) linetype 1 title "time_s"
 
 # The same plot as a PNG, for documents and READMEs.
 if (strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {

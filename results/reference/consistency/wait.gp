@@ -11,15 +11,39 @@
 set encoding utf8
 set terminal svg size 800,786 dynamic noenhanced font "sans,12" background rgb "white"
 set output "wait.svg"
-set linetype 1 linecolor rgb "#0072B2" linewidth 2 pointsize 1.2
-set linetype 2 linecolor rgb "#D55E00" linewidth 2 pointsize 1.2
-set linetype 3 linecolor rgb "#009E73" linewidth 2 pointsize 1.2
-set linetype 4 linecolor rgb "#CC79A7" linewidth 2 pointsize 1.2
-set linetype 5 linecolor rgb "#E69F00" linewidth 2 pointsize 1.2
-set linetype 6 linecolor rgb "#56B4E9" linewidth 2 pointsize 1.2
-set linetype 7 linecolor rgb "#000000" linewidth 2 pointsize 1.2
-set linetype 8 linecolor rgb "#F0E442" linewidth 2 pointsize 1.2
-set linetype cycle 8
+set linetype 1 linecolor rgb "#0072B2" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 2 linecolor rgb "#D55E00" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 3 linecolor rgb "#009E73" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 4 linecolor rgb "#CC79A7" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 5 linecolor rgb "#E69F00" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 6 linecolor rgb "#56B4E9" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 7 linecolor rgb "#000000" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 8 linecolor rgb "#F0E442" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 9 linecolor rgb "#0072B2" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 10 linecolor rgb "#D55E00" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 11 linecolor rgb "#009E73" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 12 linecolor rgb "#CC79A7" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 13 linecolor rgb "#E69F00" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 14 linecolor rgb "#56B4E9" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 15 linecolor rgb "#000000" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 16 linecolor rgb "#F0E442" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 17 linecolor rgb "#0072B2" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 18 linecolor rgb "#D55E00" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 19 linecolor rgb "#009E73" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 20 linecolor rgb "#CC79A7" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 21 linecolor rgb "#E69F00" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 22 linecolor rgb "#56B4E9" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 23 linecolor rgb "#000000" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 24 linecolor rgb "#F0E442" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 25 linecolor rgb "#0072B2" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 26 linecolor rgb "#D55E00" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 27 linecolor rgb "#009E73" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 28 linecolor rgb "#CC79A7" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 29 linecolor rgb "#E69F00" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 30 linecolor rgb "#56B4E9" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 31 linecolor rgb "#000000" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 32 linecolor rgb "#F0E442" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype cycle 32
 set title "Time a worker spent blocked at the clock bound"
 set xlabel "cluster.stragglers, consistency"
 set ylabel "clock wait (ms)"
@@ -28,11 +52,11 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"cluster.stragglers: []; consistency: model=bsp" 0.106287617864889 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=1" 0.00940280508497484 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=3" 0 NaN 1
-"cluster.stragglers: []; consistency: model=ssp staleness=10" 0 NaN 1
-"cluster.stragglers: []; consistency: model=essp staleness=3" 7.51211478690326e-05 NaN 1
+"cluster.stragglers: no straggler; consistency: model=bsp" 0.106287617864889 NaN 1
+"cluster.stragglers: no straggler; consistency: model=ssp staleness=1" 0.00940280508497484 NaN 1
+"cluster.stragglers: no straggler; consistency: model=ssp staleness=3" 0 NaN 1
+"cluster.stragglers: no straggler; consistency: model=ssp staleness=10" 0 NaN 1
+"cluster.stragglers: no straggler; consistency: model=essp staleness=3" 7.51211478690326e-05 NaN 1
 "cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.19295311578823954 NaN 1
 "cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.043099657395238376 NaN 1
 "cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.043650548280531561 NaN 1
@@ -42,18 +66,18 @@ EOD
 set style data histogram
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
-set xtics nomirror rotate by 90 right ("cluster.stragglers: [];\nconsistency: model=bsp" 0, \
-  "cluster.stragglers: [];\nconsistency: model=ssp\nstaleness=1" 1, \
-  "cluster.stragglers: [];\nconsistency: model=ssp\nstaleness=3" 2, \
-  "cluster.stragglers: [];\nconsistency: model=ssp\nstaleness=10" 3, \
-  "cluster.stragglers: [];\nconsistency: model=essp\nstaleness=3" 4, \
+set xtics nomirror rotate by 90 right ("cluster.stragglers: no\nstraggler; consistency:\nmodel=bsp" 0, \
+  "cluster.stragglers: no\nstraggler; consistency:\nmodel=ssp staleness=1" 1, \
+  "cluster.stragglers: no\nstraggler; consistency:\nmodel=ssp staleness=3" 2, \
+  "cluster.stragglers: no\nstraggler; consistency:\nmodel=ssp staleness=10" 3, \
+  "cluster.stragglers: no\nstraggler; consistency:\nmodel=essp staleness=3" 4, \
   "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=bsp" 5, \
   "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=ssp\nstaleness=1" 6, \
   "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=ssp\nstaleness=3" 7, \
   "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=ssp\nstaleness=10" 8, \
   "cluster.stragglers:\n[{node=3,speed_factor=0.25}];\nconsistency: model=essp\nstaleness=3" 9)
 set xrange [-0.5:9.5]
-plot $data using ($2*yscale) title "wait_s"
+plot $data using ($2*yscale) linetype 1 title "wait_s"
 
 # The same plot as a PNG, for documents and READMEs.
 if (strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {

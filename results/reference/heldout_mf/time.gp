@@ -11,15 +11,39 @@
 set encoding utf8
 set terminal svg size 800,500 dynamic noenhanced font "sans,12" background rgb "white"
 set output "time.svg"
-set linetype 1 linecolor rgb "#0072B2" linewidth 2 pointsize 1.2
-set linetype 2 linecolor rgb "#D55E00" linewidth 2 pointsize 1.2
-set linetype 3 linecolor rgb "#009E73" linewidth 2 pointsize 1.2
-set linetype 4 linecolor rgb "#CC79A7" linewidth 2 pointsize 1.2
-set linetype 5 linecolor rgb "#E69F00" linewidth 2 pointsize 1.2
-set linetype 6 linecolor rgb "#56B4E9" linewidth 2 pointsize 1.2
-set linetype 7 linecolor rgb "#000000" linewidth 2 pointsize 1.2
-set linetype 8 linecolor rgb "#F0E442" linewidth 2 pointsize 1.2
-set linetype cycle 8
+set linetype 1 linecolor rgb "#0072B2" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 2 linecolor rgb "#D55E00" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 3 linecolor rgb "#009E73" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 4 linecolor rgb "#CC79A7" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 5 linecolor rgb "#E69F00" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 6 linecolor rgb "#56B4E9" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 7 linecolor rgb "#000000" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 8 linecolor rgb "#F0E442" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 9 linecolor rgb "#0072B2" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 10 linecolor rgb "#D55E00" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 11 linecolor rgb "#009E73" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 12 linecolor rgb "#CC79A7" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 13 linecolor rgb "#E69F00" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 14 linecolor rgb "#56B4E9" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 15 linecolor rgb "#000000" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 16 linecolor rgb "#F0E442" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 17 linecolor rgb "#0072B2" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 18 linecolor rgb "#D55E00" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 19 linecolor rgb "#009E73" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 20 linecolor rgb "#CC79A7" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 21 linecolor rgb "#E69F00" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 22 linecolor rgb "#56B4E9" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 23 linecolor rgb "#000000" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 24 linecolor rgb "#F0E442" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 25 linecolor rgb "#0072B2" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 26 linecolor rgb "#D55E00" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 27 linecolor rgb "#009E73" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 28 linecolor rgb "#CC79A7" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 29 linecolor rgb "#E69F00" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 30 linecolor rgb "#56B4E9" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 31 linecolor rgb "#000000" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 32 linecolor rgb "#F0E442" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype cycle 32
 set title "Held-out: MF with real math, 2 x 2"
 set xlabel "policy.type"
 set ylabel "time (ms)"
@@ -28,10 +52,10 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"static" 0.047799828713015705 0.00046904941188221911 3
-"relocate" 0.040363984161525916 6.4158847635876288e-05 3
-"nups" 0.03586076029128988 0.00019140727753505651 3
-"adaptive" 0.046610226900296522 0.001503728514952751 3
+"static" 0.065022103641370371 0.0018287057417022963 3
+"relocate" 0.059966649371465681 0.00048370232154842214 3
+"nups" 0.052616895492771251 0.00029585198316938133 3
+"adaptive" 0.067374114413397787 0.003510252903005549 3
 EOD
 set style data histogram
 set style histogram errorbars linewidth 1 gap 1
@@ -41,7 +65,7 @@ set xtics nomirror ("static" 0, \
   "nups" 2, \
   "adaptive" 3)
 set xrange [-0.5:3.5]
-plot $data using ($2*yscale):($3*yscale) title "time_s"
+plot $data using ($2*yscale):($3*yscale) linetype 1 title "time_s"
 
 # The same plot as a PNG, for documents and READMEs.
 if (strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {

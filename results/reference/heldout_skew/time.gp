@@ -11,15 +11,39 @@
 set encoding utf8
 set terminal svg size 800,500 dynamic noenhanced font "sans,12" background rgb "white"
 set output "time.svg"
-set linetype 1 linecolor rgb "#0072B2" linewidth 2 pointsize 1.2
-set linetype 2 linecolor rgb "#D55E00" linewidth 2 pointsize 1.2
-set linetype 3 linecolor rgb "#009E73" linewidth 2 pointsize 1.2
-set linetype 4 linecolor rgb "#CC79A7" linewidth 2 pointsize 1.2
-set linetype 5 linecolor rgb "#E69F00" linewidth 2 pointsize 1.2
-set linetype 6 linecolor rgb "#56B4E9" linewidth 2 pointsize 1.2
-set linetype 7 linecolor rgb "#000000" linewidth 2 pointsize 1.2
-set linetype 8 linecolor rgb "#F0E442" linewidth 2 pointsize 1.2
-set linetype cycle 8
+set linetype 1 linecolor rgb "#0072B2" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 2 linecolor rgb "#D55E00" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 3 linecolor rgb "#009E73" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 4 linecolor rgb "#CC79A7" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 5 linecolor rgb "#E69F00" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 6 linecolor rgb "#56B4E9" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 7 linecolor rgb "#000000" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 8 linecolor rgb "#F0E442" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 9 linecolor rgb "#0072B2" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 10 linecolor rgb "#D55E00" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 11 linecolor rgb "#009E73" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 12 linecolor rgb "#CC79A7" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 13 linecolor rgb "#E69F00" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 14 linecolor rgb "#56B4E9" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 15 linecolor rgb "#000000" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 16 linecolor rgb "#F0E442" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 17 linecolor rgb "#0072B2" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 18 linecolor rgb "#D55E00" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 19 linecolor rgb "#009E73" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 20 linecolor rgb "#CC79A7" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 21 linecolor rgb "#E69F00" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 22 linecolor rgb "#56B4E9" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 23 linecolor rgb "#000000" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 24 linecolor rgb "#F0E442" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 25 linecolor rgb "#0072B2" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 26 linecolor rgb "#D55E00" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 27 linecolor rgb "#009E73" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 28 linecolor rgb "#CC79A7" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 29 linecolor rgb "#E69F00" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 30 linecolor rgb "#56B4E9" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 31 linecolor rgb "#000000" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 32 linecolor rgb "#F0E442" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype cycle 32
 set title "Held-out: Zipf 1.2, 50 floats, no compute"
 set xlabel "cluster.nodes"
 set ylabel "time (ms)"
@@ -31,29 +55,29 @@ set yrange [0:*]
 set autoscale xfix
 set offsets graph 0.04, graph 0.04, 0, 0
 $s0 << EOD
-2 0.049034047981307317 6.3741351595255756e-05 3
-4 0.094415370489867145 0.00078514366162141963 3
+2 0.053759757149708563 9.0438611619943714e-05 3
+4 0.10769381444303328 0.00030037795599860672 3
 EOD
 $s1 << EOD
-2 0.023631976651755409 0.0040888954659425158 3
-4 0.085140425869988781 0.0040929992837099183 3
+2 0.027503577665462704 0.0069998345376120052 3
+4 0.096750565392483459 0.0054762310182698143 3
 EOD
 $s2 << EOD
-2 0.0085570885971275462 0.00083399944461312549 3
-4 0.020879255626731687 0.00090754198351491284 3
+2 0.0099311919064520374 0.0011872790771040706 3
+4 0.024203552602297125 0.0012186790737386331 3
 EOD
 $s3 << EOD
-2 0.0219611224123607 0.00069901539378452028 3
-4 0.06024792879261593 0.0010009651709853942 3
+2 0.025892051722503244 0.0019394904383726725 3
+4 0.0681221474485739 0.003112645895227052 3
 EOD
-plot $s0 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 1 title "static", \
-     $s0 using ($1*xscale):($2*yscale):($3*yscale) with yerrorbars pointtype 7 linecolor 1 notitle, \
-     $s1 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 2 title "relocate lookahead=5", \
-     $s1 using ($1*xscale):($2*yscale):($3*yscale) with yerrorbars pointtype 7 linecolor 2 notitle, \
-     $s2 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 3 title "nups hot_keys=200 lookahead=5", \
-     $s2 using ($1*xscale):($2*yscale):($3*yscale) with yerrorbars pointtype 7 linecolor 3 notitle, \
-     $s3 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 4 title "adaptive lookahead=5", \
-     $s3 using ($1*xscale):($2*yscale):($3*yscale) with yerrorbars pointtype 7 linecolor 4 notitle
+plot $s0 using ($1*xscale):($2*yscale) with linespoints linetype 1 title "static", \
+     $s0 using ($1*xscale):($2*yscale):($3*yscale) with yerrorbars linetype 1 dashtype 1 notitle, \
+     $s1 using ($1*xscale):($2*yscale) with linespoints linetype 2 title "relocate lookahead=5", \
+     $s1 using ($1*xscale):($2*yscale):($3*yscale) with yerrorbars linetype 2 dashtype 1 notitle, \
+     $s2 using ($1*xscale):($2*yscale) with linespoints linetype 3 title "nups hot_keys=200 lookahead=5", \
+     $s2 using ($1*xscale):($2*yscale):($3*yscale) with yerrorbars linetype 3 dashtype 1 notitle, \
+     $s3 using ($1*xscale):($2*yscale) with linespoints linetype 4 title "adaptive lookahead=5", \
+     $s3 using ($1*xscale):($2*yscale):($3*yscale) with yerrorbars linetype 4 dashtype 1 notitle
 
 # The same plot as a PNG, for documents and READMEs.
 if (strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {

@@ -6,28 +6,55 @@
 #   y     the mean of epoch_quality over the runs at that point
 #   ci95  half-width of the 95% confidence interval of that mean (Student's t);
 #         NaN with fewer than 2 runs
+# $ends: a row per line: its last epoch's x and y, then where its runs ended: time_s
+# (evaluation and the run's end included) and the final y, and the line type.
 #   runs  how many runs gave a value
-# The y axis shows y * yscale (quality).
+# The y axis shows y * yscale (MRR (higher is better)).
 set encoding utf8
-set terminal svg size 800,554 dynamic noenhanced font "sans,12" background rgb "white"
+set terminal svg size 810,600 dynamic noenhanced font "sans,12" background rgb "white"
 set output "quality.svg"
-set linetype 1 linecolor rgb "#0072B2" linewidth 2 pointsize 1.2
-set linetype 2 linecolor rgb "#D55E00" linewidth 2 pointsize 1.2
-set linetype 3 linecolor rgb "#009E73" linewidth 2 pointsize 1.2
-set linetype 4 linecolor rgb "#CC79A7" linewidth 2 pointsize 1.2
-set linetype 5 linecolor rgb "#E69F00" linewidth 2 pointsize 1.2
-set linetype 6 linecolor rgb "#56B4E9" linewidth 2 pointsize 1.2
-set linetype 7 linecolor rgb "#000000" linewidth 2 pointsize 1.2
-set linetype 8 linecolor rgb "#F0E442" linewidth 2 pointsize 1.2
-set linetype cycle 8
+set linetype 1 linecolor rgb "#0072B2" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 2 linecolor rgb "#D55E00" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 3 linecolor rgb "#009E73" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 4 linecolor rgb "#CC79A7" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 5 linecolor rgb "#E69F00" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 6 linecolor rgb "#56B4E9" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 7 linecolor rgb "#000000" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 8 linecolor rgb "#F0E442" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 9 linecolor rgb "#0072B2" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 10 linecolor rgb "#D55E00" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 11 linecolor rgb "#009E73" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 12 linecolor rgb "#CC79A7" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 13 linecolor rgb "#E69F00" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 14 linecolor rgb "#56B4E9" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 15 linecolor rgb "#000000" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 16 linecolor rgb "#F0E442" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 17 linecolor rgb "#0072B2" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 18 linecolor rgb "#D55E00" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 19 linecolor rgb "#009E73" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 20 linecolor rgb "#CC79A7" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 21 linecolor rgb "#E69F00" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 22 linecolor rgb "#56B4E9" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 23 linecolor rgb "#000000" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 24 linecolor rgb "#F0E442" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 25 linecolor rgb "#0072B2" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 26 linecolor rgb "#D55E00" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 27 linecolor rgb "#009E73" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 28 linecolor rgb "#CC79A7" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 29 linecolor rgb "#E69F00" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 30 linecolor rgb "#56B4E9" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 31 linecolor rgb "#000000" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 32 linecolor rgb "#F0E442" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype cycle 32
 set title "Filtered MRR against training time (4 nodes x 2 workers)"
 set xlabel "training time (s)"
-set ylabel "quality"
+set ylabel "MRR (higher is better)"
 yscale = 1
 xscale = 1
 set grid
 set key below horizontal Left reverse title "\npolicy"
-set yrange [0:*]
+# y from the data with a margin, not from 0: a quality or a loss
+set yrange [0.0035304025606153287:0.33291918566200884]
 set autoscale xfix
 set offsets graph 0.04, graph 0.04, 0, 0
 $s0 << EOD
@@ -39,29 +66,38 @@ $s1 << EOD
 1.2962973929010992 0.27496132370138 NaN 1
 EOD
 $s2 << EOD
-0.49480820601158726 0.046859445961278889 NaN 1
-0.991145149273025 0.28748363021734524 NaN 1
+0.4949400295353244 0.0445860413772931 NaN 1
+0.98874191827593561 0.29790766094024485 NaN 1
 EOD
 $s3 << EOD
-0.19807304922941457 0.019614214818942911 NaN 1
-0.39021773205627647 0.20298037231274252 NaN 1
+0.19873851071914514 0.018502619974315036 NaN 1
+0.39235765589090932 0.23306572380304078 NaN 1
 EOD
 $s4 << EOD
-0.24679140934124777 0.10845410097211942 NaN 1
-0.49852042733987073 0.12592895046359032 NaN 1
+0.24515922720000016 0.096771281246803162 NaN 1
+0.49425918271247926 0.10731234458235632 NaN 1
 EOD
-plot $s0 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 1 title "static", \
-     $s1 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 2 title "relocate lookahead=10", \
-     $s2 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 3 title "replicate hot_keys=900 syncs_per_sec=2000", \
-     $s3 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 4 title "nups hot_keys=900 lookahead=10 syncs_per_sec=2000 sampling.scheme=local", \
-     $s4 using ($1*xscale):($2*yscale) with linespoints pointtype 7 linecolor 5 title "nups hot_keys=900 lookahead=10 syncs_per_sec=2000 sampling.scheme=pool"
+$ends << EOD
+0.97238861638620777 0.31794696824830915 0.97366751701623822 0.31794696824830915 1
+1.2962973929010992 0.27496132370138 1.2977540757162211 0.27496132370138 2
+0.98874191827593561 0.29790766094024485 0.99010317279994642 0.29790766094024485 3
+0.39235765589090932 0.23306572380304078 0.39325139216000021 0.23306572380304078 4
+0.49425918271247926 0.10731234458235632 0.49526982259002472 0.10731234458235632 5
+EOD
+plot $s0 using ($1*xscale):($2*yscale) with linespoints linetype 1 title "static", \
+     $s1 using ($1*xscale):($2*yscale) with linespoints linetype 2 title "relocate lookahead=10", \
+     $s2 using ($1*xscale):($2*yscale) with linespoints linetype 3 title "replicate hot_keys=900 syncs_per_sec=2000", \
+     $s3 using ($1*xscale):($2*yscale) with linespoints linetype 4 title "nups hot_keys=900 lookahead=10 syncs_per_sec=2000 sampling.scheme=local", \
+     $s4 using ($1*xscale):($2*yscale) with linespoints linetype 5 title "nups hot_keys=900 lookahead=10 syncs_per_sec=2000 sampling.scheme=pool", \
+     $ends using ($1*xscale):($2*yscale):(($3-$1)*xscale):(($4-$2)*yscale):5 with vectors nohead dashtype 3 linecolor variable notitle, \
+     $ends using ($3*xscale):($4*yscale):5 with points pointtype 6 linecolor variable title "the run's end (time_s, evaluation included)"
 
 # The same plot as a PNG, for documents and READMEs.
 if (strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
   print "pslab: this gnuplot has no pngcairo terminal, so quality.png is not drawn (Debian's gnuplot-nox has it)"
   exit status 4
 }
-set terminal pngcairo size 800,554 noenhanced font "sans,12" background rgb "white"
+set terminal pngcairo size 810,600 noenhanced font "sans,12" background rgb "white"
 set output "quality.png"
 replot
 unset output

@@ -11,15 +11,39 @@
 set encoding utf8
 set terminal svg size 830,536 dynamic noenhanced font "sans,12" background rgb "white"
 set output "time.svg"
-set linetype 1 linecolor rgb "#0072B2" linewidth 2 pointsize 1.2
-set linetype 2 linecolor rgb "#D55E00" linewidth 2 pointsize 1.2
-set linetype 3 linecolor rgb "#009E73" linewidth 2 pointsize 1.2
-set linetype 4 linecolor rgb "#CC79A7" linewidth 2 pointsize 1.2
-set linetype 5 linecolor rgb "#E69F00" linewidth 2 pointsize 1.2
-set linetype 6 linecolor rgb "#56B4E9" linewidth 2 pointsize 1.2
-set linetype 7 linecolor rgb "#000000" linewidth 2 pointsize 1.2
-set linetype 8 linecolor rgb "#F0E442" linewidth 2 pointsize 1.2
-set linetype cycle 8
+set linetype 1 linecolor rgb "#0072B2" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 2 linecolor rgb "#D55E00" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 3 linecolor rgb "#009E73" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 4 linecolor rgb "#CC79A7" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 5 linecolor rgb "#E69F00" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 6 linecolor rgb "#56B4E9" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 7 linecolor rgb "#000000" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 8 linecolor rgb "#F0E442" linewidth 2 dashtype 1 pointtype 7 pointsize 1.2
+set linetype 9 linecolor rgb "#0072B2" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 10 linecolor rgb "#D55E00" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 11 linecolor rgb "#009E73" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 12 linecolor rgb "#CC79A7" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 13 linecolor rgb "#E69F00" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 14 linecolor rgb "#56B4E9" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 15 linecolor rgb "#000000" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 16 linecolor rgb "#F0E442" linewidth 2 dashtype 2 pointtype 5 pointsize 1.2
+set linetype 17 linecolor rgb "#0072B2" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 18 linecolor rgb "#D55E00" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 19 linecolor rgb "#009E73" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 20 linecolor rgb "#CC79A7" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 21 linecolor rgb "#E69F00" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 22 linecolor rgb "#56B4E9" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 23 linecolor rgb "#000000" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 24 linecolor rgb "#F0E442" linewidth 2 dashtype 4 pointtype 9 pointsize 1.2
+set linetype 25 linecolor rgb "#0072B2" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 26 linecolor rgb "#D55E00" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 27 linecolor rgb "#009E73" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 28 linecolor rgb "#CC79A7" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 29 linecolor rgb "#E69F00" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 30 linecolor rgb "#56B4E9" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 31 linecolor rgb "#000000" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype 32 linecolor rgb "#F0E442" linewidth 2 dashtype 5 pointtype 13 pointsize 1.2
+set linetype cycle 32
 set title "Run time by policy and sampling scheme"
 set xlabel "policy" offset 0,-2
 set ylabel "time (s)"
@@ -28,10 +52,10 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"static" 1.4069999266068787 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=naive" 1.6666541990287611 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=pool" 0.819890319999965 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=local" 1.0376827599999412 NaN 1
+"static" 1.8390617606626589 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=naive" 2.0922519599998664 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=pool" 0.94633331359995121 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=local" 1.2851832639999141 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1
@@ -41,7 +65,7 @@ set xtics nomirror ("static" 0, \
   "nups hot_keys=3272\nsyncs_per_sec=2000\nsampling.scheme=pool" 2, \
   "nups hot_keys=3272\nsyncs_per_sec=2000\nsampling.scheme=local" 3)
 set xrange [-0.5:3.5]
-plot $data using ($2*yscale) title "time_s"
+plot $data using ($2*yscale) linetype 1 title "time_s"
 
 # The same plot as a PNG, for documents and READMEs.
 if (strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
