@@ -101,7 +101,7 @@ static void compare_one(void *ctx, ps_key k, const float *value, uint32_t len, b
   check_ctx *c = ctx;
   if (owned) return;
   owner_record want = {.key = k};
-  const owner_record *r = bsearch(&want, c->recs, c->n, sizeof *r, cmp_record);
+  const owner_record *r = c->n ? bsearch(&want, c->recs, c->n, sizeof *r, cmp_record) : NULL;
   if (!r || r->len != len) return; /* synced through the owner: not comparable */
   c->max_diff = fmax(c->max_diff, relative_diff(value, c->bytes + r->at, len));
   c->checked++;
@@ -134,7 +134,7 @@ int run_replica_check(run_node_report *rep, ps_node *core, const uint8_t *owned,
   check_ctx c = {.bytes = owned};
   int rc = read_records(&c, owned, len);
   if (rc == PS_OK) {
-    qsort(c.recs, c.n, sizeof *c.recs, cmp_record);
+    if (c.n) qsort(c.recs, c.n, sizeof *c.recs, cmp_record);
     ps_node_each_replicated(core, compare_one, &c);
     rep->replica_max_diff = c.max_diff;
     rep->replicas_checked = c.checked;

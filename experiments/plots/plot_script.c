@@ -429,7 +429,7 @@ static void script_one_x(exp_buf *b, double x, bool logx) {
 
 static void script_lines(exp_buf *b, exp_plot_data *d, const exp_plot *p,
                          double xscale, bool intervals, double top) {
-  qsort(d->cells, d->n_cells, sizeof *d->cells, by_series_then_x);
+  if (d->n_cells) qsort(d->cells, d->n_cells, sizeof *d->cells, by_series_then_x);
   double x;
   if (p->logx)
     script_log_x_tics(b, d, xscale);
