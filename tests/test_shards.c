@@ -356,6 +356,13 @@ static void test_resume_after_a_kill(void) {
 /* Interrupted again after a resume: the last line counts the runs really
  * in runs.jsonl, those kept from before the resume as well as this one's. */
 static void test_interrupted_resume_counts_the_runs_kept(void) {
+#if defined(__SANITIZE_THREAD__)
+  /* ThreadSanitizer defers a signal's handler while the thread is in an
+   * intercepted blocking call: the runner, blocked reading its child's pipe
+   * (SA_RESTART), would never pass the SIGINT on, and the child waits for it
+   * forever. The same reason disables it_signals there (tests/CMakeLists.txt). */
+  return;
+#endif
   exp_spec *spec = five_runs();
   char *dir = unit_temp_dir(), *log = NULL;
   reset_stand_in(dir);
