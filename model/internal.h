@@ -514,6 +514,8 @@ struct ps_node {
    * taken from it (order lock), and the oldest of those of the nodes still
    * sending, which every replica here holds every push before. */
   writer_cut *cuts;
+  double cut_min_at;          /* the oldest sending cut, as last published (order lock) */
+  int64_t cut_min_clock;
   bool delta_sent;            /* the last all-reduce round sent a DELTA (order lock) */
   _Atomic uint64_t fresh_ns;
   _Atomic int64_t fresh_clock;

@@ -174,6 +174,7 @@ uint32_t ps__made_clock(call_ctx *c) {
 static void take_cut(ps_node *n, const ps_msg *m) {
   if (m->origin >= n->layout.num_nodes || m->origin == n->id) return;
   writer_cut *w = &n->cuts[m->origin];
+  writer_cut old = *w;
   if (m->aux == MADE_FINAL) {
     w->state = 2;
   } else if (m->aux == MADE_IDLE && !m->key_count) {
@@ -183,6 +184,11 @@ static void take_cut(ps_node *n, const ps_msg *m) {
     w->at = fmax(w->at, (double)m->request * 1e-9);
     if ((int64_t)m->aux > w->clock) w->clock = m->aux;
   }
+  /* A sending node's cut only grows: the oldest moves only when the node
+   * that held it moved, or a node began or stopped sending. Else nothing to
+   * rescan (a scan per DELTA would cost every node's count per message). */
+  if (old.state == 1 && w->state == 1 && old.at > n->cut_min_at && old.clock > n->cut_min_clock)
+    return;
   double at = INFINITY;
   int64_t clock = INT64_MAX;
   bool any = false;
@@ -192,6 +198,8 @@ static void take_cut(ps_node *n, const ps_msg *m) {
     at = fmin(at, n->cuts[i].at);
     if (n->cuts[i].clock < clock) clock = n->cuts[i].clock;
   }
+  n->cut_min_at = at;
+  n->cut_min_clock = clock;
   atomic_store_explicit(&n->fresh_ns, any ? (uint64_t)llround(at * 1e9) : UINT64_MAX,
                         memory_order_relaxed);
   atomic_store_explicit(&n->fresh_clock, clock, memory_order_relaxed);
