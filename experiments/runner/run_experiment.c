@@ -561,6 +561,21 @@ int exp_run_probe(const exp_spec *spec, const exp_run *run, double budget_s,
   return rc;
 }
 
+/* A whole simulated run for a search (`pslab advise`): as a probe, but its
+ * metrics handed back. */
+cJSON *exp_run_simulated(const exp_spec *spec, const exp_run *run, double timeout_s,
+                         char *err, size_t errlen) {
+  size_t n_backends;
+  const exp_backend *backends = exp_backends(&n_backends);
+  child_job job = {.spec = spec, .run = run, .backends = backends, .n_backends = n_backends,
+                   .want_progress = false, .timeout_s = timeout_s, .backend = "sim"};
+  progress pg = {.quiet = true, .started = now_s()};
+  outcome out = run_in_child(&job, &pg, "/dev/null");
+  if (!out.metrics) snprintf(err, errlen, "%s", out.error ? out.error : "the run failed");
+  free(out.error);
+  return out.metrics;
+}
+
 /* ----------------------------------------------------------- runner */
 
 typedef struct {

@@ -79,4 +79,11 @@ typedef struct {
 int exp_run_probe(const exp_spec *spec, const exp_run *run, double budget_s,
                   exp_probe_fn on_report, void *ctx, exp_probe_result *res);
 
+/* Runs run in a forked child on the simulator, its output thrown away, for
+ * at most timeout_s seconds of wall time (0: no limit): its metrics (caller
+ * frees), or NULL with the reason in err ("timed out after N s", the
+ * backend's error). */
+cJSON *exp_run_simulated(const exp_spec *spec, const exp_run *run, double timeout_s,
+                         char *err, size_t errlen);
+
 #endif

@@ -1,0 +1,217 @@
+/*
+ * experiments/advise/: `pslab advise`, what its files share. The command
+ * (advise_command.c) builds a set of candidates from a spec's workload and
+ * cluster (candidates.c), ranks them by simulating prefixes of the run in
+ * rounds of successive halving (halving.c, with the simulator as the
+ * evaluator in evaluate.c), writes the results directory and the
+ * recommendation (report.c), and may confirm the top candidates on the real
+ * backend (confirm.c). docs/advise.md says what it does and why.
+ *
+ * Not a door: only the files of this room (and their tests) include it;
+ * the command's entry, exp_advise, is declared in experiments/experiment.h.
+ */
+#ifndef PSLAB_EXPERIMENTS_ADVISE_H
+#define PSLAB_EXPERIMENTS_ADVISE_H
+
+#include "experiments/runner/runner.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ------------------------------------------------- candidates.c */
+
+/* One way of running the spec's workload on its cluster: a whole spec
+ * (no sweep, one repeat) with its policy, consistency and cluster roles
+ * set. */
+typedef struct {
+  char *label;   /* "relocate lookahead=100", "static partition=range, ssp staleness=4" */
+  cJSON *spec;   /* owned */
+  const char *origin; /* "pslab", "spec" (the spec's own policy and sweep), "file" */
+} adv_candidate;
+
+typedef struct {
+  adv_candidate *items;
+  size_t count, cap;
+  cJSON *skipped; /* [{"label", "reason"}]: candidates the spec's checks refused */
+} adv_candidates;
+
+/* What building a candidate set works from. */
+typedef struct {
+  const char *file, *base_dir; /* the spec's, for its checks */
+  const cJSON *spec;           /* the spec as given (after --set) */
+  cJSON *base;                 /* the spec without sweep, plots, repeats, policy */
+  double nodes, workers_per_node, servers; /* the spec's cluster (servers 0: not given) */
+  double steps;                /* workload.steps_per_worker, or 0 */
+  bool quality;                /* the workload measures a quality */
+} adv_build;
+
+/* Whether spec passes the checks of a spec file; the first reason in why. */
+bool adv_spec_ok(const cJSON *spec, const char *file, const char *base_dir, char *why,
+                 size_t whylen);
+/* Adds spec (taken) as a candidate labelled label, unless the checks
+ * refuse it (then it goes to c->skipped) or an equal one is there. */
+void adv_candidate_add(adv_candidates *c, const adv_build *b, cJSON *spec, const char *label,
+                       const char *origin);
+/* "relocate lookahead=100" for a policy object, into b. */
+void adv_policy_label(const cJSON *policy, exp_buf *b);
+/* A candidate's label: its policy, then what differs from the spec's
+ * consistency, workers per node and servers. */
+void adv_choice_label(const cJSON *cand, const adv_build *b, exp_buf *out);
+/* pslab's own candidates (candidate_sets.c; docs/advise.md, "The
+ * candidates"). */
+void adv_add_pslab_set(adv_candidates *c, const adv_build *b);
+/* The spec's own policy and the points of its sweep over choices, and
+ * those of a --candidates file (candidates.c). */
+void adv_add_spec_set(adv_candidates *c, const adv_build *b);
+int adv_add_file_set(adv_candidates *c, const adv_build *b, const char *path,
+                     exp_errors *errs);
+/* The base every candidate starts from (the spec without sweep, plots,
+ * repeats and policy). Caller deletes. */
+cJSON *adv_base_of(const cJSON *spec);
+
+/* The candidate set of spec (the spec file's JSON, after --set; file and
+ * base_dir as exp_spec_parse takes them): pslab's own (docs/advise.md,
+ * "The candidates"), the spec's policy and the points of its sweep over
+ * policy, consistency, cluster.workers_per_node and cluster.servers, and
+ * those of cand_file (NULL: none). Each is checked as a spec would be;
+ * those refused go to out->skipped. 0, or -1 with messages in errs naming
+ * the field (no candidate applies; a bad cand_file). Release with
+ * adv_candidates_free. */
+int adv_candidates_build(const cJSON *spec, const char *file, const char *base_dir,
+                         const char *cand_file, adv_candidates *out, exp_errors *errs);
+void adv_candidates_free(adv_candidates *c);
+/* The hot-key counts worth trying for a workload: the counts of hottest
+ * keys that serve 50%, 80% and 95% of the accesses of sample streams
+ * (distinct, increasing), into counts (room for 3); how many. 0 when the
+ * workload cannot be made or accesses no key. */
+size_t adv_hot_key_counts(const cJSON *workload, uint32_t nodes, uint32_t workers_per_node,
+                          const char *base_dir, uint64_t counts[3]);
+
+/* --------------------------------------------------- halving.c */
+
+/* What an evaluation of a candidate on a prefix of the run says. */
+typedef struct {
+  double value;    /* the metric's estimate for the whole run (lower is better) */
+  bool bound;      /* the target quality was not reached in the prefix: value is
+                      only a lower bound, and `behind` ranks it */
+  double behind;   /* with bound: how far from the target (lower is better) */
+  double fraction; /* the share of the run the prefix really was (0, 1] */
+  double cost_s;   /* the wall time the evaluation took */
+  cJSON *detail;   /* metrics to record (taken by the search), or NULL */
+} adv_score;
+
+/* Evaluates candidate `cand` on a prefix of about `fraction` of the run,
+ * within timeout_s seconds of wall time. 0, or -1 with a message (the
+ * candidate is then dropped). */
+typedef int (*adv_eval_fn)(void *ctx, size_t cand, double fraction, double timeout_s,
+                           adv_score *out, char *err, size_t errlen);
+
+typedef struct {
+  size_t n;          /* candidates */
+  double budget_s;   /* wall seconds the evaluations may take in all */
+  double first_fraction; /* 0: 2^-(rounds - 1), the last round at the whole run */
+  adv_eval_fn eval;
+  void *ctx;
+  FILE *log;         /* a line per round; NULL: none */
+} adv_search;
+
+typedef struct {
+  size_t n;           /* candidates */
+  cJSON *evaluations; /* [{"round", "candidate", "fraction", "value", "bound",
+                          "behind", "cost_s", "metrics"}], in the order they ran */
+  size_t *order;      /* candidates best first (the failed ones last) */
+  adv_score *last;    /* each candidate's last score (fraction 0: never or failed) */
+  double *spread;     /* each candidate's extrapolation error: the relative change
+                         of its estimate between its last two rounds (0 from the
+                         whole run; NaN with one round only) */
+  int *round;         /* the last round each candidate took part in (-1: none) */
+  size_t rounds;      /* rounds done */
+  double spent_s;     /* wall time the evaluations took */
+  char stop[160];     /* why the search ended */
+} adv_result;
+
+/* Successive halving: every candidate on the first prefix, then the better
+ * half (rounded up) on a prefix twice as long, and so on until the whole
+ * run, until the budget cannot pay for the next round (its cost predicted
+ * from the last), or one candidate leads the others by more than their
+ * estimates' extrapolation errors. 0 with r filled (release with
+ * adv_result_free), or -1 with a message: no candidate, a budget of 0 or
+ * one too small for the first round (the message says how much one round
+ * needs), every candidate failed. */
+int adv_halving(const adv_search *s, adv_result *r, char *err, size_t errlen);
+void adv_result_free(adv_result *r);
+/* Whether score a ranks before b. */
+bool adv_score_better(const adv_score *a, const adv_score *b);
+
+/* --------------------------------------------------- evaluate.c */
+
+/* The metric a search ranks by. */
+typedef struct {
+  const char *name;   /* "time_s", "time_to_quality_s", "bytes", "messages" */
+  bool to_quality;    /* time_to_quality_s: a prefix may not reach the target */
+  bool higher_better; /* the quality's direction (to_quality) */
+  double target;      /* the target quality (to_quality) */
+} adv_metric;
+
+/* Whether name is a metric advise can rank by (those above). */
+bool adv_metric_known(const char *name);
+
+typedef struct {
+  const adv_candidates *cands;
+  const char *file, *base_dir; /* the spec's, for exp_spec_parse */
+  adv_metric metric;
+} adv_sim_ctx;
+
+/* An adv_eval_fn: ctx is an adv_sim_ctx; the candidate's spec with its
+ * workload cut to the prefix (adv_prefix) run on the simulator in a child. */
+int adv_sim_eval(void *ctx, size_t cand, double fraction, double timeout_s, adv_score *out,
+                 char *err, size_t errlen);
+/* The spec cut to about `fraction` of its run: workload.steps_per_worker (at
+ * least EXP_ADVISE_MIN_STEPS) or workload.epochs (at least 1) scaled; the
+ * share it really is in *got (1 when neither field can be cut). Caller
+ * deletes. */
+cJSON *adv_prefix(const cJSON *spec, double fraction, double *got);
+#define EXP_ADVISE_MIN_STEPS 20
+
+/* ----------------------------------------------------- report.c */
+
+/* The recommendation: ranked rows, the margin and the error it is held to. */
+typedef struct {
+  const adv_candidates *cands;
+  const adv_result *res;
+  adv_metric metric;
+  double target;          /* the target quality (to_quality), else NaN */
+  const char *target_from; /* "the spec", "the best static run's final quality" */
+  double error;           /* the simulator's error used (0.28) */
+  char error_from[200];   /* where that figure comes from */
+  double budget_s;
+} adv_report;
+
+/* The ranking records, one per candidate best first: {"kind": "rank",
+ * "rank", "candidate", "label", "value", "low", "high", "bound",
+ * "fraction", "round"}; and the margin between the first and the second in
+ * *margin (NaN below 2 ranked). Caller deletes. */
+cJSON *adv_ranking(const adv_report *rp, double *margin);
+/* The table and the lines after it (margin, warning) on f. */
+void adv_print(FILE *f, const adv_report *rp, const cJSON *ranking, double margin);
+/* Writes DIR/advise.jsonl (candidates, skipped, evaluations, ranking,
+ * summary, and extra records: confirmation), DIR/advise.txt (the table),
+ * DIR/winner.json and DIR/search.gp (drawn as search.svg and .png when
+ * gnuplot is there). 0, or -1 with a message on log. */
+int adv_write(const char *dir, const adv_report *rp, const cJSON *extra, const char *gnuplot,
+              FILE *log);
+/* The gnuplot script of the search: every evaluation's estimate against
+ * its round, a colour per candidate of the last round. NULL on no data. */
+char *adv_search_script(const adv_report *rp, const char *experiment);
+
+/* ---------------------------------------------------- confirm.c */
+
+/* Runs the top n of ranking on the real backend (one process per node on
+ * loopback, as `pslab run --backend real`) into DIR/confirm/, and says
+ * whether their real order is the simulated one: {"kind": "confirm",
+ * "candidates": [{"label", "sim", "real"}], "held", "calibrated", "note"}.
+ * NULL with a message on log when a run failed. */
+cJSON *adv_confirm(const adv_report *rp, const cJSON *ranking, uint32_t n, const char *dir,
+                   FILE *out, FILE *log);
+
+#endif

@@ -1,0 +1,135 @@
+/*
+ * The simulator as advise's evaluator: a candidate's spec cut to a prefix
+ * of its run (fewer steps per worker, or fewer epochs), checked as any spec
+ * and run in a forked child on the simulator (the runner's
+ * exp_run_simulated), its metric read back and extrapolated to the whole
+ * run. Times, bytes and messages grow with the steps, so a prefix's value
+ * over the share of the run it is estimates the whole (exactly, for the
+ * whole run). Time to quality is not extrapolated: a prefix that reaches
+ * the target gives the exact time (the prefix is the run's beginning,
+ * deterministic for the seed); one that does not gives a lower bound, and
+ * ranks by how far its quality is from the target.
+ */
+#include "experiments/advise/advise.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const known_metrics[] = {"time_s", "time_to_quality_s", "bytes",
+                                            "messages"};
+
+bool adv_metric_known(const char *name) {
+  for (size_t i = 0; i < sizeof known_metrics / sizeof known_metrics[0]; i++)
+    if (strcmp(name, known_metrics[i]) == 0) return true;
+  return false;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Replaces the number at workload.<field> by v. */
+static void set_number(cJSON *workload, const char *field, double v) {
+  cJSON *n = cJSON_CreateNumber(v);
+  if (n && !cJSON_ReplaceItemInObjectCaseSensitive(workload, field, n)) cJSON_Delete(n);
+}
+
+cJSON *adv_prefix(const cJSON *spec, double fraction, double *got) {
+  cJSON *out = cJSON_Duplicate(spec, true);
+  cJSON *wl = cJSON_GetObjectItemCaseSensitive(out, "workload");
+  const cJSON *steps = cJSON_GetObjectItemCaseSensitive(wl, "steps_per_worker");
+  const cJSON *epochs = cJSON_GetObjectItemCaseSensitive(wl, "epochs");
+  *got = 1;
+  if (!out || fraction >= 1) return out;
+  if (cJSON_IsNumber(steps) && steps->valuedouble > EXP_ADVISE_MIN_STEPS) {
+    double full = steps->valuedouble;
+    double cut = fmax(EXP_ADVISE_MIN_STEPS, ceil(full * fraction));
+    if (cut < full) set_number(wl, "steps_per_worker", cut);
+    *got = fmin(1, cut / full);
+  } else if (cJSON_IsNumber(epochs) && epochs->valuedouble > 1) {
+    double full = epochs->valuedouble;
+    double cut = fmax(1, round(full * fraction));
+    if (cut < full) set_number(wl, "epochs", cut);
+    *got = fmin(1, cut / full);
+  }
+  return out;
+}
+
+/* The number metric `name` of m, or NaN. */
+static double metric_of(const cJSON *m, const char *name) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, name);
+  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* The metrics kept with an evaluation's record. */
+static cJSON *detail_of(const cJSON *m, const char *metric) {
+  static const char *const keep[] = {"time_s", "steps_per_s", "local_ratio", "bytes",
+                                     "messages", "quality", "time_to_quality_s"};
+  cJSON *d = cJSON_CreateObject();
+  for (size_t i = 0; d && i < sizeof keep / sizeof keep[0]; i++) {
+    double v = metric_of(m, keep[i]);
+    if (isfinite(v)) cJSON_AddNumberToObject(d, keep[i], v);
+  }
+  double v = metric_of(m, metric);
+  if (d && isfinite(v) && !cJSON_GetObjectItemCaseSensitive(d, metric))
+    cJSON_AddNumberToObject(d, metric, v);
+  return d;
+}
+
+/* The score of a prefix's metrics m. 0, or -1 when the metric is missing. */
+static int score_of(const adv_metric *mt, const cJSON *m, double got, adv_score *out,
+                    char *err, size_t errlen) {
+  out->fraction = got;
+  if (mt->to_quality) {
+    double ttq = metric_of(m, "time_to_quality_s"), q = metric_of(m, "quality");
+    double target = mt->target;
+    out->bound = !isfinite(ttq);
+    out->value = out->bound ? metric_of(m, "time_s") : ttq;
+    if (out->bound) {
+      double gap = mt->higher_better ? target - q : q - target;
+      out->behind = isfinite(gap) ? gap : INFINITY;
+    }
+    return 0;
+  }
+  double v = metric_of(m, mt->name);
+  if (!isfinite(v)) {
+    snprintf(err, errlen, "the run has no %s", mt->name);
+    return -1;
+  }
+  out->value = v / got;
+  return 0;
+}
+
+int adv_sim_eval(void *ctx, size_t cand, double fraction, double timeout_s, adv_score *out,
+                 char *err, size_t errlen) {
+  const adv_sim_ctx *x = ctx;
+  double started = now_s(), got = 1;
+  cJSON *cut = adv_prefix(x->cands->items[cand].spec, fraction, &got);
+  char *text = cut ? cJSON_PrintUnformatted(cut) : NULL;
+  cJSON_Delete(cut);
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *spec = text ? exp_spec_parse(text, strlen(text), x->file, x->base_dir, NULL, 0,
+                                         &e) : NULL;
+  free(text);
+  int rc = -1;
+  if (!spec) {
+    snprintf(err, errlen, "%s", e.count ? e.lines[0] : "out of memory");
+  } else {
+    cJSON *m = exp_run_simulated(spec, &exp_spec_runs(spec)->runs[0], timeout_s, err,
+                                 errlen);
+    if (m && score_of(&x->metric, m, got, out, err, errlen) == 0) {
+      out->detail = detail_of(m, x->metric.name);
+      rc = 0;
+    }
+    cJSON_Delete(m);
+  }
+  exp_spec_free(spec);
+  exp_errors_free(&e);
+  out->cost_s = now_s() - started;
+  return rc;
+}

@@ -1,0 +1,269 @@
+/*
+ * Successive halving under a budget of wall time (Jamieson and Talwalkar's
+ * scheme, as Hyperband runs it once): every candidate is evaluated on a
+ * short prefix of the run, the better half (rounded up, at least two) goes
+ * on to a prefix twice as long, and so on; the last round is the whole run.
+ * The first prefix is chosen so that the whole run is reached with two
+ * candidates left. The search ends early when the next round's cost,
+ * predicted from each survivor's last cost scaled by the longer prefix,
+ * exceeds what is left of the budget, or when the leader is ahead of every
+ * other survivor by more than both estimates' extrapolation errors (the
+ * relative change of each estimate between its last two rounds: an
+ * estimate that still moves as the prefix doubles is not trusted further
+ * than it moved). The evaluator is a callback, so that tests can drive the
+ * search with made-up values and costs.
+ */
+#include "experiments/advise/advise.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool adv_score_better(const adv_score *a, const adv_score *b) {
+  if (a->bound != b->bound) return !a->bound;
+  if (a->bound && a->behind != b->behind) return a->behind < b->behind;
+  return a->value < b->value;
+}
+
+void adv_result_free(adv_result *r) {
+  cJSON_Delete(r->evaluations);
+  free(r->order);
+  free(r->last);
+  free(r->spread);
+  free(r->round);
+  *r = (adv_result){0};
+}
+
+/* Rounds of n candidates: one, then one per halving down to two. */
+static size_t rounds_for(size_t n) {
+  size_t h = 0;
+  for (size_t m = n; m > 2; m = (m + 1) / 2) h++;
+  return h + 1;
+}
+
+/* Sorts idx[0..m) by the scores sc[idx] (insertion sort: stable, and a
+ * search has at most a few hundred candidates). */
+static void sort_by(size_t *idx, size_t m, const adv_score *sc) {
+  for (size_t i = 1; i < m; i++) {
+    size_t v = idx[i], j = i;
+    while (j > 0 && adv_score_better(&sc[v], &sc[idx[j - 1]])) {
+      idx[j] = idx[j - 1];
+      j--;
+    }
+    idx[j] = v;
+  }
+}
+
+static void record(adv_result *r, size_t round, size_t cand, double fraction,
+                   const adv_score *sc, const char *error) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "round", (double)round);
+  cJSON_AddNumberToObject(o, "candidate", (double)cand);
+  cJSON_AddNumberToObject(o, "fraction", fraction);
+  if (error) {
+    cJSON_AddStringToObject(o, "error", error);
+  } else {
+    cJSON_AddNumberToObject(o, "prefix", sc->fraction);
+    cJSON_AddNumberToObject(o, "value", sc->value);
+    cJSON_AddBoolToObject(o, "bound", sc->bound);
+    if (sc->bound) cJSON_AddNumberToObject(o, "behind", sc->behind);
+    if (sc->detail) cJSON_AddItemToObject(o, "metrics", cJSON_Duplicate(sc->detail, true));
+  }
+  cJSON_AddNumberToObject(o, "cost_s", sc ? sc->cost_s : 0);
+  cJSON_AddItemToArray(r->evaluations, o);
+}
+
+/* The state of a search between rounds. */
+typedef struct {
+  const adv_search *s;
+  adv_result *r;
+  size_t *cur, m;   /* the candidates of this round */
+  adv_score *now;   /* this round's scores, by candidate */
+  bool *ok;         /* evaluated this round */
+} search;
+
+/* The predicted cost of evaluating cur[0..m) at fraction f after a round
+ * at prev (0: the first round, unknown). */
+static double predict(const search *st, double f, double prev) {
+  double sum = 0;
+  for (size_t i = 0; prev > 0 && i < st->m; i++)
+    sum += st->r->last[st->cur[i]].cost_s * f / prev;
+  return sum;
+}
+
+/* Evaluates round k's candidates at fraction f: this round's scores in
+ * st->now and st->ok. 1 the round is done; 0 the budget ended it (a
+ * timeout); -1 with a message: the first evaluation shows that the budget
+ * cannot pay for one round. */
+static int run_round(search *st, size_t k, double f, char *err, size_t errlen) {
+  const adv_search *s = st->s;
+  adv_result *r = st->r;
+  for (size_t i = 0; i < st->m; i++) {
+    size_t c = st->cur[i];
+    double left = s->budget_s - r->spent_s;
+    if (left <= 0) return 0;
+    adv_score sc = {0};
+    char why[512] = "";
+    st->ok[c] = s->eval(s->ctx, c, f, left, &sc, why, sizeof why) == 0;
+    r->spent_s += sc.cost_s;
+    record(r, k, c, f, st->ok[c] ? &sc : NULL, st->ok[c] ? NULL : why);
+    cJSON_Delete(sc.detail);
+    sc.detail = NULL;
+    st->now[c] = sc;
+    if (!st->ok[c] && r->spent_s >= s->budget_s) return 0;
+    if (k == 0 && i == 0 && st->ok[c] && sc.cost_s * (double)st->m > s->budget_s) {
+      snprintf(err, errlen, "--budget: %.3g s cannot pay for one round: the first candidate "
+               "on %.3g of the run took %.3g s, so a round of %zu candidates needs about "
+               "%.3g s", s->budget_s, sc.fraction, sc.cost_s, st->m,
+               sc.cost_s * (double)st->m);
+      return -1;
+    }
+  }
+  return 1;
+}
+
+/* Keeps this round's successful scores: the round, the spread between
+ * the last two estimates; drops the failed; sorts cur best first. */
+static void commit(search *st, size_t k) {
+  adv_result *r = st->r;
+  size_t kept = 0;
+  for (size_t i = 0; i < st->m; i++) {
+    size_t c = st->cur[i];
+    if (!st->ok[c]) {
+      r->round[c] = -1;
+      continue;
+    }
+    const adv_score *old = &r->last[c], *sc = &st->now[c];
+    if (sc->fraction >= 1) r->spread[c] = 0;
+    else if (k > 0 && !old->bound && !sc->bound && sc->value > 0)
+      r->spread[c] = fabs(sc->value - old->value) / sc->value;
+    else r->spread[c] = NAN;
+    r->last[c] = *sc;
+    r->round[c] = (int)k;
+    st->cur[kept++] = c;
+  }
+  st->m = kept;
+  sort_by(st->cur, st->m, r->last);
+}
+
+/* Whether cur[0] is ahead of every other survivor by more than both
+ * estimates' errors. */
+static bool leads(const search *st) {
+  const adv_result *r = st->r;
+  if (st->m < 2) return false;
+  size_t a = st->cur[0];
+  double ea = r->spread[a];
+  if (r->last[a].bound || !isfinite(ea)) return false;
+  for (size_t i = 1; i < st->m; i++) {
+    size_t b = st->cur[i];
+    double eb = r->spread[b];
+    if (r->last[b].bound) continue;
+    if (!isfinite(eb) || !(r->last[a].value * (1 + ea) < r->last[b].value * (1 - eb)))
+      return false;
+  }
+  return true;
+}
+
+/* The final order: by the last round reached (later first), then score;
+ * the failed last. */
+static void final_order(adv_result *r, size_t n) {
+  size_t m = 0;
+  for (int k = (int)r->rounds - 1; k >= 0; k--) {
+    size_t from = m;
+    for (size_t c = 0; c < n; c++)
+      if (r->round[c] == k) r->order[m++] = c;
+    sort_by(r->order + from, m - from, r->last);
+  }
+  for (size_t c = 0; c < n; c++)
+    if (r->round[c] < 0) r->order[m++] = c;
+}
+
+static bool result_alloc(adv_result *r, size_t n) {
+  *r = (adv_result){.n = n, .evaluations = cJSON_CreateArray()};
+  r->order = calloc(n, sizeof *r->order);
+  r->last = calloc(n, sizeof *r->last);
+  r->spread = calloc(n, sizeof *r->spread);
+  r->round = calloc(n, sizeof *r->round);
+  if (!r->evaluations || !r->order || !r->last || !r->spread || !r->round) return false;
+  for (size_t c = 0; c < n; c++) {
+    r->round[c] = -1;
+    r->spread[c] = NAN;
+  }
+  return true;
+}
+
+/* Rounds until the whole run, the budget or a clear leader ends them. */
+static int rounds_loop(search *st, char *err, size_t errlen) {
+  const adv_search *s = st->s;
+  adv_result *r = st->r;
+  size_t rounds = rounds_for(s->n);
+  double first = s->first_fraction > 0 ? s->first_fraction : ldexp(1.0, -(int)(rounds - 1));
+  double prev = 0;
+  for (size_t k = 0; st->m > 0; k++) {
+    double f = k + 1 >= rounds ? 1.0 : fmin(1.0, first * ldexp(1.0, (int)k));
+    double need = predict(st, f, prev);
+    if (k > 0 && need > s->budget_s - r->spent_s) {
+      snprintf(r->stop, sizeof r->stop, "the budget: round %zu would take about %.3g s, "
+               "%.3g s are left", k + 1, need, s->budget_s - r->spent_s);
+      return 0;
+    }
+    int rc = run_round(st, k, f, err, errlen);
+    if (rc < 0) return -1;
+    if (rc == 0) {
+      snprintf(r->stop, sizeof r->stop, "the budget ran out during round %zu", k + 1);
+      return 0;
+    }
+    commit(st, k);
+    r->rounds = k + 1;
+    if (s->log)
+      fprintf(s->log, "pslab advise: round %zu: %zu candidates on %.3g of the run, %.3g s "
+              "spent of %.3g s\n", k + 1, st->m, f, r->spent_s, s->budget_s);
+    if (f >= 1) {
+      snprintf(r->stop, sizeof r->stop, "the whole run was simulated (round %zu)", k + 1);
+      return 0;
+    }
+    if (leads(st)) {
+      snprintf(r->stop, sizeof r->stop, "after round %zu the first leads by more than the "
+               "estimates' errors", k + 1);
+      return 0;
+    }
+    size_t keep = (st->m + 1) / 2;
+    st->m = keep < 2 && st->m >= 2 ? 2 : keep;
+    prev = f;
+  }
+  return 0;
+}
+
+int adv_halving(const adv_search *s, adv_result *r, char *err, size_t errlen) {
+  *r = (adv_result){0};
+  if (s->n == 0) {
+    snprintf(err, errlen, "candidates: the candidate set is empty");
+    return -1;
+  }
+  if (!(s->budget_s > 0) || !isfinite(s->budget_s)) {
+    snprintf(err, errlen, "--budget: expected a number of seconds greater than 0");
+    return -1;
+  }
+  search st = {.s = s, .r = r, .m = s->n};
+  st.cur = calloc(s->n, sizeof *st.cur);
+  st.now = calloc(s->n, sizeof *st.now);
+  st.ok = calloc(s->n, sizeof *st.ok);
+  int rc = -1;
+  if (!st.cur || !st.now || !st.ok || !result_alloc(r, s->n)) {
+    snprintf(err, errlen, "out of memory");
+    goto out;
+  }
+  for (size_t c = 0; c < s->n; c++) st.cur[c] = c;
+  if ((rc = rounds_loop(&st, err, errlen)) != 0) goto out;
+  final_order(r, s->n);
+  if (r->rounds == 0 || r->round[r->order[0]] < 0) {
+    snprintf(err, errlen, "every candidate failed (%s); advise.jsonl has each one's error",
+             r->stop);
+    rc = -1;
+  }
+out:
+  free(st.cur);
+  free(st.now);
+  free(st.ok);
+  return rc;
+}
