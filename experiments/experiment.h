@@ -822,4 +822,42 @@ void exp_validate_options_default(exp_validate_options *o);
 int exp_validate(const char *spec_path, const char *const *sets, size_t n_sets,
                  const exp_validate_options *o);
 
+/* ------------------------------------------------------------- advise */
+
+/* `pslab advise`: which policy and settings run a spec's workload fastest
+ * on its cluster, found by simulation (experiments/advise/, docs/advise.md). */
+
+/* The simulator's error advise holds a margin to when no validation is
+ * given: the median |error| of time_s on the 2-core VM (docs/fidelity.md,
+ * "How close it gets"). */
+#define EXP_ADVISE_DEFAULT_ERROR 0.28
+#define EXP_ADVISE_BUDGET_S 60.0 /* --budget's default */
+
+typedef struct {
+  const char *out_dir;    /* NULL: results/<name>-advise */
+  double budget_s;        /* wall seconds of simulation (0: EXP_ADVISE_BUDGET_S) */
+  const char *candidates; /* --candidates FILE, or NULL: pslab's own set */
+  uint32_t confirm;       /* --confirm N: the top N on the real backend (0: none) */
+  const char *metric;     /* --metric, or NULL: time_s, or time_to_quality_s */
+  /* --fidelity: a `pslab validate` results directory (or its
+   * validate.jsonl) whose time_s error is the one the margin is held to;
+   * NULL: EXP_ADVISE_DEFAULT_ERROR. */
+  const char *fidelity;
+  bool quiet;             /* no progress lines */
+  const char *gnuplot;    /* NULL: "gnuplot" */
+  FILE *out;              /* the table; NULL: stdout */
+  FILE *log;              /* progress and errors; NULL: stderr */
+} exp_advise_options;
+
+void exp_advise_options_default(exp_advise_options *o);
+/* `pslab advise SPEC`: loads the spec (with sets), builds the candidate
+ * set, searches it by successive halving on the simulator within the
+ * budget, prints the ranked table and writes the results directory
+ * (advise.jsonl, advise.txt, winner.json, search.gp/.svg/.png); with
+ * confirm, runs the top candidates on the real backend. Returns
+ * EXP_EXIT_OK, EXP_EXIT_FAILED (bad spec or input: messages name the
+ * field; the search failed; a file not written) or EXP_EXIT_PLOTS. */
+int exp_advise(const char *spec_path, const char *const *sets, size_t n_sets,
+               const exp_advise_options *o);
+
 #endif

@@ -185,6 +185,8 @@ typedef struct {
   double error;           /* the simulator's error used (0.28) */
   char error_from[200];   /* where that figure comes from */
   double budget_s;
+  const char *file;       /* the spec file (messages of candidates' checks) */
+  const char *base_dir;   /* the spec's directory (winner.json's file paths) */
 } adv_report;
 
 /* The ranking records, one per candidate best first: {"kind": "rank",
@@ -194,15 +196,22 @@ typedef struct {
 cJSON *adv_ranking(const adv_report *rp, double *margin);
 /* The table and the lines after it (margin, warning) on f. */
 void adv_print(FILE *f, const adv_report *rp, const cJSON *ranking, double margin);
-/* Writes DIR/advise.jsonl (candidates, skipped, evaluations, ranking,
- * summary, and extra records: confirmation), DIR/advise.txt (the table),
- * DIR/winner.json and DIR/search.gp (drawn as search.svg and .png when
- * gnuplot is there). 0, or -1 with a message on log. */
-int adv_write(const char *dir, const adv_report *rp, const cJSON *extra, const char *gnuplot,
-              FILE *log);
-/* The gnuplot script of the search: every evaluation's estimate against
- * its round, a colour per candidate of the last round. NULL on no data. */
+/* {"kind": "advise", ...}: the metric, target, budget, rounds, why the
+ * search stopped, the winner, the margin, the error and whether it warns.
+ * Caller deletes. */
+cJSON *adv_summary(const adv_report *rp, const char *experiment, double margin);
+/* Writes DIR/advise.jsonl (the summary, candidates, skipped, evaluations,
+ * ranking, and the records of extra: confirmation), DIR/advise.txt (the
+ * table), DIR/winner.json and the plot of the search. 0, or -1 with a
+ * message on log. */
+int adv_write(const char *dir, const adv_report *rp, const cJSON *ranking, double margin,
+              const cJSON *extra, const char *experiment, const char *gnuplot, FILE *log);
+/* DIR/search.gp and, when gnuplot is there, search.svg and .png: every
+ * evaluation's estimate against its round, a line per candidate of the
+ * last round (search_plot.c). 0, or -1 with a message on log. */
 char *adv_search_script(const adv_report *rp, const char *experiment);
+int adv_draw_search(const adv_report *rp, const char *dir, const char *experiment,
+                    const char *gnuplot, FILE *log);
 
 /* ---------------------------------------------------- confirm.c */
 
@@ -213,5 +222,7 @@ char *adv_search_script(const adv_report *rp, const char *experiment);
  * NULL with a message on log when a run failed. */
 cJSON *adv_confirm(const adv_report *rp, const cJSON *ranking, uint32_t n, const char *dir,
                    FILE *out, FILE *log);
+/* The confirmation's lines on f. */
+void adv_print_confirm(FILE *f, const adv_report *rp, const cJSON *rec);
 
 #endif

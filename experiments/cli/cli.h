@@ -33,6 +33,7 @@ typedef enum {
   CLI_TRACE,
   CLI_CALIBRATE,
   CLI_VALIDATE,
+  CLI_ADVISE,
   CLI_COMPLETION,
   CLI_N_COMMANDS
 } cli_command_id;
@@ -123,6 +124,11 @@ struct cli {
   const char *rate;     /* validate --rate */
   double timeout_s;     /* --timeout SECONDS (0: none) */
   const char *timeout;  /* its argv string */
+  double budget_s;      /* advise --budget SECONDS (0: the default) */
+  const char *candidates; /* advise --candidates FILE */
+  uint32_t confirm;     /* advise --confirm N (0: none) */
+  const char *metric;   /* advise --metric M */
+  const char *fidelity; /* advise --fidelity DIR */
   uint64_t seen;        /* bit i: cli_options[i] was given */
   bool quiet, resume, help, markdown, netns, quick, force, reuse_real;
 };

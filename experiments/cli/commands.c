@@ -277,6 +277,35 @@ static const char validate_after[] =
     "\n"
     "Reference: docs/fidelity.md, \"Does the simulator predict the real backend?\".\n";
 
+static const char advise_about[] =
+    "Which policy and settings run SPEC's workload fastest on its cluster? Builds\n"
+    "the candidates from the spec's workload and cluster (every policy the spec's\n"
+    "checks accept, with look-ahead, hot keys from the workload's measured skew,\n"
+    "sync rates, staleness, workers per node and servers over ranges; the spec's\n"
+    "own policy and sweep points too; or --candidates FILE), and searches them by\n"
+    "successive halving on the simulator: every candidate on a short prefix of\n"
+    "the run, the better half on a prefix twice as long, and so on up to the\n"
+    "whole run, until the budget is spent or one leads by more than the\n"
+    "estimates' errors. Ranks by time_s, or by time to quality where the\n"
+    "workload measures a quality. Prints the ranked table (estimate, interval,\n"
+    "the share of the run it comes from), the margin between the first and the\n"
+    "second and a warning when it is smaller than the simulator's measured\n"
+    "error, and writes, in DIR:\n"
+    "  advise.jsonl   the summary, every candidate (and those the checks\n"
+    "                 refused, with why), every evaluation in the order it ran,\n"
+    "                 the ranking, the confirmation\n"
+    "  advise.txt     the table\n"
+    "  winner.json    the first candidate as a spec: pslab run DIR/winner.json\n"
+    "  search.gp      draws search.svg and .png: each estimate by round\n";
+
+static const char advise_after[] =
+    "Exit status: 0 done; 1 the spec or an option is invalid (the message names\n"
+    "the field), no candidate applies, the budget cannot pay for one round,\n"
+    "every candidate failed, a confirmation run failed or a file could not be\n"
+    "written; 2 bad command line.\n"
+    "\n"
+    "Reference: docs/advise.md.\n";
+
 static const char completion_about[] =
     "Prints a bash completion script made from pslab's tables of commands and\n"
     "options: it completes command names, each command's options, backend names\n"
@@ -379,6 +408,15 @@ const cli_command cli_commands[CLI_N_COMMANDS] = {
          .target = "SPEC",
          .about = validate_about,
          .after = validate_after},
+    [CLI_ADVISE] =
+        {.name = "advise",
+         .args = "SPEC",
+         .summary = "search the policies and their settings for a spec's workload and "
+                    "cluster by simulation, and recommend one",
+         .synopsis = "SPEC @",
+         .target = "SPEC",
+         .about = advise_about,
+         .after = advise_after},
     [CLI_COMPLETION] =
         {.name = "completion",
          .args = "bash",

@@ -209,6 +209,19 @@ static int cmd_validate(const cli *c) {
   return exp_validate(c->target, c->sets, c->n_sets - (c->repeats_set != NULL), &o);
 }
 
+static int cmd_advise(const cli *c) {
+  exp_advise_options o;
+  exp_advise_options_default(&o);
+  o.out_dir = c->out;
+  if (c->budget_s > 0) o.budget_s = c->budget_s;
+  o.candidates = c->candidates;
+  o.confirm = c->confirm;
+  o.metric = c->metric;
+  o.fidelity = c->fidelity;
+  o.quiet = c->quiet;
+  return exp_advise(c->target, c->sets, c->n_sets, &o);
+}
+
 static int cmd_plot(const cli *c) { return exp_plot_dir(c->target, NULL, stderr); }
 
 static int cmd_metrics(const cli *c) {
@@ -241,6 +254,7 @@ static int (*const command_fn[CLI_N_COMMANDS])(const cli *c) = {
     [CLI_TRACE] = cmd_trace,
     [CLI_CALIBRATE] = cmd_calibrate,
     [CLI_VALIDATE] = cmd_validate,
+    [CLI_ADVISE] = cmd_advise,
     [CLI_COMPLETION] = cmd_completion,
 };
 

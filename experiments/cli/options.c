@@ -22,6 +22,7 @@ static int set_metrics(cli *c, const char *v);
 static int set_key_file(cli *c, const char *v);
 static int set_profile(cli *c, const char *v);
 static int set_timeout(cli *c, const char *v);
+static int set_budget(cli *c, const char *v);
 
 #define ON(x) CLI_ON(CLI_##x)
 #define SPEC_RUNNERS (ON(RUN) | ON(NODE))
@@ -33,10 +34,12 @@ static int set_timeout(cli *c, const char *v);
 /* In the order every --help lists them. */
 const cli_option cli_options[] = {
     {"out", 'o', "DIR",
-     SPEC_RUNNERS | ON(MERGE) | ON(VALIDATE) | ON(KEYGEN) | ON(CALIBRATE), STRING(out), false,
+     SPEC_RUNNERS | ON(MERGE) | ON(VALIDATE) | ON(ADVISE) | ON(KEYGEN) | ON(CALIBRATE),
+     STRING(out), false,
      "results directory, created with its parents (default: results/<name>/, <name> from "
      "the spec)"},
-    {"set", 's', "PATH=VALUE", SPEC_RUNNERS | ON(CHECK) | ON(VALIDATE), CALL(set_set), true,
+    {"set", 's', "PATH=VALUE", SPEC_RUNNERS | ON(CHECK) | ON(VALIDATE) | ON(ADVISE),
+     CALL(set_set), true,
      "change the spec before it is validated. PATH is dotted (cluster.nodes, policy.type; a "
      "number indexes a list); its parent must exist. sweep.<path> sets one sweep list "
      "(sweep.cluster.nodes=[2,4,8]). VALUE is JSON when it parses (16, true, [1,2], "
@@ -108,6 +111,26 @@ const cli_option cli_options[] = {
      "left in DIR/real/ (same spec, --set and repeats; the simulator's cost figures and the "
      "profile may differ, not what the real backend reads): to try another profile or "
      "simulator against real runs already made"},
+    {"budget", 0, "SECONDS", ON(ADVISE), CALL(set_budget), false,
+     "wall time the search may spend simulating (default: 60). A round that the rest of the "
+     "budget cannot pay for (its cost predicted from the last round's) is not started; a "
+     "budget that cannot pay for the first round is an error that says how much it needs"},
+    {"candidates", 0, "FILE", ON(ADVISE), STRING(candidates), false,
+     "search these candidates instead of pslab's own set: a JSON list whose items are "
+     "policy objects ({\"type\": \"relocate\", \"lookahead\": 50}) or objects of dotted paths "
+     "and values set on the spec ({\"policy\": {...}, \"cluster.workers_per_node\": 8})"},
+    {"confirm", 0, "N", ON(ADVISE), COUNT(confirm, 64), false,
+     "run the top N candidates on the real backend (every node a process on this machine, "
+     "over loopback, 3 repeats each) into DIR/confirm/ and say whether their real order is "
+     "the simulated one; uncalibrated unless the spec's cluster has a profile of this machine"},
+    {"metric", 0, "M", ON(ADVISE), STRING(metric), false,
+     "rank by time_s (the default), time_to_quality_s, bytes or messages. A workload that "
+     "measures quality is always ranked by time to quality (its target: "
+     "workload.target_quality, else the best final quality of the static candidates)"},
+    {"fidelity", 0, "DIR", ON(ADVISE), STRING(fidelity), false,
+     "a `pslab validate` results directory (or its validate.jsonl) of this machine: the "
+     "median |error| of its time_s is the simulator's error that the margin is held to "
+     "(default: 28%, docs/fidelity.md)"},
     {"svg", 0, "OUT.svg", ON(TRACE), STRING(svg), false,
      "also draw the log-log rank-frequency curve and the fitted Zipf line with gnuplot "
      "(script: OUT.gp)"},
@@ -118,7 +141,8 @@ const cli_option cli_options[] = {
      "policies')"},
     {"quick", 0, NULL, ON(CALIBRATE), FLAG(quick), false,
      "fewer and shorter rounds (about 2 s; for tests)"},
-    {"quiet", 'q', NULL, SPEC_RUNNERS | ON(MERGE) | ON(VALIDATE) | ON(KEYGEN) | ON(CALIBRATE),
+    {"quiet", 'q', NULL,
+     SPEC_RUNNERS | ON(MERGE) | ON(VALIDATE) | ON(ADVISE) | ON(KEYGEN) | ON(CALIBRATE),
      FLAG(quiet), false, "no progress lines (failed runs are still reported)"},
     {"help", 'h', NULL, CLI_EVERY, FLAG(help), false, "this help"},
 };
@@ -128,6 +152,8 @@ _Static_assert(sizeof cli_options / sizeof cli_options[0] <= 64, "cli.seen has a
 const cli_option_text cli_option_texts[] = {
     {"out", ON(VALIDATE), NULL,
      "results directory, created with its parents (default: results/<name>-validate/)"},
+    {"out", ON(ADVISE), NULL,
+     "results directory, created with its parents (default: results/<name>-advise/)"},
     {"out", ON(MERGE), NULL,
      "the merged directory, created with its parents (default: results/<name>/, <name> from "
      "the spec); not a SHARD_DIR"},
@@ -208,6 +234,16 @@ static int set_timeout(cli *c, const char *v) {
                                    "(30, 0.5), not ", v);
   c->timeout_s = t;
   c->timeout = v;
+  return 0;
+}
+
+static int set_budget(cli *c, const char *v) {
+  char *end;
+  double t = strtod(v, &end);
+  if (!*v || *end || !(t > 0) || !isfinite(t))
+    return cli_usage_error(c->cmd, "--budget must be a number of seconds greater than 0 "
+                                   "(60, 12.5), not ", v);
+  c->budget_s = t;
   return 0;
 }
 

@@ -1,0 +1,122 @@
+/*
+ * The recommendation: the ranked table (each candidate's estimate, its
+ * interval and how much of the run it comes from), the margin between the
+ * first and the second, and a warning when that margin is smaller than the
+ * simulator's measured error, which the interval of every estimate also
+ * carries: a simulated ranking is worth no more than the simulator's
+ * fidelity. Then the results directory: advise.jsonl, advise.txt,
+ * winner.json (a spec `pslab run` takes as it is) and the plot of the
+ * search (search_plot.c).
+ */
+#include "experiments/advise/advise.h"
+#include "experiments/plots/plots.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The relative half-width of a candidate's interval: the simulator's error
+ * and the extrapolation's (its estimate's last change), as independent. */
+static double half_width(const adv_report *rp, size_t c) {
+  double sp = rp->res->spread[c];
+  return hypot(rp->error, isfinite(sp) ? sp : 0);
+}
+
+static cJSON *rank_record(const adv_report *rp, size_t rank, size_t c) {
+  const adv_result *r = rp->res;
+  const adv_score *sc = &r->last[c];
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "kind", "rank");
+  cJSON_AddNumberToObject(o, "rank", (double)rank);
+  cJSON_AddNumberToObject(o, "candidate", (double)c);
+  cJSON_AddStringToObject(o, "label", rp->cands->items[c].label);
+  if (r->round[c] < 0) {
+    cJSON_AddStringToObject(o, "error", "failed");
+    return o;
+  }
+  double w = half_width(rp, c);
+  cJSON_AddNumberToObject(o, "value", sc->value);
+  cJSON_AddBoolToObject(o, "bound", sc->bound);
+  if (!sc->bound) {
+    cJSON_AddNumberToObject(o, "low", sc->value * fmax(0, 1 - w));
+    cJSON_AddNumberToObject(o, "high", sc->value * (1 + w));
+  }
+  cJSON_AddNumberToObject(o, "fraction", sc->fraction);
+  cJSON_AddNumberToObject(o, "round", r->round[c] + 1);
+  return o;
+}
+
+cJSON *adv_ranking(const adv_report *rp, double *margin) {
+  const adv_result *r = rp->res;
+  cJSON *list = cJSON_CreateArray();
+  for (size_t i = 0; list && i < r->n; i++)
+    cJSON_AddItemToArray(list, rank_record(rp, i + 1, r->order[i]));
+  *margin = NAN;
+  if (r->n >= 2) {
+    const adv_score *a = &r->last[r->order[0]], *b = &r->last[r->order[1]];
+    if (r->round[r->order[1]] >= 0 && !a->bound && a->value > 0)
+      *margin = b->bound ? INFINITY : (b->value - a->value) / a->value;
+  }
+  return list;
+}
+
+/* "97.6 ms", "1.23 s", or the number for a count. */
+static void quantity(char *buf, size_t n, const char *metric, double v) {
+  size_t len = strlen(metric);
+  bool secs = len > 2 && strcmp(metric + len - 2, "_s") == 0;
+  if (!isfinite(v)) snprintf(buf, n, "-");
+  else if (secs && v < 1) snprintf(buf, n, "%.3g ms", v * 1e3);
+  else snprintf(buf, n, "%.4g%s", v, secs ? " s" : "");
+}
+
+static void print_row(FILE *f, const adv_report *rp, const cJSON *rec) {
+  const char *m = rp->metric.name;
+  double v = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "value"));
+  double lo = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "low"));
+  double hi = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "high"));
+  double fr = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "fraction"));
+  bool bound = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "bound"));
+  char value[32], low[32], high[32], interval[72] = "", from[16] = "failed";
+  quantity(value, sizeof value, m, v);
+  quantity(low, sizeof low, m, lo);
+  quantity(high, sizeof high, m, hi);
+  if (isfinite(lo)) snprintf(interval, sizeof interval, "%s .. %s", low, high);
+  else if (bound) snprintf(interval, sizeof interval, "target not reached");
+  if (isfinite(fr)) snprintf(from, sizeof from, "%.3g%%", 100 * fr);
+  fprintf(f, "%4d  %-52.52s %s%-10s %-24s %s\n",
+          (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "rank")),
+          cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "label")),
+          bound ? ">" : " ", isfinite(v) ? value : "-", interval, from);
+}
+
+/* The margin's line and, when it is within the error, the warning. */
+static void print_margin(FILE *f, const adv_report *rp, double margin) {
+  if (!isfinite(margin) && !(margin > 0)) {
+    fprintf(f, "margin: not measured (fewer than two candidates ranked by value)\n");
+    return;
+  }
+  fprintf(f, "margin: the first leads the second by %.3g%%; the simulator's error: %.3g%% "
+          "(%s)\n", 100 * margin, 100 * rp->error, rp->error_from);
+  if (margin < rp->error)
+    fprintf(f, "warning: the margin is smaller than the simulator's measured error: on a "
+            "real cluster the second may be as fast or faster (--confirm 2 runs both on "
+            "the real backend)\n");
+}
+
+void adv_print(FILE *f, const adv_report *rp, const cJSON *ranking, double margin) {
+  const char *what = rp->metric.to_quality ? "time to quality" : rp->metric.name;
+  if (rp->metric.to_quality)
+    fprintf(f, "ranked by time to quality %s %.6g (%s)\n",
+            rp->metric.higher_better ? ">=" : "<=", rp->target, rp->target_from);
+  fprintf(f, "rank  %-52s  %-10s %-24s %s\n", "candidate", what, "interval", "from");
+  fprintf(f, "----  %-52s  %-10s %-24s %s\n", "---------", "----", "--------", "----");
+  size_t shown = 0;
+  for (const cJSON *rec = ranking->child; rec && shown < 20; rec = rec->next, shown++)
+    print_row(f, rp, rec);
+  if (shown < (size_t)cJSON_GetArraySize(ranking))
+    fprintf(f, "... and %d more in advise.txt\n", cJSON_GetArraySize(ranking) - (int)shown);
+  print_margin(f, rp, margin);
+  fprintf(f, "search: %zu rounds, %.3g s of %.3g s; it ended on %s\n", rp->res->rounds,
+          rp->res->spent_s, rp->budget_s, rp->res->stop);
+}
