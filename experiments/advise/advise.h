@@ -96,6 +96,7 @@ typedef struct {
                       only a lower bound, and `behind` ranks it */
   double behind;   /* with bound: how far from the target (lower is better) */
   double fraction; /* the share of the run the prefix really was (0, 1] */
+  double raw;      /* the prefix's own value, not extrapolated (0: not given) */
   double cost_s;   /* the wall time the evaluation took */
   cJSON *detail;   /* metrics to record (taken by the search), or NULL */
 } adv_score;
@@ -202,8 +203,9 @@ void adv_print(FILE *f, const adv_report *rp, const cJSON *ranking, double margi
 cJSON *adv_summary(const adv_report *rp, const char *experiment, double margin);
 /* Writes DIR/advise.jsonl (the summary, candidates, skipped, evaluations,
  * ranking, and the records of extra: confirmation), DIR/advise.txt (the
- * table), DIR/winner.json and the plot of the search. 0, or -1 with a
- * message on log. */
+ * table), DIR/winner.json and the plot of the search. 0; 1 every file
+ * but the drawing (gnuplot missing or failing); or -1: a file not written.
+ * Problems go to log. */
 int adv_write(const char *dir, const adv_report *rp, const cJSON *ranking, double margin,
               const cJSON *extra, const char *experiment, const char *gnuplot, FILE *log);
 /* DIR/search.gp and, when gnuplot is there, search.svg and .png: every

@@ -206,10 +206,11 @@ static int search_and_report(advice *a, adv_sim_ctx *x, FILE *out, FILE *log) {
     if (c) cJSON_AddItemToArray(extra, c);
     else rc = EXP_EXIT_FAILED;
   }
-  if (adv_write(a->dir, &a->rp, ranking, margin, extra, exp_spec_name(a->spec), o->gnuplot,
-                log) != 0)
-    rc = EXP_EXIT_FAILED;
-  else if (!o->quiet)
+  int w = adv_write(a->dir, &a->rp, ranking, margin, extra, exp_spec_name(a->spec),
+                    o->gnuplot, log);
+  if (w < 0) rc = EXP_EXIT_FAILED;
+  else if (w > 0 && rc == EXP_EXIT_OK) rc = EXP_EXIT_PLOTS;
+  if (w >= 0 && !o->quiet)
     fprintf(log, "pslab advise: wrote %s/advise.jsonl, advise.txt, winner.json (`pslab run "
             "%s/winner.json` runs the winner), search.svg\n", a->dir, a->dir);
   cJSON_Delete(ranking);

@@ -101,6 +101,7 @@ static int score_of(const adv_metric *mt, const cJSON *m, double got, adv_score 
     return -1;
   }
   out->value = v / got;
+  out->raw = v;
   return 0;
 }
 

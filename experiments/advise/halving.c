@@ -110,6 +110,11 @@ static int run_round(search *st, size_t k, double f, char *err, size_t errlen) {
     cJSON_Delete(sc.detail);
     sc.detail = NULL;
     st->now[c] = sc;
+    if (!st->ok[c] && r->spent_s >= s->budget_s && k == 0 && i == 0) {
+      snprintf(err, errlen, "--budget: %.3g s cannot pay for one round: the first candidate "
+               "on %.3g of the run did not finish within it (%s)", s->budget_s, f, why);
+      return -1;
+    }
     if (!st->ok[c] && r->spent_s >= s->budget_s) return 0;
     if (k == 0 && i == 0 && st->ok[c] && sc.cost_s * (double)st->m > s->budget_s) {
       snprintf(err, errlen, "--budget: %.3g s cannot pay for one round: the first candidate "
@@ -120,6 +125,19 @@ static int run_round(search *st, size_t k, double f, char *err, size_t errlen) {
     }
   }
   return 1;
+}
+
+/* The estimate of the whole run from two prefixes: the second's value
+ * plus the rest of the run at the rate between the two, which leaves out
+ * what every run pays once (start-up, first placement) and the value over
+ * the share would count again for the rest. */
+static void two_point(const adv_score *old, adv_score *sc) {
+  if (old->bound || sc->bound || !(old->raw > 0) || !(sc->raw > 0) || sc->fraction >= 1 ||
+      !(sc->fraction > old->fraction))
+    return;
+  double rate = (sc->raw - old->raw) / (sc->fraction - old->fraction);
+  double est = sc->raw + rate * (1 - sc->fraction);
+  if (rate > 0 && est > 0) sc->value = est;
 }
 
 /* Keeps this round's successful scores: the round, the spread between
@@ -133,7 +151,9 @@ static void commit(search *st, size_t k) {
       r->round[c] = -1;
       continue;
     }
-    const adv_score *old = &r->last[c], *sc = &st->now[c];
+    const adv_score *old = &r->last[c];
+    adv_score *sc = &st->now[c];
+    if (k > 0) two_point(old, sc);
     if (sc->fraction >= 1) r->spread[c] = 0;
     else if (k > 0 && !old->bound && !sc->bound && sc->value > 0)
       r->spread[c] = fabs(sc->value - old->value) / sc->value;
@@ -204,7 +224,7 @@ static int rounds_loop(search *st, char *err, size_t errlen) {
     double need = predict(st, f, prev);
     if (k > 0 && need > s->budget_s - r->spent_s) {
       snprintf(r->stop, sizeof r->stop, "the budget: round %zu would take about %.3g s, "
-               "%.3g s are left", k + 1, need, s->budget_s - r->spent_s);
+               "%.3g s were left", k + 1, need, s->budget_s - r->spent_s);
       return 0;
     }
     int rc = run_round(st, k, f, err, errlen);
@@ -223,8 +243,8 @@ static int rounds_loop(search *st, char *err, size_t errlen) {
       return 0;
     }
     if (leads(st)) {
-      snprintf(r->stop, sizeof r->stop, "after round %zu the first leads by more than the "
-               "estimates' errors", k + 1);
+      snprintf(r->stop, sizeof r->stop, "after round %zu, the first leads the others by more "
+               "than the estimates' errors", k + 1);
       return 0;
     }
     size_t keep = (st->m + 1) / 2;

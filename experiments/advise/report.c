@@ -117,6 +117,6 @@ void adv_print(FILE *f, const adv_report *rp, const cJSON *ranking, double margi
   if (shown < (size_t)cJSON_GetArraySize(ranking))
     fprintf(f, "... and %d more in advise.txt\n", cJSON_GetArraySize(ranking) - (int)shown);
   print_margin(f, rp, margin);
-  fprintf(f, "search: %zu rounds, %.3g s of %.3g s; it ended on %s\n", rp->res->rounds,
+  fprintf(f, "search: %zu rounds, %.3g s of %.3g s; stopped: %s\n", rp->res->rounds,
           rp->res->spent_s, rp->budget_s, rp->res->stop);
 }

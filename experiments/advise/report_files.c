@@ -145,6 +145,6 @@ int adv_write(const char *dir, const adv_report *rp, const cJSON *ranking, doubl
   cJSON_Delete(winner);
   cJSON_Delete(all);
   cJSON_Delete(summary);
-  if (rc == 0) adv_draw_search(rp, dir, experiment, gnuplot, log);
-  return rc == 0 ? 0 : -1;
+  if (rc != 0) return -1;
+  return adv_draw_search(rp, dir, experiment, gnuplot, log) == 0 ? 0 : 1;
 }

@@ -42,13 +42,13 @@ char *adv_search_script(const adv_report *rp, const char *experiment) {
            rp->cands->count);
   exp_buf_puts(&b, "set title ");
   exp_gp_string(&b, title);
-  exp_buf_puts(&b, "\nset xlabel \"round (each twice the prefix of the last; the last: the "
-                   "whole run)\"\nset ylabel ");
+  exp_buf_puts(&b, "\nset xlabel \"round (the prefix of the run doubles each round)\"\n"
+                   "set ylabel ");
   char ylabel[128];
   snprintf(ylabel, sizeof ylabel, "estimated %s, whole run",
            rp->metric.to_quality ? "time to quality (s)" : rp->metric.name);
   exp_gp_string(&b, ylabel);
-  exp_buf_puts(&b, "\nset logscale y\nset grid\nset key outside right top\nset xtics 1\n");
+  exp_buf_puts(&b, "\nset logscale y\nset grid\nset key below maxrows 4\nset xtics 1\n");
   if (!data_block(&b, rp, -1)) {
     exp_buf_free(&b);
     return NULL;

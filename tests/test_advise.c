@@ -1,0 +1,303 @@
+/*
+ * `pslab advise` (experiments/advise/): successive halving driven by a
+ * made-up evaluator (the budget is respected, a best candidate better by
+ * more than the noise is never dropped, the order of evaluation is
+ * recorded); bad input (an empty candidate set, a budget too small for one
+ * round, a spec that no candidate fits, a wrong --metric), each an error
+ * naming the field; the prefix of a run; and the whole command on a spec
+ * whose winner is known by construction (range partitioning that matches
+ * the data's clustering exactly), picked deterministically, with a
+ * winner.json that `pslab run` takes as it is.
+ */
+#include "tests/unit.h"
+
+#include "experiments/advise/advise.h"
+#include "experiments/experiment.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------ a made-up evaluator */
+
+typedef struct {
+  const double *truth; /* each candidate's true value */
+  double noise;        /* relative: each estimate within truth * (1 +- noise) */
+  double cost;         /* wall seconds of a whole run */
+  size_t calls;
+} fake;
+
+static int fake_eval(void *ctx, size_t cand, double fraction, double timeout_s, adv_score *out,
+                     char *err, size_t errlen) {
+  (void)timeout_s;
+  (void)err;
+  (void)errlen;
+  fake *f = ctx;
+  f->calls++;
+  /* A fixed pseudo-random draw in [-1, 1] per candidate and prefix. */
+  uint64_t h = (cand + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(fraction * 1e6) * 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 31;
+  double u = (double)(h % 2001) / 1000.0 - 1.0;
+  *out = (adv_score){.value = f->truth[cand] * (1 + f->noise * u), .fraction = fraction,
+                     .cost_s = f->cost * fraction};
+  return 0;
+}
+
+#define N_FAKE 20
+#define BEST 7
+
+static void fake_truth(double *truth) {
+  for (size_t i = 0; i < N_FAKE; i++) truth[i] = 1.0 + 0.05 * (double)i;
+  truth[BEST] = 0.8; /* better than every other by more than twice the noise */
+}
+
+static void test_halving_keeps_the_best(void) {
+  double truth[N_FAKE];
+  fake_truth(truth);
+  fake f = {truth, 0.05, 1.0, 0};
+  adv_search s = {.n = N_FAKE, .budget_s = 1000, .eval = fake_eval, .ctx = &f};
+  adv_result r;
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(r.order[0], BEST);
+  CU_ASSERT_EQUAL(r.round[BEST], (int)r.rounds - 1); /* never dropped */
+  /* The order of evaluation: round 1 takes the candidates in order, and
+   * every record says its round and candidate. */
+  size_t i = 0;
+  for (const cJSON *e = r.evaluations->child; e && i < N_FAKE; e = e->next, i++) {
+    CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(e, "round")), 0);
+    CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(e, "candidate")), (double)i);
+  }
+  CU_ASSERT_EQUAL((size_t)cJSON_GetArraySize(r.evaluations), f.calls);
+  /* 20 -> 10 -> 5 -> 3 -> 2, the last round the whole run; or the best
+   * led by more than the estimates moved before that. */
+  CU_ASSERT(r.rounds == 5 || unit_contains(r.stop, "leads"));
+  CU_ASSERT(r.rounds < 5 || r.last[BEST].fraction == 1.0);
+  adv_result_free(&r);
+}
+
+static void test_halving_respects_the_budget(void) {
+  /* Candidates alike, so none leads and only the budget can end it early.
+   * Rounds cost 20/16, 10/8, 5/4, ... of a 1 s run: 1.25 s each. */
+  double truth[N_FAKE];
+  for (size_t i = 0; i < N_FAKE; i++) truth[i] = 1.0;
+  fake f = {truth, 0, 1.0, 0};
+  adv_search s = {.n = N_FAKE, .budget_s = 3.0, .eval = fake_eval, .ctx = &f};
+  adv_result r;
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT(r.spent_s <= s.budget_s);
+  CU_ASSERT_EQUAL(r.rounds, 2);
+  CU_ASSERT(unit_contains(r.stop, "budget: round 3 would take about 1.25 s"));
+  adv_result_free(&r);
+}
+
+static void test_halving_bad_input(void) {
+  double truth[N_FAKE];
+  fake_truth(truth);
+  fake f = {truth, 0.05, 1.0, 0};
+  adv_result r;
+  char err[512];
+  adv_search empty = {.n = 0, .budget_s = 10, .eval = fake_eval, .ctx = &f};
+  CU_ASSERT_EQUAL(adv_halving(&empty, &r, err, sizeof err), -1);
+  CU_ASSERT(unit_contains(err, "candidates: the candidate set is empty"));
+  adv_result_free(&r);
+  /* One round is 20 candidates at 1/16 of a 1 s run: 1.25 s. */
+  adv_search small = {.n = N_FAKE, .budget_s = 1.0, .eval = fake_eval, .ctx = &f};
+  CU_ASSERT_EQUAL(adv_halving(&small, &r, err, sizeof err), -1);
+  CU_ASSERT(unit_contains(err, "--budget: 1 s cannot pay for one round"));
+  CU_ASSERT(unit_contains(err, "about 1.25 s"));
+  adv_result_free(&r);
+  adv_search none = {.n = N_FAKE, .budget_s = 0, .eval = fake_eval, .ctx = &f};
+  CU_ASSERT_EQUAL(adv_halving(&none, &r, err, sizeof err), -1);
+  CU_ASSERT(unit_contains(err, "--budget"));
+  adv_result_free(&r);
+}
+
+/* ------------------------------------------------------------ the prefix */
+
+static void test_prefix(void) {
+  cJSON *spec = unit_json("{'workload': {'type': 'zipf', 'steps_per_worker': 1000}}");
+  double got;
+  cJSON *cut = adv_prefix(spec, 0.25, &got);
+  CU_ASSERT_EQUAL(cJSON_GetNumberValue(exp_path_get(cut, "workload.steps_per_worker")), 250);
+  CU_ASSERT_EQUAL(got, 0.25);
+  cJSON_Delete(cut);
+  cut = adv_prefix(spec, 0.001, &got); /* never below EXP_ADVISE_MIN_STEPS */
+  CU_ASSERT_EQUAL(cJSON_GetNumberValue(exp_path_get(cut, "workload.steps_per_worker")),
+                  EXP_ADVISE_MIN_STEPS);
+  CU_ASSERT_EQUAL(got, EXP_ADVISE_MIN_STEPS / 1000.0);
+  cJSON_Delete(cut);
+  cJSON_Delete(spec);
+  spec = unit_json("{'workload': {'type': 'mf', 'epochs': 8}}");
+  cut = adv_prefix(spec, 0.25, &got);
+  CU_ASSERT_EQUAL(cJSON_GetNumberValue(exp_path_get(cut, "workload.epochs")), 2);
+  CU_ASSERT_EQUAL(got, 0.25);
+  cJSON_Delete(cut);
+  cJSON_Delete(spec);
+}
+
+/* ------------------------------------------------------------- the command */
+
+/* Every access of a worker falls in its own node's block of keys
+ * (locality 1), so range partitioning serves every access locally: nothing
+ * can beat it but more of the same (more workers per node). */
+#define KNOWN                                                                           \
+  "{'name': 'known', 'seed': 3, 'cluster': {'nodes': 4, 'workers_per_node': 1, "     \
+  "'network': {'bandwidth': '1Gbps', 'latency': '100us'}}, "                          \
+  "'workload': {'type': 'zipf', 'keys': 4000, 'skew': 0.5, 'value_length': 10, "      \
+  "'reads_per_step': 5, 'writes_per_step': 5, 'steps_per_worker': 200, "              \
+  "'locality': 1.0}, 'policy': {'type': 'static'}}"
+
+/* Writes text (single-quoted JSON) as dir/name; returns the path. */
+static char *put_json(const char *dir, const char *name, const char *text) {
+  cJSON *j = unit_json(text);
+  char *s = cJSON_Print(j);
+  unit_write(dir, name, s);
+  free(s);
+  cJSON_Delete(j);
+  char *path = malloc(strlen(dir) + strlen(name) + 2);
+  sprintf(path, "%s/%s", dir, name);
+  return path;
+}
+
+/* Runs exp_advise; its log (caller frees) in *log. */
+static int advise(const char *spec, const char *out, double budget, const char *cands,
+                  const char *metric, char **log) {
+  size_t len;
+  FILE *f = open_memstream(log, &len);
+  FILE *sink = fopen("/dev/null", "w");
+  exp_advise_options o;
+  exp_advise_options_default(&o);
+  o.out_dir = out;
+  o.budget_s = budget;
+  o.candidates = cands;
+  o.metric = metric;
+  o.quiet = true;
+  o.gnuplot = "/nonexistent/gnuplot";
+  o.out = sink;
+  o.log = f;
+  int rc = exp_advise(spec, NULL, 0, &o);
+  fclose(f);
+  fclose(sink);
+  return rc;
+}
+
+/* The rank records of DIR/advise.jsonl, as one string of labels and values. */
+static char *ranking_of(const char *dir) {
+  char *text = unit_slurp(dir, "advise.jsonl");
+  exp_buf b = {0};
+  for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+    cJSON *r = cJSON_Parse(line);
+    const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(r, "kind"));
+    if (kind && strcmp(kind, "rank") == 0)
+      exp_buf_printf(&b, "%s=%.17g\n", cJSON_GetStringValue(cJSON_GetObjectItem(r, "label")),
+                     cJSON_GetNumberValue(cJSON_GetObjectItem(r, "value")));
+    cJSON_Delete(r);
+  }
+  free(text);
+  return exp_buf_take(&b);
+}
+
+static void test_known_winner(void) {
+  char *dir = unit_temp_dir(), *log = NULL;
+  char *spec = put_json(dir, "known.json", KNOWN);
+  char out1[512], out2[512];
+  snprintf(out1, sizeof out1, "%s/a1", dir);
+  snprintf(out2, sizeof out2, "%s/a2", dir);
+  int rc = advise(spec, out1, 600, NULL, NULL, &log);
+  if (rc != EXP_EXIT_PLOTS) fprintf(stderr, "\n%s\n", log);
+  CU_ASSERT_EQUAL(rc, EXP_EXIT_PLOTS); /* no gnuplot here: every file but the drawing */
+  free(log);
+  char *w = unit_slurp(out1, "winner.json");
+  cJSON *winner = w ? cJSON_Parse(w) : NULL;
+  CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(exp_path_get(winner, "policy.type")), "static");
+  CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(exp_path_get(winner, "policy.partition")),
+                         "range");
+  /* The same seed, the same search. */
+  advise(spec, out2, 600, NULL, NULL, &log);
+  free(log);
+  char *r1 = ranking_of(out1), *r2 = ranking_of(out2);
+  CU_ASSERT_PTR_NOT_NULL(r1);
+  CU_ASSERT_STRING_EQUAL(r1, r2);
+  /* winner.json is a spec `pslab run` takes as it is. */
+  char *wpath = malloc(strlen(out1) + 16);
+  sprintf(wpath, "%s/winner.json", out1);
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_spec *s = exp_spec_load(wpath, NULL, 0, &e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  exp_runner_options o;
+  exp_runner_options_default(&o);
+  char run_dir[600];
+  snprintf(run_dir, sizeof run_dir, "%s/run", dir);
+  o.out_dir = run_dir;
+  o.quiet = true;
+  o.gnuplot = "/nonexistent/gnuplot";
+  o.out = o.log = fopen("/dev/null", "w");
+  CU_ASSERT_EQUAL(exp_run_experiment(s, &o), EXP_EXIT_OK);
+  fclose(o.out);
+  exp_spec_free(s);
+  exp_errors_free(&e);
+  free(wpath);
+  free(r1);
+  free(r2);
+  cJSON_Delete(winner);
+  free(w);
+  free(spec);
+  unit_remove_tree(dir);
+  free(dir);
+}
+
+static void expect_advise_error(const char *spec_text, const char *cands_text, double budget,
+                                const char *metric, const char *want) {
+  char *dir = unit_temp_dir(), *log = NULL;
+  char *spec = put_json(dir, "s.json", spec_text);
+  char *cands = NULL;
+  if (cands_text) {
+    unit_write(dir, "c.json", cands_text);
+    cands = malloc(strlen(dir) + 8);
+    sprintf(cands, "%s/c.json", dir);
+  }
+  int rc = advise(spec, dir, budget, cands, metric, &log);
+  CU_ASSERT_EQUAL(rc, EXP_EXIT_FAILED);
+  if (!unit_contains(log, want)) fprintf(stderr, "\nexpected: %s\ngot: %s\n", want, log);
+  CU_ASSERT(unit_contains(log, want));
+  CU_ASSERT_FALSE(unit_exists(dir, "winner.json"));
+  free(log);
+  free(cands);
+  free(spec);
+  unit_remove_tree(dir);
+  free(dir);
+}
+
+static void test_bad_input(void) {
+  expect_advise_error(KNOWN, "[]", 60, NULL, "c.json: expected a non-empty list of candidates");
+  expect_advise_error(KNOWN, "[{\"policy\": {\"type\": \"static\"}, "
+                      "\"cluster.nodes.x\": 3}]", 60, NULL, "c.json: [0].cluster.nodes.x");
+  expect_advise_error(KNOWN, NULL, 0.001, NULL, "--budget: 0.001 s cannot pay for one round");
+  expect_advise_error(KNOWN, NULL, 60, "speed", "--metric: expected time_s");
+  /* Workers on nodes that are not servers: no policy that places keys at
+   * their workers fits, and these candidates are all such. */
+  expect_advise_error(
+      "{'name': 'roles', 'cluster': {'nodes': 2, 'servers': 1, 'worker_nodes': 1}, "
+      "'workload': {'type': 'zipf', 'keys': 100, 'steps_per_worker': 100}, "
+      "'policy': {'type': 'static'}}",
+      "[{\"type\": \"relocate\"}, {\"type\": \"nups\", \"hot_keys\": 10}]", 60, NULL,
+      "policy: no candidate applies to this workload and cluster");
+  expect_advise_error(
+      "{'name': 'st', 'cluster': {'nodes': 2, 'workers_per_node': 2}, "
+      "'workload': {'type': 'zipf', 'keys': 100, 'steps_per_worker': 100}, "
+      "'policy': {'type': 'static'}, 'stages': [{'workers': 2, 'steps': 100}]}",
+      NULL, 60, NULL, "stages: advise does not search multi-stage runs");
+}
+
+PSLAB_SUITE("advise",
+            {"halving keeps the best", test_halving_keeps_the_best},
+            {"halving respects the budget", test_halving_respects_the_budget},
+            {"halving bad input", test_halving_bad_input},
+            {"prefix", test_prefix},
+            {"known winner", test_known_winner},
+            {"bad input", test_bad_input})
