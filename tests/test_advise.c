@@ -116,6 +116,60 @@ static void test_halving_bad_input(void) {
   adv_result_free(&r);
 }
 
+/* ---------------------------------------------------------- the candidates */
+
+static void test_candidate_set(void) {
+  /* The spec's sweep over policy gives candidates; over workload.skew it
+   * does not (the spec's skew is kept); a policy written with its defaults
+   * is the same candidate as one without them. */
+  cJSON *spec = unit_json(
+      "{'name': 'c', 'seed': 3, 'cluster': {'nodes': 4, 'workers_per_node': 2}, "
+      "'workload': {'type': 'zipf', 'keys': 4000, 'skew': 0.5, 'steps_per_worker': 200}, "
+      "'policy': {'type': 'static'}, 'sweep': {'workload.skew': [0, 1], 'policy': "
+      "[{'type': 'relocate', 'partition': 'hash', 'lookahead': 100}, {'type': 'adaptive'}]}}");
+  adv_candidates c;
+  exp_errors e;
+  exp_errors_init(&e);
+  CU_ASSERT_EQUAL_FATAL(adv_candidates_build(spec, "c.json", ".", NULL, &c, &e), 0);
+  size_t from_spec = 0, relocate100 = 0, replicate = 0;
+  for (size_t i = 0; i < c.count; i++) {
+    const cJSON *p = cJSON_GetObjectItem(c.items[i].spec, "policy");
+    const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(p, "type"));
+    CU_ASSERT_EQUAL(cJSON_GetNumberValue(exp_path_get(c.items[i].spec, "workload.skew")), 0.5);
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(c.items[i].spec, "sweep"));
+    if (strcmp(c.items[i].origin, "spec") == 0) from_spec++;
+    if (strcmp(type, "relocate") == 0 &&
+        cJSON_GetNumberValue(cJSON_GetObjectItem(p, "lookahead")) == 100 &&
+        cJSON_GetNumberValue(exp_path_get(c.items[i].spec, "cluster.workers_per_node")) == 2)
+      relocate100++;
+    if (strcmp(type, "replicate") == 0) replicate++;
+  }
+  CU_ASSERT_EQUAL(from_spec, 2);
+  CU_ASSERT_EQUAL(relocate100, 1);
+  CU_ASSERT(replicate >= 3); /* hot-key counts x 3 sync rates */
+  CU_ASSERT_EQUAL(e.count, 0);
+  adv_candidates_free(&c);
+  exp_errors_free(&e);
+  cJSON_Delete(spec);
+}
+
+static void test_hot_key_counts(void) {
+  /* Skewed accesses need fewer hot keys for the same share than uniform. */
+  cJSON *skewed = unit_json("{'type': 'zipf', 'keys': 100000, 'skew': 1.2, "
+                            "'steps_per_worker': 1000}");
+  cJSON *uniform = unit_json("{'type': 'zipf', 'keys': 100000, 'skew': 0, "
+                             "'steps_per_worker': 1000}");
+  uint64_t s[3], u[3];
+  size_t ns = adv_hot_key_counts(skewed, 4, 1, NULL, s);
+  size_t nu = adv_hot_key_counts(uniform, 4, 1, NULL, u);
+  CU_ASSERT_EQUAL_FATAL(ns, 3);
+  CU_ASSERT_FATAL(nu >= 1);
+  CU_ASSERT(s[0] < s[1] && s[1] < s[2]);
+  CU_ASSERT(s[0] * 10 < u[0]);
+  cJSON_Delete(skewed);
+  cJSON_Delete(uniform);
+}
+
 /* ------------------------------------------------------------ the prefix */
 
 static void test_prefix(void) {
@@ -299,5 +353,7 @@ PSLAB_SUITE("advise",
             {"halving respects the budget", test_halving_respects_the_budget},
             {"halving bad input", test_halving_bad_input},
             {"prefix", test_prefix},
+            {"candidate set", test_candidate_set},
+            {"hot-key counts", test_hot_key_counts},
             {"known winner", test_known_winner},
             {"bad input", test_bad_input})

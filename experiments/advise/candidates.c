@@ -37,13 +37,38 @@ bool adv_spec_ok(const cJSON *spec, const char *file, const char *base_dir, char
   return ok;
 }
 
+/* A copy of spec for comparing: the policy's partition and fast local
+ * access given their defaults (hash, true) when absent, so that {"type":
+ * "relocate"} and {"type": "relocate", "partition": "hash"} are one. */
+static cJSON *normalized(const cJSON *spec) {
+  cJSON *n = cJSON_Duplicate(spec, true);
+  cJSON *p = cJSON_GetObjectItemCaseSensitive(n, "policy");
+  if (cJSON_IsObject(p) && !cJSON_GetObjectItemCaseSensitive(p, "partition"))
+    cJSON_AddStringToObject(p, "partition", "hash");
+  if (cJSON_IsObject(p) && !cJSON_GetObjectItemCaseSensitive(p, "fast_local_access"))
+    cJSON_AddBoolToObject(p, "fast_local_access", true);
+  return n;
+}
+
+/* Whether c holds a candidate that runs as spec does. */
+static bool holds(const adv_candidates *c, const cJSON *spec) {
+  cJSON *mine = normalized(spec);
+  bool found = false;
+  for (size_t i = 0; i < c->count && !found; i++) {
+    cJSON *theirs = normalized(c->items[i].spec);
+    found = cJSON_Compare(mine, theirs, true);
+    cJSON_Delete(theirs);
+  }
+  cJSON_Delete(mine);
+  return found;
+}
+
 void adv_candidate_add(adv_candidates *c, const adv_build *b, cJSON *spec, const char *label,
                        const char *origin) {
-  for (size_t i = 0; i < c->count; i++)
-    if (cJSON_Compare(c->items[i].spec, spec, true)) {
-      cJSON_Delete(spec);
-      return;
-    }
+  if (holds(c, spec)) {
+    cJSON_Delete(spec);
+    return;
+  }
   char why[1024];
   if (!adv_spec_ok(spec, b->file, b->base_dir, why, sizeof why)) {
     cJSON *o = cJSON_CreateObject();
