@@ -305,6 +305,34 @@ static void test_known_winner(void) {
   free(dir);
 }
 
+static void test_quality_ranks_by_time_to_quality(void) {
+  /* Matrix factorization measures a quality, and staleness trades it for
+   * speed: ranked by time to quality, the target the static run's final
+   * quality. */
+  char *dir = unit_temp_dir(), *log = NULL;
+  char *spec = put_json(dir, "mf.json",
+      "{'name': 'mfq', 'seed': 3, 'cluster': {'nodes': 2, 'workers_per_node': 2}, "
+      "'workload': {'type': 'mf', 'rows': 300, 'cols': 200, 'nnz': 12000, 'rank': 5, "
+      "'lr': 0.05, 'epochs': 4, 'math': 'real'}, 'policy': {'type': 'static'}}");
+  unit_write(dir, "c.json", "[{\"type\": \"static\"}, {\"policy\": {\"type\": "
+             "\"static\"}, \"consistency\": {\"model\": \"ssp\", \"staleness\": 4}}]");
+  char cands[600], out[600];
+  snprintf(cands, sizeof cands, "%s/c.json", dir);
+  snprintf(out, sizeof out, "%s/out", dir);
+  int rc = advise(spec, out, 300, cands, "time_s", &log);
+  CU_ASSERT_EQUAL(rc, EXP_EXIT_PLOTS);
+  CU_ASSERT(unit_contains(log, "--metric time_s not used"));
+  char *jsonl = unit_slurp(out, "advise.jsonl");
+  CU_ASSERT(unit_contains(jsonl, "\"metric\":\"time_to_quality_s\""));
+  CU_ASSERT(unit_contains(jsonl, "\"target_from\":\"the best final quality of the static"));
+  CU_ASSERT(unit_contains(jsonl, "\"label\":\"static, ssp staleness=4\""));
+  free(jsonl);
+  free(log);
+  free(spec);
+  unit_remove_tree(dir);
+  free(dir);
+}
+
 static void expect_advise_error(const char *spec_text, const char *cands_text, double budget,
                                 const char *metric, const char *want) {
   char *dir = unit_temp_dir(), *log = NULL;
@@ -356,4 +384,5 @@ PSLAB_SUITE("advise",
             {"candidate set", test_candidate_set},
             {"hot-key counts", test_hot_key_counts},
             {"known winner", test_known_winner},
+            {"quality ranks by time to quality", test_quality_ranks_by_time_to_quality},
             {"bad input", test_bad_input})

@@ -160,9 +160,15 @@ static void label_if_differs(const cJSON *cand, const adv_build *b, const char *
                              const char *name, exp_buf *out) {
   const cJSON *mine = exp_path_get(cand, path), *theirs = exp_path_get(b->base, path);
   if (!mine || (theirs && cJSON_Compare(mine, theirs, true))) return;
-  if (cJSON_IsObject(mine)) {
-    exp_buf_printf(out, ", %s", name);
-    adv_policy_label(mine, out); /* {"model": "ssp", ...} reads as a policy does */
+  if (cJSON_IsObject(mine)) { /* {"model": "ssp", "staleness": 4}: "ssp staleness=4" */
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(mine, "model");
+    exp_buf_printf(out, ", %s%s", name, cJSON_IsString(model) ? model->valuestring : "");
+    for (const cJSON *f = mine->child; f; f = f->next) {
+      if (strcmp(f->string, "model") == 0) continue;
+      char *v = exp_value_label(f);
+      exp_buf_printf(out, " %s=%s", f->string, v ? v : "?");
+      free(v);
+    }
     return;
   }
   char *v = exp_value_label(mine);

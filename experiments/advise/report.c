@@ -84,7 +84,7 @@ static void print_row(FILE *f, const adv_report *rp, const cJSON *rec) {
   if (isfinite(lo)) snprintf(interval, sizeof interval, "%s .. %s", low, high);
   else if (bound) snprintf(interval, sizeof interval, "target not reached");
   if (isfinite(fr)) snprintf(from, sizeof from, "%.3g%%", 100 * fr);
-  fprintf(f, "%4d  %-52.52s %s%-10s %-24s %s\n",
+  fprintf(f, "%4d  %-52.52s %s%-15s %-24s %s\n",
           (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "rank")),
           cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "label")),
           bound ? ">" : " ", isfinite(v) ? value : "-", interval, from);
@@ -94,6 +94,11 @@ static void print_row(FILE *f, const adv_report *rp, const cJSON *rec) {
 static void print_margin(FILE *f, const adv_report *rp, double margin) {
   if (!isfinite(margin) && !(margin > 0)) {
     fprintf(f, "margin: not measured (fewer than two candidates ranked by value)\n");
+    return;
+  }
+  if (isinf(margin)) {
+    fprintf(f, "margin: the second did not reach the target quality in the part of the run "
+            "simulated\n");
     return;
   }
   fprintf(f, "margin: the first leads the second by %.3g%%; the simulator's error: %.3g%% "
@@ -109,8 +114,8 @@ void adv_print(FILE *f, const adv_report *rp, const cJSON *ranking, double margi
   if (rp->metric.to_quality)
     fprintf(f, "ranked by time to quality %s %.6g (%s)\n",
             rp->metric.higher_better ? ">=" : "<=", rp->target, rp->target_from);
-  fprintf(f, "rank  %-52s  %-10s %-24s %s\n", "candidate", what, "interval", "from");
-  fprintf(f, "----  %-52s  %-10s %-24s %s\n", "---------", "----", "--------", "----");
+  fprintf(f, "rank  %-52s  %-15s %-24s %s\n", "candidate", what, "interval", "from");
+  fprintf(f, "----  %-52s  %-15s %-24s %s\n", "---------", "----", "--------", "----");
   size_t shown = 0;
   for (const cJSON *rec = ranking->child; rec && shown < 20; rec = rec->next, shown++)
     print_row(f, rp, rec);
