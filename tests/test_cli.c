@@ -227,6 +227,8 @@ static const char *const samples[][3] = {
     {"coordinator-file", "c.addr", NULL}, {"key-file", "/k.key", NULL},
     {"profile", "p.json", NULL},  {"rate", "1gbit", "--netns"}, {"svg", "o.svg", NULL},
     {"nodes", "4", NULL},         {"timeout", "2.5", NULL},
+    {"budget", "30", NULL},       {"candidates", "c.json", NULL}, {"confirm", "2", NULL},
+    {"metric", "bytes", NULL},    {"fidelity", "v", NULL},
 };
 
 /* The parsed command line as "field=value" lines (caller frees). */
@@ -240,6 +242,9 @@ static char *digest(const cli *c) {
           c->record_trace ? c->record_trace : "", c->svg ? c->svg : "");
   fprintf(f, "timeout=%g\n", c->timeout_s);
   fprintf(f, "save_params=%s\n", c->save_params ? c->save_params : "");
+  fprintf(f, "budget=%g\ncandidates=%s\nconfirm=%u\nmetric=%s\nfidelity=%s\n", c->budget_s,
+          c->candidates ? c->candidates : "", (unsigned)c->confirm, c->metric ? c->metric : "",
+          c->fidelity ? c->fidelity : "");
   fprintf(f, "profile=%s\nrate=%s\nnodes=%u\nrepeats=%u\nshard=%u/%u\n",
           c->profile ? c->profile : "", c->rate ? c->rate : "", (unsigned)c->nodes,
           (unsigned)c->repeats, (unsigned)c->shard.index, (unsigned)c->shard.count);

@@ -57,8 +57,8 @@ void adv_policy_label(const cJSON *policy, exp_buf *b);
 /* A candidate's label: its policy, then what differs from the spec's
  * consistency, workers per node and servers. */
 void adv_choice_label(const cJSON *cand, const adv_build *b, exp_buf *out);
-/* pslab's own candidates (candidate_sets.c; docs/advise.md, "The
- * candidates"). */
+/* pslab's own candidates (candidate_sets.c, which docs/advise.md,
+ * "The candidates" describes). */
 void adv_add_pslab_set(adv_candidates *c, const adv_build *b);
 /* The spec's own policy and the points of its sweep over choices, and
  * those of a --candidates file (candidates.c). */
@@ -70,8 +70,7 @@ int adv_add_file_set(adv_candidates *c, const adv_build *b, const char *path,
 cJSON *adv_base_of(const cJSON *spec);
 
 /* The candidate set of spec (the spec file's JSON, after --set; file and
- * base_dir as exp_spec_parse takes them): pslab's own (docs/advise.md,
- * "The candidates"), the spec's policy and the points of its sweep over
+ * base_dir as exp_spec_parse takes them): pslab's own (adv_add_pslab_set), the spec's policy and the points of its sweep over
  * policy, consistency, cluster.workers_per_node and cluster.servers, and
  * those of cand_file (NULL: none). Each is checked as a spec would be;
  * those refused go to out->skipped. 0, or -1 with messages in errs naming
