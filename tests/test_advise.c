@@ -90,6 +90,7 @@ static void test_halving_respects_the_budget(void) {
   CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
   CU_ASSERT(r.spent_s <= s.budget_s);
   CU_ASSERT_EQUAL(r.rounds, 2);
+  /* Round 3 predicted from the first two (cost 1 s x fraction). */
   CU_ASSERT(unit_contains(r.stop, "budget: round 3 would take about 1.25 s"));
   adv_result_free(&r);
 }

@@ -5,7 +5,9 @@
  * on to a prefix twice as long, and so on; the last round is the whole run.
  * The first prefix is chosen so that the whole run is reached with two
  * candidates left. The search ends early when the next round's cost,
- * predicted from each survivor's last cost scaled by the longer prefix,
+ * predicted for each survivor as a fixed cost plus one that grows with the
+ * prefix (fitted to its last two costs; after one round, half the
+ * cheapest evaluation taken as fixed),
  * exceeds what is left of the budget, or when the leader is ahead of every
  * other survivor by more than both estimates' extrapolation errors (the
  * relative change of each estimate between its last two rounds: an
@@ -80,14 +82,27 @@ typedef struct {
   size_t *cur, m;   /* the candidates of this round */
   adv_score *now;   /* this round's scores, by candidate */
   bool *ok;         /* evaluated this round */
+  double *before;   /* each candidate's cost the round before its last (0: none) */
+  double before_f, last_f; /* the fractions of those two rounds */
 } search;
 
-/* The predicted cost of evaluating cur[0..m) at fraction f after a round
- * at prev (0: the first round, unknown). */
-static double predict(const search *st, double f, double prev) {
+/* The predicted cost of evaluating cur[0..m) at fraction f: each one's
+ * cost as a + b * fraction, through its last two costs, or with a half
+ * the cheapest last cost when it has one only. 0 before the first round. */
+static double predict(const search *st, double f) {
+  if (!(st->last_f > 0)) return 0;
+  double cheapest = INFINITY;
+  for (size_t i = 0; i < st->m; i++) cheapest = fmin(cheapest, st->r->last[st->cur[i]].cost_s);
   double sum = 0;
-  for (size_t i = 0; prev > 0 && i < st->m; i++)
-    sum += st->r->last[st->cur[i]].cost_s * f / prev;
+  for (size_t i = 0; i < st->m; i++) {
+    size_t c = st->cur[i];
+    double last = st->r->last[c].cost_s, a = cheapest / 2, b = (last - a) / st->last_f;
+    if (st->before[c] > 0 && st->last_f > st->before_f) {
+      b = fmax(0, (last - st->before[c]) / (st->last_f - st->before_f));
+      a = fmax(0, last - b * st->last_f);
+    }
+    sum += a + b * f;
+  }
   return sum;
 }
 
@@ -154,6 +169,7 @@ static void commit(search *st, size_t k) {
     const adv_score *old = &r->last[c];
     adv_score *sc = &st->now[c];
     if (k > 0) two_point(old, sc);
+    st->before[c] = k > 0 ? old->cost_s : 0;
     if (sc->fraction >= 1) r->spread[c] = 0;
     else if (k > 0 && !old->bound && !sc->bound && sc->value > 0)
       r->spread[c] = fabs(sc->value - old->value) / sc->value;
@@ -218,10 +234,9 @@ static int rounds_loop(search *st, char *err, size_t errlen) {
   adv_result *r = st->r;
   size_t rounds = rounds_for(s->n);
   double first = s->first_fraction > 0 ? s->first_fraction : ldexp(1.0, -(int)(rounds - 1));
-  double prev = 0;
   for (size_t k = 0; st->m > 0; k++) {
     double f = k + 1 >= rounds ? 1.0 : fmin(1.0, first * ldexp(1.0, (int)k));
-    double need = predict(st, f, prev);
+    double need = predict(st, f);
     if (k > 0 && need > s->budget_s - r->spent_s) {
       snprintf(r->stop, sizeof r->stop, "the budget: round %zu would take about %.3g s, "
                "%.3g s were left", k + 1, need, s->budget_s - r->spent_s);
@@ -249,7 +264,8 @@ static int rounds_loop(search *st, char *err, size_t errlen) {
     }
     size_t keep = (st->m + 1) / 2;
     st->m = keep < 2 && st->m >= 2 ? 2 : keep;
-    prev = f;
+    st->before_f = st->last_f;
+    st->last_f = f;
   }
   return 0;
 }
@@ -268,8 +284,9 @@ int adv_halving(const adv_search *s, adv_result *r, char *err, size_t errlen) {
   st.cur = calloc(s->n, sizeof *st.cur);
   st.now = calloc(s->n, sizeof *st.now);
   st.ok = calloc(s->n, sizeof *st.ok);
+  st.before = calloc(s->n, sizeof *st.before);
   int rc = -1;
-  if (!st.cur || !st.now || !st.ok || !result_alloc(r, s->n)) {
+  if (!st.cur || !st.now || !st.ok || !st.before || !result_alloc(r, s->n)) {
     snprintf(err, errlen, "out of memory");
     goto out;
   }
@@ -285,5 +302,6 @@ out:
   free(st.cur);
   free(st.now);
   free(st.ok);
+  free(st.before);
   return rc;
 }

@@ -48,7 +48,8 @@ char *adv_search_script(const adv_report *rp, const char *experiment) {
   snprintf(ylabel, sizeof ylabel, "estimated %s, whole run",
            rp->metric.to_quality ? "time to quality (s)" : rp->metric.name);
   exp_gp_string(&b, ylabel);
-  exp_buf_puts(&b, "\nset logscale y\nset grid\nset key below maxrows 4\nset xtics 1\n");
+  exp_buf_printf(&b, "\nset logscale y\nset grid\nset key below maxrows 4\nset xtics 1\n"
+                    "set xrange [0.5:%zu.5]\n", rp->res->rounds);
   if (!data_block(&b, rp, -1)) {
     exp_buf_free(&b);
     return NULL;
