@@ -219,8 +219,9 @@ static char *put_json(const char *dir, const char *name, const char *text) {
 }
 
 /* Runs exp_advise; its log (caller frees) in *log. */
-static int advise(const char *spec, const char *out, double budget, const char *cands,
-                  const char *metric, char **log) {
+static int advise_confirm(const char *spec, const char *out, double budget,
+                          const char *cands, const char *metric, uint32_t confirm,
+                          char **log) {
   size_t len;
   FILE *f = open_memstream(log, &len);
   FILE *sink = fopen("/dev/null", "w");
@@ -230,6 +231,7 @@ static int advise(const char *spec, const char *out, double budget, const char *
   o.budget_s = budget;
   o.candidates = cands;
   o.metric = metric;
+  o.confirm = confirm;
   o.quiet = true;
   o.gnuplot = "/nonexistent/gnuplot";
   o.out = sink;
@@ -238,6 +240,11 @@ static int advise(const char *spec, const char *out, double budget, const char *
   fclose(f);
   fclose(sink);
   return rc;
+}
+
+static int advise(const char *spec, const char *out, double budget, const char *cands,
+                  const char *metric, char **log) {
+  return advise_confirm(spec, out, budget, cands, metric, 0, log);
 }
 
 /* The rank records of DIR/advise.jsonl, as one string of labels and values. */
@@ -334,6 +341,36 @@ static void test_quality_ranks_by_time_to_quality(void) {
   free(dir);
 }
 
+static void test_confirm_on_the_real_backend(void) {
+  /* The top two run on the real backend; without a profile the comparison
+   * says it is uncalibrated. Whether the order held is the machine's to
+   * say, not this test's. */
+  char *dir = unit_temp_dir(), *log = NULL;
+  char *spec = put_json(dir, "tiny.json",
+      "{'name': 'tinyc', 'seed': 3, 'cluster': {'nodes': 2, 'workers_per_node': 1}, "
+      "'workload': {'type': 'zipf', 'keys': 1000, 'steps_per_worker': 40, 'locality': 1.0}, "
+      "'policy': {'type': 'static'}}");
+  unit_write(dir, "c.json", "[{\"type\": \"static\", \"partition\": \"hash\"}, "
+             "{\"type\": \"static\", \"partition\": \"range\"}]");
+  char cands[600], out[600];
+  snprintf(cands, sizeof cands, "%s/c.json", dir);
+  snprintf(out, sizeof out, "%s/out", dir);
+  int rc = advise_confirm(spec, out, 300, cands, NULL, 2, &log);
+  if (rc != EXP_EXIT_PLOTS) fprintf(stderr, "\n%s\n", log);
+  CU_ASSERT_EQUAL(rc, EXP_EXIT_PLOTS);
+  char *jsonl = unit_slurp(out, "advise.jsonl");
+  CU_ASSERT(unit_contains(jsonl, "\"kind\":\"confirm\""));
+  CU_ASSERT(unit_contains(jsonl, "\"calibrated\":false"));
+  CU_ASSERT(unit_contains(jsonl, "uncalibrated"));
+  CU_ASSERT(unit_exists(out, "confirm/1/runs.jsonl"));
+  CU_ASSERT(unit_exists(out, "confirm/2/runs.jsonl"));
+  free(jsonl);
+  free(log);
+  free(spec);
+  unit_remove_tree(dir);
+  free(dir);
+}
+
 static void expect_advise_error(const char *spec_text, const char *cands_text, double budget,
                                 const char *metric, const char *want) {
   char *dir = unit_temp_dir(), *log = NULL;
@@ -386,4 +423,5 @@ PSLAB_SUITE("advise",
             {"hot-key counts", test_hot_key_counts},
             {"known winner", test_known_winner},
             {"quality ranks by time to quality", test_quality_ranks_by_time_to_quality},
+            {"confirm on the real backend", test_confirm_on_the_real_backend},
             {"bad input", test_bad_input})
