@@ -90,9 +90,17 @@ static void test_halving_respects_the_budget(void) {
   CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
   CU_ASSERT(r.spent_s <= s.budget_s);
   CU_ASSERT_EQUAL(r.rounds, 2);
-  /* Round 3 predicted from the first two (cost 1 s x fraction). */
-  CU_ASSERT(unit_contains(r.stop, "budget: round 3 would take about 1.25 s"));
+  /* Round 3 costs at least round 2's candidates' last costs, 0.625 s,
+   * which the 0.5 s left cannot pay. */
+  CU_ASSERT(unit_contains(r.stop, "budget: round 3 would take more than 0.625 s"));
   adv_result_free(&r);
+  /* 0.95 s left after round 1 pays for round 2's least (0.625 s) but not
+   * for what its first evaluation predicts: 1.25 s. */
+  s.budget_s = 2.2;
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT(r.spent_s <= s.budget_s);
+  CU_ASSERT_EQUAL(r.rounds, 1);
+  CU_ASSERT(unit_contains(r.stop, "budget: round 2 would take about 1.25 s"));
 }
 
 static void test_halving_bad_input(void) {

@@ -4,12 +4,14 @@
  * short prefix of the run, the better half (rounded up, at least two) goes
  * on to a prefix twice as long, and so on; the last round is the whole run.
  * The first prefix is chosen so that the whole run is reached with two
- * candidates left. The search ends early when the next round's cost,
- * predicted for each survivor as a fixed cost plus one that grows with the
- * prefix (fitted to its last two costs; after one round, half the
- * cheapest evaluation taken as fixed),
- * exceeds what is left of the budget, or when the leader is ahead of every
- * other survivor by more than both estimates' extrapolation errors (the
+ * candidates left. The search ends early when the next round's cost
+ * exceeds what is left of the budget (checked before it starts against
+ * the least it can cost, its candidates' last costs; and after its first
+ * evaluation against a prediction: every evaluation's fixed cost, a child
+ * and the run's setup, fitted to that candidate's two costs, plus each
+ * candidate's part that grows with the prefix), or when the leader is
+ * ahead of every other survivor by more than both estimates'
+ * extrapolation errors (the
  * relative change of each estimate between its last two rounds: an
  * estimate that still moves as the prefix doubles is not trusted further
  * than it moved). The evaluator is a callback, so that tests can drive the
@@ -82,34 +84,38 @@ typedef struct {
   size_t *cur, m;   /* the candidates of this round */
   adv_score *now;   /* this round's scores, by candidate */
   bool *ok;         /* evaluated this round */
-  double *before;   /* each candidate's cost the round before its last (0: none) */
-  double before_f, last_f; /* the fractions of those two rounds */
+  double last_f;    /* the last round's fraction (0: none yet) */
 } search;
 
-/* The predicted cost of evaluating cur[0..m) at fraction f: each one's
- * cost as a + b * fraction, through its last two costs, or with a half
- * the cheapest last cost when it has one only. 0 before the first round. */
-static double predict(const search *st, double f) {
-  if (!(st->last_f > 0)) return 0;
-  double cheapest = INFINITY;
-  for (size_t i = 0; i < st->m; i++) cheapest = fmin(cheapest, st->r->last[st->cur[i]].cost_s);
+/* The least the next round can cost: its candidates' last costs (a
+ * longer prefix costs no less). 0 before the first round. */
+static double least_cost(const search *st) {
   double sum = 0;
-  for (size_t i = 0; i < st->m; i++) {
-    size_t c = st->cur[i];
-    double last = st->r->last[c].cost_s, a = cheapest / 2, b = (last - a) / st->last_f;
-    if (st->before[c] > 0 && st->last_f > st->before_f) {
-      b = fmax(0, (last - st->before[c]) / (st->last_f - st->before_f));
-      a = fmax(0, last - b * st->last_f);
-    }
-    sum += a + b * f;
+  for (size_t i = 0; st->last_f > 0 && i < st->m; i++) sum += st->r->last[st->cur[i]].cost_s;
+  return sum;
+}
+
+/* After the first evaluation of a round at f (its cost c2, the candidate's
+ * last c1): the rest of the round's cost, each candidate's last cost with
+ * the part that grows with the prefix scaled, the fixed part (what every
+ * evaluation pays: a child, the run's setup) fitted to the first one's two
+ * costs and taken as every candidate's. */
+static double rest_cost(const search *st, double f, double c1, double c2) {
+  double b = fmax(0, (c2 - c1) / (f - st->last_f)), a = fmax(0, c1 - b * st->last_f);
+  double sum = 0;
+  for (size_t i = 1; i < st->m; i++) {
+    double last = st->r->last[st->cur[i]].cost_s;
+    double fixed = fmin(a, last);
+    sum += fixed + (last - fixed) * f / st->last_f;
   }
   return sum;
 }
 
 /* Evaluates round k's candidates at fraction f: this round's scores in
  * st->now and st->ok. 1 the round is done; 0 the budget ended it (a
- * timeout); -1 with a message: the first evaluation shows that the budget
- * cannot pay for one round. */
+ * timeout); 2 its first evaluation showed that the rest would exceed the
+ * budget (r->stop says so); -1 with a message: the first evaluation shows
+ * that the budget cannot pay for one round. */
 static int run_round(search *st, size_t k, double f, char *err, size_t errlen) {
   const adv_search *s = st->s;
   adv_result *r = st->r;
@@ -131,6 +137,14 @@ static int run_round(search *st, size_t k, double f, char *err, size_t errlen) {
       return -1;
     }
     if (!st->ok[c] && r->spent_s >= s->budget_s) return 0;
+    if (k > 0 && i == 0 && st->ok[c]) {
+      double rest = rest_cost(st, f, r->last[c].cost_s, sc.cost_s);
+      if (rest > s->budget_s - r->spent_s) {
+        snprintf(r->stop, sizeof r->stop, "the budget: round %zu would take about %.3g s, "
+                 "%.3g s were left", k + 1, sc.cost_s + rest, left);
+        return 2;
+      }
+    }
     if (k == 0 && i == 0 && st->ok[c] && sc.cost_s * (double)st->m > s->budget_s) {
       snprintf(err, errlen, "--budget: %.3g s cannot pay for one round: the first candidate "
                "on %.3g of the run took %.3g s, so a round of %zu candidates needs about "
@@ -169,7 +183,6 @@ static void commit(search *st, size_t k) {
     const adv_score *old = &r->last[c];
     adv_score *sc = &st->now[c];
     if (k > 0) two_point(old, sc);
-    st->before[c] = k > 0 ? old->cost_s : 0;
     if (sc->fraction >= 1) r->spread[c] = 0;
     else if (k > 0 && !old->bound && !sc->bound && sc->value > 0)
       r->spread[c] = fabs(sc->value - old->value) / sc->value;
@@ -236,14 +249,15 @@ static int rounds_loop(search *st, char *err, size_t errlen) {
   double first = s->first_fraction > 0 ? s->first_fraction : ldexp(1.0, -(int)(rounds - 1));
   for (size_t k = 0; st->m > 0; k++) {
     double f = k + 1 >= rounds ? 1.0 : fmin(1.0, first * ldexp(1.0, (int)k));
-    double need = predict(st, f);
-    if (k > 0 && need > s->budget_s - r->spent_s) {
-      snprintf(r->stop, sizeof r->stop, "the budget: round %zu would take about %.3g s, "
-               "%.3g s were left", k + 1, need, s->budget_s - r->spent_s);
+    double least = least_cost(st);
+    if (k > 0 && least > s->budget_s - r->spent_s) {
+      snprintf(r->stop, sizeof r->stop, "the budget: round %zu would take more than %.3g s, "
+               "%.3g s were left", k + 1, least, s->budget_s - r->spent_s);
       return 0;
     }
     int rc = run_round(st, k, f, err, errlen);
     if (rc < 0) return -1;
+    if (rc == 2) return 0;
     if (rc == 0) {
       snprintf(r->stop, sizeof r->stop, "the budget ran out during round %zu", k + 1);
       return 0;
@@ -264,7 +278,6 @@ static int rounds_loop(search *st, char *err, size_t errlen) {
     }
     size_t keep = (st->m + 1) / 2;
     st->m = keep < 2 && st->m >= 2 ? 2 : keep;
-    st->before_f = st->last_f;
     st->last_f = f;
   }
   return 0;
@@ -284,9 +297,8 @@ int adv_halving(const adv_search *s, adv_result *r, char *err, size_t errlen) {
   st.cur = calloc(s->n, sizeof *st.cur);
   st.now = calloc(s->n, sizeof *st.now);
   st.ok = calloc(s->n, sizeof *st.ok);
-  st.before = calloc(s->n, sizeof *st.before);
   int rc = -1;
-  if (!st.cur || !st.now || !st.ok || !st.before || !result_alloc(r, s->n)) {
+  if (!st.cur || !st.now || !st.ok || !result_alloc(r, s->n)) {
     snprintf(err, errlen, "out of memory");
     goto out;
   }
@@ -302,6 +314,5 @@ out:
   free(st.cur);
   free(st.now);
   free(st.ok);
-  free(st.before);
   return rc;
 }
