@@ -349,6 +349,47 @@ static void test_quality_ranks_by_time_to_quality(void) {
   free(dir);
 }
 
+static void test_fidelity_error(void) {
+  /* --fidelity: the median |error| of time_s over a validation's points is
+   * the error the margin is held to; a directory without them is refused. */
+  char *dir = unit_temp_dir(), *log = NULL;
+  char *spec = put_json(dir, "known.json", KNOWN);
+  unit_write(dir, "validate.jsonl",
+             "{\"kind\":\"point\",\"metric\":\"time_s\",\"error\":0.1}\n"
+             "{\"kind\":\"point\",\"metric\":\"time_s\",\"error\":-0.2}\n"
+             "{\"kind\":\"point\",\"metric\":\"bytes\",\"error\":0.9}\n"
+             "{\"kind\":\"run\",\"metric\":\"time_s\",\"error\":0.9}\n"
+             "{\"kind\":\"point\",\"metric\":\"time_s\",\"error\":0.3}\n");
+  char out[600];
+  snprintf(out, sizeof out, "%s/out", dir);
+  size_t len;
+  FILE *f = open_memstream(&log, &len), *sink = fopen("/dev/null", "w");
+  exp_advise_options o;
+  exp_advise_options_default(&o);
+  o.out_dir = out;
+  o.budget_s = 600;
+  o.fidelity = dir;
+  o.quiet = true;
+  o.gnuplot = "/nonexistent/gnuplot";
+  o.out = sink;
+  o.log = f;
+  CU_ASSERT_EQUAL(exp_advise(spec, NULL, 0, &o), EXP_EXIT_PLOTS);
+  char *jsonl = unit_slurp(out, "advise.jsonl");
+  CU_ASSERT(unit_contains(jsonl, "\"error\":0.2,"));
+  CU_ASSERT(unit_contains(jsonl, "median |error| of time_s over 3 sweep points"));
+  free(jsonl);
+  o.fidelity = out; /* no validate.jsonl there */
+  CU_ASSERT_EQUAL(exp_advise(spec, NULL, 0, &o), EXP_EXIT_FAILED);
+  fclose(f);
+  fclose(sink);
+  CU_ASSERT(unit_contains(log, "--fidelity: "));
+  CU_ASSERT(unit_contains(log, "with time_s point records, found none"));
+  free(log);
+  free(spec);
+  unit_remove_tree(dir);
+  free(dir);
+}
+
 static void test_confirm_on_the_real_backend(void) {
   /* The top two run on the real backend; without a profile the comparison
    * says it is uncalibrated. Whether the order held is the machine's to
@@ -431,5 +472,6 @@ PSLAB_SUITE("advise",
             {"hot-key counts", test_hot_key_counts},
             {"known winner", test_known_winner},
             {"quality ranks by time to quality", test_quality_ranks_by_time_to_quality},
+            {"--fidelity's error", test_fidelity_error},
             {"confirm on the real backend", test_confirm_on_the_real_backend},
             {"bad input", test_bad_input})
