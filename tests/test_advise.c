@@ -448,6 +448,13 @@ static void test_bad_input(void) {
                       "\"cluster.nodes.x\": 3}]", 60, NULL, "c.json: [0].cluster.nodes.x");
   expect_advise_error(KNOWN, NULL, 0.001, NULL, "--budget: 0.001 s cannot pay for one round");
   expect_advise_error(KNOWN, NULL, 60, "speed", "--metric: expected time_s");
+  /* A quality to reach and no target: the static runs that would set one
+   * cannot finish within the budget. */
+  expect_advise_error(
+      "{'name': 'mfq', 'cluster': {'nodes': 2, 'workers_per_node': 2}, "
+      "'workload': {'type': 'mf', 'rows': 300, 'cols': 200, 'nnz': 12000, 'rank': 5, "
+      "'epochs': 4, 'math': 'real'}, 'policy': {'type': 'static'}}",
+      "[{\"type\": \"static\"}]", 0.001, NULL, "workload.target_quality: not given");
   /* Workers on nodes that are not servers: no policy that places keys at
    * their workers fits, and these candidates are all such. */
   expect_advise_error(

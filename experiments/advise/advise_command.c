@@ -172,6 +172,12 @@ static int prepare(advice *a, adv_sim_ctx *x, exp_errors *errs) {
     double spent;
     if (static_target(x, json, rp->budget_s, &rp->target, &spent, errs) != 0) return -1;
     rp->budget_s -= spent;
+    if (!(rp->budget_s > 0)) {
+      exp_errors_addf(errs, "--budget: all of it (%.3g s) went to the static candidates' "
+                      "whole runs, which set the target quality; give more, or "
+                      "workload.target_quality", spent);
+      return -1;
+    }
     rp->target_from = "the best final quality of the static candidates";
     set_target(&a->cands, rp->target);
   }

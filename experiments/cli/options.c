@@ -113,8 +113,9 @@ const cli_option cli_options[] = {
      "simulator against real runs already made"},
     {"budget", 0, "SECONDS", ON(ADVISE), CALL(set_budget), false,
      "wall time the search may spend simulating (default: 60). A round that the rest of the "
-     "budget cannot pay for (its cost predicted from the last round's) is not started; a "
-     "budget that cannot pay for the first round is an error that says how much it needs"},
+     "budget cannot pay for (at least its candidates' last costs; then as its first "
+     "evaluation predicts) is not run; a budget that cannot pay for the first round is an "
+     "error that says how much it needs"},
     {"candidates", 0, "FILE", ON(ADVISE), STRING(candidates), false,
      "search these candidates instead of pslab's own set: a JSON list whose items are "
      "policy objects ({\"type\": \"relocate\", \"lookahead\": 50}) or objects of dotted paths "
