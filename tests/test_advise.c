@@ -101,6 +101,29 @@ static void test_halving_respects_the_budget(void) {
   CU_ASSERT(r.spent_s <= s.budget_s);
   CU_ASSERT_EQUAL(r.rounds, 1);
   CU_ASSERT(unit_contains(r.stop, "budget: round 2 would take about 1.25 s"));
+  /* Its table says the first's estimate is from one prefix only. */
+  adv_candidates cands = {0};
+  adv_candidate items[N_FAKE];
+  char labels[N_FAKE][8];
+  for (size_t i = 0; i < N_FAKE; i++) {
+    snprintf(labels[i], sizeof labels[i], "c%zu", i);
+    items[i] = (adv_candidate){labels[i], NULL, "test"};
+  }
+  cands.items = items;
+  cands.count = N_FAKE;
+  adv_report rp = {.cands = &cands, .res = &r, .metric = {.name = "time_s"}, .error = 0.28,
+                   .budget_s = s.budget_s};
+  double margin;
+  cJSON *ranking = adv_ranking(&rp, &margin);
+  char *table = NULL;
+  size_t len;
+  FILE *t = open_memstream(&table, &len);
+  adv_print(t, &rp, ranking, margin);
+  fclose(t);
+  CU_ASSERT(unit_contains(table, "note: the first's estimate comes from one prefix (6.25% of"));
+  CU_ASSERT(unit_contains(table, "warning: the margin is smaller than the simulator's"));
+  free(table);
+  cJSON_Delete(ranking);
 }
 
 static void test_halving_bad_input(void) {

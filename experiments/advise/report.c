@@ -121,6 +121,11 @@ void adv_print(FILE *f, const adv_report *rp, const cJSON *ranking, double margi
     print_row(f, rp, rec);
   if (shown < (size_t)cJSON_GetArraySize(ranking))
     fprintf(f, "... and %d more in advise.txt\n", cJSON_GetArraySize(ranking) - (int)shown);
+  size_t first = rp->res->order[0];
+  if (!isfinite(rp->res->spread[first]) && rp->res->last[first].fraction < 1)
+    fprintf(f, "note: the first's estimate comes from one prefix (%.3g%% of the run): how far "
+            "it is from the whole run's is not measured, and the interval leaves it out\n",
+            100 * rp->res->last[first].fraction);
   print_margin(f, rp, margin);
   fprintf(f, "search: %zu rounds, %.3g s of %.3g s; stopped: %s\n", rp->res->rounds,
           rp->res->spent_s, rp->budget_s, rp->res->stop);
