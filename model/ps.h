@@ -602,11 +602,13 @@ int ps_localize(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket,
  * PS_ERR_KEY_RANGE. */
 int ps_intent(ps_worker *w, const ps_key *keys, size_t n, int64_t clock_start,
               int64_t clock_end, double now);
-/* Moves the worker's clock on by one; returns the new clock. With the clock
- * service (ps_node_config.clock_service), a worker under a bounded model
- * must have no write outstanding when it calls this (the driver waits for
- * its push): a node tells the others its clock only once every write of
- * the clocks before is applied. */
+/* Moves the worker's clock on by one, a step taken at now; returns the new
+ * clock. The staleness of its replica reads is counted in these steps (the
+ * ones it took since what it read was complete; ps_set_clock's jumps are no
+ * steps). With the clock service (ps_node_config.clock_service), a worker
+ * under a bounded model must have no write outstanding when it calls this
+ * (the driver waits for its push): a node tells the others its clock only
+ * once every write of the clocks before is applied. */
 int64_t ps_advance_clock(ps_worker *w, double now);
 int64_t ps_worker_clock(const ps_worker *w);
 
