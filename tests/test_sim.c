@@ -8,6 +8,7 @@
  */
 #include "sim/platform.h"
 #include "sim/sim.h"
+#include "tests/saved_params.h"
 #include "tests/unit.h"
 #include "workloads/w2v.h"
 
@@ -1541,6 +1542,46 @@ static void test_saved_w2v_vectors_give_its_quality(void) {
   free((char *)sv.dir);
 }
 
+/* Every workload with files of its own, saved from 3 nodes of 2 workers
+ * whose replicas (and, under nups, relocated keys) are resolved at the end:
+ * params.bin holds each key's value once, from its owner (with "math":
+ * "none", its floats sum to every float pushed), and the workload's files,
+ * read back, hold the same floats under the data's names. */
+static void saved_round_trip(const char *type, const char *workload, const char *policy) {
+  saving_spec sv = {.dir = unit_temp_dir()};
+  saved_write_data(sv.dir);
+  tiny(&sv.r, policy);
+  sv.r.cluster.nodes = 3;
+  sv.r.workload = workload;
+  cJSON *m = run_saving(&sv);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT(num(m, "replica_syncs") > 0);
+  wl_params p = saved_load(sv.dir);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p.values);
+  if (strstr(workload, "\"math\":\"none\"")) {
+    CU_ASSERT(num(m, "pushed_floats") > 0);
+    CU_ASSERT_EQUAL(saved_sum(&p), num(m, "pushed_floats"));
+  }
+  saved_check_files(type, sv.dir, &p);
+  saved_check_no_parts(sv.dir, 3);
+  wl_params_free(&p);
+  cJSON_Delete(m);
+  unit_remove_tree(sv.dir);
+  free((char *)sv.dir);
+}
+
+static const char *const saved_nups = "{\"type\":\"nups\",\"hot_keys\":3,\"syncs_per_sec\":2000}";
+
+static void test_saved_mf_factors(void) { saved_round_trip("mf", saved_mf_json, saved_nups); }
+static void test_saved_kge_embeddings(void) {
+  saved_round_trip("kge", saved_kge_json, saved_nups);
+}
+static void test_saved_w2v_vectors(void) { saved_round_trip("w2v", saved_w2v_json, saved_nups); }
+static void test_saved_dnn_tensors(void) {
+  saved_round_trip("dnn", saved_dnn_json,
+                   "{\"type\":\"replicate\",\"hot_keys\":5,\"syncs_per_step\":1}");
+}
+
 PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_cluster_check},
             {"servers and worker nodes", test_servers_and_worker_nodes},
             {"psld moves load away from a slowed server and back",
@@ -1578,4 +1619,8 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"latency_bandwidth_straggler_link", test_latency_bandwidth_straggler_link},
             {"bad_spec_is_an_error", test_bad_spec_is_an_error},
             {"saved parameters hold every push", test_saved_params_hold_every_push},
-            {"saved w2v vectors give its quality", test_saved_w2v_vectors_give_its_quality})
+            {"saved w2v vectors give its quality", test_saved_w2v_vectors_give_its_quality},
+            {"saved mf factors: CSV with the data's ids", test_saved_mf_factors},
+            {"saved kge embeddings: TSV with the data's names", test_saved_kge_embeddings},
+            {"saved w2v vectors from replicas", test_saved_w2v_vectors},
+            {"saved dnn tensors: .npy by layer", test_saved_dnn_tensors})
