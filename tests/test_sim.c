@@ -1556,6 +1556,7 @@ static void saved_round_trip(const char *type, const char *workload, const char 
   cJSON *m = run_saving(&sv);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   CU_ASSERT(num(m, "replica_syncs") > 0);
+  if (strstr(policy, "nups")) CU_ASSERT(num(m, "relocations") > 0);
   wl_params p = saved_load(sv.dir);
   CU_ASSERT_PTR_NOT_NULL_FATAL(p.values);
   if (strstr(workload, "\"math\":\"none\"")) {
