@@ -132,6 +132,15 @@ const char *const saved_dnn_json =
     "{\"type\":\"dnn\",\"layers\":[4,3,2],\"key_floats\":5,\"examples\":32,"
     "\"batch\":4,\"epochs\":2,\"test_examples\":8}";
 
+const char *const saved_mf_generated_json =
+    "{\"type\":\"mf\",\"rows\":7,\"cols\":5,\"nnz\":24,\"rank\":2,\"batch\":2,"
+    "\"epochs\":2,\"math\":\"none\"}";
+/* tensors of 7 and 5 floats in keys of 3: table 0 holds 7's first 6 and
+ * 5's first 3, then a table of 7's last float, one of 5's last 2 */
+const char *const saved_dnn_tensors_json =
+    "{\"type\":\"dnn\",\"tensors\":[7,5],\"key_floats\":3,\"examples\":16,"
+    "\"batch\":4,\"epochs\":2,\"math\":\"none\"}";
+
 /* Names by id: in order of first appearance in the files below. A name
  * with a quote is quoted in the saved file. */
 static const char *const users[] = {"alice", "bob", "o\"neil", "carol", "dave"};
@@ -157,6 +166,19 @@ void saved_check_files(const char *type, const char *dir, const wl_params *p) {
   if (!strcmp(type, "mf")) {
     saved_check_rows(dir, "user_factors.csv", ',', true, p, 0, 3, users);
     saved_check_rows(dir, "item_factors.csv", ',', true, p, 1, 3, items);
+  } else if (!strcmp(type, "mf generated")) { /* ids are their numbers */
+    saved_check_rows(dir, "user_factors.csv", ',', true, p, 0, 2, NULL);
+    saved_check_rows(dir, "item_factors.csv", ',', true, p, 1, 2, NULL);
+  } else if (!strcmp(type, "dnn tensors")) {
+    CU_ASSERT_EQUAL_FATAL(p->n_floats, 7 + 5);
+    const float *v = p->values;
+    float t0[7], t1[5];
+    memcpy(t0, v, 6 * sizeof *v);
+    t0[6] = v[9];
+    memcpy(t1, v + 6, 3 * sizeof *v);
+    memcpy(t1 + 3, v + 10, 2 * sizeof *v);
+    saved_check_npy(dir, "tensor0.npy", "(7,)", t0, 7);
+    saved_check_npy(dir, "tensor1.npy", "(5,)", t1, 5);
   } else if (!strcmp(type, "kge")) { /* the embedding, not the AdaGrad half */
     saved_check_rows(dir, "entities.tsv", '\t', false, p, 0, 4, entities);
     saved_check_rows(dir, "relations.tsv", '\t', false, p, 1, 4, relations);

@@ -34,6 +34,9 @@ void saved_check_no_parts(const char *dir, uint32_t nodes);
  * into a run's base directory by saved_write_data. */
 extern const char *const saved_mf_json, *const saved_kge_json, *const saved_w2v_json,
     *const saved_dnn_json;
+/* Their other forms: mf of generated data (type "mf generated"), dnn given
+ * by its tensors' sizes (type "dnn tensors"). */
+extern const char *const saved_mf_generated_json, *const saved_dnn_tensors_json;
 void saved_write_data(const char *dir);
 /* The files of the workload of that type (its "type") in dir, each
  * against p: names as the data gives them, values float for float. */

@@ -1577,6 +1577,11 @@ static void test_saved_mf_factors(void) { saved_round_trip("mf", saved_mf_json, 
 static void test_saved_kge_embeddings(void) {
   saved_round_trip("kge", saved_kge_json, saved_nups);
 }
+static void test_saved_generated_mf_and_dnn_tensors(void) {
+  saved_round_trip("mf generated", saved_mf_generated_json, saved_nups);
+  saved_round_trip("dnn tensors", saved_dnn_tensors_json,
+                   "{\"type\":\"replicate\",\"hot_keys\":2,\"syncs_per_step\":1}");
+}
 static void test_saved_w2v_vectors(void) { saved_round_trip("w2v", saved_w2v_json, saved_nups); }
 static void test_saved_dnn_tensors(void) {
   saved_round_trip("dnn", saved_dnn_json,
@@ -1624,4 +1629,5 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"saved mf factors: CSV with the data's ids", test_saved_mf_factors},
             {"saved kge embeddings: TSV with the data's names", test_saved_kge_embeddings},
             {"saved w2v vectors from replicas", test_saved_w2v_vectors},
-            {"saved dnn tensors: .npy by layer", test_saved_dnn_tensors})
+            {"saved dnn tensors: .npy by layer", test_saved_dnn_tensors},
+            {"saved generated mf and dnn tensors", test_saved_generated_mf_and_dnn_tensors})
