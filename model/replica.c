@@ -41,7 +41,8 @@
  *              from node s sent at t says every push of s's before t is
  *              here, for every key (channels keep their order); the node
  *              keeps the oldest of these over the nodes that have sent any
- *              and not yet their last (ps_node_finish's DELTAs say so).
+ *              and not yet their last (ps_node_finish's DELTAs say so, an
+ *              empty one when its node has nothing left to send).
  *              A round with nothing to send after one that sent sends an
  *              empty DELTA (MADE_IDLE): its node is not waited for until its
  *              next DELTA (what it pushes meanwhile counts from that one's
@@ -511,6 +512,7 @@ void ps_node_finish(ps_node *n, double now) {
   if (!keys) return;
   call_ctx c;
   ps__ctx_init(&c, n, now);
+  bool sent = false;
   for (size_t i = 0; i < count; i++) {
     store_stripe *st = store_stripe_of(&n->store, keys[i]);
     pthread_mutex_lock(&st->lock);
@@ -519,14 +521,20 @@ void ps_node_finish(ps_node *n, double now) {
     /* All-reduce: to every copy (a push to the owner would come back
      * through its mirror to this replica too); through the owner: to it. */
     bool allreduce = n->replica_mode == PS_SYNC_ALLREDUCE;
-    if (e && e->state == KEY_REPLICA && allreduce && e->delta)
+    bool mine = e && e->delta && (e->state == KEY_REPLICA || (e->state == KEY_OWNED && e->mirror));
+    if (mine && allreduce) {
       broadcast_delta(&c, e, keys[i], len, true);
-    else if (e && e->state == KEY_REPLICA && !allreduce)
+      sent = true;
+    } else if (e && e->state == KEY_REPLICA && !allreduce) {
       flush_delta(&c, e, keys[i], len);
-    else if (e && e->state == KEY_OWNED && e->mirror && e->delta)
-      broadcast_delta(&c, e, keys[i], len, true);
+    }
     pthread_mutex_unlock(&st->lock);
   }
+  /* All-reduce: the others wait for this node while its last round sent a
+   * DELTA; with nothing left to send it says it is done all the same, or
+   * they would count its reads as ever staler until the run ends. */
+  if (n->replica_mode == PS_SYNC_ALLREDUCE && !sent && n->delta_sent)
+    ps__ctx_add_all_empty(&c, PS_MSG_DELTA, ps__made_ns(&c), MADE_FINAL);
   ps__ctx_finish(&c);
   free(keys);
 }

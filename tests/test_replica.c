@@ -375,6 +375,38 @@ static void test_staleness_allreduce_idle_and_last(void) {
   harness_free(h);
 }
 
+/* All-reduce: a node whose last round sent its deltas says it is done when
+ * it finishes with nothing left to send (an empty last DELTA): the other
+ * node's later reads miss nothing of it. */
+static void test_staleness_allreduce_finish_with_nothing_left(void) {
+  harness *h = make(2, 1, 16, 1, 11);
+  ps_key k = FIRST;
+  while (ps_layout_home(ps_node_layout(harness_node(h, 0)), k) != 0) k++;
+  for (uint32_t n = 0; n < 2; n++)
+    CU_ASSERT_EQUAL(ps_node_add_initial_replicas(harness_node(h, n), &k, 1, PS_SYNC_ALLREDUCE),
+                    PS_OK);
+  float one = 1, out;
+  ps_ticket t;
+  ps_worker *w0 = harness_worker(h, 0, 0), *w1 = harness_worker(h, 1, 0);
+  CU_ASSERT_EQUAL(ps_push(w0, &k, 1, &one, 1, &t, 0.001), PS_OK);
+  ps_node_sync_replicas(harness_node(h, 0), PS_SYNC_ALLREDUCE, 0, 0.002);
+  harness_set_now(h, 0.003);
+  harness_drain(h);
+  ps_node_finish(harness_node(h, 0), 0.004);
+  CU_ASSERT_EQUAL(harness_in_flight(h), 1); /* its last word, no keys */
+  harness_set_now(h, 0.005);
+  harness_drain(h);
+  for (int i = 0; i < 3; i++) ps_advance_clock(w1, 0.006);
+  CU_ASSERT_EQUAL(ps_pull(w1, &k, 1, &out, 1, &t, 0.007), PS_OK);
+  CU_ASSERT_EQUAL(out, 1.0f);
+  ps_node_stats s;
+  ps_node_get_stats(harness_node(h, 1), &s);
+  CU_ASSERT_EQUAL(s.replica_reads, 1);
+  CU_ASSERT_EQUAL(s.staleness_sum_s, 0);
+  CU_ASSERT_EQUAL(s.staleness_sum_steps, 0);
+  harness_free(h);
+}
+
 /* Staleness in the reader's own steps, whatever pace the writer keeps. Node
  * 0's worker takes 10 steps at 1 ms and pushes k; its DELTA leaves at 2 ms
  * and arrives at 3. Node 1's worker steps at 1, 2.5 and 2.6 ms and reads at
@@ -490,5 +522,7 @@ PSLAB_SUITE("replica", {"copies converge through the owner", test_converge_throu
             {"staleness by hand: all-reduce", test_staleness_allreduce_by_hand},
             {"staleness by hand: through the owner", test_staleness_owner_by_hand},
             {"staleness: idle rounds and last deltas", test_staleness_allreduce_idle_and_last},
+            {"staleness: a node done with nothing left says so",
+             test_staleness_allreduce_finish_with_nothing_left},
             {"staleness in the reader's own steps", test_staleness_in_the_readers_steps},
             {"staleness steps of reads far behind", test_staleness_steps_far_behind})
