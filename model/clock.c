@@ -705,6 +705,7 @@ int ps_end_reads(ps_worker *w, double now) {
 int64_t ps_advance_clock(ps_worker *w, double now) {
   int64_t c = atomic_load(&w->clock) + 1;
   ps_set_clock(w, c, now);
+  ps__replica_log_step(w, now);
   ps_node *n = w->node;
   if (n->policy && n->policy->on_step) n->policy->on_step(n->policy_state, w, c, now);
   return c;

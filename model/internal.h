@@ -95,11 +95,10 @@ typedef struct {
   struct intent_set *intents; /* on the home: who intends it (intent.c), or NULL */
   float *value;         /* OWNED, REPLICA: value_len floats; NULL means all zero */
   float *delta;         /* REPLICA: pushes since the last sync; NULL means zero */
-  /* REPLICA: the time (writer's node time) and the writer node's clock at
-   * which the newest delta from another node applied here was made (a
-   * DELTA's round; the owner's SYNC_REPLY); 0 until one came (replica.c). */
+  /* REPLICA: the time (writer's node time) at which the newest delta from
+   * another node applied here was made (a DELTA's round; the owner's
+   * SYNC_REPLY); 0 until one came (replica.c). */
   double fresh_at;
-  int64_t fresh_clock;
   pending_op *queue_head, *queue_tail;
   key_bounded *kb;      /* bounded consistency's, or NULL (clock.c) */
 } key_entry;
@@ -255,7 +254,8 @@ void ps__ctx_forward(call_ctx *c, uint32_t dst, const pending_op *op, ps_key k, 
  * and values are kept once, not once per node. */
 void ps__ctx_add_all(call_ctx *c, uint8_t type, ps_key k, const float *vals, uint32_t len);
 /* A replica message's making, for its header (replica.c): the call's time
- * in nanoseconds (request) and the node's clock, read once per call (aux). */
+ * in nanoseconds (request) and the node's clock, read once per call (aux:
+ * informative; staleness counts the reader's steps, not the sender's). */
 uint64_t ps__made_ns(const call_ctx *c);
 uint32_t ps__made_clock(call_ctx *c);
 /* A message of this type, with no keys, to every other node. */
@@ -317,18 +317,31 @@ int ps__route_put(route_map *m, ps_key k, uint32_t server);
 bool ps__route_get(const route_map *m, ps_key k, uint32_t *server);
 void ps__route_free(route_map *m);
 
-/* What a node took from one sending node's DELTAs: when (its time) and at
- * which of its clocks the newest was sent; state 0: none yet, or idle
- * (MADE_IDLE), 1: sending, 2: its last came (MADE_FINAL). */
+/* What a node took from one sending node's DELTAs: when (its time) the
+ * newest was sent; state 0: none yet, or idle (MADE_IDLE), 1: sending, 2:
+ * its last came (MADE_FINAL). */
 typedef struct {
   double at;
-  int64_t clock;
   uint8_t state;
 } writer_cut;
 /* A DELTA's aux when it is its sender's last (ps_node_finish), or, with no
  * keys, says its sender's round found nothing to send (idle until its next). */
 #define MADE_FINAL UINT32_MAX
 #define MADE_IDLE (UINT32_MAX - 1)
+
+/* A worker's steps in time (replica.c), for the staleness of replica reads
+ * in the reader's own steps: the times (ns) of its last STEP_LOG_LEN clock
+ * advances (fine), and of every STEP_LOG_STRIDE-th advance, the last
+ * STEP_LOG_LEN of them (coarse). Advance i (from 1) is at fine[(i - 1) %
+ * STEP_LOG_LEN], advance STEP_LOG_STRIDE * j at coarse[(j - 1) %
+ * STEP_LOG_LEN]. Written by the worker's thread only, read by any: a reader
+ * racing a wrap of the ring may count a step off, never more. */
+#define STEP_LOG_LEN 1024
+#define STEP_LOG_STRIDE 64
+typedef struct {
+  _Atomic uint64_t n, first_ns; /* advances logged; the first one's time */
+  _Atomic uint64_t fine[STEP_LOG_LEN], coarse[STEP_LOG_LEN];
+} step_log;
 
 /* Ages of replica reads. */
 typedef struct {
@@ -379,6 +392,9 @@ struct ps_worker {
   _Alignas(PS_CACHE_LINE) _Atomic uint64_t local_accesses;
   _Atomic uint64_t remote_accesses;
   staleness_counters staleness; /* its reads of replicas served inline */
+  /* Its clock advances in time, once its node has held a replica (NULL
+   * before): allocated by its own thread, read by any. */
+  _Atomic(step_log *) steps;
 };
 
 /* A reply of `server` answered worker w for key k (route hints). */
@@ -515,10 +531,9 @@ struct ps_node {
    * sending, which every replica here holds every push before. */
   writer_cut *cuts;
   double cut_min_at;          /* the oldest sending cut, as last published (order lock) */
-  int64_t cut_min_clock;
   bool delta_sent;            /* the last all-reduce round sent a DELTA (order lock) */
   _Atomic uint64_t fresh_ns;
-  _Atomic int64_t fresh_clock;
+  _Atomic bool replicas_seen; /* a replica was ever listed here: workers log their steps */
   /* Keys replicated here, for sync rounds; under replica_lock, which is taken
    * after a stripe lock, never before one. */
   pthread_mutex_t replica_lock;
@@ -647,6 +662,9 @@ void ps__replica_serve(call_ctx *c, key_entry *e, ps_key k, const pending_op *op
                        const float *vals);
 /* Drops a replica: its delta goes to the owner as a push; e becomes ABSENT. */
 void ps__replica_drop(call_ctx *c, key_entry *e, ps_key k);
+/* Logs a clock advance of w at now (its own thread), once its node has held
+ * a replica: what staleness in the reader's steps counts. */
+void ps__replica_log_step(ps_worker *w, double now);
 int ps__handle_sync_reply(call_ctx *c, const ps_msg *m);
 int ps__handle_delta(call_ctx *c, const ps_msg *m);
 void ps__replica_list_remove(ps_node *n, ps_key k);

@@ -149,6 +149,7 @@ void ps_node_free(ps_node *n) {
     ps__route_free(&n->workers[i].learnt);
     free(n->workers[i].scratch_pos);
     free(n->workers[i].scratch_defer);
+    free(atomic_load(&n->workers[i].steps));
   }
   free(n->workers);
   free(n->scale);

@@ -294,8 +294,9 @@ typedef enum {
                            owner's time (ns) and aux its clock when sent */
   PS_MSG_DELTA,         /* replica -> every other node: deltas (all-reduce);
                            request and aux: the sender's time (ns) and clock,
-                           aux UINT32_MAX in its last (ps_node_finish); with no
-                           keys and aux UINT32_MAX - 1: a round found nothing */
+                           aux UINT32_MAX in its last (ps_node_finish; with no
+                           keys when nothing was left); with no keys and aux
+                           UINT32_MAX - 1: a round found nothing */
   PS_MSG_INTENT,        /* node -> home: pos[i] 1 starts, 0 stops its intent on
                            keys[i]; request carries the sender's clock, echoed */
   PS_MSG_INTENT_REPLY,  /* home -> node (START only): pos[i] is the number of
@@ -505,7 +506,9 @@ void ps_node_on_timer(ps_node *node, double now);
 /* Call when every worker of this node is done: replicas hand on their pending
  * deltas (to the owner as pushes; with all-reduce, mirrored owned keys to
  * every node), so that once messages quiesce the owners' values hold every
- * push. Replicas stay. */
+ * push; with all-reduce and nothing left to send after a round that sent, an
+ * empty last DELTA says this node is done (replica staleness). Replicas
+ * stay. */
 void ps_node_finish(ps_node *node, double now);
 
 /* ----------------------------------------------------- workers, tickets */
@@ -602,11 +605,13 @@ int ps_localize(ps_worker *w, const ps_key *keys, size_t n, ps_ticket *ticket,
  * PS_ERR_KEY_RANGE. */
 int ps_intent(ps_worker *w, const ps_key *keys, size_t n, int64_t clock_start,
               int64_t clock_end, double now);
-/* Moves the worker's clock on by one; returns the new clock. With the clock
- * service (ps_node_config.clock_service), a worker under a bounded model
- * must have no write outstanding when it calls this (the driver waits for
- * its push): a node tells the others its clock only once every write of
- * the clocks before is applied. */
+/* Moves the worker's clock on by one, a step taken at now; returns the new
+ * clock. The staleness of its replica reads is counted in these steps (the
+ * ones it took since what it read was complete; ps_set_clock's jumps are no
+ * steps). With the clock service (ps_node_config.clock_service), a worker
+ * under a bounded model must have no write outstanding when it calls this
+ * (the driver waits for its push): a node tells the others its clock only
+ * once every write of the clocks before is applied. */
 int64_t ps_advance_clock(ps_worker *w, double now);
 int64_t ps_worker_clock(const ps_worker *w);
 

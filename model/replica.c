@@ -23,25 +23,32 @@
  *
  * Reads served by replicas record their staleness, the age of what the copy
  * has not seen yet: every DELTA and SYNC_REPLY says when it was made, as the
- * sending node's time (request, in nanoseconds) and clock (aux: the highest
- * clock of its workers, the steps they had begun); a replica keeps the
- * time a copy holds every push before (fresh_at, fresh_clock). A read at
- * time t by a worker at clock c is stale by t - fresh_at seconds and
- * c - fresh_clock steps (0 if negative): the sync interval, the message's
- * latency and its queueing all count.
+ * sending node's time (request, in nanoseconds); a replica keeps the time a
+ * copy holds every push before (fresh_at). A read at time t is stale by
+ * t - fresh_at seconds (0 if negative) and by the steps the reading worker
+ * itself took since then: its clock advances at times >= fresh_at, from its
+ * log of them (step_log; an advance at the very time counts, so that zero-
+ * time steps are not lost). So the sync interval, the message's latency and
+ * its queueing all count, in time and in the reader's steps, whatever pace
+ * the other nodes' workers keep. The log holds the last STEP_LOG_LEN steps
+ * exactly and STEP_LOG_STRIDE-step marks of the STEP_LOG_LEN before: an
+ * older fresh_at counts to within STEP_LOG_STRIDE steps (never more than
+ * taken), one older still as at least the marks' span (or every step, when
+ * it precedes the first).
  *   through the owner  the owner's answer: the copy holds the owner's value
  *              then (per key).
  *   all-reduce a round sends every delta its node gathered, so a DELTA
  *              from node s sent at t says every push of s's before t is
  *              here, for every key (channels keep their order); the node
  *              keeps the oldest of these over the nodes that have sent any
- *              and not yet their last (ps_node_finish's DELTAs say so).
+ *              and not yet their last (ps_node_finish's DELTAs say so, an
+ *              empty one when its node has nothing left to send).
  *              A round with nothing to send after one that sent sends an
  *              empty DELTA (MADE_IDLE): its node is not waited for until its
  *              next DELTA (what it pushes meanwhile counts from that one's
  *              time, an understatement of at most an interval).
- * Before anything came, from the run's start (0); once every sender sent
- * its last, nothing is missing (0).
+ * Before anything came, from the run's start (0): every step the reader took;
+ * once every sender sent its last, nothing is missing (0).
  */
 #include "model/internal.h"
 
@@ -66,6 +73,7 @@ static int replica_list_add(ps_node *n, ps_key k) {
   }
   if (rc == PS_OK) n->replica_keys[n->n_replicas++] = k;
   pthread_mutex_unlock(&n->replica_lock);
+  atomic_store_explicit(&n->replicas_seen, true, memory_order_relaxed);
   return rc;
 }
 
@@ -122,20 +130,61 @@ static unsigned steps_bucket(uint64_t steps) {
   return b;
 }
 
-/* A read of replica e, `clock` being the reader's clock, into s (`own`: the
- * reading worker's counters, on its thread). */
-static void record_read(staleness_counters *s, bool own, ps_node *n, const key_entry *e,
-                        int64_t clock, double now) {
-  double fresh_at = e->fresh_at;
-  int64_t fresh_clock = e->fresh_clock;
-  if (n->replica_mode == PS_SYNC_ALLREDUCE) {
-    uint64_t ns = atomic_load_explicit(&n->fresh_ns, memory_order_relaxed);
-    fresh_at = ns == UINT64_MAX ? INFINITY : (double)ns * 1e-9;
-    fresh_clock = atomic_load_explicit(&n->fresh_clock, memory_order_relaxed);
+static uint64_t ring_at(const _Atomic uint64_t *ring, uint64_t x) {
+  return atomic_load_explicit(&ring[(x - 1) % STEP_LOG_LEN], memory_order_relaxed);
+}
+
+/* The smallest x in [lo, hi] whose time in ring (x at ring_at) is >= t, or
+ * hi + 1; times grow with x, lo >= 1. */
+static uint64_t first_from(const _Atomic uint64_t *ring, uint64_t lo, uint64_t hi, uint64_t t) {
+  while (lo <= hi) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (ring_at(ring, mid) >= t) hi = mid - 1;
+    else lo = mid + 1;
   }
+  return lo;
+}
+
+/* w's clock advances at times >= t ns (see the top). */
+static uint64_t steps_since(const ps_worker *w, uint64_t t) {
+  const step_log *l = atomic_load_explicit(&w->steps, memory_order_acquire);
+  uint64_t n = l ? atomic_load_explicit(&l->n, memory_order_acquire) : 0;
+  if (n == 0) return 0;
+  uint64_t lo = n > STEP_LOG_LEN ? n - STEP_LOG_LEN + 1 : 1;
+  if (lo == 1 || ring_at(l->fine, lo) < t) return n + 1 - first_from(l->fine, lo, n, t);
+  if (atomic_load_explicit(&l->first_ns, memory_order_relaxed) >= t) return n;
+  /* advance lo is at or after t, so is mark jn (STEP_LOG_STRIDE * jn >= lo) */
+  uint64_t jn = n / STEP_LOG_STRIDE, jlo = jn > STEP_LOG_LEN ? jn - STEP_LOG_LEN + 1 : 1;
+  return n + 1 - STEP_LOG_STRIDE * first_from(l->coarse, jlo, jn, t);
+}
+
+void ps__replica_log_step(ps_worker *w, double now) {
+  step_log *l = atomic_load_explicit(&w->steps, memory_order_relaxed);
+  if (!l) {
+    if (!atomic_load_explicit(&w->node->replicas_seen, memory_order_relaxed)) return;
+    if (!(l = calloc(1, sizeof *l))) return; /* then its reads count no steps */
+    atomic_store_explicit(&w->steps, l, memory_order_release);
+  }
+  uint64_t n = atomic_load_explicit(&l->n, memory_order_relaxed) + 1;
+  uint64_t ns = now > 0 ? (uint64_t)llround(now * 1e9) : 0;
+  atomic_store_explicit(&l->fine[(n - 1) % STEP_LOG_LEN], ns, memory_order_relaxed);
+  if (n % STEP_LOG_STRIDE == 0)
+    atomic_store_explicit(&l->coarse[(n / STEP_LOG_STRIDE - 1) % STEP_LOG_LEN], ns,
+                          memory_order_relaxed);
+  if (n == 1) atomic_store_explicit(&l->first_ns, ns, memory_order_relaxed);
+  atomic_store_explicit(&l->n, n, memory_order_release);
+}
+
+/* A read of replica e by worker reader at now, into s (`own`: the reading
+ * worker's counters, on its thread). */
+static void record_read(staleness_counters *s, bool own, ps_node *n, const ps_worker *reader,
+                        const key_entry *e, double now) {
+  uint64_t fresh_ns = e->fresh_at > 0 ? (uint64_t)llround(e->fresh_at * 1e9) : 0;
+  if (n->replica_mode == PS_SYNC_ALLREDUCE)
+    fresh_ns = atomic_load_explicit(&n->fresh_ns, memory_order_relaxed);
+  double fresh_at = fresh_ns == UINT64_MAX ? INFINITY : (double)fresh_ns * 1e-9;
   double age = now > fresh_at ? now - fresh_at : 0;
-  uint64_t steps = clock != PS_CLOCK_DONE && clock > fresh_clock
-                       ? (uint64_t)(clock - fresh_clock) : 0;
+  uint64_t steps = fresh_ns == UINT64_MAX ? 0 : steps_since(reader, fresh_ns);
   uint64_t ns = (uint64_t)llround(age * 1e9);
   count_add(&s->reads, 1, own);
   count_add(&s->sum_ns, ns, own);
@@ -182,34 +231,27 @@ static void take_cut(ps_node *n, const ps_msg *m) {
   } else if (w->state != 2) {
     w->state = 1;
     w->at = fmax(w->at, (double)m->request * 1e-9);
-    if ((int64_t)m->aux > w->clock) w->clock = m->aux;
   }
   /* A sending node's cut only grows: the oldest moves only when the node
    * that held it moved, or a node began or stopped sending. Else nothing to
    * rescan (a scan per DELTA would cost every node's count per message). */
-  if (old.state == 1 && w->state == 1 && old.at > n->cut_min_at && old.clock > n->cut_min_clock)
-    return;
+  if (old.state == 1 && w->state == 1 && old.at > n->cut_min_at) return;
   double at = INFINITY;
-  int64_t clock = INT64_MAX;
   bool any = false;
   for (uint32_t i = 0; i < n->layout.num_nodes; i++) {
     if (n->cuts[i].state != 1) continue;
     any = true;
     at = fmin(at, n->cuts[i].at);
-    if (n->cuts[i].clock < clock) clock = n->cuts[i].clock;
   }
   n->cut_min_at = at;
-  n->cut_min_clock = clock;
   atomic_store_explicit(&n->fresh_ns, any ? (uint64_t)llround(at * 1e9) : UINT64_MAX,
                         memory_order_relaxed);
-  atomic_store_explicit(&n->fresh_clock, clock, memory_order_relaxed);
 }
 
 /* Takes in when the delta or value m brings was made, if newer. */
 static void take_made(key_entry *e, const ps_msg *m) {
   double at = (double)m->request * 1e-9;
   if (at > e->fresh_at) e->fresh_at = at;
-  if ((int64_t)m->aux > e->fresh_clock) e->fresh_clock = m->aux;
 }
 
 /* ------------------------------------------------------------ serving */
@@ -232,7 +274,7 @@ int ps__replica_apply_local(ps_worker *w, key_entry *e, ps_key k, uint8_t type, 
                             float *out, double now) {
   uint32_t len = ps_layout_value_len(&w->node->layout, k);
   if (type == PS_MSG_PULL) {
-    record_read(&w->staleness, true, w->node, e, ps_worker_clock(w), now);
+    record_read(&w->staleness, true, w->node, w, e, now);
     if (e->value) memcpy(out, e->value, len * sizeof *out);
     else memset(out, 0, len * sizeof *out);
     return PS_OK;
@@ -247,7 +289,7 @@ void ps__replica_serve(call_ctx *c, key_entry *e, ps_key k, const pending_op *op
   uint32_t len = ps_layout_value_len(&n->layout, k);
   ps_worker *w = &n->workers[op->worker];
   if (op->type == PS_MSG_PULL) { /* on any thread: the node's counters */
-    record_read(&n->staleness, false, n, e, ps_worker_clock(w), c->now);
+    record_read(&n->staleness, false, n, w, e, c->now);
     if (!e->value && !(e->value = calloc(len, sizeof *e->value))) goto oom;
     ps__deliver_result(c, op, k, e->value, len);
     return;
@@ -470,6 +512,7 @@ void ps_node_finish(ps_node *n, double now) {
   if (!keys) return;
   call_ctx c;
   ps__ctx_init(&c, n, now);
+  bool sent = false;
   for (size_t i = 0; i < count; i++) {
     store_stripe *st = store_stripe_of(&n->store, keys[i]);
     pthread_mutex_lock(&st->lock);
@@ -478,14 +521,20 @@ void ps_node_finish(ps_node *n, double now) {
     /* All-reduce: to every copy (a push to the owner would come back
      * through its mirror to this replica too); through the owner: to it. */
     bool allreduce = n->replica_mode == PS_SYNC_ALLREDUCE;
-    if (e && e->state == KEY_REPLICA && allreduce && e->delta)
+    bool mine = e && e->delta && (e->state == KEY_REPLICA || (e->state == KEY_OWNED && e->mirror));
+    if (mine && allreduce) {
       broadcast_delta(&c, e, keys[i], len, true);
-    else if (e && e->state == KEY_REPLICA && !allreduce)
+      sent = true;
+    } else if (e && e->state == KEY_REPLICA && !allreduce) {
       flush_delta(&c, e, keys[i], len);
-    else if (e && e->state == KEY_OWNED && e->mirror && e->delta)
-      broadcast_delta(&c, e, keys[i], len, true);
+    }
     pthread_mutex_unlock(&st->lock);
   }
+  /* All-reduce: the others wait for this node while its last round sent a
+   * DELTA; with nothing left to send it says it is done all the same, or
+   * they would count its reads as ever staler until the run ends. */
+  if (n->replica_mode == PS_SYNC_ALLREDUCE && !sent && n->delta_sent)
+    ps__ctx_add_all_empty(&c, PS_MSG_DELTA, ps__made_ns(&c), MADE_FINAL);
   ps__ctx_finish(&c);
   free(keys);
 }

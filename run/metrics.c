@@ -519,10 +519,11 @@ static const run_metric table[] = {
     {"staleness_max_s", "s", "replica staleness (max)", "The largest of the same.",
      REPLICAS, MAX, false, 0, v_stale_max_s, NULL, NULL},
     {"staleness_mean_steps", "steps", "replica staleness",
-     "Mean over replica reads of the same in worker steps: the reading worker's clock "
-     "(steps begun) minus the sending node's clock (the most steps any of its workers "
-     "had begun) when that delta was sent; 0 where the reader is behind. With workers "
-     "at one pace, the steps taken since the newest delta the read sees was sent.",
+     "Mean over replica reads of the same in the reader's own steps: how many steps the "
+     "reading worker ended in that interval (since the time the replica holds every other "
+     "node's push before), so latency and queueing count in the steps the reader took "
+     "meanwhile, whatever pace the other nodes keep. Exact over a reader's last 1024 "
+     "steps; further back to within 64 steps, never more than it took.",
      REPLICAS, MEAN, false, 0, v_stale_mean_steps, NULL, NULL},
     {"staleness_p99_steps", "steps", "replica staleness (p99)",
      "The 99th percentile of the same (a histogram bucket's largest count: one less than "

@@ -27,6 +27,7 @@
 #include "real/internal.h"
 #include "policies/policy.h"
 #include "tests/harness.h"
+#include "tests/saved_params.h"
 #include "tests/unit.h"
 
 #include <cjson/cJSON.h>
@@ -1039,6 +1040,52 @@ static void test_local_run_saves_params(void) {
   cJSON_Delete(pol);
   unit_remove_tree(dir);
   free(dir);
+  alarm(0);
+}
+
+/* Every workload with files of its own, saved from processes: 2 nodes whose
+ * replicas and relocated keys are resolved at the end (nups; dnn: every key
+ * replicated). params.bin holds each key once, from its owner (with "math":
+ * "none", its floats sum to every float pushed), and the workload's files
+ * hold the same floats under the data's names (tests/saved_params.c, as the
+ * simulator's suite checks them). */
+static void test_local_run_saves_every_workload(void) {
+  static const struct {
+    const char *type, *const *json, *policy;
+  } runs[] = {
+      {"mf", &saved_mf_json, "{\"type\": \"nups\", \"hot_keys\": 3, \"syncs_per_step\": 1}"},
+      {"kge", &saved_kge_json, "{\"type\": \"nups\", \"hot_keys\": 3, \"syncs_per_step\": 1}"},
+      {"w2v", &saved_w2v_json, "{\"type\": \"nups\", \"hot_keys\": 3, \"syncs_per_step\": 1}"},
+      {"dnn", &saved_dnn_json,
+       "{\"type\": \"replicate\", \"hot_keys\": 5, \"syncs_per_step\": 1}"},
+  };
+  for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+    alarm(bound_s());
+    char *dir = unit_temp_dir();
+    saved_write_data(dir);
+    cJSON *wl = parse_json(*runs[i].json), *pol = parse_json(runs[i].policy);
+    real_cluster c = test_cluster(10);
+    real_run_args a = {.run = {.nodes = 2, .workers_per_node = 1, .workload = wl,
+                               .policy = pol, .seed = 5, .base_dir = dir, .params_dir = dir},
+                       .host_speed = 1e9, .cluster = &c, .run_number = 1};
+    char err[REAL_ERROR_MAX] = "";
+    cJSON *m = real_run_local(&a, err, sizeof err);
+    if (!m) fprintf(stderr, "\n  %s: %s\n", runs[i].type, err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    CU_ASSERT(metric(m, "replica_syncs") > 0);
+    wl_params p = saved_load(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p.values);
+    if (strstr(*runs[i].json, "\"math\":\"none\""))
+      CU_ASSERT_EQUAL(saved_sum(&p), metric(m, "pushed_floats"));
+    saved_check_files(runs[i].type, dir, &p);
+    saved_check_no_parts(dir, 2);
+    wl_params_free(&p);
+    cJSON_Delete(m);
+    cJSON_Delete(wl);
+    cJSON_Delete(pol);
+    unit_remove_tree(dir);
+    free(dir);
+  }
   alarm(0);
 }
 
@@ -2664,6 +2711,7 @@ PSLAB_SUITE("real",
             {"whole runs on this machine", test_local_runs},
             {"whole runs with bounded consistency", test_local_runs_bounded},
             {"a whole run saves its parameters", test_local_run_saves_params},
+            {"a whole run saves every workload's files", test_local_run_saves_every_workload},
             {"a whole run with separate servers and worker nodes",
              test_local_run_servers_and_worker_nodes},
             {"psld scaling in, with processes", test_local_run_psld_scaling_in},

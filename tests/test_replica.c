@@ -371,7 +371,118 @@ static void test_staleness_allreduce_idle_and_last(void) {
   ps_node_get_stats(harness_node(h, 1), &s);
   CU_ASSERT_EQUAL(s.replica_reads, 3);
   CU_ASSERT_DOUBLE_EQUAL(s.staleness_sum_s, 2e-3, 1e-12);
-  CU_ASSERT_EQUAL(s.staleness_sum_steps, 1);
+  CU_ASSERT_EQUAL(s.staleness_sum_steps, 2); /* node 1's two steps at 4 ms */
+  harness_free(h);
+}
+
+/* All-reduce: a node whose last round sent its deltas says it is done when
+ * it finishes with nothing left to send (an empty last DELTA): the other
+ * node's later reads miss nothing of it. */
+static void test_staleness_allreduce_finish_with_nothing_left(void) {
+  harness *h = make(2, 1, 16, 1, 11);
+  ps_key k = FIRST;
+  while (ps_layout_home(ps_node_layout(harness_node(h, 0)), k) != 0) k++;
+  for (uint32_t n = 0; n < 2; n++)
+    CU_ASSERT_EQUAL(ps_node_add_initial_replicas(harness_node(h, n), &k, 1, PS_SYNC_ALLREDUCE),
+                    PS_OK);
+  float one = 1, out;
+  ps_ticket t;
+  ps_worker *w0 = harness_worker(h, 0, 0), *w1 = harness_worker(h, 1, 0);
+  CU_ASSERT_EQUAL(ps_push(w0, &k, 1, &one, 1, &t, 0.001), PS_OK);
+  ps_node_sync_replicas(harness_node(h, 0), PS_SYNC_ALLREDUCE, 0, 0.002);
+  harness_set_now(h, 0.003);
+  harness_drain(h);
+  ps_node_finish(harness_node(h, 0), 0.004);
+  CU_ASSERT_EQUAL(harness_in_flight(h), 1); /* its last word, no keys */
+  harness_set_now(h, 0.005);
+  harness_drain(h);
+  for (int i = 0; i < 3; i++) ps_advance_clock(w1, 0.006);
+  CU_ASSERT_EQUAL(ps_pull(w1, &k, 1, &out, 1, &t, 0.007), PS_OK);
+  CU_ASSERT_EQUAL(out, 1.0f);
+  ps_node_stats s;
+  ps_node_get_stats(harness_node(h, 1), &s);
+  CU_ASSERT_EQUAL(s.replica_reads, 1);
+  CU_ASSERT_EQUAL(s.staleness_sum_s, 0);
+  CU_ASSERT_EQUAL(s.staleness_sum_steps, 0);
+  harness_free(h);
+}
+
+/* Staleness in the reader's own steps, whatever pace the writer keeps. Node
+ * 0's worker takes 10 steps at 1 ms and pushes k; its DELTA leaves at 2 ms
+ * and arrives at 3. Node 1's worker steps at 1, 2.5 and 2.6 ms and reads at
+ * 4 ms: 2 ms and 2 of its steps stale (its clock, 3, is behind the writer's
+ * 10: a count by clocks said 0). It takes 40 more steps, from 5 ms, and
+ * reads at 6 ms: 4 ms and 42 steps (by clocks: 43 - 10 = 33). */
+static void test_staleness_in_the_readers_steps(void) {
+  harness *h = make(2, 1, 16, 1, 9);
+  ps_key k = FIRST;
+  while (ps_layout_home(ps_node_layout(harness_node(h, 0)), k) != 0) k++;
+  for (uint32_t n = 0; n < 2; n++)
+    CU_ASSERT_EQUAL(ps_node_add_initial_replicas(harness_node(h, n), &k, 1, PS_SYNC_ALLREDUCE),
+                    PS_OK);
+  float one = 1, out;
+  ps_ticket t;
+  ps_worker *w0 = harness_worker(h, 0, 0), *w1 = harness_worker(h, 1, 0);
+  for (int i = 0; i < 10; i++) ps_advance_clock(w0, 0.001);
+  ps_advance_clock(w1, 0.001);
+  CU_ASSERT_EQUAL(ps_push(w0, &k, 1, &one, 1, &t, 0.001), PS_OK);
+  ps_node_sync_replicas(harness_node(h, 0), PS_SYNC_ALLREDUCE, 0, 0.002);
+  ps_advance_clock(w1, 0.0025);
+  ps_advance_clock(w1, 0.0026);
+  harness_set_now(h, 0.003);
+  harness_drain(h);
+  CU_ASSERT_EQUAL(ps_pull(w1, &k, 1, &out, 1, &t, 0.004), PS_OK);
+  CU_ASSERT_EQUAL(out, 1.0f);
+  for (int i = 0; i < 40; i++) ps_advance_clock(w1, 0.005 + i * 1e-5);
+  CU_ASSERT_EQUAL(ps_pull(w1, &k, 1, &out, 1, &t, 0.006), PS_OK);
+  ps_node_stats s;
+  ps_node_get_stats(harness_node(h, 1), &s);
+  CU_ASSERT_EQUAL(s.replica_reads, 2);
+  CU_ASSERT_DOUBLE_EQUAL(s.staleness_sum_s, 6e-3, 1e-12);
+  CU_ASSERT_EQUAL(s.staleness_sum_steps, 2 + 42);
+  CU_ASSERT_EQUAL(s.staleness_max_steps, 42);
+  harness_free(h);
+}
+
+/* Reads far behind: the last 1024 of the reader's steps count exactly,
+ * older ones to within 64 steps and never more than it took; a read of a
+ * copy older than the reader's first step counts every step. */
+static void test_staleness_steps_far_behind(void) {
+  harness *h = make(2, 1, 16, 1, 10);
+  ps_key k = FIRST;
+  while (ps_layout_home(ps_node_layout(harness_node(h, 0)), k) != 0) k++;
+  for (uint32_t n = 0; n < 2; n++)
+    CU_ASSERT_EQUAL(ps_node_add_initial_replicas(harness_node(h, n), &k, 1, PS_SYNC_ALLREDUCE),
+                    PS_OK);
+  float one = 1, out;
+  ps_ticket t;
+  ps_worker *w0 = harness_worker(h, 0, 0), *w1 = harness_worker(h, 1, 0);
+  ps_node_stats s;
+  /* before any DELTA: from the run's start, every step (3000) */
+  for (int i = 0; i < 100; i++) ps_advance_clock(w1, 0.001 + i * 1e-6);
+  CU_ASSERT_EQUAL(ps_push(w0, &k, 1, &one, 1, &t, 0.002), PS_OK);
+  ps_node_sync_replicas(harness_node(h, 0), PS_SYNC_ALLREDUCE, 0, 0.002);
+  for (int i = 0; i < 2900; i++) ps_advance_clock(w1, 0.003 + i * 1e-6);
+  CU_ASSERT_EQUAL(ps_pull(w1, &k, 1, &out, 1, &t, 0.006), PS_OK);
+  ps_node_get_stats(harness_node(h, 1), &s);
+  CU_ASSERT_EQUAL(s.staleness_sum_steps, 3000);
+  /* the DELTA of 2 ms: 2900 steps since, more than the fine log holds */
+  harness_set_now(h, 0.007);
+  harness_drain(h);
+  CU_ASSERT_EQUAL(ps_pull(w1, &k, 1, &out, 1, &t, 0.008), PS_OK);
+  ps_node_get_stats(harness_node(h, 1), &s);
+  uint64_t far = s.staleness_sum_steps - 3000;
+  CU_ASSERT(far <= 2900 && far > 2900 - 64);
+  /* another DELTA at 9 ms: 1000 steps since, exactly */
+  CU_ASSERT_EQUAL(ps_push(w0, &k, 1, &one, 1, &t, 0.009), PS_OK);
+  ps_node_sync_replicas(harness_node(h, 0), PS_SYNC_ALLREDUCE, 0, 0.009);
+  harness_set_now(h, 0.0095);
+  harness_drain(h);
+  for (int i = 0; i < 1000; i++) ps_advance_clock(w1, 0.01 + i * 1e-6);
+  CU_ASSERT_EQUAL(ps_pull(w1, &k, 1, &out, 1, &t, 0.012), PS_OK);
+  CU_ASSERT_EQUAL(out, 2.0f);
+  ps_node_get_stats(harness_node(h, 1), &s);
+  CU_ASSERT_EQUAL(s.staleness_sum_steps, 3000 + far + 1000);
   harness_free(h);
 }
 
@@ -410,4 +521,8 @@ PSLAB_SUITE("replica", {"copies converge through the owner", test_converge_throu
             {"staleness quantile", test_staleness_quantile},
             {"staleness by hand: all-reduce", test_staleness_allreduce_by_hand},
             {"staleness by hand: through the owner", test_staleness_owner_by_hand},
-            {"staleness: idle rounds and last deltas", test_staleness_allreduce_idle_and_last})
+            {"staleness: idle rounds and last deltas", test_staleness_allreduce_idle_and_last},
+            {"staleness: a node done with nothing left says so",
+             test_staleness_allreduce_finish_with_nothing_left},
+            {"staleness in the reader's own steps", test_staleness_in_the_readers_steps},
+            {"staleness steps of reads far behind", test_staleness_steps_far_behind})

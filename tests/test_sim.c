@@ -8,6 +8,7 @@
  */
 #include "sim/platform.h"
 #include "sim/sim.h"
+#include "tests/saved_params.h"
 #include "tests/unit.h"
 #include "workloads/w2v.h"
 
@@ -1384,6 +1385,54 @@ static void test_bad_spec_is_an_error(void) {
   cJSON_Delete(out);
 }
 
+/* Staleness in the reader's own steps, on a spec small enough to count by
+ * hand. Two nodes of one worker replay a trace: worker 0 reads and writes
+ * key 2 (node 1's, range partitioning), worker 1 key 0 (node 0's), both
+ * replicated everywhere, synced by all-reduce after every step of each node.
+ * A step costs 1 ms on node 0 and 10/3 ms on node 1 (a straggler at 0.3).
+ * Node 0's read of step i (at i ms) sees node 1's newest DELTA, made at
+ * 10j/3 ms with 10j/3 + 0.05 ms <= i ms (latency 50 us), none before 4 ms
+ * (then from the run's start): it is i - ceil(10j/3) + 1 of node 0's steps
+ * stale (i before 4 ms). Node 1's reads see node 0's DELTA of the last ms: 1
+ * step stale (its step 0: 0), until node 0 says it is done (after its 40
+ * steps, with nothing left to send: an empty last DELTA): 0 from then on.
+ * Counted as the reader's clock minus the sender's, node 0's reads would
+ * grow to 39 - 11 = 28; without node 0's last word, node 1's would grow to
+ * 27 steps (and 90 ms). */
+static void test_staleness_steps_by_hand_on_a_spec(void) {
+  static sim_straggler slow = {.node = 1, .speed_factor = 0.3, .bandwidth_factor = 1};
+  char *dir = unit_temp_dir();
+  unit_write(dir, "t.txt", "pslab-trace 1\ntable 0 4 1\nworkers 2\nnodes 2\n"
+                           "0 0 read 2\n0 0 write 2\n1 0 read 0\n1 0 write 0\n");
+  char file[4200];
+  snprintf(file, sizeof file,
+           "{\"type\":\"trace\",\"file\":\"%s/t.txt\",\"steps_per_worker\":40,"
+           "\"fill\":\"repeat\",\"flops_per_step\":1e7}", dir);
+  run_spec r;
+  tiny(&r, "{\"type\":\"replicate\",\"partition\":\"range\",\"hot_keys\":4,"
+           "\"syncs_per_step\":1}");
+  r.workload = file;
+  r.cluster.workers_per_node = 1;
+  r.cluster.stragglers = &slow;
+  r.cluster.n_stragglers = 1;
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  uint64_t sum = 0, max = 0;
+  for (int i = 0; i < 40; i++) { /* node 0's reads */
+    uint64_t j = i >= 4 ? (uint64_t)((i - 0.05) * 0.3) : 0;
+    uint64_t st = i >= 4 ? (uint64_t)i - (10 * j + 2) / 3 + 1 : (uint64_t)i;
+    sum += st;
+    if (st > max) max = st;
+  }
+  for (int i = 1; i < 40; i++) sum += i * 10.0 / 3 < 40.05; /* node 1's */
+  CU_ASSERT_EQUAL(sum, 93 + 12);
+  CU_ASSERT_EQUAL(num(m, "staleness_mean_steps"), (double)sum / 80);
+  CU_ASSERT_EQUAL(num(m, "staleness_max_steps"), (double)max);
+  cJSON_Delete(m);
+  unit_remove_tree(dir);
+  free(dir);
+}
+
 /* --------------------------------------------------- saved parameters */
 
 typedef struct {
@@ -1541,6 +1590,52 @@ static void test_saved_w2v_vectors_give_its_quality(void) {
   free((char *)sv.dir);
 }
 
+/* Every workload with files of its own, saved from 3 nodes of 2 workers
+ * whose replicas (and, under nups, relocated keys) are resolved at the end:
+ * params.bin holds each key's value once, from its owner (with "math":
+ * "none", its floats sum to every float pushed), and the workload's files,
+ * read back, hold the same floats under the data's names. */
+static void saved_round_trip(const char *type, const char *workload, const char *policy) {
+  saving_spec sv = {.dir = unit_temp_dir()};
+  saved_write_data(sv.dir);
+  tiny(&sv.r, policy);
+  sv.r.cluster.nodes = 3;
+  sv.r.workload = workload;
+  cJSON *m = run_saving(&sv);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT(num(m, "replica_syncs") > 0);
+  if (strstr(policy, "nups")) CU_ASSERT(num(m, "relocations") > 0);
+  wl_params p = saved_load(sv.dir);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p.values);
+  if (strstr(workload, "\"math\":\"none\"")) {
+    CU_ASSERT(num(m, "pushed_floats") > 0);
+    CU_ASSERT_EQUAL(saved_sum(&p), num(m, "pushed_floats"));
+  }
+  saved_check_files(type, sv.dir, &p);
+  saved_check_no_parts(sv.dir, 3);
+  wl_params_free(&p);
+  cJSON_Delete(m);
+  unit_remove_tree(sv.dir);
+  free((char *)sv.dir);
+}
+
+static const char *const saved_nups = "{\"type\":\"nups\",\"hot_keys\":3,\"syncs_per_sec\":2000}";
+
+static void test_saved_mf_factors(void) { saved_round_trip("mf", saved_mf_json, saved_nups); }
+static void test_saved_kge_embeddings(void) {
+  saved_round_trip("kge", saved_kge_json, saved_nups);
+}
+static void test_saved_generated_mf_and_dnn_tensors(void) {
+  saved_round_trip("mf generated", saved_mf_generated_json, saved_nups);
+  saved_round_trip("dnn tensors", saved_dnn_tensors_json,
+                   "{\"type\":\"replicate\",\"hot_keys\":2,\"syncs_per_step\":1}");
+}
+static void test_saved_w2v_vectors(void) { saved_round_trip("w2v", saved_w2v_json, saved_nups); }
+static void test_saved_dnn_tensors(void) {
+  saved_round_trip("dnn", saved_dnn_json,
+                   "{\"type\":\"replicate\",\"hot_keys\":5,\"syncs_per_step\":1}");
+}
+
 PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_cluster_check},
             {"servers and worker nodes", test_servers_and_worker_nodes},
             {"psld moves load away from a slowed server and back",
@@ -1577,5 +1672,11 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
              test_latency_bandwidth_conserves_and_repeats},
             {"latency_bandwidth_straggler_link", test_latency_bandwidth_straggler_link},
             {"bad_spec_is_an_error", test_bad_spec_is_an_error},
+            {"staleness steps by hand on a spec", test_staleness_steps_by_hand_on_a_spec},
             {"saved parameters hold every push", test_saved_params_hold_every_push},
-            {"saved w2v vectors give its quality", test_saved_w2v_vectors_give_its_quality})
+            {"saved w2v vectors give its quality", test_saved_w2v_vectors_give_its_quality},
+            {"saved mf factors: CSV with the data's ids", test_saved_mf_factors},
+            {"saved kge embeddings: TSV with the data's names", test_saved_kge_embeddings},
+            {"saved w2v vectors from replicas", test_saved_w2v_vectors},
+            {"saved dnn tensors: .npy by layer", test_saved_dnn_tensors},
+            {"saved generated mf and dnn tensors", test_saved_generated_mf_and_dnn_tensors})

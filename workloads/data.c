@@ -239,11 +239,23 @@ uint32_t wl_dict_add(wl_dict *d, const char *name, size_t len, bool *added) {
   return id;
 }
 
+void wl_names_free(char **names, uint32_t count) {
+  for (uint32_t i = 0; names && i < count; i++) free(names[i]);
+  free(names);
+}
+
 void wl_dict_free(wl_dict *d) {
-  for (uint32_t i = 0; i < d->count; i++) free(d->names[i]);
-  free(d->names);
+  wl_names_free(d->names, d->count);
   free(d->slots);
   memset(d, 0, sizeof *d);
+}
+
+char **wl_dict_take_names(wl_dict *d) {
+  char **names = d->count ? d->names : NULL;
+  if (!names) free(d->names);
+  free(d->slots);
+  memset(d, 0, sizeof *d);
+  return names;
 }
 
 /* ---------------------------------------------------- initial values */

@@ -606,6 +606,69 @@ static size_t dnn_hot_keys(const void *impl, size_t n, ps_key *out) {
   return found;
 }
 
+/* ---------------------------------------------------------------- saving */
+
+/* One tensor as NumPy's .npy (format 1.0: magic, header length, a Python
+ * dict literal padded to 64 bytes, then the floats in C order, float32 of the
+ * machine's byte order). shape: rows x cols, or a vector when rows is 0. */
+static int save_npy(const char *dir, const char *name, const float *v, uint64_t rows,
+                    uint64_t cols, char *err, size_t errlen) {
+  const uint16_t one = 1;
+  char dict[160], shape[64];
+  if (rows) snprintf(shape, sizeof shape, "(%llu, %llu)", (unsigned long long)rows,
+                     (unsigned long long)cols);
+  else snprintf(shape, sizeof shape, "(%llu,)", (unsigned long long)cols);
+  int n = snprintf(dict, sizeof dict, "{'descr': '%cf4', 'fortran_order': False, 'shape': %s, }",
+                   *(const uint8_t *)&one ? '<' : '>', shape);
+  size_t header = ((size_t)n + 1 + 10 + 63) / 64 * 64 - 10; /* dict, '\n', padding */
+  wl_save_file sv;
+  if (!wl_save_open(&sv, dir, name, err, errlen)) return -1;
+  fwrite("\x93NUMPY\x01\x00", 1, 8, sv.f);
+  fputc((int)(header & 0xff), sv.f);
+  fputc((int)(header >> 8), sv.f);
+  fprintf(sv.f, "%s%*s\n", dict, (int)(header - (size_t)n - 1), "");
+  fwrite(v, sizeof *v, (rows ? rows : 1) * cols, sv.f);
+  return wl_save_close(&sv, true, err, errlen);
+}
+
+/* Every tensor, gathered from its keys: with layers, layer<t>.weight.npy
+ * (outputs x inputs) and layer<t>.bias.npy; with tensors, tensor<t>.npy. */
+static int dnn_save(const void *impl, const ps_layout *layout, const float *const *vals,
+                    const char *dir, char *err, size_t errlen) {
+  const dnn_workload *d = impl;
+  float *all = malloc((d->total ? d->total : 1) * sizeof *all);
+  if (!all) {
+    snprintf(err, errlen, "params: out of memory for the model's %llu floats",
+             (unsigned long long)d->total);
+    return -1;
+  }
+  for (uint32_t t = 0; t < layout->num_tables; t++) {
+    const ps_table *tb = &layout->tables[t];
+    for (uint64_t i = 0; i < tb->count; i++) {
+      ps_key k = tb->first + i;
+      memcpy(all + d->base[d->key_tensor[k]] + d->key_offset[k], vals[t] + i * tb->value_len,
+             tb->value_len * sizeof *all);
+    }
+  }
+  int rc = 0;
+  for (uint32_t t = 0; rc == 0 && t < d->n_tensors; t++) {
+    char name[64];
+    const float *v = all + d->base[t];
+    if (!d->width) {
+      snprintf(name, sizeof name, "tensor%u.npy", (unsigned)t);
+      rc = save_npy(dir, name, v, 0, d->params[t], err, errlen);
+      continue;
+    }
+    uint64_t in = d->width[t], out = d->width[t + 1];
+    snprintf(name, sizeof name, "layer%u.weight.npy", (unsigned)t);
+    rc = save_npy(dir, name, v, out, in, err, errlen);
+    snprintf(name, sizeof name, "layer%u.bias.npy", (unsigned)t);
+    if (rc == 0) rc = save_npy(dir, name, v + out * in, 0, out, err, errlen);
+  }
+  free(all);
+  return rc;
+}
+
 const wl_type wl_type_dnn = {
     .quality_name = dnn_quality_name,
     .name = "dnn",
@@ -620,4 +683,5 @@ const wl_type wl_type_dnn = {
     .math = dnn_math,
     .eval_keys = dnn_eval_keys,
     .eval = dnn_eval,
+    .save = dnn_save,
 };

@@ -129,6 +129,24 @@ FILE *wl_save_begin(const char *path, char **tmp, char *err, size_t errlen);
 int wl_save_end(FILE *f, char *tmp, const char *path, bool ok, char *err, size_t errlen);
 /* "<dir>/<name>" (malloc'd; NULL on no memory). */
 char *wl_save_path(const char *dir, const char *name);
+/* One of a workload's own files of saved parameters, "<dir>/<name>",
+ * written whole or not at all (wl_save_begin and wl_save_end): open gives
+ * f, or false with a message in err; close ends it (kept when ok and every
+ * write went through) and frees the rest. 0, or -1 with a message in err. */
+typedef struct {
+  FILE *f;
+  char *path, *tmp;
+} wl_save_file;
+bool wl_save_open(wl_save_file *s, const char *dir, const char *name, char *err, size_t errlen);
+int wl_save_close(wl_save_file *s, bool ok, char *err, size_t errlen);
+/* Writes x as %.9g (reads back as the same float). */
+void wl_save_float(FILE *f, float x);
+/* Writes n lines to f, fields separated by sep: line i's name (names[i], or
+ * the number i when names is NULL; put in double quotes, quotes doubled, when
+ * it holds sep, a quote or a line break), then `len` floats from vals + i *
+ * stride, each as wl_save_float. */
+void wl_save_rows(FILE *f, char sep, char *const *names, uint64_t n, const float *vals,
+                  uint32_t len, uint64_t stride);
 
 extern const wl_type wl_type_zipf;
 extern const wl_type wl_type_mf;
@@ -259,6 +277,10 @@ uint32_t wl_dict_add(wl_dict *d, const char *name, size_t len, bool *added);
 /* The id of name[0..len), or UINT32_MAX when it is not there. */
 uint32_t wl_dict_find(const wl_dict *d, const char *name, size_t len);
 void wl_dict_free(wl_dict *d);
+/* Takes d's names (by id, d->count of them, each malloc'd; the caller frees
+ * them with wl_names_free) and frees the rest of d. NULL when d is empty. */
+char **wl_dict_take_names(wl_dict *d);
+void wl_names_free(char **names, uint32_t count);
 
 /* Returns buf grown (doubling, from 64) to hold `need` elements of `size`
  * bytes and updates *cap; NULL on no memory or overflow, buf then unchanged

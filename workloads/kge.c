@@ -640,6 +640,31 @@ static size_t kge_hot_keys(const void *impl, size_t n, ps_key *out) {
   return found;
 }
 
+/* ---------------------------------------------------------------- saving */
+
+/* One embedding table as TSV: a line per id, its name and its embedding
+ * (the value's first half; the AdaGrad state is left out). */
+static int save_embeddings(const char *dir, const char *file, char *const *names, uint32_t n,
+                           const float *vals, uint32_t len, char *err, size_t errlen) {
+  wl_save_file sv;
+  if (!wl_save_open(&sv, dir, file, err, errlen)) return -1;
+  wl_save_rows(sv.f, '\t', names, n, vals, len, 2 * (uint64_t)len);
+  return wl_save_close(&sv, true, err, errlen);
+}
+
+/* entities.tsv (table 0) and relations.tsv (table 1). */
+static int kge_save(const void *impl, const ps_layout *layout, const float *const *vals,
+                    const char *dir, char *err, size_t errlen) {
+  (void)layout;
+  const kge_workload *k = impl;
+  return save_embeddings(dir, "entities.tsv", k->g.entity_names, k->g.entities, vals[0],
+                         k->ent_len, err, errlen) == 0 &&
+                 save_embeddings(dir, "relations.tsv", k->g.relation_names, k->g.relations,
+                                 vals[1], k->rel_len, err, errlen) == 0
+             ? 0
+             : -1;
+}
+
 const wl_type wl_type_kge = {
     .quality_name = kge_quality_name,
     .name = "kge",
@@ -655,4 +680,5 @@ const wl_type wl_type_kge = {
     .math = kge_math,
     .eval_keys = kge_eval_keys,
     .eval = kge_eval,
+    .save = kge_save,
 };

@@ -18,6 +18,10 @@ typedef struct {
  * 0..relations-1, and its splits. Read-only once loaded. */
 typedef struct {
   uint32_t entities, relations;
+  /* The names the data gives them, by id (TSV: as written; WordNet: a
+   * synset's offset and part of speech, "02084071n", and a pointer's
+   * symbol, "@"), for the saved embeddings. */
+  char **entity_names, **relation_names;
   kge_triple *train, *valid, *test;
   size_t n_train, n_valid, n_test;
 } kge_graph;

@@ -21,6 +21,8 @@
 #include <string.h>
 
 void kge_graph_free(kge_graph *g) {
+  wl_names_free(g->entity_names, g->entities);
+  wl_names_free(g->relation_names, g->relations);
   free(g->train);
   free(g->valid);
   free(g->test);
@@ -122,8 +124,8 @@ bool kge_load_tsv(kge_graph *g, const wl_context *ctx, const char *train, const 
             (!test || read_tsv(ctx, "test", test, &nm, false, &te, err, errlen));
   g->entities = nm.entities.count;
   g->relations = nm.relations.count;
-  wl_dict_free(&nm.entities);
-  wl_dict_free(&nm.relations);
+  g->entity_names = wl_dict_take_names(&nm.entities);
+  g->relation_names = wl_dict_take_names(&nm.relations);
   g->train = take(&tr, &g->n_train);
   g->valid = take(&va, &g->n_valid);
   g->test = take(&te, &g->n_test);
@@ -238,8 +240,8 @@ bool kge_load_wordnet(kge_graph *g, const wl_context *ctx, const char *dir, char
   }
   g->entities = nm.entities.count;
   g->relations = nm.relations.count;
-  wl_dict_free(&nm.entities);
-  wl_dict_free(&nm.relations);
+  g->entity_names = wl_dict_take_names(&nm.entities);
+  g->relation_names = wl_dict_take_names(&nm.relations);
   g->train = take(&tr, &g->n_train);
   if (!ok) kge_graph_free(g);
   return ok;

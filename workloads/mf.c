@@ -514,6 +514,36 @@ static size_t mf_hot_keys(const void *impl, size_t n, ps_key *out) {
   return found;
 }
 
+/* ---------------------------------------------------------------- saving */
+
+/* One factor table as CSV: a header "<what>,f0,...", then a line per id,
+ * its name (the ratings file's; generated data: the id) and its factor. */
+static int save_factors(const mf_workload *m, const char *dir, const char *file,
+                        const char *what, char *const *names, uint32_t n, const float *vals,
+                        char *err, size_t errlen) {
+  wl_save_file sv;
+  if (!wl_save_open(&sv, dir, file, err, errlen)) return -1;
+  fputs(what, sv.f);
+  for (uint64_t j = 0; j < m->rank; j++) fprintf(sv.f, ",f%llu", (unsigned long long)j);
+  fputc('\n', sv.f);
+  wl_save_rows(sv.f, ',', names, n, vals, (uint32_t)m->rank, m->rank);
+  return wl_save_close(&sv, true, err, errlen);
+}
+
+/* user_factors.csv (table 0, W) and item_factors.csv (table 1, H): a
+ * rating is predicted as their dot product. */
+static int mf_save(const void *impl, const ps_layout *layout, const float *const *vals,
+                   const char *dir, char *err, size_t errlen) {
+  (void)layout;
+  const mf_workload *m = impl;
+  return save_factors(m, dir, "user_factors.csv", "user", m->d.user_names, m->d.rows, vals[0],
+                      err, errlen) == 0 &&
+                 save_factors(m, dir, "item_factors.csv", "item", m->d.item_names, m->d.cols,
+                              vals[1], err, errlen) == 0
+             ? 0
+             : -1;
+}
+
 const wl_type wl_type_mf = {
     .quality_name = mf_quality_name,
     .name = "mf",
@@ -528,4 +558,5 @@ const wl_type wl_type_mf = {
     .math = mf_math,
     .eval_keys = mf_eval_keys,
     .eval = mf_eval,
+    .save = mf_save,
 };

@@ -19,6 +19,9 @@ typedef struct {
 /* The data, read once in create and read-only afterwards. */
 typedef struct {
   uint32_t rows, cols;  /* the matrix's shape: ids are < rows and < cols */
+  /* A ratings file's user and item names, by id (NULL for generated data,
+   * whose ids are their names), for the saved factors. */
+  char **user_names, **item_names;
   mf_rating *train;     /* malloc'd */
   size_t n_train;
   mf_rating *test;      /* malloc'd; NULL when there is no held-out data */

@@ -203,8 +203,8 @@ static bool load_files(const cJSON *json, const wl_context *ctx, const char *rat
   }
   d->rows = fd.users.count;
   d->cols = fd.items.count;
-  wl_dict_free(&fd.users);
-  wl_dict_free(&fd.items);
+  d->user_names = wl_dict_take_names(&fd.users);
+  d->item_names = wl_dict_take_names(&fd.items);
   d->train = fd.train.v;
   d->n_train = fd.train.n;
   d->test = fd.test.v;
@@ -363,6 +363,8 @@ bool mf_data_load(const cJSON *json, const wl_context *ctx, uint64_t rank, mf_da
 }
 
 void mf_data_free(mf_data *d) {
+  wl_names_free(d->user_names, d->rows);
+  wl_names_free(d->item_names, d->cols);
   free(d->train);
   free(d->test);
   memset(d, 0, sizeof *d);

@@ -55,6 +55,49 @@ int wl_save_end(FILE *f, char *tmp, const char *path, bool ok, char *err, size_t
   return ok && wrote ? 0 : -1;
 }
 
+bool wl_save_open(wl_save_file *s, const char *dir, const char *name, char *err,
+                  size_t errlen) {
+  s->tmp = NULL;
+  s->f = NULL;
+  if (!(s->path = wl_save_path(dir, name))) snprintf(err, errlen, "params: out of memory");
+  else if (!(s->f = wl_save_begin(s->path, &s->tmp, err, errlen))) free(s->path);
+  return s->f != NULL;
+}
+
+int wl_save_close(wl_save_file *s, bool ok, char *err, size_t errlen) {
+  int rc = wl_save_end(s->f, s->tmp, s->path, ok, err, errlen);
+  free(s->path);
+  return rc;
+}
+
+void wl_save_float(FILE *f, float x) { fprintf(f, "%.9g", (double)x); }
+
+static void save_name(FILE *f, char sep, const char *name) {
+  if (!strchr(name, sep) && !strpbrk(name, "\"\r\n")) {
+    fputs(name, f);
+    return;
+  }
+  fputc('"', f);
+  for (const char *c = name; *c; c++) {
+    if (*c == '"') fputc('"', f);
+    fputc(*c, f);
+  }
+  fputc('"', f);
+}
+
+void wl_save_rows(FILE *f, char sep, char *const *names, uint64_t n, const float *vals,
+                  uint32_t len, uint64_t stride) {
+  for (uint64_t i = 0; i < n; i++) {
+    if (names) save_name(f, sep, names[i]);
+    else fprintf(f, "%llu", (unsigned long long)i);
+    for (uint32_t j = 0; j < len; j++) {
+      fputc(sep, f);
+      wl_save_float(f, vals[i * stride + j]);
+    }
+    fputc('\n', f);
+  }
+}
+
 static char *part_path(const char *dir, uint32_t node) {
   char name[32];
   snprintf(name, sizeof name, "params.part%u", (unsigned)node);
@@ -180,13 +223,9 @@ static void put_u32(FILE *f, uint32_t v) { fwrite(&v, sizeof v, 1, f); }
 static void put_u64(FILE *f, uint64_t v) { fwrite(&v, sizeof v, 1, f); }
 
 static int write_table(const dense *d, const char *dir, char *err, size_t errlen) {
-  char *path = wl_save_path(dir, WL_PARAMS_FILE), *tmp = NULL;
-  FILE *f = path ? wl_save_begin(path, &tmp, err, errlen) : NULL;
-  if (!f) {
-    if (!path) snprintf(err, errlen, "params: out of memory");
-    free(path);
-    return -1;
-  }
+  wl_save_file sv;
+  if (!wl_save_open(&sv, dir, WL_PARAMS_FILE, err, errlen)) return -1;
+  FILE *f = sv.f;
   const ps_layout *l = d->layout;
   fwrite(WL_PARAMS_MAGIC, 1, 8, f);
   put_u32(f, PARAMS_VERSION);
@@ -200,9 +239,7 @@ static int write_table(const dense *d, const char *dir, char *err, size_t errlen
     floats += l->tables[t].count * l->tables[t].value_len;
   }
   fwrite(d->buf, sizeof *d->buf, floats, f);
-  int rc = wl_save_end(f, tmp, path, true, err, errlen);
-  free(path);
-  return rc;
+  return wl_save_close(&sv, true, err, errlen);
 }
 
 int wl_params_merge(const wl_workload *wl, const ps_layout *layout, const char *dir,

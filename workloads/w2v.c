@@ -615,40 +615,29 @@ static int w2v_eval(const void *impl, uint32_t rank, uint32_t workers, const wl_
  * float as %.9g (it reads back exactly). */
 static int save_vectors(const w2v_workload *w, const float *in, const char *dir, char *err,
                         size_t errlen) {
-  char *path = wl_save_path(dir, "vectors.txt"), *tmp = NULL;
-  FILE *f = path ? wl_save_begin(path, &tmp, err, errlen) : NULL;
-  if (!f) {
-    if (!path) snprintf(err, errlen, "params: out of memory");
-    free(path);
-    return -1;
-  }
-  fprintf(f, "%u %llu\n", (unsigned)w->V, (unsigned long long)w->dim);
+  wl_save_file sv;
+  if (!wl_save_open(&sv, dir, "vectors.txt", err, errlen)) return -1;
+  fprintf(sv.f, "%u %llu\n", (unsigned)w->V, (unsigned long long)w->dim);
   for (uint32_t i = 0; i < w->V; i++) {
-    fputs(w->c.vocab.names[i], f);
-    for (uint64_t j = 0; j < w->dim; j++) fprintf(f, " %.9g", (double)in[i * w->dim + j]);
-    fputc('\n', f);
+    fputs(w->c.vocab.names[i], sv.f);
+    for (uint64_t j = 0; j < w->dim; j++) {
+      fputc(' ', sv.f);
+      wl_save_float(sv.f, in[i * w->dim + j]);
+    }
+    fputc('\n', sv.f);
   }
-  int rc = wl_save_end(f, tmp, path, true, err, errlen);
-  free(path);
-  return rc;
+  return wl_save_close(&sv, true, err, errlen);
 }
 
 /* similarity.tsv: the quality's pairs as scored ("<w1>\t<w2>\t<score>"), so
  * that vectors trained elsewhere can be scored on the same pairs. */
 static int save_pairs(const w2v_workload *w, const char *dir, char *err, size_t errlen) {
-  char *path = wl_save_path(dir, "similarity.tsv"), *tmp = NULL;
-  FILE *f = path ? wl_save_begin(path, &tmp, err, errlen) : NULL;
-  if (!f) {
-    if (!path) snprintf(err, errlen, "params: out of memory");
-    free(path);
-    return -1;
-  }
+  wl_save_file sv;
+  if (!wl_save_open(&sv, dir, "similarity.tsv", err, errlen)) return -1;
   for (size_t i = 0; i < w->sim.n; i++)
-    fprintf(f, "%s\t%s\t%.17g\n", w->c.vocab.names[w->sim.pairs[i].a],
+    fprintf(sv.f, "%s\t%s\t%.17g\n", w->c.vocab.names[w->sim.pairs[i].a],
             w->c.vocab.names[w->sim.pairs[i].b], w->sim.pairs[i].score);
-  int rc = wl_save_end(f, tmp, path, true, err, errlen);
-  free(path);
-  return rc;
+  return wl_save_close(&sv, true, err, errlen);
 }
 
 static int w2v_save(const void *impl, const ps_layout *layout, const float *const *vals,

@@ -258,7 +258,8 @@ int wl_drive(ps_worker *w, wl_stream *s, const wl_driver_env *env,
  * owns as "DIR/params.part<node>"; whoever holds the run's workload merges
  * the parts into DIR/params.bin (every key of every table, initial values
  * added: the values a pull would return) and the workload's own files (w2v:
- * vectors.txt in word2vec's text format). The binary form is documented in
+ * vectors.txt in word2vec's text format; mf: factors as CSV; kge:
+ * embeddings as TSV; dnn: a .npy per tensor). Both forms are documented in
  * experiments/SPEC.md ("Saved parameters"):
  *
  *   "PSLPARAM"  8 bytes

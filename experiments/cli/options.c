@@ -75,7 +75,9 @@ const cli_option cli_options[] = {
      "save each run's trained parameters, gathered from their owners once the run is quiet, "
      "into DIR (made if missing): params.bin, every key's values in a binary table "
      "(experiments/SPEC.md, \"Saved parameters\"), and the workload's own files (w2v: "
-     "vectors.txt in word2vec's text format and similarity.tsv, its quality's pairs). With one "
+     "vectors.txt in word2vec's text format and similarity.tsv, its quality's pairs; mf: "
+     "user_factors.csv and item_factors.csv; kge: entities.tsv and relations.tsv; dnn: a .npy "
+     "per tensor, layer<N>.weight.npy and layer<N>.bias.npy). With one "
      "run DIR itself; with several, DIR/run-<N>. Under `pslab node`, DIR must be on a file "
      "system every node sees: each node writes its part, rank 0 merges them; a failed run "
      "leaves none"},
