@@ -32,11 +32,12 @@
  * Quality: the filtered MRR (or Hits@10) of the tail over a sample of the
  * held-out triples (test, else valid): eval_triples of them, fixed by
  * data_seed, split over workers (triple i goes to worker i % workers). Each
- * is ranked against the candidates: every entity when there are at most
- * eval_candidates, else a fixed random subset of that many, plus the true
- * tail; candidates that make a known triple (train, valid or test) with
- * the head and relation are skipped; ties count half. A sample estimate of
- * the full filtered metric, cheap enough to run at every epoch.
+ * is ranked against the candidates: with "eval": "filtered" (the default)
+ * every entity, as LibKGE ranks; with "eval": "sampled" every entity when
+ * there are at most eval_candidates, else a fixed random subset of that
+ * many, plus the true tail (a sample estimate, cheaper per evaluation).
+ * Candidates that make a known triple (train, valid or test) with the head
+ * and relation are skipped; ties count half.
  *
  * Hot keys: keys ranked by their accesses in the training triples (an
  * entity's degree, a relation's triple count), ties by key; relations,
@@ -139,10 +140,12 @@ static bool set_has(const triple_set *s, uint32_t h, uint32_t r, uint32_t t) {
 static const char *const kge_fields[] = {
     "type", "model", "dim", "lr", "reg", "init_scale", "batch", "neg", "epochs",
     "sample_power", "data", "train", "valid", "test", "wordnet_dir", "test_fraction",
-    "data_seed", "quality", "eval_triples", "eval_candidates", "math", "target_quality", NULL};
+    "data_seed", "quality", "eval", "eval_triples", "eval_candidates", "math",
+    "target_quality", "eval_every", NULL};
 
 typedef struct {
   size_t data; /* 0: tsv, 1: wordnet */
+  bool sampled; /* "eval": "sampled" (eval_candidates), else every entity */
   const char *train, *valid, *test, *wordnet_dir;
   double test_fraction;
   uint64_t eval_triples, eval_candidates;
@@ -156,13 +159,17 @@ static bool refuse(const cJSON *json, const char *field, const char *why, char *
   return false;
 }
 
+/* "eval": how held-out tails are ranked. */
+static const char *const kge_evals[] = {"filtered", "sampled", NULL};
+#define KGE_EVAL_DEFAULT 0 /* filtered: see docs/training.md for its cost */
+
 static bool kge_parse(const cJSON *json, kge_workload *k, kge_source *src, char *err,
                       size_t errlen) {
   static const char *const models[] = {"complex", "distmult", "rescal", NULL};
   static const char *const datas[] = {"tsv", "wordnet", NULL};
   static const char *const qualities[] = {"mrr", "hits10", NULL};
   const uint64_t d50 = 50, b100 = 100, n10 = 10, one = 1, e500 = 500, c1000 = 1000;
-  size_t model, quality;
+  size_t model, quality, eval;
   uint64_t dim;
   if (!wlj_check_fields(json, kge_fields, err, errlen) ||
       !wlj_choice(json, "model", models, 0, &model, err, errlen) ||
@@ -181,8 +188,17 @@ static bool kge_parse(const cJSON *json, kge_workload *k, kge_source *src, char 
       !wlj_uint(json, "data_seed", 0, UINT64_MAX, &one, &k->data_seed, err, errlen) ||
       !wlj_choice(json, "quality", qualities, 0, &quality, err, errlen) ||
       !wlj_uint(json, "eval_triples", 1, UINT32_MAX, &e500, &src->eval_triples, err, errlen) ||
-      !wlj_uint(json, "eval_candidates", 1, UINT32_MAX, &c1000, &src->eval_candidates, err,
-                errlen))
+      !wlj_choice(json, "eval", kge_evals, KGE_EVAL_DEFAULT, &eval, err, errlen))
+    return false;
+  src->sampled = eval == 1;
+  src->eval_candidates = UINT64_MAX;
+  if (!src->sampled &&
+      !refuse(json, "eval_candidates",
+              "nothing with \"eval\": \"filtered\" (it ranks against every entity; "
+              "\"eval\": \"sampled\" takes eval_candidates)", err, errlen))
+    return false;
+  if (src->sampled && !wlj_uint(json, "eval_candidates", 1, UINT32_MAX, &c1000,
+                                &src->eval_candidates, err, errlen))
     return false;
   k->hits10 = quality == 1;
   if (k->batch * k->neg > PS_MAX_OP_KEYS) {
@@ -296,10 +312,17 @@ static bool kge_describe(kge_workload *k, const cJSON *json, wl_info *info, char
   return true;
 }
 
-/* "quality": "mrr" (the default) or "hits10". */
+/* "quality": "mrr" (the default) or "hits10", filtered (ranked against
+ * every entity) or sampled ("eval": "sampled"), as "eval" or its default
+ * says. */
 static const char *kge_quality_name(const cJSON *json) {
   const cJSON *q = cJSON_GetObjectItemCaseSensitive(json, "quality");
-  return cJSON_IsString(q) && strcmp(q->valuestring, "hits10") == 0 ? "hits10" : "mrr";
+  const cJSON *e = cJSON_GetObjectItemCaseSensitive(json, "eval");
+  bool hits = cJSON_IsString(q) && strcmp(q->valuestring, "hits10") == 0;
+  bool sampled = cJSON_IsString(e) ? strcmp(e->valuestring, kge_evals[1]) == 0
+                                   : KGE_EVAL_DEFAULT == 1;
+  if (sampled) return hits ? "sampled_hits10" : "sampled_mrr";
+  return hits ? "hits10" : "mrr";
 }
 
 static void *kge_create(const cJSON *json, const wl_context *ctx, wl_info *info, char *err,
