@@ -63,6 +63,7 @@ void run_worker_free(run_worker *w) {
   ps_sampler_free(w->sampler);
   free(w->stats.epoch_end_s);
   free(w->stats.epoch_quality);
+  free(w->stats.evals);
   free(w->stages);
   *w = (run_worker){0};
 }
@@ -115,8 +116,19 @@ static int stats_add(wl_driver_stats *sum, wl_driver_stats *part) {
     else
       rc = PS_ERR_NOMEM;
   }
+  if (part->n_evals) {
+    wl_eval_point *e = realloc(sum->evals, (sum->n_evals + part->n_evals) * sizeof *e);
+    if (e) {
+      for (size_t i = 0; i < part->n_evals; i++) e[sum->n_evals + i] = part->evals[i];
+      sum->evals = e;
+      sum->n_evals += part->n_evals;
+    } else {
+      rc = PS_ERR_NOMEM;
+    }
+  }
   free(part->epoch_end_s);
   free(part->epoch_quality);
+  free(part->evals);
   *part = (wl_driver_stats){0};
   return rc;
 }

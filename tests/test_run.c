@@ -58,10 +58,10 @@ static double ends0[] = {1.0, 3.0}, ends1[] = {2.0, 2.5}, ends2[] = {1.5, 4.0}, 
 static void make_reports(run_node_report r[2]) {
   memset(r, 0, 2 * sizeof *r);
   static run_worker_report w0[2], w1[2];
-  w0[0] = (run_worker_report){10, 40, 400, 0, 400, 0, 0, 0.25, ends0, 2, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0};
-  w0[1] = (run_worker_report){10, 40, 400, 0, 400, 0, 0, 0.5, ends1, 2, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0};
-  w1[0] = (run_worker_report){10, 60, 600, 20, 600, 0.5, 2.0, 0.125, ends2, 2, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0};
-  w1[1] = (run_worker_report){5, 30, 300, 10, 300, 0.25, 4.0, 0.75, ends3, 1, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0};
+  w0[0] = (run_worker_report){10, 40, 400, 0, 400, 0, 0, 0.25, ends0, 2, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0, NULL, 0};
+  w0[1] = (run_worker_report){10, 40, 400, 0, 400, 0, 0, 0.5, ends1, 2, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0, NULL, 0};
+  w1[0] = (run_worker_report){10, 60, 600, 20, 600, 0.5, 2.0, 0.125, ends2, 2, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0, NULL, 0};
+  w1[1] = (run_worker_report){5, 30, 300, 10, 300, 0.25, 4.0, 0.75, ends3, 1, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0, NULL, 0};
   r[0] = (run_node_report){.owned_sum = 900, .workers = w0, .n_workers = 2};
   r[0].stats.local_accesses = 30;
   r[0].stats.remote_accesses = 50;
