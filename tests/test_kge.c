@@ -707,6 +707,7 @@ static void learn(const char *model, uint32_t nodes, double reg, double min_mrr)
     samples += stats.samples;
     free(stats.epoch_end_s);
     free(stats.epoch_quality);
+    free(stats.evals);
     wl_stream_free(s);
     ps_sampler_free(sampler);
   }

@@ -8,6 +8,7 @@
  */
 #include "sim/platform.h"
 #include "sim/sim.h"
+#include "tests/saved_quality.h"
 #include "tests/unit.h"
 #include "workloads/w2v.h"
 
@@ -1547,38 +1548,6 @@ static double nth(const cJSON *m, const char *name, int i) {
   return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-/* The RMSE of mf's whole held-out data on the saved (owners') parameters,
- * evaluated here as the workload evaluates. */
-static double rmse_of_saved(const char *workload, const wl_params *p, uint32_t nodes,
-                            uint32_t workers) {
-  cJSON *j = cJSON_Parse(workload);
-  wl_context ctx = {.nodes = nodes, .workers_per_node = workers};
-  char err[256];
-  wl_workload *wl = wl_create(j, &ctx, err, sizeof err);
-  cJSON_Delete(j);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(wl);
-  ps_key *keys;
-  size_t n;
-  CU_ASSERT_EQUAL_FATAL(wl_eval_keys_all(wl, &keys, &n), PS_OK);
-  float *vals = malloc(n * p->tables[0].value_len * sizeof *vals);
-  size_t *off = malloc(n * sizeof *off), at = 0;
-  for (size_t i = 0; i < n; i++) {
-    const float *v = wl_params_value(p, keys[i]);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
-    uint32_t len = p->tables[0].value_len;
-    memcpy(vals + at, v, len * sizeof *vals); /* initial values are in params.bin */
-    off[i] = at;
-    at += len;
-  }
-  double num, den;
-  CU_ASSERT_EQUAL(wl_eval_all(wl, keys, n, vals, off, &num, &den), PS_OK);
-  free(vals);
-  free(off);
-  free(keys);
-  wl_free(wl);
-  return sqrt(num / den);
-}
-
 /* mf with every key replicated on 2 nodes and never synced during training:
  * evaluations during training read each node's own replicas, the final
  * `quality` the owners' values once the last deltas are handed on, which
@@ -1594,7 +1563,7 @@ static void test_final_quality_reads_the_owners(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   wl_params p = load_params(sv.dir);
   CU_ASSERT_PTR_NOT_NULL_FATAL(p.values);
-  double owners = rmse_of_saved(sv.r.workload, &p, 2, 2), last = nth(m, "epoch_quality", 1);
+  double owners = saved_rmse(sv.r.workload, &p, 2, 2), last = nth(m, "epoch_quality", 1);
   printf("\n    final RMSE %.6f (owners %.6f), last epoch's %.6f, replica share %g",
          num(m, "quality"), owners, last, num(m, "eval_replica_share"));
   CU_ASSERT(num(m, "eval_replica_share") > 0.3);

@@ -362,7 +362,11 @@ static void test_table_diverged_points(void) {
 static void test_table_quality_named_by_its_workload(void) {
   static const struct { const char *type1, *type2, *head; } cases[] = {
       {"{'type': 'mf'}", "{'type': 'mf'}", "quality (RMSE \xe2\x86\x93)"},
-      {"{'type': 'kge'}", "{'type': 'kge', 'lr': 1}", "quality (MRR \xe2\x86\x91)"},
+      {"{'type': 'kge'}", "{'type': 'kge', 'lr': 1}", "quality (filtered MRR \xe2\x86\x91)"},
+      {"{'type': 'kge', 'eval': 'sampled'}", "{'type': 'kge', 'eval': 'sampled'}",
+       "quality (sampled MRR \xe2\x86\x91)"},
+      /* the same workload evaluated two ways: the metric's name */
+      {"{'type': 'kge', 'eval': 'sampled'}", "{'type': 'kge'}", "quality"},
       {"{'type': 'mf'}", "{'type': 'kge'}", "quality"}, /* two measures: the metric's name */
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
