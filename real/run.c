@@ -13,8 +13,9 @@
  * workers are done, ps_node_finish (replicas hand
  * on their deltas); then, on every node: the end barrier (no deadline:
  * peers may still be working; a dead one is detected anyway), timers off,
- * quiescence, every node's report gathered to rank 0 and reduced there by
- * run_metrics, the clean shutdown. A node's report carries its process's
+ * quiescence, the replica check and the final evaluation (owners' values
+ * through rank 0, which evaluates), every node's report gathered to rank 0
+ * and reduced there by run_metrics, the clean shutdown. A node's report carries its process's
  * CPU time from the start release to the report.
  *
  * A worker whose node fails wakes from its wait with the ticket undone and
