@@ -13,8 +13,9 @@
  * workers are done, ps_node_finish (replicas hand
  * on their deltas); then, on every node: the end barrier (no deadline:
  * peers may still be working; a dead one is detected anyway), timers off,
- * quiescence, every node's report gathered to rank 0 and reduced there by
- * run_metrics, the clean shutdown. A node's report carries its process's
+ * quiescence, the replica check and the final evaluation (owners' values
+ * through rank 0, which evaluates), every node's report gathered to rank 0
+ * and reduced there by run_metrics, the clean shutdown. A node's report carries its process's
  * CPU time from the start release to the report.
  *
  * A worker whose node fails wakes from its wait with the ticket undone and
@@ -297,12 +298,74 @@ static int check_replicas(node_run *s, run_node_report *rep) {
   return rc;
 }
 
+/* A final part over what a control message carries is sent as this one
+ * byte instead (a record is longer): rank 0 then makes no final
+ * evaluation. */
+#define FINAL_TOO_BIG 1
+
+/* Rank 0: the final evaluation from every node's part; its sums
+ * (num, den) are the answer, or nothing when it could not be made (a part
+ * too big to travel, or all of them together). */
+static void *evaluate_final(void *ctx, uint32_t size, const void *const *in, const size_t *len,
+                            size_t *out_len) {
+  node_run *s = ctx;
+  size_t total = 0;
+  bool fits = true;
+  for (uint32_t p = 0; p < size; p++) {
+    fits = fits && len[p] != FINAL_TOO_BIG;
+    total += len[p];
+  }
+  *out_len = 0;
+  if (!fits || total > REAL_CTL_MAX_PAYLOAD) return NULL;
+  size_t all_len;
+  uint8_t *all = concat_owned(NULL, size, in, len, &all_len);
+  run_node_report r = {0};
+  double *sums = (all || !total) ? malloc(2 * sizeof *sums) : NULL;
+  if (sums && run_final_eval(s->setup, all, all_len, &r) == PS_OK && r.final_done) {
+    sums[0] = r.final_num;
+    sums[1] = r.final_den;
+    *out_len = 2 * sizeof *sums;
+  } else {
+    free(sums);
+    sums = NULL;
+  }
+  free(all);
+  return sums;
+}
+
+/* The final evaluation (run/final_eval.c): every node's owned values of the
+ * keys it reads go to rank 0, which evaluates; the sums come back into the
+ * report. Without a wait limit: rank 0 may evaluate for longer than
+ * timeout_s, and a peer's death is detected all the same. */
+static int final_eval(node_run *s, run_node_report *rep) {
+  real_node *n = s->node;
+  uint8_t *mine = NULL, too_big = 0;
+  size_t len = 0, out_len = 0;
+  double *sums = NULL;
+  if (run_final_part(s->setup, n->core, &mine, &len) != PS_OK) {
+    real_fail_and_tell(n, "node %u: out of memory for the final evaluation", s->a->rank);
+    return PS_ERR_PEER;
+  }
+  bool big = len > REAL_CTL_MAX_PAYLOAD;
+  int rc = real_node_collective(n, "the final evaluation", big ? &too_big : mine,
+                                big ? FINAL_TOO_BIG : len, INFINITY, evaluate_final, s,
+                                (void **)&sums, &out_len);
+  free(mine);
+  if (rc == PS_OK && out_len == 2 * sizeof *sums) {
+    rep->final_done = true;
+    rep->final_num = sums[0];
+    rep->final_den = sums[1];
+  }
+  free(sums);
+  return rc;
+}
+
 /* This node's report, as text. */
 static char *node_report(node_run *s) {
   real_node *n = s->node;
   run_node_report rep;
   if (run_report_make(&rep, n->core, s->n_workers, NULL) != PS_OK) return NULL;
-  if (check_replicas(s, &rep) != PS_OK) {
+  if (check_replicas(s, &rep) != PS_OK || final_eval(s, &rep) != PS_OK) {
     run_report_free(&rep);
     return NULL;
   }

@@ -51,4 +51,23 @@ void run_roles_layout(const run_args *a, ps_layout *l);
 int run_stages_plan(run_setup *s, char *err, size_t errlen);
 void run_stages_free(run_setup *s);
 
+/* Values as bytes that may travel between nodes (replica_check.c): records
+ * of a key, its length and its floats, appended to a growing buffer. */
+typedef struct {
+  uint8_t *buf;
+  size_t len, cap;
+  bool oom; /* an append failed: the buffer is incomplete */
+} run_bytes;
+/* Appends key k's value (len floats; NULL: zeros). */
+void run_bytes_put(run_bytes *b, ps_key k, const float *value, uint32_t len);
+/* One record: its key, length and where its floats start in the bytes. */
+typedef struct {
+  ps_key key;
+  uint32_t len;
+  size_t at;
+} run_record;
+/* The records of bytes[0..len) into *recs (malloc'd, *n of them; the caller
+ * frees). PS_OK, PS_ERR_NOMEM or PS_ERR_INVAL (bytes that are not records). */
+int run_bytes_records(const uint8_t *bytes, size_t len, run_record **recs, size_t *n);
+
 #endif

@@ -46,6 +46,13 @@ struct run_totals {
   size_t epochs_q, n_quality;
   wl_quality q;
   bool has_q;
+  /* Every evaluation every worker made (epoch ends and eval_every's): its
+   * quality and training time from the run's start; and the final
+   * evaluation from the owners' values once quiet (has_final). */
+  double *eval_q, *eval_at;
+  size_t n_evals;
+  bool has_final;
+  double final_q;
   double eval_s;       /* the most any worker spent evaluating */
   uint64_t eval_keys, eval_replica_keys; /* evaluations' reads; by replicas */
   /* Bounded consistency: time blocked summed over workers, and how many
@@ -179,6 +186,47 @@ static int epoch_quality(run_totals *t, const run_node_report *nodes, uint32_t n
   return PS_OK;
 }
 
+/* A quality from held-out sums, as the measure says (NaN kept: diverged). */
+static double quality_of(const run_totals *t, double num, double den) {
+  double v = num / den;
+  return t->q.sqrt ? sqrt(v) : v;
+}
+
+/* Evaluation i's quality sums those of every worker's evaluation i, its
+ * time is the latest of theirs (from the run's start); only evaluations
+ * every worker made count. The final evaluation is the first node's that
+ * made one. */
+static int eval_points(run_totals *t, const run_node_report *nodes, uint32_t n) {
+  size_t count = SIZE_MAX;
+  for (uint32_t r = 0; r < n; r++) {
+    if (nodes[r].final_done && !t->has_final && nodes[r].final_den > 0 && t->has_q) {
+      t->has_final = true;
+      t->final_q = quality_of(t, nodes[r].final_num, nodes[r].final_den);
+    }
+    for (uint32_t i = 0; i < nodes[r].n_workers; i++)
+      if (nodes[r].workers[i].n_evals < count) count = nodes[r].workers[i].n_evals;
+  }
+  if (count == SIZE_MAX || count == 0 || !t->has_q) return PS_OK;
+  t->eval_q = malloc(count * sizeof *t->eval_q);
+  t->eval_at = malloc(count * sizeof *t->eval_at);
+  if (!t->eval_q || !t->eval_at) return PS_ERR_NOMEM;
+  for (size_t e = 0; e < count; e++) {
+    double num = 0, den = 0, at = -INFINITY;
+    for (uint32_t r = 0; r < n; r++)
+      for (uint32_t i = 0; i < nodes[r].n_workers; i++) {
+        const wl_eval_point *p = &nodes[r].workers[i].evals[e];
+        num += p->q_num;
+        den += p->q_den;
+        at = fmax(at, p->at_s - t->run_start);
+      }
+    if (!(den > 0)) return PS_OK; /* one without held-out data: no points at all */
+    t->eval_q[e] = quality_of(t, num, den);
+    t->eval_at[e] = at;
+  }
+  t->n_evals = count;
+  return PS_OK;
+}
+
 /* What locates a difference between backends: response times, handling,
  * CPU, summed over the nodes. */
 static void telemetry_totals(run_totals *t, const run_node_report *node) {
@@ -238,6 +286,7 @@ static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
     t->stale_hist[g] = (double)t->nodes.bounded_staleness_hist[g];
   int rc = epoch_times(t, nodes, n);
   if (rc == PS_OK) rc = stage_totals(t, nodes, n);
+  if (rc == PS_OK) rc = eval_points(t, nodes, n);
   return rc == PS_OK ? epoch_quality(t, nodes, n) : rc;
 }
 
@@ -247,6 +296,8 @@ static void totals_free(run_totals *t) {
   free(t->epoch_ends);
   free(t->loss);
   free(t->quality);
+  free(t->eval_q);
+  free(t->eval_at);
 }
 
 /* ---------------------------------------------------------- the values */
@@ -356,23 +407,43 @@ static size_t v_epoch_quality(const run_totals *t, const double **out) {
   return t->n_quality;
 }
 
+static size_t v_eval_quality(const run_totals *t, const double **out) {
+  *out = t->eval_q;
+  return t->n_evals;
+}
+
+static size_t v_eval_ends(const run_totals *t, const double **out) {
+  *out = t->eval_at;
+  return t->n_evals;
+}
+
 SCALAR_IF(v_loss, t->epochs_q, t->loss[t->epochs_q - 1])
-SCALAR_IF(v_quality, t->n_quality, t->quality[t->n_quality - 1])
+/* The final evaluation's (the owners' values once quiet), else the last
+ * epoch's. */
+SCALAR_IF(v_quality, t->n_quality, t->has_final ? t->final_q : t->quality[t->n_quality - 1])
 SCALAR_IF(v_eval_s, t->epochs_q, t->eval_s)
 SCALAR_IF(v_eval_replica_share, t->eval_keys,
           (double)t->eval_replica_keys / (double)t->eval_keys)
 
-/* The end of the first epoch whose quality reaches the target. */
+static bool reaches(const run_totals *t, double v) { /* a NaN (diverged) never does */
+  return t->q.higher_better ? v >= t->q.target : v <= t->q.target;
+}
+
+/* The training time of the first evaluation whose quality reaches the
+ * target (of the epochs' when the reports have no evaluation points); else
+ * time_s, when the final evaluation reaches it. */
 static bool v_time_to_quality(const run_totals *t, double *out) {
-  if (!t->n_quality || !t->q.has_target || t->n_quality > t->n_epochs) return false;
-  for (size_t e = 0; e < t->n_quality; e++) {
-    double v = t->quality[e]; /* a NaN (diverged) never reaches it */
-    if (t->q.higher_better ? v >= t->q.target : v <= t->q.target) {
-      *out = t->epoch_ends[e];
+  if (!t->n_quality || !t->q.has_target) return false;
+  bool epochs = !t->n_evals && t->n_quality <= t->n_epochs;
+  const double *q = epochs ? t->quality : t->eval_q, *at = epochs ? t->epoch_ends : t->eval_at;
+  for (size_t e = 0; e < (epochs ? t->n_quality : t->n_evals); e++)
+    if (reaches(t, q[e])) {
+      *out = at[e];
       return true;
     }
-  }
-  return false;
+  if (!t->has_final || !reaches(t, t->final_q)) return false;
+  *out = t->time_s;
+  return true;
 }
 
 static bool add_number(cJSON *o, const char *name, double v) {
@@ -589,31 +660,46 @@ static const run_metric table[] = {
      "One value per epoch: the epoch's training loss summed over every worker's examples, "
      "per example.", WITH_MATH, MEAN, true, 0, NULL, v_epoch_loss, NULL},
     {"quality", "", "quality",
-     "The last epoch's held-out quality: RMSE (mf, lower is better), filtered MRR or "
-     "Hits@10 (kge), Spearman's rho or analogy accuracy (w2v), MSE (dnn, lower is better), "
-     "as `workload.quality` or the workload's default says.", WITH_QUALITY, MEAN, false, BOTH,
-     v_quality, NULL, NULL},
+     "The held-out quality of the model as a whole at the run's end: once the run is quiet "
+     "(replicas' last deltas handed on to their owners), the whole held-out data evaluated "
+     "on the owners' values (never a replica's), at `time_s`. RMSE (mf, lower is better), "
+     "filtered or sampled MRR or Hits@10 (kge, `workload.eval`), Spearman's rho or analogy "
+     "accuracy (w2v), MSE (dnn, lower is better), as `workload.quality` or the workload's "
+     "default says. Without that evaluation (a diverged model), the last epoch's.",
+     WITH_QUALITY, MEAN, false, BOTH, v_quality, NULL, NULL},
     {"epoch_quality", "", "quality",
      "One value per epoch: the held-out quality after the epoch, every worker evaluating "
-     "its share of the held-out data at its own epoch's end.", WITH_QUALITY, MEAN, true, 0,
-     NULL, v_epoch_quality, NULL},
+     "its share of the held-out data at its own epoch's end, reading what its node holds "
+     "(`eval_replica_share`).", WITH_QUALITY, MEAN, true, 0, NULL, v_epoch_quality, NULL},
     {"epoch_end_s", "s", "training time",
      "One value per epoch: when its slowest worker finished it, from the run's start, "
      "not counting time spent evaluating (the x of quality against time).", WITH_MATH,
      MEAN, true, 0, NULL, v_epoch_ends, NULL},
+    {"eval_quality", "", "quality",
+     "One value per evaluation during training: at each epoch's end and every "
+     "`workload.eval_every` between, every worker evaluating its share of the held-out data "
+     "as for `epoch_quality` (the same values where there is no `eval_every`).",
+     WITH_QUALITY, MEAN, true, 0, NULL, v_eval_quality, NULL},
+    {"eval_end_s", "s", "training time",
+     "One value per evaluation of `eval_quality`: when its slowest worker made it, from the "
+     "run's start, not counting time spent evaluating (the x of quality against time).",
+     WITH_QUALITY, MEAN, true, 0, NULL, v_eval_ends, NULL},
     {"time_to_quality_s", "s", "time to quality",
-     "`epoch_end_s` of the first epoch whose quality reaches `workload.target_quality`.",
+     "`eval_end_s` of the first evaluation whose quality reaches `workload.target_quality` "
+     "(as precise as `workload.eval_every`); else `time_s` when the final `quality` does.",
      "when the spec sets workload.target_quality and a run reaches it", MEAN, false, BOTH,
      v_time_to_quality, NULL, NULL},
     {"eval_s", "s", "evaluation time",
-     "The most time one worker spent evaluating held-out data (included in `time_s`, "
-     "left out of `epoch_end_s`).", WITH_MATH, MAX, false, 0, v_eval_s, NULL, NULL},
+     "The most time one worker spent evaluating held-out data during training (included in "
+     "`time_s`, left out of `epoch_end_s` and `eval_end_s`; the final evaluation, made once "
+     "the run is quiet, is in neither).", WITH_MATH, MAX, false, 0, v_eval_s, NULL, NULL},
     {"eval_replica_share", "", "evaluation reads from replicas",
-     "Which model the per-epoch evaluation saw: the share of its key reads served by the "
-     "evaluating node's own replicas rather than by the keys' owners (0: owners only). "
-     "A replica holds its node's updates and what the last sync round brought; with "
-     "`syncs_per_sec: 0` only its own node's, so `epoch_quality` then measures each "
-     "node's local model, not the model as a whole.",
+     "Which model the evaluations during training saw (`epoch_quality`, `eval_quality`): "
+     "the share of their key reads served by the evaluating node's own replicas rather than "
+     "by the keys' owners (0: owners only, the model as a whole). A replica holds its node's "
+     "updates and what the last sync round brought; with `syncs_per_sec: 0` only its own "
+     "node's, so those points then measure each node's local model, not the model as a "
+     "whole. The final `quality` always reads the owners.",
      "with real math and held-out data", MEAN, false, 0, v_eval_replica_share, NULL, NULL},
     {"duplicates", "", "duplicate messages",
      "Messages a core refused because their channel number was taken before (a duplicate "

@@ -20,15 +20,8 @@
 
 #define RECORD_HEAD (sizeof(ps_key) + sizeof(uint32_t))
 
-typedef struct {
-  uint8_t *buf;
-  size_t len, cap;
-  bool oom;
-} owned_bytes;
-
-static void put_owned(void *ctx, ps_key k, const float *value, uint32_t len, bool owned) {
-  owned_bytes *b = ctx;
-  if (!owned || b->oom) return;
+void run_bytes_put(run_bytes *b, ps_key k, const float *value, uint32_t len) {
+  if (b->oom) return;
   size_t need = b->len + RECORD_HEAD + (size_t)len * sizeof(float);
   if (need > b->cap) {
     size_t cap = b->cap ? b->cap : 4096;
@@ -49,8 +42,12 @@ static void put_owned(void *ctx, ps_key k, const float *value, uint32_t len, boo
   b->len = need;
 }
 
+static void put_owned(void *ctx, ps_key k, const float *value, uint32_t len, bool owned) {
+  if (owned) run_bytes_put(ctx, k, value, len);
+}
+
 int run_replica_owned(ps_node *core, uint8_t **buf, size_t *len) {
-  owned_bytes b = {0};
+  run_bytes b = {0};
   ps_node_each_replicated(core, put_owned, &b);
   if (b.oom) {
     free(b.buf);
@@ -63,12 +60,7 @@ int run_replica_owned(ps_node *core, uint8_t **buf, size_t *len) {
   return PS_OK;
 }
 
-/* One owner's record: its key and where its floats start in the bytes. */
-typedef struct {
-  ps_key key;
-  uint32_t len;
-  size_t at;
-} owner_record;
+typedef run_record owner_record;
 
 typedef struct {
   const uint8_t *bytes;
@@ -107,24 +99,24 @@ static void compare_one(void *ctx, ps_key k, const float *value, uint32_t len, b
   c->checked++;
 }
 
-/* The records of owned (every node's run_replica_owned, concatenated).
- * PS_OK, PS_ERR_NOMEM or PS_ERR_INVAL (bytes that are not such records). */
-static int read_records(check_ctx *c, const uint8_t *owned, size_t len) {
+int run_bytes_records(const uint8_t *bytes, size_t len, run_record **recs, size_t *n) {
   size_t cap = 0;
+  *recs = NULL;
+  *n = 0;
   for (size_t at = 0; at < len;) {
     if (len - at < RECORD_HEAD) return PS_ERR_INVAL;
-    owner_record r;
-    memcpy(&r.key, owned + at, sizeof r.key);
-    memcpy(&r.len, owned + at + sizeof r.key, sizeof r.len);
+    run_record r;
+    memcpy(&r.key, bytes + at, sizeof r.key);
+    memcpy(&r.len, bytes + at + sizeof r.key, sizeof r.len);
     r.at = at + RECORD_HEAD;
     if ((len - r.at) / sizeof(float) < r.len) return PS_ERR_INVAL;
-    if (c->n == cap) {
+    if (*n == cap) {
       cap = cap ? 2 * cap : 256;
-      owner_record *recs = realloc(c->recs, cap * sizeof *recs);
-      if (!recs) return PS_ERR_NOMEM;
-      c->recs = recs;
+      run_record *grown = realloc(*recs, cap * sizeof *grown);
+      if (!grown) return PS_ERR_NOMEM;
+      *recs = grown;
     }
-    c->recs[c->n++] = r;
+    (*recs)[(*n)++] = r;
     at = r.at + (size_t)r.len * sizeof(float);
   }
   return PS_OK;
@@ -132,7 +124,7 @@ static int read_records(check_ctx *c, const uint8_t *owned, size_t len) {
 
 int run_replica_check(run_node_report *rep, ps_node *core, const uint8_t *owned, size_t len) {
   check_ctx c = {.bytes = owned};
-  int rc = read_records(&c, owned, len);
+  int rc = run_bytes_records(owned, len, &c.recs, &c.n);
   if (rc == PS_OK) {
     if (c.n) qsort(c.recs, c.n, sizeof *c.recs, cmp_record);
     ps_node_each_replicated(core, compare_one, &c);

@@ -74,6 +74,7 @@ int run_report_worker(run_node_report *r, const run_worker *rw) {
   run_worker_report *w = &r->workers[rw->index];
   free(w->epoch_end_s);
   free(w->epoch_quality);
+  free(w->evals);
   free(w->stages);
   *w = (run_worker_report){.steps = st->steps, .accesses = st->accesses,
                            .pushed_floats = st->pushed_floats, .samples = st->samples,
@@ -91,6 +92,11 @@ int run_report_worker(run_node_report *r, const run_worker *rw) {
     memcpy(w->stages, rw->stages, rw->n_stages * sizeof *w->stages);
     w->n_stages = rw->n_stages;
   }
+  if (st->n_evals) {
+    if (!(w->evals = malloc(st->n_evals * sizeof *w->evals))) return PS_ERR_NOMEM;
+    memcpy(w->evals, st->evals, st->n_evals * sizeof *w->evals);
+    w->n_evals = st->n_evals;
+  }
   if (!st->epochs) return PS_OK;
   if (!(w->epoch_end_s = malloc(st->epochs * sizeof *w->epoch_end_s))) return PS_ERR_NOMEM;
   memcpy(w->epoch_end_s, st->epoch_end_s, st->epochs * sizeof *w->epoch_end_s);
@@ -105,6 +111,7 @@ void run_report_free(run_node_report *r) {
   for (uint32_t i = 0; r->workers && i < r->n_workers; i++) {
     free(r->workers[i].epoch_end_s);
     free(r->workers[i].epoch_quality);
+    free(r->workers[i].evals);
     free(r->workers[i].stages);
   }
   free(r->workers);
@@ -187,6 +194,17 @@ static cJSON *worker_to_json(const run_worker_report *w) {
     }
     ok = ok && qs;
   }
+  if (ok && ends && w->n_evals) { /* [[at_s, q_num, q_den], ...] */
+    cJSON *list = cJSON_AddArrayToObject(o, "evals");
+    for (size_t k = 0; list && ok && k < w->n_evals; k++) {
+      const wl_eval_point *p = &w->evals[k];
+      cJSON *three = cJSON_CreateArray();
+      ok = three && cJSON_AddItemToArray(list, three) && append(three, p->at_s) &&
+           append(three, p->q_num) && append(three, p->q_den);
+      if (!ok && three && !three->prev) cJSON_Delete(three);
+    }
+    ok = ok && list;
+  }
   if (ok && ends && w->n_stages) { /* [[steps, start_s, end_s, wait_s], ...] */
     cJSON *list = cJSON_AddArrayToObject(o, "stages");
     for (size_t k = 0; list && ok && k < w->n_stages; k++) {
@@ -244,6 +262,9 @@ char *run_report_encode(const run_node_report *r) {
        put(o, "io_wakeups", r->io_wakeups) &&
        put(o, "replicas_checked", (double)r->replicas_checked) &&
        put(o, "replica_max_diff", r->replica_max_diff) &&
+       /* a non-finite final evaluation (diverged) is left out, as not made */
+       (!r->final_done || !isfinite(r->final_num) || !isfinite(r->final_den) ||
+        (put(o, "final_num", r->final_num) && put(o, "final_den", r->final_den))) &&
        load_to_json(o, r);
   cJSON *throttle = ok && r->throttling ? cJSON_AddArrayToObject(o, "throttle") : NULL;
   if (ok && r->throttling) /* [messages, seconds], a straggler's only */
@@ -402,6 +423,26 @@ static void epochs_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
   }
 }
 
+/* "evals": [[at_s, q_num, q_den], ...], with held-out data. */
+static void evals_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(o, "evals");
+  if (!list) return;
+  size_t n = cJSON_IsArray(list) ? (size_t)cJSON_GetArraySize(list) : 0, k = 0;
+  if (!n || !(w->evals = calloc(n, sizeof *w->evals))) {
+    fail(rd, n ? "out of memory" : "workers[].evals: expected a list of evaluations");
+    return;
+  }
+  w->n_evals = n;
+  for (const cJSON *v = list->child; v; v = v->next, k++) {
+    double x[3];
+    if (numbers(v, x, 3)) {
+      w->evals[k] = (wl_eval_point){.at_s = x[0], .q_num = x[1], .q_den = x[2]};
+      continue;
+    }
+    fail(rd, "workers[].evals[%zu]: expected 3 numbers", k);
+  }
+}
+
 static void worker_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
   const char *at = "workers[]";
   w->steps = count(rd, o, at, "steps");
@@ -418,6 +459,7 @@ static void worker_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
   get_counts(rd, o, at, "gap_hist", w->gap_hist, PS_CLOCK_BUCKETS);
   stages_from_json(rd, o, w);
   epochs_from_json(rd, o, w);
+  evals_from_json(rd, o, w);
 }
 
 /* What load_to_json wrote. */
@@ -501,6 +543,10 @@ int run_report_decode(const char *text, size_t len, run_node_report *r, char *er
   r->io_wakeups = num(&rd, o, "report", "io_wakeups");
   r->replicas_checked = count(&rd, o, "report", "replicas_checked");
   r->replica_max_diff = num(&rd, o, "report", "replica_max_diff");
+  if ((r->final_done = cJSON_GetObjectItemCaseSensitive(o, "final_num") != NULL)) {
+    r->final_num = num(&rd, o, "report", "final_num");
+    r->final_den = num(&rd, o, "report", "final_den");
+  }
   load_from_json(&rd, o, r);
   throttle_from_json(&rd, o, r);
   r->n_workers = (uint32_t)cJSON_GetArraySize(workers);

@@ -301,6 +301,8 @@ typedef struct {
   uint64_t gap_hist[PS_CLOCK_BUCKETS]; /* and clocks ahead of the run's */
   run_stage_stats *stages; /* owned; n_stages of them (0 without stages) */
   size_t n_stages;
+  wl_eval_point *evals; /* with held-out data, every evaluation (owned); else NULL */
+  size_t n_evals;
 } run_worker_report;
 
 /* What one node says about itself once the run is quiet. */
@@ -325,6 +327,11 @@ typedef struct {
    * difference relative to the value's magnitude (0 when none). */
   uint64_t replicas_checked;
   double replica_max_diff;
+  /* The final evaluation (run_final_eval), once the run is quiet, from the
+   * owners' values: the whole held-out data's sums, in the report of the
+   * node that made it (final_done). */
+  bool final_done;
+  double final_num, final_den;
   uint64_t dropped;     /* frames its transport dropped (bad or stray) */
   /* CPU seconds the node spent over the run, as its backend measures them
    * (the real backend: its process's CPU time; the simulator: its actors'
@@ -363,6 +370,19 @@ int run_replica_owned(ps_node *core, uint8_t **buf, size_t *len);
  * (synced through the owner) are not compared. PS_OK, PS_ERR_NOMEM, or
  * PS_ERR_INVAL (bytes that are not such records). */
 int run_replica_check(run_node_report *r, ps_node *core, const uint8_t *owned, size_t len);
+/* The final evaluation, once the run is quiet (run/final_eval.c): the
+ * whole held-out data evaluated on the owners' values, the model as a
+ * whole whatever replicas or relocations the policy made. A node's owned
+ * values of the keys it reads, as bytes that may travel to the node that
+ * evaluates (*buf malloc'd; NULL and 0 when none, or when the workload
+ * measures no quality). PS_OK or PS_ERR_NOMEM. */
+int run_final_part(const run_setup *s, ps_node *core, uint8_t **buf, size_t *len);
+/* Evaluates from parts (every node's run_final_part bytes, concatenated)
+ * into r's final_done, final_num and final_den (keys in no part hold
+ * zeros: never written). PS_OK (final_done false when the workload
+ * measures no quality), PS_ERR_NOMEM or PS_ERR_INVAL (bytes that are not
+ * such records, a value of the wrong length). */
+int run_final_eval(const run_setup *s, const uint8_t *parts, size_t len, run_node_report *r);
 /* Copies driven worker w's statistics into the report, at w->index. PS_OK,
  * PS_ERR_INVAL (index out of range) or PS_ERR_NOMEM. */
 int run_report_worker(run_node_report *r, const run_worker *w);

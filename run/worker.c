@@ -63,6 +63,7 @@ void run_worker_free(run_worker *w) {
   ps_sampler_free(w->sampler);
   free(w->stats.epoch_end_s);
   free(w->stats.epoch_quality);
+  free(w->stats.evals);
   free(w->stages);
   *w = (run_worker){0};
 }
@@ -82,6 +83,7 @@ static uint32_t driver_lookahead(const run_setup *s, ps_consistency c) {
  * lists). */
 static int stats_add(wl_driver_stats *sum, wl_driver_stats *part) {
   int rc = PS_OK;
+  double eval_before = sum->eval_s; /* the stage's times leave out earlier evaluations too */
   sum->steps += part->steps;
   sum->accesses += part->accesses;
   sum->samples += part->samples;
@@ -101,7 +103,8 @@ static int stats_add(wl_driver_stats *sum, wl_driver_stats *part) {
   if (part->epochs) {
     double *ends = realloc(sum->epoch_end_s, n * sizeof *ends);
     if (ends) {
-      memcpy(ends + sum->epochs, part->epoch_end_s, part->epochs * sizeof *ends);
+      for (size_t e = 0; e < part->epochs; e++)
+        ends[sum->epochs + e] = part->epoch_end_s[e] - eval_before;
       sum->epoch_end_s = ends;
     }
     wl_epoch_quality *q = part->epoch_quality
@@ -115,8 +118,22 @@ static int stats_add(wl_driver_stats *sum, wl_driver_stats *part) {
     else
       rc = PS_ERR_NOMEM;
   }
+  if (part->n_evals) {
+    wl_eval_point *e = realloc(sum->evals, (sum->n_evals + part->n_evals) * sizeof *e);
+    if (e) {
+      for (size_t i = 0; i < part->n_evals; i++) {
+        e[sum->n_evals + i] = part->evals[i];
+        e[sum->n_evals + i].at_s -= eval_before;
+      }
+      sum->evals = e;
+      sum->n_evals += part->n_evals;
+    } else {
+      rc = PS_ERR_NOMEM;
+    }
+  }
   free(part->epoch_end_s);
   free(part->epoch_quality);
+  free(part->evals);
   *part = (wl_driver_stats){0};
   return rc;
 }

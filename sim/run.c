@@ -351,27 +351,50 @@ static void teardown(sim_setup *s) {
   run_setup_free(s->setup);
 }
 
-/* The replica check: every node's owned values of replicated keys, together,
- * against every node's replicas (the real backend sends them round). */
-static bool check_replicas(sim_state *run, run_node_report *reports) {
-  uint8_t *all = NULL;
-  size_t len = 0;
+/* Every node's part (its owned values of some keys, as bytes), concatenated
+ * into *all (malloc'd; NULL when empty), as the real backend gathers them. */
+static bool gather_parts(sim_setup *s, bool final, uint8_t **all, size_t *len) {
+  sim_state *run = &s->run;
   bool ok = true;
+  *all = NULL;
+  *len = 0;
   for (uint32_t i = 0; ok && i < run->num_nodes; i++) {
     uint8_t *mine;
     size_t n;
-    ok = run_replica_owned(run->nodes[i].core, &mine, &n) == PS_OK;
-    uint8_t *grown = ok && n ? realloc(all, len + n) : all;
+    ps_node *core = run->nodes[i].core;
+    ok = (final ? run_final_part(s->setup, core, &mine, &n) : run_replica_owned(core, &mine, &n)) ==
+         PS_OK;
+    uint8_t *grown = ok && n ? realloc(*all, *len + n) : *all;
     ok = ok && (grown || !n);
     if (ok && n) {
-      memcpy(grown + len, mine, n);
-      all = grown;
-      len += n;
+      memcpy(grown + *len, mine, n);
+      *all = grown;
+      *len += n;
     }
     free(mine);
   }
-  for (uint32_t i = 0; ok && i < run->num_nodes; i++)
-    ok = run_replica_check(&reports[i], run->nodes[i].core, all, len) == PS_OK;
+  return ok;
+}
+
+/* The replica check: every node's owned values of replicated keys, together,
+ * against every node's replicas (the real backend sends them round). */
+static bool check_replicas(sim_setup *s, run_node_report *reports) {
+  uint8_t *all;
+  size_t len;
+  bool ok = gather_parts(s, false, &all, &len);
+  for (uint32_t i = 0; ok && i < s->run.num_nodes; i++)
+    ok = run_replica_check(&reports[i], s->run.nodes[i].core, all, len) == PS_OK;
+  free(all);
+  return ok;
+}
+
+/* The final evaluation (run/final_eval.c) from every node's owned values,
+ * in node 0's report, as rank 0 makes it on the real backend. */
+static bool final_eval(sim_setup *s, run_node_report *reports) {
+  uint8_t *all;
+  size_t len;
+  bool ok = gather_parts(s, true, &all, &len);
+  ok = ok && run_final_eval(s->setup, all, len, &reports[0]) == PS_OK;
   free(all);
   return ok;
 }
@@ -407,7 +430,7 @@ static cJSON *collect_metrics(sim_setup *s) {
     for (uint32_t k = 0; ok && k < n->num_workers; k++)
       ok = run_report_worker(&reports[i], &n->workers[k].rw) == PS_OK;
   }
-  ok = ok && check_replicas(run, reports);
+  ok = ok && check_replicas(s, reports) && final_eval(s, reports);
   cJSON *m = ok ? run_metrics(reports, run->num_nodes, run->quiet_time,
                                   run_setup_quality(s->setup), s->err, s->errlen)
                 : NULL;

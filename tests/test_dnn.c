@@ -409,6 +409,7 @@ static void test_learning_through_the_driver(void) {
                          1e-9);
   free(stats.epoch_end_s);
   free(stats.epoch_quality);
+  free(stats.evals);
   wl_stream_free(s);
   ps_node_free(node);
   wl_free(wl);

@@ -615,6 +615,49 @@ static void test_real_math(void) {
   CU_ASSERT_DOUBLE_EQUAL(stats.epoch_end_s[3] + stats.eval_s, stats.end_s, 1e-12);
   free(stats.epoch_end_s);
   free(stats.epoch_quality);
+  free(stats.evals);
+  cluster_free(&c);
+}
+
+/* eval_every half an epoch: an evaluation in the middle of each epoch
+ * besides the one at its end, which is the epoch's; the model improves
+ * between them; every point's time leaves out the evaluating before it. */
+static void test_eval_every(void) {
+  wl_workload wl = {
+      .type = &fit_type,
+      .info = {.steps_per_worker = FIT_STEPS, .steps_per_epoch = FIT_STEPS / 4,
+               .eval_steps = FIT_STEPS / 8, .max_step_keys = 1, .max_step_items = 1,
+               .math = true, .has_quality = true, .quality = {.name = "rmse", .sqrt = true}},
+      .num_nodes = 2,
+      .ctx = {.nodes = 2, .workers_per_node = 1}};
+  ps_layout tables;
+  memset(&tables, 0, sizeof tables);
+  wl_tables(&wl, &tables);
+  cluster c;
+  cluster_init(&c, 2, &tables, PS_PARTITION_HASH);
+  c.math = true;
+  wl_driver_env env = {.ctx = &c, .wait = env_wait, .compute = env_compute, .now = env_now,
+                       .rank = 0, .workers = 1};
+  wl_stream *s = wl_stream_new(&wl, 0, 0, 1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  c.running = ps_node_worker(c.nodes[0], 0);
+  wl_driver_stats stats;
+  CU_ASSERT_EQUAL(wl_drive(c.running, s, &env, 3, &stats), PS_OK);
+  wl_stream_free(s);
+  CU_ASSERT_EQUAL_FATAL(stats.epochs, 4);
+  CU_ASSERT_EQUAL_FATAL(stats.n_evals, 8);
+  for (size_t e = 0; e < 4; e++) {
+    const wl_eval_point *mid = &stats.evals[2 * e], *end = &stats.evals[2 * e + 1];
+    CU_ASSERT_EQUAL(end->q_num, stats.epoch_quality[e].q_num);
+    CU_ASSERT_EQUAL(end->at_s, stats.epoch_end_s[e]);
+    CU_ASSERT(mid->q_num > end->q_num);
+    if (e) CU_ASSERT(mid->q_num < stats.evals[2 * e - 1].q_num);
+    CU_ASSERT(mid->at_s < end->at_s);
+  }
+  CU_ASSERT_DOUBLE_EQUAL(stats.evals[7].at_s + stats.eval_s, stats.end_s, 1e-12);
+  free(stats.epoch_end_s);
+  free(stats.epoch_quality);
+  free(stats.evals);
   cluster_free(&c);
 }
 
@@ -681,6 +724,7 @@ static void test_samples(void) {
 PSLAB_SUITE("driver",
             {"steps with samples", test_samples},
             {"real math: values in, deltas out, loss and quality per epoch", test_real_math},
+            {"eval_every: evaluations between epoch ends", test_eval_every},
             {"one node, lookahead 5", test_one_node_lookahead},
             {"one node, no lookahead", test_one_node_no_lookahead},
             {"one node, lookahead beyond the steps",

@@ -137,6 +137,12 @@ static void test_malformed_tsv(void) {
       {"{'type':'kge','train':'ok.tsv','target_quality':0.5}",
        "target_quality: expected nothing: there are no held-out triples"},
       {"{'type':'kge','train':'ok.tsv','neg':20,'batch':1000000}", "neg: expected batch * neg"},
+      {"{'type':'kge','train':'ok.tsv','eval':'full'}",
+       "eval: expected one of \"filtered\", \"sampled\", found \"full\""},
+      {"{'type':'kge','train':'ok.tsv','eval_candidates':10}",
+       "eval_candidates: expected nothing with \"eval\": \"filtered\""},
+      {"{'type':'kge','train':'ok.tsv','eval':'filtered','eval_candidates':10}",
+       "\"eval\": \"sampled\" takes eval_candidates"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char err[512];
@@ -287,7 +293,7 @@ static void test_steps(void) {
   wl_quality q;
   CU_ASSERT_TRUE(wl_quality_info(wl, &q));
   CU_ASSERT_STRING_EQUAL(q.name, "hits10");
-  CU_ASSERT_STRING_EQUAL(q.label, "Hits@10");
+  CU_ASSERT_STRING_EQUAL(q.label, "filtered Hits@10");
   CU_ASSERT_TRUE(q.higher_better);
   /* initial values: embeddings in [-0.1, 0.1), AdaGrad half untouched */
   float val[200] = {0};
@@ -423,6 +429,54 @@ static void test_filtered_rank(void) {
   CU_ASSERT_EQUAL(den, 0);
   free(keys);
   wl_free(wl);
+  unit_remove_tree(dir);
+  free(dir);
+}
+
+/* Filtered against sampled ranking by hand, on five entities a..e with
+ * DistMult of dimension 1 and h = r = 1 (a tail's score is its value):
+ * test triple a r c (score 2); a r b is known and skipped; d (3) and e (4)
+ * outrank c, a (1) does not. Filtered ranks c against every entity: rank
+ * 3, MRR 1/3. Sampled with one candidate ranks c against that one (and the
+ * true tail): rank 1 or 2, never 3. */
+static void test_filtered_against_sampled(void) {
+  char *dir = unit_temp_dir();
+  unit_write(dir, "train.tsv", "a\tr\tb\nc\tr\td\nd\tr\te\n");
+  unit_write(dir, "test.tsv", "a\tr\tc\n");
+  const char *forms[] = {"'eval':'filtered',", "", "'eval':'sampled','eval_candidates':1,"};
+  double want_keys[] = {6, 6, 0}; /* a..e and r; sampled: 1 candidate and the triple's */
+  for (int f = 0; f < 3; f++) {
+    char json[256], err[512];
+    snprintf(json, sizeof json,
+             "{'type':'kge','train':'train.tsv','test':'test.tsv','model':'distmult',%s"
+             "'dim':1}", forms[f]);
+    wl_workload *wl = make(json, dir, 1, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(wl);
+    ps_key *keys;
+    size_t n;
+    CU_ASSERT_EQUAL_FATAL(wl->type->eval_keys(wl->impl, 0, 1, &keys, &n), PS_OK);
+    if (want_keys[f]) CU_ASSERT_EQUAL(n, (size_t)want_keys[f]);
+    if (!want_keys[f]) CU_ASSERT_TRUE(n >= 3 && n <= 4);
+    float all[6] = {1, 9, 2, 3, 4, 1}; /* a b c d e, then r */
+    float vals[12];
+    size_t off[6];
+    for (size_t i = 0; i < n; i++) {
+      off[i] = 2 * i;
+      vals[2 * i] = all[keys[i]];
+      vals[2 * i + 1] = 0;
+    }
+    wl_eval_in in = {.keys = keys, .n = n, .vals = vals, .off = off};
+    double num = 0, den = 0;
+    CU_ASSERT_EQUAL(wl->type->eval(wl->impl, 0, 1, &in, &num, &den), PS_OK);
+    CU_ASSERT_DOUBLE_EQUAL(den, 1, 0);
+    if (f < 2) CU_ASSERT_DOUBLE_EQUAL(num, 1.0 / 3, 1e-12);
+    if (f == 2) CU_ASSERT_TRUE(num == 1 || num == 0.5);
+    wl_quality q;
+    CU_ASSERT_TRUE(wl_quality_info(wl, &q));
+    CU_ASSERT_STRING_EQUAL(q.label, f < 2 ? "filtered MRR" : "sampled MRR");
+    free(keys);
+    wl_free(wl);
+  }
   unit_remove_tree(dir);
   free(dir);
 }
@@ -653,6 +707,7 @@ static void learn(const char *model, uint32_t nodes, double reg, double min_mrr)
     samples += stats.samples;
     free(stats.epoch_end_s);
     free(stats.epoch_quality);
+    free(stats.evals);
     wl_stream_free(s);
     ps_sampler_free(sampler);
   }
@@ -702,6 +757,7 @@ PSLAB_SUITE("kge",
             {"steps", test_steps},
             {"step math", test_step_math},
             {"filtered rank", test_filtered_rank},
+            {"filtered against sampled", test_filtered_against_sampled},
             {"fake WordNet", test_fake_wordnet},
             {"real WordNet", test_real_wordnet},
             {"complex learns", test_learn_complex},

@@ -233,6 +233,24 @@ static void test_spec_errors(void) {
        "0.5"},
       {"{'type':'mf','rows':10,'cols':10,'nnz':20,'rank':0}",
        "rank: expected an integer in [1, 65536], found 0"},
+      {"{'type':'mf','rows':10,'cols':10,'nnz':20,'eval_every':100}",
+       "eval_every: expected a count of steps per worker or a fraction of an epoch, with its "
+       "unit (\"250 steps\", \"0.25 epochs\"), found 100"},
+      {"{'type':'mf','rows':10,'cols':10,'nnz':20,'eval_every':'10 minutes'}",
+       "eval_every: expected a count of steps per worker or a fraction of an epoch, with its "
+       "unit (\"250 steps\", \"0.25 epochs\"), found \"10 minutes\""},
+      {"{'type':'mf','rows':10,'cols':10,'nnz':20,'eval_every':'2.5 steps'}",
+       "eval_every: expected a count of steps per worker or a fraction of an epoch, with its "
+       "unit (\"250 steps\", \"0.25 epochs\"), found \"2.5 steps\""},
+      {"{'type':'mf','rows':10,'cols':10,'nnz':20,'eval_every':'0 epochs'}",
+       "eval_every: expected a count of steps per worker or a fraction of an epoch, with its "
+       "unit (\"250 steps\", \"0.25 epochs\"), found \"0 epochs\""},
+      {"{'type':'mf','rows':10,'cols':10,'nnz':20,'test_fraction':0,'eval_every':'5 steps'}",
+       "eval_every: expected nothing: this workload has no held-out data to evaluate, found "
+       "\"5 steps\""},
+      {"{'type':'mf','rows':10,'cols':10,'nnz':20,'math':'none','eval_every':'5 steps'}",
+       "eval_every: expected nothing: with \"math\": \"none\" nothing is evaluated, found "
+       "\"5 steps\""},
       {"{'type':'mf','rows':1000,'cols':1000,'nnz':5000,'skew':30}",
        "nnz: expected at most the distinct (row, col) pairs the skew reaches, found 5000 (1 "
        "distinct after 510000 draws)"},
@@ -242,6 +260,22 @@ static void test_spec_errors(void) {
     CU_ASSERT_PTR_NULL(make_in(cases[c].spec, 1, 1, NULL, err, sizeof err));
     if (strcmp(err, cases[c].message) != 0) fprintf(stderr, "\n  got \"%s\"\n", err);
     CU_ASSERT_STRING_EQUAL(err, cases[c].message);
+  }
+  /* eval_every's accepted forms: steps, or a fraction of an epoch rounded to
+   * steps (at least one) */
+  static const struct {
+    const char *every;
+    double per_epoch; /* eval steps as a share of an epoch's, or -n: n steps */
+  } ok[] = {{"7 steps", -7}, {"1step", -1}, {"0.5 epochs", 0.5}, {"1 epoch", 1}, {"1e-9 epochs", 0}};
+  for (size_t c = 0; c < sizeof ok / sizeof ok[0]; c++) {
+    char spec[256];
+    snprintf(spec, sizeof spec, "{'type':'mf','rows':10,'cols':10,'nnz':40,'eval_every':'%s'}",
+             ok[c].every);
+    wl_workload *wl = make(spec, 1, 1);
+    uint64_t per = wl_steps_per_epoch(wl);
+    double want = ok[c].per_epoch < 0 ? -ok[c].per_epoch : round(ok[c].per_epoch * (double)per);
+    CU_ASSERT_EQUAL(wl_eval_steps(wl), want < 1 ? 1 : (uint64_t)want);
+    wl_free(wl);
   }
   char err[512] = "";
   CU_ASSERT_PTR_NULL(make_in("{'type':'mf','rows':10,'cols':10,'nnz':20,'blocking':true}",
@@ -709,6 +743,7 @@ static void test_learning_through_the_driver(void) {
     for (size_t i = 0; i < stats.epochs; i += 2) printf(" %.4f", q[i].loss / q[i].examples);
     free(stats.epoch_end_s);
     free(stats.epoch_quality);
+    free(stats.evals);
     wl_stream_free(s);
   }
   double rmse_after = node_rmse(wl, node);

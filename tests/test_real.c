@@ -28,6 +28,7 @@
 #include "policies/policy.h"
 #include "tests/harness.h"
 #include "tests/saved_params.h"
+#include "tests/saved_quality.h"
 #include "tests/unit.h"
 
 #include <cjson/cJSON.h>
@@ -1086,6 +1087,46 @@ static void test_local_run_saves_every_workload(void) {
     unit_remove_tree(dir);
     free(dir);
   }
+  alarm(0);
+}
+
+/* The final evaluation with processes: mf with every key replicated on 2
+ * node processes, never synced during training. The run's `quality` is the
+ * RMSE of the owners' values once quiet (rank 0 evaluates what every node
+ * owns), which the saved parameters hold too; the last epoch's evaluation
+ * read each node's own replicas. */
+static void test_local_run_final_quality(void) {
+  alarm(bound_s());
+  const char *text = "{\"type\":\"mf\",\"rows\":40,\"cols\":40,\"nnz\":400,\"rank\":8,"
+                     "\"batch\":4,\"epochs\":2,\"test_fraction\":0.2,\"lr\":0.05}";
+  cJSON *wl = parse_json(text);
+  cJSON *pol = parse_json("{\"type\": \"replicate\", \"hot_keys\": \"all\", \"syncs_per_sec\": 0}");
+  char *dir = unit_temp_dir();
+  real_cluster c = test_cluster(10);
+  real_run_args a = {.run = {.nodes = 2, .workers_per_node = 2, .workload = wl, .policy = pol,
+                             .seed = 5, .params_dir = dir},
+                     .host_speed = 1e9, .cluster = &c, .run_number = 1};
+  char err[REAL_ERROR_MAX] = "";
+  cJSON *m = real_run_local(&a, err, sizeof err);
+  if (!m) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/params.bin", dir);
+  wl_params p;
+  CU_ASSERT_EQUAL_FATAL(wl_params_load(path, &p, err, sizeof err), 0);
+  double owners = saved_rmse(text, &p, 2, 2);
+  const cJSON *q = cJSON_GetObjectItemCaseSensitive(m, "epoch_quality");
+  double last = cJSON_GetArrayItem(q, cJSON_GetArraySize(q) - 1)->valuedouble;
+  printf("\n    final RMSE %.6f (owners %.6f), last epoch's %.6f", metric(m, "quality"), owners,
+         last);
+  CU_ASSERT_DOUBLE_EQUAL(metric(m, "quality"), owners, 1e-9);
+  CU_ASSERT(fabs(owners - last) > 1e-6);
+  wl_params_free(&p);
+  cJSON_Delete(m);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  unit_remove_tree(dir);
+  free(dir);
   alarm(0);
 }
 
@@ -2712,6 +2753,7 @@ PSLAB_SUITE("real",
             {"whole runs with bounded consistency", test_local_runs_bounded},
             {"a whole run saves its parameters", test_local_run_saves_params},
             {"a whole run saves every workload's files", test_local_run_saves_every_workload},
+            {"the final quality reads the owners", test_local_run_final_quality},
             {"a whole run with separate servers and worker nodes",
              test_local_run_servers_and_worker_nodes},
             {"psld scaling in, with processes", test_local_run_psld_scaling_in},

@@ -1635,7 +1635,9 @@ static void test_script_quality_named_by_its_workload(void) {
       {"{'type': 'mf', 'lr': 0.1}", "{'type': 'mf', 'lr': 0.2}", "RMSE (lower is better)",
        "exp: RMSE by workload.lr"},
       {"{'type': 'kge', 'lr': 0.1, 'quality': 'hits10'}", "{'type': 'kge', 'lr': 0.2, 'quality': 'hits10'}",
-       "Hits@10 (higher is better)", "exp: Hits@10 by workload.lr"},
+       "filtered Hits@10 (higher is better)", "exp: filtered Hits@10 by workload.lr"},
+      {"{'type': 'kge', 'lr': 0.1, 'eval': 'sampled'}", "{'type': 'kge', 'lr': 0.2, 'eval': 'sampled'}",
+       "sampled MRR (higher is better)", "exp: sampled MRR by workload.lr"},
       {"{'type': 'mf', 'lr': 0.1}", "{'type': 'dnn', 'lr': 0.2}", "quality",
        "exp: quality by workload.lr"},
   };

@@ -58,10 +58,10 @@ static double ends0[] = {1.0, 3.0}, ends1[] = {2.0, 2.5}, ends2[] = {1.5, 4.0}, 
 static void make_reports(run_node_report r[2]) {
   memset(r, 0, 2 * sizeof *r);
   static run_worker_report w0[2], w1[2];
-  w0[0] = (run_worker_report){10, 40, 400, 0, 400, 0, 0, 0.25, ends0, 2, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0};
-  w0[1] = (run_worker_report){10, 40, 400, 0, 400, 0, 0, 0.5, ends1, 2, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0};
-  w1[0] = (run_worker_report){10, 60, 600, 20, 600, 0.5, 2.0, 0.125, ends2, 2, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0};
-  w1[1] = (run_worker_report){5, 30, 300, 10, 300, 0.25, 4.0, 0.75, ends3, 1, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0};
+  w0[0] = (run_worker_report){10, 40, 400, 0, 400, 0, 0, 0.25, ends0, 2, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0, NULL, 0};
+  w0[1] = (run_worker_report){10, 40, 400, 0, 400, 0, 0, 0.5, ends1, 2, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0, NULL, 0};
+  w1[0] = (run_worker_report){10, 60, 600, 20, 600, 0.5, 2.0, 0.125, ends2, 2, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0, NULL, 0};
+  w1[1] = (run_worker_report){5, 30, 300, 10, 300, 0.25, 4.0, 0.75, ends3, 1, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0, NULL, 0};
   r[0] = (run_node_report){.owned_sum = 900, .workers = w0, .n_workers = 2};
   r[0].stats.local_accesses = 30;
   r[0].stats.remote_accesses = 50;
@@ -232,6 +232,73 @@ static void test_quality_metrics(void) {
   q0[0].q_num = 8; /* restore the statics for later tests */
   q1[0].q_num = 10;
   q2[0].q_num = 0;
+}
+
+/* Evaluation points and the final evaluation: point i sums every
+ * worker's point i (only those every worker made), at the latest of their
+ * times from the run's start (0.125); time to quality is the first point
+ * that reaches the target, else time_s when only the final evaluation
+ * does; `quality` is the final evaluation's. Both travel in the report's
+ * text exactly. */
+static void test_eval_points_and_final(void) {
+  run_node_report r[2];
+  make_reports(r);
+  add_quality(r);
+  static wl_eval_point e0[3] = {{1.0, 8, 2}, {2.0, 2, 2}, {3.0, 1, 2}};
+  static wl_eval_point e1[3] = {{1.5, 8, 2}, {2.25, 2, 2}, {3.0, 1, 2}};
+  static wl_eval_point e2[2] = {{1.25, 8, 4}, {2.5, 0, 4}}, e3[2] = {{0.75, 0, 0}, {2.0, 0, 0}};
+  wl_eval_point *all[4] = {e0, e1, e2, e3};
+  size_t counts[4] = {3, 3, 2, 2};
+  for (int w = 0; w < 4; w++) {
+    r[w / 2].workers[w % 2].evals = all[w];
+    r[w / 2].workers[w % 2].n_evals = counts[w];
+  }
+  wl_quality rmse = {.name = "rmse", .higher_better = false, .sqrt = true, .has_target = true,
+                     .target = 1.2};
+  char err[128];
+  cJSON *m = run_metrics(r, 2, 5.0, &rmse, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  const cJSON *q = cJSON_GetObjectItem(m, "eval_quality"), *at = cJSON_GetObjectItem(m, "eval_end_s");
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(q), 2);
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(at), 2);
+  CU_ASSERT_DOUBLE_EQUAL(cJSON_GetArrayItem(q, 0)->valuedouble, sqrt(24.0 / 8), 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(cJSON_GetArrayItem(q, 1)->valuedouble, sqrt(4.0 / 8), 1e-12);
+  CU_ASSERT_EQUAL(cJSON_GetArrayItem(at, 0)->valuedouble, 1.5 - 0.125);
+  CU_ASSERT_EQUAL(cJSON_GetArrayItem(at, 1)->valuedouble, 2.5 - 0.125);
+  CU_ASSERT_EQUAL(metric(m, "time_to_quality_s"), 2.5 - 0.125); /* sqrt(1/2) <= 1.2 */
+  /* without a final evaluation, quality is the last epoch's: sqrt(3) */
+  CU_ASSERT_DOUBLE_EQUAL(metric(m, "quality"), sqrt(3.0), 1e-12);
+  cJSON_Delete(m);
+  /* a final evaluation, in node 1's report: quality is its; when no point
+   * reaches the target but it does, time to quality is time_s */
+  r[1].final_done = true;
+  r[1].final_num = 1;
+  r[1].final_den = 4;
+  rmse.target = 0.6;
+  m = run_metrics(r, 2, 5.0, &rmse, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_DOUBLE_EQUAL(metric(m, "quality"), 0.5, 1e-12);
+  CU_ASSERT_EQUAL(metric(m, "time_to_quality_s"), 5.0);
+  cJSON_Delete(m);
+  rmse.target = 0.4; /* nothing reaches it */
+  m = run_metrics(r, 2, 5.0, &rmse, err, sizeof err);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, "time_to_quality_s"));
+  cJSON_Delete(m);
+  for (int k = 0; k < 2; k++) {
+    char *text = run_report_encode(&r[k]);
+    run_node_report back;
+    CU_ASSERT_EQUAL_FATAL(run_report_decode(text, strlen(text), &back, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(back.final_done, r[k].final_done);
+    CU_ASSERT_EQUAL(back.final_num, r[k].final_num);
+    CU_ASSERT_EQUAL(back.final_den, r[k].final_den);
+    for (uint32_t i = 0; i < 2; i++) {
+      CU_ASSERT_EQUAL_FATAL(back.workers[i].n_evals, r[k].workers[i].n_evals);
+      CU_ASSERT_EQUAL(memcmp(back.workers[i].evals, r[k].workers[i].evals,
+                             back.workers[i].n_evals * sizeof(wl_eval_point)), 0);
+    }
+    run_report_free(&back);
+    free(text);
+  }
 }
 
 /* ----------------------------------------------------------- report text */
@@ -792,6 +859,7 @@ PSLAB_SUITE("run",
             {"metrics from node reports, by hand", test_metrics_from_reports},
             {"metrics absent when they do not apply", test_metrics_absent_when_not_applicable},
             {"loss and quality per epoch, time to quality", test_quality_metrics},
+            {"evaluation points and the final evaluation", test_eval_points_and_final},
             {"report text round trip is exact", test_report_text_round_trip},
             {"servers: load in reports, and the servers metric",
              test_report_load_and_servers_metric},

@@ -9,6 +9,7 @@
 #include "sim/platform.h"
 #include "sim/sim.h"
 #include "tests/saved_params.h"
+#include "tests/saved_quality.h"
 #include "tests/unit.h"
 #include "workloads/w2v.h"
 
@@ -1619,6 +1620,45 @@ static void saved_round_trip(const char *type, const char *workload, const char 
   free((char *)sv.dir);
 }
 
+/* The i-th number of the list `name` of m (NaN when missing). */
+static double nth(const cJSON *m, const char *name, int i) {
+  const cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, name), i);
+  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* mf with every key replicated on 2 nodes and never synced during training:
+ * evaluations during training read each node's own replicas, the final
+ * `quality` the owners' values once the last deltas are handed on, which
+ * the saved parameters hold too. eval_every "0.5 epochs" adds an evaluation
+ * in the middle of each epoch; those at epoch ends are epoch_quality's. */
+static void test_final_quality_reads_the_owners(void) {
+  saving_spec sv = {.dir = unit_temp_dir()};
+  tiny(&sv.r, "{\"type\":\"replicate\",\"hot_keys\":\"all\",\"syncs_per_sec\":0}");
+  sv.r.workload = "{\"type\":\"mf\",\"rows\":40,\"cols\":40,\"nnz\":400,\"rank\":8,"
+                  "\"batch\":4,\"epochs\":2,\"test_fraction\":0.2,\"lr\":0.05,"
+                  "\"eval_every\":\"0.5 epochs\"}";
+  cJSON *m = run_saving(&sv);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  wl_params p = load_params(sv.dir);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p.values);
+  double owners = saved_rmse(sv.r.workload, &p, 2, 2), last = nth(m, "epoch_quality", 1);
+  printf("\n    final RMSE %.6f (owners %.6f), last epoch's %.6f, replica share %g",
+         num(m, "quality"), owners, last, num(m, "eval_replica_share"));
+  CU_ASSERT(num(m, "eval_replica_share") > 0.3);
+  CU_ASSERT_DOUBLE_EQUAL(num(m, "quality"), owners, 1e-9);
+  CU_ASSERT(fabs(owners - last) > 1e-6);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "eval_quality")), 4);
+  for (int e = 0; e < 2; e++) {
+    CU_ASSERT_EQUAL(nth(m, "eval_quality", 2 * e + 1), nth(m, "epoch_quality", e));
+    CU_ASSERT_EQUAL(nth(m, "eval_end_s", 2 * e + 1), nth(m, "epoch_end_s", e));
+    CU_ASSERT(nth(m, "eval_end_s", 2 * e) < nth(m, "eval_end_s", 2 * e + 1));
+  }
+  wl_params_free(&p);
+  cJSON_Delete(m);
+  unit_remove_tree(sv.dir);
+  free((char *)sv.dir);
+}
+
 static const char *const saved_nups = "{\"type\":\"nups\",\"hot_keys\":3,\"syncs_per_sec\":2000}";
 
 static void test_saved_mf_factors(void) { saved_round_trip("mf", saved_mf_json, saved_nups); }
@@ -1647,6 +1687,7 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"deterministic", test_deterministic},
             {"replica syncs end with the workers", test_replica_syncs_end_with_the_workers},
             {"replicas match their owners at the end", test_replicas_match_owners},
+            {"the final quality reads the owners", test_final_quality_reads_the_owners},
             {"syncs_per_step: rounds in worker steps", test_syncs_per_step_rounds},
             {"the first sync round one interval in", test_first_round_one_interval_in},
             {"fast_local_access_saves_messages", test_fast_local_access_saves_messages},

@@ -292,6 +292,34 @@ static void test_every_step_of_every_stage_once(void) {
   }
 }
 
+/* mf in two stages on two nodes of one worker each (evaluation pulls the
+ * other node's keys, which takes time): each stage's evaluation points leave
+ * out the evaluating of the stages before too, so the last one plus the
+ * time spent evaluating comes to the run's last step's end (up to the two
+ * workers' difference; counting only the last stage's evaluating would put
+ * it about half of eval_s later). */
+static void test_stage_times_leave_out_evaluation(void) {
+  sim_job j = {.workload = "{'type': 'mf', 'rows': 20, 'cols': 20, 'nnz': 200, 'batch': 4, "
+                           "'test_fraction': 0.2, 'epochs': 2, 'eval_every': '0.5 epochs'}",
+               .policy = "{'type': 'static'}", .nodes = 2, .workers_per_node = 1, .seed = 3,
+               .stages = "[{'workers': 2, 'steps': 40}, {'workers': 2, 'steps': 40}]"};
+  cJSON *m = simulate(&j);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  const cJSON *at = cJSON_GetObjectItemCaseSensitive(m, "eval_end_s");
+  const cJSON *ends = cJSON_GetObjectItemCaseSensitive(m, "epoch_end_s");
+  const cJSON *stages = cJSON_GetObjectItemCaseSensitive(m, "stages");
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(at), 4);
+  CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(ends), 2);
+  double last = cJSON_GetArrayItem(at, 3)->valuedouble;
+  CU_ASSERT_EQUAL(last, cJSON_GetArrayItem(ends, 1)->valuedouble);
+  double end = num(cJSON_GetArrayItem(stages, 1), "end_s");
+  printf("\n    last evaluation at %.9g s + evaluating %.9g s, run's last step %.9g s", last,
+         num(m, "eval_s"), end);
+  CU_ASSERT_TRUE(num(m, "eval_s") > 0);
+  CU_ASSERT_DOUBLE_EQUAL(last + num(m, "eval_s"), end, 0.1 * num(m, "eval_s"));
+  cJSON_Delete(m);
+}
+
 static void test_stages_are_deterministic(void) {
   sim_job j = {.workload = zipf_wl, .policy = "{'type': 'relocate', 'lookahead': 5}",
                .nodes = 2, .workers_per_node = 2, .seed = 3,
@@ -418,6 +446,7 @@ PSLAB_SUITE("stages", {"bad stages name their JSON path", test_bad_stages_name_t
             {"every step of every stage once, conserved, barriers hold",
              test_every_step_of_every_stage_once},
             {"stages are deterministic", test_stages_are_deterministic},
+            {"stage times leave out every evaluation", test_stage_times_leave_out_evaluation},
             {"scheduler: compute-bound stage takes every worker",
              test_scheduler_takes_every_worker_when_compute_dominates},
             {"scheduler: a hot key of one node takes one worker",

@@ -362,7 +362,11 @@ static void test_table_diverged_points(void) {
 static void test_table_quality_named_by_its_workload(void) {
   static const struct { const char *type1, *type2, *head; } cases[] = {
       {"{'type': 'mf'}", "{'type': 'mf'}", "quality (RMSE \xe2\x86\x93)"},
-      {"{'type': 'kge'}", "{'type': 'kge', 'lr': 1}", "quality (MRR \xe2\x86\x91)"},
+      {"{'type': 'kge'}", "{'type': 'kge', 'lr': 1}", "quality (filtered MRR \xe2\x86\x91)"},
+      {"{'type': 'kge', 'eval': 'sampled'}", "{'type': 'kge', 'eval': 'sampled'}",
+       "quality (sampled MRR \xe2\x86\x91)"},
+      /* the same workload evaluated two ways: the metric's name */
+      {"{'type': 'kge', 'eval': 'sampled'}", "{'type': 'kge'}", "quality"},
       {"{'type': 'mf'}", "{'type': 'kge'}", "quality"}, /* two measures: the metric's name */
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -386,6 +390,36 @@ static void test_table_quality_named_by_its_workload(void) {
     CU_ASSERT_TRUE(unit_contains(lines[0], want) &&
                    strcmp(lines[0] + strlen(lines[0]) - strlen(cases[c].head), cases[c].head) == 0);
     if (!unit_contains(lines[0], want)) fprintf(stderr, "\n%s\n", buf);
+    free(buf);
+    cJSON_Delete(records);
+  }
+}
+
+/* Runs whose evaluations during training read replicas: a line under the
+ * table says the quality column is the owners' model and the curves are
+ * not; none when every evaluation read owners. */
+static void test_table_says_which_model(void) {
+  for (int replicas = 0; replicas < 2; replicas++) {
+    cJSON *records = cJSON_CreateArray();
+    exp_run r = {.run = 1, .seed = 1, .sweep = unit_json("{'policy.type': 'replicate'}"),
+                 .config = unit_json("{'workload': {'type': 'mf'}}")};
+    cJSON_AddItemToArray(records, exp_record_new("exp", &r,
+                                                 unit_json(replicas ? "{'quality': 0.8, "
+                                                                      "'eval_replica_share': 0.75}"
+                                                                    : "{'quality': 0.8, "
+                                                                      "'eval_replica_share': 0}"),
+                                                 NULL));
+    cJSON_Delete(r.sweep);
+    cJSON_Delete(r.config);
+    const char *const metrics[] = {"quality", NULL};
+    char *buf = table_of(records, NULL, metrics);
+    bool said = unit_contains(buf, "\nquality: the model as a whole, evaluated on the owners' "
+                                   "values once the run was quiet; the evaluations during "
+                                   "training (the curves) read node-local replicas for up to "
+                                   "75% of their keys (eval_replica_share)\n");
+    CU_ASSERT_EQUAL(said, replicas == 1);
+    CU_ASSERT_EQUAL(unit_contains(buf, "owners' values"), replicas == 1);
+    if (said != (replicas == 1)) fprintf(stderr, "\n%s\n", buf);
     free(buf);
     cJSON_Delete(records);
   }
@@ -477,6 +511,7 @@ PSLAB_SUITE("table",
             {"table: two repeats show sd", test_table_two_repeats_show_sd},
             {"table: diverged points", test_table_diverged_points},
             {"table: quality named by its workload", test_table_quality_named_by_its_workload},
+            {"table: which model the quality is of", test_table_says_which_model},
             {"table: empty values labelled by what they mean", test_table_labels_empty_values},
             {"table: one run per point, labels", test_table_one_run_per_point},
             {"table: nothing varies", test_table_without_varying_paths},

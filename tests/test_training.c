@@ -159,7 +159,11 @@ static void check_learned(const cJSON *rec, const char *what, double loss_drop,
   CU_ASSERT_TRUE(last(loss) < loss_drop * first(loss));
   bool better = higher_better ? q1 > quality_bound : q1 < quality_bound && q1 < q0;
   CU_ASSERT_TRUE(better);
-  CU_ASSERT_DOUBLE_EQUAL(metric(rec, "quality")->valuedouble, q1, 0);
+  /* The final quality, on the owners' values once the run is quiet, has
+   * learned as well. */
+  double qf = metric(rec, "quality")->valuedouble;
+  printf(", final %.4f", qf);
+  CU_ASSERT_TRUE(higher_better ? qf > quality_bound : qf < quality_bound && qf < q0);
   /* No delta lost or doubled: the stored values add up to what was pushed
    * (float rounding aside: the store adds in float). */
   const cJSON *stored = metric(rec, "value_sum"), *pushed = metric(rec, "pushed_sum");

@@ -755,6 +755,7 @@ static void test_learning(void) {
                                                  q5->examples + stats.epoch_quality[4].examples)));
   free(stats.epoch_end_s);
   free(stats.epoch_quality);
+  free(stats.evals);
   wl_stream_free(s);
   ps_sampler_free(sampler);
   ps_sample_dist_free(dist);

@@ -564,8 +564,11 @@ static void test_every_quality_measure_in_the_table(void) {
   static const struct { const char *json, *label; bool higher; } cases[] = {
       {"{'type': 'mf'}", "RMSE", false},
       {"{'type': 'dnn'}", "MSE", false},
-      {"{'type': 'kge'}", "MRR", true},
-      {"{'type': 'kge', 'quality': 'hits10'}", "Hits@10", true},
+      {"{'type': 'kge'}", "filtered MRR", true},
+      {"{'type': 'kge', 'quality': 'hits10'}", "filtered Hits@10", true},
+      {"{'type': 'kge', 'eval': 'sampled'}", "sampled MRR", true},
+      {"{'type': 'kge', 'eval': 'sampled', 'quality': 'hits10'}", "sampled Hits@10", true},
+      {"{'type': 'kge', 'eval': 'filtered'}", "filtered MRR", true},
       {"{'type': 'w2v', 'similarity': 'wordnet:synonyms'}", "Spearman's rho", true},
       {"{'type': 'w2v', 'analogy': 'q.txt'}", "analogy accuracy", true},
       {"{'type': 'w2v'}", NULL, false},

@@ -204,7 +204,7 @@ static bool dnn_parse(const cJSON *json, dnn_workload *d, char *err, size_t errl
   static const char *const known[] = {"type", "layers", "tensors", "key_floats", "batch",
                                       "examples", "epochs", "lr", "flops_per_step",
                                       "test_examples", "data_seed", "math", "target_quality",
-                                      NULL};
+                                      "eval_every", NULL};
   const uint64_t kf = 4096, batch = 32, examples = 4096, one = 1, test = 512;
   uint64_t key_floats = kf;
   if (!wlj_check_fields(json, known, err, errlen) || !parse_model(json, d, err, errlen) ||

@@ -23,9 +23,10 @@
  * Real math (wl_math): the pulled values get their initial values added,
  * the workload's math turns them into the deltas the push carries, and the
  * step's loss adds to its epoch's. At an epoch's end (after its last push
- * completed) the worker pulls the keys of its share of the held-out data and
- * evaluates them; the time that takes is left out of the epoch's recorded
- * end, so epoch times are training times.
+ * completed), and every eval_every steps between (wl_eval_steps), the worker
+ * pulls the keys of its share of the held-out data and evaluates them; the
+ * time that takes is left out of the recorded times (epoch ends and
+ * evaluation points), so they are training times.
  */
 #include "workloads/internal.h"
 
@@ -67,7 +68,8 @@ typedef struct {
   size_t last_push_floats; /* floats of the step's push */
   ps_ticket push_ticket;
   uint64_t steps_per_epoch;
-  size_t epochs_cap;
+  uint64_t eval_steps;     /* evaluate every this many steps too (0: never) */
+  size_t epochs_cap, evals_cap;
   /* real math */
   const wl_workload *wl;
   bool math;
@@ -437,6 +439,27 @@ static int evaluate(drive_state *d) {
   return PS_OK;
 }
 
+/* Evaluates the worker's share at `end` (its last push completed) and
+ * records the point at its training time; the evaluation's time adds to
+ * eval_s. */
+static int eval_point(drive_state *d, wl_driver_stats *stats, double end) {
+  wl_eval_point *p = grow(stats->evals, &d->evals_cap, stats->n_evals + 1, sizeof *p);
+  if (!p) return PS_ERR_NOMEM;
+  stats->evals = p;
+  int rc = evaluate(d);
+  if (rc != PS_OK) return rc;
+  p[stats->n_evals++] = (wl_eval_point){.at_s = end - stats->eval_s, .q_num = d->epoch.q_num,
+                                        .q_den = d->epoch.q_den};
+  stats->eval_s += now(d) - end;
+  return PS_OK;
+}
+
+/* An evaluation between epoch ends (eval_every). */
+static int eval_between(drive_state *d, wl_driver_stats *stats) {
+  int rc = wait_push(d);
+  return rc == PS_OK ? eval_point(d, stats, now(d)) : rc;
+}
+
 static int record_epoch(drive_state *d, wl_driver_stats *stats) {
   int rc = wait_push(d);
   if (rc != PS_OK) return rc;
@@ -452,8 +475,7 @@ static int record_epoch(drive_state *d, wl_driver_stats *stats) {
     if (!q) return PS_ERR_NOMEM;
     stats->epoch_quality = q;
     d->quality_cap = cap;
-    if (d->quality && (rc = evaluate(d)) != PS_OK) return rc;
-    stats->eval_s += now(d) - end;
+    if (d->quality && (rc = eval_point(d, stats, end)) != PS_OK) return rc;
     q[stats->epochs] = d->epoch;
     d->epoch = (wl_epoch_quality){0};
   }
@@ -486,6 +508,11 @@ static int run_step(drive_state *d, const wl_step *st, const wl_step *next,
   stats->pushed_floats += st->n_writes + st->n_samples ? d->last_push_floats : 0;
   if (d->steps_per_epoch && stats->steps % d->steps_per_epoch == 0)
     return record_epoch(d, stats);
+  /* eval_every counts from each epoch's start, so its points fall at the
+   * same places in every epoch */
+  uint64_t in_epoch = d->steps_per_epoch ? stats->steps % d->steps_per_epoch : stats->steps;
+  if (d->quality && d->eval_steps && in_epoch % d->eval_steps == 0)
+    return eval_between(d, stats);
   return PS_OK;
 }
 
@@ -510,6 +537,7 @@ static int drive_init(drive_state *d, ps_worker *w, wl_stream *s,
   d->math = wl_math(s->wl);
   wl_quality q;
   d->quality = d->math && wl_quality_info(s->wl, &q) && env->workers > 0;
+  d->eval_steps = d->quality ? wl_eval_steps(s->wl) : 0;
   if (d->quality) {
     if (env->rank >= env->workers) return PS_ERR_INVAL;
     int rc = s->wl->type->eval_keys(s->wl->impl, env->rank, env->workers, &d->eval_keys,

@@ -30,6 +30,7 @@ typedef struct {
   bool samples;          /* steps draw samples */
   bool math;             /* steps compute (math "real"): the type has math */
   bool has_quality;      /* the type evaluates held-out data (quality) */
+  uint64_t eval_steps;   /* "eval_every" in steps per worker (0: epoch ends only) */
   wl_quality quality;    /* when has_quality */
 } wl_info;
 
@@ -222,6 +223,12 @@ bool wlj_choice(const struct cJSON *json, const char *field, const char *const *
  * Call after info->has_quality and info->quality's name and direction are
  * set. */
 bool wlj_math_fields(const struct cJSON *json, wl_info *info, char *err, size_t errlen);
+/* "eval_every" (every type with a quality measure takes it): a count of
+ * steps per worker ("250 steps") or a fraction of an epoch ("0.25 epochs")
+ * into info->eval_steps, once info's steps_per_epoch is known (0 when the
+ * field is missing). false with a message in err: a bare number, another
+ * unit, or a workload with nothing to evaluate. */
+bool wlj_eval_every(const struct cJSON *json, wl_info *info, char *err, size_t errlen);
 
 /* ------------------------------------------------------------ data files */
 

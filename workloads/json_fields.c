@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -203,6 +204,44 @@ bool wlj_choice(const cJSON *json, const char *field, const char *const *choices
   }
   wlj_error(err, errlen, field, expected, v);
   return false;
+}
+
+#define EVAL_EVERY_FORMS \
+  "a count of steps per worker or a fraction of an epoch, with its unit (\"250 steps\", " \
+  "\"0.25 epochs\")"
+
+/* Reads "<number> <unit>" (spaces optional) with unit step(s) or epoch(s):
+ * *epochs says which; false for anything else. */
+static bool read_eval_every(const char *text, double *n, bool *epochs) {
+  char *end;
+  *n = strtod(text, &end);
+  if (end == text || !isfinite(*n)) return false;
+  while (*end == ' ') end++;
+  *epochs = strcmp(end, "epoch") == 0 || strcmp(end, "epochs") == 0;
+  return *epochs || strcmp(end, "step") == 0 || strcmp(end, "steps") == 0;
+}
+
+bool wlj_eval_every(const cJSON *json, wl_info *info, char *err, size_t errlen) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(json, "eval_every");
+  info->eval_steps = 0;
+  if (!v) return true;
+  if (!info->has_quality || !info->math) {
+    wlj_error(err, errlen, "eval_every",
+              info->math ? "nothing: this workload has no held-out data to evaluate"
+                         : "nothing: with \"math\": \"none\" nothing is evaluated",
+              v);
+    return false;
+  }
+  double n = 0;
+  bool epochs = false;
+  if (!cJSON_IsString(v) || !read_eval_every(v->valuestring, &n, &epochs) || !(n > 0) ||
+      (!epochs && (n != floor(n) || n > WLJ_INT_MAX))) {
+    wlj_error(err, errlen, "eval_every", EVAL_EVERY_FORMS, v);
+    return false;
+  }
+  double steps = epochs ? round(n * (double)info->steps_per_epoch) : n;
+  info->eval_steps = steps >= 1 ? (uint64_t)steps : 1;
+  return true;
 }
 
 bool wlj_math_fields(const cJSON *json, wl_info *info, char *err, size_t errlen) {

@@ -32,11 +32,12 @@
  * Quality: the filtered MRR (or Hits@10) of the tail over a sample of the
  * held-out triples (test, else valid): eval_triples of them, fixed by
  * data_seed, split over workers (triple i goes to worker i % workers). Each
- * is ranked against the candidates: every entity when there are at most
- * eval_candidates, else a fixed random subset of that many, plus the true
- * tail; candidates that make a known triple (train, valid or test) with
- * the head and relation are skipped; ties count half. A sample estimate of
- * the full filtered metric, cheap enough to run at every epoch.
+ * is ranked against the candidates: with "eval": "filtered" (the default)
+ * every entity, as LibKGE ranks; with "eval": "sampled" every entity when
+ * there are at most eval_candidates, else a fixed random subset of that
+ * many, plus the true tail (a sample estimate, cheaper per evaluation).
+ * Candidates that make a known triple (train, valid or test) with the head
+ * and relation are skipped; ties count half.
  *
  * Hot keys: keys ranked by their accesses in the training triples (an
  * entity's degree, a relation's triple count), ties by key; relations,
@@ -52,12 +53,6 @@
 
 #define KGE_EPS 1e-10
 #define KGE_SALT 0x6b6765ULL /* "kge" */
-
-/* Known triples: open addressing, h == UINT32_MAX marks an empty slot. */
-typedef struct {
-  kge_triple *slots;
-  size_t mask;
-} triple_set;
 
 typedef struct {
   kge_model model;
@@ -76,7 +71,8 @@ typedef struct {
   size_t n_eval;
   uint32_t *candidates; /* sorted entity ids */
   size_t n_candidates;
-  triple_set known;
+  size_t *known_at;     /* per eval triple: its known tails in known */
+  uint32_t *known;
 } kge_workload;
 
 typedef struct {
@@ -98,40 +94,68 @@ typedef struct {
   uint32_t *sample_slot;
 } kge_stream;
 
-/* ---------------------------------------------------------- triple set */
+/* ------------------------------------------------------- known tails */
 
-static size_t triple_hash(kge_triple x) {
-  return (size_t)ps_mix64(((uint64_t)x.h << 32 | x.t) ^ ps_mix64((uint64_t)x.r + 1));
+/* An eval triple's query (head, relation) and its index. */
+typedef struct {
+  uint32_t h, r, i;
+} query;
+
+static int by_query(const void *a, const void *b) {
+  const query *x = a, *y = b;
+  if (x->h != y->h) return x->h < y->h ? -1 : 1;
+  return x->r < y->r ? -1 : x->r > y->r;
 }
 
-static void set_add_triples(triple_set *s, const kge_triple *v, size_t n) {
+/* Adds (counts, or with fill stores) the tail of each of the n triples v
+ * to the known tails of every eval triple whose query is its head and
+ * relation (qs: the n_eval queries, sorted). */
+static void add_known(kge_workload *k, const query *qs, const kge_triple *v, size_t n,
+                      size_t *at, bool fill) {
   for (size_t i = 0; i < n; i++) {
-    size_t j = triple_hash(v[i]) & s->mask;
-    while (s->slots[j].h != UINT32_MAX) {
-      if (memcmp(&s->slots[j], &v[i], sizeof v[i]) == 0) break;
-      j = (j + 1) & s->mask;
+    query want = {v[i].h, v[i].r, 0};
+    size_t lo = 0, hi = k->n_eval;
+    while (lo < hi) { /* the first query not below want */
+      size_t mid = lo + (hi - lo) / 2;
+      if (by_query(&qs[mid], &want) < 0) lo = mid + 1;
+      else hi = mid;
     }
-    s->slots[j] = v[i];
+    for (; lo < k->n_eval && by_query(&qs[lo], &want) == 0; lo++) {
+      if (fill) k->known[at[qs[lo].i]] = v[i].t;
+      at[qs[lo].i]++;
+    }
   }
 }
 
-static bool set_build(triple_set *s, const kge_graph *g) {
-  size_t n = g->n_train + g->n_valid + g->n_test, cap = 16;
-  while (cap < 2 * n) cap *= 2;
-  if (!(s->slots = malloc(cap * sizeof *s->slots))) return false;
-  for (size_t i = 0; i < cap; i++) s->slots[i].h = UINT32_MAX;
-  s->mask = cap - 1;
-  set_add_triples(s, g->train, g->n_train);
-  set_add_triples(s, g->valid, g->n_valid);
-  set_add_triples(s, g->test, g->n_test);
-  return true;
-}
-
-static bool set_has(const triple_set *s, uint32_t h, uint32_t r, uint32_t t) {
-  kge_triple x = {h, r, t};
-  for (size_t j = triple_hash(x) & s->mask; s->slots[j].h != UINT32_MAX; j = (j + 1) & s->mask)
-    if (s->slots[j].h == h && s->slots[j].r == r && s->slots[j].t == t) return true;
-  return false;
+/* For each eval triple, the tails of every known triple (train, valid,
+ * test) with its head and relation, its own included: known[known_at[i]
+ * .. known_at[i + 1]), which ranking skips. Counted, then filled. */
+static bool known_tails(kge_workload *k) {
+  const kge_graph *g = &k->g;
+  query *by = malloc((k->n_eval ? k->n_eval : 1) * sizeof *by);
+  size_t *at = calloc(k->n_eval + 1, sizeof *at);
+  k->known_at = calloc(k->n_eval + 1, sizeof *k->known_at);
+  if (!by || !at || !k->known_at) {
+    free(by);
+    free(at);
+    return false;
+  }
+  for (size_t i = 0; i < k->n_eval; i++) by[i] = (query){k->eval[i].h, k->eval[i].r, (uint32_t)i};
+  qsort(by, k->n_eval, sizeof *by, by_query);
+  const kge_triple *sets[3] = {g->train, g->valid, g->test};
+  size_t sizes[3] = {g->n_train, g->n_valid, g->n_test};
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass) {
+      for (size_t i = 0; i < k->n_eval; i++) k->known_at[i + 1] = k->known_at[i] + at[i];
+      memcpy(at, k->known_at, k->n_eval * sizeof *at);
+      k->known = malloc((k->known_at[k->n_eval] ? k->known_at[k->n_eval] : 1) * sizeof *k->known);
+      if (!k->known) break;
+    }
+    for (int s = 0; s < 3; s++) add_known(k, by, sets[s], sizes[s], at, pass == 1);
+  }
+  free(by);
+  free(at);
+  return k->known != NULL;
 }
 
 /* ------------------------------------------------------------ creation */
@@ -139,10 +163,12 @@ static bool set_has(const triple_set *s, uint32_t h, uint32_t r, uint32_t t) {
 static const char *const kge_fields[] = {
     "type", "model", "dim", "lr", "reg", "init_scale", "batch", "neg", "epochs",
     "sample_power", "data", "train", "valid", "test", "wordnet_dir", "test_fraction",
-    "data_seed", "quality", "eval_triples", "eval_candidates", "math", "target_quality", NULL};
+    "data_seed", "quality", "eval", "eval_triples", "eval_candidates", "math",
+    "target_quality", "eval_every", NULL};
 
 typedef struct {
   size_t data; /* 0: tsv, 1: wordnet */
+  bool sampled; /* "eval": "sampled" (eval_candidates), else every entity */
   const char *train, *valid, *test, *wordnet_dir;
   double test_fraction;
   uint64_t eval_triples, eval_candidates;
@@ -156,13 +182,17 @@ static bool refuse(const cJSON *json, const char *field, const char *why, char *
   return false;
 }
 
+/* "eval": how held-out tails are ranked. */
+static const char *const kge_evals[] = {"filtered", "sampled", NULL};
+#define KGE_EVAL_DEFAULT 0 /* filtered: see docs/training.md for its cost */
+
 static bool kge_parse(const cJSON *json, kge_workload *k, kge_source *src, char *err,
                       size_t errlen) {
   static const char *const models[] = {"complex", "distmult", "rescal", NULL};
   static const char *const datas[] = {"tsv", "wordnet", NULL};
   static const char *const qualities[] = {"mrr", "hits10", NULL};
   const uint64_t d50 = 50, b100 = 100, n10 = 10, one = 1, e500 = 500, c1000 = 1000;
-  size_t model, quality;
+  size_t model, quality, eval;
   uint64_t dim;
   if (!wlj_check_fields(json, kge_fields, err, errlen) ||
       !wlj_choice(json, "model", models, 0, &model, err, errlen) ||
@@ -181,8 +211,17 @@ static bool kge_parse(const cJSON *json, kge_workload *k, kge_source *src, char 
       !wlj_uint(json, "data_seed", 0, UINT64_MAX, &one, &k->data_seed, err, errlen) ||
       !wlj_choice(json, "quality", qualities, 0, &quality, err, errlen) ||
       !wlj_uint(json, "eval_triples", 1, UINT32_MAX, &e500, &src->eval_triples, err, errlen) ||
-      !wlj_uint(json, "eval_candidates", 1, UINT32_MAX, &c1000, &src->eval_candidates, err,
-                errlen))
+      !wlj_choice(json, "eval", kge_evals, KGE_EVAL_DEFAULT, &eval, err, errlen))
+    return false;
+  src->sampled = eval == 1;
+  src->eval_candidates = UINT64_MAX;
+  if (!src->sampled &&
+      !refuse(json, "eval_candidates",
+              "nothing with \"eval\": \"filtered\" (it ranks against every entity; "
+              "\"eval\": \"sampled\" takes eval_candidates)", err, errlen))
+    return false;
+  if (src->sampled && !wlj_uint(json, "eval_candidates", 1, UINT32_MAX, &c1000,
+                                &src->eval_candidates, err, errlen))
     return false;
   k->hits10 = quality == 1;
   if (k->batch * k->neg > PS_MAX_OP_KEYS) {
@@ -217,7 +256,8 @@ static void kge_free(void *impl) {
   free(k->rel_count);
   free(k->eval);
   free(k->candidates);
-  free(k->known.slots);
+  free(k->known_at);
+  free(k->known);
   free(k);
 }
 
@@ -250,11 +290,14 @@ static bool kge_prepare(kge_workload *k, const kge_source *src) {
     k->n_candidates = g->entities <= src->eval_candidates ? g->entities
                                                           : (size_t)src->eval_candidates;
     uint32_t *ids = malloc(g->entities * sizeof *ids);
-    ok = pick && k->eval && ids && set_build(&k->known, g);
+    ok = pick && k->eval && ids;
     if (ok) {
       for (size_t i = 0; i < n_held; i++) pick[i] = i;
       gsl_ran_shuffle(rng, pick, n_held, sizeof *pick);
       for (size_t i = 0; i < k->n_eval; i++) k->eval[i] = held[pick[i]];
+      ok = known_tails(k);
+    }
+    if (ok) {
       for (uint32_t e = 0; e < g->entities; e++) ids[e] = e;
       for (size_t i = 0; i < k->n_candidates && k->n_candidates < g->entities; i++) {
         size_t j = i + gsl_rng_uniform_int(rng, g->entities - i); /* partial Fisher-Yates */
@@ -296,10 +339,17 @@ static bool kge_describe(kge_workload *k, const cJSON *json, wl_info *info, char
   return true;
 }
 
-/* "quality": "mrr" (the default) or "hits10". */
+/* "quality": "mrr" (the default) or "hits10", filtered (ranked against
+ * every entity) or sampled ("eval": "sampled"), as "eval" or its default
+ * says. */
 static const char *kge_quality_name(const cJSON *json) {
   const cJSON *q = cJSON_GetObjectItemCaseSensitive(json, "quality");
-  return cJSON_IsString(q) && strcmp(q->valuestring, "hits10") == 0 ? "hits10" : "mrr";
+  const cJSON *e = cJSON_GetObjectItemCaseSensitive(json, "eval");
+  bool hits = cJSON_IsString(q) && strcmp(q->valuestring, "hits10") == 0;
+  bool sampled = cJSON_IsString(e) ? strcmp(e->valuestring, kge_evals[1]) == 0
+                                   : KGE_EVAL_DEFAULT == 1;
+  if (sampled) return hits ? "sampled_hits10" : "sampled_mrr";
+  return hits ? "hits10" : "mrr";
 }
 
 static void *kge_create(const cJSON *json, const wl_context *ctx, wl_info *info, char *err,
@@ -571,13 +621,40 @@ static double dot(const double *q, const float *x, uint32_t n) {
   return s;
 }
 
+/* The candidates' values in in (keys and candidates both ascending: one
+ * walk), into vals; false when one is missing. */
+static bool candidate_values(const kge_workload *k, const wl_eval_in *in, const float **vals) {
+  size_t j = 0;
+  for (size_t c = 0; c < k->n_candidates; c++) {
+    while (j < in->n && in->keys[j] < k->candidates[c]) j++;
+    if (j == in->n || in->keys[j] != k->candidates[c]) return false;
+    vals[c] = in->vals + in->off[j];
+  }
+  return true;
+}
+
+/* Triple x's rank among the candidates (1 + those scoring above it, ties
+ * half), skipping the tails skip marks (its known ones). */
+static double rank_among(const kge_workload *k, const double *q, double truth,
+                         const float *const *vals, const uint8_t *skip) {
+  double rank_of = 1;
+  for (size_t c = 0; c < k->n_candidates; c++) {
+    if (skip[k->candidates[c]]) continue;
+    double s = dot(q, vals[c], k->ent_len);
+    rank_of += !isfinite(s) || s > truth ? 1 : s == truth ? 0.5 : 0;
+  }
+  return rank_of;
+}
+
 static int kge_eval(const void *impl, uint32_t rank, uint32_t workers, const wl_eval_in *in,
                     double *num, double *den) {
   const kge_workload *k = impl;
   double *q = malloc(k->ent_len * sizeof *q);
-  if (!q) return PS_ERR_NOMEM;
-  int rc = PS_OK;
-  for (size_t i = rank; i < k->n_eval; i += workers) {
+  const float **cand = malloc((k->n_candidates ? k->n_candidates : 1) * sizeof *cand);
+  uint8_t *skip = calloc(k->g.entities ? k->g.entities : 1, 1);
+  int rc = q && cand && skip ? PS_OK : PS_ERR_NOMEM;
+  if (rc == PS_OK && !candidate_values(k, in, cand)) rc = PS_ERR_INVAL;
+  for (size_t i = rank; rc == PS_OK && i < k->n_eval; i += workers) {
     kge_triple x = k->eval[i];
     const float *h = eval_value(in, x.h), *r = eval_value(in, (ps_key)k->g.entities + x.r);
     const float *t = eval_value(in, x.t);
@@ -586,27 +663,23 @@ static int kge_eval(const void *impl, uint32_t rank, uint32_t workers, const wl_
       break;
     }
     kge_query(k->model, k->dim, h, r, q);
-    double truth = dot(q, t, k->ent_len), rank_of = 1;
+    double truth = dot(q, t, k->ent_len);
     if (!isfinite(truth)) { /* a diverged model ranks nothing */
       *num = NAN;
       *den += 1;
       continue;
     }
-    for (size_t c = 0; c < k->n_candidates; c++) {
-      uint32_t e = k->candidates[c];
-      if (e == x.t || set_has(&k->known, x.h, x.r, e)) continue;
-      const float *v = eval_value(in, e);
-      if (!v) {
-        rc = PS_ERR_INVAL;
-        break;
-      }
-      double s = dot(q, v, k->ent_len);
-      rank_of += !isfinite(s) || s > truth ? 1 : s == truth ? 0.5 : 0;
-    }
+    for (size_t j = k->known_at[i]; j < k->known_at[i + 1]; j++) skip[k->known[j]] = 1;
+    skip[x.t] = 1;
+    double rank_of = rank_among(k, q, truth, cand, skip);
+    for (size_t j = k->known_at[i]; j < k->known_at[i + 1]; j++) skip[k->known[j]] = 0;
+    skip[x.t] = 0;
     *num += k->hits10 ? (rank_of <= 10) : 1 / rank_of;
     *den += 1;
   }
   free(q);
+  free(cand);
+  free(skip);
   return rc;
 }
 

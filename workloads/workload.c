@@ -76,6 +76,10 @@ wl_workload *wl_create(const cJSON *json, const wl_context *ctx, char *err,
   wl->ctx = *ctx;
   wl->ctx.base_dir = NULL; /* only create reads files */
   wl->impl = t->create(json, ctx, &wl->info, err, errlen);
+  if (wl->impl && !wlj_eval_every(json, &wl->info, err, errlen)) {
+    t->free(wl->impl);
+    wl->impl = NULL;
+  }
   if (!wl->impl) {
     free(wl);
     return NULL;
@@ -101,6 +105,8 @@ uint64_t wl_steps_per_epoch(const wl_workload *wl) {
   return wl->info.steps_per_epoch;
 }
 
+uint64_t wl_eval_steps(const wl_workload *wl) { return wl->info.eval_steps; }
+
 bool wl_samples(const wl_workload *wl) { return wl->info.samples; }
 
 int wl_sample_distribution(const wl_workload *wl, ps_key *first, uint64_t *count,
@@ -119,15 +125,32 @@ bool wl_quality_info(const wl_workload *wl, wl_quality *out) {
   return true;
 }
 
+int wl_eval_keys_all(const wl_workload *wl, ps_key **keys, size_t *n) {
+  wl_quality q;
+  if (!wl_quality_info(wl, &q) || !wl->type->eval_keys) return PS_ERR_INVAL;
+  return wl->type->eval_keys(wl->impl, 0, 1, keys, n);
+}
+
+int wl_eval_all(const wl_workload *wl, const ps_key *keys, size_t n, const float *vals,
+                const size_t *off, double *num, double *den) {
+  wl_quality q;
+  if (!wl_quality_info(wl, &q)) return PS_ERR_INVAL;
+  wl_eval_in in = {.keys = keys, .n = n, .vals = vals, .off = off};
+  *num = *den = 0;
+  return wl->type->eval(wl->impl, 0, 1, &in, num, den);
+}
+
 /* The quality measures: what each is called on an axis or in a table, and
  * which way is better. Workload types name theirs (wl_type.quality_name). */
 static const wl_quality measures[] = {
     {.name = "rmse", .label = "RMSE", .higher_better = false, .sqrt = true},
-    {.name = "mrr", .label = "MRR", .higher_better = true},
-    {.name = "hits10", .label = "Hits@10", .higher_better = true},
+    {.name = "mrr", .label = "filtered MRR", .higher_better = true},
+    {.name = "hits10", .label = "filtered Hits@10", .higher_better = true},
     {.name = "spearman", .label = "Spearman's rho", .higher_better = true},
     {.name = "analogy", .label = "analogy accuracy", .higher_better = true},
     {.name = "mse", .label = "MSE", .higher_better = false},
+    {.name = "sampled_mrr", .label = "sampled MRR", .higher_better = true},
+    {.name = "sampled_hits10", .label = "sampled Hits@10", .higher_better = true},
 };
 
 const wl_quality *wl_quality_measures(size_t *count) {

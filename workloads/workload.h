@@ -63,6 +63,10 @@ void wl_tables(const wl_workload *wl, ps_layout *layout);
 /* Steps each worker runs, and how many make an epoch. */
 uint64_t wl_steps_per_worker(const wl_workload *wl);
 uint64_t wl_steps_per_epoch(const wl_workload *wl);
+/* Steps per worker between held-out evaluations besides those at each
+ * epoch's end ("eval_every"), counted from each epoch's start; 0: at epoch
+ * ends only. */
+uint64_t wl_eval_steps(const wl_workload *wl);
 
 /* Whether steps draw samples (negative samples, as in word2vec) besides
  * their reads and writes. */
@@ -110,6 +114,17 @@ const wl_quality *wl_quality_find(const char *name);
  * reading its data: for results drawn from run configs. NULL for a type
  * without a quality measure, an unknown type, or "math": "none". */
 const wl_quality *wl_quality_of(const struct cJSON *json);
+
+/* The final evaluation of a run (run/): the whole held-out data at once,
+ * as one worker of one would evaluate it. wl_eval_keys_all: the keys it
+ * reads (malloc'd into *keys, *n of them; the caller frees). wl_eval_all:
+ * its sums (which wl_quality turns into the quality) from their values,
+ * vals + off[i] holding key i's value with its initial value added
+ * (wl_add_initial). PS_OK, PS_ERR_INVAL (no quality measure) or
+ * PS_ERR_NOMEM. */
+int wl_eval_keys_all(const wl_workload *wl, ps_key **keys, size_t *n);
+int wl_eval_all(const wl_workload *wl, const ps_key *keys, size_t n, const float *vals,
+                const size_t *off, double *num, double *den);
 
 /* Parameters are the stored value plus an initial value that is a fixed
  * function of the key (the store starts every value at zero and only ever
@@ -203,6 +218,13 @@ typedef struct {
   double q_num, q_den; /* this worker's share of the held-out evaluation */
 } wl_epoch_quality;
 
+/* One held-out evaluation of one worker: when (its training time: the
+ * time from which evaluation so far is taken out) and its share's sums. */
+typedef struct {
+  double at_s;
+  double q_num, q_den;
+} wl_eval_point;
+
 typedef struct {
   uint64_t steps;
   uint64_t accesses;       /* keys read plus keys written (samples: both) */
@@ -219,6 +241,11 @@ typedef struct {
    * NULL. epoch_end_s then leaves out the time spent evaluating. */
   wl_epoch_quality *epoch_quality;
   double eval_s;           /* time spent in held-out evaluation */
+  /* With real math and held-out data: every evaluation, in order (at each
+   * epoch's end, and every wl_eval_steps steps between), malloc'd (caller
+   * frees), else NULL. */
+  wl_eval_point *evals;
+  size_t n_evals;
   /* Keys the evaluations read, and how many of them this node's replicas
    * served (each holding its node's updates and the synced rest) rather
    * than their owners. */
@@ -240,14 +267,15 @@ typedef struct {
  * float of each written (or sampled) key, so after a run the sum over all
  * values equals the sum of value lengths of all pushed keys. With math, the
  * step's math turns the pulled values (initial values added) into the
- * deltas pushed, and at each epoch's end the worker evaluates its share of
- * the held-out data by pulling the keys it needs. lookahead <= PS_MAX_LOOKAHEAD (a step's
+ * deltas pushed, and at each epoch's end (and every wl_eval_steps steps) the
+ * worker evaluates its share of the held-out data by pulling the keys it
+ * needs. lookahead <= PS_MAX_LOOKAHEAD (a step's
  * keys must outlive its intent and its push, which completes during the next
  * step). Returns PS_OK, PS_ERR_INVAL (lookahead too large, the stream
  * already drew steps under a smaller wl_stream_keep, or a step samples and
  * env has no sampling), PS_ERR_NOMEM, or the
  * first error of a core operation or of env->wait. Fills *stats, also on error (the caller
- * frees stats->epoch_end_s). */
+ * frees stats->epoch_end_s, stats->epoch_quality and stats->evals). */
 int wl_drive(ps_worker *w, wl_stream *s, const wl_driver_env *env,
              uint32_t lookahead, wl_driver_stats *stats);
 

@@ -11,7 +11,8 @@
 #include <string.h>
 
 bool exp_is_quality_metric(const char *metric) {
-  return metric && (strcmp(metric, "quality") == 0 || strcmp(metric, "epoch_quality") == 0);
+  return metric && (strcmp(metric, "quality") == 0 || strcmp(metric, "epoch_quality") == 0 ||
+                    strcmp(metric, "eval_quality") == 0);
 }
 
 bool exp_records_quality(const cJSON *records, const char **label, bool *higher_better) {

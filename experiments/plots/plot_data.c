@@ -24,8 +24,10 @@
  * their mean.
  *
  * When x is epoch_end_s, the training time at each epoch's end, and y
- * epoch_quality (or epoch_loss), each line also gets its runs' end: time_s
- * and the run's final quality (loss), averaged over the repeats
+ * epoch_quality (or epoch_loss), or x eval_end_s and y eval_quality (every
+ * evaluation's), each line also gets its runs' end: time_s and the run's
+ * final quality (evaluated on the owners' values once the run is quiet) or
+ * loss, averaged over the repeats
  * (exp_plot_data.ends), so that the curve reaches the time a plot of time_s
  * shows for the same runs.
  *
@@ -305,6 +307,7 @@ double exp_plot_cell_ci95(const exp_plot_data *d, const exp_plot_cell *c) {
 /* The scalar metric that holds a per-epoch y's final value, when x is the
  * training time: NULL when the plot has no run's end to draw. */
 static const char *final_of(const exp_plot *p) {
+  if (strcmp(p->x, "eval_end_s") == 0 && strcmp(p->y, "eval_quality") == 0) return "quality";
   if (strcmp(p->x, "epoch_end_s") != 0) return NULL;
   if (strcmp(p->y, "epoch_quality") == 0) return "quality";
   if (strcmp(p->y, "epoch_loss") == 0) return "loss";
@@ -328,8 +331,13 @@ static void add_end(exp_plot_data *d, size_t s, const cJSON *r, const char *fina
   exp_stats_add(&d->ends[i].xs, t->valuedouble);
 }
 
+/* The list `name` of a record; a record written before evaluation points
+ * were recorded gives its per-epoch list for eval_end_s and eval_quality
+ * (the same evaluations, without eval_every's). */
 static const cJSON *metric_list(const cJSON *rec, const char *name) {
   const cJSON *v = record_value(rec, name);
+  if (!v && strcmp(name, "eval_end_s") == 0) v = record_value(rec, "epoch_end_s");
+  if (!v && strcmp(name, "eval_quality") == 0) v = record_value(rec, "epoch_quality");
   return cJSON_IsArray(v) ? v : NULL;
 }
 

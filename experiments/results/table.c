@@ -135,6 +135,26 @@ static void print_plus_minus(FILE *f, const plus_minus *pm) {
     fprintf(f, "\n\xc2\xb1 standard deviation over 2 repeats (too few for a 95%% interval)\n");
 }
 
+/* Under a table with a quality column, when some run's evaluations during
+ * training read replicas: which model each figure is of. */
+static void print_which_model(FILE *f, const cJSON *records, const exp_metric_list *metrics,
+                              bool below_note) {
+  bool quality = false;
+  for (size_t i = 0; i < metrics->count; i++)
+    quality = quality || strcmp(metrics->items[i]->name, "quality") == 0;
+  double share = 0;
+  for (const cJSON *r = records->child; quality && r; r = r->next) {
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "metrics");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "eval_replica_share");
+    if (cJSON_IsNumber(v) && v->valuedouble > share) share = v->valuedouble;
+  }
+  if (share > 0)
+    fprintf(f, "%squality: the model as a whole, evaluated on the owners' values once the run was "
+               "quiet; the evaluations during training (the curves) read node-local replicas "
+               "for up to %.0f%% of their keys (eval_replica_share)\n",
+            below_note ? "" : "\n", 100 * share);
+}
+
 /* Row `row` of the grid: point k's labels, runs and metrics. */
 static bool put_row(exp_grid *g, size_t row, const exp_points *pts, size_t k,
                     const exp_point_labels *labels, bool runs_col,
@@ -201,6 +221,7 @@ static void print_points(FILE *f, const exp_results *r, const exp_points *pts,
     ok = put_row(&g, k + 1, pts, k, &labels, runs_col, metrics, &pm);
   if (ok) exp_grid_print(&g, f);
   if (ok) print_plus_minus(f, &pm);
+  if (ok) print_which_model(f, r->records, metrics, pm.ci || pm.sd);
   else fprintf(f, "(the table: out of memory)\n");
   exp_grid_free(&g);
   exp_point_labels_free(&labels);

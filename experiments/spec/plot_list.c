@@ -65,8 +65,9 @@ static void check_per_epoch(const char *p, const char *x, const char *y, exp_err
     if (m && m->list && m->values) continue;
     char kp[EXP_PATH_MAX];
     exp_child_path(kp, sizeof kp, p, which[k]);
-    exp_errors_addf(e, "%s: expected a metric with one value per epoch (epoch_end_s, "
-                       "epoch_quality, epoch_loss, epoch_time_s) for kind "
+    exp_errors_addf(e, "%s: expected a metric with one value per epoch or evaluation "
+                       "(epoch_end_s, epoch_quality, epoch_loss, epoch_time_s, eval_end_s, "
+                       "eval_quality) for kind "
                        "\"quality_vs_time\", found \"%s\"", kp, names[k]);
   }
 }
@@ -87,8 +88,8 @@ static void parse_plot(const cJSON *j, const char *p, exp_plot *out,
   exp_get_string(e, j, p, "x", !out->per_epoch && !out->per_server, &x);
   exp_get_string(e, j, p, "y", !out->per_epoch && !out->per_server, &y);
   if (out->per_epoch) {
-    if (!x) x = "epoch_end_s";
-    if (!y) y = "epoch_quality";
+    if (!x) x = "eval_end_s";
+    if (!y) y = "eval_quality";
     check_per_epoch(p, x, y, e);
   }
   exp_get_string(e, j, p, "series", false, &series);
