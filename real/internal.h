@@ -144,6 +144,10 @@ pid_t real_named_thread(const char *name);
 /* Voluntary context switches of thread tid of this process: the times it
  * blocked (0 if tid is 0 or unknown). */
 double real_thread_switches(pid_t tid);
+/* The CPU seconds thread `tid` of this process has run: the kernel's
+ * schedstat (nanoseconds), else its utime and stime (clock ticks); 0 for
+ * tid 0 or when neither can be read. */
+double real_thread_cpu_s(pid_t tid);
 /* The name libzmq gives its I/O thread. */
 #define REAL_ZMQ_IO_THREAD "ZMQbg/IO/0"
 

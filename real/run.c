@@ -56,6 +56,7 @@ struct node_run {
   double cpu_start;      /* the process's CPU time at the start release */
   pid_t io_tid;          /* ZeroMQ's I/O thread (0: not found) */
   double io_start;       /* its voluntary context switches then */
+  double io_cpu_start;   /* and its CPU seconds */
   char *err;
   size_t errlen;
 };
@@ -378,6 +379,7 @@ static char *node_report(node_run *s) {
   rep.throttle_s = 1e-9 * (double)atomic_load(&n->throttle_ns);
   rep.cpu_s = process_cpu_s() - s->cpu_start;
   rep.io_wakeups = real_thread_switches(s->io_tid) - s->io_start;
+  rep.io_cpu_s = real_thread_cpu_s(s->io_tid) - s->io_cpu_start;
   char *text = ok ? run_report_encode(&rep) : NULL;
   run_report_free(&rep);
   return text;
@@ -463,6 +465,7 @@ cJSON *real_run_go(node_run *s) {
     s->cpu_start = process_cpu_s(); /* from the start release on, as time_s */
     s->io_tid = real_named_thread(REAL_ZMQ_IO_THREAD);
     s->io_start = real_thread_switches(s->io_tid);
+    s->io_cpu_start = real_thread_cpu_s(s->io_tid);
     if (a->started) a->started(a->hook_ctx);
     if (start_workers(s) != 0) real_fail_and_tell(s->node, "%s", err);
     join_workers(s);

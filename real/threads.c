@@ -1,8 +1,9 @@
 /*
  * This process's threads as the kernel sees them (/proc/self/task): a
  * thread found by its name, and how often it blocked (its voluntary context
- * switches). The probe and a node's report use them to count the wake-ups
- * of threads pslab does not run itself, ZeroMQ's I/O thread above all.
+ * switches) and how much CPU it used. The probe and a node's report use
+ * them to count the wake-ups and the CPU of threads pslab does not run
+ * itself, ZeroMQ's I/O thread above all.
  */
 #include "real/internal.h"
 
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 pid_t real_named_thread(const char *name) {
   DIR *d = opendir("/proc/self/task");
@@ -40,4 +42,32 @@ double real_thread_switches(pid_t tid) {
     if (sscanf(line, "voluntary_ctxt_switches: %lf", &n) == 1) break;
   if (f) fclose(f);
   return n;
+}
+
+/* utime and stime, fields 14 and 15 of stat, after the command in
+ * parentheses (which may hold spaces). */
+static double stat_cpu_s(pid_t tid) {
+  char path[64], line[1024];
+  snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+  FILE *f = fopen(path, "r");
+  char *got = f ? fgets(line, sizeof line, f) : NULL;
+  if (f) fclose(f);
+  const char *p = got ? strrchr(line, ')') : NULL;
+  unsigned long long ut = 0, st = 0;
+  long hz = sysconf(_SC_CLK_TCK);
+  if (!p || hz <= 0 ||
+      sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+    return 0;
+  return (double)(ut + st) / (double)hz;
+}
+
+double real_thread_cpu_s(pid_t tid) {
+  if (!tid) return 0;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", (int)tid);
+  FILE *f = fopen(path, "r");
+  double ns = -1;
+  if (f && fscanf(f, "%lf", &ns) != 1) ns = -1;
+  if (f) fclose(f);
+  return ns >= 0 ? ns * 1e-9 : stat_cpu_s(tid);
 }

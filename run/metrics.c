@@ -82,6 +82,7 @@ struct run_totals {
   uint64_t queue_hist[PS_QUEUE_BUCKETS];
   double cpu_s;
   double io_wakeups; /* the nodes' I/O threads', summed */
+  double io_cpu_s;   /* the same threads' CPU seconds, summed */
 };
 
 /* Stage k runs from the earliest start of its active workers to the latest
@@ -242,6 +243,7 @@ static void telemetry_totals(run_totals *t, const run_node_report *node) {
   for (int b = 0; b < PS_QUEUE_BUCKETS; b++) t->queue_hist[b] += l->queue_hist[b];
   t->cpu_s += node->cpu_s;
   t->io_wakeups += node->io_wakeups;
+  t->io_cpu_s += node->io_cpu_s;
 }
 
 static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
@@ -377,6 +379,7 @@ SCALAR_IF(v_queue_p99, t->handled,
 SCALAR_IF(v_per_wakeup, t->wakeups, (double)t->handled / (double)t->wakeups)
 SCALAR_IF(v_per_io_wakeup, t->io_wakeups > 0, (double)t->handled / t->io_wakeups)
 SCALAR(v_cpu, t->cpu_s)
+SCALAR_IF(v_io_cpu, t->io_cpu_s > 0, t->io_cpu_s)
 SCALAR_IF(v_cpu_per_message, t->nodes.messages_sent, t->cpu_s / (double)t->nodes.messages_sent)
 static size_t v_gap_hist(const run_totals *t, const double **out) {
   *out = t->gap_hist;
@@ -816,6 +819,14 @@ static const run_metric table[] = {
      "Simulator: the node's actors' cost-model charges (handling, sending, local "
      "accesses) plus the workers' flops at `host_speed`.", NULL, MEAN, false, 0, v_cpu,
      NULL, NULL},
+    {"io_cpu_s", "s", "I/O threads' CPU time",
+     "CPU seconds the nodes' I/O threads spent over the run, summed: the part of `cpu_s` "
+     "that moves bytes between the sockets and the threads that read and write messages. "
+     "Real backend: ZeroMQ's I/O thread of each node process (the kernel's per-thread "
+     "schedstat, from the start release to the report). Simulator: its I/O actors' "
+     "charges (`io_per_message_s` a message at each end, `io_wakeup_s` a batch it slept "
+     "before).", "when the backend has I/O threads (the simulator: with placement)", MEAN,
+     false, 0, v_io_cpu, NULL, NULL},
     {"cpu_per_message_s", "s", "CPU per message",
      "`cpu_s / messages` (compute included: a run without compute shows what its "
      "messages cost).", "when some message was sent", MEAN, false, 0, v_cpu_per_message,

@@ -259,7 +259,7 @@ char *run_report_encode(const run_node_report *r) {
   if (!ok) cJSON_Delete(stats);
   ok = ok && put(o, "owned_sum", r->owned_sum) && put(o, "in_transfer", (double)r->in_transfer) &&
        put(o, "dropped", (double)r->dropped) && put(o, "cpu_s", r->cpu_s) &&
-       put(o, "io_wakeups", r->io_wakeups) &&
+       put(o, "io_wakeups", r->io_wakeups) && put(o, "io_cpu_s", r->io_cpu_s) &&
        put(o, "replicas_checked", (double)r->replicas_checked) &&
        put(o, "replica_max_diff", r->replica_max_diff) &&
        /* a non-finite final evaluation (diverged) is left out, as not made */
@@ -541,6 +541,7 @@ int run_report_decode(const char *text, size_t len, run_node_report *r, char *er
   r->dropped = count(&rd, o, "report", "dropped");
   r->cpu_s = num(&rd, o, "report", "cpu_s");
   r->io_wakeups = num(&rd, o, "report", "io_wakeups");
+  r->io_cpu_s = num(&rd, o, "report", "io_cpu_s");
   r->replicas_checked = count(&rd, o, "report", "replicas_checked");
   r->replica_max_diff = num(&rd, o, "report", "replica_max_diff");
   if ((r->final_done = cJSON_GetObjectItemCaseSensitive(o, "final_num") != NULL)) {

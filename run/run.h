@@ -341,6 +341,10 @@ typedef struct {
    * backend's ZeroMQ I/O thread's voluntary context switches, the
    * simulator's I/O actor's (0 where it has none: without placement). */
   double io_wakeups;
+  /* CPU seconds of the node's I/O thread: the real backend's ZeroMQ I/O
+   * thread's (the kernel's schedstat, else its utime and stime), the
+   * simulator's I/O actor's charges (0 where it has none). */
+  double io_cpu_s;
   /* The real backend's straggler emulation (real/throttle.c), left 0 like
    * dropped: whether the node is a straggler, the data messages its
    * throttle delayed and the seconds it added. */

@@ -60,6 +60,7 @@ static void io_main(sim_node *n) {
     double batch = io->owed + (slept ? n->run->cost.io_wakeup_s : 0);
     io->owed = 0;
     io->pending = 0;
+    io->cpu_s += batch;
     sim_spend(n->run, n, batch);
   }
 }

@@ -427,6 +427,7 @@ static cJSON *collect_metrics(sim_setup *s) {
     ok = run_report_make(&reports[i], n->core, n->num_workers, homed) == PS_OK;
     if (ok) reports[i].cpu_s = run->cpu_s[i];
     if (ok) reports[i].io_wakeups = (double)n->io.wakeups;
+    if (ok) reports[i].io_cpu_s = n->io.cpu_s;
     for (uint32_t k = 0; ok && k < n->num_workers; k++)
       ok = run_report_worker(&reports[i], &n->workers[k].rw) == PS_OK;
   }

@@ -163,6 +163,7 @@ typedef struct {
   uint64_t pending;      /* messages whose work is owed */
   bool started, waiting; /* its actor exists; it waits for work */
   uint64_t wakeups;      /* batches it slept before (the node's report) */
+  double cpu_s;          /* seconds of core it worked off (the node's report) */
   sg_cond_t cond;
   sg_mutex_t mutex;
 } sim_io;

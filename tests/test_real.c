@@ -911,6 +911,7 @@ static void check_local_run_with(const char *policy, bool relocates, const char 
    * (a wake-up reads at least one), and the node processes spent CPU. */
   CU_ASSERT(metric(m, "messages_per_wakeup") >= 1);
   CU_ASSERT(metric(m, "messages_per_io_wakeup") > 0); /* ZeroMQ's I/O thread found */
+  CU_ASSERT(metric(m, "io_cpu_s") > 0 && metric(m, "io_cpu_s") < metric(m, "cpu_s"));
   CU_ASSERT(metric(m, "cpu_s") > 0);
   CU_ASSERT(metric(m, "cpu_per_message_s") > 0);
   CU_ASSERT(metric(m, "rt_p50_s") > 0 && metric(m, "rt_p99_s") >= metric(m, "rt_p50_s"));

@@ -457,6 +457,8 @@ static void test_telemetry_metrics(void) {
   r[1].cpu_s = 0.1;
   r[0].io_wakeups = 3;
   r[1].io_wakeups = 1;
+  r[0].io_cpu_s = 0.125;
+  r[1].io_cpu_s = 0.0625;
   run_node_report back[2];
   for (int k = 0; k < 2; k++) {
     char *text = run_report_encode(&r[k]);
@@ -465,6 +467,7 @@ static void test_telemetry_metrics(void) {
     CU_ASSERT_EQUAL(memcmp(&back[k].load, &r[k].load, sizeof back[k].load), 0);
     CU_ASSERT_EQUAL(back[k].cpu_s, r[k].cpu_s);
     CU_ASSERT_EQUAL(back[k].io_wakeups, r[k].io_wakeups);
+    CU_ASSERT_EQUAL(back[k].io_cpu_s, r[k].io_cpu_s);
     free(text);
   }
   char err[128];
@@ -479,6 +482,7 @@ static void test_telemetry_metrics(void) {
   CU_ASSERT_EQUAL(metric(m, "messages_per_io_wakeup"), 2.5); /* 10 handled, 4 I/O wake-ups */
   CU_ASSERT_DOUBLE_EQUAL(metric(m, "cpu_s"), 0.4, 1e-15);
   CU_ASSERT_DOUBLE_EQUAL(metric(m, "cpu_per_message_s"), 0.04, 1e-15);
+  CU_ASSERT_EQUAL(metric(m, "io_cpu_s"), 0.1875); /* summed over the nodes */
   cJSON_Delete(m);
   for (int k = 0; k < 2; k++) run_report_free(&back[k]);
   /* No reply, nothing handled, no wake-up, no message: those are absent;
@@ -490,7 +494,7 @@ static void test_telemetry_metrics(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   const char *absent[] = {"rt_p50_s", "rt_p99_s", "queue_p50", "queue_p99",
                           "messages_per_wakeup", "messages_per_io_wakeup",
-                          "cpu_per_message_s"};
+                          "cpu_per_message_s", "io_cpu_s"};
   for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
     CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, absent[i]));
   CU_ASSERT_EQUAL(metric(m, "utilization"), 0);

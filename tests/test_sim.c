@@ -1031,6 +1031,9 @@ static void test_io_thread_cost(void) {
   CU_ASSERT_EQUAL(num(m[1], "messages"), 40);
   CU_ASSERT_DOUBLE_EQUAL(num(m[1], "time_s") - base, 20 * 4 * io, base * 1e-9);
   CU_ASSERT_DOUBLE_EQUAL(num(m[3], "time_s"), num(m[2], "time_s"), 0);
+  /* The I/O actors' CPU is what they were charged: 40 messages, two ends. */
+  CU_ASSERT_DOUBLE_EQUAL(num(m[1], "io_cpu_s"), 20 * 4 * io, io * 1e-9);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m[3], "io_cpu_s")); /* no I/O actor */
   for (int k = 0; k < 4; k++) cJSON_Delete(m[k]);
   /* The I/O thread's wake-up, once per batch it finds: on the one shared
    * core each node's I/O thread is still at the request's work when the
@@ -1045,6 +1048,7 @@ static void test_io_thread_cost(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(w);
   CU_ASSERT_DOUBLE_EQUAL(num(w, "time_s") - base, 20 * 2 * wake, base * 1e-9);
   CU_ASSERT_EQUAL(num(w, "messages_per_io_wakeup"), 1); /* 40 handled, 40 wake-ups */
+  CU_ASSERT_DOUBLE_EQUAL(num(w, "io_cpu_s"), 20 * 2 * wake, wake * 1e-9);
   cJSON_Delete(w);
 }
 

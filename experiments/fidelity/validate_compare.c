@@ -48,7 +48,7 @@ static const char *const compared[] = {
     "quality", "loss", "time_to_quality_s",
     "rt_p50_s", "rt_p99_s", "utilization", "queue_p50", "queue_p99",
     "messages_per_wakeup", "messages_per_io_wakeup", "cpu_s", "cpu_per_message_s",
-    "op_wait_s"};
+    "op_wait_s", "io_cpu_s"};
 enum { N_METRICS = sizeof compared / sizeof compared[0], N_DECIDED = 8 };
 
 const char *const *exp_validate_metrics(size_t *count) {
