@@ -32,6 +32,7 @@ function split_csv(line, f,   n, i, c, q, cur) {
   f[++n] = cur
   return n
 }
+{ sub(/\r$/, "") }
 NR == 1 {
   n = split_csv($0, h)
   for (i = 1; i <= n; i++) col[h[i]] = i
@@ -43,7 +44,6 @@ NR == 1 {
   next
 }
 {
-  sub(/\r$/, "")
   split_csv($0, f)
   if (f[col["error"]] != "") next
   printf "%s %s %s %d\n", f[col["policy.type"]], f[col["policy.syncs_per_step"]],
@@ -60,7 +60,8 @@ frontier=$(sort -k1,1 -k2,2n -k3,3g <<<"$runs" | awk '
 { id = $1 " " $2 " " $3; if (!(id in ok)) { ok[id] = 1; order[++n] = id }; if (!$4) ok[id] = 0 }
 END { for (i = 1; i <= n; i++) print order[i], ok[order[i]] }' | awk '
 function flush() {
-  if (key != "") printf "%s %s %s\n", key, stable == "" ? "-" : stable, diverged == "" ? "-" : diverged
+  if (key == "") return
+  printf "%s %s %s\n", key, stable == "" ? "-" : stable, diverged == "" ? "-" : diverged
 }
 $1 " " $2 != key { flush(); key = $1 " " $2; stable = ""; diverged = "" }
 diverged == "" { if ($4) stable = $3; else diverged = $3 }
@@ -79,13 +80,15 @@ END { flush() }')
 # The plot: per policy a block of its runs and a block of its frontier; policies side by side
 # around each k (x scaled by 0.92 and 1.08) so that their marks do not cover each other.
 types=$(awk '{ print $1 }' <<<"$runs" | sort -u)
+ntypes=$(wc -w <<<"$types")
 colours=("#0072B2" "#D55E00" "#009E73" "#CC79A7" "#E69F00" "#56B4E9" "#000000" "#F0E442")
 {
   echo "# drawn by scripts/staleness-frontier.sh from runs.csv"
   echo 'set encoding utf8'
   i=0
   for t in $types; do
-    shift_x=$(awk -v i="$i" -v n="$(wc -w <<<"$types")" 'BEGIN { print (n > 1 ? 0.92 + 0.16 * i / (n - 1) : 1) }')
+    shift_x=$(awk -v i="$i" -v n="$ntypes" \
+      'BEGIN { print (n > 1 ? 0.92 + 0.16 * i / (n - 1) : 1) }')
     echo "\$stable$i << EOD"
     awk -v t="$t" -v s="$shift_x" '$1 == t && $4 { print $2 * s, $3 }' <<<"$runs"
     echo "EOD"
@@ -101,17 +104,21 @@ colours=("#0072B2" "#D55E00" "#009E73" "#CC79A7" "#E69F00" "#56B4E9" "#000000" "
 set logscale xy
 set xlabel "sync interval k (worker steps between sync rounds: policy.syncs_per_step)"
 set ylabel "learning rate (workload.lr)"
-set title "Stability frontier: the largest learning rate that does not diverge, by sync interval" noenhanced
+set title "Stability frontier: the largest lr that does not diverge, by sync interval"
 set key below
 set grid
-set offsets graph 0.05, graph 0.05, graph 0.1, graph 0.1
+set offsets graph 0.05, graph 0.05, 0, 0
 EOF
   echo "set xtics ($(awk '{ print $2 }' <<<"$runs" | sort -un | paste -sd, -))"
+  echo "set ytics ($(awk '{ print $3 }' <<<"$runs" | sort -ug | paste -sd, -))"
+  awk 'NR == 1 || $3 < lo { lo = $3 } NR == 1 || $3 > hi { hi = $3 }
+       END { printf "set yrange [%g:%g]\n", lo / 1.25, hi * 1.25 }' <<<"$runs"
   plot="plot"
   i=0
   for t in $types; do
     c=${colours[$((i % 8))]}
-    plot="$plot \$frontier$i with linespoints lw 2 pt 7 ps 1.2 lc rgb \"$c\" title \"$t: largest stable lr\","
+    plot="$plot \$frontier$i with linespoints lw 2 pt 7 ps 1.2 lc rgb \"$c\""
+    plot="$plot title \"$t: largest stable lr\","
     plot="$plot \$stable$i with points pt 6 ps 1 lc rgb \"$c\" title \"$t: stable run\","
     plot="$plot \$diverged$i with points pt 2 ps 1.2 lc rgb \"$c\" title \"$t: diverged run\","
     i=$((i + 1))

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# scripts/staleness-frontier.sh on a hand-made runs.csv: per policy and sync interval, the largest
-# lr stable with every smaller one, and the first diverged (an empty loss); a sweep point is stable
-# only when every repeat is; failed runs (a quoted error with a comma) left out; a stable lr above
-# a diverged one does not count; frontier.csv written, the plot drawn; a runs.csv without the
-# swept columns, a missing directory and no argument refused. CTest sets PSLAB_SOURCE_DIR.
+# scripts/staleness-frontier.sh on a hand-made runs.csv (CRLF line ends): per policy and sync
+# interval, the largest lr stable with every smaller one, and the first diverged (an empty loss);
+# a sweep point is stable only when every repeat is; failed runs (a quoted error with a comma)
+# left out; a stable lr above a diverged one does not count; frontier.csv written, the plot
+# drawn; a runs.csv without the swept columns, a missing directory and no argument refused.
+# CTest sets PSLAB_SOURCE_DIR.
 set -u
 SRC=${PSLAB_SOURCE_DIR:?set PSLAB_SOURCE_DIR to the source tree}
 S="$SRC/scripts/staleness-frontier.sh"
@@ -27,6 +28,7 @@ run,repeat,seed,policy.type,policy.syncs_per_step,workload.lr,time_s,loss,qualit
 11,1,7,replicate,1,0.02,0.1,,,
 12,1,7,replicate,1,0.01,0.1,0.4,0.8,
 CSV
+sed -i 's/$/\r/' "$TMP/r/runs.csv" # CRLF line ends, as Python's csv module writes them
 out=$(bash "$S" "$TMP/r") || fail "exit status $?"
 echo "$out"
 grep -qF "| replicate | 1 | 0.01 | 0.02 |" <<<"$out" || fail "a repeat that diverged"
