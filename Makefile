@@ -1,7 +1,8 @@
 # pslab: a thin wrapper over CMake.
 #   make demo   a small simulated comparison of policies: a table and a plot
 #   make test   install what is missing, configure, build, run every test
-#   make reference   rerun the shipped specs into results/reference/ (minutes)
+#   make reference   rerun the shipped specs into results/reference/ (minutes),
+#                    and draw staleness_frontier's frontier (scripts/staleness-frontier.sh)
 # Variables: BUILD (build dir, default build), SANITIZE=1 (ASan+UBSan build
 # in build-asan), TSAN=1 (ThreadSanitizer build in build-tsan; tests read the
 # suppressions in tests/tsan.supp), JOBS (parallel build jobs).
@@ -46,6 +47,7 @@ reference: build
 	  $(BUILD)/pslab run $$spec --out $$new || { rm -rf $$new; exit 1; }; \
 	  rm -rf results/reference/$$name && mv $$new results/reference/$$name; \
 	done
+	@bash scripts/staleness-frontier.sh results/reference/staleness_frontier
 
 bench: build
 	@for b in $(BUILD)/bench/*; do echo "== $$b"; $$b || exit 1; done

@@ -135,6 +135,9 @@ const char *const saved_dnn_json =
 const char *const saved_mf_generated_json =
     "{\"type\":\"mf\",\"rows\":7,\"cols\":5,\"nnz\":24,\"rank\":2,\"batch\":2,"
     "\"epochs\":2,\"math\":\"none\"}";
+const char *const saved_mf_adagrad_json =
+    "{\"type\":\"mf\",\"rows\":7,\"cols\":5,\"nnz\":24,\"rank\":2,\"batch\":2,"
+    "\"epochs\":2,\"optimizer\":\"adagrad\",\"test_fraction\":0}";
 /* tensors of 7 and 5 floats in keys of 3: table 0 holds 7's first 6 and
  * 5's first 3, then a table of 7's last float, one of 5's last 2 */
 const char *const saved_dnn_tensors_json =
@@ -166,7 +169,9 @@ void saved_check_files(const char *type, const char *dir, const wl_params *p) {
   if (!strcmp(type, "mf")) {
     saved_check_rows(dir, "user_factors.csv", ',', true, p, 0, 3, users);
     saved_check_rows(dir, "item_factors.csv", ',', true, p, 1, 3, items);
-  } else if (!strcmp(type, "mf generated")) { /* ids are their numbers */
+  } else if (!strcmp(type, "mf generated") || !strcmp(type, "mf adagrad")) {
+    /* ids are their numbers; with AdaGrad the factor only, not what follows */
+    if (!strcmp(type, "mf adagrad")) CU_ASSERT_EQUAL(p->n_floats, (7 + 5) * 2 * 2);
     saved_check_rows(dir, "user_factors.csv", ',', true, p, 0, 2, NULL);
     saved_check_rows(dir, "item_factors.csv", ',', true, p, 1, 2, NULL);
   } else if (!strcmp(type, "dnn tensors")) {

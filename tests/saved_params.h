@@ -37,6 +37,8 @@ extern const char *const saved_mf_json, *const saved_kge_json, *const saved_w2v_
 /* Their other forms: mf of generated data (type "mf generated"), dnn given
  * by its tensors' sizes (type "dnn tensors"). */
 extern const char *const saved_mf_generated_json, *const saved_dnn_tensors_json;
+/* generated mf with AdaGrad: each value is the factor, then its accumulators */
+extern const char *const saved_mf_adagrad_json;
 void saved_write_data(const char *dir);
 /* The files of the workload of that type (its "type") in dir, each
  * against p: names as the data gives them, values float for float. */

@@ -1,6 +1,6 @@
 /*
- * The `mf` workload: its SGD gradient against finite differences, its
- * loaders (a table of malformed files and their messages, both MovieLens
+ * The `mf` workload: its SGD gradient against finite differences, an
+ * AdaGrad step by hand (the optimizer field), its loaders (a table of malformed files and their messages, both MovieLens
  * formats), the generator's determinism, the split over workers (default,
  * clustering, blocking), hot keys, math "none", and learning: a small
  * generated matrix trained through wl_drive on an in-process 1-node ps_node
@@ -137,6 +137,57 @@ static void test_gradient_matches_finite_differences(void) {
   wl_free(wl);
 }
 
+/* ------------------------------------------------------------- AdaGrad */
+
+/* One AdaGrad step by hand. Ratings (u1, i10) = 3 and (u1, i20) = 1 in one
+ * step, rank 2, reg 0.25, lr 0.1; pulled values [factor | accumulators]:
+ * W = [1 2 | 0.5 0], H10 = [1 0 | 0 1], H20 = [0 1 | 0 0]. Errors W.H - y:
+ * -2 and 1. Gradients 2 (e H + reg W) summed over the ratings, 2 (e W +
+ * reg H): gW = [-3.5 1] + [0.5 3] = [-3 4], gH10 = [-3.5 -8], gH20 = [2
+ * 4.5]. AdaGrad: acc + g^2 = [9.5 16], [12.25 65], [4 20.25]; deltas -0.1 g
+ * / sqrt(that) and g^2. */
+static void test_adagrad_step(void) {
+  char *dir = unit_temp_dir();
+  unit_write(dir, "r.data", "1\t10\t3\t0\n1\t20\t1\t0\n");
+  char err[512] = "";
+  wl_workload *wl = make_in("{'type':'mf','ratings':'r.data','test_fraction':0,'rank':2,"
+                            "'batch':2,'lr':0.1,'reg':0.25,'optimizer':'adagrad'}",
+                            1, 1, dir, err, sizeof err);
+  if (!wl) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(wl);
+  ps_layout layout = {0};
+  wl_tables(wl, &layout);
+  CU_ASSERT_EQUAL(layout.tables[0].value_len, 4); /* the factor and its accumulators */
+  CU_ASSERT_EQUAL(layout.tables[1].value_len, 4);
+  float init[4] = {0};
+  wl_add_initial(wl, 0, init, 4);
+  CU_ASSERT(init[0] != 0 && init[1] != 0 && init[2] == 0 && init[3] == 0);
+
+  static const float pulled[3][4] = {{1, 2, 0.5f, 0}, {1, 0, 0, 1}, {0, 1, 0, 0}};
+  const double want[3][4] = {{0.3 / sqrt(9.5), -0.1, 9, 16},
+                             {0.1, 0.8 / sqrt(65), 12.25, 64},
+                             {-0.1, -0.1, 4, 20.25}};
+  wl_stream *s = wl_stream_new(wl, 0, 0, 1);
+  wl_step st;
+  CU_ASSERT_FATAL(wl_next_step(s, &st));
+  CU_ASSERT_EQUAL_FATAL(st.n_reads, 3);
+  float vals[12], deltas[12] = {0};
+  size_t off[3] = {0, 4, 8};
+  for (size_t i = 0; i < 3; i++) /* keys: row 0, then the columns (1 + 0, 1 + 1) */
+    memcpy(vals + off[i], pulled[st.reads[i]], sizeof pulled[0]);
+  wl_math_io io = {.reads = vals, .read_off = off, .write_deltas = deltas, .write_off = off};
+  CU_ASSERT_EQUAL_FATAL(wl_type_mf.math(s->impl, &st, &io), PS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(io.loss, 5, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(io.examples, 2, 0);
+  for (size_t i = 0; i < 3; i++)
+    for (size_t k = 0; k < 4; k++)
+      CU_ASSERT_DOUBLE_EQUAL(deltas[off[i] + k], want[st.reads[i]][k], 1e-6);
+  wl_stream_free(s);
+  wl_free(wl);
+  unit_remove_tree(dir);
+  free(dir);
+}
+
 /* -------------------------------------------------------------- loaders */
 
 typedef struct {
@@ -251,6 +302,11 @@ static void test_spec_errors(void) {
       {"{'type':'mf','rows':10,'cols':10,'nnz':20,'math':'none','eval_every':'5 steps'}",
        "eval_every: expected nothing: with \"math\": \"none\" nothing is evaluated, found "
        "\"5 steps\""},
+      {"{'type':'mf','rows':10,'cols':10,'nnz':20,'optimizer':'adagard'}",
+       "optimizer: expected one of \"sgd\", \"adagrad\", found \"adagard\" (did you mean "
+       "\"adagrad\"?)"},
+      {"{'type':'mf','rows':10,'cols':10,'nnz':20,'optimizer':'adam'}",
+       "optimizer: expected one of \"sgd\", \"adagrad\", found \"adam\""},
       {"{'type':'mf','rows':1000,'cols':1000,'nnz':5000,'skew':30}",
        "nnz: expected at most the distinct (row, col) pairs the skew reaches, found 5000 (1 "
        "distinct after 510000 draws)"},
@@ -762,6 +818,7 @@ static void test_learning_through_the_driver(void) {
 }
 
 PSLAB_SUITE("mf", {"gradient_matches_finite_differences", test_gradient_matches_finite_differences},
+            {"adagrad_step", test_adagrad_step},
             {"loader_errors", test_loader_errors}, {"spec_errors", test_spec_errors},
             {"movielens_formats", test_movielens_formats},
             {"generator_deterministic", test_generator_deterministic},

@@ -1671,6 +1671,7 @@ static void test_saved_kge_embeddings(void) {
 }
 static void test_saved_generated_mf_and_dnn_tensors(void) {
   saved_round_trip("mf generated", saved_mf_generated_json, saved_nups);
+  saved_round_trip("mf adagrad", saved_mf_adagrad_json, saved_nups);
   saved_round_trip("dnn tensors", saved_dnn_tensors_json,
                    "{\"type\":\"replicate\",\"hot_keys\":2,\"syncs_per_step\":1}");
 }

@@ -16,6 +16,8 @@
  *         backends then compute the same supersteps, so their losses agree
  *         (up to the order float deltas are added in).
  *
+ * mf and w2v run again with "optimizer": "adagrad".
+ *
  * Data files are named relative to the spec's directory, as users write
  * them. The simulator's runs are also run twice: the same numbers.
  */
@@ -103,6 +105,13 @@ static const char *const specs[][3] = {
     {"dnn", "{\"type\": \"dnn\", \"layers\": [8, 32, 4], \"key_floats\": 64, "
             "\"examples\": 2048, \"batch\": 16, \"epochs\": 6, \"test_examples\": 256}",
      "\"policy\": {\"type\": \"static\"}, \"consistency\": {\"model\": \"bsp\"}"},
+    {"mf_adagrad", "{\"type\": \"mf\", \"rows\": 300, \"cols\": 200, \"nnz\": 12000, "
+                   "\"rank\": 5, \"epochs\": 8, \"batch\": 50, \"optimizer\": \"adagrad\", "
+                   "\"lr\": 0.3}", RELOCATE},
+    {"w2v_adagrad", "{\"type\": \"w2v\", \"corpus\": \"topics.txt\", "
+                    "\"similarity\": \"topics_sim.txt\", \"min_count\": 1, \"dim\": 16, "
+                    "\"window\": 3, \"batch\": 20, \"subsample\": 0, \"epochs\": 4, "
+                    "\"optimizer\": \"adagrad\"}", RELOCATE},
 };
 
 /* Runs the task on the backend; its one record. */
@@ -213,6 +222,13 @@ static void test_kge_learns(void) { run_both(1, 0.6, (const double[]){0.5, 0.25}
 /* Spearman against same-topic 1, cross-topic 0: chance 0. */
 static void test_w2v_learns(void) { run_both(2, 0.9, (const double[]){0.5, 0.4}, true); }
 
+/* The optimizer field on both backends: AdaGrad's accumulators travel in
+ * the values (twice as many floats a key), and training learns as well. */
+static void test_mf_adagrad_learns(void) { run_both(4, 0.2, (const double[]){0.5, 0.75}, false); }
+static void test_w2v_adagrad_learns(void) {
+  run_both(5, 0.9, (const double[]){0.5, 0.4}, true);
+}
+
 /* Held-out MSE against the teacher's outputs (0.14 after the first epoch
  * here; it must end below 0.06 and below that); under BSP the real backend
  * trains the same supersteps as the simulator: its losses within 1% of the
@@ -239,6 +255,8 @@ int main(void) {
       {"kge learns on both backends", test_kge_learns},
       {"w2v learns on both backends", test_w2v_learns},
       {"dnn learns under bsp on both backends, alike", test_dnn_learns_under_bsp},
+      {"mf with adagrad learns on both backends", test_mf_adagrad_learns},
+      {"w2v with adagrad learns on both backends", test_w2v_adagrad_learns},
   };
   int rc = unit_run_suite("training", tests, sizeof tests / sizeof tests[0]);
   if (dir) unit_remove_tree(dir);

@@ -1,7 +1,7 @@
 /*
  * The w2v workload: the tokenizer, the vocabulary after min_count, the
  * loaders' messages, Spearman's rho with ties, the SGNS gradient against
- * finite differences, the steps (chunks, windows, sentences, samples,
+ * finite differences, an AdaGrad step by hand (the optimizer field), the steps (chunks, windows, sentences, samples,
  * subsampling's gaps closed), the 3CosAdd evaluation, WordNet's corpus and
  * similarity set when installed, and learning: a corpus of three topics
  * trained through wl_drive on an in-process node with the naive sampler,
@@ -321,6 +321,76 @@ static void test_gradient(void) {
   printf("\n  gradient check: largest |delta - (-lr * finite difference)| = %.2g\n", worst);
   /* The skipped negative (the context itself) gets no delta. */
   for (int i = 0; i < GC_DIM; i++) CU_ASSERT_EQUAL(sd[GC_DIM + i], 0);
+}
+
+/* --------------------------------------------------------------- AdaGrad */
+
+/* One AdaGrad step by hand (optimizer "adagrad"): dim 2, neg 2, lr 0.1 (no
+ * schedule), values [vector | accumulators]. Pairs (context 0 -> center 1)
+ * and (context 2 -> center 3) over V = 4 words: reads out 1 (key 5), in 0,
+ * out 3 (key 7), in 2; negatives 7 and 6 for the first pair, 6 and 6 for the
+ * second. Input vectors lie along x (in0 = [1 0], in2 = [2 0]), output
+ * vectors along y (out1 = [0 1], out3 = [0 2], out2 = [0 3]): every score
+ * is 0 and sigma 1/2. Gradients of the loss: a pair's -1/2 out_c on its
+ * context and -1/2 in on its center, a negative's +1/2 out_n and +1/2 in,
+ * summed per key: in0 [0 2], in2 [0 2], out1 [-0.5 0], out3 [-1 0] as a
+ * center + [0.5 0] as a negative = [-0.5 0], out2 [0.5 + 1 + 1, 0]. Each
+ * key steps once, in its first slot: negative 7 adds to the read of key 7,
+ * the second and third 6 to the first; those slots push 0. */
+static void test_adagrad_step(void) {
+  char *dir = unit_temp_dir();
+  unit_write(dir, "c.txt", "a a a a b b b c c d\n");
+  wl_workload *wl = make_ok("{'type':'w2v','corpus':'c.txt','min_count':1,'dim':2,'neg':2,"
+                            "'window':1,'lr':0.1,'lr_schedule':'constant','subsample':0,"
+                            "'optimizer':'adagrad'}", dir, 1);
+  expect_error("{'type':'w2v','corpus':'c.txt','optimizer':'adagrd'}", dir,
+               "optimizer: expected one of \"sgd\", \"adagrad\", found \"adagrd\" (did you "
+               "mean \"adagrad\"?)");
+  ps_layout layout = {0};
+  wl_tables(wl, &layout);
+  CU_ASSERT_EQUAL(layout.tables[0].value_len, 4);
+  CU_ASSERT_EQUAL(layout.tables[1].value_len, 4);
+  float init[4] = {0};
+  wl_add_initial(wl, 0, init, 4); /* the vector only: accumulators start at 0 */
+  CU_ASSERT(init[0] != 0 && init[1] != 0 && init[2] == 0 && init[3] == 0);
+
+  ps_key reads[] = {5, 0, 7, 2}, samples[] = {7, 6, 6, 6};
+  float vals[] = {0, 1, 0, 0, /**/ 1, 0, 0, 12, /**/ 0, 2, 0.75f, 0, /**/ 2, 0, 5, 0};
+  float svals[] = {0, 2, 0.75f, 0, /**/ 0, 3, 0, 7, /**/ 0, 3, 0, 7, /**/ 0, 3, 0, 7};
+  size_t off[] = {0, 4, 8, 12};
+  uint64_t items[] = {0, 1 | (uint64_t)0 << 32, 3 | (uint64_t)2 << 32};
+  wl_step st = {.reads = reads, .n_reads = 4, .writes = reads, .n_writes = 4, .n_samples = 4,
+                .items = items, .n_items = 3};
+  float d[16] = {0}, sd[16] = {0};
+  wl_math_io io = {.reads = vals, .read_off = off, .samples = samples, .sample_vals = svals,
+                   .sample_off = off, .n_samples = 4, .write_deltas = d, .write_off = off,
+                   .sample_deltas = sd};
+  wl_stream *s = wl_stream_new(wl, 0, 0, 1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_EQUAL_FATAL(wl_type_w2v.math(s->impl, &st, &io), PS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(io.loss, 6 * log(2), 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(io.examples, 2, 0);
+  /* acc + g^2: out1 [0.25 0], in0 [0 16], out3 [1 0], in2 [5 4], out2 [6.25 7] */
+  const double want[] = {0.1, 0, 0.25, 0, /**/ 0, -0.05, 0, 4, /**/ 0.05, 0, 0.25, 0,
+                         /**/ 0, -0.1, 0, 4};
+  const double swant[] = {0, 0, 0, 0, /**/ -0.1, 0, 6.25, 0, /**/ 0, 0, 0, 0, /**/ 0, 0, 0, 0};
+  for (size_t i = 0; i < 16; i++) {
+    CU_ASSERT_DOUBLE_EQUAL(d[i], want[i], 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(sd[i], swant[i], 1e-6);
+  }
+  /* Saved vectors are the vectors, not their accumulators. */
+  float table0[16] = {1, 2, 99, 99, /**/ 3, 4, 99, 99, /**/ 5, 6, 99, 99, /**/ 7, 8, 99, 99};
+  const float *tables[] = {table0, table0};
+  char err[256] = "";
+  CU_ASSERT_EQUAL(wl_type_w2v.save(wl->impl, &layout, tables, dir, err, sizeof err), 0);
+  char *text = unit_slurp(dir, "vectors.txt");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  CU_ASSERT_STRING_EQUAL(text, "4 2\na 1 2\nb 3 4\nc 5 6\nd 7 8\n");
+  free(text);
+  wl_stream_free(s);
+  wl_free(wl);
+  unit_remove_tree(dir);
+  free(dir);
 }
 
 /* ----------------------------------------------------------------- steps */
@@ -778,6 +848,7 @@ PSLAB_SUITE("w2v",
             {"loader errors", test_loader_errors},
             {"spearman with ties", test_spearman},
             {"gradient check", test_gradient},
+            {"adagrad step", test_adagrad_step},
             {"steps", test_steps},
             {"subsampling closes gaps", test_subsampling_gaps},
             {"evaluation", test_eval},

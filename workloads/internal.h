@@ -17,6 +17,7 @@
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <math.h>
 #include <stdio.h>
 
 /* ------------------------------------------------------- workload types */
@@ -229,6 +230,42 @@ bool wlj_math_fields(const struct cJSON *json, wl_info *info, char *err, size_t 
  * field is missing). false with a message in err: a bare number, another
  * unit, or a workload with nothing to evaluate. */
 bool wlj_eval_every(const struct cJSON *json, wl_info *info, char *err, size_t errlen);
+
+/* The "optimizer" field of the training workloads whose step math is plain
+ * SGD (mf, w2v): "sgd" (the default) or "adagrad". false with a message in
+ * err (a near miss gets a "did you mean"). */
+typedef enum { WL_OPT_SGD, WL_OPT_ADAGRAD } wl_optimizer;
+bool wlj_optimizer(const struct cJSON *json, wl_optimizer *out, char *err, size_t errlen);
+
+/* ------------------------------------------------------------- AdaGrad */
+
+/* AdaGrad's state lives in the value itself, as kge stores it (and Lapse):
+ * a key of `len` parameters holds [parameters | accumulated squared
+ * gradients], 2 len floats, so the store, relocation and replication carry
+ * the state with the parameters; the accumulators start at 0 (initial
+ * values touch the parameters only) and a step pushes, from the pulled
+ * accumulator acc and the step's gradient g (summed over the step, per
+ * key), acc += g^2 and param -= lr g / sqrt(acc + g^2 + 1e-10). */
+#define WL_ADAGRAD_EPS 1e-10
+
+/* Floats a key holds for `len` parameters under optimizer o. */
+static inline uint32_t wl_value_len(wl_optimizer o, uint32_t len) {
+  return o == WL_OPT_ADAGRAD ? 2 * len : len;
+}
+
+/* One float: the deltas of the parameter and of its accumulator. */
+static inline void wl_adagrad(double lr, double g, float acc, float *d_param, float *d_acc) {
+  double sum = acc + g * g;
+  *d_param = (float)(-lr * g / sqrt(sum > 0 ? sum + WL_ADAGRAD_EPS : WL_ADAGRAD_EPS));
+  *d_acc = (float)(g * g);
+}
+
+/* One key: v is its pulled value [params | acc]; d's first len floats hold
+ * the step's gradient on entry and the parameters' deltas on return, its
+ * last len the accumulators'. */
+static inline void wl_adagrad_key(double lr, const float *v, float *d, uint32_t len) {
+  for (uint32_t i = 0; i < len; i++) wl_adagrad(lr, d[i], v[len + i], d + i, d + len + i);
+}
 
 /* ------------------------------------------------------------ data files */
 

@@ -203,6 +203,9 @@ bool wlj_choice(const cJSON *json, const char *field, const char *const *choices
     used += (size_t)n;
   }
   wlj_error(err, errlen, field, expected, v);
+  const char *near = cJSON_IsString(v) ? nearest(v->valuestring, choices) : NULL;
+  size_t at = near && err && errlen ? strlen(err) : errlen;
+  if (at < errlen) snprintf(err + at, errlen - at, " (did you mean \"%s\"?)", near);
   return false;
 }
 
@@ -241,6 +244,14 @@ bool wlj_eval_every(const cJSON *json, wl_info *info, char *err, size_t errlen) 
   }
   double steps = epochs ? round(n * (double)info->steps_per_epoch) : n;
   info->eval_steps = steps >= 1 ? (uint64_t)steps : 1;
+  return true;
+}
+
+bool wlj_optimizer(const cJSON *json, wl_optimizer *out, char *err, size_t errlen) {
+  static const char *const optimizers[] = {"sgd", "adagrad", NULL};
+  size_t i;
+  if (!wlj_choice(json, "optimizer", optimizers, WL_OPT_SGD, &i, err, errlen)) return false;
+  *out = i == 0 ? WL_OPT_SGD : WL_OPT_ADAGRAD;
   return true;
 }
 

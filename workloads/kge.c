@@ -51,7 +51,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KGE_EPS 1e-10
 #define KGE_SALT 0x6b6765ULL /* "kge" */
 
 typedef struct {
@@ -523,14 +522,12 @@ static bool kge_next_step(void *stream, ps_key *slot, uint64_t *items, wl_step *
 
 /* ----------------------------------------------------------------- math */
 
-/* AdaGrad from the pulled value v = [emb | acc] and the gradient g. */
+/* AdaGrad from the pulled value v = [emb | acc] and the gradient g (in
+ * double, hence not wl_adagrad_key, whose gradient is the float delta). */
 static void adagrad(const kge_workload *k, const float *v, const double *g, uint32_t len,
                     float *delta) {
-  for (uint32_t i = 0; i < len; i++) {
-    double acc = v[len + i] + g[i] * g[i];
-    delta[i] = (float)(-k->lr * g[i] / sqrt(acc > 0 ? acc + KGE_EPS : KGE_EPS));
-    delta[len + i] = (float)(g[i] * g[i]);
-  }
+  for (uint32_t i = 0; i < len; i++)
+    wl_adagrad(k->lr, g[i], v[len + i], delta + i, delta + len + i);
 }
 
 static int kge_math(void *stream, const wl_step *st, wl_math_io *io) {

@@ -16,6 +16,13 @@
  * left out), one example per rating. Cost: 8 * rank flops a rating (the dot
  * product and the two updates), unless flops_per_step says otherwise.
  *
+ * Optimizer "adagrad": each factor key holds [factor | accumulated squared
+ * gradients] (2 rank floats; internal.h, AdaGrad), and a key's step takes
+ * the same summed gradient g through AdaGrad (per float: acc += g^2,
+ * factor -= lr g / sqrt(acc + g^2 + 1e-10), from the pulled acc): per-key
+ * step sizes, which shrink on the hot factors that many ratings push.
+ * Cost: 6 flops more a float of each key written.
+ *
  * Initial values. The store starts at zero; a factor's value is the stored
  * one plus uniform(-s, s) per float (wl_initial_uniform, a fixed function of
  * the key), s = sqrt(rms / rank) for rms the root mean square of the
@@ -205,7 +212,7 @@ static bool split_data(mf_workload *m) {
 static const char *const mf_fields[] = {
     "type",       "rank",     "lr",     "reg",  "batch", "epochs", "flops_per_step",
     "init_scale", "clustering", "blocking", "math", "target_quality", "eval_every",
-    NULL};
+    "optimizer", NULL};
 
 /* The known fields: the type's own and the data's. */
 static bool check_fields(const cJSON *json, char *err, size_t errlen) {
@@ -228,7 +235,8 @@ static bool mf_parse(const cJSON *json, mf_workload *m, char *err, size_t errlen
       !wlj_number(json, "flops_per_step", 0, INFINITY, 0, &m->flops, err, errlen) ||
       !wlj_number(json, "init_scale", 0, INFINITY, -1, &m->init_scale, err, errlen) ||
       !wlj_bool(json, "clustering", false, &m->clustering, err, errlen) ||
-      !wlj_bool(json, "blocking", false, &m->blocking, err, errlen))
+      !wlj_bool(json, "blocking", false, &m->blocking, err, errlen) ||
+      !wlj_optimizer(json, &m->optimizer, err, errlen))
     return false;
   m->has_flops = cJSON_GetObjectItemCaseSensitive(json, "flops_per_step") != NULL;
   if (m->blocking && m->workers > MF_MAX_BLOCKING_WORKERS) {
@@ -312,10 +320,10 @@ static void *mf_create(const cJSON *json, const wl_context *ctx, wl_info *info, 
 
 static void mf_tables(const void *impl, ps_layout *layout) {
   const mf_workload *m = impl;
+  uint32_t len = wl_value_len(m->optimizer, (uint32_t)m->rank);
   layout->num_tables = 2;
-  layout->tables[0] = (ps_table){.first = 0, .count = m->d.rows, .value_len = (uint32_t)m->rank};
-  layout->tables[1] =
-      (ps_table){.first = m->d.rows, .count = m->d.cols, .value_len = (uint32_t)m->rank};
+  layout->tables[0] = (ps_table){.first = 0, .count = m->d.rows, .value_len = len};
+  layout->tables[1] = (ps_table){.first = m->d.rows, .count = m->d.cols, .value_len = len};
 }
 
 /* -------------------------------------------------------------- streams */
@@ -391,6 +399,7 @@ static bool mf_next_step(void *stream, ps_key *slot, uint64_t *items, wl_step *o
   out->n_writes = n;
   out->n_samples = 0;
   out->flops = m->has_flops ? m->flops : 8.0 * (double)m->rank * (double)n_items;
+  if (!m->has_flops && m->optimizer == WL_OPT_ADAGRAD) out->flops += 6.0 * (double)m->rank * n;
   if (items) {
     memcpy(items, chosen, n_items * sizeof *items);
     out->items = items;
@@ -403,8 +412,8 @@ static bool mf_next_step(void *stream, ps_key *slot, uint64_t *items, wl_step *o
 /* ------------------------------------------------------------------ math */
 
 static void mf_initial(const void *impl, ps_key k, float *val, uint32_t len) {
-  const mf_workload *m = impl;
-  for (uint32_t i = 0; i < len; i++)
+  const mf_workload *m = impl; /* the factor; AdaGrad's accumulators start at 0 */
+  for (uint32_t i = 0; i < len && i < m->rank; i++)
     val[i] += wl_initial_uniform(MF_INIT_SALT, k, i, (float)m->init_scale);
 }
 
@@ -419,7 +428,9 @@ static int mf_math(void *stream, const wl_step *st, wl_math_io *io) {
   const mf_workload *m = s->m;
   keymap_clear(&s->where);
   for (size_t i = 0; i < st->n_reads; i++) keymap_put(&s->where, st->reads[i], (uint32_t)i);
-  const float step = (float)(-2.0 * m->lr), reg = (float)m->reg;
+  /* SGD adds -lr times the gradient; AdaGrad sums the gradient first */
+  const bool adagrad = m->optimizer == WL_OPT_ADAGRAD;
+  const float step = adagrad ? 2.0f : (float)(-2.0 * m->lr), reg = (float)m->reg;
   for (size_t i = 0; i < st->n_items; i++) {
     const mf_rating *r = &m->d.train[st->items[i]];
     uint32_t pw = keymap_get(&s->where, r->row);
@@ -437,6 +448,9 @@ static int mf_math(void *stream, const wl_step *st, wl_math_io *io) {
     }
   }
   io->examples += (double)st->n_items;
+  for (size_t i = 0; adagrad && i < st->n_writes; i++)
+    wl_adagrad_key(m->lr, io->reads + io->read_off[i], io->write_deltas + io->write_off[i],
+                   (uint32_t)m->rank);
   return PS_OK;
 }
 
@@ -518,16 +532,18 @@ static size_t mf_hot_keys(const void *impl, size_t n, ps_key *out) {
 /* ---------------------------------------------------------------- saving */
 
 /* One factor table as CSV: a header "<what>,f0,...", then a line per id,
- * its name (the ratings file's; generated data: the id) and its factor. */
+ * its name (the ratings file's; generated data: the id) and its factor: the
+ * first `rank` floats of each value, which is `stride` long (AdaGrad's
+ * accumulators follow the factor). */
 static int save_factors(const mf_workload *m, const char *dir, const char *file,
                         const char *what, char *const *names, uint32_t n, const float *vals,
-                        char *err, size_t errlen) {
+                        uint32_t stride, char *err, size_t errlen) {
   wl_save_file sv;
   if (!wl_save_open(&sv, dir, file, err, errlen)) return -1;
   fputs(what, sv.f);
   for (uint64_t j = 0; j < m->rank; j++) fprintf(sv.f, ",f%llu", (unsigned long long)j);
   fputc('\n', sv.f);
-  wl_save_rows(sv.f, ',', names, n, vals, (uint32_t)m->rank, m->rank);
+  wl_save_rows(sv.f, ',', names, n, vals, (uint32_t)m->rank, stride);
   return wl_save_close(&sv, true, err, errlen);
 }
 
@@ -535,12 +551,11 @@ static int save_factors(const mf_workload *m, const char *dir, const char *file,
  * rating is predicted as their dot product. */
 static int mf_save(const void *impl, const ps_layout *layout, const float *const *vals,
                    const char *dir, char *err, size_t errlen) {
-  (void)layout;
   const mf_workload *m = impl;
   return save_factors(m, dir, "user_factors.csv", "user", m->d.user_names, m->d.rows, vals[0],
-                      err, errlen) == 0 &&
+                      layout->tables[0].value_len, err, errlen) == 0 &&
                  save_factors(m, dir, "item_factors.csv", "item", m->d.item_names, m->d.cols,
-                              vals[1], err, errlen) == 0
+                              vals[1], layout->tables[1].value_len, err, errlen) == 0
              ? 0
              : -1;
 }

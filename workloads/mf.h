@@ -1,8 +1,8 @@
 /*
  * The `mf` workload's internals, shared by its two files: mf_data.c reads or
  * generates the ratings and splits off the held-out ones; mf.c is the
- * workload type (the split over workers, the steps, the SGD math and the
- * held-out RMSE). Nothing outside workloads/ includes this, tests excepted.
+ * workload type (the split over workers, the steps, the SGD or AdaGrad math
+ * and the held-out RMSE). Nothing outside workloads/ includes this, tests excepted.
  */
 #ifndef PSLAB_WORKLOADS_MF_H
 #define PSLAB_WORKLOADS_MF_H
@@ -38,6 +38,7 @@ typedef struct {
   mf_data d;
   uint64_t rank, batch, epochs;
   double lr, reg, init_scale;
+  wl_optimizer optimizer; /* adagrad: values are [factor | accumulators] */
   bool has_flops;
   double flops;           /* per step, when has_flops */
   bool clustering, blocking, math;

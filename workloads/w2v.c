@@ -37,6 +37,15 @@
  * Flops: 6 * dim per (pair, target), target = the center or a negative: a
  * dot product and two scaled additions.
  *
+ * Optimizer "adagrad": every vector's key holds [vector | accumulated
+ * squared gradients] (2 dim floats; internal.h, AdaGrad). The step's
+ * gradients are summed per distinct key (a negative that is also one of the
+ * step's output vectors, or drawn twice, adds to the key's first slot: the
+ * writes, then the samples in order; its other slots push 0) and each key
+ * takes one AdaGrad step from its pulled accumulators, at the scheduled lr
+ * (lr_schedule applies to AdaGrad's lr too). 6 flops more a float of each
+ * key updated.
+ *
  * Quality: Spearman's rho between the cosine of input vectors and a
  * similarity set's scores, evaluated by rank 0 alone; or 3CosAdd analogy
  * accuracy among the analogy_vocab most frequent words, questions split
@@ -61,6 +70,7 @@ typedef struct {
   uint64_t dim, window, neg, batch, epochs, min_count;
   double subsample, sample_power, lr;
   size_t lr_schedule;
+  wl_optimizer optimizer;
   double *keep;      /* per word: the probability subsampling keeps a token */
   uint32_t workers;
   uint64_t steps_per_epoch;
@@ -72,18 +82,23 @@ typedef struct {
   uint32_t ana_vocab;
 } w2v_workload;
 
+/* Keys to indices: open addressing, an entry is in use when its stamp is
+ * the set's, so a new stamp empties the set in O(1). */
+typedef struct {
+  ps_key *keys;
+  uint32_t *index;
+  uint64_t *stamps;
+  size_t mask;
+  uint64_t stamp;
+} key_set;
+
 typedef struct {
   const w2v_workload *w;
   gsl_rng *rng;
   uint64_t lo, hi;   /* the worker's chunk of tokens */
   uint64_t pos, sentence, step_in_epoch, drawn, salt;
-  /* Keys of the current step -> their index in the slot: open addressing,
-   * a slot is in use when its stamp is the step's. */
-  ps_key *seen;
-  uint32_t *seen_index;
-  uint64_t *seen_stamp;
-  size_t seen_mask;
-  uint64_t stamp;
+  key_set seen;      /* next_step: the step's keys -> their index in the slot */
+  key_set first;     /* math under AdaGrad: a key -> its first slot */
 } w2v_stream;
 
 /* ------------------------------------------------------------ creation */
@@ -147,7 +162,7 @@ static bool parse(const cJSON *json, w2v_workload *w, const char **corpus, const
       "type", "corpus", "min_count", "dim", "window", "neg", "batch", "subsample",
       "sample_power", "lr", "lr_schedule", "epochs", "similarity", "similarity_pairs",
       "analogy", "analogy_vocab", "wordnet_dir", "math", "target_quality", "eval_every",
-      NULL};
+      "optimizer", NULL};
   static const char *const schedules[] = {"linear", "constant", NULL};
   const uint64_t one = 1, five = 5, ten = 10, fifty = 50, thousand = 1000, tenk = 10000;
   if (!wlj_check_fields(json, known, err, errlen) ||
@@ -166,7 +181,8 @@ static bool parse(const cJSON *json, w2v_workload *w, const char **corpus, const
       !wlj_uint(json, "similarity_pairs", 1, 10000000, &thousand, sim_pairs, err, errlen) ||
       !wlj_string(json, "analogy", "", ana, err, errlen) ||
       !wlj_uint(json, "analogy_vocab", 1, UINT32_MAX, &tenk, ana_vocab, err, errlen) ||
-      !wlj_string(json, "wordnet_dir", W2V_WORDNET_DIR, wordnet_dir, err, errlen))
+      !wlj_string(json, "wordnet_dir", W2V_WORDNET_DIR, wordnet_dir, err, errlen) ||
+      !wlj_optimizer(json, &w->optimizer, err, errlen))
     return false;
   return check_together(json, w, *corpus, *sim, *ana, err, errlen);
 }
@@ -264,20 +280,50 @@ static void *w2v_create(const cJSON *json, const wl_context *ctx, wl_info *info,
 
 static void w2v_tables(const void *impl, ps_layout *layout) {
   const w2v_workload *w = impl;
+  uint32_t len = wl_value_len(w->optimizer, (uint32_t)w->dim);
   layout->num_tables = 2;
-  layout->tables[0] = (ps_table){.first = 0, .count = w->V, .value_len = (uint32_t)w->dim};
-  layout->tables[1] = (ps_table){.first = w->V, .count = w->V, .value_len = (uint32_t)w->dim};
+  layout->tables[0] = (ps_table){.first = 0, .count = w->V, .value_len = len};
+  layout->tables[1] = (ps_table){.first = w->V, .count = w->V, .value_len = len};
 }
 
 /* -------------------------------------------------------------- streams */
+
+/* Room for n keys (at least twice as many entries, a power of two). */
+static bool key_set_init(key_set *k, size_t n) {
+  size_t cap = 16;
+  while (cap < 2 * n) cap *= 2;
+  k->mask = cap - 1;
+  k->keys = malloc(cap * sizeof *k->keys);
+  k->index = malloc(cap * sizeof *k->index);
+  k->stamps = calloc(cap, sizeof *k->stamps);
+  return k->keys && k->index && k->stamps;
+}
+
+static void key_set_free(key_set *k) {
+  free(k->keys);
+  free(k->index);
+  free(k->stamps);
+}
+
+/* The index of key, or `fresh` once key is added with it. */
+static uint32_t key_set_find_or_add(key_set *k, ps_key key, uint32_t fresh) {
+  size_t i = (size_t)ps_mix64(key) & k->mask;
+  while (k->stamps[i] == k->stamp) {
+    if (k->keys[i] == key) return k->index[i];
+    i = (i + 1) & k->mask;
+  }
+  k->stamps[i] = k->stamp;
+  k->keys[i] = key;
+  k->index[i] = fresh;
+  return fresh;
+}
 
 static void w2v_stream_free(void *stream) {
   w2v_stream *s = stream;
   if (!s) return;
   if (s->rng) gsl_rng_free(s->rng);
-  free(s->seen);
-  free(s->seen_index);
-  free(s->seen_stamp);
+  key_set_free(&s->seen);
+  key_set_free(&s->first);
   free(s);
 }
 
@@ -297,14 +343,12 @@ static void *w2v_stream_new(const void *impl, uint32_t node, uint32_t worker_ran
   uint32_t r = worker_rank % w->workers; /* a rank beyond the cluster wraps */
   s->lo = chunk_start(w->c.n_tokens, w->workers, r);
   s->hi = chunk_start(w->c.n_tokens, w->workers, r + 1);
-  size_t cap = 16;
-  while (cap < 2 * w->batch * (1 + 2 * w->window)) cap *= 2;
-  s->seen_mask = cap - 1;
-  s->seen = malloc(cap * sizeof *s->seen);
-  s->seen_index = malloc(cap * sizeof *s->seen_index);
-  s->seen_stamp = calloc(cap, sizeof *s->seen_stamp);
+  size_t keys = (size_t)(w->batch * (1 + 2 * w->window));
+  size_t samples = (size_t)(w->batch * 2 * w->window * w->neg);
+  bool adagrad = w->optimizer == WL_OPT_ADAGRAD;
   s->rng = wl_rng_new(seed, worker_rank);
-  if (!s->seen || !s->seen_index || !s->seen_stamp || !s->rng) {
+  if (!key_set_init(&s->seen, keys) || (adagrad && !key_set_init(&s->first, keys + samples)) ||
+      !s->rng) {
     w2v_stream_free(s);
     return NULL;
   }
@@ -313,16 +357,9 @@ static void *w2v_stream_new(const void *impl, uint32_t node, uint32_t worker_ran
 
 /* The index of key k in the step's keys, appended if new. */
 static uint32_t key_index(w2v_stream *s, ps_key k, ps_key *slot, size_t *n) {
-  size_t i = (size_t)ps_mix64(k) & s->seen_mask;
-  while (s->seen_stamp[i] == s->stamp) {
-    if (s->seen[i] == k) return s->seen_index[i];
-    i = (i + 1) & s->seen_mask;
-  }
-  s->seen_stamp[i] = s->stamp;
-  s->seen[i] = k;
-  s->seen_index[i] = (uint32_t)*n;
-  slot[*n] = k;
-  return (uint32_t)(*n)++;
+  uint32_t i = key_set_find_or_add(&s->seen, k, (uint32_t)*n);
+  if (i == *n) slot[(*n)++] = k;
+  return i;
 }
 
 /* Whether subsampling keeps the token at pos this epoch. */
@@ -377,7 +414,7 @@ static bool w2v_next_step(void *stream, ps_key *slot, uint64_t *items, wl_step *
   }
   uint64_t end = s->pos + w->batch < s->hi ? s->pos + w->batch : s->hi;
   size_t n_keys = 0, pairs = 0;
-  s->stamp++;
+  s->seen.stamp++;
   items[0] = s->drawn;
   for (uint64_t p = s->pos; p < end; p++) {
     find_sentence(s, p);
@@ -402,6 +439,8 @@ static bool w2v_next_step(void *stream, ps_key *slot, uint64_t *items, wl_step *
   out->n_writes = n_keys;
   out->n_samples = pairs * (size_t)w->neg;
   out->flops = 6.0 * (double)w->dim * (double)pairs * (double)(1 + w->neg);
+  if (w->optimizer == WL_OPT_ADAGRAD)
+    out->flops += 6.0 * (double)w->dim * (double)(n_keys + out->n_samples);
   out->items = items;
   out->n_items = 1 + pairs;
   return true;
@@ -432,9 +471,10 @@ static size_t w2v_hot_keys(const void *impl, size_t n, ps_key *out) {
 
 static void w2v_initial(const void *impl, ps_key k, float *val, uint32_t len) {
   const w2v_workload *w = impl;
-  if (k >= w->V) return; /* output vectors start at 0 */
+  if (k >= w->V) return; /* output vectors start at 0, as AdaGrad's accumulators */
   float scale = 0.5f / (float)w->dim;
-  for (uint32_t i = 0; i < len; i++) val[i] += wl_initial_uniform(W2V_INITIAL_SALT, k, i, scale);
+  for (uint32_t i = 0; i < len && i < w->dim; i++)
+    val[i] += wl_initial_uniform(W2V_INITIAL_SALT, k, i, scale);
 }
 
 static double dot(const float *a, const float *b, uint32_t n) {
@@ -479,8 +519,34 @@ void w2v_sgns(const wl_step *st, wl_math_io *io, uint32_t dim, uint32_t vocab, u
   }
 }
 
+/* AdaGrad on the step's gradients (in the deltas): each key's summed into
+ * its first slot, writes then samples, and stepped once. */
+static void adagrad_step(w2v_stream *s, const wl_step *st, wl_math_io *io, double lr) {
+  key_set *first = &s->first;
+  const uint32_t dim = (uint32_t)s->w->dim, nw = (uint32_t)st->n_writes;
+  first->stamp++;
+  for (uint32_t i = 0; i < nw; i++) key_set_find_or_add(first, st->writes[i], i);
+  for (size_t j = 0; j < io->n_samples; j++) {
+    uint32_t at = key_set_find_or_add(first, io->samples[j], nw + (uint32_t)j);
+    if (at == nw + j) continue;
+    float *to = at < nw ? io->write_deltas + io->write_off[at]
+                        : io->sample_deltas + io->sample_off[at - nw];
+    float *from = io->sample_deltas + io->sample_off[j];
+    for (uint32_t k = 0; k < dim; k++) {
+      to[k] += from[k];
+      from[k] = 0;
+    }
+  }
+  for (uint32_t i = 0; i < nw; i++)
+    wl_adagrad_key(lr, io->reads + io->read_off[i], io->write_deltas + io->write_off[i], dim);
+  for (size_t j = 0; j < io->n_samples; j++)
+    if (key_set_find_or_add(first, io->samples[j], 0) == nw + j)
+      wl_adagrad_key(lr, io->sample_vals + io->sample_off[j],
+                     io->sample_deltas + io->sample_off[j], dim);
+}
+
 static int w2v_math(void *stream, const wl_step *st, wl_math_io *io) {
-  const w2v_stream *s = stream;
+  w2v_stream *s = stream;
   const w2v_workload *w = s->w;
   if (st->n_items == 0) return PS_OK;
   double lr = w->lr;
@@ -488,7 +554,12 @@ static int w2v_math(void *stream, const wl_step *st, wl_math_io *io) {
     double left = 1.0 - (double)st->items[0] / (double)(w->steps_per_epoch * w->epochs);
     lr *= left > 1e-4 ? left : 1e-4;
   }
-  w2v_sgns(st, io, (uint32_t)w->dim, w->V, (uint32_t)w->neg, (float)lr);
+  if (w->optimizer == WL_OPT_SGD) {
+    w2v_sgns(st, io, (uint32_t)w->dim, w->V, (uint32_t)w->neg, (float)lr);
+    return PS_OK;
+  }
+  w2v_sgns(st, io, (uint32_t)w->dim, w->V, (uint32_t)w->neg, -1.0f); /* the gradients */
+  adagrad_step(s, st, io, lr);
   return PS_OK;
 }
 
@@ -613,9 +684,10 @@ static int w2v_eval(const void *impl, uint32_t rank, uint32_t workers, const wl_
 
 /* vectors.txt: word2vec's text format, the input vectors: "<words> <dim>",
  * then "<word> <v1> ... <vdim>" a line, words by id (frequency rank), each
- * float as %.9g (it reads back exactly). */
-static int save_vectors(const w2v_workload *w, const float *in, const char *dir, char *err,
-                        size_t errlen) {
+ * float as %.9g (it reads back exactly). Word i's vector starts at in + i *
+ * stride (its key's value: AdaGrad's accumulators follow the vector). */
+static int save_vectors(const w2v_workload *w, const float *in, uint32_t stride, const char *dir,
+                        char *err, size_t errlen) {
   wl_save_file sv;
   if (!wl_save_open(&sv, dir, "vectors.txt", err, errlen)) return -1;
   fprintf(sv.f, "%u %llu\n", (unsigned)w->V, (unsigned long long)w->dim);
@@ -623,7 +695,7 @@ static int save_vectors(const w2v_workload *w, const float *in, const char *dir,
     fputs(w->c.vocab.names[i], sv.f);
     for (uint64_t j = 0; j < w->dim; j++) {
       fputc(' ', sv.f);
-      wl_save_float(sv.f, in[i * w->dim + j]);
+      wl_save_float(sv.f, in[(size_t)i * stride + j]);
     }
     fputc('\n', sv.f);
   }
@@ -643,9 +715,8 @@ static int save_pairs(const w2v_workload *w, const char *dir, char *err, size_t 
 
 static int w2v_save(const void *impl, const ps_layout *layout, const float *const *vals,
                     const char *dir, char *err, size_t errlen) {
-  (void)layout; /* table 0: the input vectors */
-  const w2v_workload *w = impl;
-  if (save_vectors(w, vals[0], dir, err, errlen) != 0) return -1;
+  const w2v_workload *w = impl; /* table 0: the input vectors */
+  if (save_vectors(w, vals[0], layout->tables[0].value_len, dir, err, errlen) != 0) return -1;
   return w->quality == QUALITY_SIMILARITY ? save_pairs(w, dir, err, errlen) : 0;
 }
 
