@@ -421,6 +421,32 @@ static void test_scheduler_takes_one_worker_on_a_hot_key_of_one_node(void) {
   cJSON_Delete(records);
 }
 
+/* A stage is estimated from the state the stages before it leave. Under
+ * relocation, a first stage of one worker (on node 0) pulls nearly every key
+ * to node 0; a second stage of one worker then finds them all in memory,
+ * while more workers would pull them back over a 1 ms network. From fresh
+ * parameters (the keys spread over both nodes: the same stage scheduled
+ * alone) more workers look faster, and a scheduler blind to the first stage
+ * took them. */
+static void test_scheduler_starts_from_the_state_before(void) {
+  const char *cl = "{'nodes': 2, 'workers_per_node': 2, 'network': {'bandwidth': '1Gbps', "
+                   "'latency': '1ms'}}";
+  const char *wl = "{'type': 'zipf', 'keys': 200, 'skew': 0, 'value_length': 4, "
+                   "'reads_per_step': 2, 'writes_per_step': 2, 'steps_per_worker': 2000, "
+                   "'flops_per_step': 1e4}";
+  const char *pol = "{'type': 'relocate', 'lookahead': 5}";
+  cJSON *fresh = NULL, *after = NULL;
+  uint32_t alone = schedule(cl, wl, pol, "[{'workers': 'auto', 'steps': 400}]", 0, &fresh);
+  uint32_t second = schedule(cl, wl, pol,
+                             "[{'workers': 1, 'steps': 400}, {'workers': 'auto', 'steps': 400}]",
+                             1, &after);
+  CU_ASSERT_NOT_EQUAL(alone, 1);
+  CU_ASSERT_EQUAL(second, 1);
+  check_record(after, 1, 1);
+  cJSON_Delete(fresh);
+  cJSON_Delete(after);
+}
+
 /* The same schedule twice: the same choice and the same estimates. */
 static void test_scheduler_is_deterministic(void) {
   const char *cl = "{'nodes': 2, 'workers_per_node': 2}";
@@ -440,6 +466,8 @@ static void test_scheduler_is_deterministic(void) {
 
 PSLAB_SUITE("stages", {"bad stages name their JSON path", test_bad_stages_name_their_path},
             {"good stages pass; auto only in specs", test_good_stages_pass_and_auto_only_in_specs},
+            {"the scheduler starts a stage from the state before it",
+             test_scheduler_starts_from_the_state_before},
             {"active workers round-robin over nodes, steps split evenly",
              test_active_workers_round_robin_over_nodes},
             {"the scheduler's candidate counts", test_candidates},

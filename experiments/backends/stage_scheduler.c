@@ -9,9 +9,15 @@
  * a real run, its simulated twin: its profile, or the defaults), with the
  * run's workload, policy, seed and the stage's own batch, lr and
  * consistency, for a prefix of the stage: min(EXP_SCHED_PREFIX_STEPS,
- * ceil(steps / c)) steps per worker, the stage alone from fresh parameters.
- * Its estimate of the stage's time is the prefix's time scaled to the
- * stage's steps per worker: time(prefix) * ceil(steps / c) / prefix. The
+ * ceil(steps / c)) steps per worker. The stage starts from the state the
+ * stages before it leave: each candidate's simulation runs those stages
+ * first, whole and with the counts already chosen, so the keys' placement,
+ * the replicas and the values are where the run will really have them
+ * (a stage after one that moved every key to one node is estimated with
+ * the keys there, not from fresh parameters); only the stage's own time
+ * counts (its metrics' stages[k].time_s). Its estimate of the stage's time
+ * is the prefix's time scaled to the stage's steps per worker:
+ * time(prefix) * ceil(steps / c) / prefix. The
  * fastest estimate wins (the fewer workers on a tie). Simulations are
  * deterministic for a seed, so the choice is too; each runs in a forked
  * child, as SimGrid runs once per process.
@@ -42,10 +48,21 @@ bool exp_stages_have_auto(const cJSON *stages) {
 
 /* ------------------------------------------------------------ simulating */
 
-/* [the stage, with `workers` workers and `per_worker` steps each]. */
-static cJSON *prefix_stages(const cJSON *stage, uint32_t workers, uint64_t per_worker) {
-  cJSON *one = cJSON_Duplicate(stage, true);
+/* [the first k stages of `resolved` (their counts chosen), then stage k
+ * with `workers` workers and `per_worker` steps each]. */
+static cJSON *prefix_stages(const cJSON *resolved, size_t k, uint32_t workers,
+                            uint64_t per_worker) {
   cJSON *list = cJSON_CreateArray();
+  const cJSON *st = resolved->child;
+  for (size_t i = 0; list && st && i < k; i++, st = st->next) {
+    cJSON *before = cJSON_Duplicate(st, true);
+    if (!before || !cJSON_AddItemToArray(list, before)) {
+      cJSON_Delete(before);
+      cJSON_Delete(list);
+      return NULL;
+    }
+  }
+  cJSON *one = st ? cJSON_Duplicate(st, true) : NULL;
   if (!one || !list || !cJSON_AddItemToArray(list, one)) {
     cJSON_Delete(one);
     cJSON_Delete(list);
@@ -75,11 +92,13 @@ static noreturn void simulate_child(const exp_backend_job *job, const cJSON *sta
   _exit(text ? 0 : 1);
 }
 
-/* Simulates the stage with `workers` workers for per_worker steps each:
- * its time in *time_s. 0, or -1 with a message. */
-static int simulate(const exp_backend_job *job, const cJSON *stage, uint32_t workers,
-                    uint64_t per_worker, double *time_s, char *err, size_t errlen) {
-  cJSON *stages = prefix_stages(stage, workers, per_worker);
+/* Simulates the stages before stage k of `resolved`, then stage k with
+ * `workers` workers for per_worker steps each: stage k's time in *time_s.
+ * 0, or -1 with a message. */
+static int simulate(const exp_backend_job *job, const cJSON *resolved, size_t k,
+                    uint32_t workers, uint64_t per_worker, double *time_s, char *err,
+                    size_t errlen) {
+  cJSON *stages = prefix_stages(resolved, k, workers, per_worker);
   int fds[2];
   if (!stages || pipe(fds) != 0) {
     cJSON_Delete(stages);
@@ -109,7 +128,7 @@ static int simulate(const exp_backend_job *job, const cJSON *stage, uint32_t wor
   while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
   char *text = exp_buf_take(&b);
   cJSON *m = text && text[0] == 'M' ? cJSON_Parse(text + 1) : NULL;
-  const cJSON *st = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, "stages"), 0);
+  const cJSON *st = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, "stages"), (int)k);
   const cJSON *t = cJSON_GetObjectItemCaseSensitive(st, "time_s");
   int rc = 0;
   if (cJSON_IsNumber(t)) {
@@ -133,8 +152,9 @@ static bool add_numbers(cJSON *o, const char *name, const double *v, size_t n) {
   return list != NULL;
 }
 
-/* Resolves stage k (auto): its count into *chosen, its record into *record. */
-static int schedule_stage(const exp_backend_job *job, const cJSON *stage, size_t k,
+/* Resolves stage k of `resolved` (auto; the stages before it resolved):
+ * its count into *chosen, its record into *record. */
+static int schedule_stage(const exp_backend_job *job, const cJSON *resolved, size_t k,
                           const run_stage_info *info, uint32_t total, uint32_t *chosen,
                           cJSON **record, char *err, size_t errlen) {
   uint32_t cand[RUN_STAGE_CANDIDATES_MAX];
@@ -147,7 +167,7 @@ static int schedule_stage(const exp_backend_job *job, const cJSON *stage, size_t
     uint64_t p = per < EXP_SCHED_PREFIX_STEPS ? per : EXP_SCHED_PREFIX_STEPS;
     double t;
     char why[1024];
-    if (simulate(job, stage, cand[i], p, &t, why, sizeof why) != 0) {
+    if (simulate(job, resolved, k, cand[i], p, &t, why, sizeof why) != 0) {
       snprintf(err, errlen, "stages[%zu].workers: auto: simulating %u workers failed: %s", k,
                (unsigned)cand[i], why);
       return -1;
@@ -200,7 +220,7 @@ cJSON *exp_stages_schedule(const exp_backend_job *job, cJSON **records, char *er
     cJSON *record = NULL;
     if (info[k].auto_workers) {
       uint32_t chosen;
-      if (schedule_stage(job, st, k, &info[k], total, &chosen, &record, err, errlen) != 0)
+      if (schedule_stage(job, resolved, k, &info[k], total, &chosen, &record, err, errlen) != 0)
         goto fail;
       cJSON *count = cJSON_CreateNumber(chosen);
       if (!count || !cJSON_ReplaceItemInObjectCaseSensitive(st, "workers", count)) {
