@@ -182,8 +182,9 @@ int exp_shard_parse(const char *text, exp_shard *out, char *err, size_t errlen);
 bool exp_shard_has(const exp_shard *s, uint32_t run);
 /* How many of runs are in shard s. */
 size_t exp_shard_size(const exp_shard *s, const exp_run_list *runs);
-/* "cluster.nodes=8, policy={type=static}" for a run's sweep object; "" when
- * nothing is swept. Caller frees. */
+/* "cluster.nodes=8, policy={type=static}" for a run's sweep object, an
+ * empty value in the table's words ("no straggler", else "key=none"); ""
+ * when nothing is swept. Caller frees. */
 char *exp_sweep_label(const struct cJSON *sweep);
 
 /* -------------------------------------------------------------- plots */
