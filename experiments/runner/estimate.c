@@ -1,23 +1,28 @@
 /*
  * The wall time of a sweep, estimated before it starts (`pslab check`, the
- * start of `pslab run`).
+ * start of `pslab run`, `pslab validate`).
  *
  * How: every distinct run config (the runs of a sweep point differ only by
  * their seed) is a run whose cost is unknown until it runs, so each is run
  * for a short while, as the runner runs it (a forked child, exp_run_probe),
- * and its progress reports are timed: wall seconds since the fork against
- * the fraction of its steps done. A line through the first and the last
- * report, wall = setup + per_run * fraction, gives the run's wall time at
- * fraction 1 (setup: forking, loading data, building the cluster; the
- * reports come every 2% of the steps on the simulator). With one report,
- * wall / fraction (setup counted as steps: an upper bound on that line). A
- * run that ends within its share of the budget counts its own wall time;
- * one that gave no report in it counts the time it was given, as a lower
- * bound ("more than"). The whole budget is shared among at least
- * budget / EXP_ESTIMATE_MIN_S points spread over the sweep, what one
- * leaves going to the next, and more while time is left; a point not
- * calibrated counts the mean of those that were. The sweep's estimate: the sum over points of the
- * estimate times the point's runs.
+ * and its progress reports are timed: one when it is set up (fraction 0),
+ * then every 2% of its steps on the simulator, each with the wall seconds
+ * since the fork and the CPU seconds the child has used. A run's estimate
+ * is its setup (the wall time to the report at 0) plus its steps in CPU
+ * seconds (to the first report, then at the rate from the first to the
+ * last, taken to fraction 1: the first steps can be slower) times the wall
+ * seconds per CPU second that the whole calibration measured: the load of
+ * the machine as it is, one figure for every point, rather than each
+ * point's own second or so of it. A probe stops after
+ * EXP_ESTIMATE_REPORTS reports. A run that ends within its share of the
+ * budget counts its own wall time; one that gave no report after its setup
+ * counts the time it was given, as a lower bound ("more than"). The whole
+ * budget is shared among at least budget / EXP_ESTIMATE_MIN_S points spread
+ * over the sweep, what one leaves going to the next, and more while time is
+ * left; a point not calibrated counts the mean of those that were per unit
+ * of its work (exp_run_work: a sweep over cluster.nodes scales), or their
+ * mean where the work is unknown. The sweep's estimate: the sum over points
+ * of the estimate times the point's runs.
  *
  * A real run's estimate is the simulator's prediction of its time (the
  * calibration runs its simulated twin: the time so far at the last report
@@ -30,52 +35,111 @@
 #include <string.h>
 
 #define EXP_ESTIMATE_MIN_S 1.0 /* the least budget a calibrated point gets */
+#define EXP_ESTIMATE_REPORTS 3 /* reports after the first step that are enough */
 #define EXP_ESTIMATE_POINTS 1024
 
-double exp_estimate_run(const exp_calibration *c, bool real, bool *lower) {
-  *lower = false;
-  const exp_calib_point *first = NULL, *last = NULL;
+/* The reports that count: mark, the one at 0 (set up, no step taken);
+ * first and last, the first and the last strictly between 0 and 1 (last
+ * NULL when there is one); final, the last with a fraction above 0 (1 when
+ * the run finished). */
+typedef struct {
+  const exp_calib_point *mark, *first, *last, *final;
+} reports;
+
+static reports reports_of(const exp_calibration *c) {
+  reports r = {0};
   for (size_t i = 0; i < c->n; i++) {
     const exp_calib_point *p = &c->points[i];
+    if (p->fraction == 0 && !r.mark) r.mark = p;
+    if (p->fraction > 0) r.final = p;
     if (!(p->fraction > 0 && p->fraction < 1)) continue;
-    if (!first) first = p;
-    if (p->fraction > first->fraction) last = p;
+    if (!r.first) r.first = p;
+    if (p->fraction > r.first->fraction) r.last = p;
   }
-  double setup = first ? first->wall_s : 0;
-  double whole = NAN; /* wall time of the whole run, on the simulator */
-  if (first && last) {
-    double per_run = (last->wall_s - first->wall_s) / (last->fraction - first->fraction);
-    setup = fmax(0, first->wall_s - per_run * first->fraction);
-    whole = setup + per_run;
+  return r;
+}
+
+/* The wall seconds (cpu: the CPU seconds) of a point's reading. */
+static double reading(const exp_calib_point *p, bool cpu) { return cpu ? p->cpu_s : p->wall_s; }
+
+/* The whole run's steps in wall or CPU seconds: what the first report took
+ * from the mark (from the fork without one), and the rest of the steps at
+ * the rate from the first report to the last (the first steps can be
+ * slower: warming up), or at the first report's own rate without a last. */
+static double steps_of(const reports *r, bool cpu) {
+  double base = r->mark ? reading(r->mark, cpu) : 0;
+  double to_first = reading(r->first, cpu) - base;
+  if (!r->last) return to_first / r->first->fraction;
+  double rate = (reading(r->last, cpu) - reading(r->first, cpu)) /
+                (r->last->fraction - r->first->fraction);
+  return to_first + rate * (1 - r->first->fraction);
+}
+
+static bool has_cpu(const reports *r) {
+  return r->first && !isnan(r->first->cpu_s) && (!r->mark || !isnan(r->mark->cpu_s)) &&
+         (!r->last || !isnan(r->last->cpu_s));
+}
+
+void exp_calibration_span(const exp_calibration *c, double *wall_s, double *cpu_s) {
+  reports r = reports_of(c);
+  *wall_s = *cpu_s = 0;
+  if (!r.mark || !r.final || isnan(r.mark->cpu_s) || isnan(r.final->cpu_s)) return;
+  *wall_s = r.final->wall_s - r.mark->wall_s;
+  *cpu_s = r.final->cpu_s - r.mark->cpu_s;
+}
+
+double exp_estimate_run(const exp_calibration *c, double wall_per_cpu, bool real, bool *lower) {
+  *lower = false;
+  reports r = reports_of(c);
+  /* Setup: until the mark; without one, where the line through the first
+   * and last reports meets fraction 0 (none with one report). */
+  double setup = r.mark ? r.mark->wall_s : 0;
+  if (!r.mark && r.last) {
+    double rate = (r.last->wall_s - r.first->wall_s) / (r.last->fraction - r.first->fraction);
+    setup = fmax(0, r.first->wall_s - rate * r.first->fraction);
   }
-  if (first && !last) { /* setup unknown: counted as steps, an upper bound */
-    setup = 0;
-    whole = first->wall_s / first->fraction;
-  }
-  if (!real) {
-    if (c->finished) return c->elapsed_s;
-    if (!isnan(whole)) return whole;
+  if (real) {
+    const exp_calib_point *at = r.last ? r.last : r.first;
+    if (c->finished) return setup + c->time_s;
+    if (at) return setup + at->time_s / at->fraction;
     *lower = true;
     return c->elapsed_s;
   }
-  const exp_calib_point *at = last ? last : first;
-  if (c->finished) return setup + c->time_s;
-  if (at) return setup + at->time_s / at->fraction;
-  *lower = true;
-  return c->elapsed_s;
+  if (c->finished) return c->elapsed_s;
+  if (!r.first) {
+    *lower = true;
+    return c->elapsed_s;
+  }
+  if (!r.mark) return steps_of(&r, false); /* from the fork: setup among the steps */
+  if (wall_per_cpu > 0 && has_cpu(&r)) return setup + steps_of(&r, true) * wall_per_cpu;
+  return setup + steps_of(&r, false);
 }
 
-double exp_estimate_total(const double *est, const bool *calibrated, const size_t *runs,
-                          size_t n) {
-  double sum = 0, mean = 0;
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    if (calibrated[i]) {
-      mean += est[i];
-      k++;
+double exp_estimate_total(const double *est, const double *work, const bool *calibrated,
+                          const size_t *runs, size_t n) {
+  /* An uncalibrated point: the mean estimate of the calibrated ones per
+   * unit of work times its own work where it and some of them have a
+   * work; else the mean of the calibrated; at least its own est. */
+  double mean = 0, per_work = 0;
+  size_t k = 0, kw = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!calibrated[i]) continue;
+    mean += est[i];
+    k++;
+    if (work && work[i] > 0) {
+      per_work += est[i] / work[i];
+      kw++;
     }
+  }
   mean = k ? mean / (double)k : 0;
-  for (size_t i = 0; i < n; i++) sum += (calibrated[i] ? est[i] : mean) * (double)runs[i];
+  per_work = kw ? per_work / (double)kw : 0;
+  double sum = 0;
+  for (size_t i = 0; i < n; i++) {
+    double e = calibrated[i]            ? est[i]
+               : kw && work && work[i] > 0 ? per_work * work[i]
+                                           : mean;
+    sum += fmax(e, est[i]) * (double)runs[i];
+  }
   return sum;
 }
 
@@ -84,12 +148,36 @@ double exp_estimate_total(const double *est, const bool *calibrated, const size_
 typedef struct {
   exp_calib_point points[EXP_ESTIMATE_POINTS];
   size_t n;
+  size_t reports; /* strictly between 0 and 1 */
 } collected;
 
-static void collect(void *ctx, double wall_s, double time_s, double fraction) {
+static bool collect(void *ctx, double wall_s, double time_s, double fraction, double cpu_s) {
   collected *c = ctx;
   if (c->n == EXP_ESTIMATE_POINTS) c->n--; /* the last one replaces the one before */
-  c->points[c->n++] = (exp_calib_point){wall_s, time_s, fraction};
+  c->points[c->n++] = (exp_calib_point){wall_s, time_s, fraction, cpu_s};
+  if (fraction > 0 && fraction < 1) c->reports++;
+  /* Enough to see the steps' rate past the first (which can be slower),
+   * unless the run is ending anyway. */
+  return c->reports >= EXP_ESTIMATE_REPORTS && fraction < 1;
+}
+
+/* What a point's calibration keeps: the reports that count (reports_of). */
+typedef struct {
+  exp_calib_point kept[4];
+  exp_calibration cal;
+  bool real;
+} point_calibration;
+
+static void keep(point_calibration *pc, const collected *c, const exp_probe_result *res,
+                 int rc, bool real) {
+  exp_calibration all = {c->points, c->n, res->elapsed_s, rc > 0, res->time_s};
+  reports r = reports_of(&all);
+  const exp_calib_point *which[] = {r.mark, r.first, r.last, r.final};
+  size_t n = 0;
+  for (size_t i = 0; i < 4; i++)
+    if (which[i] && (i < 3 || which[i] != r.last)) pc->kept[n++] = *which[i];
+  pc->cal = (exp_calibration){pc->kept, n, res->elapsed_s, rc > 0, res->time_s};
+  pc->real = real;
 }
 
 /* The distinct configs of the runs shard holds: first[k] the index of the
@@ -116,27 +204,21 @@ static bool is_real(const exp_run *run) {
   return cJSON_IsString(b) && strcmp(b->valuestring, "real") == 0;
 }
 
-/* Calibrates the point whose first run is run with budget_s: its estimate. */
-static double calibrate(const exp_spec *spec, const exp_run *run, double budget_s,
-                        exp_estimate *out, bool *lower) {
+/* Calibrates the point whose first run is run with budget_s into pc. */
+static void calibrate(const exp_spec *spec, const exp_run *run, double budget_s,
+                      exp_estimate *out, point_calibration *pc) {
   collected *c = calloc(1, sizeof *c);
-  if (!c) {
-    *lower = true;
-    return 0;
-  }
-  exp_probe_result res;
-  int rc = exp_run_probe(spec, run, budget_s, collect, c, &res);
+  exp_probe_result res = {0};
+  int rc = c ? exp_run_probe(spec, run, budget_s, collect, c, &res) : 0;
   out->spent_s += res.elapsed_s;
   if (rc < 0) {
     out->failed++;
     snprintf(out->error, sizeof out->error, "run %u: %s", run->run, res.error);
   }
-  exp_calibration cal = {c->points, c->n, res.elapsed_s, rc > 0, res.time_s};
-  double est = exp_estimate_run(&cal, is_real(run), lower);
+  if (c) keep(pc, c, &res, rc, is_real(run));
+  else pc->cal = (exp_calibration){pc->kept, 0, res.elapsed_s, false, NAN};
   free(c);
-  return est;
 }
-
 /* The j-th number of the van der Corput sequence in base 2, in [0, 1). */
 static double spread(size_t j) {
   double x = 0, unit = 0.5;
@@ -145,25 +227,16 @@ static double spread(size_t j) {
   return x;
 }
 
-int exp_estimate_spec(const exp_spec *spec, const exp_shard *shard, double budget_s,
-                      exp_estimate *out) {
-  *out = (exp_estimate){0};
-  const exp_run_list *runs = exp_spec_runs(spec);
-  size_t *first = calloc(runs->count + 1, sizeof *first);
-  size_t *count = calloc(runs->count + 1, sizeof *count);
-  double *est = calloc(runs->count + 1, sizeof *est);
-  bool *done = calloc(runs->count + 1, sizeof *done);
-  if (!first || !count || !est || !done) {
-    free(first), free(count), free(est), free(done);
-    return -1;
-  }
-  size_t n = distinct_configs(runs, shard, first, count);
+/* Calibrates points of the sweep (first[i]: the first run of point i) in
+ * the order of the van der Corput sequence (0, 1/2, 1/4, 3/4, ... of the
+ * sweep), so that however many are calibrated they are spread over it: k
+ * of them, each with its share of what is left, then others while time is
+ * left (a probe ends once it has seen enough, or the run ended). */
+static void calibrate_points(const exp_spec *spec, const exp_run_list *runs,
+                             const size_t *first, size_t n, double budget_s,
+                             exp_estimate *out, point_calibration *pc, bool *done) {
   size_t k = (size_t)(budget_s / EXP_ESTIMATE_MIN_S);
   k = k < 1 ? 1 : k > n ? n : k;
-  /* Points in the order of the van der Corput sequence (0, 1/2, 1/4, 3/4,
-   * ... of the sweep), so that however many are calibrated they are spread
-   * over it: k of them, each with its share of what is left, then others
-   * while time is left (runs that ended early). */
   size_t span = 1;
   while (span < n) span *= 2;
   for (size_t j = 0; n && j < span && (out->calibrated < k || out->spent_s < budget_s); j++) {
@@ -171,26 +244,70 @@ int exp_estimate_spec(const exp_spec *spec, const exp_shard *shard, double budge
     if (done[i]) continue;
     size_t left = out->calibrated < k ? k - out->calibrated : 1;
     double share = (budget_s - out->spent_s) / (double)left;
-    bool lower;
-    est[i] = calibrate(spec, &runs->runs[first[i]], fmax(share, 0.05), out, &lower);
+    calibrate(spec, &runs->runs[first[i]], fmax(share, 0.05), out, &pc[i]);
     done[i] = true;
     out->calibrated++;
-    out->lower |= lower;
   }
+}
+
+/* Each calibrated point's estimate into est, its steps' CPU seconds turned
+ * into wall seconds at the rate of the whole calibration (the machine's
+ * load as it was, the same for every point). A point whose estimate is only
+ * a lower bound (no report after its setup) is not counted as calibrated
+ * (known[i] false): the others say more of it, that bound its least. */
+static void estimate_points(const point_calibration *pc, const bool *done, size_t n,
+                            exp_estimate *out, double *est, bool *known) {
+  double wall = 0, cpu = 0;
   for (size_t i = 0; i < n; i++) {
-    out->runs += count[i];
-    out->real |= is_real(&runs->runs[first[i]]);
+    double w, c;
+    if (!done[i]) continue;
+    exp_calibration_span(&pc[i].cal, &w, &c);
+    wall += w;
+    cpu += c;
   }
-  out->total_s = exp_estimate_total(est, done, count, n);
-  out->points = n;
-  free(first), free(count), free(est), free(done);
-  return 0;
+  out->wall_per_cpu = cpu > 0 ? wall / cpu : 0;
+  bool any_known = false, any_lower = false;
+  for (size_t i = 0; i < n; i++) {
+    bool lower = false;
+    if (done[i]) est[i] = exp_estimate_run(&pc[i].cal, out->wall_per_cpu, pc[i].real, &lower);
+    known[i] = done[i] && !lower;
+    any_known |= known[i];
+    any_lower |= lower;
+  }
+  out->lower = any_lower && !any_known;
+}
+
+int exp_estimate_spec(const exp_spec *spec, const exp_shard *shard, double budget_s,
+                      exp_estimate *out) {
+  *out = (exp_estimate){0};
+  const exp_run_list *runs = exp_spec_runs(spec);
+  size_t m = runs->count + 1;
+  size_t *first = calloc(m, sizeof *first), *count = calloc(m, sizeof *count);
+  double *est = calloc(m, sizeof *est), *work = calloc(m, sizeof *work);
+  bool *done = calloc(m, sizeof *done), *known = calloc(m, sizeof *known);
+  point_calibration *pc = calloc(m, sizeof *pc);
+  int rc = -1;
+  if (first && count && est && work && done && known && pc) {
+    size_t n = distinct_configs(runs, shard, first, count);
+    calibrate_points(spec, runs, first, n, budget_s, out, pc, done);
+    estimate_points(pc, done, n, out, est, known);
+    char how[512];
+    for (size_t i = 0; i < n; i++) {
+      out->runs += count[i];
+      out->real |= is_real(&runs->runs[first[i]]);
+      work[i] = exp_run_work(&runs->runs[first[i]], how, sizeof how);
+    }
+    out->total_s = exp_estimate_total(est, work, known, count, n);
+    out->points = n;
+    rc = 0;
+  }
+  free(first), free(count), free(est), free(work), free(done), free(known), free(pc);
+  return rc;
 }
 
 /* ---------------------------------------------------------------- saying */
 
-/* "42 s", "3 min 20 s", "2 h 5 min". */
-static void format_wall(double s, char *buf, size_t n) {
+void exp_format_wall(double s, char *buf, size_t n) {
   if (s < 10)
     snprintf(buf, n, "%.1f s", s);
   else if (s < 60)
@@ -203,8 +320,8 @@ static void format_wall(double s, char *buf, size_t n) {
 
 void exp_estimate_print(FILE *f, const char *lead, const exp_estimate *e) {
   char total[48], spent[48];
-  format_wall(e->total_s, total, sizeof total);
-  format_wall(e->spent_s, spent, sizeof spent);
+  exp_format_wall(e->total_s, total, sizeof total);
+  exp_format_wall(e->spent_s, spent, sizeof spent);
   fprintf(f, "%sestimate: %s %s of wall time for %zu run%s (", lead,
           e->lower ? "more than" : "about", total, e->runs, e->runs == 1 ? "" : "s");
   if (e->real)
