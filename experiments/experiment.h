@@ -516,9 +516,9 @@ typedef struct {
 
 /* The run's wall time from its calibration: elapsed_s when it finished;
  * else its setup (the wall time of the report at fraction 0) plus its
- * steps: what the first report (strictly between 0 and 1) took since the
- * setup, and the rest of the steps at the rate from the first report to the
- * last (one report: at its own rate). The steps are counted in CPU seconds
+ * steps: what the reports (strictly between 0 and 1) up to the one before
+ * last took since the setup, and the rest of the steps at the rate between
+ * the last two (one report: at its own rate). The steps are counted in CPU seconds
  * times wall_per_cpu (the machine's wall seconds per CPU second, measured
  * over the whole calibration) where the reports have CPU seconds and
  * wall_per_cpu > 0, else in wall seconds; without the report at 0, from the

@@ -1542,6 +1542,14 @@ static void test_estimate_arithmetic(void) {
   exp_calibration_span(&cc, &wall, &cpu_s);
   CU_ASSERT_DOUBLE_EQUAL(wall, 2.8, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(cpu_s, 0.7, 1e-12);
+  /* A cost paid once in the second 10% (0.3 CPU s more): counted once (0.8
+   * CPU s to the report at 20%), the rest at the rate between the last two
+   * reports, 0.2 CPU s per 10%. */
+  const exp_calib_point once[] = {{0.4, 0, 0, 0.1}, {1.6, 0.01, 0.1, 0.4},
+                                  {2.4, 0.02, 0.2, 0.9}, {3.2, 0.03, 0.3, 1.1}};
+  exp_calibration oc = {once, 4, 3.3, false, NAN};
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&oc, 4, false, &lower), 0.4 + (0.8 + 0.2 * 8) * 4,
+                         1e-12);
   /* Without that rate, in wall seconds: 1.2 s to the first, 0.8 s per 10%. */
   CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&cc, 0, false, &lower), 0.4 + 1.2 + 0.8 * 9, 1e-12);
   /* One report after the setup: its own rate, 0.3 CPU s per 10%. */

@@ -9,12 +9,13 @@
  * then every 2% of its steps on the simulator, each with the wall seconds
  * since the fork and the CPU seconds the child has used. A run's estimate
  * is its setup (the wall time to the report at 0) plus its steps in CPU
- * seconds (to the first report, then at the rate from the first to the
- * last, taken to fraction 1: the first steps can be slower) times the wall
+ * seconds (to the report before last, then at the rate between the last
+ * two, taken to fraction 1: the first steps can cost more) times the wall
  * seconds per CPU second that the whole calibration measured: the load of
  * the machine as it is, one figure for every point, rather than each
  * point's own second or so of it. A probe stops after
- * EXP_ESTIMATE_REPORTS reports. A run that ends within its share of the
+ * EXP_ESTIMATE_REPORTS reports, or two once its share is spent (it may run
+ * EXP_ESTIMATE_STRETCH times its share to see the second). A run that ends within its share of the
  * budget counts its own wall time; one that gave no report after its setup
  * counts the time it was given, as a lower bound ("more than"). The whole
  * budget is shared among at least budget / EXP_ESTIMATE_MIN_S points spread
@@ -36,14 +37,18 @@
 
 #define EXP_ESTIMATE_MIN_S 1.0 /* the least budget a calibrated point gets */
 #define EXP_ESTIMATE_REPORTS 3 /* reports after the first step that are enough */
+/* A probe may run this many times its share to see a second report: the
+ * first can hold a cost paid once (replicas made, caches filled) that a rate
+ * from it alone would count at every step. */
+#define EXP_ESTIMATE_STRETCH 2.0
 #define EXP_ESTIMATE_POINTS 1024
 
 /* The reports that count: mark, the one at 0 (set up, no step taken);
  * first and last, the first and the last strictly between 0 and 1 (last
- * NULL when there is one); final, the last with a fraction above 0 (1 when
- * the run finished). */
+ * NULL when there is one), prev the one before last (first when there are
+ * two); final, the last with a fraction above 0 (1 when the run finished). */
 typedef struct {
-  const exp_calib_point *mark, *first, *last, *final;
+  const exp_calib_point *mark, *first, *prev, *last, *final;
 } reports;
 
 static reports reports_of(const exp_calibration *c) {
@@ -54,7 +59,9 @@ static reports reports_of(const exp_calibration *c) {
     if (p->fraction > 0) r.final = p;
     if (!(p->fraction > 0 && p->fraction < 1)) continue;
     if (!r.first) r.first = p;
-    if (p->fraction > r.first->fraction) r.last = p;
+    if (p->fraction <= (r.last ? r.last : r.first)->fraction) continue;
+    r.prev = r.last ? r.last : r.first;
+    r.last = p;
   }
   return r;
 }
@@ -62,17 +69,17 @@ static reports reports_of(const exp_calibration *c) {
 /* The wall seconds (cpu: the CPU seconds) of a point's reading. */
 static double reading(const exp_calib_point *p, bool cpu) { return cpu ? p->cpu_s : p->wall_s; }
 
-/* The whole run's steps in wall or CPU seconds: what the first report took
- * from the mark (from the fork without one), and the rest of the steps at
- * the rate from the first report to the last (the first steps can be
- * slower: warming up), or at the first report's own rate without a last. */
+/* The whole run's steps in wall or CPU seconds: what the reports up to the
+ * one before last took from the mark (from the fork without one), and the
+ * rest of the steps at the rate between the last two (the first steps can
+ * cost more: warming up, replicas made, caches filled, paid once), or at
+ * the first report's own rate when it is the only one. */
 static double steps_of(const reports *r, bool cpu) {
   double base = r->mark ? reading(r->mark, cpu) : 0;
-  double to_first = reading(r->first, cpu) - base;
-  if (!r->last) return to_first / r->first->fraction;
-  double rate = (reading(r->last, cpu) - reading(r->first, cpu)) /
-                (r->last->fraction - r->first->fraction);
-  return to_first + rate * (1 - r->first->fraction);
+  if (!r->last) return (reading(r->first, cpu) - base) / r->first->fraction;
+  double rate = (reading(r->last, cpu) - reading(r->prev, cpu)) /
+                (r->last->fraction - r->prev->fraction);
+  return reading(r->prev, cpu) - base + rate * (1 - r->prev->fraction);
 }
 
 static bool has_cpu(const reports *r) {
@@ -149,6 +156,7 @@ typedef struct {
   exp_calib_point points[EXP_ESTIMATE_POINTS];
   size_t n;
   size_t reports; /* strictly between 0 and 1 */
+  double share_s; /* past it, two reports are enough */
 } collected;
 
 static bool collect(void *ctx, double wall_s, double time_s, double fraction, double cpu_s) {
@@ -158,12 +166,13 @@ static bool collect(void *ctx, double wall_s, double time_s, double fraction, do
   if (fraction > 0 && fraction < 1) c->reports++;
   /* Enough to see the steps' rate past the first (which can be slower),
    * unless the run is ending anyway. */
-  return c->reports >= EXP_ESTIMATE_REPORTS && fraction < 1;
+  return fraction < 1 &&
+         (c->reports >= EXP_ESTIMATE_REPORTS || (c->reports >= 2 && wall_s >= c->share_s));
 }
 
 /* What a point's calibration keeps: the reports that count (reports_of). */
 typedef struct {
-  exp_calib_point kept[4];
+  exp_calib_point kept[5];
   exp_calibration cal;
   bool real;
 } point_calibration;
@@ -172,10 +181,10 @@ static void keep(point_calibration *pc, const collected *c, const exp_probe_resu
                  int rc, bool real) {
   exp_calibration all = {c->points, c->n, res->elapsed_s, rc > 0, res->time_s};
   reports r = reports_of(&all);
-  const exp_calib_point *which[] = {r.mark, r.first, r.last, r.final};
+  const exp_calib_point *which[] = {r.mark, r.first, r.prev, r.last, r.final};
   size_t n = 0;
-  for (size_t i = 0; i < 4; i++)
-    if (which[i] && (i < 3 || which[i] != r.last)) pc->kept[n++] = *which[i];
+  for (size_t i = 0; i < 5; i++)
+    if (which[i] && (i == 0 || which[i] != which[i - 1])) pc->kept[n++] = *which[i];
   pc->cal = (exp_calibration){pc->kept, n, res->elapsed_s, rc > 0, res->time_s};
   pc->real = real;
 }
@@ -204,12 +213,14 @@ static bool is_real(const exp_run *run) {
   return cJSON_IsString(b) && strcmp(b->valuestring, "real") == 0;
 }
 
-/* Calibrates the point whose first run is run with budget_s into pc. */
-static void calibrate(const exp_spec *spec, const exp_run *run, double budget_s,
+/* Calibrates the point whose first run is run with share_s (stretched to
+ * see a second report) into pc. */
+static void calibrate(const exp_spec *spec, const exp_run *run, double share_s,
                       exp_estimate *out, point_calibration *pc) {
   collected *c = calloc(1, sizeof *c);
   exp_probe_result res = {0};
-  int rc = c ? exp_run_probe(spec, run, budget_s, collect, c, &res) : 0;
+  if (c) c->share_s = share_s;
+  int rc = c ? exp_run_probe(spec, run, share_s * EXP_ESTIMATE_STRETCH, collect, c, &res) : 0;
   out->spent_s += res.elapsed_s;
   if (rc < 0) {
     out->failed++;
@@ -219,6 +230,7 @@ static void calibrate(const exp_spec *spec, const exp_run *run, double budget_s,
   else pc->cal = (exp_calibration){pc->kept, 0, res.elapsed_s, false, NAN};
   free(c);
 }
+
 /* The j-th number of the van der Corput sequence in base 2, in [0, 1). */
 static double spread(size_t j) {
   double x = 0, unit = 0.5;
@@ -231,7 +243,8 @@ static double spread(size_t j) {
  * the order of the van der Corput sequence (0, 1/2, 1/4, 3/4, ... of the
  * sweep), so that however many are calibrated they are spread over it: k
  * of them, each with its share of what is left, then others while time is
- * left (a probe ends once it has seen enough, or the run ended). */
+ * left (a probe ends once it has seen enough, or the run ended; it may run
+ * past its share to see a second report, which leaves less to the next). */
 static void calibrate_points(const exp_spec *spec, const exp_run_list *runs,
                              const size_t *first, size_t n, double budget_s,
                              exp_estimate *out, point_calibration *pc, bool *done) {
@@ -239,7 +252,7 @@ static void calibrate_points(const exp_spec *spec, const exp_run_list *runs,
   k = k < 1 ? 1 : k > n ? n : k;
   size_t span = 1;
   while (span < n) span *= 2;
-  for (size_t j = 0; n && j < span && (out->calibrated < k || out->spent_s < budget_s); j++) {
+  for (size_t j = 0; n && j < span && (!out->calibrated || out->spent_s < budget_s); j++) {
     size_t i = (size_t)(spread(j) * (double)n);
     if (done[i]) continue;
     size_t left = out->calibrated < k ? k - out->calibrated : 1;
@@ -332,10 +345,10 @@ void exp_estimate_print(FILE *f, const char *lead, const exp_estimate *e) {
   else if (e->calibrated == e->points)
     fprintf(f, "each of the %zu sweep points", e->points);
   else
-    fprintf(f, "%zu of the %zu sweep points, the others taken as their mean", e->calibrated,
-            e->points);
-  fprintf(f, ")%s\n", e->lower ? "; a run that had not got going in its share of the "
-                                 "calibration counts only that share" : "");
+    fprintf(f, "%zu of the %zu sweep points, the others taken as their mean per unit of "
+            "work", e->calibrated, e->points);
+  fprintf(f, ")%s\n", e->lower ? "; no run got going in its share of the calibration: "
+                                 "each counts only that share" : "");
   if (e->failed)
     fprintf(f, "%s%zu sweep point%s failed in the calibration: %s\n", lead, e->failed,
             e->failed == 1 ? "" : "s", e->error);
