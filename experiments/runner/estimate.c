@@ -41,6 +41,7 @@
  * first can hold a cost paid once (replicas made, caches filled) that a rate
  * from it alone would count at every step. */
 #define EXP_ESTIMATE_STRETCH 2.0
+#define EXP_ESTIMATE_LOAD_MAX 4.0 /* the most the load may stretch the budget */
 #define EXP_ESTIMATE_POINTS 1024
 
 /* The reports that count: mark, the one at 0 (set up, no step taken);
@@ -244,7 +245,10 @@ static double spread(size_t j) {
  * sweep), so that however many are calibrated they are spread over it: k
  * of them, each with its share of what is left, then others while time is
  * left (a probe ends once it has seen enough, or the run ended; it may run
- * past its share to see a second report, which leaves less to the next). */
+ * past its share to see a second report, which leaves less to the next).
+ * The budget is in seconds of an idle machine: on a busy one, where a
+ * probe gets a part of a core, it is that many times longer (the wall
+ * seconds per CPU second of the probes so far), up to EXP_ESTIMATE_LOAD_MAX. */
 static void calibrate_points(const exp_spec *spec, const exp_run_list *runs,
                              const size_t *first, size_t n, double budget_s,
                              exp_estimate *out, point_calibration *pc, bool *done) {
@@ -252,14 +256,22 @@ static void calibrate_points(const exp_spec *spec, const exp_run_list *runs,
   k = k < 1 ? 1 : k > n ? n : k;
   size_t span = 1;
   while (span < n) span *= 2;
-  for (size_t j = 0; n && j < span && (!out->calibrated || out->spent_s < budget_s); j++) {
+  double budget = budget_s, wall = 0, cpu = 0;
+  for (size_t j = 0; n && j < span && (!out->calibrated || out->spent_s < budget); j++) {
     size_t i = (size_t)(spread(j) * (double)n);
     if (done[i]) continue;
     size_t left = out->calibrated < k ? k - out->calibrated : 1;
-    double share = (budget_s - out->spent_s) / (double)left;
+    double share = (budget - out->spent_s) / (double)left;
     calibrate(spec, &runs->runs[first[i]], fmax(share, 0.05), out, &pc[i]);
     done[i] = true;
     out->calibrated++;
+    /* A busy machine gives a probe less of a core: the budget grows with
+     * the load measured so far, so that it sees about as many steps. */
+    double w, c;
+    exp_calibration_span(&pc[i].cal, &w, &c);
+    wall += w;
+    cpu += c;
+    if (cpu > 0) budget = budget_s * fmin(fmax(wall / cpu, 1), EXP_ESTIMATE_LOAD_MAX);
   }
 }
 
