@@ -51,10 +51,10 @@ static const char check_about[] =
     "  <file>: <json.path>: expected <what>, found <what>\n"
     "A valid spec's line is followed by an estimate of the wall time of its runs\n"
     "(\"estimate: about 3 min 20 s of wall time for 12 runs (from ...)\"), from\n"
-    "running sweep points for a moment on the simulator, about 2 s in all\n"
-    "(PSLAB_ESTIMATE_S=SECONDS sets that, 0 turns the estimate off; `pslab run`\n"
-    "and `pslab validate` print it too, from 4 s a side). Writes nothing; runs\n"
-    "no more than that.\n";
+    "running sweep points for a moment on the simulator, about 2 s in all on an\n"
+    "idle machine, up to 4 times that on a busy one (PSLAB_ESTIMATE_S=SECONDS\n"
+    "sets it, 0 turns the estimate off; `pslab run` and `pslab validate` print\n"
+    "it too, from 4 s a side). Writes nothing; runs no more than that.\n";
 
 static const char check_after[] =
     "Exit status: 0 valid; 1 invalid; 2 bad command line.\n"
