@@ -528,6 +528,13 @@ typedef struct {
  * the line through the first and last reports meets 0. *lower: the estimate
  * is only a lower bound (elapsed_s: no report came). */
 double exp_estimate_run(const exp_calibration *c, double wall_per_cpu, bool real, bool *lower);
+/* The j-th sweep point (of n, in sweep order) the calibration probes: j
+ * times a step near n over the golden ratio and prime to n, modulo n, so
+ * that the first few are spread over the sweep, and the values of its last
+ * axis are all among the first that many (of 4 node counts times 3
+ * policies, the first 3 probed have the 3 policies). For j < n, every
+ * point once. */
+size_t exp_estimate_order(size_t n, size_t j);
 /* The wall and CPU seconds of a calibration's steps, from the report at 0
  * to the last report; both 0 without those or their CPU seconds. Summed over
  * the points calibrated, their ratio is exp_estimate_run's wall_per_cpu. */

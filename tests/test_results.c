@@ -1564,6 +1564,22 @@ static void test_estimate_arithmetic(void) {
   exp_calibration_span(&cc, &wall, &cpu_s);
   CU_ASSERT_DOUBLE_EQUAL(wall + cpu_s, 0, 1e-12);
 
+  /* The order of the points probed: every one once, the last axis's values
+   * all among the first that many (4 x 3, 4 x 5, 2 x 2 x 4). */
+  static const size_t axes[][3] = {{4, 3, 1}, {4, 5, 1}, {2, 2, 4}, {1, 1, 1}, {2, 1, 1}};
+  for (size_t a = 0; a < sizeof axes / sizeof axes[0]; a++) {
+    size_t n = axes[a][0] * axes[a][1] * axes[a][2], last = axes[a][2] > 1 ? axes[a][2] : axes[a][1];
+    bool seen[64] = {false}, inner[8] = {false};
+    for (size_t j = 0; j < n; j++) {
+      size_t i = exp_estimate_order(n, j);
+      CU_ASSERT_FATAL(i < n);
+      CU_ASSERT_FALSE(seen[i]);
+      seen[i] = true;
+      if (j < last) inner[i % last] = true;
+    }
+    for (size_t v = 0; v < last; v++) CU_ASSERT_TRUE(inner[v]);
+  }
+
   /* The sweep: each point's estimate times its runs, the point not
    * calibrated counting the mean of the others, (10 + 20) / 2. */
   const double est[] = {10, 0, 20};

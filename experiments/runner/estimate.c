@@ -232,17 +232,34 @@ static void calibrate(const exp_spec *spec, const exp_run *run, double share_s,
   free(c);
 }
 
-/* The j-th number of the van der Corput sequence in base 2, in [0, 1). */
-static double spread(size_t j) {
-  double x = 0, unit = 0.5;
-  for (; j; j >>= 1, unit /= 2)
-    if (j & 1) x += unit;
-  return x;
+static size_t gcd(size_t a, size_t b) {
+  while (b) {
+    size_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
 }
 
+/* The step between the points calibrated one after the other: near n over
+ * the golden ratio, and prime to n, so that the first few are spread over
+ * the sweep, and points 0, step, 2 step, ... modulo the size of the last
+ * axis go through all its values (a sweep of 4 node counts times 3
+ * policies is not calibrated on one policy alone). */
+static size_t stride(size_t n) {
+  size_t s = (size_t)llround(0.6180339887 * (double)n);
+  for (size_t d = 0; d <= n; d++) {
+    if (s > d && gcd(s - d, n) == 1) return s - d;
+    if (s + d < n && gcd(s + d, n) == 1) return s + d;
+  }
+  return 1;
+}
+
+size_t exp_estimate_order(size_t n, size_t j) { return n ? j * stride(n) % n : 0; }
+
 /* Calibrates points of the sweep (first[i]: the first run of point i) in
- * the order of the van der Corput sequence (0, 1/2, 1/4, 3/4, ... of the
- * sweep), so that however many are calibrated they are spread over it: k
+ * the order of exp_estimate_order, so that however many are calibrated
+ * they are spread over it and over each of its axes: k
  * of them, each with its share of what is left, then others while time is
  * left (a probe ends once it has seen enough, or the run ended; it may run
  * past its share to see a second report, which leaves less to the next).
@@ -254,12 +271,9 @@ static void calibrate_points(const exp_spec *spec, const exp_run_list *runs,
                              exp_estimate *out, point_calibration *pc, bool *done) {
   size_t k = (size_t)(budget_s / EXP_ESTIMATE_MIN_S);
   k = k < 1 ? 1 : k > n ? n : k;
-  size_t span = 1;
-  while (span < n) span *= 2;
   double budget = budget_s, wall = 0, cpu = 0;
-  for (size_t j = 0; n && j < span && (!out->calibrated || out->spent_s < budget); j++) {
-    size_t i = (size_t)(spread(j) * (double)n);
-    if (done[i]) continue;
+  for (size_t j = 0; j < n && (!out->calibrated || out->spent_s < budget); j++) {
+    size_t i = exp_estimate_order(n, j);
     size_t left = out->calibrated < k ? k - out->calibrated : 1;
     double share = (budget - out->spent_s) / (double)left;
     calibrate(spec, &runs->runs[first[i]], fmax(share, 0.05), out, &pc[i]);
