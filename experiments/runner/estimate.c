@@ -85,7 +85,7 @@ static double steps_of(const reports *r, bool cpu) {
 
 static bool has_cpu(const reports *r) {
   return r->first && !isnan(r->first->cpu_s) && (!r->mark || !isnan(r->mark->cpu_s)) &&
-         (!r->last || !isnan(r->last->cpu_s));
+         (!r->last || (!isnan(r->last->cpu_s) && !isnan(r->prev->cpu_s)));
 }
 
 void exp_calibration_span(const exp_calibration *c, double *wall_s, double *cpu_s) {
