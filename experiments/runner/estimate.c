@@ -214,14 +214,14 @@ static bool is_real(const exp_run *run) {
   return cJSON_IsString(b) && strcmp(b->valuestring, "real") == 0;
 }
 
-/* Calibrates the point whose first run is run with share_s (stretched to
- * see a second report) into pc. */
-static void calibrate(const exp_spec *spec, const exp_run *run, double share_s,
+/* Calibrates the point whose first run is run with share_s, for at most
+ * cap_s (to see a second report) into pc. */
+static void calibrate(const exp_spec *spec, const exp_run *run, double share_s, double cap_s,
                       exp_estimate *out, point_calibration *pc) {
   collected *c = calloc(1, sizeof *c);
   exp_probe_result res = {0};
   if (c) c->share_s = share_s;
-  int rc = c ? exp_run_probe(spec, run, share_s * EXP_ESTIMATE_STRETCH, collect, c, &res) : 0;
+  int rc = c ? exp_run_probe(spec, run, cap_s, collect, c, &res) : 0;
   out->spent_s += res.elapsed_s;
   if (rc < 0) {
     out->failed++;
@@ -275,8 +275,13 @@ static void calibrate_points(const exp_spec *spec, const exp_run_list *runs,
   for (size_t j = 0; j < n && (!out->calibrated || out->spent_s < budget); j++) {
     size_t i = exp_estimate_order(n, j);
     size_t left = out->calibrated < k ? k - out->calibrated : 1;
-    double share = (budget - out->spent_s) / (double)left;
-    calibrate(spec, &runs->runs[first[i]], fmax(share, 0.05), out, &pc[i]);
+    double share = fmax((budget - out->spent_s) / (double)left, 0.05);
+    /* While no probe has seen a step, one may run until it does, as long
+     * as the load may stretch the budget: a run whose first 2% take longer
+     * than its share is still measured. */
+    double cap = share * EXP_ESTIMATE_STRETCH;
+    if (!(cpu > 0)) cap = fmax(cap, budget_s * EXP_ESTIMATE_LOAD_MAX - out->spent_s);
+    calibrate(spec, &runs->runs[first[i]], share, cap, out, &pc[i]);
     done[i] = true;
     out->calibrated++;
     /* A busy machine gives a probe less of a core: the budget grows with
