@@ -182,8 +182,9 @@ int exp_shard_parse(const char *text, exp_shard *out, char *err, size_t errlen);
 bool exp_shard_has(const exp_shard *s, uint32_t run);
 /* How many of runs are in shard s. */
 size_t exp_shard_size(const exp_shard *s, const exp_run_list *runs);
-/* "cluster.nodes=8, policy={type=static}" for a run's sweep object; "" when
- * nothing is swept. Caller frees. */
+/* "cluster.nodes=8, policy={type=static}" for a run's sweep object, an
+ * empty value in the table's words ("no straggler", else "key=none"); ""
+ * when nothing is swept. Caller frees. */
 char *exp_sweep_label(const struct cJSON *sweep);
 
 /* -------------------------------------------------------------- plots */
@@ -498,9 +499,10 @@ typedef struct {
 #define EXP_ESTIMATE_RUN_S 4.0    /* `pslab run`'s */
 
 /* A progress report of a calibration: wall seconds since the run started,
- * its (simulated) time so far, the fraction of its steps done. */
+ * its (simulated) time so far, the fraction of its steps done, and the CPU
+ * seconds its process had used (NaN: not known). */
 typedef struct {
-  double wall_s, time_s, fraction;
+  double wall_s, time_s, fraction, cpu_s;
 } exp_calib_point;
 
 /* What a calibration of one run found. */
@@ -512,24 +514,46 @@ typedef struct {
   double time_s;    /* finished: the run's time_s */
 } exp_calibration;
 
-/* The run's wall time from its calibration: the line through the first and
- * last reports (fractions strictly between 0 and 1) taken to fraction 1
- * (one report: its wall_s / fraction); elapsed_s when it finished. For a run on the real backend (real), the
- * setup that line finds plus its simulated time (time_s when it finished,
- * else the last report's time_s / fraction). *lower: the estimate is only a
- * lower bound (elapsed_s: no report came). */
-double exp_estimate_run(const exp_calibration *c, bool real, bool *lower);
-/* A sweep's wall time: sum over its n points of est[i] times runs[i], a
- * point not calibrated counting the mean of the calibrated ones. */
-double exp_estimate_total(const double *est, const bool *calibrated, const size_t *runs,
-                          size_t n);
+/* The run's wall time from its calibration: elapsed_s when it finished;
+ * else its setup (the wall time of the report at fraction 0) plus its
+ * steps: what the reports (strictly between 0 and 1) up to the one before
+ * last took since the setup, and the rest of the steps at the rate between
+ * the last two (one report: at its own rate). The steps are counted in CPU seconds
+ * times wall_per_cpu (the machine's wall seconds per CPU second, measured
+ * over the whole calibration) where the reports have CPU seconds and
+ * wall_per_cpu > 0, else in wall seconds; without the report at 0, from the
+ * fork (setup among the steps). For a run on the real backend (real), the
+ * setup plus its simulated time (time_s when it finished, else the last
+ * report's time_s / fraction); without the report at 0, the setup is where
+ * the line through the first and last reports meets 0. *lower: the estimate
+ * is only a lower bound (elapsed_s: no report came). */
+double exp_estimate_run(const exp_calibration *c, double wall_per_cpu, bool real, bool *lower);
+/* The j-th sweep point (of n, in sweep order) the calibration probes: j
+ * times a step near n over the golden ratio and prime to n, modulo n, so
+ * that the first few are spread over the sweep, and the values of its last
+ * axis are all among the first that many (of 4 node counts times 3
+ * policies, the first 3 probed have the 3 policies). For j < n, every
+ * point once. */
+size_t exp_estimate_order(size_t n, size_t j);
+/* The wall and CPU seconds of a calibration's steps, from the report at 0
+ * to the last report; both 0 without those or their CPU seconds. Summed over
+ * the points calibrated, their ratio is exp_estimate_run's wall_per_cpu. */
+void exp_calibration_span(const exp_calibration *c, double *wall_s, double *cpu_s);
+/* A sweep's wall time: sum over its n points of est[i] times runs[i]. A
+ * point not calibrated counts its work (exp_run_work; work NULL or <= 0:
+ * unknown) times the mean of est / work over the calibrated points with a
+ * work, or where it or they have none, the mean of the calibrated ones;
+ * and at least its own est[i] (a lower bound; 0 where nothing is known). */
+double exp_estimate_total(const double *est, const double *work, const bool *calibrated,
+                          const size_t *runs, size_t n);
 
 typedef struct {
   double total_s;    /* the runs' wall time */
-  bool lower;        /* some point's estimate is a lower bound: total too */
+  bool lower;        /* no point gave more than a lower bound: total too */
   bool real;         /* some run is on the real backend */
   size_t runs, points, calibrated; /* runs, their distinct configs, of which calibrated */
   double spent_s;    /* the calibration's own wall time */
+  double wall_per_cpu; /* its wall seconds per CPU second of the steps (0: unknown) */
   size_t failed;     /* points whose calibration failed (their run will too) */
   char error[320];   /* the last such failure */
 } exp_estimate;
@@ -541,6 +565,9 @@ int exp_estimate_spec(const exp_spec *spec, const exp_shard *shard, double budge
                       exp_estimate *out);
 /* "<lead>estimate: about 3 min 20 s of wall time for 12 runs (from ...)". */
 void exp_estimate_print(FILE *f, const char *lead, const exp_estimate *e);
+/* A wall time as the estimate says it: "4.2 s", "42 s", "3 min 20 s",
+ * "2 h 5 min". */
+void exp_format_wall(double s, char *buf, size_t n);
 
 /* Where run `run` of an experiment of `runs` runs records its trace given
  * --record-trace FILE: FILE itself for a single run, else FILE with
@@ -801,6 +828,8 @@ typedef struct {
   bool quiet;               /* no progress (failures are still reported) */
   bool force;               /* --force: as exp_runner_options.force, and no work limit */
   double timeout_s;         /* --timeout: as exp_runner_options.timeout_s, both sides */
+  double estimate_s;        /* each side's estimate calibrates this long (exp_estimate_spec);
+                               0: no estimate */
   const char *gnuplot;      /* NULL: "gnuplot" */
   FILE *out;                /* the table; NULL: stdout */
   FILE *log;                /* progress and errors; NULL: stderr */

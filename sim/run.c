@@ -447,6 +447,9 @@ cJSON *sim_run(const sim_run_args *args, char *err, size_t errlen) {
   cJSON *metrics = NULL;
   if (check_args(&s) == 0 && configure(&s) == 0 && engine_start(&s) == 0 &&
       platform_load(&s) == 0 && run_init(&s) == 0 && spawn_actors(&s) == 0) {
+    /* Set up, no step taken: a report at 0, which tells the setup's wall
+     * time from the steps' (the runner's estimate calibrates on it). */
+    if (args->progress) args->progress(args->progress_ctx, 0, 0);
     simgrid_run();
     if (check_outcome(&s) == 0 && save_params(&s) == 0) metrics = collect_metrics(&s);
   }

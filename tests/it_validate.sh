@@ -103,7 +103,13 @@ fields() {
 
 # ---------------------------------------------------------- the whole run
 V="$TMP/v"
-run "validate" "$DRAWN" "$PSLAB" validate "$SPEC" --repeats 2 --out "$V"
+# With the wait estimated first (CTest turns the estimate off elsewhere):
+# both sides together, then each, the real one from its simulated twin.
+PSLAB_ESTIMATE_S=0.5 run "validate" "$DRAWN" "$PSLAB" validate "$SPEC" --repeats 2 --out "$V"
+has "validate: estimate" err "of wall time for both sides:"
+has "validate: estimate" err "pslab validate: sim: estimate: "
+has "validate: estimate" err "pslab validate: real: estimate: "
+has "validate: estimate" err "the simulator's prediction of each run's time plus its setup"
 side "validate: sim side" "$V/sim" sim 4
 side "validate: real side" "$V/real" real 4
 same_seeds "validate" "$V"

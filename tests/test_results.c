@@ -1497,39 +1497,116 @@ static void test_runner_timeout_ends_a_run(void) {
 /* The estimate's arithmetic on calibrations made up by hand. */
 static void test_estimate_arithmetic(void) {
   bool lower;
-  /* wall = 0.5 s of setup + 5 s a run: reports at 10% and 30%, (those at
-   * 0 and 1 say nothing of the rate). */
-  const exp_calib_point two[] = {{0.2, 0, 0}, {1.0, 0.01, 0.1}, {1.5, 0.02, 0.2},
-                                 {2.0, 0.03, 0.3}, {2.1, 0.1, 1}};
-  exp_calibration c = {two, 5, 2.2, false, NAN};
-  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&c, false, &lower), 5.5, 1e-12);
+  /* Wall seconds only (no CPU seconds, no report at 0): the line through
+   * the first and last reports, 0.5 s + 5 s a run, reports at 10% and 30%
+   * (those at 0 and 1 say nothing of the rate). */
+  const exp_calib_point two[] = {{0.2, 0, 0.1, NAN}, {1.0, 0.01, 0.1, NAN},
+                                 {1.5, 0.02, 0.2, NAN}, {2.0, 0.03, 0.3, NAN},
+                                 {2.1, 0.1, 1, NAN}};
+  exp_calibration c = {two + 1, 4, 2.2, false, NAN};
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&c, 3, false, &lower), 5.5, 1e-12);
   CU_ASSERT_FALSE(lower);
   /* Real: that setup plus the simulated time, 0.03 s at 30%. */
-  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&c, true, &lower), 0.5 + 0.1, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&c, 3, true, &lower), 0.5 + 0.1, 1e-12);
   CU_ASSERT_FALSE(lower);
   /* Finished within the calibration: its own wall time (real: setup plus
    * its time_s). */
   c.finished = true;
   c.time_s = 0.04;
-  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&c, false, &lower), 2.2, 1e-12);
-  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&c, true, &lower), 0.54, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&c, 3, false, &lower), 2.2, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&c, 3, true, &lower), 0.54, 1e-12);
   /* One report: wall / fraction. */
   exp_calibration one = {two + 1, 1, 1.2, false, NAN};
-  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&one, false, &lower), 10, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&one, 3, false, &lower), 10, 1e-12);
   CU_ASSERT_FALSE(lower);
-  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&one, true, &lower), 0.1, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&one, 3, true, &lower), 0.1, 1e-12);
   /* None: the time it was given, a lower bound. */
-  exp_calibration none = {two, 1, 0.7, false, NAN};
-  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&none, false, &lower), 0.7, 1e-12);
+  exp_calibration none = {two + 4, 0, 0.7, false, NAN};
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&none, 3, false, &lower), 0.7, 1e-12);
   CU_ASSERT_TRUE(lower);
-  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&none, true, &lower), 0.7, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&none, 3, true, &lower), 0.7, 1e-12);
   CU_ASSERT_TRUE(lower);
+
+  /* With the report at 0 (set up at 0.4 s, 0.1 CPU s) and CPU seconds: the
+   * first report took 0.3 CPU s for 10% (warming up), then 0.2 CPU s per
+   * 10%: 0.3 + 0.2 * 9 = 2.1 CPU s of steps, at 4 wall s per CPU s, plus the
+   * setup. */
+  const exp_calib_point cpu[] = {{0.4, 0, 0, 0.1}, {1.6, 0.01, 0.1, 0.4},
+                                 {2.4, 0.02, 0.2, 0.6}, {3.2, 0.03, 0.3, 0.8}};
+  exp_calibration cc = {cpu, 4, 3.3, false, NAN};
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&cc, 4, false, &lower), 0.4 + 2.1 * 4, 1e-12);
+  CU_ASSERT_FALSE(lower);
+  /* The calibration's own load: 2.8 wall s for 0.7 CPU s from 0 to the last
+   * report, 4 wall s per CPU s. */
+  double wall, cpu_s;
+  exp_calibration_span(&cc, &wall, &cpu_s);
+  CU_ASSERT_DOUBLE_EQUAL(wall, 2.8, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(cpu_s, 0.7, 1e-12);
+  /* A cost paid once in the second 10% (0.3 CPU s more): counted once (0.8
+   * CPU s to the report at 20%), the rest at the rate between the last two
+   * reports, 0.2 CPU s per 10%. */
+  const exp_calib_point once[] = {{0.4, 0, 0, 0.1}, {1.6, 0.01, 0.1, 0.4},
+                                  {2.4, 0.02, 0.2, 0.9}, {3.2, 0.03, 0.3, 1.1}};
+  exp_calibration oc = {once, 4, 3.3, false, NAN};
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&oc, 4, false, &lower), 0.4 + (0.8 + 0.2 * 8) * 4,
+                         1e-12);
+  /* Without that rate, in wall seconds: 1.2 s to the first, 0.8 s per 10%. */
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&cc, 0, false, &lower), 0.4 + 1.2 + 0.8 * 9, 1e-12);
+  /* One report after the setup: its own rate, 0.3 CPU s per 10%. */
+  cc.n = 2;
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&cc, 4, false, &lower), 0.4 + 3.0 * 4, 1e-12);
+  /* Real: the setup to the first step, plus the simulated time. */
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&cc, 4, true, &lower), 0.4 + 0.1, 1e-12);
+  /* Only the report at 0: a lower bound, the time it was given. */
+  cc.n = 1;
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&cc, 4, false, &lower), 3.3, 1e-12);
+  CU_ASSERT_TRUE(lower);
+  exp_calibration_span(&cc, &wall, &cpu_s);
+  CU_ASSERT_DOUBLE_EQUAL(wall + cpu_s, 0, 1e-12);
+
+  /* The order of the points probed: every one once, the last axis's values
+   * all among the first that many (4 x 3, 4 x 5, 2 x 2 x 4). */
+  static const size_t axes[][3] = {{4, 3, 1}, {4, 5, 1}, {2, 2, 4}, {1, 1, 1}, {2, 1, 1}};
+  for (size_t a = 0; a < sizeof axes / sizeof axes[0]; a++) {
+    size_t n = axes[a][0] * axes[a][1] * axes[a][2], last = axes[a][2] > 1 ? axes[a][2] : axes[a][1];
+    bool seen[64] = {false}, inner[8] = {false};
+    for (size_t j = 0; j < n; j++) {
+      size_t i = exp_estimate_order(n, j);
+      CU_ASSERT_FATAL(i < n);
+      CU_ASSERT_FALSE(seen[i]);
+      seen[i] = true;
+      if (j < last) inner[i % last] = true;
+    }
+    for (size_t v = 0; v < last; v++) CU_ASSERT_TRUE(inner[v]);
+  }
+
   /* The sweep: each point's estimate times its runs, the point not
    * calibrated counting the mean of the others, (10 + 20) / 2. */
   const double est[] = {10, 0, 20};
   const bool calibrated[] = {true, false, true};
   const size_t runs[] = {3, 2, 1};
-  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_total(est, calibrated, runs, 3), 30 + 30 + 20, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_total(est, NULL, calibrated, runs, 3), 30 + 30 + 20,
+                         1e-12);
+  /* With works: the mean per unit of work, (10 / 100 + 20 / 100) / 2,
+   * times its own work 400. */
+  const double work[] = {100, 400, 100};
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_total(est, work, calibrated, runs, 3), 30 + 2 * 60 + 20,
+                         1e-12);
+  /* Its work unknown: the mean again. */
+  const double unknown[] = {100, -1, 100};
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_total(est, unknown, calibrated, runs, 3), 30 + 30 + 20,
+                         1e-12);
+  /* A point that gave only a lower bound (12 s or 40 s, no report after its
+   * setup): the others' mean where that is more, else the bound. */
+  const double floor12[] = {10, 12, 20}, floor40[] = {10, 40, 20};
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_total(floor12, NULL, calibrated, runs, 3), 30 + 30 + 20,
+                         1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_total(floor40, NULL, calibrated, runs, 3), 30 + 80 + 20,
+                         1e-12);
+  /* None calibrated: the bounds alone. */
+  const bool none_known[] = {false, false, false};
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_total(floor40, NULL, none_known, runs, 3),
+                         30 + 80 + 20, 1e-12);
 }
 
 static void test_runner_progress_on_a_terminal(void) {

@@ -568,6 +568,52 @@ static void test_scale_out_and_in(void) {
   cJSON_Delete(m);
 }
 
+/* The progress reports of a run: a report at 0 once it is set up, before
+ * its first step (the runner's estimate times the setup by it), then
+ * fractions that grow to 1. */
+static void record_progress(void *ctx, double sim_time_s, double fraction) {
+  cJSON_AddItemToArray(ctx, cJSON_CreateDoubleArray((double[]){sim_time_s, fraction}, 2));
+}
+
+static char *sim_progress_child(void *ctx) {
+  run_spec *r = ctx;
+  cJSON *wl = cJSON_Parse(r->workload), *pol = cJSON_Parse(r->policy);
+  cJSON *calls = cJSON_CreateArray();
+  sim_run_args a = {.run = {.workload = wl, .policy = pol, .seed = r->seed},
+                    .cluster = &r->cluster, .progress = record_progress, .progress_ctx = calls};
+  char err[512];
+  cJSON *m = sim_run(&a, err, sizeof err);
+  cJSON *out = cJSON_CreateObject();
+  cJSON_AddItemToObject(out, "calls", calls);
+  char *text = m ? cJSON_PrintUnformatted(out) : NULL;
+  cJSON_Delete(out);
+  cJSON_Delete(m);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
+  return text;
+}
+
+static void test_progress_reports_the_setup_at_zero(void) {
+  run_spec r;
+  tiny(&r, "{\"type\":\"static\"}");
+  char err[1024] = "";
+  cJSON *m = in_child(sim_progress_child, &r, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  const cJSON *calls = cJSON_GetObjectItemCaseSensitive(m, "calls");
+  CU_ASSERT_FATAL(cJSON_GetArraySize(calls) > 2);
+  const cJSON *first = cJSON_GetArrayItem(calls, 0);
+  CU_ASSERT_EQUAL(cJSON_GetArrayItem(first, 0)->valuedouble, 0);
+  CU_ASSERT_EQUAL(cJSON_GetArrayItem(first, 1)->valuedouble, 0);
+  double last = 0;
+  for (const cJSON *c = first->next; c; c = c->next) {
+    double f = cJSON_GetArrayItem(c, 1)->valuedouble;
+    CU_ASSERT(f > last);
+    last = f;
+  }
+  CU_ASSERT_EQUAL(last, 1);
+  cJSON_Delete(m);
+}
+
 static void test_deterministic(void) {
   run_spec r;
   tiny(&r, "{\"type\":\"relocate\",\"lookahead\":5}");
@@ -1690,6 +1736,7 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"metrics_and_conservation", test_metrics_and_conservation},
             {"relocate_conserves", test_relocate_conserves},
             {"deterministic", test_deterministic},
+            {"progress reports the setup at 0", test_progress_reports_the_setup_at_zero},
             {"replica syncs end with the workers", test_replica_syncs_end_with_the_workers},
             {"replicas match their owners at the end", test_replicas_match_owners},
             {"the final quality reads the owners", test_final_quality_reads_the_owners},

@@ -89,6 +89,20 @@ static void test_cartesian_product_size_and_order(void) {
   exp_run_list_free(&l);
 }
 
+/* An empty value is labelled as the table labels it, not "[]". */
+static void test_empty_values_labelled_in_words(void) {
+  exp_run_list l = expand_ok("{" BASE ", 'sweep': {'cluster.stragglers': [[], [0]], "
+                             "'workload.extra': [{}]}}");
+  CU_ASSERT_EQUAL_FATAL(l.count, 2);
+  char *label = exp_sweep_label(l.runs[0].sweep);
+  CU_ASSERT_STRING_EQUAL(label, "no straggler, workload.extra=none");
+  free(label);
+  label = exp_sweep_label(l.runs[1].sweep);
+  CU_ASSERT_STRING_EQUAL(label, "cluster.stragglers=[0], workload.extra=none");
+  free(label);
+  exp_run_list_free(&l);
+}
+
 static void test_three_axes_product(void) {
   exp_run_list l = expand_ok("{" BASE ", 'sweep': {'cluster.nodes': [1, 2], "
                              "'workload.skew': [0.5, 1, 1.5], "
@@ -328,6 +342,7 @@ PSLAB_SUITE("sweep",
             {"no sweep is one run", test_no_sweep_is_one_run},
             {"cartesian product size and order", test_cartesian_product_size_and_order},
             {"three axes", test_three_axes_product},
+            {"empty values labelled in words", test_empty_values_labelled_in_words},
             {"repeats and seeds", test_repeats_and_seeds},
             {"seed derivation", test_seed_derivation},
             {"object replaces object", test_object_replaces_object},

@@ -51,9 +51,10 @@ static const char check_about[] =
     "  <file>: <json.path>: expected <what>, found <what>\n"
     "A valid spec's line is followed by an estimate of the wall time of its runs\n"
     "(\"estimate: about 3 min 20 s of wall time for 12 runs (from ...)\"), from\n"
-    "running each sweep point for a moment on the simulator, about 2 s in all\n"
-    "(PSLAB_ESTIMATE_S=SECONDS sets that, 0 turns the estimate off; `pslab run`\n"
-    "prints it too, from 4 s). Writes nothing; runs no more than that.\n";
+    "running sweep points for a moment on the simulator, about 2 s in all on an\n"
+    "idle machine, up to 4 times that on a busy one (PSLAB_ESTIMATE_S=SECONDS\n"
+    "sets it, 0 turns the estimate off; `pslab run` and `pslab validate` print\n"
+    "it too, from 4 s a side). Writes nothing; runs no more than that.\n";
 
 static const char check_after[] =
     "Exit status: 0 valid; 1 invalid; 2 bad command line.\n"
@@ -228,9 +229,11 @@ static const char validate_about[] =
     "sweep points times its repeats) twice, with the same seeds: on the sim\n"
     "backend into DIR/sim/ and on the real backend into DIR/real/, each an\n"
     "ordinary results directory as `pslab run --backend X --out DIR/X` writes\n"
-    "it (progress lines start \"sim: \" and \"real: \"). Then compares, for each\n"
-    "run and each sweep point, the metrics time_s, steps_per_s, messages, bytes\n"
-    "and local_ratio, and what a training run learned: quality, loss and\n"
+    "it (progress lines start \"sim: \" and \"real: \"; before them, an estimate\n"
+    "of the wall time of both sides, and of each, as `pslab check` makes it).\n"
+    "Then compares, for each run and each sweep point, the metrics time_s,\n"
+    "steps_per_s, messages, bytes and local_ratio, and what a training run\n"
+    "learned: quality, loss and\n"
     "time_to_quality_s (each where both records have it as a number, else left\n"
     "out: a run without real math has none of these three), and the telemetry\n"
     "that says where the two part: rt_p50_s, rt_p99_s, utilization, queue_p50,\n"

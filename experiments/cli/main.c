@@ -204,6 +204,7 @@ static int cmd_validate(const cli *c) {
   o.quiet = c->quiet;
   o.force = c->force;
   o.timeout_s = c->timeout_s;
+  o.estimate_s = estimate_budget(EXP_ESTIMATE_RUN_S);
   /* o.repeats sets the repeats on each side: without the last --set, which
    * cli_parse made of --repeats, they would be set twice. */
   return exp_validate(c->target, c->sets, c->n_sets - (c->repeats_set != NULL), &o);

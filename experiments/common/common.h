@@ -44,6 +44,11 @@ void exp_format_number(double v, char *buf, size_t n);
 /* A short human label: strings bare, numbers formatted, objects as
  * {k=v,...}, lists as [a,b]. Caller frees; NULL on no memory. */
 char *exp_value_label(const cJSON *v);
+/* What an empty value (an empty list or object) at path means, in words:
+ * "no straggler" for cluster.stragglers, "no scaling" for cluster.scale,
+ * "no phase" for phases, "no stage" for stages, "none" for any other path
+ * (NULL too): the table's, the plots' and the progress lines' label. */
+const char *exp_empty_label(const char *path);
 /* What was found, for "found ..." in messages: -3, "abc", an object,
  * nothing (the key is missing). */
 void exp_describe(const cJSON *v, char *buf, size_t n);

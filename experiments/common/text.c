@@ -112,6 +112,24 @@ char *exp_value_label(const cJSON *v) {
   return exp_buf_take(&b);
 }
 
+/* The words of empty values, by the last segment of their path. */
+static const struct {
+  const char *field, *words;
+} empty_words[] = {
+    {"stragglers", "no straggler"},
+    {"scale", "no scaling"},
+    {"phases", "no phase"},
+    {"stages", "no stage"},
+};
+
+const char *exp_empty_label(const char *path) {
+  const char *dot = path ? strrchr(path, '.') : NULL;
+  const char *field = dot ? dot + 1 : path;
+  for (size_t i = 0; field && i < sizeof empty_words / sizeof empty_words[0]; i++)
+    if (strcmp(field, empty_words[i].field) == 0) return empty_words[i].words;
+  return "none";
+}
+
 void exp_describe(const cJSON *v, char *buf, size_t n) {
   enum { SHOWN = 60 };
   if (!v) {

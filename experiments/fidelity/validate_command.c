@@ -533,8 +533,26 @@ static int reused_real(const validation *v) {
   return f ? EXP_EXIT_OK : EXP_EXIT_FAILED;
 }
 
+/* The wait, before it starts: both sides' estimate, then each side's (the
+ * real side's from its simulated twin). */
+static void print_estimates(const validation *v) {
+  exp_estimate sim, real = {0};
+  bool both = !v->o.reuse_real;
+  if (exp_estimate_spec(v->sim, NULL, v->o.estimate_s, &sim) != 0 ||
+      (both && exp_estimate_spec(v->real, NULL, v->o.estimate_s, &real) != 0))
+    return;
+  char total[48];
+  exp_format_wall(sim.total_s + real.total_s, total, sizeof total);
+  fprintf(v->o.log, "pslab validate: estimate: %s %s of wall time for %s:\n",
+          sim.lower || real.lower ? "more than" : "about", total,
+          both ? "both sides" : "the simulated side (the real runs are reused)");
+  exp_estimate_print(v->o.log, "pslab validate: sim: ", &sim);
+  if (both) exp_estimate_print(v->o.log, "pslab validate: real: ", &real);
+}
+
 /* Both sides, one after the other: the worse of their statuses. */
 static int run_sides(validation *v) {
+  if (!v->o.quiet && v->o.estimate_s > 0) print_estimates(v);
   if (v->spec_repeats && !v->o.quiet)
     fprintf(v->o.log, "pslab validate: %d repeats of each sweep point (the spec has %g): "
                       "the real runs' spread needs several; --repeats N to choose\n",

@@ -49,12 +49,9 @@ bool exp_same_point(const cJSON *a, const cJSON *b);
  * caller frees each); false on no memory, then out holds NULLs. */
 bool exp_value_labels_varying(const cJSON *const *values, size_t n, const char *lead,
                               char **out);
-/* What an empty value (an empty list or object) at path means, in words:
- * "no straggler" for cluster.stragglers, "no scaling" for cluster.scale,
- * "no phase" for phases, "no stage" for stages, "none" for any other path
- * (NULL too). Inside a labelled object (above) an empty member reads the
- * same way: "no straggler", "key=none". */
-const char *exp_empty_label(const char *path);
+/* (What an empty value means in words, exp_empty_label, is in common/:
+ * inside a labelled object an empty member reads "no straggler" or
+ * "key=none".) */
 /* Replaces the label of each empty value among values[0..n) (labels from
  * exp_value_labels_varying, values swept at path) by exp_empty_label(path);
  * false on no memory (that label then NULL). */

@@ -138,26 +138,8 @@ static size_t varying_prefix(const leaf_sets *s, const char *lead) {
   return len;
 }
 
-/* The words of empty values, by the last segment of their path. */
-static const struct {
-  const char *field, *words;
-} empty_words[] = {
-    {"stragglers", "no straggler"},
-    {"scale", "no scaling"},
-    {"phases", "no phase"},
-    {"stages", "no stage"},
-};
-
 static bool is_empty(const cJSON *v) {
   return (cJSON_IsArray(v) || cJSON_IsObject(v)) && !v->child;
-}
-
-const char *exp_empty_label(const char *path) {
-  const char *dot = path ? strrchr(path, '.') : NULL;
-  const char *field = dot ? dot + 1 : path;
-  for (size_t i = 0; field && i < sizeof empty_words / sizeof empty_words[0]; i++)
-    if (strcmp(field, empty_words[i].field) == 0) return empty_words[i].words;
-  return "none";
 }
 
 bool exp_label_empty_values(const cJSON *const *values, size_t n, const char *path,

@@ -1,23 +1,29 @@
 /*
  * The wall time of a sweep, estimated before it starts (`pslab check`, the
- * start of `pslab run`).
+ * start of `pslab run`, `pslab validate`).
  *
  * How: every distinct run config (the runs of a sweep point differ only by
  * their seed) is a run whose cost is unknown until it runs, so each is run
  * for a short while, as the runner runs it (a forked child, exp_run_probe),
- * and its progress reports are timed: wall seconds since the fork against
- * the fraction of its steps done. A line through the first and the last
- * report, wall = setup + per_run * fraction, gives the run's wall time at
- * fraction 1 (setup: forking, loading data, building the cluster; the
- * reports come every 2% of the steps on the simulator). With one report,
- * wall / fraction (setup counted as steps: an upper bound on that line). A
- * run that ends within its share of the budget counts its own wall time;
- * one that gave no report in it counts the time it was given, as a lower
- * bound ("more than"). The whole budget is shared among at least
- * budget / EXP_ESTIMATE_MIN_S points spread over the sweep, what one
- * leaves going to the next, and more while time is left; a point not
- * calibrated counts the mean of those that were. The sweep's estimate: the sum over points of the
- * estimate times the point's runs.
+ * and its progress reports are timed: one when it is set up (fraction 0),
+ * then every 2% of its steps on the simulator, each with the wall seconds
+ * since the fork and the CPU seconds the child has used. A run's estimate
+ * is its setup (the wall time to the report at 0) plus its steps in CPU
+ * seconds (to the report before last, then at the rate between the last
+ * two, taken to fraction 1: the first steps can cost more) times the wall
+ * seconds per CPU second that the whole calibration measured: the load of
+ * the machine as it is, one figure for every point, rather than each
+ * point's own second or so of it. A probe stops after
+ * EXP_ESTIMATE_REPORTS reports, or two once its share is spent (it may run
+ * EXP_ESTIMATE_STRETCH times its share to see the second). A run that ends within its share of the
+ * budget counts its own wall time; one that gave no report after its setup
+ * counts the time it was given, as a lower bound ("more than"). The whole
+ * budget is shared among at least budget / EXP_ESTIMATE_MIN_S points spread
+ * over the sweep, what one leaves going to the next, and more while time is
+ * left; a point not calibrated counts the mean of those that were per unit
+ * of its work (exp_run_work: a sweep over cluster.nodes scales), or their
+ * mean where the work is unknown. The sweep's estimate: the sum over points
+ * of the estimate times the point's runs.
  *
  * A real run's estimate is the simulator's prediction of its time (the
  * calibration runs its simulated twin: the time so far at the last report
@@ -30,52 +36,118 @@
 #include <string.h>
 
 #define EXP_ESTIMATE_MIN_S 1.0 /* the least budget a calibrated point gets */
+#define EXP_ESTIMATE_REPORTS 3 /* reports after the first step that are enough */
+/* A probe may run this many times its share to see a second report: the
+ * first can hold a cost paid once (replicas made, caches filled) that a rate
+ * from it alone would count at every step. */
+#define EXP_ESTIMATE_STRETCH 2.0
+#define EXP_ESTIMATE_LOAD_MAX 4.0 /* the most the load may stretch the budget */
 #define EXP_ESTIMATE_POINTS 1024
 
-double exp_estimate_run(const exp_calibration *c, bool real, bool *lower) {
-  *lower = false;
-  const exp_calib_point *first = NULL, *last = NULL;
+/* The reports that count: mark, the one at 0 (set up, no step taken);
+ * first and last, the first and the last strictly between 0 and 1 (last
+ * NULL when there is one), prev the one before last (first when there are
+ * two); final, the last with a fraction above 0 (1 when the run finished). */
+typedef struct {
+  const exp_calib_point *mark, *first, *prev, *last, *final;
+} reports;
+
+static reports reports_of(const exp_calibration *c) {
+  reports r = {0};
   for (size_t i = 0; i < c->n; i++) {
     const exp_calib_point *p = &c->points[i];
+    if (p->fraction == 0 && !r.mark) r.mark = p;
+    if (p->fraction > 0) r.final = p;
     if (!(p->fraction > 0 && p->fraction < 1)) continue;
-    if (!first) first = p;
-    if (p->fraction > first->fraction) last = p;
+    if (!r.first) r.first = p;
+    if (p->fraction <= (r.last ? r.last : r.first)->fraction) continue;
+    r.prev = r.last ? r.last : r.first;
+    r.last = p;
   }
-  double setup = first ? first->wall_s : 0;
-  double whole = NAN; /* wall time of the whole run, on the simulator */
-  if (first && last) {
-    double per_run = (last->wall_s - first->wall_s) / (last->fraction - first->fraction);
-    setup = fmax(0, first->wall_s - per_run * first->fraction);
-    whole = setup + per_run;
+  return r;
+}
+
+/* The wall seconds (cpu: the CPU seconds) of a point's reading. */
+static double reading(const exp_calib_point *p, bool cpu) { return cpu ? p->cpu_s : p->wall_s; }
+
+/* The whole run's steps in wall or CPU seconds: what the reports up to the
+ * one before last took from the mark (from the fork without one), and the
+ * rest of the steps at the rate between the last two (the first steps can
+ * cost more: warming up, replicas made, caches filled, paid once), or at
+ * the first report's own rate when it is the only one. */
+static double steps_of(const reports *r, bool cpu) {
+  double base = r->mark ? reading(r->mark, cpu) : 0;
+  if (!r->last) return (reading(r->first, cpu) - base) / r->first->fraction;
+  double rate = (reading(r->last, cpu) - reading(r->prev, cpu)) /
+                (r->last->fraction - r->prev->fraction);
+  return reading(r->prev, cpu) - base + rate * (1 - r->prev->fraction);
+}
+
+static bool has_cpu(const reports *r) {
+  return r->first && !isnan(r->first->cpu_s) && (!r->mark || !isnan(r->mark->cpu_s)) &&
+         (!r->last || (!isnan(r->last->cpu_s) && !isnan(r->prev->cpu_s)));
+}
+
+void exp_calibration_span(const exp_calibration *c, double *wall_s, double *cpu_s) {
+  reports r = reports_of(c);
+  *wall_s = *cpu_s = 0;
+  if (!r.mark || !r.final || isnan(r.mark->cpu_s) || isnan(r.final->cpu_s)) return;
+  *wall_s = r.final->wall_s - r.mark->wall_s;
+  *cpu_s = r.final->cpu_s - r.mark->cpu_s;
+}
+
+double exp_estimate_run(const exp_calibration *c, double wall_per_cpu, bool real, bool *lower) {
+  *lower = false;
+  reports r = reports_of(c);
+  /* Setup: until the mark; without one, where the line through the first
+   * and last reports meets fraction 0 (none with one report). */
+  double setup = r.mark ? r.mark->wall_s : 0;
+  if (!r.mark && r.last) {
+    double rate = (r.last->wall_s - r.first->wall_s) / (r.last->fraction - r.first->fraction);
+    setup = fmax(0, r.first->wall_s - rate * r.first->fraction);
   }
-  if (first && !last) { /* setup unknown: counted as steps, an upper bound */
-    setup = 0;
-    whole = first->wall_s / first->fraction;
-  }
-  if (!real) {
-    if (c->finished) return c->elapsed_s;
-    if (!isnan(whole)) return whole;
+  if (real) {
+    const exp_calib_point *at = r.last ? r.last : r.first;
+    if (c->finished) return setup + c->time_s;
+    if (at) return setup + at->time_s / at->fraction;
     *lower = true;
     return c->elapsed_s;
   }
-  const exp_calib_point *at = last ? last : first;
-  if (c->finished) return setup + c->time_s;
-  if (at) return setup + at->time_s / at->fraction;
-  *lower = true;
-  return c->elapsed_s;
+  if (c->finished) return c->elapsed_s;
+  if (!r.first) {
+    *lower = true;
+    return c->elapsed_s;
+  }
+  if (!r.mark) return steps_of(&r, false); /* from the fork: setup among the steps */
+  if (wall_per_cpu > 0 && has_cpu(&r)) return setup + steps_of(&r, true) * wall_per_cpu;
+  return setup + steps_of(&r, false);
 }
 
-double exp_estimate_total(const double *est, const bool *calibrated, const size_t *runs,
-                          size_t n) {
-  double sum = 0, mean = 0;
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    if (calibrated[i]) {
-      mean += est[i];
-      k++;
+double exp_estimate_total(const double *est, const double *work, const bool *calibrated,
+                          const size_t *runs, size_t n) {
+  /* An uncalibrated point: the mean estimate of the calibrated ones per
+   * unit of work times its own work where it and some of them have a
+   * work; else the mean of the calibrated; at least its own est. */
+  double mean = 0, per_work = 0;
+  size_t k = 0, kw = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!calibrated[i]) continue;
+    mean += est[i];
+    k++;
+    if (work && work[i] > 0) {
+      per_work += est[i] / work[i];
+      kw++;
     }
+  }
   mean = k ? mean / (double)k : 0;
-  for (size_t i = 0; i < n; i++) sum += (calibrated[i] ? est[i] : mean) * (double)runs[i];
+  per_work = kw ? per_work / (double)kw : 0;
+  double sum = 0;
+  for (size_t i = 0; i < n; i++) {
+    double e = calibrated[i]            ? est[i]
+               : kw && work && work[i] > 0 ? per_work * work[i]
+                                           : mean;
+    sum += fmax(e, est[i]) * (double)runs[i];
+  }
   return sum;
 }
 
@@ -84,12 +156,38 @@ double exp_estimate_total(const double *est, const bool *calibrated, const size_
 typedef struct {
   exp_calib_point points[EXP_ESTIMATE_POINTS];
   size_t n;
+  size_t reports; /* strictly between 0 and 1 */
+  double share_s; /* past it, two reports are enough */
 } collected;
 
-static void collect(void *ctx, double wall_s, double time_s, double fraction) {
+static bool collect(void *ctx, double wall_s, double time_s, double fraction, double cpu_s) {
   collected *c = ctx;
   if (c->n == EXP_ESTIMATE_POINTS) c->n--; /* the last one replaces the one before */
-  c->points[c->n++] = (exp_calib_point){wall_s, time_s, fraction};
+  c->points[c->n++] = (exp_calib_point){wall_s, time_s, fraction, cpu_s};
+  if (fraction > 0 && fraction < 1) c->reports++;
+  /* Enough to see the steps' rate past the first (which can be slower),
+   * unless the run is ending anyway. */
+  return fraction < 1 &&
+         (c->reports >= EXP_ESTIMATE_REPORTS || (c->reports >= 2 && wall_s >= c->share_s));
+}
+
+/* What a point's calibration keeps: the reports that count (reports_of). */
+typedef struct {
+  exp_calib_point kept[5];
+  exp_calibration cal;
+  bool real;
+} point_calibration;
+
+static void keep(point_calibration *pc, const collected *c, const exp_probe_result *res,
+                 int rc, bool real) {
+  exp_calibration all = {c->points, c->n, res->elapsed_s, rc > 0, res->time_s};
+  reports r = reports_of(&all);
+  const exp_calib_point *which[] = {r.mark, r.first, r.prev, r.last, r.final};
+  size_t n = 0;
+  for (size_t i = 0; i < 5; i++)
+    if (which[i] && (i == 0 || which[i] != which[i - 1])) pc->kept[n++] = *which[i];
+  pc->cal = (exp_calibration){pc->kept, n, res->elapsed_s, rc > 0, res->time_s};
+  pc->real = real;
 }
 
 /* The distinct configs of the runs shard holds: first[k] the index of the
@@ -116,81 +214,144 @@ static bool is_real(const exp_run *run) {
   return cJSON_IsString(b) && strcmp(b->valuestring, "real") == 0;
 }
 
-/* Calibrates the point whose first run is run with budget_s: its estimate. */
-static double calibrate(const exp_spec *spec, const exp_run *run, double budget_s,
-                        exp_estimate *out, bool *lower) {
+/* Calibrates the point whose first run is run with share_s, for at most
+ * cap_s (to see a second report) into pc. */
+static void calibrate(const exp_spec *spec, const exp_run *run, double share_s, double cap_s,
+                      exp_estimate *out, point_calibration *pc) {
   collected *c = calloc(1, sizeof *c);
-  if (!c) {
-    *lower = true;
-    return 0;
-  }
-  exp_probe_result res;
-  int rc = exp_run_probe(spec, run, budget_s, collect, c, &res);
+  exp_probe_result res = {0};
+  if (c) c->share_s = share_s;
+  int rc = c ? exp_run_probe(spec, run, cap_s, collect, c, &res) : 0;
   out->spent_s += res.elapsed_s;
   if (rc < 0) {
     out->failed++;
     snprintf(out->error, sizeof out->error, "run %u: %s", run->run, res.error);
   }
-  exp_calibration cal = {c->points, c->n, res.elapsed_s, rc > 0, res.time_s};
-  double est = exp_estimate_run(&cal, is_real(run), lower);
+  if (c) keep(pc, c, &res, rc, is_real(run));
+  else pc->cal = (exp_calibration){pc->kept, 0, res.elapsed_s, false, NAN};
   free(c);
-  return est;
 }
 
-/* The j-th number of the van der Corput sequence in base 2, in [0, 1). */
-static double spread(size_t j) {
-  double x = 0, unit = 0.5;
-  for (; j; j >>= 1, unit /= 2)
-    if (j & 1) x += unit;
-  return x;
+static size_t gcd(size_t a, size_t b) {
+  while (b) {
+    size_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+/* The step between the points calibrated one after the other: near n over
+ * the golden ratio, and prime to n, so that the first few are spread over
+ * the sweep, and points 0, step, 2 step, ... modulo the size of the last
+ * axis go through all its values (a sweep of 4 node counts times 3
+ * policies is not calibrated on one policy alone). */
+static size_t stride(size_t n) {
+  size_t s = (size_t)llround(0.6180339887 * (double)n);
+  for (size_t d = 0; d <= n; d++) {
+    if (s > d && gcd(s - d, n) == 1) return s - d;
+    if (s + d < n && gcd(s + d, n) == 1) return s + d;
+  }
+  return 1;
+}
+
+size_t exp_estimate_order(size_t n, size_t j) { return n ? j * stride(n) % n : 0; }
+
+/* Calibrates points of the sweep (first[i]: the first run of point i) in
+ * the order of exp_estimate_order, so that however many are calibrated
+ * they are spread over it and over each of its axes: k
+ * of them, each with its share of what is left, then others while time is
+ * left (a probe ends once it has seen enough, or the run ended; it may run
+ * past its share to see a second report, which leaves less to the next).
+ * The budget is in seconds of an idle machine: on a busy one, where a
+ * probe gets a part of a core, it is that many times longer (the wall
+ * seconds per CPU second of the probes so far), up to EXP_ESTIMATE_LOAD_MAX. */
+static void calibrate_points(const exp_spec *spec, const exp_run_list *runs,
+                             const size_t *first, size_t n, double budget_s,
+                             exp_estimate *out, point_calibration *pc, bool *done) {
+  size_t k = (size_t)(budget_s / EXP_ESTIMATE_MIN_S);
+  k = k < 1 ? 1 : k > n ? n : k;
+  double budget = budget_s, wall = 0, cpu = 0;
+  for (size_t j = 0; j < n && (!out->calibrated || out->spent_s < budget); j++) {
+    size_t i = exp_estimate_order(n, j);
+    size_t left = out->calibrated < k ? k - out->calibrated : 1;
+    double share = fmax((budget - out->spent_s) / (double)left, 0.05);
+    /* While no probe has seen a step, one may run until it does, as long
+     * as the load may stretch the budget: a run whose first 2% take longer
+     * than its share is still measured. */
+    double cap = share * EXP_ESTIMATE_STRETCH;
+    if (!(cpu > 0)) cap = fmax(cap, budget_s * EXP_ESTIMATE_LOAD_MAX - out->spent_s);
+    calibrate(spec, &runs->runs[first[i]], share, cap, out, &pc[i]);
+    done[i] = true;
+    out->calibrated++;
+    /* A busy machine gives a probe less of a core: the budget grows with
+     * the load measured so far, so that it sees about as many steps. */
+    double w, c;
+    exp_calibration_span(&pc[i].cal, &w, &c);
+    wall += w;
+    cpu += c;
+    if (cpu > 0) budget = budget_s * fmin(fmax(wall / cpu, 1), EXP_ESTIMATE_LOAD_MAX);
+  }
+}
+
+/* Each calibrated point's estimate into est, its steps' CPU seconds turned
+ * into wall seconds at the rate of the whole calibration (the machine's
+ * load as it was, the same for every point). A point whose estimate is only
+ * a lower bound (no report after its setup) is not counted as calibrated
+ * (known[i] false): the others say more of it, that bound its least. */
+static void estimate_points(const point_calibration *pc, const bool *done, size_t n,
+                            exp_estimate *out, double *est, bool *known) {
+  double wall = 0, cpu = 0;
+  for (size_t i = 0; i < n; i++) {
+    double w, c;
+    if (!done[i]) continue;
+    exp_calibration_span(&pc[i].cal, &w, &c);
+    wall += w;
+    cpu += c;
+  }
+  out->wall_per_cpu = cpu > 0 ? wall / cpu : 0;
+  bool any_known = false, any_lower = false;
+  for (size_t i = 0; i < n; i++) {
+    bool lower = false;
+    if (done[i]) est[i] = exp_estimate_run(&pc[i].cal, out->wall_per_cpu, pc[i].real, &lower);
+    known[i] = done[i] && !lower;
+    any_known |= known[i];
+    any_lower |= lower;
+  }
+  out->lower = any_lower && !any_known;
 }
 
 int exp_estimate_spec(const exp_spec *spec, const exp_shard *shard, double budget_s,
                       exp_estimate *out) {
   *out = (exp_estimate){0};
   const exp_run_list *runs = exp_spec_runs(spec);
-  size_t *first = calloc(runs->count + 1, sizeof *first);
-  size_t *count = calloc(runs->count + 1, sizeof *count);
-  double *est = calloc(runs->count + 1, sizeof *est);
-  bool *done = calloc(runs->count + 1, sizeof *done);
-  if (!first || !count || !est || !done) {
-    free(first), free(count), free(est), free(done);
-    return -1;
+  size_t m = runs->count + 1;
+  size_t *first = calloc(m, sizeof *first), *count = calloc(m, sizeof *count);
+  double *est = calloc(m, sizeof *est), *work = calloc(m, sizeof *work);
+  bool *done = calloc(m, sizeof *done), *known = calloc(m, sizeof *known);
+  point_calibration *pc = calloc(m, sizeof *pc);
+  int rc = -1;
+  if (first && count && est && work && done && known && pc) {
+    size_t n = distinct_configs(runs, shard, first, count);
+    calibrate_points(spec, runs, first, n, budget_s, out, pc, done);
+    estimate_points(pc, done, n, out, est, known);
+    char how[512];
+    for (size_t i = 0; i < n; i++) {
+      out->runs += count[i];
+      out->real |= is_real(&runs->runs[first[i]]);
+      work[i] = exp_run_work(&runs->runs[first[i]], how, sizeof how);
+    }
+    out->total_s = exp_estimate_total(est, work, known, count, n);
+    out->points = n;
+    rc = 0;
   }
-  size_t n = distinct_configs(runs, shard, first, count);
-  size_t k = (size_t)(budget_s / EXP_ESTIMATE_MIN_S);
-  k = k < 1 ? 1 : k > n ? n : k;
-  /* Points in the order of the van der Corput sequence (0, 1/2, 1/4, 3/4,
-   * ... of the sweep), so that however many are calibrated they are spread
-   * over it: k of them, each with its share of what is left, then others
-   * while time is left (runs that ended early). */
-  size_t span = 1;
-  while (span < n) span *= 2;
-  for (size_t j = 0; n && j < span && (out->calibrated < k || out->spent_s < budget_s); j++) {
-    size_t i = (size_t)(spread(j) * (double)n);
-    if (done[i]) continue;
-    size_t left = out->calibrated < k ? k - out->calibrated : 1;
-    double share = (budget_s - out->spent_s) / (double)left;
-    bool lower;
-    est[i] = calibrate(spec, &runs->runs[first[i]], fmax(share, 0.05), out, &lower);
-    done[i] = true;
-    out->calibrated++;
-    out->lower |= lower;
-  }
-  for (size_t i = 0; i < n; i++) {
-    out->runs += count[i];
-    out->real |= is_real(&runs->runs[first[i]]);
-  }
-  out->total_s = exp_estimate_total(est, done, count, n);
-  out->points = n;
-  free(first), free(count), free(est), free(done);
-  return 0;
+  free(first), free(count), free(est), free(work), free(done), free(known), free(pc);
+  return rc;
 }
 
 /* ---------------------------------------------------------------- saying */
 
-/* "42 s", "3 min 20 s", "2 h 5 min". */
-static void format_wall(double s, char *buf, size_t n) {
+void exp_format_wall(double s, char *buf, size_t n) {
   if (s < 10)
     snprintf(buf, n, "%.1f s", s);
   else if (s < 60)
@@ -203,8 +364,8 @@ static void format_wall(double s, char *buf, size_t n) {
 
 void exp_estimate_print(FILE *f, const char *lead, const exp_estimate *e) {
   char total[48], spent[48];
-  format_wall(e->total_s, total, sizeof total);
-  format_wall(e->spent_s, spent, sizeof spent);
+  exp_format_wall(e->total_s, total, sizeof total);
+  exp_format_wall(e->spent_s, spent, sizeof spent);
   fprintf(f, "%sestimate: %s %s of wall time for %zu run%s (", lead,
           e->lower ? "more than" : "about", total, e->runs, e->runs == 1 ? "" : "s");
   if (e->real)
@@ -215,10 +376,10 @@ void exp_estimate_print(FILE *f, const char *lead, const exp_estimate *e) {
   else if (e->calibrated == e->points)
     fprintf(f, "each of the %zu sweep points", e->points);
   else
-    fprintf(f, "%zu of the %zu sweep points, the others taken as their mean", e->calibrated,
-            e->points);
-  fprintf(f, ")%s\n", e->lower ? "; a run that had not got going in its share of the "
-                                 "calibration counts only that share" : "");
+    fprintf(f, "%zu of the %zu sweep points, the others taken as their mean per unit of "
+            "work", e->calibrated, e->points);
+  fprintf(f, ")%s\n", e->lower ? "; no run got going in its share of the calibration: "
+                                 "each counts only that share" : "");
   if (e->failed)
     fprintf(f, "%s%zu sweep point%s failed in the calibration: %s\n", lead, e->failed,
             e->failed == 1 ? "" : "s", e->error);

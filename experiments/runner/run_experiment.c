@@ -79,8 +79,9 @@ typedef struct {
   double printed; /* when its last line (not on a terminal) was printed */
   /* A calibration's (exp_run_probe): every report, with the wall seconds
    * since the run started; NULL: none. */
-  void (*sink)(void *ctx, double wall_s, double time_s, double fraction);
+  exp_probe_fn sink;
   void *sink_ctx;
+  bool enough; /* the sink has seen enough: the run is ended */
 } progress;
 
 static double now_s(void) {
@@ -130,8 +131,9 @@ static void progress_line(progress *pg, double sim_t, double fraction) {
   fflush(pg->log);
 }
 
-static void progress_update(progress *pg, double sim_t, double fraction) {
-  if (pg->sink) pg->sink(pg->sink_ctx, now_s() - pg->started, sim_t, fraction);
+static void progress_update(progress *pg, double sim_t, double fraction, double cpu_s) {
+  if (pg->sink && pg->sink(pg->sink_ctx, now_s() - pg->started, sim_t, fraction, cpu_s))
+    pg->enough = true;
   if (pg->quiet) return;
   if (!pg->tty) {
     progress_line(pg, sim_t, fraction);
@@ -261,8 +263,14 @@ static void child_on_progress(void *ctx, double sim_t, double fraction) {
   /* About 200 updates per run are plenty for a progress line. */
   if (fraction < cp->last + cp->step && fraction < 1.0) return;
   cp->last = fraction;
-  char line[96];
-  int n = snprintf(line, sizeof line, "P %.17g %.17g\n", sim_t, fraction);
+  /* With the CPU seconds of this process so far: the estimate's calibration
+   * counts them, which another process's load does not change. */
+  struct timespec cpu;
+  double cpu_s = clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu) == 0
+                     ? (double)cpu.tv_sec + 1e-9 * (double)cpu.tv_nsec
+                     : -1;
+  char line[128];
+  int n = snprintf(line, sizeof line, "P %.17g %.17g %.9g\n", sim_t, fraction, cpu_s);
   if (n > 0) write_all(cp->fd, line, (size_t)n);
 }
 
@@ -370,9 +378,10 @@ typedef struct {
 } outcome;
 
 static void child_line(const char *line, progress *pg, outcome *out) {
-  double t, f;
-  if (line[0] == 'P' && sscanf(line, "P %lf %lf", &t, &f) == 2) {
-    progress_update(pg, t, f);
+  double t, f, cpu;
+  int got = line[0] == 'P' ? sscanf(line, "P %lf %lf %lf", &t, &f, &cpu) : 0;
+  if (got >= 2) {
+    progress_update(pg, t, f, got == 3 && cpu >= 0 ? cpu : NAN);
   } else if (line[0] == 'M' && !out->metrics) {
     out->metrics = cJSON_Parse(line + 1);
     if (!cJSON_IsObject(out->metrics) && !out->error)
@@ -396,13 +405,17 @@ static bool wait_readable(int fd, double deadline) {
 }
 
 /* Reads the child's lines from fd until it closes the pipe, or until the
- * deadline (0: none): false when the deadline came first. */
+ * deadline (0: none) or a calibration's sink has seen enough: false when
+ * one of those came first. */
 static bool read_child(int fd, progress *pg, outcome *out, double deadline) {
   exp_buf b = {0};
   bool in_time = true;
   char chunk[4096];
   for (;;) {
-    if (!(in_time = wait_readable(fd, deadline))) break;
+    if (pg->enough || !(in_time = wait_readable(fd, deadline))) {
+      in_time = false;
+      break;
+    }
     ssize_t got = read(fd, chunk, sizeof chunk);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;

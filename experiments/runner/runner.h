@@ -62,8 +62,11 @@ void exp_resumed_free(exp_resumed *r);
 /* ---------------------------------- calibration (run_experiment.c) */
 
 /* A progress report: wall seconds since the run's child was forked, the
- * run's time so far (simulated), the fraction of its steps done. */
-typedef void (*exp_probe_fn)(void *ctx, double wall_s, double time_s, double fraction);
+ * run's time so far (simulated), the fraction of its steps done (0: set up,
+ * no step taken), the CPU seconds the child had used (NaN: not known).
+ * Returns true when it has seen enough: the probe ends there. */
+typedef bool (*exp_probe_fn)(void *ctx, double wall_s, double time_s, double fraction,
+                             double cpu_s);
 
 typedef struct {
   double elapsed_s; /* wall time the probe took */
@@ -74,8 +77,8 @@ typedef struct {
 /* Runs run as the runner would, in a forked child but always on the
  * simulator (a real run's simulated twin) and with its output thrown away,
  * for at most budget_s seconds of wall time, calling on_report for every
- * progress report. 1: it finished in time; 0: the budget ended it; -1: it
- * failed (res->error says why). */
+ * progress report until it returns true. 1: it finished in time; 0: the
+ * budget or on_report ended it; -1: it failed (res->error says why). */
 int exp_run_probe(const exp_spec *spec, const exp_run *run, double budget_s,
                   exp_probe_fn on_report, void *ctx, exp_probe_result *res);
 

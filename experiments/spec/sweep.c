@@ -55,9 +55,15 @@ char *exp_sweep_label(const cJSON *sweep) {
   exp_buf b = {0};
   exp_buf_puts(&b, "");
   for (const cJSON *c = sweep ? sweep->child : NULL; c; c = c->next) {
-    char *v = exp_value_label(c);
-    exp_buf_printf(&b, "%s%s=%s", c == sweep->child ? "" : ", ", c->string,
-                   v ? v : "?");
+    const char *sep = c == sweep->child ? "" : ", ";
+    bool empty = (cJSON_IsArray(c) || cJSON_IsObject(c)) && !c->child;
+    const char *words = empty ? exp_empty_label(c->string) : "none";
+    if (strcmp(words, "none") != 0) { /* as the table says it: "no straggler" */
+      exp_buf_printf(&b, "%s%s", sep, words);
+      continue;
+    }
+    char *v = empty ? NULL : exp_value_label(c);
+    exp_buf_printf(&b, "%s%s=%s", sep, c->string, empty ? "none" : v ? v : "?");
     free(v);
   }
   return exp_buf_take(&b);
