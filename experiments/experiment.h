@@ -528,6 +528,13 @@ typedef struct {
  * the line through the first and last reports meets 0. *lower: the estimate
  * is only a lower bound (elapsed_s: no report came). */
 double exp_estimate_run(const exp_calibration *c, double wall_per_cpu, bool real, bool *lower);
+/* What a run that gave no report after its setup took at least: not even
+ * first_fraction (the fraction of a first report, as other runs showed;
+ * <= 0: unknown) of its steps in the time it was given after the setup,
+ * so the setup plus that time over first_fraction; elapsed_s where it
+ * finished, gave a report, has no report at 0 or first_fraction is
+ * unknown. */
+double exp_estimate_floor(const exp_calibration *c, double first_fraction);
 /* The j-th sweep point (of n, in sweep order) the calibration probes: j
  * times a step near n over the golden ratio and prime to n, modulo n, so
  * that the first few are spread over the sweep, and the values of its last

@@ -123,6 +123,12 @@ double exp_estimate_run(const exp_calibration *c, double wall_per_cpu, bool real
   return setup + steps_of(&r, false);
 }
 
+double exp_estimate_floor(const exp_calibration *c, double first_fraction) {
+  reports r = reports_of(c);
+  if (c->finished || r.first || !r.mark || !(first_fraction > 0)) return c->elapsed_s;
+  return r.mark->wall_s + (c->elapsed_s - r.mark->wall_s) / first_fraction;
+}
+
 double exp_estimate_total(const double *est, const double *work, const bool *calibrated,
                           const size_t *runs, size_t n) {
   /* An uncalibrated point: the mean estimate of the calibrated ones per
@@ -298,7 +304,8 @@ static void calibrate_points(const exp_spec *spec, const exp_run_list *runs,
  * into wall seconds at the rate of the whole calibration (the machine's
  * load as it was, the same for every point). A point whose estimate is only
  * a lower bound (no report after its setup) is not counted as calibrated
- * (known[i] false): the others say more of it, that bound its least. */
+ * (known[i] false): the others say more of it, its bound (exp_estimate_floor,
+ * with the first report's fraction that other points showed) its least. */
 static void estimate_points(const point_calibration *pc, const bool *done, size_t n,
                             exp_estimate *out, double *est, bool *known) {
   double wall = 0, cpu = 0;
@@ -310,10 +317,16 @@ static void estimate_points(const point_calibration *pc, const bool *done, size_
     cpu += c;
   }
   out->wall_per_cpu = cpu > 0 ? wall / cpu : 0;
+  double first_fraction = 1; /* of the reports: the least fraction a first report had */
+  for (size_t i = 0; i < n; i++) {
+    reports r = done[i] ? reports_of(&pc[i].cal) : (reports){0};
+    if (r.first) first_fraction = fmin(first_fraction, r.first->fraction);
+  }
   bool any_known = false, any_lower = false;
   for (size_t i = 0; i < n; i++) {
     bool lower = false;
     if (done[i]) est[i] = exp_estimate_run(&pc[i].cal, out->wall_per_cpu, pc[i].real, &lower);
+    if (lower && !pc[i].real) est[i] = exp_estimate_floor(&pc[i].cal, first_fraction);
     known[i] = done[i] && !lower;
     any_known |= known[i];
     any_lower |= lower;
