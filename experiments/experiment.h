@@ -528,6 +528,17 @@ typedef struct {
  * the line through the first and last reports meets 0. *lower: the estimate
  * is only a lower bound (elapsed_s: no report came). */
 double exp_estimate_run(const exp_calibration *c, double wall_per_cpu, bool real, bool *lower);
+/* For a calibration with a report at 0 and a first report after it, and
+ * its estimate est: est less its setup over the wall time from the report
+ * at 0 to the first (how many times its first report's time the whole run
+ * came to); 0 without those. */
+double exp_estimate_per_first(const exp_calibration *c, double est);
+/* What a run that gave no report after its setup will take at least: its
+ * setup plus the time it had after it (not enough for a first report)
+ * times per_first (exp_estimate_per_first of the points that gave one, as
+ * their mean), and no less than elapsed_s; elapsed_s where it finished, gave
+ * a report, has no report at 0 or per_first <= 0. */
+double exp_estimate_floor(const exp_calibration *c, double per_first);
 /* The j-th sweep point (of n, in sweep order) the calibration probes: j
  * times a step near n over the golden ratio and prime to n, modulo n, so
  * that the first few are spread over the sweep, and the values of its last

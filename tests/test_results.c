@@ -1557,10 +1557,19 @@ static void test_estimate_arithmetic(void) {
   CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&cc, 4, false, &lower), 0.4 + 3.0 * 4, 1e-12);
   /* Real: the setup to the first step, plus the simulated time. */
   CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&cc, 4, true, &lower), 0.4 + 0.1, 1e-12);
-  /* Only the report at 0: a lower bound, the time it was given. */
+  /* How many times its first report's time (1.2 s after the setup) a run
+   * came to: (12.4 - 0.4) / 1.2 = 10. */
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_per_first(&cc, 12.4), 10, 1e-12);
+  /* Only the report at 0: a lower bound, the time it was given; and since
+   * no first report came in the 2.9 s after the setup, where another run's
+   * came to 10 times its first report's time: at least 0.4 + 2.9 * 10. */
   cc.n = 1;
   CU_ASSERT_DOUBLE_EQUAL(exp_estimate_run(&cc, 4, false, &lower), 3.3, 1e-12);
   CU_ASSERT_TRUE(lower);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_per_first(&cc, 3.3), 0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_floor(&cc, 10), 0.4 + 2.9 * 10, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_floor(&cc, 0), 3.3, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_floor(&oc, 10), 3.3, 1e-12); /* it gave reports */
   exp_calibration_span(&cc, &wall, &cpu_s);
   CU_ASSERT_DOUBLE_EQUAL(wall + cpu_s, 0, 1e-12);
 

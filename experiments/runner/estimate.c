@@ -123,6 +123,18 @@ double exp_estimate_run(const exp_calibration *c, double wall_per_cpu, bool real
   return setup + steps_of(&r, false);
 }
 
+double exp_estimate_per_first(const exp_calibration *c, double est) {
+  reports r = reports_of(c);
+  if (!r.mark || !r.first || !(r.first->wall_s > r.mark->wall_s)) return 0;
+  return (est - r.mark->wall_s) / (r.first->wall_s - r.mark->wall_s);
+}
+
+double exp_estimate_floor(const exp_calibration *c, double per_first) {
+  reports r = reports_of(c);
+  if (c->finished || r.first || !r.mark || !(per_first > 0)) return c->elapsed_s;
+  return fmax(c->elapsed_s, r.mark->wall_s + (c->elapsed_s - r.mark->wall_s) * per_first);
+}
+
 double exp_estimate_total(const double *est, const double *work, const bool *calibrated,
                           const size_t *runs, size_t n) {
   /* An uncalibrated point: the mean estimate of the calibrated ones per
@@ -298,7 +310,10 @@ static void calibrate_points(const exp_spec *spec, const exp_run_list *runs,
  * into wall seconds at the rate of the whole calibration (the machine's
  * load as it was, the same for every point). A point whose estimate is only
  * a lower bound (no report after its setup) is not counted as calibrated
- * (known[i] false): the others say more of it, that bound its least. */
+ * (known[i] false): the others say more of it, its bound its least
+ * (exp_estimate_floor: its time after its setup, not enough for a first
+ * report, times what a first report's time came to in the whole run of the
+ * points that gave one). */
 static void estimate_points(const point_calibration *pc, const bool *done, size_t n,
                             exp_estimate *out, double *est, bool *known) {
   double wall = 0, cpu = 0;
@@ -311,14 +326,24 @@ static void estimate_points(const point_calibration *pc, const bool *done, size_
   }
   out->wall_per_cpu = cpu > 0 ? wall / cpu : 0;
   bool any_known = false, any_lower = false;
+  double per_first = 0; /* the mean of exp_estimate_per_first over the simulated points */
+  size_t firsts = 0;
   for (size_t i = 0; i < n; i++) {
     bool lower = false;
     if (done[i]) est[i] = exp_estimate_run(&pc[i].cal, out->wall_per_cpu, pc[i].real, &lower);
     known[i] = done[i] && !lower;
+    double ratio = known[i] && !pc[i].real ? exp_estimate_per_first(&pc[i].cal, est[i]) : 0;
+    if (ratio > 0) {
+      per_first += ratio;
+      firsts++;
+    }
     any_known |= known[i];
     any_lower |= lower;
   }
   out->lower = any_lower && !any_known;
+  for (size_t i = 0; i < n && firsts; i++)
+    if (done[i] && !known[i] && !pc[i].real)
+      est[i] = exp_estimate_floor(&pc[i].cal, per_first / (double)firsts);
 }
 
 int exp_estimate_spec(const exp_spec *spec, const exp_shard *shard, double budget_s,
