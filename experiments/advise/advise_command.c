@@ -248,6 +248,9 @@ int exp_advise(const char *spec_path, const char *const *sets, size_t n_sets,
   a.rp.file = spec_path;
   adv_sim_ctx x;
   int rc = EXP_EXIT_FAILED;
+  /* Every candidate and prefix runs the same workload: its sampling tables
+   * are built once, here, and the forked evaluations inherit them. */
+  wl_keep_tables(true);
   a.spec = exp_spec_load(spec_path, sets, n_sets, &errs);
   if (a.spec && exp_spec_check_work(a.spec, &errs)) {
     a.rp.file = exp_spec_file(a.spec);
@@ -261,5 +264,6 @@ int exp_advise(const char *spec_path, const char *const *sets, size_t n_sets,
   adv_candidates_free(&a.cands);
   exp_spec_free(a.spec);
   exp_errors_free(&errs);
+  wl_keep_tables(false);
   return rc;
 }
