@@ -113,7 +113,11 @@ typedef struct {
   adv_eval_fn eval;
   void *ctx;
   FILE *log;         /* a line per round; NULL: none */
+  size_t jobs;       /* evaluations at a time, each in a forked process of
+                        its own (0 or 1: one at a time, in this process; at
+                        most ADV_JOBS_MAX) */
 } adv_search;
+#define ADV_JOBS_MAX 64
 
 typedef struct {
   size_t n;           /* candidates */
@@ -126,7 +130,8 @@ typedef struct {
                          whole run; NaN with one round only) */
   int *round;         /* the last round each candidate took part in (-1: none) */
   size_t rounds;      /* rounds done */
-  double spent_s;     /* wall time the evaluations took */
+  double spent_s;     /* wall time the evaluations took (with jobs, each
+                         wave's longest evaluation) */
   char stop[160];     /* why the search ended */
 } adv_result;
 
@@ -185,6 +190,7 @@ typedef struct {
   double error;           /* the simulator's error used (0.28) */
   char error_from[200];   /* where that figure comes from */
   double budget_s;
+  size_t jobs;            /* evaluations at a time */
   const char *file;       /* the spec file (messages of candidates' checks) */
   const char *base_dir;   /* the spec's directory (winner.json's file paths) */
 } adv_report;

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void exp_advise_options_default(exp_advise_options *o) {
   *o = (exp_advise_options){.budget_s = EXP_ADVISE_BUDGET_S};
@@ -188,12 +189,16 @@ static int prepare(advice *a, adv_sim_ctx *x, exp_errors *errs) {
 /* The search, the table, the files and the confirmation. */
 static int search_and_report(advice *a, adv_sim_ctx *x, FILE *out, FILE *log) {
   const exp_advise_options *o = a->o;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  a->rp.jobs = o->jobs ? o->jobs : cores > 0 ? (size_t)cores : 1;
+  if (a->rp.jobs > ADV_JOBS_MAX) a->rp.jobs = ADV_JOBS_MAX;
   adv_search s = {.n = a->cands.count, .budget_s = a->rp.budget_s, .eval = adv_sim_eval,
-                  .ctx = x, .log = o->quiet ? NULL : log};
+                  .ctx = x, .log = o->quiet ? NULL : log, .jobs = a->rp.jobs};
   if (!o->quiet)
     fprintf(log, "pslab advise: %zu candidates (%d refused by the spec's checks), ranked by "
-            "%s, %.3g s of simulation\n", a->cands.count, cJSON_GetArraySize(a->cands.skipped),
-            a->rp.metric.name, a->rp.budget_s);
+            "%s, %.3g s of simulation, %zu at a time\n", a->cands.count,
+            cJSON_GetArraySize(a->cands.skipped), a->rp.metric.name, a->rp.budget_s,
+            a->rp.jobs);
   char err[1024];
   if (adv_halving(&s, &a->res, err, sizeof err) != 0) {
     fprintf(log, "pslab advise: %s\n", err);

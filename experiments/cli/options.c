@@ -126,6 +126,10 @@ const cli_option cli_options[] = {
      "run the top N candidates on the real backend (every node a process on this machine, "
      "over loopback, 3 repeats each) into DIR/confirm/ and say whether their real order is "
      "the simulated one; uncalibrated unless the spec's cluster has a profile of this machine"},
+    {"jobs", 'j', "N", ON(ADVISE), COUNT(jobs, 64), false,
+     "simulate N candidates at a time, each in a process of its own (default: the number of "
+     "cores). The budget is charged each wave's longest evaluation; the ranking is the same "
+     "for any N unless the budget cuts the search short"},
     {"metric", 0, "M", ON(ADVISE), STRING(metric), false,
      "rank by time_s (the default), time_to_quality_s, bytes or messages. A workload that "
      "measures quality is always ranked by time to quality (its target: "
