@@ -96,6 +96,7 @@ typedef struct {
   size_t *cur, m;   /* the candidates of this round */
   adv_score *now;   /* this round's scores, by candidate */
   bool *ok;         /* evaluated this round */
+  double *wave_cost; /* the first round's waves' costs */
   double last_f;    /* the last round's fraction (0: none yet) */
 } search;
 
@@ -225,6 +226,28 @@ static void eval_wave(const adv_search *s, const size_t *cands, size_t n, double
   }
 }
 
+/* The first round's cost, predicted after its first `done` waves of
+ * `waves`: theirs, and the median of theirs for each wave left; NaN (no
+ * prediction yet) before FIRST_WAVES waves, so that one candidate dearer
+ * than most does not refuse a round that the others let fit. */
+#define FIRST_WAVES 3
+static double first_round_cost(const search *st, size_t done, size_t waves) {
+  if (done < FIRST_WAVES && done < waves) return NAN;
+  double sorted[FIRST_WAVES], spent = 0;
+  size_t m = 0;
+  for (size_t w = 0; w < done; w++) {
+    spent += st->wave_cost[w];
+    if (w < FIRST_WAVES) sorted[m++] = st->wave_cost[w];
+  }
+  for (size_t a = 1; a < m; a++) /* the first FIRST_WAVES, sorted */
+    for (size_t b = a; b > 0 && sorted[b] < sorted[b - 1]; b--) {
+      double t = sorted[b];
+      sorted[b] = sorted[b - 1];
+      sorted[b - 1] = t;
+    }
+  return spent + sorted[m / 2] * (double)(waves - done);
+}
+
 /* Records the wave of n candidates from cur[i] of round k (their outcomes
  * o) and charges its cost, its longest evaluation. 1 the round goes on;
  * 0 the budget ended it (a timeout); 2 the first wave showed that the rest
@@ -262,13 +285,15 @@ static int wave_done(search *st, size_t k, size_t i, size_t n, double f, double 
       return 2;
     }
   }
-  if (k == 0 && i == 0 && st->ok[c] && wave * (double)waves > s->budget_s) {
-    char at_once[64] = "";
+  if (k == 0) st->wave_cost[i / j] = wave;
+  double need = k == 0 ? first_round_cost(st, i / j + 1, waves) : 0;
+  if (k == 0 && st->ok[c] && need > s->budget_s) {
+    char at_once[64] = "", first[64] = "the first candidate";
     if (j > 1) snprintf(at_once, sizeof at_once, ", %zu at a time,", j);
-    snprintf(err, errlen, "--budget: %.3g s cannot pay for one round: the first candidate%s "
-             "on %.3g of the run took %.3g s, so a round of %zu candidates%s needs about "
-             "%.3g s", s->budget_s, j > 1 ? "s" : "", o[0].sc.fraction, wave, st->m, at_once,
-             wave * (double)waves);
+    if (i + n > 1) snprintf(first, sizeof first, "the first %zu candidates", i + n);
+    snprintf(err, errlen, "--budget: %.3g s cannot pay for one round: %s on %.3g of the run "
+             "took %.3g s, so a round of %zu candidates%s needs about %.3g s", s->budget_s,
+             first, o[0].sc.fraction, r->spent_s, st->m, at_once, need);
     return -1;
   }
   return 1;
@@ -440,8 +465,9 @@ int adv_halving(const adv_search *s, adv_result *r, char *err, size_t errlen) {
   st.cur = calloc(s->n, sizeof *st.cur);
   st.now = calloc(s->n, sizeof *st.now);
   st.ok = calloc(s->n, sizeof *st.ok);
+  st.wave_cost = calloc(s->n, sizeof *st.wave_cost);
   int rc = -1;
-  if (!st.cur || !st.now || !st.ok || !result_alloc(r, s->n)) {
+  if (!st.cur || !st.now || !st.ok || !st.wave_cost || !result_alloc(r, s->n)) {
     snprintf(err, errlen, "out of memory");
     goto out;
   }
@@ -457,5 +483,6 @@ out:
   free(st.cur);
   free(st.now);
   free(st.ok);
+  free(st.wave_cost);
   return rc;
 }
