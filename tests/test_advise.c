@@ -181,6 +181,32 @@ static void test_halving_dear_first_candidate(void) {
   adv_result_free(&r);
 }
 
+static void test_halving_shorter_first_round(void) {
+  /* Round 1 at 1/16 of a 1 s run costs 1.25 s, which a budget of 1 s
+   * cannot pay (its first three evaluations show it, 0.1875 s); at 1/32,
+   * the shortest prefix the evaluator makes, it costs 0.625 s, which the
+   * 0.8125 s left pay for. Without a shortest prefix, refused. */
+  double truth[N_FAKE];
+  fake_truth(truth);
+  fake f = {truth, 0.05, 1.0, 0};
+  adv_search s = {.n = N_FAKE, .budget_s = 1.0, .eval = fake_eval, .ctx = &f,
+                  .min_fraction = 1.0 / 32};
+  adv_result r;
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(r.rounds, 1);
+  CU_ASSERT_EQUAL(r.last[BEST].fraction, 1.0 / 32);
+  CU_ASSERT_EQUAL(f.calls, 3 + N_FAKE);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(r.evaluations), 3 + N_FAKE);
+  CU_ASSERT(fabs(r.spent_s - 0.8125) < 1e-9);
+  CU_ASSERT_EQUAL(r.order[0], BEST);
+  adv_result_free(&r);
+  s.min_fraction = 1.0 / 16; /* no shorter prefix than the first */
+  CU_ASSERT_EQUAL(adv_halving(&s, &r, err, sizeof err), -1);
+  CU_ASSERT(unit_contains(err, "cannot pay for one round"));
+  adv_result_free(&r);
+}
+
 /* A made-up evaluator that fails on candidate 3. */
 static int failing_eval(void *ctx, size_t cand, double fraction, double timeout_s,
                         adv_score *out, char *err, size_t errlen) {
@@ -322,6 +348,12 @@ static void test_prefix(void) {
                   EXP_ADVISE_MIN_STEPS);
   CU_ASSERT_EQUAL(got, EXP_ADVISE_MIN_STEPS / 1000.0);
   cJSON_Delete(cut);
+  /* The shortest prefix of a set: its candidate with the most steps'. */
+  adv_candidate two[2] = {{"a", spec, "test"},
+                          {"b", unit_json("{'workload': {'steps_per_worker': 500}}"), "test"}};
+  adv_candidates set = {.items = two, .count = 2};
+  CU_ASSERT_EQUAL(adv_min_fraction(&set), EXP_ADVISE_MIN_STEPS / 1000.0);
+  cJSON_Delete(two[1].spec);
   cJSON_Delete(spec);
   spec = unit_json("{'workload': {'type': 'mf', 'epochs': 8}}");
   cut = adv_prefix(spec, 0.25, &got);
@@ -610,6 +642,7 @@ PSLAB_SUITE("advise",
             {"halving respects the budget", test_halving_respects_the_budget},
             {"halving bad input", test_halving_bad_input},
             {"halving with jobs", test_halving_jobs},
+            {"halving shortens a first round too dear", test_halving_shorter_first_round},
             {"halving with a dear first candidate", test_halving_dear_first_candidate},
             {"prefix", test_prefix},
             {"candidate set", test_candidate_set},

@@ -110,6 +110,9 @@ typedef struct {
   size_t n;          /* candidates */
   double budget_s;   /* wall seconds the evaluations may take in all */
   double first_fraction; /* 0: 2^-(rounds - 1), the last round at the whole run */
+  double min_fraction;   /* the shortest prefix the evaluator makes: a first round
+                            too dear for the budget is tried again on prefixes
+                            half as long down to it (0: not tried again) */
   adv_eval_fn eval;
   void *ctx;
   FILE *log;         /* a line per round; NULL: none */
@@ -177,6 +180,9 @@ int adv_sim_eval(void *ctx, size_t cand, double fraction, double timeout_s, adv_
  * deletes. */
 cJSON *adv_prefix(const cJSON *spec, double fraction, double *got);
 #define EXP_ADVISE_MIN_STEPS 20
+/* The shortest prefix adv_prefix makes of any candidate: the least of
+ * their shortest shares (a candidate whose shortest is longer runs that). */
+double adv_min_fraction(const adv_candidates *c);
 
 /* ----------------------------------------------------- report.c */
 

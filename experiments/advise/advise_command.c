@@ -193,7 +193,8 @@ static int search_and_report(advice *a, adv_sim_ctx *x, FILE *out, FILE *log) {
   a->rp.jobs = o->jobs ? o->jobs : cores > 0 ? (size_t)cores : 1;
   if (a->rp.jobs > ADV_JOBS_MAX) a->rp.jobs = ADV_JOBS_MAX;
   adv_search s = {.n = a->cands.count, .budget_s = a->rp.budget_s, .eval = adv_sim_eval,
-                  .ctx = x, .log = o->quiet ? NULL : log, .jobs = a->rp.jobs};
+                  .ctx = x, .log = o->quiet ? NULL : log, .jobs = a->rp.jobs,
+                  .min_fraction = adv_min_fraction(&a->cands)};
   if (!o->quiet)
     fprintf(log, "pslab advise: %zu candidates (%d refused by the spec's checks), ranked by "
             "%s, %.3g s of simulation, %zu at a time\n", a->cands.count,

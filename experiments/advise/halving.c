@@ -24,6 +24,11 @@
  * that. Evaluations are recorded in the round's order whatever the order
  * they end in, so that for a seed the search and its ranking are the same
  * with any jobs, unless the budget cuts it short.
+ *
+ * A first round that its first waves show the budget cannot pay for is
+ * tried again on a prefix half as long, down to the shortest the
+ * evaluator makes (min_fraction), before the search gives up: a prefix's
+ * cost is mostly its steps, now that an evaluation's fixed part is small.
  */
 #include "experiments/advise/advise.h"
 
@@ -97,6 +102,7 @@ typedef struct {
   adv_score *now;   /* this round's scores, by candidate */
   bool *ok;         /* evaluated this round */
   double *wave_cost; /* the first round's waves' costs */
+  bool too_dear;     /* the first round was refused on its predicted cost */
   double last_f;    /* the last round's fraction (0: none yet) */
 } search;
 
@@ -294,6 +300,7 @@ static int wave_done(search *st, size_t k, size_t i, size_t n, double f, double 
     snprintf(err, errlen, "--budget: %.3g s cannot pay for one round: %s on %.3g of the run "
              "took %.3g s, so a round of %zu candidates%s needs about %.3g s", s->budget_s,
              first, o[0].sc.fraction, r->spent_s, st->m, at_once, need);
+    st->too_dear = true;
     return -1;
   }
   return 1;
@@ -409,6 +416,22 @@ static bool result_alloc(adv_result *r, size_t n) {
   return true;
 }
 
+/* Whether the first round, refused on its predicted cost at *f, may be
+ * tried again on a shorter prefix (half as long, not below the shortest
+ * the evaluator makes): then *f is that prefix, and the log says so. */
+static bool shorter_first(search *st, double *f, const char *why) {
+  const adv_search *s = st->s;
+  double g = fmax(s->min_fraction, *f / 2);
+  if (!st->too_dear || !(s->min_fraction > 0) || !(g < *f) ||
+      st->r->spent_s >= s->budget_s)
+    return false;
+  st->too_dear = false;
+  if (s->log)
+    fprintf(s->log, "pslab advise: %s; the first round again on %.3g of the run\n", why, g);
+  *f = g;
+  return true;
+}
+
 /* Rounds until the whole run, the budget or a clear leader ends them. */
 static int rounds_loop(search *st, char *err, size_t errlen) {
   const adv_search *s = st->s;
@@ -424,6 +447,10 @@ static int rounds_loop(search *st, char *err, size_t errlen) {
       return 0;
     }
     int rc = run_round(st, k, f, err, errlen);
+    while (rc < 0 && k == 0 && shorter_first(st, &f, err)) {
+      first = f;
+      rc = run_round(st, k, f, err, errlen);
+    }
     if (rc < 0) return -1;
     if (rc == 2) return 0;
     if (rc == 0) {
