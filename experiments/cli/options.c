@@ -116,7 +116,8 @@ const cli_option cli_options[] = {
     {"budget", 0, "SECONDS", ON(ADVISE), CALL(set_budget), false,
      "wall time the search may spend simulating (default: 60). A round that the rest of the "
      "budget cannot pay for (at least its candidates' last costs; then as its first "
-     "evaluation predicts) is not run; a budget that cannot pay for the first round is an "
+     "evaluation predicts) is not run; a first round too dear is tried on shorter prefixes "
+     "(down to 20 steps or one epoch), and a budget that cannot pay for it even then is an "
      "error that says how much it needs"},
     {"candidates", 0, "FILE", ON(ADVISE), STRING(candidates), false,
      "search these candidates instead of pslab's own set: a JSON list whose items are "
