@@ -878,6 +878,7 @@ typedef struct {
   double budget_s;        /* wall seconds of simulation (0: EXP_ADVISE_BUDGET_S) */
   const char *candidates; /* --candidates FILE, or NULL: pslab's own set */
   uint32_t confirm;       /* --confirm N: the top N on the real backend (0: none) */
+  uint32_t jobs;          /* --jobs N: evaluations at a time (0: the number of cores) */
   const char *metric;     /* --metric, or NULL: time_s, or time_to_quality_s */
   /* --fidelity: a `pslab validate` results directory (or its
    * validate.jsonl) whose time_s error is the one the margin is held to;

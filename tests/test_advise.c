@@ -2,7 +2,7 @@
  * `pslab advise` (experiments/advise/): successive halving driven by a
  * made-up evaluator (the budget is respected, a best candidate better by
  * more than the noise is never dropped, the order of evaluation is
- * recorded); bad input (an empty candidate set, a budget too small for one
+ * recorded; the same with evaluations in parallel); bad input (an empty candidate set, a budget too small for one
  * round, a spec that no candidate fits, a wrong --metric), each an error
  * naming the field; the prefix of a run; and the whole command on a spec
  * whose winner is known by construction (range partitioning that matches
@@ -148,6 +148,138 @@ static void test_halving_bad_input(void) {
   adv_result_free(&r);
 }
 
+/* A made-up evaluator whose candidate 0 costs ten times the others. */
+static int dear_first_eval(void *ctx, size_t cand, double fraction, double timeout_s,
+                           adv_score *out, char *err, size_t errlen) {
+  int rc = fake_eval(ctx, cand, fraction, timeout_s, out, err, errlen);
+  if (cand == 0) out->cost_s *= 10;
+  return rc;
+}
+
+static void test_halving_dear_first_candidate(void) {
+  /* Round 1 at 1/16 of a 1 s run: candidate 0 takes 0.625 s, the 19
+   * others 0.0625 s each, 1.81 s in all. A budget of 3 s pays for it,
+   * though the first candidate alone predicts 12.5 s; one of 1.5 s does
+   * not, which the first three evaluations show (0.75 s, and the median
+   * 0.0625 s for each of the 17 left). */
+  double truth[N_FAKE];
+  fake_truth(truth);
+  fake f = {truth, 0.05, 1.0, 0};
+  adv_search s = {.n = N_FAKE, .budget_s = 3.0, .eval = dear_first_eval, .ctx = &f};
+  adv_result r;
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT(r.rounds >= 1);
+  CU_ASSERT(r.spent_s <= s.budget_s);
+  adv_result_free(&r);
+  s.budget_s = 1.5;
+  f.calls = 0;
+  CU_ASSERT_EQUAL(adv_halving(&s, &r, err, sizeof err), -1);
+  CU_ASSERT(unit_contains(err, "the first 3 candidates on 0.0625 of the run took 0.75 s, "
+                               "so a round of 20 candidates needs about 1.81 s"));
+  CU_ASSERT_EQUAL(f.calls, 3);
+  adv_result_free(&r);
+}
+
+static void test_halving_shorter_first_round(void) {
+  /* Round 1 at 1/16 of a 1 s run costs 1.25 s, which a budget of 1 s
+   * cannot pay (its first three evaluations show it, 0.1875 s); at 1/32,
+   * the shortest prefix the evaluator makes, it costs 0.625 s, which the
+   * 0.8125 s left pay for. Without a shortest prefix, refused. */
+  double truth[N_FAKE];
+  fake_truth(truth);
+  fake f = {truth, 0.05, 1.0, 0};
+  adv_search s = {.n = N_FAKE, .budget_s = 1.0, .eval = fake_eval, .ctx = &f,
+                  .min_fraction = 1.0 / 32};
+  adv_result r;
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(r.rounds, 1);
+  CU_ASSERT_EQUAL(r.last[BEST].fraction, 1.0 / 32);
+  CU_ASSERT_EQUAL(f.calls, 3 + N_FAKE);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(r.evaluations), 3 + N_FAKE);
+  CU_ASSERT(fabs(r.spent_s - 0.8125) < 1e-9);
+  CU_ASSERT_EQUAL(r.order[0], BEST);
+  adv_result_free(&r);
+  s.min_fraction = 1.0 / 16; /* no shorter prefix than the first */
+  CU_ASSERT_EQUAL(adv_halving(&s, &r, err, sizeof err), -1);
+  CU_ASSERT(unit_contains(err, "cannot pay for one round"));
+  adv_result_free(&r);
+}
+
+/* A made-up evaluator that fails on candidate 3. */
+static int failing_eval(void *ctx, size_t cand, double fraction, double timeout_s,
+                        adv_score *out, char *err, size_t errlen) {
+  if (cand == 3) {
+    snprintf(err, errlen, "made-up failure of %zu", cand);
+    *out = (adv_score){.cost_s = 0.01};
+    return -1;
+  }
+  int rc = fake_eval(ctx, cand, fraction, timeout_s, out, err, errlen);
+  out->detail = cJSON_CreateObject();
+  cJSON_AddNumberToObject(out->detail, "time_s", out->value / 3);
+  return rc;
+}
+
+/* Each evaluation record's round, candidate, value, metrics and error. */
+static char *evaluations_of(const adv_result *r) {
+  exp_buf b = {0};
+  for (const cJSON *e = r->evaluations->child; e; e = e->next) {
+    char *m = cJSON_PrintUnformatted(cJSON_GetObjectItem(e, "metrics"));
+    const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(e, "error"));
+    exp_buf_printf(&b, "%g %g %.17g %s %s\n",
+                   cJSON_GetNumberValue(cJSON_GetObjectItem(e, "round")),
+                   cJSON_GetNumberValue(cJSON_GetObjectItem(e, "candidate")),
+                   cJSON_GetNumberValue(cJSON_GetObjectItem(e, "value")), m ? m : "-",
+                   why ? why : "-");
+    free(m);
+  }
+  return exp_buf_take(&b);
+}
+
+static void test_halving_jobs(void) {
+  /* Evaluated 2 or 3 at a time in forked processes: the same evaluations,
+   * recorded in the same order with the same values (exactly), metrics and
+   * errors, and the same ranking as one at a time; each wave charged its
+   * longest evaluation, so less of the budget. */
+  double truth[N_FAKE];
+  fake_truth(truth);
+  fake f = {truth, 0.05, 1.0, 0};
+  adv_search s = {.n = N_FAKE, .budget_s = 1000, .eval = failing_eval, .ctx = &f};
+  adv_result one, many;
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &one, err, sizeof err), 0);
+  char *e1 = evaluations_of(&one);
+  CU_ASSERT(unit_contains(e1, "made-up failure of 3"));
+  for (size_t jobs = 2; jobs <= 3; jobs++) {
+    s.jobs = jobs;
+    CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &many, err, sizeof err), 0);
+    char *e2 = evaluations_of(&many);
+    CU_ASSERT_STRING_EQUAL(e1, e2);
+    CU_ASSERT_EQUAL(many.rounds, one.rounds);
+    CU_ASSERT_EQUAL(memcmp(many.order, one.order, N_FAKE * sizeof *one.order), 0);
+    CU_ASSERT_EQUAL(many.order[0], BEST);
+    CU_ASSERT(many.spent_s < one.spent_s);
+    CU_ASSERT(many.spent_s >= one.spent_s / (double)jobs - 1e-9);
+    free(e2);
+    adv_result_free(&many);
+  }
+  /* Round 1 at 1/16 of a 1 s run, in 10 waves of 2: 0.625 s, which 0.5 s
+   * cannot pay; one at a time, it would take 1.25 s. */
+  s.jobs = 2;
+  s.budget_s = 0.5;
+  s.eval = fake_eval;
+  CU_ASSERT_EQUAL(adv_halving(&s, &many, err, sizeof err), -1);
+  CU_ASSERT(unit_contains(err, "20 candidates, 2 at a time, needs about 0.625 s"));
+  adv_result_free(&many);
+  s.budget_s = 1.0; /* pays for it with 2 at a time, not with 1 */
+  CU_ASSERT_EQUAL(adv_halving(&s, &many, err, sizeof err), 0);
+  CU_ASSERT(many.spent_s <= s.budget_s);
+  adv_result_free(&many);
+  free(e1);
+  adv_result_free(&one);
+}
+
 /* ---------------------------------------------------------- the candidates */
 
 static void test_candidate_set(void) {
@@ -216,6 +348,12 @@ static void test_prefix(void) {
                   EXP_ADVISE_MIN_STEPS);
   CU_ASSERT_EQUAL(got, EXP_ADVISE_MIN_STEPS / 1000.0);
   cJSON_Delete(cut);
+  /* The shortest prefix of a set: its candidate with the most steps'. */
+  adv_candidate two[2] = {{"a", spec, "test"},
+                          {"b", unit_json("{'workload': {'steps_per_worker': 500}}"), "test"}};
+  adv_candidates set = {.items = two, .count = 2};
+  CU_ASSERT_EQUAL(adv_min_fraction(&set), EXP_ADVISE_MIN_STEPS / 1000.0);
+  cJSON_Delete(two[1].spec);
   cJSON_Delete(spec);
   spec = unit_json("{'workload': {'type': 'mf', 'epochs': 8}}");
   cut = adv_prefix(spec, 0.25, &got);
@@ -250,6 +388,8 @@ static char *put_json(const char *dir, const char *name, const char *text) {
 }
 
 /* Runs exp_advise; its log (caller frees) in *log. */
+static uint32_t advise_jobs; /* --jobs of the next advise (0: the cores) */
+
 static int advise_confirm(const char *spec, const char *out, double budget,
                           const char *cands, const char *metric, uint32_t confirm,
                           char **log) {
@@ -263,6 +403,7 @@ static int advise_confirm(const char *spec, const char *out, double budget,
   o.candidates = cands;
   o.metric = metric;
   o.confirm = confirm;
+  o.jobs = advise_jobs;
   o.quiet = true;
   o.gnuplot = "/nonexistent/gnuplot";
   o.out = sink;
@@ -300,6 +441,7 @@ static void test_known_winner(void) {
   char out1[512], out2[512];
   snprintf(out1, sizeof out1, "%s/a1", dir);
   snprintf(out2, sizeof out2, "%s/a2", dir);
+  advise_jobs = 2;
   int rc = advise(spec, out1, 600, NULL, NULL, &log);
   if (rc != EXP_EXIT_PLOTS) fprintf(stderr, "\n%s\n", log);
   CU_ASSERT_EQUAL(rc, EXP_EXIT_PLOTS); /* no gnuplot here: every file but the drawing */
@@ -309,8 +451,10 @@ static void test_known_winner(void) {
   CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(exp_path_get(winner, "policy.type")), "static");
   CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(exp_path_get(winner, "policy.partition")),
                          "range");
-  /* The same seed, the same search. */
+  /* The same seed, the same search, whatever the jobs. */
+  advise_jobs = 1;
   advise(spec, out2, 600, NULL, NULL, &log);
+  advise_jobs = 0;
   free(log);
   char *r1 = ranking_of(out1), *r2 = ranking_of(out2);
   CU_ASSERT_PTR_NOT_NULL(r1);
@@ -497,6 +641,9 @@ PSLAB_SUITE("advise",
             {"halving keeps the best", test_halving_keeps_the_best},
             {"halving respects the budget", test_halving_respects_the_budget},
             {"halving bad input", test_halving_bad_input},
+            {"halving with jobs", test_halving_jobs},
+            {"halving shortens a first round too dear", test_halving_shorter_first_round},
+            {"halving with a dear first candidate", test_halving_dear_first_candidate},
             {"prefix", test_prefix},
             {"candidate set", test_candidate_set},
             {"hot-key counts", test_hot_key_counts},

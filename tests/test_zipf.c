@@ -2,7 +2,7 @@
  * The zipf workload and the workload door: field validation and its messages,
  * deterministic streams, the drawn distribution against the Zipf law, node
  * locality, the rank-to-key permutation, per-step deduplication and the
- * lifetime of step arrays. Fixed seeds throughout, so every bound below is
+ * lifetime of step arrays; alias tables kept for reuse. Fixed seeds throughout, so every bound below is
  * checked against the same numbers on every run.
  */
 #include "tests/unit.h"
@@ -590,6 +590,44 @@ static void test_every_quality_measure_in_the_table(void) {
   CU_ASSERT_PTR_NULL(wl_quality_of(NULL));
 }
 
+/* The draws of a sampler, as a checksum. */
+static uint64_t draws_of(const wl_zipf *z) {
+  gsl_rng *rng = wl_rng_new(5, 0);
+  uint64_t sum = 0;
+  for (int i = 0; i < 1000; i++) sum = sum * 31 + wl_zipf_draw(z, rng);
+  gsl_rng_free(rng);
+  return sum;
+}
+
+static void test_kept_tables(void) {
+  /* Kept, samplers of one size and skew share one table, which freeing a
+   * sampler leaves; their draws are those of a table of their own. Not
+   * kept (after keeping is turned off), each builds its own again. */
+  wl_zipf own, a, b, c;
+  CU_ASSERT_EQUAL_FATAL(wl_zipf_init(&own, 5000, 1.1), PS_OK);
+  wl_keep_tables(true);
+  CU_ASSERT_EQUAL_FATAL(wl_zipf_init(&a, 5000, 1.1), PS_OK);
+  CU_ASSERT_EQUAL_FATAL(wl_zipf_init(&c, 5000, 0.9), PS_OK);
+  wl_zipf_free(&a);
+  CU_ASSERT_EQUAL_FATAL(wl_zipf_init(&b, 5000, 1.1), PS_OK);
+  CU_ASSERT_EQUAL_FATAL(wl_zipf_init(&a, 5000, 1.1), PS_OK);
+  CU_ASSERT_PTR_EQUAL(a.alias, b.alias);
+  CU_ASSERT_PTR_NOT_EQUAL(a.alias, c.alias);
+  CU_ASSERT_PTR_NOT_EQUAL(a.alias, own.alias);
+  CU_ASSERT_EQUAL(draws_of(&a), draws_of(&own));
+  wl_zipf_free(&a);
+  wl_zipf_free(&b);
+  wl_zipf_free(&c);
+  wl_keep_tables(false);
+  CU_ASSERT_EQUAL_FATAL(wl_zipf_init(&a, 5000, 1.1), PS_OK);
+  CU_ASSERT_EQUAL_FATAL(wl_zipf_init(&b, 5000, 1.1), PS_OK);
+  CU_ASSERT_PTR_NOT_EQUAL(a.alias, b.alias);
+  CU_ASSERT_EQUAL(draws_of(&b), draws_of(&own));
+  wl_zipf_free(&a);
+  wl_zipf_free(&b);
+  wl_zipf_free(&own);
+}
+
 static void test_hottest_of_nothing(void) {
   ps_key out[1] = {7};
   CU_ASSERT_EQUAL(wl_hottest(NULL, 0, 1, out), 0);
@@ -599,6 +637,7 @@ static void test_hottest_of_nothing(void) {
 PSLAB_SUITE("zipf",
             {"hot keys", test_hot_keys},
             {"the hottest of nothing", test_hottest_of_nothing},
+            {"kept tables", test_kept_tables},
             {"every quality measure in the table", test_every_quality_measure_in_the_table},
             {"validation messages", test_validation_messages},
             {"no message buffer, no nodes", test_no_message_buffer_and_no_nodes},

@@ -369,6 +369,7 @@ typedef struct {
   uint64_t size;
   double skew;
   gsl_ran_discrete_t *alias; /* Walker alias table; NULL when uniform */
+  bool kept;                 /* alias is wl_keep_tables' (not freed) */
   wl_perm perm;
 } wl_zipf;
 

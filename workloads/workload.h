@@ -57,6 +57,14 @@ typedef struct {
 wl_workload *wl_create(const struct cJSON *json, const wl_context *ctx, char *err,
                        size_t errlen);
 void wl_free(wl_workload *wl);
+/* From now on (keep) or no longer, Zipf samplers' alias tables are built
+ * once per key count and skew and kept for the life of the process, shared
+ * read-only by every workload it creates and inherited by the children it
+ * forks: for a parent that creates the same workload many times, itself
+ * and in forked runs (`pslab advise`). Draws are unchanged: a table is a
+ * function of its key count and skew. At most 8 tables are kept; turning
+ * it off frees them, so no workload created meanwhile may be left. */
+void wl_keep_tables(bool keep);
 /* The key space the workload uses: tables and their value lengths (fills
  * num_tables and tables; the caller sets nodes and partition). */
 void wl_tables(const wl_workload *wl, ps_layout *layout);

@@ -13,6 +13,7 @@
 #include "workloads/internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 /* ------------------------------------------------------------ permutation */
@@ -64,23 +65,67 @@ uint64_t wl_perm_apply(const wl_perm *p, uint64_t x) {
 
 /* ------------------------------------------------------------ sampler */
 
+/* The alias tables wl_keep_tables keeps: built once per size and skew,
+ * then shared read-only by every sampler of this process and of the
+ * children it forks, and never freed. A few are plenty (a run's whole key
+ * space and its two block sizes); past them tables are built as usual. */
+#define KEPT_MAX 8
+typedef struct {
+  uint64_t size;
+  double skew;
+  gsl_ran_discrete_t *alias;
+} kept_table;
+static kept_table kept[KEPT_MAX];
+static size_t n_kept;
+static bool keeping;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void wl_keep_tables(bool keep) {
+  pthread_mutex_lock(&kept_lock);
+  keeping = keep;
+  for (size_t i = 0; !keep && i < n_kept; i++) gsl_ran_discrete_free(kept[i].alias);
+  if (!keep) n_kept = 0;
+  pthread_mutex_unlock(&kept_lock);
+}
+
+static gsl_ran_discrete_t *build_alias(uint64_t size, double skew) {
+  double *weight = malloc(size * sizeof *weight);
+  if (!weight) return NULL;
+  for (uint64_t r = 0; r < size; r++)
+    weight[r] = exp(-skew * log1p((double)r)); /* (r+1)^-skew; GSL normalizes */
+  gsl_ran_discrete_t *alias = gsl_ran_discrete_preproc(size, weight);
+  free(weight);
+  return alias;
+}
+
+/* The kept table of size and skew, built and kept when there is room;
+ * NULL when not keeping (or no room, or no memory). */
+static gsl_ran_discrete_t *kept_alias(uint64_t size, double skew) {
+  gsl_ran_discrete_t *alias = NULL;
+  pthread_mutex_lock(&kept_lock);
+  for (size_t i = 0; keeping && !alias && i < n_kept; i++)
+    if (kept[i].size == size && kept[i].skew == skew) alias = kept[i].alias;
+  if (keeping && !alias && n_kept < KEPT_MAX && (alias = build_alias(size, skew)))
+    kept[n_kept++] = (kept_table){size, skew, alias};
+  pthread_mutex_unlock(&kept_lock);
+  return alias;
+}
+
 int wl_zipf_init(wl_zipf *z, uint64_t size, double skew) {
   z->size = size;
   z->skew = skew;
   z->alias = NULL;
+  z->kept = false;
   wl_perm_init(&z->perm, size);
   if (skew == 0 || size == 1) return PS_OK; /* uniform: no table */
-  double *weight = malloc(size * sizeof *weight);
-  if (!weight) return PS_ERR_NOMEM;
-  for (uint64_t r = 0; r < size; r++)
-    weight[r] = exp(-skew * log1p((double)r)); /* (r+1)^-skew; GSL normalizes */
-  z->alias = gsl_ran_discrete_preproc(size, weight);
-  free(weight);
+  z->alias = kept_alias(size, skew);
+  z->kept = z->alias != NULL;
+  if (!z->alias) z->alias = build_alias(size, skew);
   return z->alias ? PS_OK : PS_ERR_NOMEM;
 }
 
 void wl_zipf_free(wl_zipf *z) {
-  if (z->alias) gsl_ran_discrete_free(z->alias);
+  if (z->alias && !z->kept) gsl_ran_discrete_free(z->alias);
   z->alias = NULL;
 }
 

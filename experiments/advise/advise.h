@@ -110,10 +110,17 @@ typedef struct {
   size_t n;          /* candidates */
   double budget_s;   /* wall seconds the evaluations may take in all */
   double first_fraction; /* 0: 2^-(rounds - 1), the last round at the whole run */
+  double min_fraction;   /* the shortest prefix the evaluator makes: a first round
+                            too dear for the budget is tried again on prefixes
+                            half as long down to it (0: not tried again) */
   adv_eval_fn eval;
   void *ctx;
   FILE *log;         /* a line per round; NULL: none */
+  size_t jobs;       /* evaluations at a time, each in a forked process of
+                        its own (0 or 1: one at a time, in this process; at
+                        most ADV_JOBS_MAX) */
 } adv_search;
+#define ADV_JOBS_MAX 64
 
 typedef struct {
   size_t n;           /* candidates */
@@ -126,7 +133,8 @@ typedef struct {
                          whole run; NaN with one round only) */
   int *round;         /* the last round each candidate took part in (-1: none) */
   size_t rounds;      /* rounds done */
-  double spent_s;     /* wall time the evaluations took */
+  double spent_s;     /* wall time the evaluations took (with jobs, each
+                         wave's longest evaluation) */
   char stop[160];     /* why the search ended */
 } adv_result;
 
@@ -172,6 +180,9 @@ int adv_sim_eval(void *ctx, size_t cand, double fraction, double timeout_s, adv_
  * deletes. */
 cJSON *adv_prefix(const cJSON *spec, double fraction, double *got);
 #define EXP_ADVISE_MIN_STEPS 20
+/* The shortest prefix adv_prefix makes of any candidate: the least of
+ * their shortest shares (a candidate whose shortest is longer runs that). */
+double adv_min_fraction(const adv_candidates *c);
 
 /* ----------------------------------------------------- report.c */
 
@@ -185,6 +196,7 @@ typedef struct {
   double error;           /* the simulator's error used (0.28) */
   char error_from[200];   /* where that figure comes from */
   double budget_s;
+  size_t jobs;            /* evaluations at a time */
   const char *file;       /* the spec file (messages of candidates' checks) */
   const char *base_dir;   /* the spec's directory (winner.json's file paths) */
 } adv_report;

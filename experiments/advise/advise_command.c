@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void exp_advise_options_default(exp_advise_options *o) {
   *o = (exp_advise_options){.budget_s = EXP_ADVISE_BUDGET_S};
@@ -188,12 +189,17 @@ static int prepare(advice *a, adv_sim_ctx *x, exp_errors *errs) {
 /* The search, the table, the files and the confirmation. */
 static int search_and_report(advice *a, adv_sim_ctx *x, FILE *out, FILE *log) {
   const exp_advise_options *o = a->o;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  a->rp.jobs = o->jobs ? o->jobs : cores > 0 ? (size_t)cores : 1;
+  if (a->rp.jobs > ADV_JOBS_MAX) a->rp.jobs = ADV_JOBS_MAX;
   adv_search s = {.n = a->cands.count, .budget_s = a->rp.budget_s, .eval = adv_sim_eval,
-                  .ctx = x, .log = o->quiet ? NULL : log};
+                  .ctx = x, .log = o->quiet ? NULL : log, .jobs = a->rp.jobs,
+                  .min_fraction = adv_min_fraction(&a->cands)};
   if (!o->quiet)
     fprintf(log, "pslab advise: %zu candidates (%d refused by the spec's checks), ranked by "
-            "%s, %.3g s of simulation\n", a->cands.count, cJSON_GetArraySize(a->cands.skipped),
-            a->rp.metric.name, a->rp.budget_s);
+            "%s, %.3g s of simulation, %zu at a time\n", a->cands.count,
+            cJSON_GetArraySize(a->cands.skipped), a->rp.metric.name, a->rp.budget_s,
+            a->rp.jobs);
   char err[1024];
   if (adv_halving(&s, &a->res, err, sizeof err) != 0) {
     fprintf(log, "pslab advise: %s\n", err);
@@ -248,6 +254,9 @@ int exp_advise(const char *spec_path, const char *const *sets, size_t n_sets,
   a.rp.file = spec_path;
   adv_sim_ctx x;
   int rc = EXP_EXIT_FAILED;
+  /* Every candidate and prefix runs the same workload: its sampling tables
+   * are built once, here, and the forked evaluations inherit them. */
+  wl_keep_tables(true);
   a.spec = exp_spec_load(spec_path, sets, n_sets, &errs);
   if (a.spec && exp_spec_check_work(a.spec, &errs)) {
     a.rp.file = exp_spec_file(a.spec);
@@ -261,5 +270,6 @@ int exp_advise(const char *spec_path, const char *const *sets, size_t n_sets,
   adv_candidates_free(&a.cands);
   exp_spec_free(a.spec);
   exp_errors_free(&errs);
+  wl_keep_tables(false);
   return rc;
 }

@@ -59,6 +59,16 @@ cJSON *adv_prefix(const cJSON *spec, double fraction, double *got) {
   return out;
 }
 
+double adv_min_fraction(const adv_candidates *c) {
+  double least = 1;
+  for (size_t i = 0; i < c->count; i++) {
+    double got = 1;
+    cJSON_Delete(adv_prefix(c->items[i].spec, 0, &got));
+    least = fmin(least, got);
+  }
+  return least;
+}
+
 /* The number metric `name` of m, or NaN. */
 static double metric_of(const cJSON *m, const char *name) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, name);

@@ -16,12 +16,29 @@
  * estimate that still moves as the prefix doubles is not trusted further
  * than it moved). The evaluator is a callback, so that tests can drive the
  * search with made-up values and costs.
+ *
+ * With jobs > 1 a round's candidates are evaluated in waves of that many,
+ * each in a forked process of its own that sends its score back through a
+ * pipe (its value exactly, as "%a" text), all of a wave at once: a wave
+ * costs the wall time of its longest evaluation, and the budget is charged
+ * that. Evaluations are recorded in the round's order whatever the order
+ * they end in, so that for a seed the search and its ranking are the same
+ * with any jobs, unless the budget cuts it short.
+ *
+ * A first round that its first waves show the budget cannot pay for is
+ * tried again on a prefix half as long, down to the shortest the
+ * evaluator makes (min_fraction), before the search gives up: a prefix's
+ * cost is mostly its steps, now that an evaluation's fixed part is small.
  */
 #include "experiments/advise/advise.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 bool adv_score_better(const adv_score *a, const adv_score *b) {
   if (a->bound != b->bound) return !a->bound;
@@ -84,76 +101,234 @@ typedef struct {
   size_t *cur, m;   /* the candidates of this round */
   adv_score *now;   /* this round's scores, by candidate */
   bool *ok;         /* evaluated this round */
+  double *wave_cost; /* the first round's waves' costs */
+  bool too_dear;     /* the first round was refused on its predicted cost */
   double last_f;    /* the last round's fraction (0: none yet) */
 } search;
 
+/* Evaluations at a time: the search's jobs, at least 1. */
+static size_t jobs_of(const adv_search *s) {
+  return s->jobs > ADV_JOBS_MAX ? ADV_JOBS_MAX : s->jobs > 1 ? s->jobs : 1;
+}
+
 /* The least the next round can cost: its candidates' last costs (a
- * longer prefix costs no less). 0 before the first round. */
+ * longer prefix costs no less), the longest of each wave. 0 before the
+ * first round. */
 static double least_cost(const search *st) {
-  double sum = 0;
-  for (size_t i = 0; st->last_f > 0 && i < st->m; i++) sum += st->r->last[st->cur[i]].cost_s;
+  double sum = 0, wave = 0;
+  size_t j = jobs_of(st->s);
+  for (size_t i = 0; st->last_f > 0 && i < st->m; i++) {
+    wave = fmax(wave, st->r->last[st->cur[i]].cost_s);
+    if ((i + 1) % j == 0 || i + 1 == st->m) {
+      sum += wave;
+      wave = 0;
+    }
+  }
   return sum;
 }
 
-/* After the first evaluation of a round at f (its cost c2, the candidate's
- * last c1): the rest of the round's cost, each candidate's last cost with
- * the part that grows with the prefix scaled, the fixed part (what every
- * evaluation pays: a child, the run's setup) fitted to the first one's two
- * costs and taken as every candidate's. */
-static double rest_cost(const search *st, double f, double c1, double c2) {
+/* After the first wave of a round at f (its first candidate's cost c2,
+ * that candidate's last c1): the rest of the round's cost, each candidate
+ * from the `from`th on at its last cost with the part that grows with the
+ * prefix scaled, the fixed part (what every evaluation pays: a child, the
+ * run's setup) fitted to the first one's two costs and taken as every
+ * candidate's; shared among the jobs. */
+static double rest_cost(const search *st, size_t from, double f, double c1, double c2) {
   double b = fmax(0, (c2 - c1) / (f - st->last_f)), a = fmax(0, c1 - b * st->last_f);
   double sum = 0;
-  for (size_t i = 1; i < st->m; i++) {
+  for (size_t i = from; i < st->m; i++) {
     double last = st->r->last[st->cur[i]].cost_s;
     double fixed = fmin(a, last);
     sum += fixed + (last - fixed) * f / st->last_f;
   }
-  return sum;
+  return sum / (double)jobs_of(st->s);
 }
 
-/* Evaluates round k's candidates at fraction f: this round's scores in
- * st->now and st->ok. 1 the round is done; 0 the budget ended it (a
- * timeout); 2 its first evaluation showed that the rest would exceed the
- * budget (r->stop says so); -1 with a message: the first evaluation shows
- * that the budget cannot pay for one round. */
-static int run_round(search *st, size_t k, double f, char *err, size_t errlen) {
-  const adv_search *s = st->s;
-  adv_result *r = st->r;
-  for (size_t i = 0; i < st->m; i++) {
-    size_t c = st->cur[i];
-    double left = s->budget_s - r->spent_s;
-    if (left <= 0) return 0;
-    adv_score sc = {0};
-    char why[512] = "";
-    st->ok[c] = s->eval(s->ctx, c, f, left, &sc, why, sizeof why) == 0;
-    r->spent_s += sc.cost_s;
-    record(r, k, c, f, st->ok[c] ? &sc : NULL, st->ok[c] ? NULL : why);
-    cJSON_Delete(sc.detail);
-    sc.detail = NULL;
-    st->now[c] = sc;
-    if (!st->ok[c] && r->spent_s >= s->budget_s && k == 0 && i == 0) {
-      snprintf(err, errlen, "--budget: %.3g s cannot pay for one round: the first candidate "
-               "on %.3g of the run did not finish within it (%s)", s->budget_s, f, why);
-      return -1;
-    }
-    if (!st->ok[c] && r->spent_s >= s->budget_s) return 0;
-    if (k > 0 && i == 0 && st->ok[c]) {
-      double rest = rest_cost(st, f, r->last[c].cost_s, sc.cost_s);
-      if (rest > s->budget_s - r->spent_s) {
-        snprintf(r->stop, sizeof r->stop, "the budget: round %zu would take about %.3g s, "
-                 "%.3g s were left", k + 1, sc.cost_s + rest, left);
-        return 2;
-      }
-    }
-    if (k == 0 && i == 0 && st->ok[c] && sc.cost_s * (double)st->m > s->budget_s) {
-      snprintf(err, errlen, "--budget: %.3g s cannot pay for one round: the first candidate "
-               "on %.3g of the run took %.3g s, so a round of %zu candidates needs about "
-               "%.3g s", s->budget_s, sc.fraction, sc.cost_s, st->m,
-               sc.cost_s * (double)st->m);
-      return -1;
+/* One evaluation's outcome. */
+typedef struct {
+  adv_score sc;
+  bool ok;
+  char why[512];
+} outcome;
+
+/* Evaluates candidate c here. */
+static void eval_here(const adv_search *s, size_t c, double f, double timeout_s,
+                      outcome *o) {
+  *o = (outcome){.ok = false};
+  o->ok = s->eval(s->ctx, c, f, timeout_s, &o->sc, o->why, sizeof o->why) == 0;
+}
+
+/* Starts evaluating candidate c in a forked process, which writes its
+ * outcome to *fd: a line "ok value bound behind fraction raw cost_s"
+ * (numbers as "%a", exact), then the metrics as JSON or the error. Its
+ * pid, or -1. */
+static pid_t eval_forked(const adv_search *s, size_t c, double f, double timeout_s,
+                         int *fd) {
+  int p[2];
+  if (pipe(p) != 0) return -1;
+  fflush(NULL); /* or the child's copies of stdio buffers may be written twice */
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(p[0]);
+    outcome o;
+    eval_here(s, c, f, timeout_s, &o);
+    char *detail = o.ok && o.sc.detail ? cJSON_PrintUnformatted(o.sc.detail) : NULL;
+    dprintf(p[1], "%d %a %d %a %a %a %a\n%s", o.ok, o.sc.value, o.sc.bound, o.sc.behind,
+            o.sc.fraction, o.sc.raw, o.sc.cost_s, o.ok ? (detail ? detail : "") : o.why);
+    _exit(0);
+  }
+  close(p[1]);
+  if (pid < 0) close(p[0]);
+  else *fd = p[0];
+  return pid;
+}
+
+/* Reads the outcome eval_forked's process pid writes to fd, and reaps it. */
+static void eval_collect(pid_t pid, int fd, outcome *o) {
+  exp_buf b = {0};
+  char chunk[4096];
+  for (ssize_t got; (got = read(fd, chunk, sizeof chunk)) != 0;) {
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) break;
+    exp_buf_add(&b, chunk, (size_t)got);
+  }
+  close(fd);
+  while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) continue;
+  *o = (outcome){.ok = false};
+  int ok = 0, bound = 0, used = 0;
+  const char *text = b.failed ? NULL : b.data;
+  if (!text || sscanf(text, "%d %la %d %la %la %la %la\n%n", &ok, &o->sc.value, &bound,
+                      &o->sc.behind, &o->sc.fraction, &o->sc.raw, &o->sc.cost_s,
+                      &used) < 7 || used == 0) {
+    snprintf(o->why, sizeof o->why, "the evaluation's process ended without a result");
+  } else if (ok) {
+    o->ok = true;
+    o->sc.bound = bound != 0;
+    o->sc.detail = text[used] ? cJSON_Parse(text + used) : NULL;
+  } else {
+    snprintf(o->why, sizeof o->why, "%s", text + used);
+  }
+  exp_buf_free(&b);
+}
+
+/* Evaluates cands[0..n) at f, each within timeout_s, into out: here when
+ * the search runs one at a time, else all at once in forked processes. */
+static void eval_wave(const adv_search *s, const size_t *cands, size_t n, double f,
+                      double timeout_s, outcome *out) {
+  if (jobs_of(s) == 1) {
+    for (size_t w = 0; w < n; w++) eval_here(s, cands[w], f, timeout_s, &out[w]);
+    return;
+  }
+  pid_t pid[ADV_JOBS_MAX];
+  int fd[ADV_JOBS_MAX];
+  for (size_t w = 0; w < n; w++) pid[w] = eval_forked(s, cands[w], f, timeout_s, &fd[w]);
+  for (size_t w = 0; w < n; w++) {
+    if (pid[w] > 0) {
+      eval_collect(pid[w], fd[w], &out[w]);
+    } else {
+      out[w] = (outcome){.ok = false};
+      snprintf(out[w].why, sizeof out[w].why, "cannot fork a process for the evaluation");
     }
   }
+}
+
+/* The first round's cost, predicted after its first `done` waves of
+ * `waves`: theirs, and the median of theirs for each wave left; NaN (no
+ * prediction yet) before FIRST_WAVES waves, so that one candidate dearer
+ * than most does not refuse a round that the others let fit. */
+#define FIRST_WAVES 3
+static double first_round_cost(const search *st, size_t done, size_t waves) {
+  if (done < FIRST_WAVES && done < waves) return NAN;
+  double sorted[FIRST_WAVES], spent = 0;
+  size_t m = 0;
+  for (size_t w = 0; w < done; w++) {
+    spent += st->wave_cost[w];
+    if (w < FIRST_WAVES) sorted[m++] = st->wave_cost[w];
+  }
+  for (size_t a = 1; a < m; a++) /* the first FIRST_WAVES, sorted */
+    for (size_t b = a; b > 0 && sorted[b] < sorted[b - 1]; b--) {
+      double t = sorted[b];
+      sorted[b] = sorted[b - 1];
+      sorted[b - 1] = t;
+    }
+  return spent + sorted[m / 2] * (double)(waves - done);
+}
+
+/* Records the wave of n candidates from cur[i] of round k (their outcomes
+ * o) and charges its cost, its longest evaluation. 1 the round goes on;
+ * 0 the budget ended it (a timeout); 2 the first wave showed that the rest
+ * would exceed the budget (r->stop says so); -1 with a message: the first
+ * wave shows that the budget cannot pay for one round. */
+static int wave_done(search *st, size_t k, size_t i, size_t n, double f, double left,
+                     outcome *o, char *err, size_t errlen) {
+  const adv_search *s = st->s;
+  adv_result *r = st->r;
+  double wave = 0;
+  bool failed = false;
+  for (size_t w = 0; w < n; w++) {
+    size_t c = st->cur[i + w];
+    st->ok[c] = o[w].ok;
+    failed |= !o[w].ok;
+    wave = fmax(wave, o[w].sc.cost_s);
+    record(r, k, c, f, o[w].ok ? &o[w].sc : NULL, o[w].ok ? NULL : o[w].why);
+    cJSON_Delete(o[w].sc.detail);
+    o[w].sc.detail = NULL;
+    st->now[c] = o[w].sc;
+  }
+  r->spent_s += wave;
+  size_t c = st->cur[i], j = jobs_of(s), waves = (st->m + j - 1) / j;
+  if (!st->ok[c] && r->spent_s >= s->budget_s && k == 0 && i == 0) {
+    snprintf(err, errlen, "--budget: %.3g s cannot pay for one round: the first candidate "
+             "on %.3g of the run did not finish within it (%s)", s->budget_s, f, o[0].why);
+    return -1;
+  }
+  if (failed && r->spent_s >= s->budget_s) return 0;
+  if (k > 0 && i == 0 && st->ok[c]) {
+    double rest = rest_cost(st, n, f, r->last[c].cost_s, o[0].sc.cost_s);
+    if (rest > s->budget_s - r->spent_s) {
+      snprintf(r->stop, sizeof r->stop, "the budget: round %zu would take about %.3g s, "
+               "%.3g s were left", k + 1, wave + rest, left);
+      return 2;
+    }
+  }
+  if (k == 0) st->wave_cost[i / j] = wave;
+  double need = k == 0 ? first_round_cost(st, i / j + 1, waves) : 0;
+  if (k == 0 && st->ok[c] && need > s->budget_s) {
+    char at_once[64] = "", first[64] = "the first candidate";
+    if (j > 1) snprintf(at_once, sizeof at_once, ", %zu at a time,", j);
+    if (i + n > 1) snprintf(first, sizeof first, "the first %zu candidates", i + n);
+    snprintf(err, errlen, "--budget: %.3g s cannot pay for one round: %s on %.3g of the run "
+             "took %.3g s, so a round of %zu candidates%s needs about %.3g s", s->budget_s,
+             first, o[0].sc.fraction, r->spent_s, st->m, at_once, need);
+    st->too_dear = true;
+    return -1;
+  }
   return 1;
+}
+
+/* Evaluates round k's candidates at fraction f, in waves of the search's
+ * jobs: this round's scores in st->now and st->ok. What wave_done says of
+ * the last wave run. */
+static int run_round(search *st, size_t k, double f, char *err, size_t errlen) {
+  size_t j = jobs_of(st->s);
+  outcome *o = calloc(j, sizeof *o);
+  if (!o) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  int rc = 1;
+  for (size_t i = 0; rc == 1 && i < st->m; i += j) {
+    double left = st->s->budget_s - st->r->spent_s;
+    if (left <= 0) {
+      rc = 0;
+      break;
+    }
+    size_t n = st->m - i < j ? st->m - i : j;
+    eval_wave(st->s, st->cur + i, n, f, left, o);
+    rc = wave_done(st, k, i, n, f, left, o, err, errlen);
+  }
+  free(o);
+  return rc;
 }
 
 /* The estimate of the whole run from two prefixes: the second's value
@@ -241,6 +416,22 @@ static bool result_alloc(adv_result *r, size_t n) {
   return true;
 }
 
+/* Whether the first round, refused on its predicted cost at *f, may be
+ * tried again on a shorter prefix (half as long, not below the shortest
+ * the evaluator makes): then *f is that prefix, and the log says so. */
+static bool shorter_first(search *st, double *f, const char *why) {
+  const adv_search *s = st->s;
+  double g = fmax(s->min_fraction, *f / 2);
+  if (!st->too_dear || !(s->min_fraction > 0) || !(g < *f) ||
+      st->r->spent_s >= s->budget_s)
+    return false;
+  st->too_dear = false;
+  if (s->log)
+    fprintf(s->log, "pslab advise: %s; the first round again on %.3g of the run\n", why, g);
+  *f = g;
+  return true;
+}
+
 /* Rounds until the whole run, the budget or a clear leader ends them. */
 static int rounds_loop(search *st, char *err, size_t errlen) {
   const adv_search *s = st->s;
@@ -256,6 +447,10 @@ static int rounds_loop(search *st, char *err, size_t errlen) {
       return 0;
     }
     int rc = run_round(st, k, f, err, errlen);
+    while (rc < 0 && k == 0 && shorter_first(st, &f, err)) {
+      first = f;
+      rc = run_round(st, k, f, err, errlen);
+    }
     if (rc < 0) return -1;
     if (rc == 2) return 0;
     if (rc == 0) {
@@ -297,8 +492,9 @@ int adv_halving(const adv_search *s, adv_result *r, char *err, size_t errlen) {
   st.cur = calloc(s->n, sizeof *st.cur);
   st.now = calloc(s->n, sizeof *st.now);
   st.ok = calloc(s->n, sizeof *st.ok);
+  st.wave_cost = calloc(s->n, sizeof *st.wave_cost);
   int rc = -1;
-  if (!st.cur || !st.now || !st.ok || !result_alloc(r, s->n)) {
+  if (!st.cur || !st.now || !st.ok || !st.wave_cost || !result_alloc(r, s->n)) {
     snprintf(err, errlen, "out of memory");
     goto out;
   }
@@ -314,5 +510,6 @@ out:
   free(st.cur);
   free(st.now);
   free(st.ok);
+  free(st.wave_cost);
   return rc;
 }

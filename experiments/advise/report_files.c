@@ -93,6 +93,7 @@ cJSON *adv_summary(const adv_report *rp, const char *experiment, double margin) 
   cJSON_AddNumberToObject(o, "candidates", (double)rp->cands->count);
   cJSON_AddNumberToObject(o, "skipped", cJSON_GetArraySize(rp->cands->skipped));
   cJSON_AddNumberToObject(o, "budget_s", rp->budget_s);
+  cJSON_AddNumberToObject(o, "jobs", (double)rp->jobs);
   cJSON_AddNumberToObject(o, "spent_s", rp->res->spent_s);
   cJSON_AddNumberToObject(o, "rounds", (double)rp->res->rounds);
   cJSON_AddStringToObject(o, "stop", rp->res->stop);

@@ -127,6 +127,7 @@ struct cli {
   double budget_s;      /* advise --budget SECONDS (0: the default) */
   const char *candidates; /* advise --candidates FILE */
   uint32_t confirm;     /* advise --confirm N (0: none) */
+  uint32_t jobs;        /* advise --jobs N (0: the number of cores) */
   const char *metric;   /* advise --metric M */
   const char *fidelity; /* advise --fidelity DIR */
   uint64_t seen;        /* bit i: cli_options[i] was given */

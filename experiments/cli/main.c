@@ -217,6 +217,7 @@ static int cmd_advise(const cli *c) {
   if (c->budget_s > 0) o.budget_s = c->budget_s;
   o.candidates = c->candidates;
   o.confirm = c->confirm;
+  o.jobs = c->jobs;
   o.metric = c->metric;
   o.fidelity = c->fidelity;
   o.quiet = c->quiet;

@@ -116,7 +116,8 @@ const cli_option cli_options[] = {
     {"budget", 0, "SECONDS", ON(ADVISE), CALL(set_budget), false,
      "wall time the search may spend simulating (default: 60). A round that the rest of the "
      "budget cannot pay for (at least its candidates' last costs; then as its first "
-     "evaluation predicts) is not run; a budget that cannot pay for the first round is an "
+     "evaluation predicts) is not run; a first round too dear is tried on shorter prefixes "
+     "(down to 20 steps or one epoch), and a budget that cannot pay for it even then is an "
      "error that says how much it needs"},
     {"candidates", 0, "FILE", ON(ADVISE), STRING(candidates), false,
      "search these candidates instead of pslab's own set: a JSON list whose items are "
@@ -126,6 +127,10 @@ const cli_option cli_options[] = {
      "run the top N candidates on the real backend (every node a process on this machine, "
      "over loopback, 3 repeats each) into DIR/confirm/ and say whether their real order is "
      "the simulated one; uncalibrated unless the spec's cluster has a profile of this machine"},
+    {"jobs", 'j', "N", ON(ADVISE), COUNT(jobs, 64), false,
+     "simulate N candidates at a time, each in a process of its own (default: the number of "
+     "cores). The budget is charged each wave's longest evaluation; the ranking is the same "
+     "for any N unless the budget cuts the search short"},
     {"metric", 0, "M", ON(ADVISE), STRING(metric), false,
      "rank by time_s (the default), time_to_quality_s, bytes or messages. A workload that "
      "measures quality is always ranked by time to quality (its target: "
