@@ -14,7 +14,11 @@ bytes that are not ASCII whitespace, controls or punctuation, ASCII
 lower-cased) and written one sentence a line to DIR/corpus.txt, which both
 trainers read: pslab as its `corpus`, gensim as lists of those tokens. Both drop
 words seen fewer than min_count times before windows are taken. --sentences N
-keeps the first N glosses (a small run first).
+keeps the first N glosses (a small run first). --shuffle S puts the glosses in
+a random order (Python's random, seeded with S) before both read them: the
+corpus's own order is by part of speech, nouns first, which a single trainer
+walks one part after another and several workers, each on its own share of
+the corpus, side by side.
 
 The same hyper-parameters: dim, window (each center's reduced window uniform
 in [1, window], counted in kept tokens), negatives from count^0.75,
@@ -42,6 +46,7 @@ Prints one line per seed and the medians; writes DIR/results.jsonl.
 import argparse
 import json
 import os
+import random
 import re
 import statistics
 import subprocess
@@ -143,6 +148,8 @@ def main():
     p.add_argument("--out", default="w2v-vs-gensim")
     p.add_argument("--wordnet-dir", default="/usr/share/wordnet")
     p.add_argument("--sentences", type=int, default=0, help="the first N glosses (0: all)")
+    p.add_argument("--shuffle", type=int, default=0,
+                   help="the glosses in a random order of this seed (0: WordNet's order)")
     p.add_argument("--seeds", default="1,2,3")
     p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--nodes", type=int, default=1)
@@ -158,6 +165,8 @@ def main():
     args.pslab = os.path.abspath(args.pslab)
     os.makedirs(args.out, exist_ok=True)
     sentences = glosses(args.wordnet_dir, args.sentences)
+    if args.shuffle:
+        random.Random(args.shuffle).shuffle(sentences)
     corpus = os.path.abspath(os.path.join(args.out, "corpus.txt"))
     with open(corpus, "w", encoding="utf-8", errors="surrogateescape") as f:
         for s in sentences:
