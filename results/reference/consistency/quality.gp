@@ -51,20 +51,20 @@ yscale = 1
 set grid ytics
 unset key
 # y from the data with a margin, not from 0: a quality or a loss
-set yrange [0.83512276901863614:0.86358459740943028]
+set yrange [0.83519787071910945:0.86200746169947551]
 $data << EOD
-"cluster.stragglers: no straggler; consistency: model=async" 0.83861190948717967 NaN 1
-"cluster.stragglers: no straggler; consistency: model=bsp" 0.836416488490945 NaN 1
-"cluster.stragglers: no straggler; consistency: model=ssp staleness=1" 0.83782024969886726 NaN 1
-"cluster.stragglers: no straggler; consistency: model=ssp staleness=3" 0.83917970186435553 NaN 1
-"cluster.stragglers: no straggler; consistency: model=ssp staleness=10" 0.86229087793712145 NaN 1
-"cluster.stragglers: no straggler; consistency: model=essp staleness=3" 0.840681181432741 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=async" 0.84938818930527726 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.83641648875515939 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.83705939797828932 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.8375338037669543 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.84048237408958659 NaN 1
-"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.837572232100953 NaN 1
+"cluster.stragglers: no straggler; consistency: model=async" 0.83861190948718045 NaN 1
+"cluster.stragglers: no straggler; consistency: model=bsp" 0.8364164884909443 NaN 1
+"cluster.stragglers: no straggler; consistency: model=ssp staleness=1" 0.83782024969886648 NaN 1
+"cluster.stragglers: no straggler; consistency: model=ssp staleness=3" 0.839227016761765 NaN 1
+"cluster.stragglers: no straggler; consistency: model=ssp staleness=10" 0.86078884392764066 NaN 1
+"cluster.stragglers: no straggler; consistency: model=essp staleness=3" 0.84026538465409273 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=async" 0.839466658428927 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=bsp" 0.83641648875516073 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=1" 0.837099291709023 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=3" 0.83726338609731954 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=ssp staleness=10" 0.83872561909849319 NaN 1
+"cluster.stragglers: [{node=3,speed_factor=0.25}]; consistency: model=essp staleness=3" 0.83732714038303968 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

@@ -52,11 +52,11 @@ set grid ytics
 unset key
 set yrange [0:*]
 $data << EOD
-"static" 0.97366751701623822 NaN 1
-"relocate lookahead=10" 1.2977540757162211 NaN 1
-"replicate hot_keys=900 syncs_per_sec=2000" 0.99010317279994642 NaN 1
-"nups hot_keys=900 lookahead=10 syncs_per_sec=2000 sampling.scheme=local" 0.39325139216000021 NaN 1
-"nups hot_keys=900 lookahead=10 syncs_per_sec=2000 sampling.scheme=pool" 0.49526982259002472 NaN 1
+"static" 1.0930300519282465 NaN 1
+"relocate lookahead=10" 1.629635077272795 NaN 1
+"replicate hot_keys=900 syncs_per_sec=2000" 1.1020126417279312 NaN 1
+"nups hot_keys=900 lookahead=10 syncs_per_sec=2000 sampling.scheme=local" 0.658172787496521 NaN 1
+"nups hot_keys=900 lookahead=10 syncs_per_sec=2000 sampling.scheme=pool" 0.766257096635669 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

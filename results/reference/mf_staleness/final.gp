@@ -54,18 +54,18 @@ xscale = 1
 set grid
 set key below horizontal Left reverse title "\n"
 # y from the data with a margin, not from 0: a quality or a loss
-set yrange [0.8990572000612449:1.0097126977309658]
+set yrange [0.892799240715056:1.1526477107862847]
 set autoscale xfix
 set offsets graph 0.04, graph 0.04, 0, 0
 $s0 << EOD
-0 0.9975218378182 NaN 1
-10 0.9975218378182 NaN 1
-1250 0.90490741667100649 NaN 1
-6250 0.90374599233538566 NaN 1
+0 1.124020336964878 NaN 1
+10 1.124020336964878 NaN 1
+1250 0.90474113023004232 NaN 1
+6250 0.90380976910790467 NaN 1
 EOD
 $diverged << EOD
-50 1.0050239054568251 "diverged @ epoch 5" 1
-250 1.0050239054568251 "diverged @ epoch 3" 1
+50 1.1416371823934359 "diverged @ epoch 5" 1
+250 1.1416371823934359 "diverged @ epoch 3" 1
 EOD
 plot $s0 using ($1*xscale):($2*yscale) with linespoints linetype 1 title "quality", \
      $diverged using ($1*xscale):($2*yscale):4 with points pointtype 2 pointsize 2 linewidth 2 linecolor variable title "diverged (loss or quality became NaN or infinite)", \

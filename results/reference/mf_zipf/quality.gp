@@ -3,7 +3,7 @@
 # or with `pslab plot DIR`.
 #
 # Data: a block per line ($s0, $s1, ...), a row per point: x, y, ci95, runs.
-#   y     the mean of epoch_quality over the runs at that point
+#   y     the mean of eval_quality over the runs at that point
 #   ci95  half-width of the 95% confidence interval of that mean (Student's t);
 #         NaN with fewer than 2 runs
 # $diverged: a row per place where runs diverged (their loss or quality became
@@ -56,7 +56,7 @@ xscale = 1000
 set grid
 set key below horizontal Left reverse title "\npolicy"
 # y from the data with a margin, not from 0: a quality or a loss
-set yrange [0.72335463590270987:1.0270103316105035]
+set yrange [0.715922716456525:1.0279304740181263]
 set autoscale xfix
 set offsets graph 0.04, graph 0.04, 0, 0
 $s0 << EOD
@@ -93,13 +93,13 @@ $s4 << EOD
 0.076101366938105444 0.991108907190995 NaN 1
 EOD
 $diverged << EOD
-0.13503704760545948 1.014143564843224 "epoch 3" 3
-0.15618165931272757 1.014143564843224 "epoch 2" 5
-0.4499760586976877 1.014143564843224 "epoch 5" 4
+0.13503704760545948 1.0147098063248381 "epoch 3" 3
+0.15618165931272757 1.0147098063248381 "epoch 2" 5
+0.4499760586976877 1.0147098063248381 "epoch 5" 4
 EOD
 $ends << EOD
-0.32661792836044 0.73622140266998926 0.33019779463643345 0.73622140266998926 1
-0.72643797317925474 0.736946078466559 0.73189744169796622 0.736946078466559 2
+0.32661792836044 0.73622140266998926 0.33019779463643345 0.72914338414981328 1
+0.72643797317925474 0.736946078466559 0.73189744169796622 0.729645268017567 2
 EOD
 plot $s0 using ($1*xscale):($2*yscale) with linespoints linetype 1 title "static", \
      $s1 using ($1*xscale):($2*yscale) with linespoints linetype 2 title "relocate lookahead=20", \

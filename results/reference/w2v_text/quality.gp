@@ -51,12 +51,12 @@ yscale = 1
 set grid ytics
 unset key
 # y from the data with a margin, not from 0: a quality or a loss
-set yrange [0.053467982100447516:0.084495078120219849]
+set yrange [0.053476122740260673:0.08440033492920293]
 $data << EOD
-"static" 0.0797263086381846 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=naive" 0.079288099729093578 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=pool" 0.0548783046468008 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=local" 0.083084755573866562 NaN 1
+"static" 0.079712452229992 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=naive" 0.079262118963732447 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=pool" 0.054881768748848959 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=local" 0.082994688920614651 NaN 1
 EOD
 set style data histogram
 set style histogram clustered gap 1

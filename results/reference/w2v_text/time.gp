@@ -53,7 +53,7 @@ unset key
 set yrange [0:*]
 $data << EOD
 "static" 1.8390617606626589 NaN 1
-"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=naive" 2.0922519599998664 NaN 1
+"nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=naive" 2.092253119999866 NaN 1
 "nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=pool" 0.94633331359995121 NaN 1
 "nups hot_keys=3272 syncs_per_sec=2000 sampling.scheme=local" 1.2851832639999141 NaN 1
 EOD
