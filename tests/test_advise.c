@@ -124,6 +124,7 @@ static void test_halving_respects_the_budget(void) {
   CU_ASSERT(unit_contains(table, "warning: the margin is smaller than the simulator's"));
   free(table);
   cJSON_Delete(ranking);
+  adv_result_free(&r);
 }
 
 static void test_halving_bad_input(void) {
