@@ -41,8 +41,9 @@
  * from the real backend mispredicts as surely as one that runs slower);
  * then, from N_DECIDED on, the telemetry that says where the two part
  * (response times, the servers' busy share, messages waiting, messages per
- * wake-up, CPU, workers' waits): in the records, the CSV and the summary, and in the table
- * as each point's largest gap (validate_gap.c), not a line each. */
+ * wake-up, CPU, workers' waits, the I/O threads' CPU): in the records, the
+ * CSV and the summary, and in the table as each point's largest gap
+ * (validate_gap.c), not a line each. */
 static const char *const compared[] = {
     "time_s", "steps_per_s", "messages", "bytes", "local_ratio",
     "quality", "loss", "time_to_quality_s",
