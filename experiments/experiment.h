@@ -644,6 +644,11 @@ typedef struct {
   /* How long real math takes to add the initial values of `floats` pulled
    * floats (the workloads' wl_add_initial). */
   int (*initial)(void *ctx, double floats, double *wall_s, char *err, size_t errlen);
+  /* The scheduler's slice: how long a thread runs on its core while others
+   * wait, with `threads` spinning for `seconds` (NULL: not measured, and the
+   * profile has no machines.slice). */
+  int (*slice)(void *ctx, uint32_t threads, double seconds, double *slice_s, char *err,
+               size_t errlen);
   uint32_t cores; /* cores the nodes may run on */
 } exp_calib_source;
 

@@ -634,3 +634,76 @@ int real_probe_initial(double floats, double *wall_s, char *err, size_t errlen) 
   wl_free(wl);
   return 0;
 }
+
+/* ---------------------------------------------------------------- slice */
+
+/* A thread of the slice probe: spins from the start signal until `until`,
+ * reading its schedstat (time on a core, scheduled-in count) at both ends. */
+typedef struct {
+  pthread_t thread;
+  atomic_int *go;
+  double until;        /* CLOCK_MONOTONIC seconds */
+  double run_ns, ins;  /* what it ran between the two readings, and in how many turns */
+  bool ok;
+} slicer;
+
+static bool read_schedstat(double *run_ns, double *ins) {
+  FILE *f = fopen("/proc/thread-self/schedstat", "r");
+  if (!f) return false;
+  double wait_ns;
+  bool ok = fscanf(f, "%lf %lf %lf", run_ns, &wait_ns, ins) == 3;
+  fclose(f);
+  return ok;
+}
+
+static void *slicer_main(void *arg) {
+  slicer *s = arg;
+  while (!atomic_load_explicit(s->go, memory_order_acquire)) continue;
+  double run0, in0, run1, in1;
+  bool ok = read_schedstat(&run0, &in0);
+  while (cpu_clock(CLOCK_MONOTONIC) < s->until) continue;
+  ok = ok && read_schedstat(&run1, &in1);
+  s->ok = ok;
+  s->run_ns = run1 - run0;
+  s->ins = in1 - in0;
+  return NULL;
+}
+
+int real_probe_slice(uint32_t threads, double seconds, double *slice_s, char *err,
+                     size_t errlen) {
+  if (threads == 0 || threads > REAL_PROBE_MAX_SPINNERS) {
+    snprintf(err, errlen, "slice probe: %u threads (1 to %u)", threads,
+             REAL_PROBE_MAX_SPINNERS);
+    return -1;
+  }
+  slicer sl[REAL_PROBE_MAX_SPINNERS];
+  atomic_int go;
+  atomic_init(&go, 0);
+  uint32_t made = 0;
+  for (; made < threads; made++) {
+    sl[made] = (slicer){.go = &go};
+    if (pthread_create(&sl[made].thread, NULL, slicer_main, &sl[made]) != 0) break;
+  }
+  double until = cpu_clock(CLOCK_MONOTONIC) + seconds;
+  for (uint32_t i = 0; i < made; i++) sl[i].until = until;
+  atomic_store_explicit(&go, 1, memory_order_release);
+  double run = 0, ins = 0;
+  bool ok = made == threads;
+  for (uint32_t i = 0; i < made; i++) {
+    pthread_join(sl[i].thread, NULL);
+    ok = ok && sl[i].ok;
+    run += sl[i].run_ns;
+    ins += sl[i].ins;
+  }
+  if (ok && !(ins > 0)) {
+    snprintf(err, errlen, "slice probe: no thread was scheduled in %g s", seconds);
+    return -1;
+  }
+  if (!ok) {
+    snprintf(err, errlen, "slice probe: %s", made < threads ? "could not start its threads"
+                                                             : "cannot read /proc/thread-self/schedstat");
+    return -1;
+  }
+  *slice_s = 1e-9 * run / ins;
+  return 0;
+}

@@ -371,5 +371,11 @@ int real_probe_free(real_probe *p);
  * its arithmetic (wl_add_initial of a small matrix factorization, 64-float
  * values). 0, or -1 with a message. */
 int real_probe_initial(double floats, double *wall_s, char *err, size_t errlen);
+/* The scheduler's slice on this machine: `threads` threads spin for
+ * `seconds` (more threads than cores, so that each core has a queue), and
+ * *slice_s is the time they ran over the turns they got (the kernel's
+ * per-thread schedstat). 0, or -1 with a message (no schedstat). */
+int real_probe_slice(uint32_t threads, double seconds, double *slice_s, char *err,
+                     size_t errlen);
 
 #endif

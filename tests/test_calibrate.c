@@ -27,6 +27,7 @@ typedef struct {
   double local_per_key, speed, initial;
   double wait;   /* a wake-up's wait for a core when every core is busy */
   double sleeps; /* sleeps the source counts per wake-up (context switches) */
+  double slice;  /* the scheduler's */
   unsigned cores, calls[64];
   exp_calib_batch shape[62]; /* batch shapes seen (wobble's kinds) */
   unsigned shapes;
@@ -162,16 +163,29 @@ static int fake_initial(void *ctx, double floats, double *wall_s, char *err, siz
   return 0;
 }
 
+/* The slice: m->slice, wobbling as the other figures do; the threads and
+ * their time as calibrate asks (two a core, at least 50 ms). */
+static int fake_slice(void *ctx, uint32_t threads, double seconds, double *slice_s, char *err,
+                      size_t errlen) {
+  (void)err;
+  (void)errlen;
+  model *m = ctx;
+  CU_ASSERT(threads >= 2 && threads % 2 == 0);
+  CU_ASSERT(seconds >= 0.05);
+  *slice_s = m->slice * wobble(m, 0);
+  return 0;
+}
+
 static model machine(void) {
   return (model){.latency = 20e-6, .per_message = 3e-6, .send = 2e-6, .per_key = 0.2e-6,
                  .per_byte = 0.5e-9, .bandwidth = 1e9, .io = 1.5e-6, .send_wake = 1e-6,
                  .read_wake = 9e-6, .io_wake = 17e-6, .local_per_key = 80e-9, .speed = 2e9, .initial = 7e-9,
-                 .wait = 45e-6, .sleeps = 1.5, .cores = 3};
+                 .wait = 45e-6, .sleeps = 1.5, .cores = 3, .slice = 2.5e-3};
 }
 
 static exp_calib_source source(model *m) {
   return (exp_calib_source){.ctx = m, .pulls = fake_pulls, .compute = fake_compute,
-                            .initial = fake_initial,
+                            .initial = fake_initial, .slice = fake_slice,
                             .cores = m->cores};
 }
 
@@ -224,6 +238,7 @@ static void test_fit_recovers_the_model(void) {
   CLOSE(at(p, "host_speed"), m.speed);
   CLOSE(at(p, "cost.initial_per_float_s"), m.initial);
   CU_ASSERT_EQUAL(at(p, "machines.cores"), 3);
+  CLOSE(at(p, "machines.slice"), m.slice);
   CU_ASSERT_EQUAL(at(p, "machines.count"), 1);
   const cJSON *params = about_item(p, "parameters");
   CLOSE(at(params, "wakeup_s.value"), m.send_wake + m.read_wake);
@@ -233,7 +248,7 @@ static void test_fit_recovers_the_model(void) {
   exp_calib_options o;
   exp_calib_options_default(&o);
   const cJSON *figs = about_item(p, "figures");
-  CU_ASSERT_EQUAL(cJSON_GetArraySize(figs), 15);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(figs), 16); /* 15 probes and the slice */
   const cJSON *f;
   cJSON_ArrayForEach(f, figs) {
     CU_ASSERT_EQUAL(at(f, "rounds"), o.min_rounds);
@@ -306,7 +321,9 @@ static void test_noisy_rounds_report_their_spread(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(p);
   const cJSON *f;
   cJSON_ArrayForEach(f, about_item(p, "figures")) {
-    CU_ASSERT_EQUAL(at(f, "rounds"), 8);
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(f, "name");
+    bool slice = cJSON_IsString(name) && strcmp(name->valuestring, "slice") == 0;
+    CU_ASSERT_EQUAL(at(f, "rounds"), slice ? 5 : 8); /* the slice: its own 5 rounds */
     CU_ASSERT(at(f, "spread") > 0.05);
   }
   /* ... and so do the parameters fitted round by round. */
@@ -391,6 +408,12 @@ static void test_real_probe(void) {
   double initial = 0;
   CU_ASSERT_EQUAL(real_probe_initial(1e5, &initial, err, sizeof err), 0);
   CU_ASSERT(initial > 0);
+  /* The slice: four threads on however many cores; positive, and no longer
+   * than the time they spun. */
+  double slice = 0;
+  CU_ASSERT_EQUAL(real_probe_slice(4, 0.05, &slice, err, sizeof err), 0);
+  CU_ASSERT(slice > 0 && slice <= 0.05);
+  CU_ASSERT_EQUAL(real_probe_slice(0, 0.05, &slice, err, sizeof err), -1);
   CU_ASSERT_EQUAL(real_probe_remote(p, 4, 3, 1, &remote, err, sizeof err), -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(err, "3 floats"));
   /* A window, two pullers, both ways: every pull answered, nodes intact. */

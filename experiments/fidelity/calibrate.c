@@ -69,7 +69,10 @@
  * core's fast local access); host_speed the flop rate of the source's
  * compute kernel; initial_per_float_s the time real math takes to add the
  * initial value of one pulled float (the source's kernel: a workload's
- * wl_add_initial); machines.cores the cores this process may run on.
+ * wl_add_initial); machines.cores the cores this process may run on;
+ * machines.slice the scheduler's slice, measured with two spinning threads a
+ * core (the median of CALIB_SLICE_ROUNDS rounds): what the run-queue model
+ * of the simulator lets a thread run while another waits for its core.
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "experiments/results/results.h"
@@ -90,6 +93,9 @@
 #define CALIB_MAX_ROUNDS 64
 #define CALIB_LOCAL_KEYS 16
 #define CALIB_MIN_WAKE_RANGE 0.05 /* of r over the windows, to fit w */
+#define CALIB_SLICE_ROUNDS 5
+#define CALIB_SLICE_S 0.1 /* seconds a slice round spins (x scale) */
+#define CALIB_SLICE_MIN_S 0.05 /* ... at least */
 
 /* What a probe is for. */
 typedef enum {
@@ -698,7 +704,7 @@ static void about(cJSON *profile, const exp_calib_source *src, const exp_calib_o
 }
 
 /* host_speed, cost and machines. */
-static void profile_fill(cJSON *profile, const fitted *f, uint32_t cores) {
+static void profile_fill(cJSON *profile, const fitted *f, uint32_t cores, double slice) {
   cJSON_AddNumberToObject(profile, "host_speed", f->speed);
   cJSON *cost = cJSON_AddObjectToObject(profile, "cost");
   cJSON_AddNumberToObject(cost, "per_message_s", f->per_msg);
@@ -716,6 +722,39 @@ static void profile_fill(cJSON *profile, const fitted *f, uint32_t cores) {
   cJSON_AddNumberToObject(machines, "cores", cores);
   cJSON_AddNumberToObject(machines, "loopback_latency", f->latency);
   cJSON_AddNumberToObject(machines, "loopback_bandwidth", f->bandwidth);
+  if (slice > 0) cJSON_AddNumberToObject(machines, "slice", slice);
+}
+
+/* The scheduler's slice (0: the source does not measure it), as a figure of
+ * the list and a line of the log. */
+static int measure_slice(const exp_calib_source *src, const exp_calib_options *o, cJSON *list,
+                         double *slice, char *err, size_t errlen) {
+  *slice = 0;
+  if (!src->slice) return 0;
+  double v[CALIB_SLICE_ROUNDS];
+  uint32_t threads = 2 * (src->cores ? src->cores : 1);
+  for (int r = 0; r < CALIB_SLICE_ROUNDS; r++)
+    if (src->slice(src->ctx, threads, fmax(CALIB_SLICE_S * o->scale, CALIB_SLICE_MIN_S), &v[r],
+                   err, errlen) != 0)
+      return -1;
+  *slice = median_of(v, CALIB_SLICE_ROUNDS);
+  double lo = v[0], hi = v[0];
+  for (int r = 1; r < CALIB_SLICE_ROUNDS; r++) {
+    lo = fmin(lo, v[r]);
+    hi = fmax(hi, v[r]);
+  }
+  double spread = *slice > 0 ? (hi - lo) / 2 / *slice : 0;
+  cJSON *fig = cJSON_CreateObject();
+  cJSON_AddStringToObject(fig, "name", "slice");
+  cJSON_AddNumberToObject(fig, "threads", threads);
+  cJSON_AddNumberToObject(fig, "wall_s", *slice);
+  cJSON_AddNumberToObject(fig, "spread", spread);
+  cJSON_AddNumberToObject(fig, "rounds", CALIB_SLICE_ROUNDS);
+  cJSON_AddItemToArray(list, fig);
+  if (o->log)
+    fprintf(o->log, "  slice, %u threads spinning on %u cores  %.3g ms  spread %5.1f%%\n",
+            threads, src->cores, 1e3 * *slice, 100 * spread);
+  return 0;
 }
 
 /* ---------------------------------------------------------------- door */
@@ -739,7 +778,10 @@ cJSON *exp_calibrate(const exp_calib_source *src, const exp_calib_options *o, ch
   measured m = {0};
   fitted fit;
   if (!figs) snprintf(err, errlen, "out of memory");
-  if (!figs || measure_all(src, o, figs, figures, err, errlen) != 0) goto done;
+  double slice;
+  if (!figs || measure_all(src, o, figs, figures, err, errlen) != 0 ||
+      measure_slice(src, o, figures, &slice, err, errlen) != 0)
+    goto done;
   view(figs, -1, src->cores, &m);
   if (!fit_model(&m, notes, &fit, err, errlen)) goto done;
   if (!(fit.speed > 0)) {
@@ -752,7 +794,7 @@ cJSON *exp_calibrate(const exp_calib_source *src, const exp_calib_options *o, ch
   cJSON *checked = check(figs, &fit, src->cores, o->log);
   profile = cJSON_CreateObject();
   about(profile, src, o, figures, parameters_json(&fit, spread), checked, notes);
-  profile_fill(profile, &fit, src->cores);
+  profile_fill(profile, &fit, src->cores, slice);
   figures = notes = NULL;
 done:
   cJSON_Delete(figures);
@@ -812,6 +854,12 @@ static int probe_initial(void *ctx, double floats, double *wall_s, char *err,
   return real_probe_initial(floats, wall_s, err, errlen);
 }
 
+static int probe_slice(void *ctx, uint32_t threads, double seconds, double *slice_s, char *err,
+                       size_t errlen) {
+  (void)ctx;
+  return real_probe_slice(threads, seconds, slice_s, err, errlen);
+}
+
 static uint32_t cores_here(void) {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0) return (uint32_t)CPU_COUNT(&set);
@@ -824,7 +872,7 @@ int exp_calib_real_source(exp_calib_source *src, char *err, size_t errlen) {
   if (!p) return -1;
   *src = (exp_calib_source){
       .ctx = p, .pulls = real_pulls, .compute = dot_compute, .initial = probe_initial,
-      .cores = cores_here()};
+      .slice = probe_slice, .cores = cores_here()};
   return 0;
 }
 
