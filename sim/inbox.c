@@ -177,6 +177,7 @@ sim_envelope *sim_inbox_next(sim_node *n, bool *slept) {
   while (!in->arrived) {
     *slept = true;
     in->server_waiting = true;
+    sim_cpu_block_self(n->run);
     sg_cond_wait(in->cond, in->mutex);
   }
   sim_envelope *e = in->arrived;

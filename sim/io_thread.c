@@ -53,6 +53,7 @@ static void io_main(sim_node *n) {
     bool slept = false;
     while (!io->pending) {
       io->waiting = slept = true;
+      sim_cpu_block_self(n->run);
       sg_cond_wait(io->cond, io->mutex);
     }
     io->waiting = false;

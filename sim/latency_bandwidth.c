@@ -218,6 +218,7 @@ sim_envelope *sim_arrivals_next(sim_node *n, bool *slept) {
     *slept = true;
     q->waiting = true;
     q->wake_at = first ? first->arrive : INFINITY;
+    sim_cpu_block_self(n->run);
     if (first) sg_cond_wait_for(q->cond, q->mutex, first->arrive - now);
     else sg_cond_wait(q->cond, q->mutex);
     q->waiting = false;

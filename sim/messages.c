@@ -43,6 +43,7 @@
 #include <simgrid/comm.h>
 #include <simgrid/cond.h>
 #include <simgrid/mailbox.h>
+#include <simgrid/semaphore.h>
 
 enum {
   ENVELOPE_SENT = 1,  /* in flight, or received and not yet handed back */
@@ -121,6 +122,7 @@ void sim_outbox_drain(sim_outbox *out) {
     if (!e) return;
     sg_comm_t comm = e->comm;
     e->comm = NULL;
+    sim_cpu_block(out->run, &out->thread);
     sg_comm_wait(comm); /* until its transfer ends */
     if (e->state == ENVELOPE_SENT) {
       e->state = ENVELOPE_ABANDONED;
@@ -137,12 +139,15 @@ static void outbox_drop(sim_outbox *out) {
     if (e->state == ENVELOPE_SENT) sim_buf_release(e->buf, e->shared);
   }
   out->outstanding = out->delivered = NULL;
+  if (out->thread.turn) sg_sem_destroy(out->thread.turn);
+  out->thread.turn = NULL;
 }
 
 void sim_messages_free(sim_state *run) {
   for (uint32_t i = 0; run->nodes && i < run->num_nodes; i++) {
     outbox_drop(&run->nodes[i].server_out);
     outbox_drop(&run->nodes[i].timer_out);
+    outbox_drop(&run->nodes[i].io_out);
     sim_arrivals_free(&run->nodes[i]);
     sim_inbox_free(&run->nodes[i]);
     sim_io_free(&run->nodes[i]);

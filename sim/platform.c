@@ -50,6 +50,8 @@ void sim_cluster_default(sim_cluster *c) {
   c->cost.local_per_key_s = 20e-9;
   c->machines.loopback_latency = SIM_LOOPBACK_LATENCY;
   c->machines.loopback_bandwidth = SIM_LOOPBACK_BANDWIDTH;
+  c->machines.scheduler = SIM_SCHED_RUN_QUEUE;
+  c->machines.slice = SIM_SLICE_DEFAULT;
 }
 
 void sim_cluster_shape(const sim_cluster *c, run_args *a) {
@@ -162,6 +164,10 @@ static int check_machines(const sim_cluster *c, char *err, size_t errlen) {
   if (c->platform_file) {
     snprintf(err, errlen, "cluster.machines: expected none with platform_file (the platform "
                           "file says what the machines are)");
+    return -1;
+  }
+  if (m->slice < 0 || !isfinite(m->slice)) {
+    snprintf(err, errlen, "cluster.machines.slice: expected a duration > 0, found %g s", m->slice);
     return -1;
   }
   if (m->count > c->nodes || m->cores == 0 || !positive(m->loopback_bandwidth) ||

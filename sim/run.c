@@ -126,6 +126,10 @@ void sim_note_cpu(const sim_state *run, const sim_node *n, double seconds) {
 }
 
 void sim_execute(const sim_state *run, const sim_node *n, double flops) {
+  if (n && sim_run_queue(run)) {
+    sim_cpu_run(run, sim_self_thread(), n->machine, flops / run->core_speed);
+    return;
+  }
   bool counted = run->shared_cores && n && run->executing;
   if (counted) run->executing[n->machine]++;
   sg_actor_execute(flops);
@@ -265,6 +269,10 @@ static int run_init(sim_setup *s) {
   run->executing = run->shared_cores ? calloc(c->machines.count, sizeof *run->executing) : NULL;
   if (!run->nodes || !run->workers || !run->cpu_s || (run->shared_cores && !run->executing))
     return fail(s, "sim_run: out of memory");
+  run->slice = c->machines.slice > 0 ? c->machines.slice : SIM_SLICE_DEFAULT;
+  if (run->shared_cores && c->machines.scheduler == SIM_SCHED_RUN_QUEUE &&
+      sim_cores_init(run, c->machines.count) != 0)
+    return fail(s, "sim_run: out of memory");
   run->workers_running = run->num_workers;
   run->steps_total = run_setup_steps_per_worker(s->setup) * run->num_workers;
   run->next_report = (run->steps_total + SIM_PROGRESS_STEPS - 1) / SIM_PROGRESS_STEPS;
@@ -348,6 +356,7 @@ static void teardown(sim_setup *s) {
   free(run->nodes);
   free(run->cpu_s);
   free(run->executing);
+  sim_cores_free(run);
   run_setup_free(s->setup);
 }
 

@@ -74,9 +74,48 @@ static void charge_handling(const sim_node *n, const uint8_t *buf, size_t len) {
  * wake-up's cost, before handling it, and the core's count of wake-ups. */
 static void charge_wakeup(sim_node *n) {
   double wait = n->run->cost.wakeup_wait_s;
-  if (wait > 0 && sim_machine_busy(n->run, n)) sg_actor_sleep_for(wait);
+  if (wait > 0 && !sim_run_queue(n->run) && sim_machine_busy(n->run, n))
+    sg_actor_sleep_for(wait);
   sim_spend(n->run, n, n->run->cost.wakeup_s);
   ps_node_note_wakeup(n->core);
+}
+
+/* Run-queue model: who reads the message just taken. A worker that waits
+ * for a reply reads the node's messages itself (the one that has waited
+ * longest), as real/leader.c's leading worker does; with none waiting, the
+ * server's own thread. The server actor works as that thread (its outbox's
+ * `as`), so the reading is on that thread's account and core. A thread that
+ * holds no core when it must read slept: it wakes (*slept). The reader it
+ * was before hands over and sleeps. */
+static sim_worker *choose_reader(sim_node *n, bool *slept) {
+  sim_worker *lead = NULL;
+  for (uint32_t k = 0; k < n->num_workers; k++) {
+    sim_worker *w = &n->workers[k];
+    if (w->waiting && (!lead || w->wait_since < lead->wait_since)) lead = w;
+  }
+  sim_thread *reader = lead ? &lead->out.thread : &n->server_out.thread;
+  sim_thread *was = sim_self_thread();
+  if (was != reader) sim_cpu_block(n->run, was);
+  n->server_out.as = lead ? reader : NULL;
+  *slept = !reader->holding;
+  return lead;
+}
+
+/* After a message: a reader whose ticket it completed goes on as a worker
+ * (on the core the reading held), and workers that waited for the server
+ * to finish reading as them go on. */
+static void reader_done(sim_node *n) {
+  for (uint32_t k = 0; k < n->num_workers; k++) {
+    sim_worker *w = &n->workers[k];
+    if (n->server_out.as == &w->out.thread && !w->waiting) {
+      sim_outbox_reap(&n->server_out); /* its sends are on its account */
+      n->server_out.as = NULL;
+    }
+    if (w->lead_wait && n->server_out.as != &w->out.thread) {
+      w->lead_wait = false;
+      sg_cond_notify_one(w->done_cond);
+    }
+  }
 }
 
 void sim_server_main(sim_node *n) {
@@ -91,11 +130,14 @@ void sim_server_main(sim_node *n) {
     uint32_t src = e->src, seq = e->seq;
     sim_shared_buf *shared = e->shared;
     sim_received(e);
+    n->server_busy = true;
+    if (sim_run_queue(run)) choose_reader(n, &slept);
     if (slept) charge_wakeup(n);
     double start = simgrid_get_clock();
     charge_handling(n, buf, len);
     if (shared) ps_node_recv_numbered(n->core, src, seq, buf, len, simgrid_get_clock());
     else ps_node_recv(n->core, src, buf, len, simgrid_get_clock());
+    if (sim_run_queue(run)) reader_done(n);
     /* Load: the simulated time handling took, and the messages that had
      * arrived meanwhile and wait behind it (as the real backend counts the
      * frames it read behind one). */
@@ -105,6 +147,8 @@ void sim_server_main(sim_node *n) {
     sim_outbox_reap(&n->server_out);
     sim_node_poke_timer(n);
     sim_check_quiet(run);
+    n->server_busy = false;
+    if (sim_run_queue(run)) reader_done(n);
   }
 }
 
@@ -138,6 +182,7 @@ static void timer_main(sim_node *n) {
     sim_outbox_reap(&n->timer_out);
     double due = timers_over(n->run) ? INFINITY : ps_node_next_timer(n->core);
     n->timer_armed = due;
+    sim_cpu_block(n->run, &n->timer_out.thread);
     if (isinf(due))
       sg_cond_wait(n->timer_cond, n->timer_mutex);
     else if (!timer_fire(n, due))

@@ -76,6 +76,13 @@ typedef struct {
   double initial_per_float_s;
 } sim_cost;
 
+typedef enum { SIM_SCHED_RUN_QUEUE, SIM_SCHED_SHARED } sim_scheduler;
+
+/* A thread's slice when a spec gives none: 3 ms, the order of Linux's (its
+ * scheduler's base slice times its tick); `pslab calibrate` measures the
+ * machine's. */
+#define SIM_SLICE_DEFAULT 3e-3
+
 /* Where nodes run. With count 0 (the default) every node has a machine of
  * its own with one core per worker, and its server thread a core of its own
  * besides. With count >= 1, nodes share `count` machines of `cores` cores:
@@ -90,6 +97,14 @@ typedef struct {
                                 NULL: in blocks, node i on i * count / nodes */
   double loopback_latency;   /* seconds */
   double loopback_bandwidth; /* bytes/s */
+  /* How a machine's cores serve its threads (sim/cores.c): a run queue
+   * (the default: a thread runs its bursts at a core's speed and waits its
+   * turn for a core, the least run first) or SimGrid's fair sharing
+   * (every executing thread at cores / executing of a core). */
+  sim_scheduler scheduler;
+  /* Run queue: how long a thread runs on while another waits for its core
+   * (seconds; `pslab calibrate` measures it; 0: SIM_SLICE_DEFAULT). */
+  double slice;
 } sim_machines;
 
 /* The network model of sim/latency_bandwidth.c (the others are SimGrid's). */

@@ -79,6 +79,26 @@ struct sim_shared_buf {
 /* Done with e's buffer (taken from e before e is recycled). */
 void sim_buf_release(uint8_t *buf, sim_shared_buf *shared);
 
+/* A working actor as a thread of its machine, under the run-queue model
+ * (cores.c). */
+typedef struct sim_thread {
+  double vruntime;   /* CPU seconds it ran, raised when it comes back from sleep */
+  double slice_used; /* of the slice it runs in now */
+  bool holding;      /* it holds a core: it ran and has not blocked since */
+  uint32_t machine;
+  uint64_t seq;      /* its place among equals in the run queue */
+  sg_sem_t turn;     /* it waits here for its turn (made when first needed) */
+} sim_thread;
+
+/* One machine's cores under the run-queue model. */
+typedef struct {
+  uint32_t free;       /* cores no thread holds */
+  sim_thread **heap;   /* the run queue: least vruntime, then seq, first */
+  size_t count, cap;
+  double min_vruntime; /* of the threads running and waiting; never moves back */
+  uint64_t seq;
+} sim_cores;
+
 /* The sends one actor has started and not yet waited for. */
 struct sim_outbox {
   sim_state *run;
@@ -87,6 +107,10 @@ struct sim_outbox {
   sim_envelope *delivered;   /* received at their destination: wait for them */
   double send_debt;          /* cost.send_per_message_s of sends not yet paid */
   const struct sim_node *node; /* the node the actor runs on (its costs' pace) */
+  sim_thread thread;           /* the actor as a thread of its machine */
+  /* The thread it works as now, when not its own: a node's server reads
+   * messages as the worker that waits for them (server.c). */
+  sim_thread *as;
 };
 
 /* ---------------------------------------------------------------- nodes */
@@ -189,6 +213,7 @@ typedef struct sim_node {
   sg_mutex_t timer_mutex;
   uint64_t local_charged; /* local accesses already charged to a worker */
   uint32_t workers_running; /* of this node: at 0 its replicas hand on deltas */
+  bool server_busy;       /* its server has taken a message and not asked for the next */
 } sim_node;
 
 struct sim_worker {
@@ -200,6 +225,10 @@ struct sim_worker {
   bool waiting;           /* blocked in wait: wake must notify */
   bool finished;
   int64_t clock_seen;     /* steps already counted for progress */
+  double wait_since;      /* when its present wait began */
+  /* Run-queue model: its ticket is done, but the server still reads as its
+   * thread; it goes on when the server is done with that message. */
+  bool lead_wait;
 };
 
 struct sim_state {
@@ -220,6 +249,11 @@ struct sim_state {
    * when they are all busy waits cost.wakeup_wait_s for one (server.c). */
   uint32_t *executing;
   uint32_t machine_cores;
+  /* Run-queue model (cores.c): per machine; NULL under the shared model or
+   * without placement. slice: cluster.machines.slice. */
+  sim_cores *cores;
+  uint32_t n_cores;
+  double slice;
   sim_worker *workers;
   uint32_t num_workers;
   /* Envelope pool. */
@@ -265,6 +299,21 @@ bool sim_machine_busy(const sim_state *run, const sim_node *n);
  * spent, toward the node's cpu_s: sim_spend does for every cost it charges,
  * a worker for its flops. Costs charged otherwise must call it too. */
 void sim_note_cpu(const sim_state *run, const sim_node *n, double seconds);
+
+/* cores.c: the run-queue model of a machine's cores. */
+bool sim_run_queue(const sim_state *run);
+int sim_cores_init(sim_state *run, uint32_t machines);
+void sim_cores_free(sim_state *run);
+/* Thread t, of an actor of a node on `machine`, runs `seconds` of a core:
+ * on the core it holds, else on one it waits for in the run queue; it
+ * keeps the core afterwards, until it blocks. The calling actor executes. */
+void sim_cpu_run(const sim_state *run, sim_thread *t, uint32_t machine, double seconds);
+/* Before a wait: t gives up the core it holds (nothing without one, or
+ * outside the run-queue model). */
+void sim_cpu_block(const sim_state *run, sim_thread *t);
+/* The calling actor's thread now (its own, or the one it works as). */
+sim_thread *sim_self_thread(void);
+void sim_cpu_block_self(const sim_state *run);
 
 /* messages.c */
 void sim_outbox_init(sim_outbox *out, sim_state *run, void *owner);

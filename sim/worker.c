@@ -7,6 +7,12 @@
  *            ticket inside the core) notifies it. The worker holds its mutex
  *            for life, so a wait is one simcall; between the done check and
  *            the wait nothing yields, so no wake-up can slip in between.
+ *            Under the run-queue model (cores.c) a waiting worker gives its
+ *            core up; the node's server may read messages as its thread
+ *            meanwhile, as a real waiting worker reads the ROUTER itself
+ *            (server.c). One whose reply it read so goes on on the core it
+ *            read it on; one woken by another thread pays a wake-up
+ *            (cost.wakeup_s) on a core it waits for.
  *   compute  sg_actor_execute(flops) on the node's host (one core each);
  *            flops / host_speed count as the node's CPU (sim_note_cpu).
  *   initial  real math's initial values (cost.initial_per_float_s per float
@@ -70,14 +76,37 @@ static void worker_settle(sim_worker *w) {
 
 /* ----------------------------------------------------------- driver env */
 
+/* Whether the node's server is handling a message as w's thread. */
+static bool read_as(const sim_worker *w) {
+  return w->node->server_busy && w->node->server_out.as == &w->out.thread;
+}
+
+/* Run-queue model: w's ticket is done after it waited. */
+static void woken(sim_worker *w) {
+  const sim_state *run = w->node->run;
+  if (!sim_run_queue(run)) return;
+  while (read_as(w)) { /* done by another actor while the server reads as w */
+    w->lead_wait = true;
+    sg_cond_wait(w->done_cond, w->mutex);
+  }
+  if (w->out.thread.holding) return; /* it read its reply itself: it goes on */
+  sim_note_cpu(run, w->node, run->cost.wakeup_s);
+  sim_execute(run, w->node, run->cost.wakeup_s * run->core_speed);
+}
+
 static int drv_wait(void *ctx, ps_worker *handle, ps_ticket t) {
   sim_worker *w = ctx;
   worker_settle(w);
+  bool waited = false;
   while (!ps_worker_done(handle, t)) {
+    if (!waited) w->wait_since = simgrid_get_clock();
+    waited = true;
     w->waiting = true;
+    if (!read_as(w)) sim_cpu_block(w->node->run, &w->out.thread);
     sg_cond_wait(w->done_cond, w->mutex);
   }
   w->waiting = false;
+  if (waited) woken(w);
   return PS_OK;
 }
 
@@ -110,6 +139,7 @@ static double drv_now(void *ctx) {
 /* The last worker keeps the simulation alive until nothing is in flight. */
 static void wait_quiet(sim_state *run) {
   sim_check_quiet(run);
+  sim_cpu_block_self(run);
   sg_mutex_lock(run->quiet_mutex);
   while (!run->stopping) sg_cond_wait(run->quiet_cond, run->quiet_mutex);
   sg_mutex_unlock(run->quiet_mutex);
@@ -125,6 +155,7 @@ void sim_worker_main(sim_worker *w) {
   worker_settle(w);
   if (--w->node->workers_running == 0) ps_node_finish(w->node->core, simgrid_get_clock());
   sim_outbox_drain(&w->out);
+  sim_cpu_block(run, &w->out.thread);
   sg_mutex_unlock(w->mutex);
   w->finished = true;
   if (--run->workers_running == 0) wait_quiet(run);

@@ -1090,12 +1090,79 @@ static void test_io_thread_cost(void) {
   run_spec r;
   io_case(&r, true, 0);
   r.cluster.cost.io_wakeup_s = wake;
+  r.cluster.machines.scheduler = SIM_SCHED_SHARED;
   cJSON *w = run(&r);
   CU_ASSERT_PTR_NOT_NULL_FATAL(w);
   CU_ASSERT_DOUBLE_EQUAL(num(w, "time_s") - base, 20 * 2 * wake, base * 1e-9);
   CU_ASSERT_EQUAL(num(w, "messages_per_io_wakeup"), 1); /* 40 handled, 40 wake-ups */
   CU_ASSERT_DOUBLE_EQUAL(num(w, "io_cpu_s"), 20 * 2 * wake, wake * 1e-9);
   cJSON_Delete(w);
+  /* The run queue: an I/O thread woken while the core is held waits its
+   * turn and runs its batch whole, so it wakes for what it finds then:
+   * between 2 and 4 times a step. On the one core every wake-up lengthens
+   * the run by itself. */
+  io_case(&r, true, 0);
+  r.cluster.cost.io_wakeup_s = wake;
+  w = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+  double wakes = num(w, "io_cpu_s") / wake;
+  CU_ASSERT_DOUBLE_EQUAL(wakes, round(wakes), 1e-6);
+  CU_ASSERT(wakes >= 20 * 2 && wakes <= 20 * 4);
+  CU_ASSERT_DOUBLE_EQUAL(num(w, "time_s") - base, num(w, "io_cpu_s"), base * 1e-9);
+  cJSON_Delete(w);
+}
+
+/* The run queue's reader. Node 1's worker pulls from node 0 and waits; with
+ * both nodes on one machine of two cores, its reply is read by the worker
+ * itself (it leads, as a real waiting worker does): one wake-up, its own,
+ * and none more when its ticket is done. So a pull is the loopback case's
+ * plus two wake-ups (node 0's server, node 1's worker), not three, and
+ * every handled message woke its reader. */
+static void test_run_queue_worker_reads_its_reply(void) {
+  const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 50, .len = 1000};
+  const double w = 2e-5;
+  run_spec r;
+  hand_case(&r, &h);
+  r.cluster.machines = (sim_machines){.count = 1, .cores = 2, .loopback_latency = 3e-5,
+                                      .loopback_bandwidth = 5e8};
+  r.cluster.cost.wakeup_s = w;
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  const sim_cost *c = &r.cluster.cost;
+  double req = (double)ps_msg_encoded_len(1, 0);
+  double rep = (double)ps_msg_encoded_len(1, (uint32_t)h.len);
+  double handle = 2 * (c->per_message_s + c->per_key_s) + c->per_byte_s * (req + rep);
+  double pull = 2 * 3e-5 + (req + rep) / 5e8 + handle + 2 * w;
+  CU_ASSERT_DOUBLE_EQUAL(num(m, "time_s"), h.steps * pull, h.steps * pull * 1e-9);
+  CU_ASSERT_EQUAL(num(m, "messages_per_wakeup"), 1);
+  CU_ASSERT_DOUBLE_EQUAL(num(m, "cpu_s"), h.steps * (handle + 2 * w), h.steps * w * 1e-9);
+  cJSON_Delete(m);
+}
+
+/* The slice. Node 1's two workers pull from node 0 and compute 20 ms a
+ * step, all on one core: a request waits for node 0's server to get the
+ * core, which a computing worker gives up only when its slice is over. A
+ * slice of 0.5 ms makes the operations' waits far shorter than one of 50
+ * ms, and the compute is the same. */
+static void test_run_queue_slice(void) {
+  double wait[2], time[2];
+  const double slices[2] = {0.5e-3, 50e-3};
+  for (int k = 0; k < 2; k++) {
+    run_spec r;
+    io_case(&r, true, 0);
+    r.cluster.workers_per_node = 2;
+    r.workload = "{\"type\":\"zipf\",\"keys\":1,\"value_length\":10,\"reads_per_step\":1,"
+                 "\"writes_per_step\":0,\"steps_per_worker\":10,\"locality\":0,"
+                 "\"flops_per_step\":2e7}";
+    r.cluster.machines.slice = slices[k];
+    cJSON *m = run(&r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    wait[k] = num(m, "op_wait_s");
+    time[k] = num(m, "time_s");
+    cJSON_Delete(m);
+  }
+  CU_ASSERT_DOUBLE_EQUAL(time[0], time[1], time[1] * 1e-6);
+  CU_ASSERT(wait[0] < wait[1] / 10);
 }
 
 /* The wait for a core (cost.wakeup_wait_s): the I/O case without I/O cost,
@@ -1116,6 +1183,7 @@ static void test_wakeup_waits_for_a_busy_core(void) {
       io_case(&r, k < 2, 0);
       r.cluster.workers_per_node = (uint32_t)workers;
       r.cluster.cost.wakeup_wait_s = k ? wait : 0;
+      r.cluster.machines.scheduler = SIM_SCHED_SHARED;
       cJSON *m = run(&r);
       CU_ASSERT_PTR_NOT_NULL_FATAL(m);
       t[workers - 1][k] = num(m, "time_s");
@@ -1755,6 +1823,8 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"wakeup_lone_message", test_wakeup_lone_message},
             {"wakeup_once_per_burst", test_wakeup_once_per_burst},
             {"io_thread_cost", test_io_thread_cost},
+            {"run_queue_worker_reads_its_reply", test_run_queue_worker_reads_its_reply},
+            {"run_queue_slice", test_run_queue_slice},
             {"wakeup_waits_for_a_busy_core", test_wakeup_waits_for_a_busy_core},
             {"straggler_phase_slows_its_window", test_straggler_phase_slows_its_window},
             {"straggler_phase_server_and_link", test_straggler_phase_server_and_link},

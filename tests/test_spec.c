@@ -304,6 +304,8 @@ static const struct {
     {"{'name': 't', 'cluster': {'nodes': 3, 'machines': {'count': 2, 'cores': 1, 'place': [1, 1, 1]}}, " GOOD_REST "}", "spec.json: cluster.machines: expected every machine to run a node, found none on machine 0"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'machines': {'cores': 1}, 'stragglers': [{'node': 0, 'speed_factor': 0.5}, {'node': 1, 'speed_factor': 0.5}]}, " GOOD_REST "}", "cluster.stragglers[1]: expected at most one straggler per machine"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'machines': {'cores': 1, 'loopback_latency': '1 parsec'}}, " GOOD_REST "}", "spec.json: cluster.machines.loopback_latency: expected a duration"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'machines': {'cores': 1, 'scheduler': 'fifo'}}, " GOOD_REST "}", "spec.json: cluster.machines.scheduler: expected one of"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'machines': {'cores': 1, 'slice': 3}}, " GOOD_REST "}", "spec.json: cluster.machines.slice: expected a duration"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'send_per_message_s': -1}}, " GOOD_REST "}", "spec.json: cluster.cost.send_per_message_s: expected a duration"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'profile': 3}, " GOOD_REST "}", "spec.json: cluster.profile: expected a string, found 3"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'profile': 'no-such-profile.json'}, " GOOD_REST "}", "spec.json: cluster.profile: no-such-profile.json: cannot read"},
@@ -719,7 +721,8 @@ static void test_profile_is_included_under_the_spec(void) {
   unit_write(dir, "prof.json",
              "{\"calibration\": {\"cores\": {\"value\": 2}}, \"host_speed\": \"2Gf\","
              " \"cost\": {\"per_message_s\": \"20us\", \"per_key_s\": \"1us\"},"
-             " \"machines\": {\"count\": 1, \"cores\": 2, \"loopback_latency\": \"15us\"}}");
+             " \"machines\": {\"count\": 1, \"cores\": 2, \"loopback_latency\": \"15us\","
+             " \"slice\": 0.0025}}");
   char *text = dq("{'name': 'p', 'cluster': {'nodes': 4, 'profile': 'prof.json', "
                   "'cost': {'per_key_s': '100ns'}}, " GOOD_REST ", "
                   "'sweep': {'cluster.machines.count': [1, 2]}}");
@@ -741,6 +744,8 @@ static void test_profile_is_included_under_the_spec(void) {
   CU_ASSERT_EQUAL(c.sim.machines.count, 2);                    /* the sweep's */
   CU_ASSERT_EQUAL(c.sim.machines.cores, 2);
   CU_ASSERT_DOUBLE_EQUAL(c.sim.machines.loopback_latency, 15e-6, 1e-18);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.machines.slice, 2.5e-3, 1e-18); /* calibrate's, in seconds */
+  CU_ASSERT_EQUAL(c.sim.machines.scheduler, SIM_SCHED_RUN_QUEUE);
   exp_cluster_free(&c);
   const cJSON *prof = cJSON_GetObjectItem(cl, "profile");
   CU_ASSERT_TRUE(cJSON_IsString(prof) && strcmp(prof->valuestring, "prof.json") == 0);
@@ -779,7 +784,7 @@ static void test_units_required_where_the_name_has_none(void) {
                                       [EXP_QTY_DURATION] = "such as \"50us\", \"2ms\""};
   size_t n;
   const exp_unit_field *f = exp_unit_fields(&n);
-  CU_ASSERT_EQUAL(n, 7);
+  CU_ASSERT_EQUAL(n, 8);
   for (size_t i = 0; i < n; i++) {
     char want[256], spec[1024], set[256], sweep[256];
     snprintf(want, sizeof want, "cluster.%s: expected a %s with its unit, %s", f[i].path,

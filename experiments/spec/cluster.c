@@ -43,7 +43,7 @@ static const char *const cost_keys[] = {"per_message_s", "per_key_s", "per_byte_
                                         "io_per_message_s", "wakeup_wait_s", "io_wakeup_s",
                                         "initial_per_float_s", NULL};
 static const char *const machine_keys[] = {"count", "cores", "place", "loopback_latency",
-                                           "loopback_bandwidth", NULL};
+                                           "loopback_bandwidth", "scheduler", "slice", NULL};
 
 static void parse_network(exp_errors *e, const cJSON *net, sim_cluster *c) {
   static const char *const models[] = {"CM02", "LV08", SIM_MODEL_LATENCY_BANDWIDTH, NULL};
@@ -347,6 +347,11 @@ static void parse_machines(exp_errors *e, const cJSON *m, uint32_t nodes, exp_cl
   if (exp_get_int(e, m, p, "cores", 1, MAX_CORES, true, &cores)) pm->cores = (uint32_t)cores;
   exp_get_quantity(e, m, p, "loopback_latency", EXP_QTY_DURATION, &pm->loopback_latency);
   exp_get_quantity(e, m, p, "loopback_bandwidth", EXP_QTY_BANDWIDTH, &pm->loopback_bandwidth);
+  static const char *const schedulers[] = {"run_queue", "shared", NULL};
+  const char *sched = NULL;
+  if (exp_get_choice(e, m, p, "scheduler", schedulers, &sched) && sched)
+    pm->scheduler = strcmp(sched, "shared") == 0 ? SIM_SCHED_SHARED : SIM_SCHED_RUN_QUEUE;
+  exp_get_quantity(e, m, p, "slice", EXP_QTY_DURATION, &pm->slice);
   const cJSON *place = cJSON_GetObjectItemCaseSensitive(m, "place");
   if (place) parse_place(e, place, nodes, pm->count, out);
 }
@@ -544,6 +549,7 @@ static const exp_unit_field unit_fields[] = {
     {"network.backbone_latency", EXP_QTY_DURATION},
     {"machines.loopback_latency", EXP_QTY_DURATION},
     {"machines.loopback_bandwidth", EXP_QTY_BANDWIDTH},
+    {"machines.slice", EXP_QTY_DURATION},
 };
 
 const exp_unit_field *exp_unit_fields(size_t *count) {
