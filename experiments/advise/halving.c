@@ -29,6 +29,12 @@
  * tried again on a prefix half as long, down to the shortest the
  * evaluator makes (min_fraction), before the search gives up: a prefix's
  * cost is mostly its steps, now that an evaluation's fixed part is small.
+ *
+ * With a screening evaluator (the simulator under a cheaper network model),
+ * the first round is that evaluator's, and the second re-evaluates the
+ * better half on the same prefix with the search's own; the prefixes double
+ * from there. The second round's pairs measure how well the screening
+ * ordered the candidates it promoted (adv_result.screen_agree).
  */
 #include "experiments/advise/advise.h"
 
@@ -76,11 +82,13 @@ static void sort_by(size_t *idx, size_t m, const adv_score *sc) {
 }
 
 static void record(adv_result *r, size_t round, size_t cand, double fraction,
-                   const adv_score *sc, const char *error) {
+                   const char *model, bool screen, const adv_score *sc, const char *error) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "round", (double)round);
   cJSON_AddNumberToObject(o, "candidate", (double)cand);
   cJSON_AddNumberToObject(o, "fraction", fraction);
+  if (model) cJSON_AddStringToObject(o, "model", model);
+  cJSON_AddBoolToObject(o, "screen", screen);
   if (error) {
     cJSON_AddStringToObject(o, "error", error);
   } else {
@@ -103,7 +111,10 @@ typedef struct {
   bool *ok;         /* evaluated this round */
   double *wave_cost; /* the first round's waves' costs */
   bool too_dear;     /* the first round was refused on its predicted cost */
+  double need;       /* what it was predicted to cost */
   double last_f;    /* the last round's fraction (0: none yet) */
+  bool screened;    /* the first round screens (adv_search.screen) */
+  adv_eval_fn fn;   /* this round's evaluator */
 } search;
 
 /* Evaluations at a time: the search's jobs, at least 1. */
@@ -134,6 +145,11 @@ static double least_cost(const search *st) {
  * run's setup) fitted to the first one's two costs and taken as every
  * candidate's; shared among the jobs. */
 static double rest_cost(const search *st, size_t from, double f, double c1, double c2) {
+  if (!(f > st->last_f)) { /* the same prefix with the search's own evaluator */
+    double sum = 0, ratio = c1 > 0 ? c2 / c1 : 1;
+    for (size_t i = from; i < st->m; i++) sum += st->r->last[st->cur[i]].cost_s * ratio;
+    return sum / (double)jobs_of(st->s);
+  }
   double b = fmax(0, (c2 - c1) / (f - st->last_f)), a = fmax(0, c1 - b * st->last_f);
   double sum = 0;
   for (size_t i = from; i < st->m; i++) {
@@ -151,19 +167,19 @@ typedef struct {
   char why[512];
 } outcome;
 
-/* Evaluates candidate c here. */
-static void eval_here(const adv_search *s, size_t c, double f, double timeout_s,
-                      outcome *o) {
+/* Evaluates candidate c here with fn. */
+static void eval_here(const adv_search *s, adv_eval_fn fn, size_t c, double f,
+                      double timeout_s, outcome *o) {
   *o = (outcome){.ok = false};
-  o->ok = s->eval(s->ctx, c, f, timeout_s, &o->sc, o->why, sizeof o->why) == 0;
+  o->ok = fn(s->ctx, c, f, timeout_s, &o->sc, o->why, sizeof o->why) == 0;
 }
 
 /* Starts evaluating candidate c in a forked process, which writes its
  * outcome to *fd: a line "ok value bound behind fraction raw cost_s"
  * (numbers as "%a", exact), then the metrics as JSON or the error. Its
  * pid, or -1. */
-static pid_t eval_forked(const adv_search *s, size_t c, double f, double timeout_s,
-                         int *fd) {
+static pid_t eval_forked(const adv_search *s, adv_eval_fn fn, size_t c, double f,
+                         double timeout_s, int *fd) {
   int p[2];
   if (pipe(p) != 0) return -1;
   fflush(NULL); /* or the child's copies of stdio buffers may be written twice */
@@ -171,7 +187,7 @@ static pid_t eval_forked(const adv_search *s, size_t c, double f, double timeout
   if (pid == 0) {
     close(p[0]);
     outcome o;
-    eval_here(s, c, f, timeout_s, &o);
+    eval_here(s, fn, c, f, timeout_s, &o);
     char *detail = o.ok && o.sc.detail ? cJSON_PrintUnformatted(o.sc.detail) : NULL;
     dprintf(p[1], "%d %a %d %a %a %a %a\n%s", o.ok, o.sc.value, o.sc.bound, o.sc.behind,
             o.sc.fraction, o.sc.raw, o.sc.cost_s, o.ok ? (detail ? detail : "") : o.why);
@@ -213,15 +229,15 @@ static void eval_collect(pid_t pid, int fd, outcome *o) {
 
 /* Evaluates cands[0..n) at f, each within timeout_s, into out: here when
  * the search runs one at a time, else all at once in forked processes. */
-static void eval_wave(const adv_search *s, const size_t *cands, size_t n, double f,
-                      double timeout_s, outcome *out) {
+static void eval_wave(const adv_search *s, adv_eval_fn fn, const size_t *cands, size_t n,
+                      double f, double timeout_s, outcome *out) {
   if (jobs_of(s) == 1) {
-    for (size_t w = 0; w < n; w++) eval_here(s, cands[w], f, timeout_s, &out[w]);
+    for (size_t w = 0; w < n; w++) eval_here(s, fn, cands[w], f, timeout_s, &out[w]);
     return;
   }
   pid_t pid[ADV_JOBS_MAX];
   int fd[ADV_JOBS_MAX];
-  for (size_t w = 0; w < n; w++) pid[w] = eval_forked(s, cands[w], f, timeout_s, &fd[w]);
+  for (size_t w = 0; w < n; w++) pid[w] = eval_forked(s, fn, cands[w], f, timeout_s, &fd[w]);
   for (size_t w = 0; w < n; w++) {
     if (pid[w] > 0) {
       eval_collect(pid[w], fd[w], &out[w]);
@@ -270,7 +286,9 @@ static int wave_done(search *st, size_t k, size_t i, size_t n, double f, double 
     st->ok[c] = o[w].ok;
     failed |= !o[w].ok;
     wave = fmax(wave, o[w].sc.cost_s);
-    record(r, k, c, f, o[w].ok ? &o[w].sc : NULL, o[w].ok ? NULL : o[w].why);
+    bool screen = st->screened && k == 0;
+    record(r, k, c, f, screen ? s->screen_name : s->own_name, screen,
+           o[w].ok ? &o[w].sc : NULL, o[w].ok ? NULL : o[w].why);
     cJSON_Delete(o[w].sc.detail);
     o[w].sc.detail = NULL;
     st->now[c] = o[w].sc;
@@ -301,6 +319,7 @@ static int wave_done(search *st, size_t k, size_t i, size_t n, double f, double 
              "took %.3g s, so a round of %zu candidates%s needs about %.3g s", s->budget_s,
              first, o[0].sc.fraction, r->spent_s, st->m, at_once, need);
     st->too_dear = true;
+    st->need = need;
     return -1;
   }
   return 1;
@@ -324,7 +343,7 @@ static int run_round(search *st, size_t k, double f, char *err, size_t errlen) {
       break;
     }
     size_t n = st->m - i < j ? st->m - i : j;
-    eval_wave(st->s, st->cur + i, n, f, left, o);
+    eval_wave(st->s, st->fn, st->cur + i, n, f, left, o);
     rc = wave_done(st, k, i, n, f, left, o, err, errlen);
   }
   free(o);
@@ -344,10 +363,50 @@ static void two_point(const adv_score *old, adv_score *sc) {
   if (rate > 0 && est > 0) sc->value = est;
 }
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* How the screening (each candidate's score in r->last) and the search's
+ * own evaluator (in st->now) order the candidates both evaluated on the
+ * same prefix: the pairs, those ordered alike, and the median ratio of
+ * their values, own over screening. */
+static void screen_agreement(search *st) {
+  adv_result *r = st->r;
+  size_t both = 0, *idx = calloc(st->m, sizeof *idx);
+  double *ratio = calloc(st->m, sizeof *ratio);
+  size_t nr = 0;
+  for (size_t i = 0; idx && ratio && i < st->m; i++) {
+    size_t c = st->cur[i];
+    if (!st->ok[c]) continue;
+    idx[both++] = c;
+    const adv_score *a = &r->last[c], *b = &st->now[c];
+    if (!a->bound && !b->bound && a->value > 0) ratio[nr++] = b->value / a->value;
+  }
+  for (size_t i = 0; i < both; i++)
+    for (size_t j = i + 1; j < both; j++) {
+      size_t a = idx[i], b = idx[j];
+      r->screen_pairs++;
+      r->screen_agree += adv_score_better(&r->last[a], &r->last[b]) ==
+                         adv_score_better(&st->now[a], &st->now[b]);
+    }
+  if (nr) {
+    qsort(ratio, nr, sizeof *ratio, cmp_double);
+    r->screen_ratio = nr % 2 ? ratio[nr / 2] : (ratio[nr / 2 - 1] + ratio[nr / 2]) / 2;
+  }
+  free(idx);
+  free(ratio);
+}
+
 /* Keeps this round's successful scores: the round, the spread between
- * the last two estimates; drops the failed; sorts cur best first. */
+ * the last two estimates (none from the round that re-evaluates the
+ * screening's: its estimate and the screening's differ by the model, not
+ * the prefix); drops the failed; sorts cur best first. */
 static void commit(search *st, size_t k) {
   adv_result *r = st->r;
+  bool promoted = st->screened && k == 1;
+  if (promoted) screen_agreement(st);
   size_t kept = 0;
   for (size_t i = 0; i < st->m; i++) {
     size_t c = st->cur[i];
@@ -359,6 +418,7 @@ static void commit(search *st, size_t k) {
     adv_score *sc = &st->now[c];
     if (k > 0) two_point(old, sc);
     if (sc->fraction >= 1) r->spread[c] = 0;
+    else if (promoted) r->spread[c] = NAN;
     else if (k > 0 && !old->bound && !sc->bound && sc->value > 0)
       r->spread[c] = fabs(sc->value - old->value) / sc->value;
     else r->spread[c] = NAN;
@@ -403,7 +463,7 @@ static void final_order(adv_result *r, size_t n) {
 }
 
 static bool result_alloc(adv_result *r, size_t n) {
-  *r = (adv_result){.n = n, .evaluations = cJSON_CreateArray()};
+  *r = (adv_result){.n = n, .evaluations = cJSON_CreateArray(), .screen_ratio = NAN};
   r->order = calloc(n, sizeof *r->order);
   r->last = calloc(n, sizeof *r->last);
   r->spread = calloc(n, sizeof *r->spread);
@@ -417,11 +477,15 @@ static bool result_alloc(adv_result *r, size_t n) {
 }
 
 /* Whether the first round, refused on its predicted cost at *f, may be
- * tried again on a shorter prefix (half as long, not below the shortest
- * the evaluator makes): then *f is that prefix, and the log says so. */
+ * tried again on a shorter prefix (half as long, or shorter in the ratio
+ * of what is left of the budget to the predicted cost; not below the
+ * shortest the evaluator makes): then *f is that prefix, and the log says
+ * so. A prefix's cost has a part that does not shrink with it, so the
+ * ratio is a guess that errs short of the cost. */
 static bool shorter_first(search *st, double *f, const char *why) {
   const adv_search *s = st->s;
-  double g = fmax(s->min_fraction, *f / 2);
+  double left = s->budget_s - st->r->spent_s;
+  double g = fmax(s->min_fraction, fmin(*f / 2, *f * left / st->need));
   if (!st->too_dear || !(s->min_fraction > 0) || !(g < *f) ||
       st->r->spent_s >= s->budget_s)
     return false;
@@ -432,14 +496,27 @@ static bool shorter_first(search *st, double *f, const char *why) {
   return true;
 }
 
+/* What round k evaluates with, by name (NULL: not named). */
+static const char *round_model(const search *st, size_t k) {
+  return st->screened && k == 0 ? st->s->screen_name : st->s->own_name;
+}
+
 /* Rounds until the whole run, the budget or a clear leader ends them. */
 static int rounds_loop(search *st, char *err, size_t errlen) {
   const adv_search *s = st->s;
   adv_result *r = st->r;
   size_t rounds = rounds_for(s->n);
-  double first = s->first_fraction > 0 ? s->first_fraction : ldexp(1.0, -(int)(rounds - 1));
+  st->screened = s->screen && rounds >= 3;
+  r->screened = st->screened;
+  /* Screening: the second round is on the first's prefix, so the first is
+   * twice as long for the last to be the whole run. */
+  size_t same = st->screened ? 1 : 0;
+  double first = s->first_fraction > 0 ? s->first_fraction
+                                       : ldexp(1.0, -(int)(rounds - 1 - same));
   for (size_t k = 0; st->m > 0; k++) {
-    double f = k + 1 >= rounds ? 1.0 : fmin(1.0, first * ldexp(1.0, (int)k));
+    st->fn = st->screened && k == 0 ? s->screen : s->eval;
+    int doublings = (int)k - (st->screened && k > 0 ? 1 : 0);
+    double f = k + 1 >= rounds ? 1.0 : fmin(1.0, first * ldexp(1.0, doublings));
     double least = least_cost(st);
     if (k > 0 && least > s->budget_s - r->spent_s) {
       snprintf(r->stop, sizeof r->stop, "the budget: round %zu would take more than %.3g s, "
@@ -460,8 +537,10 @@ static int rounds_loop(search *st, char *err, size_t errlen) {
     commit(st, k);
     r->rounds = k + 1;
     if (s->log)
-      fprintf(s->log, "pslab advise: round %zu: %zu candidates on %.3g of the run, %.3g s "
-              "spent of %.3g s\n", k + 1, st->m, f, r->spent_s, s->budget_s);
+      fprintf(s->log, "pslab advise: round %zu: %zu candidates on %.3g of the run%s%s%s, "
+              "%.3g s spent of %.3g s\n", k + 1, st->m, f, round_model(st, k) ? " under " : "",
+              round_model(st, k) ? round_model(st, k) : "",
+              st->screened && k == 0 ? " (screening)" : "", r->spent_s, s->budget_s);
     if (f >= 1) {
       snprintf(r->stop, sizeof r->stop, "the whole run was simulated (round %zu)", k + 1);
       return 0;

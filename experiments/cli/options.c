@@ -139,6 +139,11 @@ const cli_option cli_options[] = {
      "a `pslab validate` results directory (or its validate.jsonl) of this machine: the "
      "median |error| of its time_s is the simulator's error that the margin is held to "
      "(default: 28%, docs/fidelity.md)"},
+    {"screen", 0, "MODEL", ON(ADVISE), STRING(screen), false,
+     "the network model the first round screens every candidate under (default: "
+     "latency_bandwidth, several times cheaper than CM02 where messages are many); the "
+     "better half is simulated again on the same prefix under the spec's own model, and the "
+     "later rounds too. `own`: every round under the spec's model"},
     {"svg", 0, "OUT.svg", ON(TRACE), STRING(svg), false,
      "also draw the log-log rank-frequency curve and the fitted Zipf line with gnuplot "
      "(script: OUT.gp)"},
