@@ -275,6 +275,38 @@ static void test_halving_screens(void) {
   adv_result_free(&r);
 }
 
+/* fake_eval, with candidates from 3 on three times as dear. */
+static int dearer_later_eval(void *ctx, size_t cand, double fraction, double timeout_s,
+                             adv_score *out, char *err, size_t errlen) {
+  int rc = fake_eval(ctx, cand, fraction, timeout_s, out, err, errlen);
+  if (cand >= 3) out->cost_s *= 3;
+  return rc;
+}
+
+static void test_halving_partial_first_round(void) {
+  /* The first three evaluations (1/16 of a 1 s run: 0.0625 s each) predict
+   * a round of 1.25 s, which 2 s pay for; the others cost 0.1875 s, and
+   * after w candidates the prediction (what they took, 0.0625 s for each
+   * left) is 0.875 + 0.125 w s, past the budget at w = 10 (1.5 s spent):
+   * the round ends there, its ten ranked, the other ten not simulated. */
+  double truth[N_FAKE];
+  fake_truth(truth);
+  fake f = {truth, 0.05, 1.0, 0};
+  adv_search s = {.n = N_FAKE, .budget_s = 2.0, .eval = dearer_later_eval, .ctx = &f,
+                  .min_fraction = 1.0 / 64};
+  adv_result r;
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(r.rounds, 1);
+  CU_ASSERT(r.spent_s <= s.budget_s);
+  CU_ASSERT(unit_contains(r.stop, "ended after 10 of its 20 candidates"));
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(r.evaluations), 10);
+  CU_ASSERT(fabs(r.spent_s - 1.5) < 1e-9);
+  CU_ASSERT_EQUAL(r.order[0], BEST);
+  for (size_t c = 0; c < N_FAKE; c++) CU_ASSERT_EQUAL(r.round[c], c < 10 ? 0 : -1);
+  adv_result_free(&r);
+}
+
 /* A made-up evaluator that fails on candidate 3. */
 static int failing_eval(void *ctx, size_t cand, double fraction, double timeout_s,
                         adv_score *out, char *err, size_t errlen) {
@@ -851,6 +883,7 @@ PSLAB_SUITE("advise",
             {"halving shortens a first round too dear", test_halving_shorter_first_round},
             {"halving with a dear first candidate", test_halving_dear_first_candidate},
             {"halving screens with a cheaper evaluator", test_halving_screens},
+            {"halving keeps a first round the budget ended", test_halving_partial_first_round},
             {"prefix", test_prefix},
             {"candidate set", test_candidate_set},
             {"hot-key counts", test_hot_key_counts},

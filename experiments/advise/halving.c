@@ -112,6 +112,8 @@ typedef struct {
   double *wave_cost; /* the first round's waves' costs */
   bool too_dear;     /* the first round was refused on its predicted cost */
   double need;       /* what it was predicted to cost */
+  double before;     /* what was spent before this round's try */
+  bool judged;       /* this try of the first round was predicted to fit */
   double last_f;    /* the last round's fraction (0: none yet) */
   bool screened;    /* the first round screens (adv_search.screen) */
   adv_eval_fn fn;   /* this round's evaluator */
@@ -310,14 +312,24 @@ static int wave_done(search *st, size_t k, size_t i, size_t n, double f, double 
     }
   }
   if (k == 0) st->wave_cost[i / j] = wave;
-  double need = k == 0 ? first_round_cost(st, i / j + 1, waves) : 0;
-  if (k == 0 && st->ok[c] && need > s->budget_s) {
+  double need = k == 0 ? first_round_cost(st, i / j + 1, waves) : NAN;
+  double avail = s->budget_s - st->before;
+  if (k == 0 && st->ok[c] && need > avail && st->judged) {
+    /* Predicted to fit at first, dearer as it went: what it evaluated
+     * stands (a shorter try now would find little budget left). */
+    snprintf(r->stop, sizeof r->stop, "the budget: round 1 would take about %.3g s of the "
+             "%.3g s left, and ended after %zu of its %zu candidates", need, avail, i + n,
+             st->m);
+    return 2;
+  }
+  if (k == 0 && isfinite(need)) st->judged = true;
+  if (k == 0 && st->ok[c] && need > avail) {
     char at_once[64] = "", first[64] = "the first candidate";
     if (j > 1) snprintf(at_once, sizeof at_once, ", %zu at a time,", j);
     if (i + n > 1) snprintf(first, sizeof first, "the first %zu candidates", i + n);
     snprintf(err, errlen, "--budget: %.3g s cannot pay for one round: %s on %.3g of the run "
-             "took %.3g s, so a round of %zu candidates%s needs about %.3g s", s->budget_s,
-             first, o[0].sc.fraction, r->spent_s, st->m, at_once, need);
+             "took %.3g s, so a round of %zu candidates%s needs about %.3g s", avail,
+             first, o[0].sc.fraction, r->spent_s - st->before, st->m, at_once, need);
     st->too_dear = true;
     st->need = need;
     return -1;
@@ -336,6 +348,8 @@ static int run_round(search *st, size_t k, double f, char *err, size_t errlen) {
     return -1;
   }
   int rc = 1;
+  st->before = st->r->spent_s;
+  st->judged = false;
   for (size_t i = 0; rc == 1 && i < st->m; i += j) {
     double left = st->s->budget_s - st->r->spent_s;
     if (left <= 0) {
@@ -496,6 +510,13 @@ static bool shorter_first(search *st, double *f, const char *why) {
   return true;
 }
 
+/* Keeps what a first round the budget ended evaluated: the candidates it
+ * did not reach are left unranked, as failed ones are. */
+static void partial_first(search *st) {
+  commit(st, 0);
+  if (st->m > 0) st->r->rounds = 1;
+}
+
 /* What round k evaluates with, by name (NULL: not named). */
 static const char *round_model(const search *st, size_t k) {
   return st->screened && k == 0 ? st->s->screen_name : st->s->own_name;
@@ -529,9 +550,13 @@ static int rounds_loop(search *st, char *err, size_t errlen) {
       rc = run_round(st, k, f, err, errlen);
     }
     if (rc < 0) return -1;
-    if (rc == 2) return 0;
     if (rc == 0) {
       snprintf(r->stop, sizeof r->stop, "the budget ran out during round %zu", k + 1);
+      if (k == 0) partial_first(st);
+      return 0;
+    }
+    if (rc == 2) {
+      if (k == 0) partial_first(st);
       return 0;
     }
     commit(st, k);

@@ -27,6 +27,14 @@ static double half_width(const adv_report *rp, size_t c) {
   return hypot(rp->error, isfinite(sp) ? sp : 0);
 }
 
+/* Whether candidate c has an evaluation (failed or not). */
+static bool evaluated(const adv_result *r, size_t c) {
+  for (const cJSON *e = r->evaluations ? r->evaluations->child : NULL; e; e = e->next)
+    if (cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "candidate")) == (double)c)
+      return true;
+  return false;
+}
+
 static cJSON *rank_record(const adv_report *rp, size_t rank, size_t c) {
   const adv_result *r = rp->res;
   const adv_score *sc = &r->last[c];
@@ -36,7 +44,9 @@ static cJSON *rank_record(const adv_report *rp, size_t rank, size_t c) {
   cJSON_AddNumberToObject(o, "candidate", (double)c);
   cJSON_AddStringToObject(o, "label", rp->cands->items[c].label);
   if (r->round[c] < 0) {
-    cJSON_AddStringToObject(o, "error", "failed");
+    cJSON_AddStringToObject(o, "error", evaluated(r, c) ? "failed"
+                                                        : "not simulated: the budget ended "
+                                                          "the first round before it");
     return o;
   }
   double w = half_width(rp, c);
@@ -86,7 +96,9 @@ static void print_row(FILE *f, const adv_report *rp, const cJSON *rec) {
   bool bound = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "bound"));
   bool screen = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "screen"));
   const char *model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "model"));
+  const char *error = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "error"));
   char value[32], low[32], high[32], interval[72] = "", from[64] = "failed";
+  if (error && strncmp(error, "not ", 4) == 0) snprintf(from, sizeof from, "not simulated");
   quantity(value, sizeof value, m, v);
   quantity(low, sizeof low, m, lo);
   quantity(high, sizeof high, m, hi);
