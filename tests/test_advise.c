@@ -220,10 +220,10 @@ static int screen_eval(void *ctx, size_t cand, double fraction, double timeout_s
 }
 
 static void test_halving_screens(void) {
-  /* 20 candidates: round 1 screens all on 1/8 of the run (twice the prefix
-   * without screening, so that the last round is still the whole run);
-   * round 2 simulates its better half again on the same prefix with the
-   * search's own evaluator; then 5 on 1/4, 3 on 1/2, 2 on the whole. */
+  /* 20 candidates: round 1 screens all on 1/16 of the run (the prefix
+   * without screening); round 2 simulates its better half again on the same
+   * prefix with the search's own evaluator; then 5 on 1/8, 3 on 1/4, 2 on
+   * 1/2 and on the whole. */
   double truth[N_FAKE];
   fake_truth(truth);
   truth[0] = 0.81; /* 0 and 1 both pass the screening, in the other order */
@@ -238,33 +238,50 @@ static void test_halving_screens(void) {
   /* Without noise the first leads by more than its estimate moves once two
    * prefixes under the same evaluator measure it: round 3 may end it. */
   CU_ASSERT(r.rounds >= 3);
-  CU_ASSERT(r.rounds == 5 || unit_contains(r.stop, "leads"));
-  CU_ASSERT(r.rounds < 5 || r.last[BEST].fraction == 1.0);
+  CU_ASSERT(r.rounds == 6 || unit_contains(r.stop, "leads"));
+  CU_ASSERT(r.rounds < 6 || r.last[BEST].fraction == 1.0);
   CU_ASSERT_EQUAL(r.order[0], BEST);
-  size_t n[5] = {0}, promoted = 0;
+  size_t n[6] = {0}, promoted = 0;
   for (const cJSON *e = r.evaluations->child; e; e = e->next) {
     int k = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(e, "round"));
     double fr = cJSON_GetNumberValue(cJSON_GetObjectItem(e, "fraction"));
     const char *model = cJSON_GetStringValue(cJSON_GetObjectItem(e, "model"));
     bool screen = cJSON_IsTrue(cJSON_GetObjectItem(e, "screen"));
-    CU_ASSERT_FATAL(k >= 0 && k < 5);
+    CU_ASSERT_FATAL(k >= 0 && k < 6);
     n[k]++;
     CU_ASSERT_STRING_EQUAL(model, k == 0 ? "cheap" : "own");
     CU_ASSERT_EQUAL(screen, k == 0);
-    static const double fractions[5] = {0.125, 0.125, 0.25, 0.5, 1};
+    static const double fractions[6] = {0.0625, 0.0625, 0.125, 0.25, 0.5, 1};
     CU_ASSERT_EQUAL(fr, fractions[k]);
     if (k == 1) promoted++;
   }
   CU_ASSERT_EQUAL(n[0], N_FAKE);
   CU_ASSERT_EQUAL(n[1], N_FAKE / 2);
   CU_ASSERT_EQUAL(n[2], 5);
-  CU_ASSERT(r.rounds < 5 || n[4] == 2);
+  CU_ASSERT(r.rounds < 6 || n[5] == 2);
   /* The screening's order of the 10 promoted held for every pair but
    * (0, 1); the own values are half the screening's. */
   CU_ASSERT_EQUAL(r.screen_pairs, promoted * (promoted - 1) / 2);
   CU_ASSERT_EQUAL(r.screen_agree, r.screen_pairs - 1);
   CU_ASSERT(fabs(r.screen_ratio - 0.5) < 1e-12);
   adv_result_free(&r);
+  /* A budget that pays for the screening (20 x 1/16 x 0.1 s) and for 4 of
+   * the 10 it keeps on the same prefix (0.0625 s each): round 2 simulates
+   * the best-screened 4 (the first, and 3 more that the rest pays for),
+   * which rank before the others. */
+  s.budget_s = 0.125 + 0.0625 + 3 * 0.0625 + 0.01;
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT(r.rounds >= 2);
+  CU_ASSERT(r.spent_s <= s.budget_s);
+  size_t again = 0;
+  for (const cJSON *e = r.evaluations->child; e; e = e->next)
+    again += cJSON_GetNumberValue(cJSON_GetObjectItem(e, "round")) == 1;
+  CU_ASSERT_EQUAL(again, 4);
+  CU_ASSERT_EQUAL(r.screen_pairs, 6);
+  for (size_t i = 0; i < 4; i++) CU_ASSERT_EQUAL(r.round[r.order[i]], 1);
+  CU_ASSERT_EQUAL(r.round[r.order[4]], 0);
+  adv_result_free(&r);
+  s.budget_s = 1000;
   /* Too few candidates to screen (the first prefix would be the whole
    * run): the search's own evaluator only. */
   s.n = 4;

@@ -162,6 +162,27 @@ static double rest_cost(const search *st, size_t from, double f, double c1, doub
   return sum / (double)jobs_of(st->s);
 }
 
+/* The round that simulates the screening's better half again, too dear
+ * for the budget left after its first wave of n (which cost c2 against
+ * its screening's c1): it keeps the best-screened candidates that the
+ * budget pays for (each at its screening's cost times c2 / c1), at least
+ * two in all. What the rest of the round is then predicted to cost. */
+static double fewer_promoted(search *st, size_t n, double c1, double c2) {
+  double left = st->s->budget_s - st->r->spent_s, ratio = c1 > 0 ? c2 / c1 : 1, sum = 0;
+  size_t j = jobs_of(st->s), keep = n;
+  while (keep < st->m) {
+    double next = sum + st->r->last[st->cur[keep]].cost_s * ratio / (double)j;
+    if (next > left && keep >= 2) break;
+    sum = next;
+    keep++;
+  }
+  if (keep < st->m && st->s->log)
+    fprintf(st->s->log, "pslab advise: round 2 simulates the best %zu of the %zu candidates "
+            "the screening kept: the budget pays for no more\n", keep, st->m);
+  st->m = keep;
+  return sum;
+}
+
 /* One evaluation's outcome. */
 typedef struct {
   adv_score sc;
@@ -305,6 +326,8 @@ static int wave_done(search *st, size_t k, size_t i, size_t n, double f, double 
   if (failed && r->spent_s >= s->budget_s) return 0;
   if (k > 0 && i == 0 && st->ok[c]) {
     double rest = rest_cost(st, n, f, r->last[c].cost_s, o[0].sc.cost_s);
+    if (rest > s->budget_s - r->spent_s && st->screened && k == 1)
+      rest = fewer_promoted(st, n, r->last[c].cost_s, o[0].sc.cost_s);
     if (rest > s->budget_s - r->spent_s) {
       snprintf(r->stop, sizeof r->stop, "the budget: round %zu would take about %.3g s, "
                "%.3g s were left", k + 1, wave + rest, left);
@@ -527,13 +550,10 @@ static int rounds_loop(search *st, char *err, size_t errlen) {
   const adv_search *s = st->s;
   adv_result *r = st->r;
   size_t rounds = rounds_for(s->n);
+  double first = s->first_fraction > 0 ? s->first_fraction : ldexp(1.0, -(int)(rounds - 1));
   st->screened = s->screen && rounds >= 3;
   r->screened = st->screened;
-  /* Screening: the second round is on the first's prefix, so the first is
-   * twice as long for the last to be the whole run. */
-  size_t same = st->screened ? 1 : 0;
-  double first = s->first_fraction > 0 ? s->first_fraction
-                                       : ldexp(1.0, -(int)(rounds - 1 - same));
+  if (st->screened) rounds++; /* the second is on the first's prefix */
   for (size_t k = 0; st->m > 0; k++) {
     st->fn = st->screened && k == 0 ? s->screen : s->eval;
     int doublings = (int)k - (st->screened && k > 0 ? 1 : 0);
