@@ -142,9 +142,10 @@ static void print_screen(FILE *f, const adv_report *rp) {
             "search before the spec's %s simulated it\n", rp->screen_model, rp->own_model);
     return;
   }
-  fprintf(f, "screening: %s ordered the %zu pairs of candidates that %s simulated again on "
-          "the same prefix as %s did in %zu", rp->screen_model, r->screen_pairs, rp->own_model,
-          rp->own_model, r->screen_agree);
+  size_t m = (size_t)llround((1 + sqrt(1 + 8.0 * (double)r->screen_pairs)) / 2);
+  fprintf(f, "screening: of the %zu pairs among the %zu candidates %s simulated again on the "
+          "same prefix, %s ordered %zu as %s did", r->screen_pairs, m, rp->own_model,
+          rp->screen_model, r->screen_agree, rp->own_model);
   if (isfinite(r->screen_ratio))
     fprintf(f, "; their %s estimates are %.3g times %s's (median)", rp->own_model,
             r->screen_ratio, rp->screen_model);
