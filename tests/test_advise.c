@@ -302,10 +302,11 @@ static int dearer_later_eval(void *ctx, size_t cand, double fraction, double tim
 
 static void test_halving_partial_first_round(void) {
   /* The first three evaluations (1/16 of a 1 s run: 0.0625 s each) predict
-   * a round of 1.25 s, which 2 s pay for; the others cost 0.1875 s, and
-   * after w candidates the prediction (what they took, 0.0625 s for each
-   * left) is 0.875 + 0.125 w s, past the budget at w = 10 (1.5 s spent):
-   * the round ends there, its ten ranked, the other ten not simulated. */
+   * a round of 1.25 s, which 2 s pay for; the others cost 0.1875 s each, so
+   * the round cannot end within the budget. It runs while the budget pays
+   * for another evaluation at their mean so far: after 12 (1.875 s spent,
+   * 0.156 s on average) it stops, its twelve ranked, the other eight not
+   * simulated. */
   double truth[N_FAKE];
   fake_truth(truth);
   fake f = {truth, 0.05, 1.0, 0};
@@ -316,11 +317,54 @@ static void test_halving_partial_first_round(void) {
   CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
   CU_ASSERT_EQUAL(r.rounds, 1);
   CU_ASSERT(r.spent_s <= s.budget_s);
-  CU_ASSERT(unit_contains(r.stop, "ended after 10 of its 20 candidates"));
-  CU_ASSERT_EQUAL(cJSON_GetArraySize(r.evaluations), 10);
-  CU_ASSERT(fabs(r.spent_s - 1.5) < 1e-9);
+  CU_ASSERT(unit_contains(r.stop, "ended after 12 of its 20 candidates"));
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(r.evaluations), 12);
+  CU_ASSERT(fabs(r.spent_s - 1.875) < 1e-9);
   CU_ASSERT_EQUAL(r.order[0], BEST);
-  for (size_t c = 0; c < N_FAKE; c++) CU_ASSERT_EQUAL(r.round[c], c < 10 ? 0 : -1);
+  for (size_t c = 0; c < N_FAKE; c++) CU_ASSERT_EQUAL(r.round[c], c < 12 ? 0 : -1);
+  adv_result_free(&r);
+}
+
+/* fake_eval with every candidate but BEST five times as dear, and a
+ * timeout: an evaluation that would take longer fails when it passes. */
+static int timed_eval(void *ctx, size_t cand, double fraction, double timeout_s,
+                      adv_score *out, char *err, size_t errlen) {
+  int rc = fake_eval(ctx, cand, fraction, timeout_s, out, err, errlen);
+  if (cand != BEST) out->cost_s *= 5;
+  if (out->cost_s > timeout_s) {
+    out->cost_s = timeout_s;
+    snprintf(err, errlen, "timed out");
+    return -1;
+  }
+  return rc;
+}
+
+static void test_halving_partial_second_round(void) {
+  /* The screening (20 x 0.00625 s) keeps 10; BEST, simulated again first
+   * (0.0625 s), predicts the others at 0.0625 s each, and the budget left
+   * pays for 6 of them; but they cost 0.3125 s: the second takes 0.3125 s,
+   * the third runs out of budget. The round keeps BEST's and the second's
+   * estimates; the third and the others keep their screening's. */
+  double truth[N_FAKE];
+  fake_truth(truth);
+  fake f = {truth, 0, 1.0, 0};
+  adv_search s = {.n = N_FAKE, .budget_s = 0.125 + 0.0625 + 0.3125 + 0.1, .eval = timed_eval,
+                  .ctx = &f, .screen = screen_eval};
+  adv_result r;
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(r.rounds, 2);
+  CU_ASSERT(unit_contains(r.stop, "ran out during round 2"));
+  CU_ASSERT_EQUAL(r.order[0], BEST);
+  size_t again = 0, screened_only = 0;
+  for (size_t c = 0; c < N_FAKE; c++) {
+    again += r.round[c] == 1;
+    screened_only += r.round[c] == 0;
+  }
+  CU_ASSERT_EQUAL(again, 2);
+  CU_ASSERT_EQUAL(screened_only, N_FAKE - 2);
+  CU_ASSERT_EQUAL(r.round[r.order[0]], 1);
+  CU_ASSERT_EQUAL(r.round[r.order[1]], 1);
   adv_result_free(&r);
 }
 
@@ -901,6 +945,7 @@ PSLAB_SUITE("advise",
             {"halving with a dear first candidate", test_halving_dear_first_candidate},
             {"halving screens with a cheaper evaluator", test_halving_screens},
             {"halving keeps a first round the budget ended", test_halving_partial_first_round},
+            {"halving keeps a second round the budget ended", test_halving_partial_second_round},
             {"prefix", test_prefix},
             {"candidate set", test_candidate_set},
             {"hot-key counts", test_hot_key_counts},

@@ -272,9 +272,10 @@ static void eval_wave(const adv_search *s, adv_eval_fn fn, const size_t *cands, 
 }
 
 /* The first round's cost, predicted after its first `done` waves of
- * `waves`: theirs, and the median of theirs for each wave left; NaN (no
- * prediction yet) before FIRST_WAVES waves, so that one candidate dearer
- * than most does not refuse a round that the others let fit. */
+ * `waves`: theirs, and for each wave left the median of the first
+ * FIRST_WAVES (the first judgement) or, later, the mean of all so far; NaN
+ * (no prediction yet) before FIRST_WAVES waves, so that one candidate
+ * dearer than most does not refuse a round that the others let fit. */
 #define FIRST_WAVES 3
 static double first_round_cost(const search *st, size_t done, size_t waves) {
   if (done < FIRST_WAVES && done < waves) return NAN;
@@ -284,6 +285,8 @@ static double first_round_cost(const search *st, size_t done, size_t waves) {
     spent += st->wave_cost[w];
     if (w < FIRST_WAVES) sorted[m++] = st->wave_cost[w];
   }
+  if (done > FIRST_WAVES) /* past the first judgement: the mean of all so far */
+    return spent + spent / (double)done * (double)(waves - done);
   for (size_t a = 1; a < m; a++) /* the first FIRST_WAVES, sorted */
     for (size_t b = a; b > 0 && sorted[b] < sorted[b - 1]; b--) {
       double t = sorted[b];
@@ -337,16 +340,18 @@ static int wave_done(search *st, size_t k, size_t i, size_t n, double f, double 
   if (k == 0) st->wave_cost[i / j] = wave;
   double need = k == 0 ? first_round_cost(st, i / j + 1, waves) : NAN;
   double avail = s->budget_s - st->before;
-  if (k == 0 && st->ok[c] && need > avail && st->judged) {
-    /* Predicted to fit at first, dearer as it went: what it evaluated
-     * stands (a shorter try now would find little budget left). */
+  double next = (r->spent_s - st->before) / (double)(i / j + 1); /* a wave, on average */
+  if (k == 0 && st->judged && i + n < st->m && r->spent_s + next > s->budget_s) {
+    /* Predicted to fit at first, dearer as it went: it runs while the
+     * budget pays for another wave, and what it evaluated stands (a
+     * shorter try now would find little budget left). */
     snprintf(r->stop, sizeof r->stop, "the budget: round 1 would take about %.3g s of the "
              "%.3g s left, and ended after %zu of its %zu candidates", need, avail, i + n,
              st->m);
     return 2;
   }
-  if (k == 0 && isfinite(need)) st->judged = true;
-  if (k == 0 && st->ok[c] && need > avail) {
+  if (k == 0 && isfinite(need) && !st->judged && need <= avail) st->judged = true;
+  if (k == 0 && st->ok[c] && need > avail && !st->judged) {
     char at_once[64] = "", first[64] = "the first candidate";
     if (j > 1) snprintf(at_once, sizeof at_once, ", %zu at a time,", j);
     if (i + n > 1) snprintf(first, sizeof first, "the first %zu candidates", i + n);
@@ -373,6 +378,7 @@ static int run_round(search *st, size_t k, double f, char *err, size_t errlen) {
   int rc = 1;
   st->before = st->r->spent_s;
   st->judged = false;
+  for (size_t i = 0; i < st->m; i++) st->ok[st->cur[i]] = false;
   for (size_t i = 0; rc == 1 && i < st->m; i += j) {
     double left = st->s->budget_s - st->r->spent_s;
     if (left <= 0) {
@@ -533,11 +539,22 @@ static bool shorter_first(search *st, double *f, const char *why) {
   return true;
 }
 
-/* Keeps what a first round the budget ended evaluated: the candidates it
- * did not reach are left unranked, as failed ones are. */
-static void partial_first(search *st) {
-  commit(st, 0);
-  if (st->m > 0) st->r->rounds = 1;
+/* Keeps what round k, ended by the budget, evaluated when it is the first
+ * (the candidates it did not reach are left unranked, as failed ones are)
+ * or the one that simulates the screening's best again (those it did not
+ * reach keep their screening). A later round's evaluations are dropped:
+ * its candidates' last round stands. */
+static void partial_round(search *st, size_t k) {
+  if (k == 1 && st->screened) {
+    size_t kept = 0;
+    for (size_t i = 0; i < st->m; i++)
+      if (st->ok[st->cur[i]]) st->cur[kept++] = st->cur[i];
+    st->m = kept;
+  } else if (k > 0) {
+    return;
+  }
+  commit(st, k);
+  if (st->m > 0) st->r->rounds = k + 1;
 }
 
 /* What round k evaluates with, by name (NULL: not named). */
@@ -572,11 +589,11 @@ static int rounds_loop(search *st, char *err, size_t errlen) {
     if (rc < 0) return -1;
     if (rc == 0) {
       snprintf(r->stop, sizeof r->stop, "the budget ran out during round %zu", k + 1);
-      if (k == 0) partial_first(st);
+      partial_round(st, k);
       return 0;
     }
     if (rc == 2) {
-      if (k == 0) partial_first(st);
+      partial_round(st, k);
       return 0;
     }
     commit(st, k);
