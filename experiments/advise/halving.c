@@ -296,6 +296,43 @@ static double first_round_cost(const search *st, size_t done, size_t waves) {
   return spent + sorted[m / 2] * (double)(waves - done);
 }
 
+/* After the wave of n candidates from cur[i] of the first round (cost
+ * wave): whether the round goes on (1), ends where it is because it grew
+ * dearer than first predicted (2: r->stop says so), or is refused (-1 with
+ * a message: its first waves show the budget cannot pay for it). */
+static int first_round_goes_on(search *st, size_t i, size_t n, double wave, const outcome *o,
+                               char *err, size_t errlen) {
+  const adv_search *s = st->s;
+  adv_result *r = st->r;
+  size_t c = st->cur[i], j = jobs_of(s), waves = (st->m + j - 1) / j;
+  st->wave_cost[i / j] = wave;
+  double need = first_round_cost(st, i / j + 1, waves);
+  double avail = s->budget_s - st->before;
+  double next = (r->spent_s - st->before) / (double)(i / j + 1); /* a wave, on average */
+  if (st->judged && i + n < st->m && r->spent_s + next > s->budget_s) {
+    /* Predicted to fit at first, dearer as it went: it runs while the
+     * budget pays for another wave, and what it evaluated stands (a
+     * shorter try now would find little budget left). */
+    snprintf(r->stop, sizeof r->stop, "the budget: round 1 would take about %.3g s of the "
+             "%.3g s left, and ended after %zu of its %zu candidates", need, avail, i + n,
+             st->m);
+    return 2;
+  }
+  if (isfinite(need) && !st->judged && need <= avail) st->judged = true;
+  if (st->ok[c] && need > avail && !st->judged) {
+    char at_once[64] = "", first[64] = "the first candidate";
+    if (j > 1) snprintf(at_once, sizeof at_once, ", %zu at a time,", j);
+    if (i + n > 1) snprintf(first, sizeof first, "the first %zu candidates", i + n);
+    snprintf(err, errlen, "--budget: %.3g s cannot pay for one round: %s on %.3g of the run "
+             "took %.3g s, so a round of %zu candidates%s needs about %.3g s", avail,
+             first, o[0].sc.fraction, r->spent_s - st->before, st->m, at_once, need);
+    st->too_dear = true;
+    st->need = need;
+    return -1;
+  }
+  return 1;
+}
+
 /* Records the wave of n candidates from cur[i] of round k (their outcomes
  * o) and charges its cost, its longest evaluation. 1 the round goes on;
  * 0 the budget ended it (a timeout); 2 the first wave showed that the rest
@@ -320,7 +357,7 @@ static int wave_done(search *st, size_t k, size_t i, size_t n, double f, double 
     st->now[c] = o[w].sc;
   }
   r->spent_s += wave;
-  size_t c = st->cur[i], j = jobs_of(s), waves = (st->m + j - 1) / j;
+  size_t c = st->cur[i];
   if (!st->ok[c] && r->spent_s >= s->budget_s && k == 0 && i == 0) {
     snprintf(err, errlen, "--budget: %.3g s cannot pay for one round: the first candidate "
              "on %.3g of the run did not finish within it (%s)", s->budget_s, f, o[0].why);
@@ -337,31 +374,7 @@ static int wave_done(search *st, size_t k, size_t i, size_t n, double f, double 
       return 2;
     }
   }
-  if (k == 0) st->wave_cost[i / j] = wave;
-  double need = k == 0 ? first_round_cost(st, i / j + 1, waves) : NAN;
-  double avail = s->budget_s - st->before;
-  double next = (r->spent_s - st->before) / (double)(i / j + 1); /* a wave, on average */
-  if (k == 0 && st->judged && i + n < st->m && r->spent_s + next > s->budget_s) {
-    /* Predicted to fit at first, dearer as it went: it runs while the
-     * budget pays for another wave, and what it evaluated stands (a
-     * shorter try now would find little budget left). */
-    snprintf(r->stop, sizeof r->stop, "the budget: round 1 would take about %.3g s of the "
-             "%.3g s left, and ended after %zu of its %zu candidates", need, avail, i + n,
-             st->m);
-    return 2;
-  }
-  if (k == 0 && isfinite(need) && !st->judged && need <= avail) st->judged = true;
-  if (k == 0 && st->ok[c] && need > avail && !st->judged) {
-    char at_once[64] = "", first[64] = "the first candidate";
-    if (j > 1) snprintf(at_once, sizeof at_once, ", %zu at a time,", j);
-    if (i + n > 1) snprintf(first, sizeof first, "the first %zu candidates", i + n);
-    snprintf(err, errlen, "--budget: %.3g s cannot pay for one round: %s on %.3g of the run "
-             "took %.3g s, so a round of %zu candidates%s needs about %.3g s", avail,
-             first, o[0].sc.fraction, r->spent_s - st->before, st->m, at_once, need);
-    st->too_dear = true;
-    st->need = need;
-    return -1;
-  }
+  if (k == 0) return first_round_goes_on(st, i, n, wave, o, err, errlen);
   return 1;
 }
 
