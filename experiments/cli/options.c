@@ -117,8 +117,9 @@ const cli_option cli_options[] = {
      "wall time the search may spend simulating (default: 60). A round that the rest of the "
      "budget cannot pay for (at least its candidates' last costs; then as its first "
      "evaluation predicts) is not run; a first round too dear is tried on shorter prefixes "
-     "(down to 20 steps or one epoch), and a budget that cannot pay for it even then is an "
-     "error that says how much it needs"},
+     "(down to 10 steps or one epoch), and a budget that cannot pay for it even then is an "
+     "error that says how much it needs; a first round that grows dearer than predicted "
+     "ends where the budget does, and ranks what it simulated"},
     {"candidates", 0, "FILE", ON(ADVISE), STRING(candidates), false,
      "search these candidates instead of pslab's own set: a JSON list whose items are "
      "policy objects ({\"type\": \"relocate\", \"lookahead\": 50}) or objects of dotted paths "
