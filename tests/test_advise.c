@@ -206,6 +206,17 @@ static void test_halving_shorter_first_round(void) {
   CU_ASSERT_EQUAL(adv_halving(&s, &r, err, sizeof err), -1);
   CU_ASSERT(unit_contains(err, "cannot pay for one round"));
   adv_result_free(&r);
+  /* Other candidates have shorter prefixes, but the first ran on its
+   * shortest: a shorter try would run it on the same prefix again. */
+  double floors[N_FAKE];
+  for (size_t i = 0; i < N_FAKE; i++) floors[i] = i == 0 ? 1.0 / 16 : 1.0 / 32;
+  s.min_fraction = 1.0 / 32;
+  s.floors = floors;
+  f.calls = 0;
+  CU_ASSERT_EQUAL(adv_halving(&s, &r, err, sizeof err), -1);
+  CU_ASSERT(unit_contains(err, "cannot pay for one round"));
+  CU_ASSERT_EQUAL(f.calls, 3);
+  adv_result_free(&r);
 }
 
 /* A made-up screening evaluator: a tenth of fake_eval's cost, and the

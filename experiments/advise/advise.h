@@ -113,6 +113,9 @@ typedef struct {
   double min_fraction;   /* the shortest prefix the evaluator makes: a first round
                             too dear for the budget is tried again on prefixes
                             half as long down to it (0: not tried again) */
+  const double *floors;  /* each candidate's shortest prefix (NULL: not known): a
+                            first round whose first candidate ran on its own is
+                            not tried again */
   adv_eval_fn eval;
   void *ctx;
   FILE *log;         /* a line per round; NULL: none */
@@ -207,6 +210,8 @@ cJSON *adv_prefix(const cJSON *spec, double fraction, double *got);
 /* The shortest prefix adv_prefix makes of any candidate: the least of
  * their shortest shares (a candidate whose shortest is longer runs that). */
 double adv_min_fraction(const adv_candidates *c);
+/* The shortest prefix adv_prefix makes of candidate c. */
+double adv_floor(const adv_candidate *c);
 
 /* ----------------------------------------------------- report.c */
 

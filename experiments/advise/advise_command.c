@@ -213,9 +213,13 @@ static int search_and_report(advice *a, adv_sim_ctx *x, FILE *out, FILE *log) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   a->rp.jobs = o->jobs ? o->jobs : cores > 0 ? (size_t)cores : 1;
   if (a->rp.jobs > ADV_JOBS_MAX) a->rp.jobs = ADV_JOBS_MAX;
+  double *floors = calloc(a->cands.count ? a->cands.count : 1, sizeof *floors);
+  for (size_t i = 0; floors && i < a->cands.count; i++)
+    floors[i] = adv_floor(&a->cands.items[i]);
   adv_search s = {.n = a->cands.count, .budget_s = a->rp.budget_s, .eval = adv_sim_eval,
                   .ctx = x, .log = o->quiet ? NULL : log, .jobs = a->rp.jobs,
-                  .min_fraction = adv_min_fraction(&a->cands), .own_name = a->rp.own_model};
+                  .min_fraction = adv_min_fraction(&a->cands), .floors = floors,
+                  .own_name = a->rp.own_model};
   if (x->screen_model) {
     s.screen = adv_sim_screen_eval;
     s.screen_name = x->screen_model;
@@ -231,7 +235,9 @@ static int search_and_report(advice *a, adv_sim_ctx *x, FILE *out, FILE *log) {
             cJSON_GetArraySize(a->cands.skipped), a->rp.metric.name, a->rp.budget_s,
             a->rp.jobs, models);
   char err[1024];
-  if (adv_halving(&s, &a->res, err, sizeof err) != 0) {
+  int searched = adv_halving(&s, &a->res, err, sizeof err);
+  free(floors);
+  if (searched != 0) {
     fprintf(log, "pslab advise: %s\n", err);
     return EXP_EXIT_FAILED;
   }

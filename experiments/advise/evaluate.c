@@ -95,12 +95,14 @@ cJSON *adv_prefix(const cJSON *spec, double fraction, double *got) {
 
 double adv_min_fraction(const adv_candidates *c) {
   double least = 1;
-  for (size_t i = 0; i < c->count; i++) {
-    double got = 1;
-    cJSON_Delete(adv_prefix(c->items[i].spec, 0, &got));
-    least = fmin(least, got);
-  }
+  for (size_t i = 0; i < c->count; i++) least = fmin(least, adv_floor(&c->items[i]));
   return least;
+}
+
+double adv_floor(const adv_candidate *c) {
+  double got = 1;
+  cJSON_Delete(adv_prefix(c->spec, 0, &got));
+  return got;
 }
 
 /* The number metric `name` of m, or NaN. */

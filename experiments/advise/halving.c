@@ -114,6 +114,7 @@ typedef struct {
   double need;       /* what it was predicted to cost */
   double before;     /* what was spent before this round's try */
   bool judged;       /* this try of the first round was predicted to fit */
+  double got;       /* the prefix this try's first evaluation really had */
   double last_f;    /* the last round's fraction (0: none yet) */
   bool screened;    /* the first round screens (adv_search.screen) */
   adv_eval_fn fn;   /* this round's evaluator */
@@ -328,6 +329,7 @@ static int first_round_goes_on(search *st, size_t i, size_t n, double wave, cons
              first, o[0].sc.fraction, r->spent_s - st->before, st->m, at_once, need);
     st->too_dear = true;
     st->need = need;
+    st->got = o[0].sc.fraction;
     return -1;
   }
   return 1;
@@ -542,8 +544,11 @@ static bool shorter_first(search *st, double *f, const char *why) {
   const adv_search *s = st->s;
   double left = s->budget_s - st->r->spent_s;
   double g = fmax(s->min_fraction, fmin(*f / 2, *f * left / st->need));
+  /* Its first candidate at its shortest already: a shorter try would run
+   * it on the same prefix again. */
+  bool floor = s->floors && !(st->got > s->floors[st->cur[0]]);
   if (!st->too_dear || !(s->min_fraction > 0) || !(g < *f) ||
-      st->r->spent_s >= s->budget_s)
+      st->r->spent_s >= s->budget_s || floor)
     return false;
   st->too_dear = false;
   if (s->log)
