@@ -329,7 +329,6 @@ static int first_round_goes_on(search *st, size_t i, size_t n, double wave, cons
              first, o[0].sc.fraction, r->spent_s - st->before, st->m, at_once, need);
     st->too_dear = true;
     st->need = need;
-    st->got = o[0].sc.fraction;
     return -1;
   }
   return 1;
@@ -360,6 +359,7 @@ static int wave_done(search *st, size_t k, size_t i, size_t n, double f, double 
   }
   r->spent_s += wave;
   size_t c = st->cur[i];
+  if (k == 0 && i == 0) st->got = o[0].sc.fraction;
   if (!st->ok[c] && r->spent_s >= s->budget_s && k == 0 && i == 0) {
     snprintf(err, errlen, "--budget: %.3g s cannot pay for one round: the first candidate "
              "on %.3g of the run did not finish within it (%s)", s->budget_s, f, o[0].why);
