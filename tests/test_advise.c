@@ -182,11 +182,20 @@ static void test_halving_dear_first_candidate(void) {
   adv_result_free(&r);
 }
 
+/* fake_eval, ten times as dear on prefixes longer than 1/32. */
+static int dear_long_eval(void *ctx, size_t cand, double fraction, double timeout_s,
+                          adv_score *out, char *err, size_t errlen) {
+  int rc = fake_eval(ctx, cand, fraction, timeout_s, out, err, errlen);
+  if (fraction > 1.0 / 32) out->cost_s *= 10;
+  return rc;
+}
+
 static void test_halving_shorter_first_round(void) {
-  /* Round 1 at 1/16 of a 1 s run costs 1.25 s, which a budget of 1 s
-   * cannot pay (its first three evaluations show it, 0.1875 s); at 1/32,
-   * the shortest prefix the evaluator makes, it costs 0.625 s, which the
-   * 0.8125 s left pay for. Without a shortest prefix, refused. */
+  /* Round 1 at 1/16 of a 1 s run would cost 1.25 s, which a budget of 1 s
+   * cannot pay. Its first three candidates run first on 1/32, the shortest
+   * prefix the evaluator makes (0.09375 s): the round costs 0.625 s there,
+   * which the budget pays for, and 1.25 s on 1/16, which it does not; so
+   * it goes on on 1/32 from the fourth, nothing run twice. */
   double truth[N_FAKE];
   fake_truth(truth);
   fake f = {truth, 0.05, 1.0, 0};
@@ -197,25 +206,45 @@ static void test_halving_shorter_first_round(void) {
   CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
   CU_ASSERT_EQUAL(r.rounds, 1);
   CU_ASSERT_EQUAL(r.last[BEST].fraction, 1.0 / 32);
-  CU_ASSERT_EQUAL(f.calls, 3 + N_FAKE);
-  CU_ASSERT_EQUAL(cJSON_GetArraySize(r.evaluations), 3 + N_FAKE);
-  CU_ASSERT(fabs(r.spent_s - 0.8125) < 1e-9);
+  /* Round 1's twenty, and round 2's first, which shows it too dear. */
+  CU_ASSERT_EQUAL(f.calls, N_FAKE + 1);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(r.evaluations), N_FAKE + 1);
+  CU_ASSERT(fabs(r.spent_s - (0.625 + 0.0625)) < 1e-9);
   CU_ASSERT_EQUAL(r.order[0], BEST);
   adv_result_free(&r);
+  /* A budget of 2 s pays for 1/16 as they predict it: the round runs there
+   * from the first (three evaluations on 1/32, then twenty on 1/16, and
+   * round 2's first). */
+  s.budget_s = 2.0;
+  f.calls = 0;
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(f.calls, 3 + N_FAKE + 1);
+  CU_ASSERT_EQUAL(r.last[0].fraction, 1.0 / 16);
+  adv_result_free(&r);
+  s.budget_s = 1.0;
   s.min_fraction = 1.0 / 16; /* no shorter prefix than the first */
   CU_ASSERT_EQUAL(adv_halving(&s, &r, err, sizeof err), -1);
   CU_ASSERT(unit_contains(err, "cannot pay for one round"));
   adv_result_free(&r);
-  /* Other candidates have shorter prefixes, but the first ran on its
-   * shortest: a shorter try would run it on the same prefix again. */
+  /* Dearer than predicted on 1/16 (ten times): refused there, the round
+   * is tried again on a shorter prefix; unless its first candidate already
+   * ran on its shortest, where a shorter try would run it again on the
+   * same prefix. */
+  s.eval = dear_long_eval;
+  s.budget_s = 3.0;
+  s.min_fraction = 1.0 / 32;
+  f.calls = 0;
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT(f.calls >= 3 + 3 + N_FAKE); /* 1/32, 1/16 (refused), 1/32 */
+  CU_ASSERT_EQUAL(r.last[BEST].fraction, 1.0 / 32);
+  adv_result_free(&r);
   double floors[N_FAKE];
   for (size_t i = 0; i < N_FAKE; i++) floors[i] = i == 0 ? 1.0 / 16 : 1.0 / 32;
-  s.min_fraction = 1.0 / 32;
   s.floors = floors;
   f.calls = 0;
   CU_ASSERT_EQUAL(adv_halving(&s, &r, err, sizeof err), -1);
   CU_ASSERT(unit_contains(err, "cannot pay for one round"));
-  CU_ASSERT_EQUAL(f.calls, 3);
+  CU_ASSERT_EQUAL(f.calls, 3 + 3);
   adv_result_free(&r);
 }
 
@@ -322,7 +351,7 @@ static void test_halving_partial_first_round(void) {
   fake_truth(truth);
   fake f = {truth, 0.05, 1.0, 0};
   adv_search s = {.n = N_FAKE, .budget_s = 2.0, .eval = dearer_later_eval, .ctx = &f,
-                  .min_fraction = 1.0 / 64};
+                  .min_fraction = 0};
   adv_result r;
   char err[512];
   CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);

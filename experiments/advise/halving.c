@@ -380,10 +380,12 @@ static int wave_done(search *st, size_t k, size_t i, size_t n, double f, double 
   return 1;
 }
 
-/* Evaluates round k's candidates at fraction f, in waves of the search's
- * jobs: this round's scores in st->now and st->ok. What wave_done says of
- * the last wave run. */
-static int run_round(search *st, size_t k, double f, char *err, size_t errlen) {
+/* Evaluates round k's candidates from cur[from] on (the first round goes
+ * on where it paused) at fraction f, in waves of the search's jobs, at most
+ * `waves` of them (0: all): this round's scores in st->now and st->ok.
+ * What wave_done says of the last wave run, or 3: `waves` ran. */
+static int run_round(search *st, size_t k, double f, size_t from, size_t waves, char *err,
+                     size_t errlen) {
   size_t j = jobs_of(st->s);
   outcome *o = calloc(j, sizeof *o);
   if (!o) {
@@ -391,10 +393,16 @@ static int run_round(search *st, size_t k, double f, char *err, size_t errlen) {
     return -1;
   }
   int rc = 1;
-  st->before = st->r->spent_s;
-  st->judged = false;
-  for (size_t i = 0; i < st->m; i++) st->ok[st->cur[i]] = false;
-  for (size_t i = 0; rc == 1 && i < st->m; i += j) {
+  if (from == 0) {
+    st->before = st->r->spent_s;
+    st->judged = false;
+  }
+  for (size_t i = from; i < st->m; i++) st->ok[st->cur[i]] = false;
+  for (size_t i = from; rc == 1 && i < st->m; i += j) {
+    if (waves && i >= from + waves * j) {
+      rc = 3;
+      break;
+    }
     double left = st->s->budget_s - st->r->spent_s;
     if (left <= 0) {
       rc = 0;
@@ -575,6 +583,60 @@ static void partial_round(search *st, size_t k) {
   if (st->m > 0) st->r->rounds = k + 1;
 }
 
+/* The longest prefix from f down (halving; above p) that the round can be
+ * paid for on, as the first `probed` candidates' evaluations on p predict:
+ * each one's cost scaled by the longer prefix (which overestimates it: part
+ * of it does not grow), their median for every wave. p when none. */
+static double longest_paid(const search *st, double f, double p, size_t probed) {
+  double cost[FIRST_WAVES * ADV_JOBS_MAX];
+  size_t j = jobs_of(st->s), waves = (st->m + j - 1) / j;
+  double left = st->s->budget_s - st->r->spent_s;
+  for (double g = f; g > p; g /= 2) {
+    size_t n = 0;
+    for (size_t i = 0; i < probed && n < sizeof cost / sizeof cost[0]; i++) {
+      const adv_score *sc = &st->now[st->cur[i]];
+      if (st->ok[st->cur[i]] && sc->fraction > 0)
+        cost[n++] = sc->cost_s * fmax(1, g / sc->fraction);
+    }
+    if (!n) return p;
+    qsort(cost, n, sizeof *cost, cmp_double);
+    if (cost[n / 2] * (double)waves <= left) return g;
+  }
+  return p;
+}
+
+/* The first round, on *f (set to the prefix it ran on). When the evaluator
+ * makes shorter prefixes, its first waves run on the shortest first: if
+ * the round cannot be paid for even there, it is refused at that cost;
+ * else it runs on the longest prefix up to *f that they show the budget
+ * pays for (going on from them when that is the shortest). A round refused
+ * on a prefix is tried again on a shorter one (shorter_first). */
+static int first_round(search *st, double *f, char *err, size_t errlen) {
+  const adv_search *s = st->s;
+  double p = s->min_fraction;
+  int rc;
+  if (p > 0 && *f > p) {
+    rc = run_round(st, 0, p, 0, FIRST_WAVES, err, errlen);
+    if (rc != 3) {
+      *f = p;
+      return rc;
+    }
+    size_t probed = FIRST_WAVES * jobs_of(s);
+    double g = longest_paid(st, *f, p, probed);
+    if (!(g > p)) {
+      *f = p;
+      return run_round(st, 0, p, probed, 0, err, errlen);
+    }
+    if (s->log)
+      fprintf(s->log, "pslab advise: the first round on %.3g of the run (its first %zu "
+              "candidates on %.3g show what it costs)\n", g, probed, p);
+    *f = g;
+  }
+  rc = run_round(st, 0, *f, 0, 0, err, errlen);
+  while (rc < 0 && shorter_first(st, f, err)) rc = run_round(st, 0, *f, 0, 0, err, errlen);
+  return rc;
+}
+
 /* What round k evaluates with, by name (NULL: not named). */
 static const char *round_model(const search *st, size_t k) {
   return st->screened && k == 0 ? st->s->screen_name : st->s->own_name;
@@ -599,11 +661,8 @@ static int rounds_loop(search *st, char *err, size_t errlen) {
                "%.3g s were left", k + 1, least, s->budget_s - r->spent_s);
       return 0;
     }
-    int rc = run_round(st, k, f, err, errlen);
-    while (rc < 0 && k == 0 && shorter_first(st, &f, err)) {
-      first = f;
-      rc = run_round(st, k, f, err, errlen);
-    }
+    int rc = k == 0 ? first_round(st, &f, err, errlen) : run_round(st, k, f, 0, 0, err, errlen);
+    if (k == 0) first = f;
     if (rc < 0) return -1;
     if (rc == 0) {
       snprintf(r->stop, sizeof r->stop, "the budget ran out during round %zu", k + 1);
