@@ -259,6 +259,14 @@ static int screen_eval(void *ctx, size_t cand, double fraction, double timeout_s
   return rc;
 }
 
+/* screen_eval at fake_eval's own cost. */
+static int same_cost_screen_eval(void *ctx, size_t cand, double fraction, double timeout_s,
+                                 adv_score *out, char *err, size_t errlen) {
+  int rc = screen_eval(ctx, cand, fraction, timeout_s, out, err, errlen);
+  out->cost_s *= 10;
+  return rc;
+}
+
 static void test_halving_screens(void) {
   /* 20 candidates: round 1 screens all on 1/16 of the run (the prefix
    * without screening); round 2 simulates its better half again on the same
@@ -321,6 +329,18 @@ static void test_halving_screens(void) {
   for (size_t i = 0; i < 4; i++) CU_ASSERT_EQUAL(r.round[r.order[i]], 1);
   CU_ASSERT_EQUAL(r.round[r.order[4]], 0);
   adv_result_free(&r);
+  /* A screening as dear as the search's own: what is left after it (0.2 s)
+   * pays for 3 of the 10 it keeps (0.0625 s each), not for all (0.625 s):
+   * round 2 runs those. */
+  s.screen = same_cost_screen_eval;
+  s.budget_s = N_FAKE * 0.0625 + 0.2;
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  again = 0;
+  for (const cJSON *e = r.evaluations->child; e; e = e->next)
+    again += cJSON_GetNumberValue(cJSON_GetObjectItem(e, "round")) == 1;
+  CU_ASSERT_EQUAL(again, 3);
+  adv_result_free(&r);
+  s.screen = screen_eval;
   s.budget_s = 1000;
   /* Too few candidates to screen (the first prefix would be the whole
    * run): the search's own evaluator only. */

@@ -125,15 +125,16 @@ static size_t jobs_of(const adv_search *s) {
   return s->jobs > ADV_JOBS_MAX ? ADV_JOBS_MAX : s->jobs > 1 ? s->jobs : 1;
 }
 
-/* The least the next round can cost: its candidates' last costs (a
- * longer prefix costs no less), the longest of each wave. 0 before the
- * first round. */
-static double least_cost(const search *st) {
+/* The least the next round (k) can cost: its candidates' last costs (a
+ * longer prefix costs no less), the longest of each wave; of its first two
+ * only after the screening (that round keeps as many as the budget pays
+ * for). 0 before the first round. */
+static double least_cost(const search *st, size_t k) {
   double sum = 0, wave = 0;
-  size_t j = jobs_of(st->s);
-  for (size_t i = 0; st->last_f > 0 && i < st->m; i++) {
+  size_t j = jobs_of(st->s), m = st->screened && k == 1 && st->m > 2 ? 2 : st->m;
+  for (size_t i = 0; st->last_f > 0 && i < m; i++) {
     wave = fmax(wave, st->r->last[st->cur[i]].cost_s);
-    if ((i + 1) % j == 0 || i + 1 == st->m) {
+    if ((i + 1) % j == 0 || i + 1 == m) {
       sum += wave;
       wave = 0;
     }
@@ -655,7 +656,7 @@ static int rounds_loop(search *st, char *err, size_t errlen) {
     st->fn = st->screened && k == 0 ? s->screen : s->eval;
     int doublings = (int)k - (st->screened && k > 0 ? 1 : 0);
     double f = k + 1 >= rounds ? 1.0 : fmin(1.0, first * ldexp(1.0, doublings));
-    double least = least_cost(st);
+    double least = least_cost(st, k);
     if (k > 0 && least > s->budget_s - r->spent_s) {
       snprintf(r->stop, sizeof r->stop, "the budget: round %zu would take more than %.3g s, "
                "%.3g s were left", k + 1, least, s->budget_s - r->spent_s);
