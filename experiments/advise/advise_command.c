@@ -137,11 +137,13 @@ static int static_target(adv_sim_ctx *x, const cJSON *spec, double budget_s, dou
   plain.metric = (adv_metric){.name = "time_s"};
   *target = NAN;
   *spent = 0;
+  char first_err[512] = "";
   for (size_t i = 0; i < x->cands->count; i++) {
     if (!is_static(x->cands, i, spec)) continue;
     adv_score sc = {0};
     char err[512];
     int rc = adv_sim_eval(&plain, i, 1.0, fmax(budget_s - *spent, 1e-3), &sc, err, sizeof err);
+    if (rc != 0 && !*first_err) snprintf(first_err, sizeof first_err, "%s", err);
     *spent += sc.cost_s;
     const cJSON *q = cJSON_GetObjectItemCaseSensitive(sc.detail, "quality");
     if (rc == 0 && cJSON_IsNumber(q) &&
@@ -152,8 +154,9 @@ static int static_target(adv_sim_ctx *x, const cJSON *spec, double budget_s, dou
   }
   if (!isfinite(*target)) {
     exp_errors_addf(errs, "workload.target_quality: not given, and no static candidate gave "
-                    "a final quality to take as the target (set it, or --set "
-                    "workload.target_quality=...)");
+                    "a final quality to take as the target in %.3g s of the budget%s%s (set it, "
+                    "or --set workload.target_quality=...)", *spent, *first_err ? ": " : "",
+                    first_err);
     return -1;
   }
   return 0;
