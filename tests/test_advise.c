@@ -127,6 +127,20 @@ static void test_halving_respects_the_budget(void) {
   adv_result_free(&r);
 }
 
+/* fake_eval with every candidate but BEST five times as dear, and a
+ * timeout: an evaluation that would take longer fails when it passes. */
+static int timed_eval(void *ctx, size_t cand, double fraction, double timeout_s,
+                      adv_score *out, char *err, size_t errlen) {
+  int rc = fake_eval(ctx, cand, fraction, timeout_s, out, err, errlen);
+  if (cand != BEST) out->cost_s *= 5;
+  if (out->cost_s > timeout_s) {
+    out->cost_s = timeout_s;
+    snprintf(err, errlen, "timed out");
+    return -1;
+  }
+  return rc;
+}
+
 static void test_halving_bad_input(void) {
   double truth[N_FAKE];
   fake_truth(truth);
@@ -146,6 +160,12 @@ static void test_halving_bad_input(void) {
   adv_search none = {.n = N_FAKE, .budget_s = 0, .eval = fake_eval, .ctx = &f};
   CU_ASSERT_EQUAL(adv_halving(&none, &r, err, sizeof err), -1);
   CU_ASSERT(unit_contains(err, "--budget"));
+  adv_result_free(&r);
+  /* The first candidate takes most of the budget, the second runs out of
+   * it: no round to rank, refused (not one candidate ranked alone). */
+  adv_search out = {.n = N_FAKE, .budget_s = 0.5, .eval = timed_eval, .ctx = &f};
+  CU_ASSERT_EQUAL(adv_halving(&out, &r, err, sizeof err), -1);
+  CU_ASSERT(unit_contains(err, "--budget: 0.5 s cannot pay for one round: 2 of its 20"));
   adv_result_free(&r);
 }
 
@@ -383,20 +403,6 @@ static void test_halving_partial_first_round(void) {
   CU_ASSERT_EQUAL(r.order[0], BEST);
   for (size_t c = 0; c < N_FAKE; c++) CU_ASSERT_EQUAL(r.round[c], c < 12 ? 0 : -1);
   adv_result_free(&r);
-}
-
-/* fake_eval with every candidate but BEST five times as dear, and a
- * timeout: an evaluation that would take longer fails when it passes. */
-static int timed_eval(void *ctx, size_t cand, double fraction, double timeout_s,
-                      adv_score *out, char *err, size_t errlen) {
-  int rc = fake_eval(ctx, cand, fraction, timeout_s, out, err, errlen);
-  if (cand != BEST) out->cost_s *= 5;
-  if (out->cost_s > timeout_s) {
-    out->cost_s = timeout_s;
-    snprintf(err, errlen, "timed out");
-    return -1;
-  }
-  return rc;
 }
 
 static void test_halving_partial_second_round(void) {

@@ -366,6 +366,12 @@ static int wave_done(search *st, size_t k, size_t i, size_t n, double f, double 
              "on %.3g of the run did not finish within it (%s)", s->budget_s, f, o[0].why);
     return -1;
   }
+  if (failed && r->spent_s >= s->budget_s && k == 0 && !st->judged) {
+    /* Out of budget before its first waves showed that it fits. */
+    snprintf(err, errlen, "--budget: %.3g s cannot pay for one round: %zu of its %zu "
+             "candidates on %.3g of the run took it all", s->budget_s, i + n, st->m, f);
+    return -1;
+  }
   if (failed && r->spent_s >= s->budget_s) return 0;
   if (k > 0 && i == 0 && st->ok[c]) {
     double rest = rest_cost(st, n, f, r->last[c].cost_s, o[0].sc.cost_s);
