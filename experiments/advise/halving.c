@@ -335,6 +335,12 @@ static int first_round_goes_on(search *st, size_t i, size_t n, double wave, cons
   return 1;
 }
 
+/* The share of the run candidate c's prefix at f is, as far as the search
+ * knows (its shortest, when it is longer). */
+static double prefix_of(const adv_search *s, size_t c, double f) {
+  return s->floors ? fmax(f, s->floors[c]) : f;
+}
+
 /* Records the wave of n candidates from cur[i] of round k (their outcomes
  * o) and charges its cost, its longest evaluation. 1 the round goes on;
  * 0 the budget ended it (a timeout); 2 the first wave showed that the rest
@@ -363,13 +369,15 @@ static int wave_done(search *st, size_t k, size_t i, size_t n, double f, double 
   if (k == 0 && i == 0) st->got = o[0].sc.fraction;
   if (!st->ok[c] && r->spent_s >= s->budget_s && k == 0 && i == 0) {
     snprintf(err, errlen, "--budget: %.3g s cannot pay for one round: the first candidate "
-             "on %.3g of the run did not finish within it (%s)", s->budget_s, f, o[0].why);
+             "on %.3g of the run did not finish within it (%s)", s->budget_s,
+             prefix_of(s, c, f), o[0].why);
     return -1;
   }
   if (failed && r->spent_s >= s->budget_s && k == 0 && !st->judged) {
     /* Out of budget before its first waves showed that it fits. */
     snprintf(err, errlen, "--budget: %.3g s cannot pay for one round: %zu of its %zu "
-             "candidates on %.3g of the run took it all", s->budget_s, i + n, st->m, f);
+             "candidates on %.3g of the run took it all", s->budget_s, i + n, st->m,
+             prefix_of(s, st->cur[0], f));
     return -1;
   }
   if (failed && r->spent_s >= s->budget_s) return 0;
