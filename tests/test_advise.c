@@ -240,6 +240,9 @@ static void test_halving_shorter_first_round(void) {
   CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
   CU_ASSERT_EQUAL(f.calls, 3 + N_FAKE + 1);
   CU_ASSERT_EQUAL(r.last[0].fraction, 1.0 / 16);
+  size_t at = 0; /* the three on 1/32 are marked as run again */
+  for (const cJSON *e = r.evaluations->child; e; e = e->next, at++)
+    CU_ASSERT_EQUAL(cJSON_IsTrue(cJSON_GetObjectItem(e, "superseded")), at < 3);
   adv_result_free(&r);
   s.budget_s = 1.0;
   s.min_fraction = 1.0 / 16; /* no shorter prefix than the first */

@@ -645,6 +645,9 @@ static int first_round(search *st, double *f, char *err, size_t errlen) {
     if (s->log)
       fprintf(s->log, "pslab advise: the first round on %.3g of the run (its first %zu "
               "candidates on %.3g show what it costs)\n", g, probed, p);
+    /* Their records stay, marked: the round runs them again on g. */
+    for (cJSON *e = st->r->evaluations->child; e; e = e->next)
+      cJSON_AddBoolToObject(e, "superseded", true);
     *f = g;
   }
   rc = run_round(st, 0, *f, 0, 0, err, errlen);
