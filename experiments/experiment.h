@@ -889,6 +889,10 @@ typedef struct {
    * validate.jsonl) whose time_s error is the one the margin is held to;
    * NULL: EXP_ADVISE_DEFAULT_ERROR. */
   const char *fidelity;
+  /* --screen: the network model of the first round ("CM02", "LV08",
+   * "latency_bandwidth"; "own": the spec's, no screening); NULL:
+   * latency_bandwidth, unless the spec's own is it. */
+  const char *screen;
   bool quiet;             /* no progress lines */
   const char *gnuplot;    /* NULL: "gnuplot" */
   FILE *out;              /* the table; NULL: stdout */

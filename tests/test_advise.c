@@ -127,6 +127,20 @@ static void test_halving_respects_the_budget(void) {
   adv_result_free(&r);
 }
 
+/* fake_eval with every candidate but BEST five times as dear, and a
+ * timeout: an evaluation that would take longer fails when it passes. */
+static int timed_eval(void *ctx, size_t cand, double fraction, double timeout_s,
+                      adv_score *out, char *err, size_t errlen) {
+  int rc = fake_eval(ctx, cand, fraction, timeout_s, out, err, errlen);
+  if (cand != BEST) out->cost_s *= 5;
+  if (out->cost_s > timeout_s) {
+    out->cost_s = timeout_s;
+    snprintf(err, errlen, "timed out");
+    return -1;
+  }
+  return rc;
+}
+
 static void test_halving_bad_input(void) {
   double truth[N_FAKE];
   fake_truth(truth);
@@ -146,6 +160,12 @@ static void test_halving_bad_input(void) {
   adv_search none = {.n = N_FAKE, .budget_s = 0, .eval = fake_eval, .ctx = &f};
   CU_ASSERT_EQUAL(adv_halving(&none, &r, err, sizeof err), -1);
   CU_ASSERT(unit_contains(err, "--budget"));
+  adv_result_free(&r);
+  /* The first candidate takes most of the budget, the second runs out of
+   * it: no round to rank, refused (not one candidate ranked alone). */
+  adv_search out = {.n = N_FAKE, .budget_s = 0.5, .eval = timed_eval, .ctx = &f};
+  CU_ASSERT_EQUAL(adv_halving(&out, &r, err, sizeof err), -1);
+  CU_ASSERT(unit_contains(err, "--budget: 0.5 s cannot pay for one round: 2 of its 20"));
   adv_result_free(&r);
 }
 
@@ -182,11 +202,20 @@ static void test_halving_dear_first_candidate(void) {
   adv_result_free(&r);
 }
 
+/* fake_eval, ten times as dear on prefixes longer than 1/32. */
+static int dear_long_eval(void *ctx, size_t cand, double fraction, double timeout_s,
+                          adv_score *out, char *err, size_t errlen) {
+  int rc = fake_eval(ctx, cand, fraction, timeout_s, out, err, errlen);
+  if (fraction > 1.0 / 32) out->cost_s *= 10;
+  return rc;
+}
+
 static void test_halving_shorter_first_round(void) {
-  /* Round 1 at 1/16 of a 1 s run costs 1.25 s, which a budget of 1 s
-   * cannot pay (its first three evaluations show it, 0.1875 s); at 1/32,
-   * the shortest prefix the evaluator makes, it costs 0.625 s, which the
-   * 0.8125 s left pay for. Without a shortest prefix, refused. */
+  /* Round 1 at 1/16 of a 1 s run would cost 1.25 s, which a budget of 1 s
+   * cannot pay. Its first three candidates run first on 1/32, the shortest
+   * prefix the evaluator makes (0.09375 s): the round costs 0.625 s there,
+   * which the budget pays for, and 1.25 s on 1/16, which it does not; so
+   * it goes on on 1/32 from the fourth, nothing run twice. */
   double truth[N_FAKE];
   fake_truth(truth);
   fake f = {truth, 0.05, 1.0, 0};
@@ -197,14 +226,214 @@ static void test_halving_shorter_first_round(void) {
   CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
   CU_ASSERT_EQUAL(r.rounds, 1);
   CU_ASSERT_EQUAL(r.last[BEST].fraction, 1.0 / 32);
-  CU_ASSERT_EQUAL(f.calls, 3 + N_FAKE);
-  CU_ASSERT_EQUAL(cJSON_GetArraySize(r.evaluations), 3 + N_FAKE);
-  CU_ASSERT(fabs(r.spent_s - 0.8125) < 1e-9);
+  /* Round 1's twenty, and round 2's first, which shows it too dear. */
+  CU_ASSERT_EQUAL(f.calls, N_FAKE + 1);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(r.evaluations), N_FAKE + 1);
+  CU_ASSERT(fabs(r.spent_s - (0.625 + 0.0625)) < 1e-9);
   CU_ASSERT_EQUAL(r.order[0], BEST);
   adv_result_free(&r);
+  /* A budget of 2 s pays for 1/16 as they predict it: the round runs there
+   * from the first (three evaluations on 1/32, then twenty on 1/16, and
+   * round 2's first). */
+  s.budget_s = 2.0;
+  f.calls = 0;
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(f.calls, 3 + N_FAKE + 1);
+  CU_ASSERT_EQUAL(r.last[0].fraction, 1.0 / 16);
+  size_t at = 0; /* the three on 1/32 are marked as run again */
+  for (const cJSON *e = r.evaluations->child; e; e = e->next, at++)
+    CU_ASSERT_EQUAL(cJSON_IsTrue(cJSON_GetObjectItem(e, "superseded")), at < 3);
+  adv_result_free(&r);
+  s.budget_s = 1.0;
   s.min_fraction = 1.0 / 16; /* no shorter prefix than the first */
   CU_ASSERT_EQUAL(adv_halving(&s, &r, err, sizeof err), -1);
   CU_ASSERT(unit_contains(err, "cannot pay for one round"));
+  adv_result_free(&r);
+  /* Dearer than predicted on 1/16 (ten times): refused there, the round
+   * is tried again on a shorter prefix; unless its first candidate already
+   * ran on its shortest, where a shorter try would run it again on the
+   * same prefix. */
+  s.eval = dear_long_eval;
+  s.budget_s = 3.0;
+  s.min_fraction = 1.0 / 32;
+  f.calls = 0;
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT(f.calls >= 3 + 3 + N_FAKE); /* 1/32, 1/16 (refused), 1/32 */
+  CU_ASSERT_EQUAL(r.last[BEST].fraction, 1.0 / 32);
+  adv_result_free(&r);
+  double floors[N_FAKE];
+  for (size_t i = 0; i < N_FAKE; i++) floors[i] = i == 0 ? 1.0 / 16 : 1.0 / 32;
+  s.floors = floors;
+  f.calls = 0;
+  CU_ASSERT_EQUAL(adv_halving(&s, &r, err, sizeof err), -1);
+  CU_ASSERT(unit_contains(err, "cannot pay for one round"));
+  CU_ASSERT_EQUAL(f.calls, 3 + 3);
+  adv_result_free(&r);
+}
+
+/* A made-up screening evaluator: a tenth of fake_eval's cost, and the
+ * order of candidates 0 and 1 the other way round (so that the second
+ * round's pairs show the disagreement). */
+static int screen_eval(void *ctx, size_t cand, double fraction, double timeout_s,
+                       adv_score *out, char *err, size_t errlen) {
+  int rc = fake_eval(ctx, cand < 2 ? 1 - cand : cand, fraction, timeout_s, out, err, errlen);
+  out->cost_s /= 10;
+  out->value *= 2; /* the model's bias: own / screen = 0.5 */
+  return rc;
+}
+
+/* screen_eval at fake_eval's own cost. */
+static int same_cost_screen_eval(void *ctx, size_t cand, double fraction, double timeout_s,
+                                 adv_score *out, char *err, size_t errlen) {
+  int rc = screen_eval(ctx, cand, fraction, timeout_s, out, err, errlen);
+  out->cost_s *= 10;
+  return rc;
+}
+
+static void test_halving_screens(void) {
+  /* 20 candidates: round 1 screens all on 1/16 of the run (the prefix
+   * without screening); round 2 simulates its better half again on the same
+   * prefix with the search's own evaluator; then 5 on 1/8, 3 on 1/4, 2 on
+   * 1/2 and on the whole. */
+  double truth[N_FAKE];
+  fake_truth(truth);
+  truth[0] = 0.81; /* 0 and 1 both pass the screening, in the other order */
+  truth[1] = 0.82;
+  fake f = {truth, 0, 1.0, 0};
+  adv_search s = {.n = N_FAKE, .budget_s = 1000, .eval = fake_eval, .ctx = &f,
+                  .screen = screen_eval, .screen_name = "cheap", .own_name = "own"};
+  adv_result r;
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT(r.screened);
+  /* Without noise the first leads by more than its estimate moves once two
+   * prefixes under the same evaluator measure it: round 3 may end it. */
+  CU_ASSERT(r.rounds >= 3);
+  CU_ASSERT(r.rounds == 6 || unit_contains(r.stop, "leads"));
+  CU_ASSERT(r.rounds < 6 || r.last[BEST].fraction == 1.0);
+  CU_ASSERT_EQUAL(r.order[0], BEST);
+  size_t n[6] = {0}, promoted = 0;
+  for (const cJSON *e = r.evaluations->child; e; e = e->next) {
+    int k = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(e, "round"));
+    double fr = cJSON_GetNumberValue(cJSON_GetObjectItem(e, "fraction"));
+    const char *model = cJSON_GetStringValue(cJSON_GetObjectItem(e, "model"));
+    bool screen = cJSON_IsTrue(cJSON_GetObjectItem(e, "screen"));
+    CU_ASSERT_FATAL(k >= 0 && k < 6);
+    n[k]++;
+    CU_ASSERT_STRING_EQUAL(model, k == 0 ? "cheap" : "own");
+    CU_ASSERT_EQUAL(screen, k == 0);
+    static const double fractions[6] = {0.0625, 0.0625, 0.125, 0.25, 0.5, 1};
+    CU_ASSERT_EQUAL(fr, fractions[k]);
+    if (k == 1) promoted++;
+  }
+  CU_ASSERT_EQUAL(n[0], N_FAKE);
+  CU_ASSERT_EQUAL(n[1], N_FAKE / 2);
+  CU_ASSERT_EQUAL(n[2], 5);
+  CU_ASSERT(r.rounds < 6 || n[5] == 2);
+  /* The screening's order of the 10 promoted held for every pair but
+   * (0, 1); the own values are half the screening's. */
+  CU_ASSERT_EQUAL(r.screen_pairs, promoted * (promoted - 1) / 2);
+  CU_ASSERT_EQUAL(r.screen_agree, r.screen_pairs - 1);
+  CU_ASSERT(fabs(r.screen_ratio - 0.5) < 1e-12);
+  adv_result_free(&r);
+  /* A budget that pays for the screening (20 x 1/16 x 0.1 s) and for 4 of
+   * the 10 it keeps on the same prefix (0.0625 s each): round 2 simulates
+   * the best-screened 4 (the first, and 3 more that the rest pays for),
+   * which rank before the others. */
+  s.budget_s = 0.125 + 0.0625 + 3 * 0.0625 + 0.01;
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT(r.rounds >= 2);
+  CU_ASSERT(r.spent_s <= s.budget_s);
+  size_t again = 0;
+  for (const cJSON *e = r.evaluations->child; e; e = e->next)
+    again += cJSON_GetNumberValue(cJSON_GetObjectItem(e, "round")) == 1;
+  CU_ASSERT_EQUAL(again, 4);
+  CU_ASSERT_EQUAL(r.screen_pairs, 6);
+  for (size_t i = 0; i < 4; i++) CU_ASSERT_EQUAL(r.round[r.order[i]], 1);
+  CU_ASSERT_EQUAL(r.round[r.order[4]], 0);
+  adv_result_free(&r);
+  /* A screening as dear as the search's own: what is left after it (0.2 s)
+   * pays for 3 of the 10 it keeps (0.0625 s each), not for all (0.625 s):
+   * round 2 runs those. */
+  s.screen = same_cost_screen_eval;
+  s.budget_s = N_FAKE * 0.0625 + 0.2;
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  again = 0;
+  for (const cJSON *e = r.evaluations->child; e; e = e->next)
+    again += cJSON_GetNumberValue(cJSON_GetObjectItem(e, "round")) == 1;
+  CU_ASSERT_EQUAL(again, 3);
+  adv_result_free(&r);
+  s.screen = screen_eval;
+  s.budget_s = 1000;
+  /* Too few candidates to screen (the first prefix would be the whole
+   * run): the search's own evaluator only. */
+  s.n = 4;
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT(!r.screened);
+  for (const cJSON *e = r.evaluations->child; e; e = e->next)
+    CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(e, "model")), "own");
+  adv_result_free(&r);
+}
+
+/* fake_eval, with candidates from 3 on three times as dear. */
+static int dearer_later_eval(void *ctx, size_t cand, double fraction, double timeout_s,
+                             adv_score *out, char *err, size_t errlen) {
+  int rc = fake_eval(ctx, cand, fraction, timeout_s, out, err, errlen);
+  if (cand >= 3) out->cost_s *= 3;
+  return rc;
+}
+
+static void test_halving_partial_first_round(void) {
+  /* The first three evaluations (1/16 of a 1 s run: 0.0625 s each) predict
+   * a round of 1.25 s, which 2 s pay for; the others cost 0.1875 s each, so
+   * the round cannot end within the budget. It runs while the budget pays
+   * for another evaluation at their mean so far: after 12 (1.875 s spent,
+   * 0.156 s on average) it stops, its twelve ranked, the other eight not
+   * simulated. */
+  double truth[N_FAKE];
+  fake_truth(truth);
+  fake f = {truth, 0.05, 1.0, 0};
+  adv_search s = {.n = N_FAKE, .budget_s = 2.0, .eval = dearer_later_eval, .ctx = &f,
+                  .min_fraction = 0};
+  adv_result r;
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(r.rounds, 1);
+  CU_ASSERT(r.spent_s <= s.budget_s);
+  CU_ASSERT(unit_contains(r.stop, "ended after 12 of its 20 candidates"));
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(r.evaluations), 12);
+  CU_ASSERT(fabs(r.spent_s - 1.875) < 1e-9);
+  CU_ASSERT_EQUAL(r.order[0], BEST);
+  for (size_t c = 0; c < N_FAKE; c++) CU_ASSERT_EQUAL(r.round[c], c < 12 ? 0 : -1);
+  adv_result_free(&r);
+}
+
+static void test_halving_partial_second_round(void) {
+  /* The screening (20 x 0.00625 s) keeps 10; BEST, simulated again first
+   * (0.0625 s), predicts the others at 0.0625 s each, and the budget left
+   * pays for 6 of them; but they cost 0.3125 s: the second takes 0.3125 s,
+   * the third runs out of budget. The round keeps BEST's and the second's
+   * estimates; the third and the others keep their screening's. */
+  double truth[N_FAKE];
+  fake_truth(truth);
+  fake f = {truth, 0, 1.0, 0};
+  adv_search s = {.n = N_FAKE, .budget_s = 0.125 + 0.0625 + 0.3125 + 0.1, .eval = timed_eval,
+                  .ctx = &f, .screen = screen_eval};
+  adv_result r;
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(r.rounds, 2);
+  CU_ASSERT(unit_contains(r.stop, "ran out during round 2"));
+  CU_ASSERT_EQUAL(r.order[0], BEST);
+  size_t again = 0, screened_only = 0;
+  for (size_t c = 0; c < N_FAKE; c++) {
+    again += r.round[c] == 1;
+    screened_only += r.round[c] == 0;
+  }
+  CU_ASSERT_EQUAL(again, 2);
+  CU_ASSERT_EQUAL(screened_only, N_FAKE - 2);
+  CU_ASSERT_EQUAL(r.round[r.order[0]], 1);
+  CU_ASSERT_EQUAL(r.round[r.order[1]], 1);
   adv_result_free(&r);
 }
 
@@ -361,6 +590,35 @@ static void test_prefix(void) {
   CU_ASSERT_EQUAL(cJSON_GetNumberValue(exp_path_get(cut, "workload.epochs")), 2);
   CU_ASSERT_EQUAL(got, 0.25);
   cJSON_Delete(cut);
+  cut = adv_prefix(spec, 0.01, &got); /* an mf's shortest: one epoch */
+  CU_ASSERT_EQUAL(cJSON_GetNumberValue(exp_path_get(cut, "workload.epochs")), 1);
+  CU_ASSERT_EQUAL(got, 0.125);
+  cJSON_Delete(cut);
+  cJSON_Delete(spec);
+  /* A dnn without math: below one epoch, one epoch of fewer examples. 16
+   * workers, 16384 examples of batch 32: 32 steps an epoch, 128 in all. */
+  spec = unit_json("{'cluster': {'nodes': 24, 'worker_nodes': 16, 'workers_per_node': 1}, "
+                   "'workload': {'type': 'dnn', 'batch': 32, 'examples': 16384, "
+                   "'epochs': 4, 'math': 'none'}}");
+  cut = adv_prefix(spec, 1.0 / 8, &got);
+  CU_ASSERT_EQUAL(cJSON_GetNumberValue(exp_path_get(cut, "workload.epochs")), 1);
+  CU_ASSERT_EQUAL(cJSON_GetNumberValue(exp_path_get(cut, "workload.examples")), 16 * 32 * 16);
+  CU_ASSERT_EQUAL(got, 16.0 / 128);
+  cJSON_Delete(cut);
+  cut = adv_prefix(spec, 0.001, &got); /* never below EXP_ADVISE_MIN_STEPS */
+  CU_ASSERT_EQUAL(got, EXP_ADVISE_MIN_STEPS / 128.0);
+  cJSON_Delete(cut);
+  cut = adv_prefix(spec, 0.5, &got); /* whole epochs where they do */
+  CU_ASSERT_EQUAL(cJSON_GetNumberValue(exp_path_get(cut, "workload.epochs")), 2);
+  CU_ASSERT_EQUAL(cJSON_GetNumberValue(exp_path_get(cut, "workload.examples")), 16384);
+  cJSON_Delete(cut);
+  cJSON_Delete(spec);
+  /* With real math, fewer examples would be other data: whole epochs only. */
+  spec = unit_json("{'workload': {'type': 'dnn', 'examples': 16384, 'epochs': 4}}");
+  cut = adv_prefix(spec, 1.0 / 8, &got);
+  CU_ASSERT_EQUAL(cJSON_GetNumberValue(exp_path_get(cut, "workload.examples")), 16384);
+  CU_ASSERT_EQUAL(got, 0.25);
+  cJSON_Delete(cut);
   cJSON_Delete(spec);
 }
 
@@ -390,6 +648,7 @@ static char *put_json(const char *dir, const char *name, const char *text) {
 
 /* Runs exp_advise; its log (caller frees) in *log. */
 static uint32_t advise_jobs; /* --jobs of the next advise (0: the cores) */
+static const char *advise_screen; /* --screen of the next advise (NULL: the default) */
 
 static int advise_confirm(const char *spec, const char *out, double budget,
                           const char *cands, const char *metric, uint32_t confirm,
@@ -405,6 +664,7 @@ static int advise_confirm(const char *spec, const char *out, double budget,
   o.metric = metric;
   o.confirm = confirm;
   o.jobs = advise_jobs;
+  o.screen = advise_screen;
   o.quiet = true;
   o.gnuplot = "/nonexistent/gnuplot";
   o.out = sink;
@@ -436,6 +696,60 @@ static char *ranking_of(const char *dir) {
   return exp_buf_take(&b);
 }
 
+/* The records of kind `kind` in DIR/advise.jsonl (caller deletes). */
+static cJSON *records_of_kind(const char *dir, const char *kind) {
+  char *text = unit_slurp(dir, "advise.jsonl");
+  cJSON *list = cJSON_CreateArray();
+  for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+    cJSON *r = cJSON_Parse(line);
+    const char *k = cJSON_GetStringValue(cJSON_GetObjectItem(r, "kind"));
+    if (k && strcmp(k, kind) == 0) cJSON_AddItemToArray(list, r);
+    else cJSON_Delete(r);
+  }
+  free(text);
+  return list;
+}
+
+/* The search in dir screened its first round under latency_bandwidth, and
+ * simulated the better half again on the same prefix under the spec's
+ * CM02, which the winner's estimate comes from. */
+static void check_screening(const char *dir) {
+  cJSON *sum = records_of_kind(dir, "advise"), *evals = records_of_kind(dir, "evaluation");
+  cJSON *ranks = records_of_kind(dir, "rank");
+  const cJSON *s = cJSON_GetArrayItem(sum, 0);
+  CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(s, "model")), "CM02");
+  CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(s, "screen_model")),
+                         "latency_bandwidth");
+  size_t again = 0, moved = 0;
+  for (const cJSON *e = evals->child; e; e = e->next) {
+    int k = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(e, "round"));
+    const char *model = cJSON_GetStringValue(cJSON_GetObjectItem(e, "model"));
+    CU_ASSERT_STRING_EQUAL(model, k == 0 ? "latency_bandwidth" : "CM02");
+    CU_ASSERT_EQUAL(cJSON_IsTrue(cJSON_GetObjectItem(e, "screen")), k == 0);
+    if (k != 1) continue;
+    double c = cJSON_GetNumberValue(cJSON_GetObjectItem(e, "candidate"));
+    for (const cJSON *f = evals->child; f; f = f->next) /* its screening, same prefix */
+      if (cJSON_GetNumberValue(cJSON_GetObjectItem(f, "round")) == 0 &&
+          cJSON_GetNumberValue(cJSON_GetObjectItem(f, "candidate")) == c &&
+          cJSON_GetNumberValue(cJSON_GetObjectItem(f, "prefix")) ==
+              cJSON_GetNumberValue(cJSON_GetObjectItem(e, "prefix"))) {
+        again++;
+        moved += cJSON_GetNumberValue(cJSON_GetObjectItem(f, "value")) !=
+                 cJSON_GetNumberValue(cJSON_GetObjectItem(e, "value"));
+      }
+  }
+  CU_ASSERT(again >= 2);
+  CU_ASSERT(moved >= 1); /* simulated again, not copied */
+  CU_ASSERT(cJSON_GetNumberValue(cJSON_GetObjectItem(s, "screen_pairs")) ==
+            again * (again - 1) / 2);
+  const cJSON *first = cJSON_GetArrayItem(ranks, 0);
+  CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(first, "model")), "CM02");
+  CU_ASSERT(!cJSON_IsTrue(cJSON_GetObjectItem(first, "screen")));
+  cJSON_Delete(sum);
+  cJSON_Delete(evals);
+  cJSON_Delete(ranks);
+}
+
 static void test_known_winner(void) {
   char *dir = unit_temp_dir(), *log = NULL;
   char *spec = put_json(dir, "known.json", KNOWN);
@@ -452,6 +766,7 @@ static void test_known_winner(void) {
   CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(exp_path_get(winner, "policy.type")), "static");
   CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(exp_path_get(winner, "policy.partition")),
                          "range");
+  check_screening(out1);
   /* The same seed, the same search, whatever the jobs. */
   advise_jobs = 1;
   advise(spec, out2, 600, NULL, NULL, &log);
@@ -485,6 +800,55 @@ static void test_known_winner(void) {
   cJSON_Delete(winner);
   free(w);
   free(spec);
+  unit_remove_tree(dir);
+  free(dir);
+}
+
+static void test_screen_own(void) {
+  /* --screen own: every round under the spec's model. */
+  char *dir = unit_temp_dir(), *log = NULL;
+  char *spec = put_json(dir, "known.json", KNOWN);
+  char out[512];
+  snprintf(out, sizeof out, "%s/a", dir);
+  advise_screen = "own";
+  CU_ASSERT_EQUAL(advise(spec, out, 600, NULL, NULL, &log), EXP_EXIT_PLOTS);
+  advise_screen = NULL;
+  free(log);
+  cJSON *sum = records_of_kind(out, "advise"), *evals = records_of_kind(out, "evaluation");
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(cJSON_GetArrayItem(sum, 0), "screen_model"));
+  CU_ASSERT(cJSON_GetArraySize(evals) > 0);
+  for (const cJSON *e = evals->child; e; e = e->next) {
+    CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(e, "model")), "CM02");
+    CU_ASSERT(!cJSON_IsTrue(cJSON_GetObjectItem(e, "screen")));
+  }
+  cJSON_Delete(sum);
+  cJSON_Delete(evals);
+  free(spec);
+  unit_remove_tree(dir);
+  free(dir);
+}
+
+static void test_trace_steps(void) {
+  /* A trace that runs its longest sequence gets that count as
+   * steps_per_worker, so that a prefix can cut it: worker 0 records 3
+   * clocks, worker 1 one. */
+  char *dir = unit_temp_dir();
+  unit_write(dir, "t.trace", "pslab-trace 1\ntable 0 100 4\nworkers 2\n"
+                             "0 0 read 1 2\n0 1 read 3\n0 2 write 4\n1 0 read 5\n");
+  cJSON *spec = unit_json("{'name': 'tr', 'cluster': {'nodes': 2, 'workers_per_node': 1}, "
+                          "'workload': {'type': 'trace', 'file': 't.trace'}, "
+                          "'policy': {'type': 'static'}}");
+  adv_candidates c;
+  exp_errors e;
+  exp_errors_init(&e);
+  CU_ASSERT_EQUAL_FATAL(adv_candidates_build(spec, "tr.json", dir, NULL, &c, &e), 0);
+  CU_ASSERT(c.count > 1);
+  for (size_t i = 0; i < c.count; i++)
+    CU_ASSERT_EQUAL(
+        cJSON_GetNumberValue(exp_path_get(c.items[i].spec, "workload.steps_per_worker")), 3);
+  adv_candidates_free(&c);
+  exp_errors_free(&e);
+  cJSON_Delete(spec);
   unit_remove_tree(dir);
   free(dir);
 }
@@ -616,6 +980,9 @@ static void test_bad_input(void) {
                       "\"cluster.nodes.x\": 3}]", 60, NULL, "c.json: [0].cluster.nodes.x");
   expect_advise_error(KNOWN, NULL, 0.001, NULL, "--budget: 0.001 s cannot pay for one round");
   expect_advise_error(KNOWN, NULL, 60, "speed", "--metric: expected time_s");
+  advise_screen = "fast";
+  expect_advise_error(KNOWN, NULL, 60, NULL, "--screen: expected a network model");
+  advise_screen = NULL;
   /* A quality to reach and no target: the static runs that would set one
    * cannot finish within the budget. */
   expect_advise_error(
@@ -645,10 +1012,15 @@ PSLAB_SUITE("advise",
             {"halving with jobs", test_halving_jobs},
             {"halving shortens a first round too dear", test_halving_shorter_first_round},
             {"halving with a dear first candidate", test_halving_dear_first_candidate},
+            {"halving screens with a cheaper evaluator", test_halving_screens},
+            {"halving keeps a first round the budget ended", test_halving_partial_first_round},
+            {"halving keeps a second round the budget ended", test_halving_partial_second_round},
             {"prefix", test_prefix},
             {"candidate set", test_candidate_set},
             {"hot-key counts", test_hot_key_counts},
             {"known winner", test_known_winner},
+            {"--screen own", test_screen_own},
+            {"a trace's steps", test_trace_steps},
             {"quality ranks by time to quality", test_quality_ranks_by_time_to_quality},
             {"--fidelity's error", test_fidelity_error},
             {"confirm on the real backend", test_confirm_on_the_real_backend},

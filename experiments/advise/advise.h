@@ -113,12 +113,23 @@ typedef struct {
   double min_fraction;   /* the shortest prefix the evaluator makes: a first round
                             too dear for the budget is tried again on prefixes
                             half as long down to it (0: not tried again) */
+  const double *floors;  /* each candidate's shortest prefix (NULL: not known): a
+                            first round whose first candidate ran on its own is
+                            not tried again */
   adv_eval_fn eval;
   void *ctx;
   FILE *log;         /* a line per round; NULL: none */
   size_t jobs;       /* evaluations at a time, each in a forked process of
                         its own (0 or 1: one at a time, in this process; at
                         most ADV_JOBS_MAX) */
+  /* Screening (NULL: none): the first round evaluates every candidate with
+   * this cheaper evaluator (the simulator under a cheaper network model),
+   * and the second re-evaluates its better half on the same prefix with
+   * eval (the spec's own model) before the prefixes double. Not used with
+   * fewer than 5 candidates (the first prefix would be the whole run). */
+  adv_eval_fn screen;
+  const char *screen_name, *own_name; /* what each evaluates with, for the
+                                         log and the records ("latency_bandwidth") */
 } adv_search;
 #define ADV_JOBS_MAX 64
 
@@ -135,6 +146,13 @@ typedef struct {
   size_t rounds;      /* rounds done */
   double spent_s;     /* wall time the evaluations took (with jobs, each
                          wave's longest evaluation) */
+  bool screened;      /* the first round screened (adv_search.screen) */
+  /* The screening against the spec's own model, over the candidates the
+   * second round re-evaluated on the same prefix: pairs of them, those
+   * the two order alike, and the median ratio own / screen of their
+   * values (NaN: no second round). */
+  size_t screen_pairs, screen_agree;
+  double screen_ratio;
   char stop[160];     /* why the search ended */
 } adv_result;
 
@@ -168,21 +186,32 @@ typedef struct {
   const adv_candidates *cands;
   const char *file, *base_dir; /* the spec's, for exp_spec_parse */
   adv_metric metric;
+  const char *screen_model;    /* adv_sim_screen_eval's network model */
 } adv_sim_ctx;
 
 /* An adv_eval_fn: ctx is an adv_sim_ctx; the candidate's spec with its
  * workload cut to the prefix (adv_prefix) run on the simulator in a child. */
 int adv_sim_eval(void *ctx, size_t cand, double fraction, double timeout_s, adv_score *out,
                  char *err, size_t errlen);
+/* The same under ctx's screen_model (cluster.network.model set to it): the
+ * search's screening evaluator. */
+int adv_sim_screen_eval(void *ctx, size_t cand, double fraction, double timeout_s,
+                        adv_score *out, char *err, size_t errlen);
+/* The spec's cluster.network.model ("CM02" when not given). */
+const char *adv_network_model(const cJSON *spec);
+/* The network model the first round screens with, unless the spec's own is it. */
+#define ADV_SCREEN_MODEL "latency_bandwidth"
 /* The spec cut to about `fraction` of its run: workload.steps_per_worker (at
  * least EXP_ADVISE_MIN_STEPS) or workload.epochs (at least 1) scaled; the
  * share it really is in *got (1 when neither field can be cut). Caller
  * deletes. */
 cJSON *adv_prefix(const cJSON *spec, double fraction, double *got);
-#define EXP_ADVISE_MIN_STEPS 20
+#define EXP_ADVISE_MIN_STEPS 10
 /* The shortest prefix adv_prefix makes of any candidate: the least of
  * their shortest shares (a candidate whose shortest is longer runs that). */
 double adv_min_fraction(const adv_candidates *c);
+/* The shortest prefix adv_prefix makes of candidate c. */
+double adv_floor(const adv_candidate *c);
 
 /* ----------------------------------------------------- report.c */
 
@@ -199,6 +228,8 @@ typedef struct {
   size_t jobs;            /* evaluations at a time */
   const char *file;       /* the spec file (messages of candidates' checks) */
   const char *base_dir;   /* the spec's directory (winner.json's file paths) */
+  const char *own_model;  /* the spec's network model */
+  const char *screen_model; /* the first round's, when it screened; else NULL */
 } adv_report;
 
 /* The ranking records, one per candidate best first: {"kind": "rank",
@@ -206,6 +237,9 @@ typedef struct {
  * "fraction", "round"}; and the margin between the first and the second in
  * *margin (NaN below 2 ranked). Caller deletes. */
 cJSON *adv_ranking(const adv_report *rp, double *margin);
+/* The network model round (0-based) ran under: the screening's or the
+ * spec's (NULL: not named). */
+const char *adv_round_model(const adv_report *rp, int round);
 /* The table and the lines after it (margin, warning) on f. */
 void adv_print(FILE *f, const adv_report *rp, const cJSON *ranking, double margin);
 /* {"kind": "advise", ...}: the metric, target, budget, rounds, why the

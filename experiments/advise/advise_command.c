@@ -90,6 +90,25 @@ static int choose_metric(const cJSON *spec, const char *asked, adv_metric *m, FI
   return 0;
 }
 
+/* The first round's network model (rp->screen_model, NULL: none) and the
+ * spec's (rp->own_model). 0, or -1 with a message naming --screen. */
+static int choose_screen(const cJSON *spec, const char *asked, adv_report *rp,
+                         exp_errors *errs) {
+  static const char *const models[] = {"CM02", "LV08", ADV_SCREEN_MODEL};
+  rp->own_model = adv_network_model(spec);
+  rp->screen_model = NULL;
+  const char *want = asked ? asked : ADV_SCREEN_MODEL;
+  if (strcmp(want, "own") == 0) return 0;
+  for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
+    if (strcmp(want, models[i]) == 0) {
+      if (strcmp(models[i], rp->own_model) != 0) rp->screen_model = models[i];
+      return 0;
+    }
+  exp_errors_addf(errs, "--screen: expected a network model (CM02, LV08, latency_bandwidth) "
+                  "or own, found \"%s\"", want);
+  return -1;
+}
+
 /* Sets workload.target_quality in every candidate. */
 static void set_target(adv_candidates *c, double target) {
   for (size_t i = 0; i < c->count; i++) {
@@ -118,11 +137,13 @@ static int static_target(adv_sim_ctx *x, const cJSON *spec, double budget_s, dou
   plain.metric = (adv_metric){.name = "time_s"};
   *target = NAN;
   *spent = 0;
+  char first_err[512] = "";
   for (size_t i = 0; i < x->cands->count; i++) {
     if (!is_static(x->cands, i, spec)) continue;
     adv_score sc = {0};
     char err[512];
     int rc = adv_sim_eval(&plain, i, 1.0, fmax(budget_s - *spent, 1e-3), &sc, err, sizeof err);
+    if (rc != 0 && !*first_err) snprintf(first_err, sizeof first_err, "%s", err);
     *spent += sc.cost_s;
     const cJSON *q = cJSON_GetObjectItemCaseSensitive(sc.detail, "quality");
     if (rc == 0 && cJSON_IsNumber(q) &&
@@ -133,8 +154,9 @@ static int static_target(adv_sim_ctx *x, const cJSON *spec, double budget_s, dou
   }
   if (!isfinite(*target)) {
     exp_errors_addf(errs, "workload.target_quality: not given, and no static candidate gave "
-                    "a final quality to take as the target (set it, or --set "
-                    "workload.target_quality=...)");
+                    "a final quality to take as the target in %.3g s of the budget%s%s (set it, "
+                    "or --set workload.target_quality=...)", *spent, *first_err ? ": " : "",
+                    first_err);
     return -1;
   }
   return 0;
@@ -163,10 +185,12 @@ static int prepare(advice *a, adv_sim_ctx *x, exp_errors *errs) {
                      errs) != 0)
     return -1;
   if (choose_metric(json, a->o->metric, &rp->metric, a->o->log, errs) != 0) return -1;
+  if (choose_screen(json, a->o->screen, rp, errs) != 0) return -1;
   if (adv_candidates_build(json, exp_spec_file(a->spec), exp_spec_dir(a->spec),
                            a->o->candidates, &a->cands, errs) != 0)
     return -1;
-  *x = (adv_sim_ctx){&a->cands, exp_spec_file(a->spec), exp_spec_dir(a->spec), rp->metric};
+  *x = (adv_sim_ctx){&a->cands, exp_spec_file(a->spec), exp_spec_dir(a->spec), rp->metric,
+                     rp->screen_model};
   rp->target = rp->metric.target;
   rp->target_from = "the spec's workload.target_quality";
   if (rp->metric.to_quality && !isfinite(rp->target)) {
@@ -192,16 +216,31 @@ static int search_and_report(advice *a, adv_sim_ctx *x, FILE *out, FILE *log) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   a->rp.jobs = o->jobs ? o->jobs : cores > 0 ? (size_t)cores : 1;
   if (a->rp.jobs > ADV_JOBS_MAX) a->rp.jobs = ADV_JOBS_MAX;
+  double *floors = calloc(a->cands.count ? a->cands.count : 1, sizeof *floors);
+  for (size_t i = 0; floors && i < a->cands.count; i++)
+    floors[i] = adv_floor(&a->cands.items[i]);
   adv_search s = {.n = a->cands.count, .budget_s = a->rp.budget_s, .eval = adv_sim_eval,
                   .ctx = x, .log = o->quiet ? NULL : log, .jobs = a->rp.jobs,
-                  .min_fraction = adv_min_fraction(&a->cands)};
+                  .min_fraction = adv_min_fraction(&a->cands), .floors = floors,
+                  .own_name = a->rp.own_model};
+  if (x->screen_model) {
+    s.screen = adv_sim_screen_eval;
+    s.screen_name = x->screen_model;
+  }
+  char models[160];
+  if (x->screen_model)
+    snprintf(models, sizeof models, "round 1 screens them under %s, the later rounds run the "
+             "spec's %s", x->screen_model, a->rp.own_model);
+  else snprintf(models, sizeof models, "every round under the spec's %s", a->rp.own_model);
   if (!o->quiet)
     fprintf(log, "pslab advise: %zu candidates (%d refused by the spec's checks), ranked by "
-            "%s, %.3g s of simulation, %zu at a time\n", a->cands.count,
+            "%s, %.3g s of simulation, %zu at a time; %s\n", a->cands.count,
             cJSON_GetArraySize(a->cands.skipped), a->rp.metric.name, a->rp.budget_s,
-            a->rp.jobs);
+            a->rp.jobs, models);
   char err[1024];
-  if (adv_halving(&s, &a->res, err, sizeof err) != 0) {
+  int searched = adv_halving(&s, &a->res, err, sizeof err);
+  free(floors);
+  if (searched != 0) {
     fprintf(log, "pslab advise: %s\n", err);
     return EXP_EXIT_FAILED;
   }

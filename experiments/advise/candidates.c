@@ -252,6 +252,32 @@ static void explain_none(const adv_candidates *c, exp_errors *errs, const char *
   }
 }
 
+/* A trace that runs its longest replayed sequence (no steps_per_worker, one
+ * epoch) gets that count as workload.steps_per_worker, the same run, so
+ * that adv_prefix can cut it: the count depends on the candidate's workers
+ * (recorded worker i is replayed by worker i mod W). */
+static void trace_steps(adv_candidates *c, const char *base_dir) {
+  for (size_t i = 0; i < c->count; i++) {
+    cJSON *spec = c->items[i].spec;
+    const cJSON *type = exp_path_get(spec, "workload.type");
+    if (!cJSON_IsString(type) || strcmp(type->valuestring, "trace") != 0 ||
+        exp_path_get(spec, "workload.steps_per_worker") ||
+        number_at(spec, "workload.epochs", 1) != 1)
+      continue;
+    double nodes = number_at(spec, "cluster.nodes", 1);
+    wl_context ctx = {.nodes = (uint32_t)number_at(spec, "cluster.worker_nodes", nodes),
+                      .workers_per_node = (uint32_t)number_at(spec, "cluster.workers_per_node", 1),
+                      .base_dir = base_dir};
+    char err[512];
+    wl_workload *wl = wl_create(exp_path_get(spec, "workload"), &ctx, err, sizeof err);
+    uint64_t steps = wl ? wl_steps_per_worker(wl) : 0;
+    wl_free(wl);
+    if (steps > 0)
+      exp_path_set(spec, "workload.steps_per_worker", cJSON_CreateNumber((double)steps), err,
+                   sizeof err);
+  }
+}
+
 int adv_candidates_build(const cJSON *spec, const char *file, const char *base_dir,
                          const char *cand_file, adv_candidates *out, exp_errors *errs) {
   *out = (adv_candidates){.skipped = cJSON_CreateArray()};
@@ -278,5 +304,6 @@ int adv_candidates_build(const cJSON *spec, const char *file, const char *base_d
     explain_none(out, errs, file);
     return -1;
   }
+  trace_steps(out, base_dir);
   return 0;
 }

@@ -32,10 +32,43 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Replaces the number at workload.<field> by v. */
+/* Sets the number at workload.<field> to v. */
 static void set_number(cJSON *workload, const char *field, double v) {
   cJSON *n = cJSON_CreateNumber(v);
-  if (n && !cJSON_ReplaceItemInObjectCaseSensitive(workload, field, n)) cJSON_Delete(n);
+  if (n && !cJSON_ReplaceItemInObjectCaseSensitive(workload, field, n) &&
+      !cJSON_AddItemToObject(workload, field, n))
+    cJSON_Delete(n);
+}
+
+/* A dnn without math (its examples only make steps) cut below one epoch:
+ * one epoch of fewer examples, ceil(fraction x its steps) steps per worker
+ * (at least EXP_ADVISE_MIN_STEPS, or the epoch's own); the share in *got.
+ * false when spec is no such workload, or one epoch is already the cut. */
+static bool dnn_prefix(cJSON *spec, double fraction, double *got) {
+  cJSON *wl = cJSON_GetObjectItemCaseSensitive(spec, "workload");
+  const cJSON *type = cJSON_GetObjectItemCaseSensitive(wl, "type");
+  const cJSON *math = cJSON_GetObjectItemCaseSensitive(wl, "math");
+  if (!cJSON_IsString(type) || strcmp(type->valuestring, "dnn") != 0 || !cJSON_IsString(math) ||
+      strcmp(math->valuestring, "none") != 0)
+    return false;
+  const cJSON *e = cJSON_GetObjectItemCaseSensitive(wl, "epochs");
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(wl, "examples");
+  const cJSON *bt = cJSON_GetObjectItemCaseSensitive(wl, "batch");
+  double epochs = cJSON_IsNumber(e) ? e->valuedouble : 1;
+  double examples = cJSON_IsNumber(x) ? x->valuedouble : 4096;
+  double batch = cJSON_IsNumber(bt) ? bt->valuedouble : 32;
+  const cJSON *n = exp_path_get(spec, "cluster.nodes");
+  const cJSON *wn = exp_path_get(spec, "cluster.worker_nodes");
+  const cJSON *wpn = exp_path_get(spec, "cluster.workers_per_node");
+  double workers = (cJSON_IsNumber(wn) ? wn->valuedouble : cJSON_IsNumber(n) ? n->valuedouble : 1) *
+                   (cJSON_IsNumber(wpn) ? wpn->valuedouble : 1);
+  double per_epoch = ceil(ceil(examples / workers) / batch), total = per_epoch * epochs;
+  double steps = fmin(per_epoch, fmax(EXP_ADVISE_MIN_STEPS, ceil(total * fraction)));
+  if (!(steps < per_epoch) || fraction * epochs >= 1) return false;
+  set_number(wl, "epochs", 1);
+  set_number(wl, "examples", steps * batch * workers);
+  *got = steps / total;
+  return true;
 }
 
 cJSON *adv_prefix(const cJSON *spec, double fraction, double *got) {
@@ -45,6 +78,7 @@ cJSON *adv_prefix(const cJSON *spec, double fraction, double *got) {
   const cJSON *epochs = cJSON_GetObjectItemCaseSensitive(wl, "epochs");
   *got = 1;
   if (!out || fraction >= 1) return out;
+  if (dnn_prefix(out, fraction, got)) return out;
   if (cJSON_IsNumber(steps) && steps->valuedouble > EXP_ADVISE_MIN_STEPS) {
     double full = steps->valuedouble;
     double cut = fmax(EXP_ADVISE_MIN_STEPS, ceil(full * fraction));
@@ -61,12 +95,14 @@ cJSON *adv_prefix(const cJSON *spec, double fraction, double *got) {
 
 double adv_min_fraction(const adv_candidates *c) {
   double least = 1;
-  for (size_t i = 0; i < c->count; i++) {
-    double got = 1;
-    cJSON_Delete(adv_prefix(c->items[i].spec, 0, &got));
-    least = fmin(least, got);
-  }
+  for (size_t i = 0; i < c->count; i++) least = fmin(least, adv_floor(&c->items[i]));
   return least;
+}
+
+double adv_floor(const adv_candidate *c) {
+  double got = 1;
+  cJSON_Delete(adv_prefix(c->spec, 0, &got));
+  return got;
 }
 
 /* The number metric `name` of m, or NaN. */
@@ -115,11 +151,14 @@ static int score_of(const adv_metric *mt, const cJSON *m, double got, adv_score 
   return 0;
 }
 
-int adv_sim_eval(void *ctx, size_t cand, double fraction, double timeout_s, adv_score *out,
-                 char *err, size_t errlen) {
-  const adv_sim_ctx *x = ctx;
+/* Candidate cand on a prefix of about `fraction` of the run, under the
+ * network model `model` (NULL: its own). */
+static int sim_eval(const adv_sim_ctx *x, size_t cand, double fraction, const char *model,
+                    double timeout_s, adv_score *out, char *err, size_t errlen) {
   double started = now_s(), got = 1;
   cJSON *cut = adv_prefix(x->cands->items[cand].spec, fraction, &got);
+  if (cut && model)
+    exp_path_set(cut, "cluster.network.model", cJSON_CreateString(model), err, errlen);
   char *text = cut ? cJSON_PrintUnformatted(cut) : NULL;
   cJSON_Delete(cut);
   exp_errors e;
@@ -143,4 +182,20 @@ int adv_sim_eval(void *ctx, size_t cand, double fraction, double timeout_s, adv_
   exp_errors_free(&e);
   out->cost_s = now_s() - started;
   return rc;
+}
+
+int adv_sim_eval(void *ctx, size_t cand, double fraction, double timeout_s, adv_score *out,
+                 char *err, size_t errlen) {
+  return sim_eval(ctx, cand, fraction, NULL, timeout_s, out, err, errlen);
+}
+
+int adv_sim_screen_eval(void *ctx, size_t cand, double fraction, double timeout_s,
+                        adv_score *out, char *err, size_t errlen) {
+  const adv_sim_ctx *x = ctx;
+  return sim_eval(x, cand, fraction, x->screen_model, timeout_s, out, err, errlen);
+}
+
+const char *adv_network_model(const cJSON *spec) {
+  const cJSON *m = exp_path_get(spec, "cluster.network.model");
+  return cJSON_IsString(m) ? m->valuestring : "CM02";
 }

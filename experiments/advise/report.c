@@ -16,11 +16,23 @@
 #include <string.h>
 #include <unistd.h>
 
+const char *adv_round_model(const adv_report *rp, int round) {
+  return rp->res->screened && round == 0 ? rp->screen_model : rp->own_model;
+}
+
 /* The relative half-width of a candidate's interval: the simulator's error
  * and the extrapolation's (its estimate's last change), as independent. */
 static double half_width(const adv_report *rp, size_t c) {
   double sp = rp->res->spread[c];
   return hypot(rp->error, isfinite(sp) ? sp : 0);
+}
+
+/* Whether candidate c has an evaluation (failed or not). */
+static bool evaluated(const adv_result *r, size_t c) {
+  for (const cJSON *e = r->evaluations ? r->evaluations->child : NULL; e; e = e->next)
+    if (cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "candidate")) == (double)c)
+      return true;
+  return false;
 }
 
 static cJSON *rank_record(const adv_report *rp, size_t rank, size_t c) {
@@ -32,7 +44,9 @@ static cJSON *rank_record(const adv_report *rp, size_t rank, size_t c) {
   cJSON_AddNumberToObject(o, "candidate", (double)c);
   cJSON_AddStringToObject(o, "label", rp->cands->items[c].label);
   if (r->round[c] < 0) {
-    cJSON_AddStringToObject(o, "error", "failed");
+    cJSON_AddStringToObject(o, "error", evaluated(r, c) ? "failed"
+                                                        : "not simulated: the budget ended "
+                                                          "the first round before it");
     return o;
   }
   double w = half_width(rp, c);
@@ -44,6 +58,9 @@ static cJSON *rank_record(const adv_report *rp, size_t rank, size_t c) {
   }
   cJSON_AddNumberToObject(o, "fraction", sc->fraction);
   cJSON_AddNumberToObject(o, "round", r->round[c] + 1);
+  const char *model = adv_round_model(rp, r->round[c]);
+  if (model) cJSON_AddStringToObject(o, "model", model);
+  cJSON_AddBoolToObject(o, "screen", r->screened && r->round[c] == 0);
   return o;
 }
 
@@ -77,13 +94,18 @@ static void print_row(FILE *f, const adv_report *rp, const cJSON *rec) {
   double hi = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "high"));
   double fr = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "fraction"));
   bool bound = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "bound"));
-  char value[32], low[32], high[32], interval[72] = "", from[16] = "failed";
+  bool screen = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "screen"));
+  const char *model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "model"));
+  const char *error = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "error"));
+  char value[32], low[32], high[32], interval[72] = "", from[64] = "failed";
+  if (error && strncmp(error, "not ", 4) == 0) snprintf(from, sizeof from, "not simulated");
   quantity(value, sizeof value, m, v);
   quantity(low, sizeof low, m, lo);
   quantity(high, sizeof high, m, hi);
   if (isfinite(lo)) snprintf(interval, sizeof interval, "%s .. %s", low, high);
   else if (bound) snprintf(interval, sizeof interval, "target not reached");
-  if (isfinite(fr)) snprintf(from, sizeof from, "%.3g%%", 100 * fr);
+  if (isfinite(fr)) snprintf(from, sizeof from, "%.3g%%%s%s", 100 * fr,
+                             screen && model ? " under " : "", screen && model ? model : "");
   fprintf(f, "%4d  %-52.52s %s%-15s %-24s %s\n",
           (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "rank")),
           cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "label")),
@@ -109,6 +131,27 @@ static void print_margin(FILE *f, const adv_report *rp, double margin) {
             "the real backend)\n");
 }
 
+/* How the screening's order held when the spec's model re-ran its better
+ * half; or, when the budget stopped the search before, that the first's
+ * estimate is the screening model's only. */
+static void print_screen(FILE *f, const adv_report *rp) {
+  const adv_result *r = rp->res;
+  if (!r->screened || !rp->screen_model) return;
+  if (r->round[r->order[0]] == 0) {
+    fprintf(f, "note: the first's estimate is %s's only (the screening): the budget ended the "
+            "search before the spec's %s simulated it\n", rp->screen_model, rp->own_model);
+    return;
+  }
+  size_t m = (size_t)llround((1 + sqrt(1 + 8.0 * (double)r->screen_pairs)) / 2);
+  fprintf(f, "screening: of the %zu pairs among the %zu candidates %s simulated again on the "
+          "same prefix, %s ordered %zu as %s did", r->screen_pairs, m, rp->own_model,
+          rp->screen_model, r->screen_agree, rp->own_model);
+  if (isfinite(r->screen_ratio))
+    fprintf(f, "; their %s estimates are %.3g times %s's (median)", rp->own_model,
+            r->screen_ratio, rp->screen_model);
+  fprintf(f, "\n");
+}
+
 void adv_print(FILE *f, const adv_report *rp, const cJSON *ranking, double margin) {
   const char *what = rp->metric.to_quality ? "time to quality" : rp->metric.name;
   if (rp->metric.to_quality)
@@ -127,6 +170,18 @@ void adv_print(FILE *f, const adv_report *rp, const cJSON *ranking, double margi
             "it is from the whole run's is not measured, and the interval leaves it out\n",
             100 * rp->res->last[first].fraction);
   print_margin(f, rp, margin);
-  fprintf(f, "search: %zu rounds, %.3g s of %.3g s; stopped: %s\n", rp->res->rounds,
-          rp->res->spent_s, rp->budget_s, rp->res->stop);
+  print_screen(f, rp);
+  char models[200] = "";
+  const adv_result *r = rp->res;
+  char later[32] = "round 2";
+  if (r->rounds > 2) snprintf(later, sizeof later, "rounds 2-%zu", r->rounds);
+  if (r->screened && rp->screen_model && r->rounds > 1)
+    snprintf(models, sizeof models, " (round 1 under %s, screening; %s under the spec's %s)",
+             rp->screen_model, later, rp->own_model);
+  else if (r->screened && rp->screen_model)
+    snprintf(models, sizeof models, " (under %s, screening)", rp->screen_model);
+  else if (rp->own_model)
+    snprintf(models, sizeof models, " (under the spec's %s)", rp->own_model);
+  fprintf(f, "search: %zu round%s%s, %.3g s of %.3g s; stopped: %s\n", r->rounds,
+          r->rounds == 1 ? "" : "s", models, r->spent_s, rp->budget_s, r->stop);
 }

@@ -97,6 +97,14 @@ cJSON *adv_summary(const adv_report *rp, const char *experiment, double margin) 
   cJSON_AddNumberToObject(o, "spent_s", rp->res->spent_s);
   cJSON_AddNumberToObject(o, "rounds", (double)rp->res->rounds);
   cJSON_AddStringToObject(o, "stop", rp->res->stop);
+  if (rp->own_model) cJSON_AddStringToObject(o, "model", rp->own_model);
+  if (rp->res->screened && rp->screen_model) {
+    cJSON_AddStringToObject(o, "screen_model", rp->screen_model);
+    cJSON_AddNumberToObject(o, "screen_pairs", (double)rp->res->screen_pairs);
+    cJSON_AddNumberToObject(o, "screen_agree", (double)rp->res->screen_agree);
+    if (isfinite(rp->res->screen_ratio))
+      cJSON_AddNumberToObject(o, "screen_ratio", rp->res->screen_ratio);
+  }
   cJSON_AddStringToObject(o, "winner", rp->cands->items[rp->res->order[0]].label);
   if (isfinite(margin)) cJSON_AddNumberToObject(o, "margin", margin);
   cJSON_AddNumberToObject(o, "error", rp->error);

@@ -130,6 +130,7 @@ struct cli {
   uint32_t jobs;        /* advise --jobs N (0: the number of cores) */
   const char *metric;   /* advise --metric M */
   const char *fidelity; /* advise --fidelity DIR */
+  const char *screen;   /* advise --screen MODEL */
   uint64_t seen;        /* bit i: cli_options[i] was given */
   bool quiet, resume, help, markdown, netns, quick, force, reuse_real;
 };

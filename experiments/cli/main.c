@@ -220,6 +220,7 @@ static int cmd_advise(const cli *c) {
   o.jobs = c->jobs;
   o.metric = c->metric;
   o.fidelity = c->fidelity;
+  o.screen = c->screen;
   o.quiet = c->quiet;
   return exp_advise(c->target, c->sets, c->n_sets, &o);
 }

@@ -117,8 +117,9 @@ const cli_option cli_options[] = {
      "wall time the search may spend simulating (default: 60). A round that the rest of the "
      "budget cannot pay for (at least its candidates' last costs; then as its first "
      "evaluation predicts) is not run; a first round too dear is tried on shorter prefixes "
-     "(down to 20 steps or one epoch), and a budget that cannot pay for it even then is an "
-     "error that says how much it needs"},
+     "(down to 10 steps or one epoch), and a budget that cannot pay for it even then is an "
+     "error that says how much it needs; a first round that grows dearer than predicted "
+     "ends where the budget does, and ranks what it simulated"},
     {"candidates", 0, "FILE", ON(ADVISE), STRING(candidates), false,
      "search these candidates instead of pslab's own set: a JSON list whose items are "
      "policy objects ({\"type\": \"relocate\", \"lookahead\": 50}) or objects of dotted paths "
@@ -139,6 +140,11 @@ const cli_option cli_options[] = {
      "a `pslab validate` results directory (or its validate.jsonl) of this machine: the "
      "median |error| of its time_s is the simulator's error that the margin is held to "
      "(default: 28%, docs/fidelity.md)"},
+    {"screen", 0, "MODEL", ON(ADVISE), STRING(screen), false,
+     "the network model the first round screens every candidate under (default: "
+     "latency_bandwidth, several times cheaper than CM02 where messages are many); the "
+     "better half is simulated again on the same prefix under the spec's own model, and the "
+     "later rounds too. `own`: every round under the spec's model"},
     {"svg", 0, "OUT.svg", ON(TRACE), STRING(svg), false,
      "also draw the log-log rank-frequency curve and the fitted Zipf line with gnuplot "
      "(script: OUT.gp)"},
