@@ -548,6 +548,16 @@ typedef struct {
   size_t trials;
   double prefix_share;
 } exp_stage_cost;
+/* The calibration's wall seconds per CPU second are the load of its few
+ * seconds; the runs take minutes. Its factor for the load of the last
+ * minute: with n runnable tasks sharing `cpus` processors evenly, a task
+ * takes max(1, n / cpus) wall seconds per CPU second; during the
+ * calibration n was `runnable` (its mean at the probes' reports, the
+ * probe among them), during the runs it is taken as the 1-minute load
+ * average plus the run (load_avg + 1). Their ratio, within
+ * [1 / EXP_ESTIMATE_LOAD_MAX, EXP_ESTIMATE_LOAD_MAX]: 1 on a machine whose
+ * load held. */
+double exp_estimate_load_factor(double runnable, double load_avg, double cpus);
 /* A run with n stages from one calibration per stage (c[k]: the run with
  * stage k alone, so that each stage's rate comes from its own steps): the
  * setup of c[0], plus each stage's steps (exp_estimate_run of c[k] less
@@ -586,7 +596,13 @@ typedef struct {
   bool staged;       /* some run has stages: each probed on its own */
   size_t runs, points, calibrated; /* runs, their distinct configs, of which calibrated */
   double spent_s;    /* the calibration's own wall time */
-  double wall_per_cpu; /* its wall seconds per CPU second of the steps (0: unknown) */
+  double wall_per_cpu; /* its wall seconds per CPU second of the steps, times
+                          load_factor (0: unknown) */
+  double runnable_sum; /* the tasks runnable at the probes' reports (less the
+                          reader), summed over runnable_n reports */
+  size_t runnable_n;
+  double load_avg;     /* the 1-minute load average after the calibration */
+  double load_factor;  /* exp_estimate_load_factor of those (1: unknown) */
   size_t failed;     /* points whose calibration failed (their run will too) */
   char error[320];   /* the last such failure */
 } exp_estimate;

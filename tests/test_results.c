@@ -1539,6 +1539,22 @@ static void test_estimate_stages(void) {
   CU_ASSERT_DOUBLE_EQUAL(prefix, 50 + 30 * 2 + 15 * 4 + 8 * 8, 1e-12);
 }
 
+/* The load of the last minute against the one the probes met: on 2
+ * processors, 3 tasks runnable during the calibration (1.5 wall s per CPU
+ * s) and a load average of 4.91 (with the run, 2.955) make the runs 1.97
+ * times as slow per CPU second as the probes were; a load that held, or
+ * tasks fewer than the processors, change nothing; the ratio is bounded. */
+static void test_estimate_load_factor(void) {
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_load_factor(3, 4.91, 2), (5.91 / 2) / 1.5, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_load_factor(5, 4, 2), 1, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_load_factor(1, 0.2, 2), 1, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_load_factor(2, 0.5, 4), 1, 1e-12);
+  /* Busier during the calibration than over the minute: faster runs. */
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_load_factor(6, 3, 2), (4.0 / 2) / 3, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_load_factor(1, 40, 2), 4, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_load_factor(40, 0, 2), 0.25, 1e-12);
+}
+
 /* The estimate's arithmetic on calibrations made up by hand. */
 static void test_estimate_arithmetic(void) {
   bool lower;
@@ -2027,6 +2043,7 @@ PSLAB_SUITE("results",
             {"runner --timeout ends a run, the others go on", test_runner_timeout_ends_a_run},
             {"estimate: arithmetic on a made-up calibration", test_estimate_arithmetic},
             {"estimate: each stage from its own steps", test_estimate_stages},
+            {"estimate: the load of the last minute", test_estimate_load_factor},
             {"script: diverged runs marked", test_script_marks_diverged_runs},
             {"script: quality named by its workload", test_script_quality_named_by_its_workload},
             {"script: many series differ, their legend fits", test_script_many_series_differ},

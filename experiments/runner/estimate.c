@@ -35,6 +35,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EXP_ESTIMATE_MIN_S 1.0 /* the least budget a calibrated point gets */
 #define EXP_ESTIMATE_REPORTS 3 /* reports after the first step that are enough */
@@ -196,17 +197,45 @@ double exp_estimate_total(const double *est, const double *work, const bool *cal
   return sum;
 }
 
+/* How many wall seconds a CPU-bound task takes per CPU second when n tasks
+ * (it among them) are runnable on `cpus` processors sharing them evenly. */
+static double time_shared(double n, double cpus) { return fmax(1, n / cpus); }
+
+double exp_estimate_load_factor(double runnable, double load_avg, double cpus) {
+  double f = time_shared(load_avg + 1, cpus) / time_shared(runnable, cpus);
+  return fmin(fmax(f, 1 / EXP_ESTIMATE_LOAD_MAX), EXP_ESTIMATE_LOAD_MAX);
+}
+
 /* ----------------------------------------------------------- calibrating */
+
+/* The load as /proc/loadavg gives it: its 1-minute average (*avg) and
+ * the tasks runnable now (*now, the reader among them). false where it
+ * cannot be read. */
+static bool read_loadavg(double *avg, double *now) {
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (!f) return false;
+  unsigned running = 0;
+  bool ok = fscanf(f, "%lf %*f %*f %u/", avg, &running) == 2;
+  fclose(f);
+  *now = running;
+  return ok;
+}
 
 typedef struct {
   exp_calib_point points[EXP_ESTIMATE_POINTS];
   size_t n;
   size_t reports; /* strictly between 0 and 1 */
   double share_s; /* past it, two reports are enough */
+  exp_estimate *out; /* its runnable tasks, counted at every report */
 } collected;
 
 static bool collect(void *ctx, double wall_s, double time_s, double fraction, double cpu_s) {
   collected *c = ctx;
+  double avg, now;
+  if (read_loadavg(&avg, &now)) {
+    c->out->runnable_sum += now - 1; /* not this reader; the probe itself counts */
+    c->out->runnable_n++;
+  }
   if (c->n == EXP_ESTIMATE_POINTS) c->n--; /* the last one replaces the one before */
   c->points[c->n++] = (exp_calib_point){wall_s, time_s, fraction, cpu_s};
   if (fraction > 0 && fraction < 1) c->reports++;
@@ -283,7 +312,7 @@ static void calibrate(const exp_spec *spec, const exp_run *run, double share_s, 
                       exp_estimate *out, exp_calib_point kept[5], exp_calibration *cal) {
   collected *c = calloc(1, sizeof *c);
   exp_probe_result res = {0};
-  if (c) c->share_s = share_s;
+  if (c) c->share_s = share_s, c->out = out;
   int rc = c ? exp_run_probe(spec, run, cap_s, collect, c, &res) : 0;
   out->spent_s += res.elapsed_s;
   if (rc < 0) {
@@ -450,7 +479,15 @@ static void estimate_points(const point_calibration *pc, const bool *done, size_
   double wall = 0, cpu = 0;
   for (size_t i = 0; i < n; i++)
     if (done[i]) point_span(&pc[i], &wall, &cpu);
-  out->wall_per_cpu = cpu > 0 ? wall / cpu : 0;
+  double load_avg, ignored;
+  out->load_factor = 1;
+  if (out->runnable_n && read_loadavg(&load_avg, &ignored)) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    out->load_avg = load_avg;
+    out->load_factor = exp_estimate_load_factor(out->runnable_sum / (double)out->runnable_n,
+                                                load_avg, cpus > 0 ? (double)cpus : 1);
+  }
+  out->wall_per_cpu = cpu > 0 ? wall / cpu * out->load_factor : 0;
   double per_first = mean_per_first(pc, done, n, out->wall_per_cpu);
   bool any_known = false, any_lower = false;
   for (size_t i = 0; i < n; i++) {
@@ -529,6 +566,10 @@ void exp_estimate_print(FILE *f, const char *lead, const exp_estimate *e) {
   else
     fprintf(f, "%zu of the %zu sweep points, the others taken as their mean per unit of "
             "work", e->calibrated, e->points);
+  if (fabs(e->load_factor - 1) > 0.1)
+    fprintf(f, "; the load the probes met (%.1f tasks runnable) times %.2g for the last "
+            "minute's (load average %.2f)", e->runnable_sum / (double)e->runnable_n,
+            e->load_factor, e->load_avg);
   fprintf(f, ")%s\n", e->lower ? "; no run got going in its share of the calibration: "
                                  "each counts only that share" : "");
   if (e->failed)
