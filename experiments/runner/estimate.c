@@ -13,7 +13,11 @@
  * two, taken to fraction 1: the first steps can cost more) times the wall
  * seconds per CPU second that the whole calibration measured: the load of
  * the machine as it is, one figure for every point, rather than each
- * point's own second or so of it. A probe stops after
+ * point's own second or so of it; scaled by the load of the last minute
+ * over the load the probes met (exp_estimate_load_factor), since the runs
+ * take minutes where the calibration took seconds. A run with stages is
+ * probed stage by stage, each stage alone (exp_estimate_stages: its steps
+ * at its own rate, the stage scheduler's simulations added). A probe stops after
  * EXP_ESTIMATE_REPORTS reports, or two once its share is spent (it may run
  * EXP_ESTIMATE_STRETCH times its share to see the second). A run that ends within its share of the
  * budget counts its own wall time; one that gave no report after its setup
