@@ -539,6 +539,37 @@ double exp_estimate_per_first(const exp_calibration *c, double est);
  * their mean), and no less than elapsed_s; elapsed_s where it finished, gave
  * a report, has no report at 0 or per_first <= 0. */
 double exp_estimate_floor(const exp_calibration *c, double per_first);
+/* A stage of a run as its estimate counts it: what the stage scheduler
+ * simulates for it before the run starts when its "workers" is "auto"
+ * (trials simulations, each of the stages before it whole, then a prefix
+ * of it: prefix_share, those prefixes' steps over the stage's steps); 0
+ * and 0 for a stage with a count. */
+typedef struct {
+  size_t trials;
+  double prefix_share;
+} exp_stage_cost;
+/* The calibration's wall seconds per CPU second are the load of its few
+ * seconds; the runs take minutes. Its factor for the load of the last
+ * minute: with n runnable tasks sharing `cpus` processors evenly, a task
+ * takes max(1, n / cpus) wall seconds per CPU second; during the
+ * calibration n was `runnable` (its mean at the probes' reports, the
+ * probe among them), during the runs it is taken as the 1-minute load
+ * average plus the run (load_avg + 1). Their ratio, within
+ * [1 / EXP_ESTIMATE_LOAD_MAX, EXP_ESTIMATE_LOAD_MAX]: 1 on a machine whose
+ * load held. */
+double exp_estimate_load_factor(double runnable, double load_avg, double cpus);
+/* A run with n stages from one calibration per stage (c[k]: the run with
+ * stage k alone, so that each stage's rate comes from its own steps): the
+ * setup of c[0], plus each stage's steps (exp_estimate_run of c[k] less
+ * its setup; where that is only a lower bound, exp_estimate_floor with
+ * per_first less it, and *lower set), plus for each auto stage k
+ * st[k].trials times (that setup and the simulator's time of the stages
+ * before k) and st[k].prefix_share times the simulator's time of stage k.
+ * On the real backend (real) a stage's steps are its simulated time
+ * (exp_estimate_run's), the scheduler's simulations still the simulator's
+ * wall time. */
+double exp_estimate_stages(const exp_calibration *c, const exp_stage_cost *st, size_t n,
+                           double wall_per_cpu, bool real, double per_first, bool *lower);
 /* The j-th sweep point (of n, in sweep order) the calibration probes: j
  * times a step near n over the golden ratio and prime to n, modulo n, so
  * that the first few are spread over the sweep, and the values of its last
@@ -562,9 +593,16 @@ typedef struct {
   double total_s;    /* the runs' wall time */
   bool lower;        /* no point gave more than a lower bound: total too */
   bool real;         /* some run is on the real backend */
+  bool staged;       /* some run has stages: each probed on its own */
   size_t runs, points, calibrated; /* runs, their distinct configs, of which calibrated */
   double spent_s;    /* the calibration's own wall time */
-  double wall_per_cpu; /* its wall seconds per CPU second of the steps (0: unknown) */
+  double wall_per_cpu; /* its wall seconds per CPU second of the steps, times
+                          load_factor (0: unknown) */
+  double runnable_sum; /* the tasks runnable at the probes' reports (less the
+                          reader), summed over runnable_n reports */
+  size_t runnable_n;
+  double load_avg;     /* the 1-minute load average after the calibration */
+  double load_factor;  /* exp_estimate_load_factor of those (1: unknown) */
   size_t failed;     /* points whose calibration failed (their run will too) */
   char error[320];   /* the last such failure */
 } exp_estimate;

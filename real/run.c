@@ -176,9 +176,11 @@ static int start_workers(node_run *s) {
 
 static void report_progress(node_run *s) {
   const real_run_args *a = s->a;
-  uint64_t total = run_setup_steps_per_worker(s->setup) * s->n_workers, done = 0;
-  for (uint32_t i = 0; i < s->n_workers; i++)
-    done += run_worker_progress(s->setup, s->workers[i].rw.handle);
+  uint64_t total = 0, done = 0;
+  for (uint32_t i = 0; i < s->n_workers; i++) {
+    total += run_setup_worker_steps(s->setup, s->workers[i].rw.rank);
+    done += run_worker_progress(s->setup, &s->workers[i].rw);
+  }
   if (total) a->progress(a->progress_ctx, real_node_now(s->node), (double)done / (double)total);
 }
 

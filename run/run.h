@@ -132,10 +132,20 @@ const ps_layout *run_setup_layout(const run_setup *s);
 /* Steps each worker runs (for progress); with stages, the clock every worker
  * ends at (the last stage's closing clock, see below). */
 uint64_t run_setup_steps_per_worker(const run_setup *s);
-/* How far the worker whose core handle is w has come, in those steps: its
- * clock, at most run_setup_steps_per_worker (a worker that has left the
- * run's clock, PS_CLOCK_DONE, is done). For progress lines. */
-uint64_t run_worker_progress(const run_setup *s, ps_worker *w);
+/* The steps worker `rank` takes in the whole run: the workload's steps per
+ * worker, or with stages its share of each stage's (run_stage_worker_steps;
+ * the jumps of its clock to a stage's end are no steps). */
+uint64_t run_setup_worker_steps(const run_setup *s, uint32_t rank);
+/* The steps all run_setup_workers workers take: what progress counts to. */
+uint64_t run_setup_steps(const run_setup *s);
+/* How many of its run_setup_worker_steps worker w has taken, from its clock
+ * (a worker that has left the run's clock, PS_CLOCK_DONE, is done). With
+ * stages, its clock counted within each stage's own steps: an idle
+ * worker's jump to a stage's end is no progress, so that the fraction done
+ * moves with the work done (a stage of 1 active worker of 8 does not show
+ * 7/8 of it done at its start). For progress lines and the estimate. */
+struct run_worker;
+uint64_t run_worker_progress(const run_setup *s, const struct run_worker *w);
 /* The workload's quality measure, or NULL when it has none (for
  * run_metrics). Borrowed from s. */
 const wl_quality *run_setup_quality(const run_setup *s);
@@ -248,7 +258,7 @@ void run_secret_new(uint8_t out[PS_SECRET_LEN]);
  * once. (Its step stream is seeded by wl_stream_new from the same pair.) */
 uint64_t run_worker_seed(uint64_t run_seed, uint32_t rank);
 
-typedef struct {
+typedef struct run_worker {
   uint32_t node, index, rank; /* rank = (node - first worker node, the
                                  layout's) * workers_per_node + index */
   ps_worker *handle;          /* borrowed from the node's core */

@@ -104,10 +104,44 @@ uint64_t run_setup_steps_per_worker(const run_setup *s) {
   return wl_steps_per_worker(s->wl);
 }
 
-uint64_t run_worker_progress(const run_setup *s, ps_worker *w) {
-  int64_t clock = ps_worker_clock(w);
-  uint64_t total = run_setup_steps_per_worker(s);
-  return clock <= 0 ? 0 : (uint64_t)clock < total ? (uint64_t)clock : total;
+static uint64_t stage_worker_steps(const run_setup *s, size_t k, uint32_t rank) {
+  const run_stage *st = &s->stages[k];
+  return run_stage_worker_steps(s->args.nodes, s->args.workers_per_node, st->workers,
+                                st->steps, rank);
+}
+
+uint64_t run_setup_worker_steps(const run_setup *s, uint32_t rank) {
+  if (!s->n_stages) return wl_steps_per_worker(s->wl);
+  uint64_t n = 0;
+  for (size_t k = 0; k < s->n_stages; k++) n += stage_worker_steps(s, k, rank);
+  return n;
+}
+
+uint64_t run_setup_steps(const run_setup *s) {
+  uint32_t workers = run_setup_workers(s);
+  if (!s->n_stages) return wl_steps_per_worker(s->wl) * workers;
+  uint64_t n = 0;
+  for (uint32_t r = 0; r < workers; r++) n += run_setup_worker_steps(s, r);
+  return n;
+}
+
+uint64_t run_worker_progress(const run_setup *s, const run_worker *w) {
+  int64_t clock = ps_worker_clock(w->handle);
+  if (clock <= 0) return 0;
+  if (!s->n_stages) {
+    uint64_t total = wl_steps_per_worker(s->wl);
+    return (uint64_t)clock < total ? (uint64_t)clock : total;
+  }
+  /* In stage k the clock runs from the stage before's end (0 for the
+   * first) one a step, then jumps to the stage's end. */
+  uint64_t done = 0;
+  int64_t start = 0;
+  for (size_t k = 0; k < s->n_stages && clock > start; k++) {
+    uint64_t n = stage_worker_steps(s, k, w->rank), in = (uint64_t)(clock - start);
+    done += in < n ? in : n;
+    start = s->stages[k].end_clock;
+  }
+  return done;
 }
 
 const wl_quality *run_setup_quality(const run_setup *s) {

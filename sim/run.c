@@ -274,7 +274,7 @@ static int run_init(sim_setup *s) {
       sim_cores_init(run, c->machines.count) != 0)
     return fail(s, "sim_run: out of memory");
   run->workers_running = run->num_workers;
-  run->steps_total = run_setup_steps_per_worker(s->setup) * run->num_workers;
+  run->steps_total = run_setup_steps(s->setup);
   run->next_report = (run->steps_total + SIM_PROGRESS_STEPS - 1) / SIM_PROGRESS_STEPS;
   run->progress = s->args->progress;
   run->progress_ctx = s->args->progress_ctx;

@@ -47,7 +47,7 @@ static void report_progress(sim_state *run) {
 
 /* Steps count as done when the driver advances the worker's clock. */
 static void count_steps(sim_worker *w) {
-  int64_t clock = (int64_t)run_worker_progress(w->node->run->setup, w->rw.handle);
+  int64_t clock = (int64_t)run_worker_progress(w->node->run->setup, &w->rw);
   if (clock <= w->clock_seen) return;
   w->node->run->steps_done += (uint64_t)(clock - w->clock_seen);
   w->clock_seen = clock;

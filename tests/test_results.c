@@ -13,6 +13,7 @@
 #include "experiments/experiment.h"
 #include "run/run.h"
 #include "experiments/plots/plots.h" /* label, wrapping, statistics */
+#include "experiments/backends/backends.h" /* the stage scheduler's trials */
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -1494,6 +1495,66 @@ static void test_runner_timeout_ends_a_run(void) {
   exp_spec_free(spec);
 }
 
+/* A run of two stages, each probed alone: the first's steps dear (2.1 CPU
+ * s), the second's cheap (0.2 CPU s). Its estimate is the setup plus each
+ * stage's own steps, not the first stage's rate taken to the whole run. */
+static void test_estimate_stages(void) {
+  bool lower;
+  const exp_calib_point dear[] = {{0.4, 0, 0, 0.1}, {1.6, 0.01, 0.1, 0.4},
+                                  {2.4, 0.02, 0.2, 0.6}, {3.2, 0.03, 0.3, 0.8}};
+  const exp_calib_point cheap[] = {{0.4, 0, 0, 0.1}, {0.5, 0.002, 0.1, 0.12},
+                                   {0.6, 0.004, 0.2, 0.14}, {0.7, 0.006, 0.3, 0.16}};
+  exp_calibration c[] = {{dear, 4, 3.3, false, NAN}, {cheap, 4, 0.8, false, NAN}};
+  exp_stage_cost fixed[2] = {{0, 0}, {0, 0}};
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_stages(c, fixed, 2, 1, false, 0, &lower),
+                         0.4 + 2.1 + 0.2, 1e-12);
+  CU_ASSERT_FALSE(lower);
+  /* At 4 wall s per CPU s: the steps four times as long, the setup not. */
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_stages(c, fixed, 2, 4, false, 0, &lower),
+                         0.4 + (2.1 + 0.2) * 4, 1e-12);
+  /* Real: each stage's simulated time, 0.03 s at 30% and 0.006 s at 30%. */
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_stages(c, fixed, 2, 1, true, 0, &lower),
+                         0.4 + 0.1 + 0.02, 1e-12);
+  /* The second "auto": 4 simulations of the setup and the first stage
+   * whole, then prefixes of half its steps in all. */
+  exp_stage_cost second_auto[2] = {{0, 0}, {4, 0.5}};
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_stages(c, second_auto, 2, 1, false, 0, &lower),
+                         0.4 + 2.1 + 0.2 + 4 * (0.4 + 2.1) + 0.5 * 0.2, 1e-12);
+  /* On the real backend those simulations are still the simulator's. */
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_stages(c, second_auto, 2, 1, true, 0, &lower),
+                         0.4 + 0.1 + 0.02 + 4 * (0.4 + 2.1) + 0.5 * 0.2, 1e-12);
+  /* The second stage's probe saw no step in the 0.5 s after its setup: at
+   * least 0.5 s times 10 (per_first), and only a lower bound. */
+  c[1].n = 1;
+  c[1].elapsed_s = 0.9;
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_stages(c, fixed, 2, 1, false, 10, &lower),
+                         0.4 + 2.1 + 0.5 * 10, 1e-12);
+  CU_ASSERT_TRUE(lower);
+  /* What the scheduler simulates for an auto stage of 800 steps on 8
+   * workers: 1, 2, 4 and 8 workers, 50 steps each. */
+  double prefix;
+  CU_ASSERT_EQUAL(exp_stages_trials(800, 8, &prefix), 4);
+  CU_ASSERT_DOUBLE_EQUAL(prefix, 50 * (1 + 2 + 4 + 8), 1e-12);
+  CU_ASSERT_EQUAL(exp_stages_trials(60, 8, &prefix), 4); /* 8 x 8 steps: 60 in all */
+  CU_ASSERT_DOUBLE_EQUAL(prefix, 50 + 30 * 2 + 15 * 4 + 8 * 8, 1e-12);
+}
+
+/* The load of the last minute against the one the probes met: on 2
+ * processors, 3 tasks runnable during the calibration (1.5 wall s per CPU
+ * s) and a load average of 4.91 (with the run, 2.955) make the runs 1.97
+ * times as slow per CPU second as the probes were; a load that held, or
+ * tasks fewer than the processors, change nothing; the ratio is bounded. */
+static void test_estimate_load_factor(void) {
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_load_factor(3, 4.91, 2), (5.91 / 2) / 1.5, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_load_factor(5, 4, 2), 1, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_load_factor(1, 0.2, 2), 1, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_load_factor(2, 0.5, 4), 1, 1e-12);
+  /* Busier during the calibration than over the minute: faster runs. */
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_load_factor(6, 3, 2), (4.0 / 2) / 3, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_load_factor(1, 40, 2), 4, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(exp_estimate_load_factor(40, 0, 2), 0.25, 1e-12);
+}
+
 /* The estimate's arithmetic on calibrations made up by hand. */
 static void test_estimate_arithmetic(void) {
   bool lower;
@@ -1981,6 +2042,8 @@ PSLAB_SUITE("results",
             {"runner progress lines off a terminal", test_runner_progress_lines_off_a_terminal},
             {"runner --timeout ends a run, the others go on", test_runner_timeout_ends_a_run},
             {"estimate: arithmetic on a made-up calibration", test_estimate_arithmetic},
+            {"estimate: each stage from its own steps", test_estimate_stages},
+            {"estimate: the load of the last minute", test_estimate_load_factor},
             {"script: diverged runs marked", test_script_marks_diverged_runs},
             {"script: quality named by its workload", test_script_quality_named_by_its_workload},
             {"script: many series differ, their legend fits", test_script_many_series_differ},

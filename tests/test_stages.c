@@ -129,6 +129,10 @@ static void test_good_stages_pass_and_auto_only_in_specs(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(setup);
   CU_ASSERT_EQUAL(run_setup_stages(setup), 2);
   CU_ASSERT_EQUAL(run_setup_steps_per_worker(setup), (3 + 1) + (4 + 1));
+  /* Progress counts steps: 10 over 4 workers, then 10 over 3 of them. */
+  CU_ASSERT_EQUAL(run_setup_steps(setup), 20);
+  CU_ASSERT_EQUAL(run_setup_worker_steps(setup, 0), 3 + 4);
+  CU_ASSERT_EQUAL(run_setup_worker_steps(setup, 3), 2 + 0);
   run_setup_free(setup);
   cJSON_Delete(st);
   cJSON_Delete(wl);
@@ -187,7 +191,13 @@ typedef struct {
   const char *workload, *policy, *stages;
   uint32_t nodes, workers_per_node;
   uint64_t seed;
+  bool progress; /* the progress reports' fractions into the metrics, as "progress" */
 } sim_job;
+
+static void record_fraction(void *ctx, double sim_time_s, double fraction) {
+  (void)sim_time_s;
+  cJSON_AddItemToArray(ctx, cJSON_CreateNumber(fraction));
+}
 
 /* Runs sim_run in a child (SimGrid runs once per process): its metrics. */
 static cJSON *simulate(const sim_job *j) {
@@ -203,10 +213,13 @@ static cJSON *simulate(const sim_job *j) {
     c.workers_per_node = j->workers_per_node;
     cJSON *wl = unit_json(j->workload), *pol = unit_json(j->policy),
           *st = unit_json(j->stages);
+    cJSON *fractions = cJSON_CreateArray();
     sim_run_args a = {.run = {.workload = wl, .policy = pol, .stages = st, .seed = j->seed},
-                      .cluster = &c};
+                      .cluster = &c, .progress = j->progress ? record_fraction : NULL,
+                      .progress_ctx = fractions};
     char err[1024] = "";
     cJSON *m = sim_run(&a, err, sizeof err);
+    if (m) cJSON_AddItemToObject(m, "progress", fractions);
     char *text = m ? cJSON_PrintUnformatted(m) : NULL;
     if (!m) fprintf(stderr, "sim_run: %s\n", err);
     FILE *f = fdopen(fds[1], "w");
@@ -290,6 +303,28 @@ static void test_every_step_of_every_stage_once(void) {
     check_stages(m, workers, steps, 4);
     cJSON_Delete(m);
   }
+}
+
+/* Progress counts the steps taken: a stage of 1 active worker of 4 moves it
+ * a step at a time (its idle workers' jumps to the stage's end are no
+ * steps), as does the stage of all 4 after it, to 1. */
+static void test_progress_counts_steps_not_clocks(void) {
+  sim_job j = {.workload = zipf_wl, .policy = "{'type': 'static'}", .nodes = 2,
+               .workers_per_node = 2, .seed = 3, .progress = true,
+               .stages = "[{'workers': 1, 'steps': 10}, {'workers': 4, 'steps': 12}]"};
+  cJSON *m = simulate(&j);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  const cJSON *fractions = cJSON_GetObjectItemCaseSensitive(m, "progress");
+  CU_ASSERT_FATAL(cJSON_GetArraySize(fractions) > 10);
+  double last = 0, biggest = 0;
+  for (const cJSON *f = fractions->child; f; f = f->next) {
+    CU_ASSERT_TRUE(f->valuedouble >= last);
+    if (f->valuedouble - last > biggest) biggest = f->valuedouble - last;
+    last = f->valuedouble;
+  }
+  CU_ASSERT_EQUAL(last, 1);
+  CU_ASSERT_DOUBLE_EQUAL(biggest, 1.0 / 22, 1e-12); /* 10 + 12 steps, one at a time */
+  cJSON_Delete(m);
 }
 
 /* mf in two stages on two nodes of one worker each (evaluation pulls the
@@ -465,6 +500,7 @@ static void test_scheduler_is_deterministic(void) {
 }
 
 PSLAB_SUITE("stages", {"bad stages name their JSON path", test_bad_stages_name_their_path},
+            {"progress counts steps, not clocks", test_progress_counts_steps_not_clocks},
             {"good stages pass; auto only in specs", test_good_stages_pass_and_auto_only_in_specs},
             {"the scheduler starts a stage from the state before it",
              test_scheduler_starts_from_the_state_before},

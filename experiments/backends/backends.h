@@ -20,6 +20,15 @@ bool exp_backend_reads(const exp_backend *b, const char *cluster_key);
  * all of it (its list names "network.bandwidth" but not "network"). */
 bool exp_backend_reads_within(const exp_backend *b, const char *cluster_key);
 
+/* What the stage scheduler simulates for a "workers": "auto" stage of
+ * `steps` steps on a cluster of `workers` workers, before the run starts:
+ * one simulation per candidate count (returned), each of the stages before
+ * it whole, then a prefix of this one; *prefix_steps: those prefixes'
+ * steps, summed over the candidates. At most what it simulates (a
+ * workload's limit on a worker's steps can leave out candidates). For the
+ * wall-time estimate (runner/estimate.c). */
+size_t exp_stages_trials(uint64_t steps, uint32_t workers, double *prefix_steps);
+
 /* Puts each auto stage's record (exp_stages_schedule's) into the run's
  * metrics, as stages[k].auto (stage_scheduler.c). */
 void exp_stages_attach(struct cJSON *metrics, struct cJSON *records);

@@ -145,6 +145,19 @@ static int simulate(const exp_backend_job *job, const cJSON *resolved, size_t k,
 
 /* ------------------------------------------------------------ choosing */
 
+size_t exp_stages_trials(uint64_t steps, uint32_t workers, double *prefix_steps) {
+  run_stage_info info = {.auto_workers = true, .steps = steps, .max_per_worker = UINT64_MAX};
+  uint32_t cand[RUN_STAGE_CANDIDATES_MAX];
+  size_t n = run_stage_candidates(&info, workers, cand);
+  *prefix_steps = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t per = (steps + cand[i] - 1) / cand[i];
+    *prefix_steps += (double)(per < EXP_SCHED_PREFIX_STEPS ? per : EXP_SCHED_PREFIX_STEPS) *
+                     (double)cand[i];
+  }
+  return n;
+}
+
 static bool add_numbers(cJSON *o, const char *name, const double *v, size_t n) {
   cJSON *list = cJSON_AddArrayToObject(o, name);
   for (size_t i = 0; list && i < n; i++)

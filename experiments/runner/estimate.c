@@ -13,7 +13,11 @@
  * two, taken to fraction 1: the first steps can cost more) times the wall
  * seconds per CPU second that the whole calibration measured: the load of
  * the machine as it is, one figure for every point, rather than each
- * point's own second or so of it. A probe stops after
+ * point's own second or so of it; scaled by the load of the last minute
+ * over the load the probes met (exp_estimate_load_factor), since the runs
+ * take minutes where the calibration took seconds. A run with stages is
+ * probed stage by stage, each stage alone (exp_estimate_stages: its steps
+ * at its own rate, the stage scheduler's simulations added). A probe stops after
  * EXP_ESTIMATE_REPORTS reports, or two once its share is spent (it may run
  * EXP_ESTIMATE_STRETCH times its share to see the second). A run that ends within its share of the
  * budget counts its own wall time; one that gave no report after its setup
@@ -29,11 +33,13 @@
  * calibration runs its simulated twin: the time so far at the last report
  * over the fraction done) plus the setup the calibration measured.
  */
+#include "experiments/backends/backends.h"
 #include "experiments/runner/runner.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EXP_ESTIMATE_MIN_S 1.0 /* the least budget a calibrated point gets */
 #define EXP_ESTIMATE_REPORTS 3 /* reports after the first step that are enough */
@@ -96,16 +102,19 @@ void exp_calibration_span(const exp_calibration *c, double *wall_s, double *cpu_
   *cpu_s = r.final->cpu_s - r.mark->cpu_s;
 }
 
+/* Setup: until the mark; without one, where the line through the first and
+ * last reports meets fraction 0 (none with one report). */
+static double setup_of(const reports *r) {
+  if (r->mark) return r->mark->wall_s;
+  if (!r->last) return 0;
+  double rate = (r->last->wall_s - r->first->wall_s) / (r->last->fraction - r->first->fraction);
+  return fmax(0, r->first->wall_s - rate * r->first->fraction);
+}
+
 double exp_estimate_run(const exp_calibration *c, double wall_per_cpu, bool real, bool *lower) {
   *lower = false;
   reports r = reports_of(c);
-  /* Setup: until the mark; without one, where the line through the first
-   * and last reports meets fraction 0 (none with one report). */
-  double setup = r.mark ? r.mark->wall_s : 0;
-  if (!r.mark && r.last) {
-    double rate = (r.last->wall_s - r.first->wall_s) / (r.last->fraction - r.first->fraction);
-    setup = fmax(0, r.first->wall_s - rate * r.first->fraction);
-  }
+  double setup = setup_of(&r);
   if (real) {
     const exp_calib_point *at = r.last ? r.last : r.first;
     if (c->finished) return setup + c->time_s;
@@ -133,6 +142,35 @@ double exp_estimate_floor(const exp_calibration *c, double per_first) {
   reports r = reports_of(c);
   if (c->finished || r.first || !r.mark || !(per_first > 0)) return c->elapsed_s;
   return fmax(c->elapsed_s, r.mark->wall_s + (c->elapsed_s - r.mark->wall_s) * per_first);
+}
+
+/* A stage's steps: its calibration's estimate less its setup, or where
+ * that is only a lower bound, its floor (exp_estimate_floor) less it. */
+static double stage_steps(const exp_calibration *c, double wall_per_cpu, bool real,
+                          double per_first, bool *lower) {
+  reports r = reports_of(c);
+  double est = exp_estimate_run(c, wall_per_cpu, real, lower);
+  if (*lower && !real) est = exp_estimate_floor(c, per_first);
+  return fmax(0, est - setup_of(&r));
+}
+
+double exp_estimate_stages(const exp_calibration *c, const exp_stage_cost *st, size_t n,
+                           double wall_per_cpu, bool real, double per_first, bool *lower) {
+  *lower = false;
+  if (!n) return 0;
+  reports r0 = reports_of(&c[0]);
+  double setup = setup_of(&r0), total = setup, before = 0; /* the simulator's, stages < k */
+  for (size_t k = 0; k < n; k++) {
+    bool low = false, sim_low;
+    total += stage_steps(&c[k], wall_per_cpu, real, per_first, &low);
+    double sim = stage_steps(&c[k], wall_per_cpu, false, per_first, &sim_low);
+    /* The scheduler's simulations, before the run starts: each sets up
+     * and runs the stages before this one whole, then its prefix. */
+    total += (double)st[k].trials * (setup + before) + st[k].prefix_share * sim;
+    before += sim;
+    *lower |= low;
+  }
+  return total;
 }
 
 double exp_estimate_total(const double *est, const double *work, const bool *calibrated,
@@ -163,17 +201,45 @@ double exp_estimate_total(const double *est, const double *work, const bool *cal
   return sum;
 }
 
+/* How many wall seconds a CPU-bound task takes per CPU second when n tasks
+ * (it among them) are runnable on `cpus` processors sharing them evenly. */
+static double time_shared(double n, double cpus) { return fmax(1, n / cpus); }
+
+double exp_estimate_load_factor(double runnable, double load_avg, double cpus) {
+  double f = time_shared(load_avg + 1, cpus) / time_shared(runnable, cpus);
+  return fmin(fmax(f, 1 / EXP_ESTIMATE_LOAD_MAX), EXP_ESTIMATE_LOAD_MAX);
+}
+
 /* ----------------------------------------------------------- calibrating */
+
+/* The load as /proc/loadavg gives it: its 1-minute average (*avg) and
+ * the tasks runnable now (*now, the reader among them). false where it
+ * cannot be read. */
+static bool read_loadavg(double *avg, double *now) {
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (!f) return false;
+  unsigned running = 0;
+  bool ok = fscanf(f, "%lf %*f %*f %u/", avg, &running) == 2;
+  fclose(f);
+  *now = running;
+  return ok;
+}
 
 typedef struct {
   exp_calib_point points[EXP_ESTIMATE_POINTS];
   size_t n;
   size_t reports; /* strictly between 0 and 1 */
   double share_s; /* past it, two reports are enough */
+  exp_estimate *out; /* its runnable tasks, counted at every report */
 } collected;
 
 static bool collect(void *ctx, double wall_s, double time_s, double fraction, double cpu_s) {
   collected *c = ctx;
+  double avg, now;
+  if (read_loadavg(&avg, &now)) {
+    c->out->runnable_sum += now - 1; /* not this reader; the probe itself counts */
+    c->out->runnable_n++;
+  }
   if (c->n == EXP_ESTIMATE_POINTS) c->n--; /* the last one replaces the one before */
   c->points[c->n++] = (exp_calib_point){wall_s, time_s, fraction, cpu_s};
   if (fraction > 0 && fraction < 1) c->reports++;
@@ -183,23 +249,41 @@ static bool collect(void *ctx, double wall_s, double time_s, double fraction, do
          (c->reports >= EXP_ESTIMATE_REPORTS || (c->reports >= 2 && wall_s >= c->share_s));
 }
 
-/* What a point's calibration keeps: the reports that count (reports_of). */
+/* What a point's calibration keeps, per probe: the reports that count
+ * (reports_of). A point has one probe, or with stages one per stage (the
+ * run with that stage alone: cost[k] what the scheduler adds for it). */
 typedef struct {
-  exp_calib_point kept[5];
-  exp_calibration cal;
+  exp_calib_point (*kept)[5];
+  exp_calibration *cal;
+  exp_stage_cost *cost; /* NULL without stages */
+  size_t n;
   bool real;
 } point_calibration;
 
-static void keep(point_calibration *pc, const collected *c, const exp_probe_result *res,
-                 int rc, bool real) {
+static void keep(exp_calib_point kept[5], exp_calibration *cal, const collected *c,
+                 const exp_probe_result *res, int rc) {
   exp_calibration all = {c->points, c->n, res->elapsed_s, rc > 0, res->time_s};
   reports r = reports_of(&all);
   const exp_calib_point *which[] = {r.mark, r.first, r.prev, r.last, r.final};
   size_t n = 0;
   for (size_t i = 0; i < 5; i++)
-    if (which[i] && (i == 0 || which[i] != which[i - 1])) pc->kept[n++] = *which[i];
-  pc->cal = (exp_calibration){pc->kept, n, res->elapsed_s, rc > 0, res->time_s};
-  pc->real = real;
+    if (which[i] && (i == 0 || which[i] != which[i - 1])) kept[n++] = *which[i];
+  *cal = (exp_calibration){kept, n, res->elapsed_s, rc > 0, res->time_s};
+}
+
+static void point_free(point_calibration *pc) {
+  free(pc->kept), free(pc->cal), free(pc->cost);
+  *pc = (point_calibration){0};
+}
+
+static bool point_alloc(point_calibration *pc, size_t n, bool staged) {
+  pc->kept = calloc(n, sizeof *pc->kept);
+  pc->cal = calloc(n, sizeof *pc->cal);
+  pc->cost = staged ? calloc(n, sizeof *pc->cost) : NULL;
+  pc->n = n;
+  if (pc->kept && pc->cal && (pc->cost || !staged)) return true;
+  point_free(pc);
+  return false;
 }
 
 /* The distinct configs of the runs shard holds: first[k] the index of the
@@ -226,22 +310,77 @@ static bool is_real(const exp_run *run) {
   return cJSON_IsString(b) && strcmp(b->valuestring, "real") == 0;
 }
 
-/* Calibrates the point whose first run is run with share_s, for at most
- * cap_s (to see a second report) into pc. */
+/* Runs one probe of run with share_s, for at most cap_s (to see a second
+ * report), into kept and cal. */
 static void calibrate(const exp_spec *spec, const exp_run *run, double share_s, double cap_s,
-                      exp_estimate *out, point_calibration *pc) {
+                      exp_estimate *out, exp_calib_point kept[5], exp_calibration *cal) {
   collected *c = calloc(1, sizeof *c);
   exp_probe_result res = {0};
-  if (c) c->share_s = share_s;
+  if (c) c->share_s = share_s, c->out = out;
   int rc = c ? exp_run_probe(spec, run, cap_s, collect, c, &res) : 0;
   out->spent_s += res.elapsed_s;
   if (rc < 0) {
     out->failed++;
     snprintf(out->error, sizeof out->error, "run %u: %s", run->run, res.error);
   }
-  if (c) keep(pc, c, &res, rc, is_real(run));
-  else pc->cal = (exp_calibration){pc->kept, 0, res.elapsed_s, false, NAN};
+  if (c) keep(kept, cal, c, &res, rc);
+  else *cal = (exp_calibration){kept, 0, res.elapsed_s, false, NAN};
   free(c);
+}
+
+static double config_number(const cJSON *config, const char *path, double dflt) {
+  const cJSON *v = exp_path_get(config, path);
+  return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+/* config with stage k of its stages alone ("auto" workers: all of the
+ * cluster's, the scheduler's simulations counted apart, into cost);
+ * NULL on no memory. */
+static cJSON *stage_alone(const cJSON *config, size_t k, exp_stage_cost *cost) {
+  cJSON *copy = cJSON_Duplicate(config, true);
+  const cJSON *stage = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(copy, "stages"),
+                                          (int)k);
+  cJSON *one = cJSON_Duplicate(stage, true), *list = cJSON_CreateArray();
+  if (!copy || !one || !list || !cJSON_AddItemToArray(list, one)) {
+    cJSON_Delete(copy), cJSON_Delete(one), cJSON_Delete(list);
+    return NULL;
+  }
+  *cost = (exp_stage_cost){0};
+  const cJSON *w = cJSON_GetObjectItemCaseSensitive(one, "workers");
+  if (cJSON_IsString(w)) {
+    double steps = config_number(one, "steps", 1), prefix;
+    double workers = fmin(steps, config_number(config, "cluster.nodes", 1) *
+                                     config_number(config, "cluster.workers_per_node", 1));
+    cost->trials = exp_stages_trials((uint64_t)steps, (uint32_t)workers, &prefix);
+    cost->prefix_share = prefix / steps;
+    cJSON_ReplaceItemInObjectCaseSensitive(one, "workers", cJSON_CreateNumber(workers));
+  }
+  cJSON_ReplaceItemInObjectCaseSensitive(copy, "stages", list);
+  return copy;
+}
+
+/* Calibrates the point whose first run is run with share_s, for at most
+ * cap_s, into pc: one probe, or with stages one per stage, each with its
+ * part of both. false on no memory. */
+static bool calibrate_point(const exp_spec *spec, const exp_run *run, double share_s,
+                            double cap_s, exp_estimate *out, point_calibration *pc) {
+  const cJSON *stages = cJSON_GetObjectItemCaseSensitive(run->config, "stages");
+  size_t n = cJSON_IsArray(stages) ? (size_t)cJSON_GetArraySize(stages) : 0;
+  if (!point_alloc(pc, n ? n : 1, n > 0)) return false;
+  pc->real = is_real(run);
+  if (!n) {
+    calibrate(spec, run, share_s, cap_s, out, pc->kept[0], &pc->cal[0]);
+    return true;
+  }
+  out->staged = true;
+  for (size_t k = 0; k < n; k++) {
+    exp_run alone = *run;
+    if (!(alone.config = stage_alone(run->config, k, &pc->cost[k]))) return false;
+    calibrate(spec, &alone, share_s / (double)n, cap_s / (double)n, out, pc->kept[k],
+              &pc->cal[k]);
+    cJSON_Delete(alone.config);
+  }
+  return true;
 }
 
 static size_t gcd(size_t a, size_t b) {
@@ -269,6 +408,16 @@ static size_t stride(size_t n) {
 
 size_t exp_estimate_order(size_t n, size_t j) { return n ? j * stride(n) % n : 0; }
 
+/* Adds the wall and CPU seconds of the steps of pc's probes to *wall and *cpu. */
+static void point_span(const point_calibration *pc, double *wall, double *cpu) {
+  for (size_t k = 0; k < pc->n; k++) {
+    double w, c;
+    exp_calibration_span(&pc->cal[k], &w, &c);
+    *wall += w;
+    *cpu += c;
+  }
+}
+
 /* Calibrates points of the sweep (first[i]: the first run of point i) in
  * the order of exp_estimate_order, so that however many are calibrated
  * they are spread over it and over each of its axes: k
@@ -278,7 +427,7 @@ size_t exp_estimate_order(size_t n, size_t j) { return n ? j * stride(n) % n : 0
  * The budget is in seconds of an idle machine: on a busy one, where a
  * probe gets a part of a core, it is that many times longer (the wall
  * seconds per CPU second of the probes so far), up to EXP_ESTIMATE_LOAD_MAX. */
-static void calibrate_points(const exp_spec *spec, const exp_run_list *runs,
+static bool calibrate_points(const exp_spec *spec, const exp_run_list *runs,
                              const size_t *first, size_t n, double budget_s,
                              exp_estimate *out, point_calibration *pc, bool *done) {
   size_t k = (size_t)(budget_s / EXP_ESTIMATE_MIN_S);
@@ -293,57 +442,72 @@ static void calibrate_points(const exp_spec *spec, const exp_run_list *runs,
      * than its share is still measured. */
     double cap = share * EXP_ESTIMATE_STRETCH;
     if (!(cpu > 0)) cap = fmax(cap, budget_s * EXP_ESTIMATE_LOAD_MAX - out->spent_s);
-    calibrate(spec, &runs->runs[first[i]], share, cap, out, &pc[i]);
+    if (!calibrate_point(spec, &runs->runs[first[i]], share, cap, out, &pc[i])) return false;
     done[i] = true;
     out->calibrated++;
     /* A busy machine gives a probe less of a core: the budget grows with
      * the load measured so far, so that it sees about as many steps. */
-    double w, c;
-    exp_calibration_span(&pc[i].cal, &w, &c);
-    wall += w;
-    cpu += c;
+    point_span(&pc[i], &wall, &cpu);
     if (cpu > 0) budget = budget_s * fmin(fmax(wall / cpu, 1), EXP_ESTIMATE_LOAD_MAX);
   }
+  return true;
+}
+
+/* The mean of exp_estimate_per_first over the probes of the simulated
+ * points that gave a first report after their setup; 0 without one. */
+static double mean_per_first(const point_calibration *pc, const bool *done, size_t n,
+                             double wall_per_cpu) {
+  double sum = 0;
+  size_t firsts = 0;
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; done[i] && !pc[i].real && k < pc[i].n; k++) {
+      bool lower;
+      double est = exp_estimate_run(&pc[i].cal[k], wall_per_cpu, false, &lower);
+      double ratio = lower ? 0 : exp_estimate_per_first(&pc[i].cal[k], est);
+      if (ratio > 0) sum += ratio, firsts++;
+    }
+  return firsts ? sum / (double)firsts : 0;
 }
 
 /* Each calibrated point's estimate into est, its steps' CPU seconds turned
  * into wall seconds at the rate of the whole calibration (the machine's
- * load as it was, the same for every point). A point whose estimate is only
- * a lower bound (no report after its setup) is not counted as calibrated
- * (known[i] false): the others say more of it, its bound its least
- * (exp_estimate_floor: its time after its setup, not enough for a first
- * report, times what a first report's time came to in the whole run of the
- * points that gave one). */
+ * load as it was, the same for every point); a point with stages from a
+ * probe of each (exp_estimate_stages). A point whose estimate is only
+ * a lower bound (a probe without a report after its setup) is not counted
+ * as calibrated (known[i] false): the others say more of it, its bound its
+ * least (exp_estimate_floor: its time after its setup, not enough for a
+ * first report, times what a first report's time came to in the whole run
+ * of the probes that gave one). */
 static void estimate_points(const point_calibration *pc, const bool *done, size_t n,
                             exp_estimate *out, double *est, bool *known) {
   double wall = 0, cpu = 0;
-  for (size_t i = 0; i < n; i++) {
-    double w, c;
-    if (!done[i]) continue;
-    exp_calibration_span(&pc[i].cal, &w, &c);
-    wall += w;
-    cpu += c;
+  for (size_t i = 0; i < n; i++)
+    if (done[i]) point_span(&pc[i], &wall, &cpu);
+  double load_avg, ignored;
+  out->load_factor = 1;
+  if (out->runnable_n && read_loadavg(&load_avg, &ignored)) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    out->load_avg = load_avg;
+    out->load_factor = exp_estimate_load_factor(out->runnable_sum / (double)out->runnable_n,
+                                                load_avg, cpus > 0 ? (double)cpus : 1);
   }
-  out->wall_per_cpu = cpu > 0 ? wall / cpu : 0;
+  out->wall_per_cpu = cpu > 0 ? wall / cpu * out->load_factor : 0;
+  double per_first = mean_per_first(pc, done, n, out->wall_per_cpu);
   bool any_known = false, any_lower = false;
-  double per_first = 0; /* the mean of exp_estimate_per_first over the simulated points */
-  size_t firsts = 0;
   for (size_t i = 0; i < n; i++) {
     bool lower = false;
-    if (done[i]) est[i] = exp_estimate_run(&pc[i].cal, out->wall_per_cpu, pc[i].real, &lower);
+    if (done[i] && pc[i].cost)
+      est[i] = exp_estimate_stages(pc[i].cal, pc[i].cost, pc[i].n, out->wall_per_cpu,
+                                   pc[i].real, per_first, &lower);
+    else if (done[i])
+      est[i] = exp_estimate_run(&pc[i].cal[0], out->wall_per_cpu, pc[i].real, &lower);
     known[i] = done[i] && !lower;
-    double ratio = known[i] && !pc[i].real ? exp_estimate_per_first(&pc[i].cal, est[i]) : 0;
-    if (ratio > 0) {
-      per_first += ratio;
-      firsts++;
-    }
+    if (lower && !pc[i].real && !pc[i].cost && per_first > 0)
+      est[i] = exp_estimate_floor(&pc[i].cal[0], per_first);
     any_known |= known[i];
     any_lower |= lower;
   }
   out->lower = any_lower && !any_known;
-  for (size_t i = 0; i < n && firsts; i++)
-    if (done[i] && !known[i] && !pc[i].real)
-      est[i] = exp_estimate_floor(&pc[i].cal, per_first / (double)firsts);
 }
 
 int exp_estimate_spec(const exp_spec *spec, const exp_shard *shard, double budget_s,
@@ -358,18 +522,20 @@ int exp_estimate_spec(const exp_spec *spec, const exp_shard *shard, double budge
   int rc = -1;
   if (first && count && est && work && done && known && pc) {
     size_t n = distinct_configs(runs, shard, first, count);
-    calibrate_points(spec, runs, first, n, budget_s, out, pc, done);
-    estimate_points(pc, done, n, out, est, known);
-    char how[512];
-    for (size_t i = 0; i < n; i++) {
-      out->runs += count[i];
-      out->real |= is_real(&runs->runs[first[i]]);
-      work[i] = exp_run_work(&runs->runs[first[i]], how, sizeof how);
+    if (calibrate_points(spec, runs, first, n, budget_s, out, pc, done)) {
+      estimate_points(pc, done, n, out, est, known);
+      char how[512];
+      for (size_t i = 0; i < n; i++) {
+        out->runs += count[i];
+        out->real |= is_real(&runs->runs[first[i]]);
+        work[i] = exp_run_work(&runs->runs[first[i]], how, sizeof how);
+      }
+      out->total_s = exp_estimate_total(est, work, known, count, n);
+      out->points = n;
+      rc = 0;
     }
-    out->total_s = exp_estimate_total(est, work, known, count, n);
-    out->points = n;
-    rc = 0;
   }
+  for (size_t i = 0; pc && i < m; i++) point_free(&pc[i]);
   free(first), free(count), free(est), free(work), free(done), free(known), free(pc);
   return rc;
 }
@@ -395,7 +561,8 @@ void exp_estimate_print(FILE *f, const char *lead, const exp_estimate *e) {
           e->lower ? "more than" : "about", total, e->runs, e->runs == 1 ? "" : "s");
   if (e->real)
     fprintf(f, "the simulator's prediction of each run's time plus its setup, ");
-  fprintf(f, "from %s simulating the first steps of ", spent);
+  fprintf(f, "from %s simulating the first steps of %s", spent,
+          e->staged ? "each stage of " : "");
   if (e->points == 1)
     fprintf(f, "its sweep point");
   else if (e->calibrated == e->points)
@@ -403,6 +570,10 @@ void exp_estimate_print(FILE *f, const char *lead, const exp_estimate *e) {
   else
     fprintf(f, "%zu of the %zu sweep points, the others taken as their mean per unit of "
             "work", e->calibrated, e->points);
+  if (fabs(e->load_factor - 1) > 0.1)
+    fprintf(f, "; the load the probes met (%.1f tasks runnable) times %.2g for the last "
+            "minute's (load average %.2f)", e->runnable_sum / (double)e->runnable_n,
+            e->load_factor, e->load_avg);
   fprintf(f, ")%s\n", e->lower ? "; no run got going in its share of the calibration: "
                                  "each counts only that share" : "");
   if (e->failed)
