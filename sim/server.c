@@ -11,11 +11,13 @@
  * never waits for a message still on the wire while another has arrived.
  *
  * Cost model. A server that asked for the next message and found none
- * arrived sleeps; when one comes, with placement and every core of its
- * machine executing (sim_machine_busy: workers computing, servers and I/O
- * actors working), it first waits cost.wakeup_wait_s for a core (a sleep:
- * the threads running go on, as the operating system lets them until it
- * preempts one); then it pays cost.wakeup_s (sim_spend) and tells the core
+ * arrived sleeps; when one comes, under the shared scheduler with
+ * placement and every core of its machine executing (sim_machine_busy:
+ * workers computing, servers and I/O actors working), it first waits
+ * cost.wakeup_wait_s for a core (a sleep: the threads running go on, as
+ * the operating system lets them until it preempts one; under the run
+ * queue it waits its turn in cores.c instead, and reads as the thread
+ * choose_reader says); then it pays cost.wakeup_s (sim_spend) and tells the core
  * (ps_node_note_wakeup, also when wakeup_s is 0). Messages
  * already waiting when it finished the previous one pay no wake-up. Before
  * handling a message the server spends per_message_s + per_key_s x keys +
