@@ -89,7 +89,7 @@ static void charge_wakeup(sim_node *n) {
  * `as`), so the reading is on that thread's account and core. A thread that
  * holds no core when it must read slept: it wakes (*slept). The reader it
  * was before hands over and sleeps. */
-static sim_worker *choose_reader(sim_node *n, bool *slept) {
+static void choose_reader(sim_node *n, bool *slept) {
   sim_worker *lead = NULL;
   for (uint32_t k = 0; k < n->num_workers; k++) {
     sim_worker *w = &n->workers[k];
@@ -100,7 +100,6 @@ static sim_worker *choose_reader(sim_node *n, bool *slept) {
   if (was != reader) sim_cpu_block(n->run, was);
   n->server_out.as = lead ? reader : NULL;
   *slept = !reader->holding;
-  return lead;
 }
 
 /* After a message: a reader whose ticket it completed goes on as a worker
