@@ -90,8 +90,7 @@ static void woken(sim_worker *w) {
     sg_cond_wait(w->done_cond, w->mutex);
   }
   if (w->out.thread.holding) return; /* it read its reply itself: it goes on */
-  sim_note_cpu(run, w->node, run->cost.wakeup_s);
-  sim_execute(run, w->node, run->cost.wakeup_s * run->core_speed);
+  sim_spend(run, w->node, run->cost.wakeup_s);
 }
 
 static int drv_wait(void *ctx, ps_worker *handle, ps_ticket t) {
