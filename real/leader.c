@@ -218,28 +218,11 @@ static long wait_ms(real_node *n, wait_clock *c) {
   return ms < 1 ? 1 : ms > 3600e3 ? 3600000L : (long)ms;
 }
 
-/* What a worker waits for, in an error: the operation, its first key still
- * unanswered and that key's home, as the core tells them. */
-static void describe_wait(ps_worker *w, ps_ticket t, char *out, size_t n) {
-  ps_ticket_info ti;
-  size_t pending = ps_worker_pending(w);
-  char what[96] = "";
-  if (ps_worker_ticket_info(w, t, &ti) != PS_OK)
-    what[0] = '\0';
-  else if (ti.has_key)
-    snprintf(what, sizeof what, "; its %s of key %llu, whose home is node %u", ti.op,
-             (unsigned long long)ti.key, ti.home);
-  else
-    snprintf(what, sizeof what, "; a %s on clocks or reads", ti.op);
-  snprintf(out, n, "ticket %llu (%zu operation%s pending%s)", (unsigned long long)t, pending,
-           pending == 1 ? "" : "s", what);
-}
-
 /* Fails the node for a wait that passed its deadline, naming the worker and
  * what it waited for. */
 static void fail_wait(real_node *n, ps_worker *w, ps_ticket t, const wait_clock *c) {
   char what[192];
-  describe_wait(w, t, what, sizeof what);
+  run_describe_wait(w, t, what, sizeof what);
   real_fail_and_tell(n, "node %u: worker %u.%u waited %.3g s for %s and nothing moved on "
                      "node %u for timeout_s %g (no message handled, no operation "
                      "completed): its answer was lost or refused, or a step took longer "

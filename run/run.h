@@ -291,6 +291,10 @@ int run_worker_drive(run_worker *w, const run_setup *s, wl_driver_env env);
 /* Why a driven worker failed (status < 0): the trace writer's message when
  * recording failed, else the status's text. */
 const char *run_worker_error(const run_worker *w);
+/* What ticket t of w waits for, for the error of a wait that passed its
+ * deadline (both backends): "ticket T (N operations pending; its PULL of
+ * key K, whose home is node H)", as the core tells it. */
+void run_describe_wait(ps_worker *w, ps_ticket t, char *out, size_t n);
 
 /* -------------------------------------------------------------- reports */
 

@@ -218,3 +218,18 @@ int run_worker_drive(run_worker *w, const run_setup *s, wl_driver_env env) {
 const char *run_worker_error(const run_worker *w) {
   return w->trace_error[0] ? w->trace_error : ps_strerror(w->status);
 }
+
+void run_describe_wait(ps_worker *w, ps_ticket t, char *out, size_t n) {
+  ps_ticket_info ti;
+  size_t pending = ps_worker_pending(w);
+  char what[96] = "";
+  if (ps_worker_ticket_info(w, t, &ti) != PS_OK)
+    what[0] = '\0';
+  else if (ti.has_key)
+    snprintf(what, sizeof what, "; its %s of key %llu, whose home is node %u", ti.op,
+             (unsigned long long)ti.key, ti.home);
+  else
+    snprintf(what, sizeof what, "; a %s on clocks or reads", ti.op);
+  snprintf(out, n, "ticket %llu (%zu operation%s pending%s)", (unsigned long long)t, pending,
+           pending == 1 ? "" : "s", what);
+}

@@ -52,6 +52,7 @@ void sim_cluster_default(sim_cluster *c) {
   c->machines.loopback_bandwidth = SIM_LOOPBACK_BANDWIDTH;
   c->machines.scheduler = SIM_SCHED_RUN_QUEUE;
   c->machines.slice = SIM_SLICE_DEFAULT;
+  c->timeout_s = SIM_TIMEOUT_DEFAULT;
 }
 
 void sim_cluster_shape(const sim_cluster *c, run_args *a) {

@@ -270,6 +270,7 @@ static int run_init(sim_setup *s) {
   if (!run->nodes || !run->workers || !run->cpu_s || (run->shared_cores && !run->executing))
     return fail(s, "sim_run: out of memory");
   run->slice = c->machines.slice > 0 ? c->machines.slice : SIM_SLICE_DEFAULT;
+  run->timeout_s = c->timeout_s > 0 ? c->timeout_s : SIM_TIMEOUT_DEFAULT;
   if (run->shared_cores && c->machines.scheduler == SIM_SCHED_RUN_QUEUE &&
       sim_cores_init(run, c->machines.count) != 0)
     return fail(s, "sim_run: out of memory");
@@ -311,6 +312,7 @@ static int spawn_actors(sim_setup *s) {
 
 static int check_outcome(sim_setup *s) {
   sim_state *run = &s->run;
+  if (run->stuck[0]) return fail(s, "%s", run->stuck);
   for (uint32_t i = 0; i < run->num_workers; i++) {
     const sim_worker *w = &run->workers[i];
     if (!w->finished)

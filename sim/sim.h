@@ -82,6 +82,8 @@ typedef enum { SIM_SCHED_RUN_QUEUE, SIM_SCHED_SHARED } sim_scheduler;
  * scheduler's base slice times its tick); `pslab calibrate` measures the
  * machine's. */
 #define SIM_SLICE_DEFAULT 3e-3
+/* sim_cluster.timeout_s by default: the real backend's (real/address.c). */
+#define SIM_TIMEOUT_DEFAULT 30
 
 /* Where nodes run. With count 0 (the default) every node has a machine of
  * its own with one core per worker, and its server thread a core of its own
@@ -139,6 +141,10 @@ typedef struct {
   uint32_t servers, worker_nodes;
   const ps_scale_step *scale;
   size_t n_scale;
+  /* Simulated seconds without a step done anywhere after which a worker's
+   * wait fails the run, naming what it waits for (cluster.timeout_s, as the
+   * real backend's waits; 0: SIM_TIMEOUT_DEFAULT). */
+  double timeout_s;
 } sim_cluster;
 
 /* Defaults: 1 node, 1 worker, 10 Gf, 10 Gbps, 50 us, CM02, star (backbone,

@@ -278,6 +278,11 @@ struct sim_state {
   sg_mutex_t quiet_mutex;
   /* Progress. */
   uint64_t steps_total, steps_done, next_report;
+  /* The deadline of a wait (worker.c): a wait fails the run once no step
+   * was done anywhere for timeout_s since progress_at; `stuck` then says
+   * which worker waited for what (the first to give up). */
+  double timeout_s, progress_at;
+  char stuck[384];
   void (*progress)(void *ctx, double sim_time_s, double fraction);
   void *progress_ctx;
 };

@@ -50,6 +50,7 @@ static void count_steps(sim_worker *w) {
   int64_t clock = (int64_t)run_worker_progress(w->node->run->setup, &w->rw);
   if (clock <= w->clock_seen) return;
   w->node->run->steps_done += (uint64_t)(clock - w->clock_seen);
+  w->node->run->progress_at = simgrid_get_clock();
   w->clock_seen = clock;
   report_progress(w->node->run);
 }
@@ -93,16 +94,37 @@ static void woken(sim_worker *w) {
   sim_spend(run, w->node, run->cost.wakeup_s);
 }
 
+/* A wait that passed its deadline: no step done anywhere in the run for
+ * timeout_s. The run stops (its timers too) and fails, saying what the first
+ * worker to give up waited for; the others give up at the same deadline. */
+static int give_up(sim_worker *w, ps_ticket t) {
+  sim_state *run = w->node->run;
+  w->waiting = false;
+  if (!run->stuck[0]) {
+    char what[192];
+    run_describe_wait(w->rw.handle, t, what, sizeof what);
+    snprintf(run->stuck, sizeof run->stuck,
+             "simulation stuck: no step done for timeout_s %g (simulated) since %g s; worker "
+             "%u.%u waits for %s: its answer was lost, or a step takes longer than timeout_s",
+             run->timeout_s, run->progress_at, (unsigned)w->node->id, (unsigned)w->rw.index, what);
+  }
+  run->stopping = true;
+  return PS_ERR_PEER;
+}
+
 static int drv_wait(void *ctx, ps_worker *handle, ps_ticket t) {
   sim_worker *w = ctx;
+  sim_state *run = w->node->run;
   worker_settle(w);
   bool waited = false;
   while (!ps_worker_done(handle, t)) {
     if (!waited) w->wait_since = simgrid_get_clock();
     waited = true;
     w->waiting = true;
-    if (!read_as(w)) sim_cpu_block(w->node->run, &w->out.thread);
-    sg_cond_wait(w->done_cond, w->mutex);
+    double left = run->progress_at + run->timeout_s - simgrid_get_clock();
+    if (left <= 0 || run->stuck[0]) return give_up(w, t);
+    if (!read_as(w)) sim_cpu_block(run, &w->out.thread);
+    sg_cond_wait_for(w->done_cond, w->mutex, left);
   }
   w->waiting = false;
   if (waited) woken(w);

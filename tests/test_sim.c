@@ -247,7 +247,8 @@ static char *sim_run_child(void *ctx) {
 static char *sim_run_error_child(void *ctx) {
   run_spec *r = ctx;
   cJSON *wl = cJSON_Parse(r->workload), *pol = cJSON_Parse(r->policy);
-  sim_run_args a = {.run = {.workload = wl, .policy = pol, .seed = r->seed},
+  cJSON *cons = r->consistency ? cJSON_Parse(r->consistency) : NULL;
+  sim_run_args a = {.run = {.workload = wl, .policy = pol, .seed = r->seed, .consistency = cons},
                     .cluster = &r->cluster};
   char err[512] = "";
   cJSON *m = sim_run(&a, err, sizeof err);
@@ -258,6 +259,7 @@ static char *sim_run_error_child(void *ctx) {
   cJSON_Delete(m);
   cJSON_Delete(wl);
   cJSON_Delete(pol);
+  cJSON_Delete(cons);
   return text;
 }
 
@@ -446,6 +448,39 @@ static void test_servers_and_worker_nodes(void) {
   const cJSON *e = cJSON_GetObjectItemCaseSensitive(m, "error");
   CU_ASSERT_TRUE_FATAL(cJSON_IsString(e));
   CU_ASSERT_PTR_NOT_NULL(strstr(e->valuestring, "cluster.servers: policy.type \"relocate\""));
+  cJSON_Delete(m);
+}
+
+/* A wait bounded by timeout_s of simulated time: under BSP, node 1 at a
+ * ten-thousandth of the speed takes 0.1 s a step, so the others wait at the
+ * clock longer than a timeout_s of 0.01 s with no step done anywhere; the
+ * run fails naming a waiting worker and what it waits for. With the default
+ * timeout_s it runs to its end. */
+static void test_wait_deadline(void) {
+  static sim_straggler slow[1] = {{.node = 1, .speed_factor = 1e-4, .bandwidth_factor = 1}};
+  run_spec r;
+  tiny(&r, "{\"type\":\"static\"}");
+  r.workload = "{\"type\":\"zipf\",\"keys\":2000,\"skew\":1.1,\"value_length\":8,"
+               "\"reads_per_step\":10,\"writes_per_step\":10,\"steps_per_worker\":5,"
+               "\"flops_per_step\":1e5}";
+  r.consistency = "{\"model\":\"bsp\"}";
+  r.cluster.stragglers = slow;
+  r.cluster.n_stragglers = 1;
+  r.cluster.timeout_s = 0.01;
+  char err[1024] = "";
+  cJSON *m = in_child(sim_run_error_child, &r, err, sizeof err);
+  const cJSON *e = cJSON_GetObjectItemCaseSensitive(m, "error");
+  CU_ASSERT_TRUE_FATAL(cJSON_IsString(e));
+  CU_ASSERT_PTR_NOT_NULL(strstr(e->valuestring, "simulation stuck: no step done for timeout_s 0.01"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(e->valuestring, "worker 0."));
+  CU_ASSERT_PTR_NOT_NULL(strstr(e->valuestring, "a WAIT on clocks or reads"));
+  if (!strstr(e->valuestring, "simulation stuck")) fprintf(stderr, "\n  error: %s\n", e->valuestring);
+  cJSON_Delete(m);
+  r.cluster.timeout_s = SIM_TIMEOUT_DEFAULT;
+  m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(num(m, "steps"), 4 * 5);
+  CU_ASSERT(num(m, "time_s") > 0.4); /* node 1's 5 steps of 0.1 s */
   cJSON_Delete(m);
 }
 
@@ -1797,6 +1832,7 @@ static void test_saved_dnn_tensors(void) {
 
 PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_cluster_check},
             {"servers and worker nodes", test_servers_and_worker_nodes},
+            {"wait_deadline", test_wait_deadline},
             {"psld moves load away from a slowed server and back",
              test_psld_moves_load_away_and_back},
             {"scaling servers out and in", test_scale_out_and_in},

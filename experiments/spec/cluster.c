@@ -607,6 +607,7 @@ static void parse_fields(const cJSON *json, const char *base_dir, exp_cluster *o
   uint32_t servers = out->sim.servers ? out->sim.servers : (uint32_t)nodes;
   if (scale) parse_scale(errs, scale, servers, out);
   parse_real(errs, json, base_dir, (uint32_t)nodes, &out->real);
+  out->sim.timeout_s = out->real.timeout_s; /* one bound on a wait, both backends */
 }
 
 bool exp_cluster_parse(const cJSON *json, const char *base_dir,
