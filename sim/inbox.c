@@ -126,7 +126,7 @@ static void arrived(sim_node *n, sim_envelope *e) {
   in->arrived_tail = e;
   in->arrived_count++;
   if (e->src != n->id) /* the receiving end's I/O thread (not for inproc: messages.c) */
-    sim_io_owe(n, n->run->cost.io_per_message_s);
+    sim_io_owe(n, e->src);
   if (in->server_waiting) {
     in->server_waiting = false;
     sg_cond_notify_one(in->cond);

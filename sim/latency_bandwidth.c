@@ -212,7 +212,7 @@ sim_envelope *sim_arrivals_next(sim_node *n, bool *slept) {
       /* The receiving end's I/O thread, charged when the server sees the
        * message (its arrival, if the server was waiting for it). */
       if (first->e->src != n->id) /* not for inproc (messages.c) */
-        sim_io_owe(n, n->run->cost.io_per_message_s);
+        sim_io_owe(n, first->e->src);
       return heap_pop(q);
     }
     *slept = true;

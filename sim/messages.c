@@ -206,7 +206,7 @@ static void send_envelope(sim_node *n, uint32_t dst, uint8_t *buf, size_t len,
   }
   /* The sending end's I/O thread; a node's message to itself goes through
    * an inproc pipe in the real backend, which no I/O thread handles. */
-  if (dst != n->id) sim_io_owe(n, run->cost.io_per_message_s);
+  if (dst != n->id) sim_io_owe(n, dst);
 }
 
 static void env_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {

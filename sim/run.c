@@ -195,12 +195,15 @@ static int configure(sim_setup *s) {
    * actor (inbox.c) about 16 KiB more, and each pair of nodes that talks
    * under CM02 or LV08 (its mailbox, the receiver's posted get, its entry)
    * about 0.9 KiB: 47 MB more at 256 nodes that all talk to each other
-   * (latency_bandwidth makes no mailbox). */
+   * (latency_bandwidth makes no mailbox); with placement, each node's I/O
+   * actor keeps a stamp per peer (io_thread.c). */
+  const sim_cluster *c = s->args->cluster;
   a.memory = (run_memory){.limit = s->args->run.memory.limit,
                           .per_node = 80 << 10,
                           .per_worker = 32 << 10,
-                          .per_pair = strcmp(s->args->cluster->network_model,
-                                             SIM_MODEL_LATENCY_BANDWIDTH) ? 1 << 10 : 0,
+                          .per_pair = (strcmp(c->network_model, SIM_MODEL_LATENCY_BANDWIDTH)
+                                           ? 1 << 10 : 0) +
+                                      (c->machines.count ? sizeof(uint32_t) : 0),
                           .shared_sends = true}; /* messages.c: env_send_shared */
   /* Random per run, and never read by the simulation: a seal's bytes change
    * nothing simulated (only a message's length does, and that is fixed). */
@@ -296,7 +299,7 @@ static int spawn_actors(sim_setup *s) {
   for (uint32_t i = 0; i < run->num_nodes; i++) {
     snprintf(name, sizeof name, "server-%u", (unsigned)i);
     sim_actor_spawn(name, run->nodes[i].host, server_entry, &run->nodes[i].server_out);
-    sim_io_spawn(&run->nodes[i]);
+    if (sim_io_spawn(&run->nodes[i]) != 0) return fail(s, "sim_run: out of memory");
   }
   if (sim_stragglers_spawn(run, s->args->cluster, s->err, s->errlen) != 0) return -1;
   for (uint32_t i = 0; i < run->num_nodes; i++) sim_node_poke_timer(&run->nodes[i]);

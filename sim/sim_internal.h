@@ -188,6 +188,9 @@ typedef struct {
   bool started, waiting; /* its actor exists; it waits for work */
   uint64_t wakeups;      /* batches it slept before (the node's report) */
   double cpu_s;          /* seconds of core it worked off (the node's report) */
+  uint32_t *touched;     /* per peer, the batch that last served its connection */
+  uint32_t batch;        /* the batch now gathering (from 1; 0: never) */
+  uint64_t touches;      /* peers the batch gathering serves */
   sg_cond_t cond;
   sg_mutex_t mutex;
 } sim_io;
@@ -370,11 +373,12 @@ sim_envelope *sim_inbox_next(sim_node *n, bool *slept);
  * their senders' outboxes). */
 void sim_inbox_free(sim_node *n);
 
-/* io_thread.c: n's machine owes `seconds` of I/O thread work (nothing
- * without placement). */
-void sim_io_owe(sim_node *n, double seconds);
-/* Starts n's I/O actor where it will have work: with placement and a cost. */
-void sim_io_spawn(sim_node *n);
+/* io_thread.c: n's I/O thread owes a message's work, sent to or read from
+ * `peer` over its connection (nothing without placement). */
+void sim_io_owe(sim_node *n, uint32_t peer);
+/* Starts n's I/O actor where it will have work: with placement and a cost.
+ * 0, or -1 out of memory. */
+int sim_io_spawn(sim_node *n);
 void sim_io_free(sim_node *n);
 
 /* server.c: the server and timer actors, the end of the run. */

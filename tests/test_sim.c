@@ -1116,11 +1116,13 @@ static void test_io_thread_cost(void) {
   CU_ASSERT_DOUBLE_EQUAL(num(m[1], "io_cpu_s"), 20 * 4 * io, io * 1e-9);
   CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m[3], "io_cpu_s")); /* no I/O actor */
   for (int k = 0; k < 4; k++) cJSON_Delete(m[k]);
-  /* The I/O thread's wake-up, once per batch it finds: on the one shared
-   * core each node's I/O thread is still at the request's work when the
-   * reply's comes (node 0 handles the request and answers meanwhile; the
-   * reply reaches node 1 meanwhile), so each wakes once a step: 2 wake-ups
-   * a step, not 4, all of them on the one core. */
+  /* The I/O thread's connection event (io_wakeup_s), once per peer a
+   * batch serves: on the one shared core each node's I/O thread is still at
+   * the request's work when the reply's comes (node 0 handles the request
+   * and answers meanwhile; the reply reaches node 1 meanwhile), so each
+   * sleeps once a step (2 wake-ups a step, each finding one message) but
+   * serves its one peer in two batches a step, the second found on
+   * finishing the first: 4 events a step, all of them on the one core. */
   const double wake = 11e-6;
   run_spec r;
   io_case(&r, true, 0);
@@ -1128,14 +1130,14 @@ static void test_io_thread_cost(void) {
   r.cluster.machines.scheduler = SIM_SCHED_SHARED;
   cJSON *w = run(&r);
   CU_ASSERT_PTR_NOT_NULL_FATAL(w);
-  CU_ASSERT_DOUBLE_EQUAL(num(w, "time_s") - base, 20 * 2 * wake, base * 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(num(w, "time_s") - base, 20 * 4 * wake, base * 1e-9);
   CU_ASSERT_EQUAL(num(w, "messages_per_io_wakeup"), 1); /* 40 handled, 40 wake-ups */
-  CU_ASSERT_DOUBLE_EQUAL(num(w, "io_cpu_s"), 20 * 2 * wake, wake * 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(num(w, "io_cpu_s"), 20 * 4 * wake, wake * 1e-9);
   cJSON_Delete(w);
   /* The run queue: an I/O thread woken while the core is held waits its
-   * turn and runs its batch whole, so it wakes for what it finds then:
-   * between 2 and 4 times a step. On the one core every wake-up lengthens
-   * the run by itself. */
+   * turn and runs its batch whole, so its batches are what it finds then:
+   * between 2 and 4 a step, each serving the one peer once. On the one core
+   * every event lengthens the run by itself. */
   io_case(&r, true, 0);
   r.cluster.cost.io_wakeup_s = wake;
   w = run(&r);
@@ -1144,6 +1146,29 @@ static void test_io_thread_cost(void) {
   CU_ASSERT_DOUBLE_EQUAL(wakes, round(wakes), 1e-6);
   CU_ASSERT(wakes >= 20 * 2 && wakes <= 20 * 4);
   CU_ASSERT_DOUBLE_EQUAL(num(w, "time_s") - base, num(w, "io_cpu_s"), base * 1e-9);
+  cJSON_Delete(w);
+  /* Several peers: 4 nodes of 2 workers on one 2-core machine, every
+   * access remote. A batch pays an event per peer it serves, so the events
+   * are a whole number, more than the wake-ups (batches found awake and
+   * batches serving several peers pay too) and at most one per message at
+   * each end. */
+  tiny(&r, "{\"type\":\"static\"}");
+  r.cluster.nodes = 4;
+  r.cluster.workers_per_node = 2;
+  r.workload = "{\"type\":\"zipf\",\"keys\":2000,\"skew\":1.1,\"value_length\":8,"
+               "\"reads_per_step\":10,\"writes_per_step\":10,\"steps_per_worker\":50,"
+               "\"locality\":0,\"flops_per_step\":1e5}";
+  r.cluster.machines = (sim_machines){.count = 1, .cores = 2, .loopback_bandwidth = 1e18};
+  r.cluster.cost.io_wakeup_s = wake;
+  w = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+  double events = num(w, "io_cpu_s") / wake, messages = num(w, "messages");
+  double io_wakeups = messages / num(w, "messages_per_io_wakeup");
+  CU_ASSERT_DOUBLE_EQUAL(events, round(events), 1e-6 * events);
+  CU_ASSERT(events > 1.05 * io_wakeups);
+  CU_ASSERT(events <= 2 * messages);
+  if (!(events > 1.05 * io_wakeups))
+    fprintf(stderr, "\n  %.0f events, %.0f wake-ups, %.0f messages\n", events, io_wakeups, messages);
   cJSON_Delete(w);
 }
 
