@@ -15,9 +15,11 @@ TMP=$(mktemp -d /tmp/pslab-it-wakeups.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 BOUND=$((120 * ${PSLAB_TEST_TIME_SCALE:-1})) # times the slow builds' scale (tests/CMakeLists.txt)
 
-if ! timeout "$BOUND" "$PSLAB" run "$SRC/tests/specs/wakeups.json" --out "$TMP/out" --quiet \
-  >"$TMP/stdout" 2>"$TMP/stderr"; then
-  echo "FAIL the run did not end (exit status $?)"
+timeout "$BOUND" "$PSLAB" run "$SRC/tests/specs/wakeups.json" --out "$TMP/out" --quiet \
+  >"$TMP/stdout" 2>"$TMP/stderr"
+status=$?
+if [ "$status" -ne 0 ]; then
+  echo "FAIL the run did not end well (exit status $status; 124: it never ended)"
   sed 's/^/  err| /' "$TMP/stderr"
   exit 1
 fi
