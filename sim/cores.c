@@ -30,6 +30,7 @@
 #include <stdlib.h>
 
 #include <simgrid/actor.h>
+#include <simgrid/cond.h>
 #include <simgrid/semaphore.h>
 
 /* A chunk shorter than this ends the slice (rounding of slice arithmetic). */
@@ -126,6 +127,14 @@ void sim_cpu_run(const sim_state *run, sim_thread *t, uint32_t machine, double s
 
 void sim_cpu_block(const sim_state *run, sim_thread *t) {
   if (t && t->holding && sim_run_queue(run)) give_core(run, t);
+}
+
+void sim_cpu_block_wait(const sim_state *run, sim_thread *t, const bool *waiting,
+                        sg_cond_t cond, sg_mutex_t mutex, double timeout_s) {
+  sim_cpu_block(run, t); /* may yield: a notifier may have come meanwhile */
+  if (!*waiting) return;
+  if (isinf(timeout_s)) sg_cond_wait(cond, mutex);
+  else sg_cond_wait_for(cond, mutex, timeout_s);
 }
 
 sim_thread *sim_self_thread(void) {

@@ -45,6 +45,7 @@
  */
 #include "sim/sim_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -177,8 +178,8 @@ sim_envelope *sim_inbox_next(sim_node *n, bool *slept) {
   while (!in->arrived) {
     *slept = true;
     in->server_waiting = true;
-    sim_cpu_block_self(n->run);
-    sg_cond_wait(in->cond, in->mutex);
+    sim_cpu_block_wait(n->run, sim_self_thread(), &in->server_waiting, in->cond, in->mutex,
+                       INFINITY);
   }
   sim_envelope *e = in->arrived;
   in->arrived = e->next_delivered;

@@ -36,6 +36,7 @@
  */
 #include "sim/sim_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,8 +69,7 @@ static void io_main(sim_node *n) {
     bool slept = false;
     while (!io->pending) {
       io->waiting = slept = true;
-      sim_cpu_block_self(n->run);
-      sg_cond_wait(io->cond, io->mutex);
+      sim_cpu_block_wait(n->run, sim_self_thread(), &io->waiting, io->cond, io->mutex, INFINITY);
     }
     io->waiting = false;
     if (slept) io->wakeups++;

@@ -194,6 +194,7 @@ int sim_deliver_direct(sim_state *run, sim_node *src, uint32_t dst, sim_envelope
   *p->sent_by = sent;
   if (p->recv_by) *p->recv_by = arrive;
   if (q->waiting && a.arrive < q->wake_at) {
+    q->waiting = false; /* one notify is enough: the server looks again */
     q->wake_at = a.arrive;
     sg_cond_notify_one(q->cond);
   }
@@ -218,9 +219,8 @@ sim_envelope *sim_arrivals_next(sim_node *n, bool *slept) {
     *slept = true;
     q->waiting = true;
     q->wake_at = first ? first->arrive : INFINITY;
-    sim_cpu_block_self(n->run);
-    if (first) sg_cond_wait_for(q->cond, q->mutex, first->arrive - now);
-    else sg_cond_wait(q->cond, q->mutex);
+    sim_cpu_block_wait(n->run, sim_self_thread(), &q->waiting, q->cond, q->mutex,
+                       q->wake_at - now);
     q->waiting = false;
   }
 }

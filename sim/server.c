@@ -184,6 +184,7 @@ static void timer_main(sim_node *n) {
     double due = timers_over(n->run) ? INFINITY : ps_node_next_timer(n->core);
     n->timer_armed = due;
     sim_cpu_block(n->run, &n->timer_out.thread);
+    if (n->timer_armed < due) continue; /* poked while it gave its core up (a yield) */
     if (isinf(due))
       sg_cond_wait(n->timer_cond, n->timer_mutex);
     else if (!timer_fire(n, due))

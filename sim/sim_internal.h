@@ -319,6 +319,15 @@ void sim_cpu_run(const sim_state *run, sim_thread *t, uint32_t machine, double s
 /* Before a wait: t gives up the core it holds (nothing without one, or
  * outside the run-queue model). */
 void sim_cpu_block(const sim_state *run, sim_thread *t);
+/* Before a wait on cond (mutex held) that a notifier ends by clearing
+ * *waiting, which the caller set: t gives its core up, then the caller waits
+ * until notified or timeout_s has passed (INFINITY: none), unless *waiting
+ * went false meanwhile. Giving a core to a queued thread is a simcall (a
+ * semaphore's release), where the calling actor yields and other actors run:
+ * a notify then finds nobody waiting on cond and is lost, and with *waiting
+ * cleared no notifier would come again. */
+void sim_cpu_block_wait(const sim_state *run, sim_thread *t, const bool *waiting,
+                        sg_cond_t cond, sg_mutex_t mutex, double timeout_s);
 /* The calling actor's thread now (its own, or the one it works as). */
 sim_thread *sim_self_thread(void);
 void sim_cpu_block_self(const sim_state *run);

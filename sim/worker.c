@@ -5,8 +5,9 @@
  *   wait     blocks on the worker's SimGrid condition until ps_worker_done;
  *            the node's env.wake (called by whichever actor completes the
  *            ticket inside the core) notifies it. The worker holds its mutex
- *            for life, so a wait is one simcall; between the done check and
- *            the wait nothing yields, so no wake-up can slip in between.
+ *            for life, so a wait is one simcall. Giving its core up before
+ *            the wait may yield (cores.c): a wake-up that comes meanwhile
+ *            clears `waiting`, and then it does not wait (sim_cpu_block_wait).
  *            Under the run-queue model (cores.c) a waiting worker gives its
  *            core up; the node's server may read messages as its thread
  *            meanwhile, as a real waiting worker reads the ROUTER itself
@@ -29,6 +30,8 @@
  * total.
  */
 #include "sim/sim_internal.h"
+
+#include <math.h>
 
 #include <simgrid/actor.h>
 #include <simgrid/cond.h>
@@ -123,8 +126,8 @@ static int drv_wait(void *ctx, ps_worker *handle, ps_ticket t) {
     w->waiting = true;
     double left = run->progress_at + run->timeout_s - simgrid_get_clock();
     if (left <= 0 || run->stuck[0]) return give_up(w, t);
-    if (!read_as(w)) sim_cpu_block(run, &w->out.thread);
-    sg_cond_wait_for(w->done_cond, w->mutex, left);
+    sim_cpu_block_wait(run, read_as(w) ? NULL : &w->out.thread, &w->waiting, w->done_cond,
+                       w->mutex, left);
   }
   w->waiting = false;
   if (waited) woken(w);

@@ -8,6 +8,7 @@
  */
 #include "sim/platform.h"
 #include "sim/sim.h"
+#include "sim/sim_internal.h" /* the run queue's wait (sim_cpu_block_wait) */
 #include "tests/saved_params.h"
 #include "tests/saved_quality.h"
 #include "tests/unit.h"
@@ -23,8 +24,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <simgrid/actor.h>
+#include <simgrid/cond.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
+#include <simgrid/mutex.h>
 
 /* -------------------------------------------------------- child runner */
 
@@ -1263,6 +1267,107 @@ static void test_wakeup_waits_for_a_busy_core(void) {
   cJSON_Delete(m);
 }
 
+/* A wait that giving the core up interrupts. On one core of node-0, the
+ * sleeper runs a millisecond, then waits for the notifier, whose millisecond
+ * of work on node-1 ends at that very time; a third thread waits in the run
+ * queue for the sleeper's core. Handing the core to it is a semaphore's
+ * release, a simcall: the sleeper yields before it waits, and the notifier,
+ * ready at the same time, runs meanwhile and notifies while nobody waits (a
+ * notify that is lost). The sleeper must then not wait: it would sleep for
+ * ever. */
+typedef struct {
+  sim_state run;
+  sim_thread sleeper, queued;
+  bool waiting, notified, done, stuck;
+  sg_cond_t cond;
+  sg_mutex_t mutex;
+} handover_case;
+
+static handover_case *handover;
+
+static void handover_sleeper(int argc, char **argv) {
+  (void)argc, (void)argv;
+  handover_case *h = handover;
+  sg_mutex_lock(h->mutex);
+  sim_cpu_run(&h->run, &h->sleeper, 0, 1e-3);
+  h->waiting = true;
+  sim_cpu_block_wait(&h->run, &h->sleeper, &h->waiting, h->cond, h->mutex, INFINITY);
+  h->done = true;
+  sg_mutex_unlock(h->mutex);
+}
+
+static void handover_queued(int argc, char **argv) {
+  (void)argc, (void)argv;
+  handover_case *h = handover;
+  sg_actor_sleep_for(0.5e-3);
+  sim_cpu_run(&h->run, &h->queued, 0, 1e-3); /* waits for the sleeper's core */
+  sim_cpu_block(&h->run, &h->queued);
+}
+
+static void handover_notifier(int argc, char **argv) {
+  (void)argc, (void)argv;
+  handover_case *h = handover;
+  sg_actor_execute(sg_host_get_speed(sg_host_self()) * 1e-3); /* ends with the sleeper's */
+  h->notified = h->waiting;
+  if (h->waiting) {
+    h->waiting = false;
+    sg_cond_notify_one(h->cond);
+  }
+}
+
+/* A second later, long after all that: is the sleeper still asleep? It is
+ * woken then, so that the run ends. */
+static void handover_watchdog(int argc, char **argv) {
+  (void)argc, (void)argv;
+  handover_case *h = handover;
+  sg_actor_sleep_for(1);
+  h->stuck = !h->done;
+  sg_cond_notify_one(h->cond);
+}
+
+static char *handover_child(void *ctx) {
+  (void)ctx;
+  sim_cluster c;
+  sim_cluster_default(&c);
+  c.nodes = 2;
+  char path[512], err[256];
+  int argc = 2;
+  char *argv[] = {"test_sim", "--log=root.thresh:critical", NULL};
+  simgrid_init(&argc, argv);
+  if (sim_platform_write_temp(&c, path, sizeof path, err, sizeof err) != 0) return NULL;
+  simgrid_load_platform(path);
+  unlink(path);
+  static handover_case h;
+  static uint32_t executing;
+  h.run.slice = 1;
+  h.run.machine_cores = 1;
+  h.run.executing = &executing;
+  if (sim_cores_init(&h.run, 1) != 0) return NULL;
+  h.cond = sg_cond_init();
+  h.mutex = sg_mutex_init();
+  handover = &h;
+  sg_host_t host = sg_host_by_name("node-0");
+  h.run.core_speed = sg_host_get_speed(host);
+  sg_actor_create("sleeper", host, handover_sleeper, 0, NULL);
+  sg_actor_create("queued", host, handover_queued, 0, NULL);
+  sg_actor_create("notifier", sg_host_by_name("node-1"), handover_notifier, 0, NULL);
+  sg_actor_create("watchdog", host, handover_watchdog, 0, NULL);
+  simgrid_run();
+  char *out = malloc(64);
+  snprintf(out, 64, "{\"notified\":%d,\"stuck\":%d}", h.notified, h.stuck);
+  return out;
+}
+
+static void test_run_queue_wait_after_a_yield(void) {
+  char err[1024] = "";
+  cJSON *r = in_child(handover_child, NULL, err, sizeof err);
+  if (!r) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  CU_ASSERT_EQUAL(num(r, "notified"), 1); /* before the sleeper waited */
+  CU_ASSERT_EQUAL(num(r, "stuck"), 0);
+  cJSON_Delete(r);
+}
+
 /* ----------------------------------------------------------- stragglers */
 
 /* The compute case (2 nodes x 40 steps of 5 Mflop at 1 Gf: 0.2 s, epochs of
@@ -1886,6 +1991,7 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"io_thread_cost", test_io_thread_cost},
             {"run_queue_worker_reads_its_reply", test_run_queue_worker_reads_its_reply},
             {"run_queue_slice", test_run_queue_slice},
+            {"run_queue_wait_after_a_yield", test_run_queue_wait_after_a_yield},
             {"wakeup_waits_for_a_busy_core", test_wakeup_waits_for_a_busy_core},
             {"straggler_phase_slows_its_window", test_straggler_phase_slows_its_window},
             {"straggler_phase_server_and_link", test_straggler_phase_server_and_link},
