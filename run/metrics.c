@@ -824,8 +824,8 @@ static const run_metric table[] = {
      "that moves bytes between the sockets and the threads that read and write messages. "
      "Real backend: ZeroMQ's I/O thread of each node process (the kernel's per-thread "
      "schedstat, from the start release to the report). Simulator: its I/O actors' "
-     "charges (`io_per_message_s` a message at each end, `io_wakeup_s` a batch it slept "
-     "before).", "when the backend has I/O threads (the simulator: with placement)", MEAN,
+     "charges (`io_per_message_s` a message at each end, `io_wakeup_s` per peer a batch "
+     "serves).", "when the backend has I/O threads (the simulator: with placement)", MEAN,
      false, 0, v_io_cpu, NULL, NULL},
     {"cpu_per_message_s", "s", "CPU per message",
      "`cpu_s / messages` (compute included: a run without compute shows what its "
