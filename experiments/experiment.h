@@ -911,8 +911,10 @@ int exp_validate(const char *spec_path, const char *const *sets, size_t n_sets,
  * on its cluster, found by simulation (experiments/advise/, docs/advise.md). */
 
 /* The simulator's error advise holds a margin to when no validation is
- * given: the median |error| of time_s on the 2-core VM (docs/fidelity.md,
- * "How close it gets"). */
+ * given: above the median |error| of time_s measured after a fresh
+ * calibration on each machine of docs/fidelity.md ("How close it gets":
+ * 22.4% on a 16-core machine, and 15.4-21.4% on the 2-core VM), so as not
+ * to promise more than was measured anywhere. */
 #define EXP_ADVISE_DEFAULT_ERROR 0.28
 #define EXP_ADVISE_BUDGET_S 60.0 /* --budget's default */
 
