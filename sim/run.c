@@ -303,6 +303,7 @@ static int spawn_actors(sim_setup *s) {
   }
   if (sim_stragglers_spawn(run, s->args->cluster, s->err, s->errlen) != 0) return -1;
   for (uint32_t i = 0; i < run->num_nodes; i++) sim_node_poke_timer(&run->nodes[i]);
+  if (run->num_nodes) sim_watchdog_spawn(run, run->nodes[0].host);
   for (uint32_t i = 0; i < run->num_workers; i++) {
     sim_worker *w = &run->workers[i];
     snprintf(name, sizeof name, "worker-%u.%u", (unsigned)w->node->id, (unsigned)w->rw.index);

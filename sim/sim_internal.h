@@ -229,6 +229,7 @@ struct sim_worker {
   bool finished;
   int64_t clock_seen;     /* steps already counted for progress */
   double wait_since;      /* when its present wait began */
+  ps_ticket wait_ticket;  /* what it waits for (the watchdog's message) */
   /* Run-queue model: its ticket is done, but the server still reads as its
    * thread; it goes on when the server is done with that message. */
   bool lead_wait;
@@ -281,9 +282,9 @@ struct sim_state {
   sg_mutex_t quiet_mutex;
   /* Progress. */
   uint64_t steps_total, steps_done, next_report;
-  /* The deadline of a wait (worker.c): a wait fails the run once no step
-   * was done anywhere for timeout_s since progress_at; `stuck` then says
-   * which worker waited for what (the first to give up). */
+  /* The deadline of the waits (worker.c's watchdog): the run fails once no
+   * step was done anywhere for timeout_s since progress_at while a worker
+   * waits; `stuck` then says which worker waited for what. */
   double timeout_s, progress_at;
   char stuck[384];
   void (*progress)(void *ctx, double sim_time_s, double fraction);
@@ -399,6 +400,9 @@ void sim_check_quiet(sim_state *run);
 
 /* worker.c: the worker actor and its driver env. */
 void sim_worker_main(sim_worker *w);
+/* worker.c: starts the daemon that fails a run whose waits passed their
+ * deadline (timeout_s without a step done). */
+void sim_watchdog_spawn(sim_state *run, sg_host_t host);
 
 /* stragglers.c: one daemon actor per straggler with phases, which sets its
  * host's pstate and its link's bandwidth at every phase boundary. Spawn

@@ -97,37 +97,22 @@ static void woken(sim_worker *w) {
   sim_spend(run, w->node, run->cost.wakeup_s);
 }
 
-/* A wait that passed its deadline: no step done anywhere in the run for
- * timeout_s. The run stops (its timers too) and fails, saying what the first
- * worker to give up waited for; the others give up at the same deadline. */
-static int give_up(sim_worker *w, ps_ticket t) {
-  sim_state *run = w->node->run;
-  w->waiting = false;
-  if (!run->stuck[0]) {
-    char what[192];
-    run_describe_wait(w->rw.handle, t, what, sizeof what);
-    snprintf(run->stuck, sizeof run->stuck,
-             "simulation stuck: no step done for timeout_s %g (simulated) since %g s; worker "
-             "%u.%u waits for %s: its answer was lost, or a step takes longer than timeout_s",
-             run->timeout_s, run->progress_at, (unsigned)w->node->id, (unsigned)w->rw.index, what);
-  }
-  run->stopping = true;
-  return PS_ERR_PEER;
-}
-
 static int drv_wait(void *ctx, ps_worker *handle, ps_ticket t) {
   sim_worker *w = ctx;
   sim_state *run = w->node->run;
   worker_settle(w);
   bool waited = false;
   while (!ps_worker_done(handle, t)) {
+    if (run->stuck[0]) { /* the watchdog gave up: the run fails */
+      w->waiting = false;
+      return PS_ERR_PEER;
+    }
     if (!waited) w->wait_since = simgrid_get_clock();
     waited = true;
     w->waiting = true;
-    double left = run->progress_at + run->timeout_s - simgrid_get_clock();
-    if (left <= 0 || run->stuck[0]) return give_up(w, t);
+    w->wait_ticket = t;
     sim_cpu_block_wait(run, read_as(w) ? NULL : &w->out.thread, &w->waiting, w->done_cond,
-                       w->mutex, left);
+                       w->mutex, INFINITY);
   }
   w->waiting = false;
   if (waited) woken(w);
@@ -156,6 +141,62 @@ static void drv_initial(void *ctx, uint64_t floats) {
 static double drv_now(void *ctx) {
   (void)ctx;
   return simgrid_get_clock();
+}
+
+/* ------------------------------------------------------------- watchdog */
+
+/* The deadline of the workers' waits: once no step was done anywhere for
+ * timeout_s of simulated time while a worker waits, the run stops (its
+ * timers too) and fails, saying what the first waiting worker waits for;
+ * every waiting worker is woken to give up. A daemon that only sleeps: it
+ * ends with the workers, and a run that ends never waits for it (a timed
+ * wait in each worker would: SimGrid keeps a notified wait's timeout, and
+ * the run's clock ran on to it). */
+static void stuck_now(sim_state *run) {
+  for (uint32_t i = 0; i < run->num_workers; i++) {
+    sim_worker *w = &run->workers[i];
+    if (!w->waiting) continue;
+    if (!run->stuck[0]) {
+      char what[192];
+      run_describe_wait(w->rw.handle, w->wait_ticket, what, sizeof what);
+      snprintf(run->stuck, sizeof run->stuck,
+               "simulation stuck: no step done for timeout_s %g (simulated) since %g s; worker "
+               "%u.%u waits for %s: its answer was lost, or a step takes longer than "
+               "timeout_s", run->timeout_s, run->progress_at, (unsigned)w->node->id,
+               (unsigned)w->rw.index, what);
+    }
+    w->waiting = false;
+    sg_cond_notify_one(w->done_cond);
+  }
+}
+
+static void watchdog_main(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  sim_state *run = sg_actor_self_get_data();
+  sg_actor_daemonize(sg_actor_self());
+  for (;;) {
+    double left = run->progress_at + run->timeout_s - simgrid_get_clock();
+    if (left > 0) {
+      sg_actor_sleep_for(left);
+      continue;
+    }
+    bool waiting = false;
+    for (uint32_t i = 0; i < run->num_workers && !waiting; i++) waiting = run->workers[i].waiting;
+    if (!waiting) { /* steps take long, nobody waits: look again later */
+      sg_actor_sleep_for(run->timeout_s);
+      continue;
+    }
+    stuck_now(run);
+    run->stopping = true;
+    return;
+  }
+}
+
+void sim_watchdog_spawn(sim_state *run, sg_host_t host) {
+  sg_actor_t a = sg_actor_init("watchdog", host);
+  sg_actor_set_data(a, run);
+  sg_actor_start(a, watchdog_main, 0, NULL);
 }
 
 /* ---------------------------------------------------------------- actor */
