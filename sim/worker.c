@@ -149,9 +149,9 @@ static double drv_now(void *ctx) {
  * timeout_s of simulated time while a worker waits, the run stops (its
  * timers too) and fails, saying what the first waiting worker waits for;
  * every waiting worker is woken to give up. A daemon that only sleeps: it
- * ends with the workers, and a run that ends never waits for it (a timed
- * wait in each worker would: SimGrid keeps a notified wait's timeout, and
- * the run's clock ran on to it). */
+ * ends with the workers, so a run's end never waits for it. A timed wait in
+ * each worker would not do: SimGrid keeps a notified wait's timeout, and the
+ * run's clock would run on to it. */
 static void stuck_now(sim_state *run) {
   for (uint32_t i = 0; i < run->num_workers; i++) {
     sim_worker *w = &run->workers[i];
