@@ -18,7 +18,10 @@
  * - GMAC: AES-256-GCM (libsodium's, with AES-NI and PCLMUL) with no
  *   plaintext and the sealed bytes as its additional data; the seal is the
  *   first 8 bytes of the 16-byte tag. The key is the whole 32-byte secret,
- *   expanded once per node (ps_sealer). The cost per byte is what it is
+ *   expanded once per node (ps_sealer). The secret was grown to 32 random
+ *   bytes rather than a 32-byte key derived from 16: a derived key would
+ *   hold only 128 bits of chance and need a KDF; the bytes cost nothing,
+ *   and as a run seals with one algorithm only, no bytes ever key two. The cost per byte is what it is
  *   for: about 0.9 us for a 4 KB message where SipHash takes 2.2-2.5 us
  *   (bench/mac_cost), and a remote pull pays it twice (its reply sealed,
  *   then checked).
