@@ -24,11 +24,25 @@
 #include <stdatomic.h>
 #include <string.h>
 
+/* A node's sealing key, ready for use: the run's algorithm and its key
+ * (for GMAC, libsodium's expanded AES key and GHASH powers, made once). */
+typedef struct {
+  ps_seal alg;
+  uint8_t siphash_key[16];
+  _Alignas(16) uint8_t gcm_state[512]; /* a crypto_aead_aes256gcm_state */
+} ps_sealer;
+
+/* Makes s from the run's secret for algorithm alg: PS_OK, or PS_ERR_INVAL
+ * for an unknown algorithm or GMAC on a CPU without it. */
+int ps_sealer_init(ps_sealer *s, ps_seal alg, const uint8_t secret[PS_SECRET_LEN]);
+/* Wipes s (it held the secret). */
+void ps_sealer_clear(ps_sealer *s);
 /* The seal of the encoded message buf[0..len) (len >= PS_WIRE_HEADER_LEN)
- * under secret (the wire format in ps.h says what it covers); whether the
- * seal it carries is that one. */
-uint64_t ps_msg_seal(const uint8_t *buf, size_t len, const uint8_t secret[PS_SECRET_LEN]);
-bool ps_msg_seal_ok(const uint8_t *buf, size_t len, const uint8_t secret[PS_SECRET_LEN]);
+ * under s (the wire format in ps.h says what it covers); whether the seal
+ * it carries is that one; writing it into buf's seal field. */
+uint64_t ps_msg_seal(const uint8_t *buf, size_t len, const ps_sealer *s);
+bool ps_msg_seal_ok(const uint8_t *buf, size_t len, const ps_sealer *s);
+void ps_msg_put_sealed(uint8_t *buf, size_t len, const ps_sealer *s);
 
 /* ------------------------------------------------------------ key store */
 
@@ -549,7 +563,7 @@ struct ps_node {
   size_t n_scale, next_scale; /* ... the step the timer applies next */
   _Atomic uint32_t serving; /* servers [0, serving) serve now */
   bool has_clock;           /* config.clock_service */
-  uint8_t secret[PS_SECRET_LEN]; /* config.secret: the key of every seal */
+  ps_sealer sealer; /* config.secret and config.seal: the key of every seal */
   clock_service clk;
   bounded_counters bounded;
   node_load load;

@@ -67,12 +67,13 @@ static bool scale_ok(const ps_node_config *c) {
   return !c->num_scale || c->scale;
 }
 
-/* Whether the config holds a secret: all zeros is none. A node alone
- * receives no message and needs none. */
+/* Whether the config holds a secret (all zeros is none; a node alone
+ * receives no message and needs none) and a seal this CPU makes. */
 static bool secret_ok(const ps_node_config *c) {
   uint8_t any = 0;
   for (size_t i = 0; i < PS_SECRET_LEN; i++) any |= c->secret[i];
-  return any || c->layout.num_nodes < 2;
+  return (any || c->layout.num_nodes < 2) &&
+         (c->seal == PS_SEAL_SIPHASH || (c->seal == PS_SEAL_GMAC && ps_seal_gmac_available()));
 }
 
 ps_node *ps_node_new(const ps_node_config *c) {
@@ -115,7 +116,7 @@ ps_node *ps_node_new(const ps_node_config *c) {
       workers_init(n, c->workers) != PS_OK)
     goto fail;
   n->has_clock = c->clock_service;
-  memcpy(n->secret, c->secret, PS_SECRET_LEN);
+  if (ps_sealer_init(&n->sealer, c->seal, c->secret) != PS_OK) goto fail;
   if (n->has_clock && ps__clock_init(n, c->clock_marks, c->num_clock_marks) != PS_OK) goto fail;
   if (ps__load_init(n) != PS_OK) goto fail;
   n->init_hot_keys = c->hot_keys;
@@ -170,6 +171,7 @@ void ps_node_free(ps_node *n) {
   }
   pthread_mutex_destroy(&n->replica_lock);
   pthread_mutex_destroy(&n->order_lock);
+  ps_sealer_clear(&n->sealer);
   free(n);
 }
 
@@ -403,6 +405,13 @@ uint32_t ps_node_claim_seq(ps_node *n, uint32_t dst) {
   uint32_t seq = ++n->send_seq[dst];
   pthread_mutex_unlock(&n->order_lock);
   return seq;
+}
+
+void ps_node_set_sent(ps_node *n, uint32_t dst, uint32_t seq) {
+  if (dst >= n->layout.num_nodes) return;
+  pthread_mutex_lock(&n->order_lock);
+  n->send_seq[dst] = seq;
+  pthread_mutex_unlock(&n->order_lock);
 }
 
 int64_t ps_node_directory_owner(ps_node *n, ps_key k) {
@@ -717,7 +726,7 @@ static int admit_msg(ps_node *n, uint32_t src, bool numbered, uint32_t seq, cons
   if (rc != PS_OK) return rc;
   if (src >= n->layout.num_nodes || m->src != src || m->dst != (numbered ? PS_DST_ALL : n->id))
     return PS_ERR_PEER;
-  if (!ps_msg_seal_ok(buf, len, n->secret)) {
+  if (!ps_msg_seal_ok(buf, len, &n->sealer)) {
     stat_add(&n->stats.bad_seals, 1);
     return PS_ERR_SEAL;
   }

@@ -272,51 +272,64 @@ static bool outq_append(ps_node *n, queued_msg q) {
   return true;
 }
 
-/* Queues buf for dst as the channel's next number, and seals it (order
- * lock held). */
-static bool enqueue_to(ps_node *n, uint32_t dst, uint8_t *buf, size_t len) {
+/* Queues buf for dst as the channel's next number, and seals it once
+ * queued (order lock held): PS_OK, PS_ERR_NOMEM, or PS_ERR_LIMIT when the
+ * channel has used all its numbers (a number is never given twice: GMAC's
+ * nonce, model/codec.c). */
+static int enqueue_to(ps_node *n, uint32_t dst, uint8_t *buf, size_t len) {
+  if (n->send_seq[dst] == UINT32_MAX) return PS_ERR_LIMIT;
   uint32_t seq = n->send_seq[dst] + 1;
   ps_msg_put_dst_seq(buf, dst, seq);
-  ps_msg_put_seal(buf, len, n->secret);
-  if (!outq_append(n, (queued_msg){dst, buf, len, NULL, 1})) return false;
+  if (!outq_append(n, (queued_msg){dst, buf, len, NULL, 1})) return PS_ERR_NOMEM;
+  ps_msg_put_sealed(buf, len, &n->sealer);
   n->send_seq[dst] = seq;
-  return true;
+  return PS_OK;
+}
+
+/* Whether every channel to the others, and the shared numbers, have a
+ * number left. */
+static bool numbers_left(const ps_node *n) {
+  for (uint32_t dst = 0; dst < n->layout.num_nodes; dst++)
+    if (dst != n->id && n->send_seq[dst] == UINT32_MAX) return false;
+  return n->shared_sent != UINT32_MAX;
 }
 
 /* Queues a ps__ctx_add_all message, encoded in buf, for every other node,
  * numbered on each channel in node order: whole, for env.send_shared (see
  * queued_msg), as the node's next shared message, sealed once for all; or
- * as a copy per node, the last node taking buf itself. */
-static bool enqueue_all(ps_node *n, uint8_t *buf, size_t len) {
+ * as a copy per node, the last node taking buf itself. enqueue_to's codes. */
+static int enqueue_all(ps_node *n, uint8_t *buf, size_t len) {
   uint32_t count = n->layout.num_nodes - 1;
+  if (!numbers_left(n)) return PS_ERR_LIMIT;
   if (!n->env.send_shared) {
     uint32_t last = n->id == count ? count - 1 : count;
     for (uint32_t dst = 0; dst < last; dst++) {
       if (dst == n->id) continue;
       uint8_t *copy = malloc(len);
-      if (!copy) return false;
+      if (!copy) return PS_ERR_NOMEM;
       memcpy(copy, buf, len);
-      if (!enqueue_to(n, dst, copy, len)) {
+      int rc = enqueue_to(n, dst, copy, len);
+      if (rc != PS_OK) {
         free(copy);
-        return false;
+        return rc;
       }
     }
     return enqueue_to(n, last, buf, len);
   }
   uint32_t *shared = malloc(2 * (size_t)count * sizeof *shared);
   ps_msg_put_dst_seq(buf, PS_DST_ALL, n->shared_sent + 1);
-  ps_msg_put_seal(buf, len, n->secret);
   if (!shared || !outq_append(n, (queued_msg){ALL_OTHERS, buf, len, shared, count})) {
     free(shared);
-    return false;
+    return PS_ERR_NOMEM;
   }
+  ps_msg_put_sealed(buf, len, &n->sealer);
   n->shared_sent++;
   for (uint32_t dst = 0, i = 0; dst < n->layout.num_nodes; dst++) {
     if (dst == n->id) continue;
     shared[i] = dst;
     shared[count + i++] = ++n->send_seq[dst];
   }
-  return true;
+  return PS_OK;
 }
 
 /* Encodes m into the node's send queue (order lock held). */
@@ -330,11 +343,11 @@ static void enqueue_one(call_ctx *c, out_msg *m) {
   m->head.pos = (const uint8_t *)m->pos;
   m->head.values = (const uint8_t *)m->values;
   m->head.seq = 0;
-  if (!buf || ps_msg_encode(&m->head, buf, len) < 0) goto fail;
-  if (all ? enqueue_all(n, buf, len) : enqueue_to(n, m->dst, buf, len)) return;
-fail:
+  int rc = !buf || ps_msg_encode(&m->head, buf, len) < 0 ? PS_ERR_NOMEM
+           : all ? enqueue_all(n, buf, len) : enqueue_to(n, m->dst, buf, len);
+  if (rc == PS_OK) return;
   free(buf);
-  if (!c->error) c->error = PS_ERR_NOMEM;
+  if (!c->error) c->error = rc;
 }
 
 /* Hands one queued message to the backend (no lock held). */

@@ -242,8 +242,9 @@ struct cJSON;
 /* Little-endian fixed header followed by a body:
  *   keys[key_count] (u64), pos[key_count] (u32), values[value_floats] (f32).
  * Every message is sealed: its header's seal field holds a keyed MAC
- * (SipHash-2-4, 8 bytes, under the run's secret, ps_node_config.secret) of
- * everything after that field: the rest of the header (version, type,
+ * (8 bytes, under the run's secret, ps_node_config.secret; the run's
+ * algorithm, ps_node_config.seal: GMAC or SipHash-2-4) of everything after
+ * that field: the rest of the header (version, type,
  * flags, sender, destination, number, origin, worker, request, aux, counts)
  * and the whole body. The magic before it is a constant the decoder checks.
  * A receiver checks the seal before anything else and refuses a message
@@ -276,9 +277,27 @@ struct cJSON;
 #define PS_WIRE_MAGIC 0x424c5350u /* "PSLB" */
 #define PS_WIRE_VERSION 3
 #define PS_WIRE_HEADER_LEN 64
-#define PS_SECRET_LEN 16       /* bytes of the run's secret (a SipHash-2-4 key) */
+/* Bytes of the run's secret: an AES-256 key for GMAC; SipHash-2-4 uses its
+ * first 16. One run uses one of the two algorithms, never both. */
+#define PS_SECRET_LEN 32
 #define PS_DST_ALL UINT32_MAX  /* the destination of a shared message */
 #define PS_MAX_HOPS 64 /* forwards of one operation; more is a loop: dropped */
+
+/* The algorithm of a run's seals (ps_node_config.seal), the same on every
+ * node: a message sealed under the other one is refused like a forgery.
+ * Both give an 8-byte seal, so neither changes a message's length. */
+typedef enum {
+  PS_SEAL_SIPHASH = 0, /* SipHash-2-4 (libsodium's crypto_shorthash): any CPU */
+  PS_SEAL_GMAC,        /* AES-256-GCM's tag over the message, truncated to 8
+                          bytes: faster per byte, needs AES-NI and PCLMUL */
+  PS_SEAL_END
+} ps_seal;
+
+/* Whether this CPU runs GMAC seals (libsodium's AES-256-GCM: AES-NI and
+ * PCLMUL on x86-64). */
+bool ps_seal_gmac_available(void);
+/* "siphash", "gmac"; "?" when unknown. */
+const char *ps_seal_name(ps_seal s);
 
 typedef enum {
   PS_MSG_PULL = 1,      /* origin -> home/owner: read keys */
@@ -464,6 +483,11 @@ typedef struct {
    * randomness); all zeros (the default) is no secret: ps_node_new refuses
    * it on a layout of several nodes. */
   uint8_t secret[PS_SECRET_LEN];
+  /* The algorithm of the seals (default SipHash): the same for every node
+   * of a run, chosen by the backend (run_seal_choose); ps_node_new refuses
+   * GMAC on a CPU without it. It changes no simulated figure: both seals
+   * are 8 bytes. */
+  ps_seal seal;
 } ps_node_config;
 
 /* Fills defaults: 1 worker, 64 stripes, no policy, default settings. */
@@ -471,7 +495,8 @@ void ps_node_config_default(ps_node_config *c);
 
 /* Creates a node; the config is copied (policy_json and hot_keys are only
  * read by the policy's init, during this call). NULL on bad config (among
- * them no secret with several nodes) or no memory. */
+ * them no secret with several nodes, or a seal this CPU cannot make) or no
+ * memory. */
 ps_node *ps_node_new(const ps_node_config *c);
 void ps_node_free(ps_node *node);
 

@@ -33,8 +33,11 @@ bool ps_msg_type_has_values(int type);
 /* Name of a message type ("PULL", ...), "?" when unknown. */
 const char *ps_msg_type_name(int type);
 /* Writes the seal of the encoded message buf[0..len) (len >=
- * PS_WIRE_HEADER_LEN) under secret, as a node does once it has numbered it. */
-void ps_msg_put_seal(uint8_t *buf, size_t len, const uint8_t secret[PS_SECRET_LEN]);
+ * PS_WIRE_HEADER_LEN) under secret with algorithm alg, as a node does once
+ * it has numbered it (GMAC on a CPU without it: a zero seal, which no
+ * node takes). */
+void ps_msg_put_seal(uint8_t *buf, size_t len, const uint8_t secret[PS_SECRET_LEN],
+                     ps_seal alg);
 /* Writes dst and seq into the header of the encoded message buf (at least
  * PS_WIRE_HEADER_LEN bytes); its seal must then be written again. */
 void ps_msg_put_dst_seq(uint8_t *buf, uint32_t dst, uint32_t seq);
@@ -51,6 +54,9 @@ uint32_t ps_node_next_shared(ps_node *node, uint32_t src);
  * node did not make (a fuzzer's, sent in order among the node's own): the
  * node's next message to dst is numbered after it. 0 when dst is no node. */
 uint32_t ps_node_claim_seq(ps_node *node, uint32_t dst);
+/* Sets the last number this node sent to dst (dst < the number of nodes):
+ * for tests of a channel near the end of its numbers. */
+void ps_node_set_sent(ps_node *node, uint32_t dst, uint32_t seq);
 
 /* ----------------------------------------------------------- operations */
 

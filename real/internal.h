@@ -82,15 +82,20 @@ void __tsan_release(void *addr);
 #define REAL_CTL_MAX_PAYLOAD (64u << 20)
 
 typedef enum {
-  REAL_CTL_HELLO = 1, /* node -> rank 0: my endpoint (payload: a string) */
+  REAL_CTL_HELLO = 1, /* node -> rank 0: my endpoint (payload: a string);
+                         seq: REAL_HELLO_GMAC when my CPU makes GMAC seals */
   REAL_CTL_BOOK,      /* rank 0 -> node: the run's secret (PS_SECRET_LEN
-                         bytes), then every endpoint (size strings) */
+                         bytes), then every endpoint (size strings); seq:
+                         the run's seal (a ps_seal) */
   REAL_CTL_ABORT,     /* a node failed; seq: the rank that failed first */
   REAL_CTL_GATHER,    /* node -> rank 0: a contribution to collective seq */
   REAL_CTL_RELEASE,   /* rank 0 -> node: the answer of collective seq */
   REAL_CTL_PING,      /* node -> node: I am alive (no payload; receiver.c) */
   REAL_CTL_TYPE_END
 } real_ctl_type;
+
+/* A HELLO's seq: what the node's CPU can do. */
+#define REAL_HELLO_GMAC 1u
 
 typedef struct {
   uint8_t type;
@@ -232,6 +237,10 @@ struct real_node {
   /* The key of the core's seals (ps_node_config.secret): rank 0's own,
    * which it sends the others in the book; theirs, taken from it. */
   uint8_t secret[PS_SECRET_LEN];
+  /* The run's seal (ps_node_config.seal): rank 0 chooses it at the
+   * rendezvous, GMAC only if every node said it can, and sends it with the
+   * secret; the others take it from the book. */
+  ps_seal seal;
   _Atomic uint64_t refused;
 
   /* The straggler emulation (throttle.c): this node's straggler, or NULL,

@@ -287,10 +287,11 @@ static void send_published(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
   real_node_send(ctx, dst, buf, len);
 }
 
-/* After the rendezvous: every node has the run's secret by then. */
+/* After the rendezvous: every node has the run's secret and seal by then. */
 static int core_create(real_node *n, const real_node_config *c, char *err, size_t errlen) {
   ps_node_config cfg = c->core;
   memcpy(cfg.secret, n->secret, PS_SECRET_LEN);
+  cfg.seal = n->seal; /* rank 0's choice, whatever c->core.seal says */
   real_node_env(n, &cfg.env);
   cfg.env.send = send_published;
   n->core = ps_node_new(&cfg);

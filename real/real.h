@@ -142,7 +142,9 @@ typedef struct real_node real_node;
 typedef struct {
   /* The core's config: its id is this node's rank, layout.num_nodes the
    * number of nodes (run_node_config fills it for a run). Its env is the
-   * node's own: whatever is there is replaced. */
+   * node's own: whatever is there is replaced. Its secret is rank 0's (the
+   * others take rank 0's from the rendezvous); its seal is replaced by the
+   * one rank 0 chooses there (run_seal_choose, over every node's CPU). */
   ps_node_config core;
   const real_cluster *cluster;   /* borrowed for the node's life */
   /* Rank 0's "HOST:PORT" (NULL: cluster->coordinator). Rank 0 binds its

@@ -5,8 +5,13 @@
  * then tells a launcher or writes to a coordinator file). Every other node
  * binds its own ROUTER, connects a DEALER to rank 0 and says HELLO with its
  * endpoint. When all have arrived, rank 0 connects to each and sends the
- * address book (the run's secret, which seals the core's messages, and every
- * endpoint, by rank); each node then connects to every other. This runs on the main thread before the receiver starts, so the
+ * address book (the run's secret, which seals the core's messages, the
+ * seal's algorithm, and every endpoint, by rank); each node then connects
+ * to every other. Each HELLO says whether its node offers GMAC seals (its
+ * CPU makes them, and its PSLAB_SEAL does not say "siphash"); rank 0
+ * chooses GMAC only if all do, as nodes may run on different CPUs
+ * (run_seal_choose: rank 0's PSLAB_SEAL may force either, and a forced
+ * GMAC that a node does not offer fails the start-up, naming it). This runs on the main thread before the receiver starts, so the
  * ROUTER has one reader. Everything waits with a deadline (timeout_s): a
  * node that never arrives is named by rank, and rank 0 tells the nodes that
  * did arrive why the run cannot start.
@@ -98,6 +103,7 @@ static void host_port_of(const char *endpoint, char *out, size_t n) {
 typedef struct {
   char **endpoints; /* by rank; [0] is rank 0's */
   uint32_t arrived;
+  bool all_gmac; /* every node arrived so far makes GMAC seals */
   bad_frames bad;
 } book;
 
@@ -126,6 +132,7 @@ static int take_hello(real_node *n, uint32_t src, const real_ctl *m, book *b, ch
     return -1;
   }
   b->arrived++;
+  if (!(m->seq & REAL_HELLO_GMAC)) b->all_gmac = false;
   return 0;
 }
 
@@ -179,7 +186,8 @@ static void abort_arrived(real_node *n, book *b, const char *why) {
   n->abort_told = true;
 }
 
-/* The book: the run's secret, then every endpoint. It travels over CURVE
+/* The book: the run's secret, then every endpoint; the run's seal as its
+ * number. It travels over CURVE
  * when the cluster authenticates (docs/real-clusters.md); on a plain link,
  * as everything else does. */
 static int send_book(real_node *n, book *b, char *err, size_t errlen) {
@@ -201,7 +209,7 @@ static int send_book(real_node *n, book *b, char *err, size_t errlen) {
     rc = real_transport_connect(n, p, b->endpoints[p], err, errlen);
   n->peers_made = true;
   for (uint32_t p = 1; p < n->size && rc == 0; p++)
-    real_send_ctl(n, p, REAL_CTL_BOOK, 0, payload, len, false);
+    real_send_ctl(n, p, REAL_CTL_BOOK, n->seal, payload, len, false);
   sodium_memzero(payload, PS_SECRET_LEN);
   free(payload);
   return rc;
@@ -218,7 +226,8 @@ static int announce(real_node *n, const real_node_config *c, char *err, size_t e
 
 static int root_rendezvous(real_node *n, const real_node_config *c, char *err,
                            size_t errlen) {
-  book b = {.endpoints = calloc(n->size, sizeof(char *)), .arrived = 1};
+  book b = {.endpoints = calloc(n->size, sizeof(char *)), .arrived = 1,
+            .all_gmac = run_seal_gmac_offered()};
   if (!b.endpoints || !(b.endpoints[0] = strdup(n->endpoint))) {
     free(b.endpoints);
     snprintf(err, errlen, "node 0: out of memory");
@@ -248,6 +257,7 @@ static int root_rendezvous(real_node *n, const real_node_config *c, char *err,
              why, bad);
     rc = -1;
   }
+  if (rc == 0) rc = run_seal_choose(b.all_gmac, &n->seal, err, errlen);
   if (rc == 0) rc = send_book(n, &b, err, errlen);
   else abort_arrived(n, &b, err);
   for (uint32_t p = 0; p < n->size; p++) free(b.endpoints[p]);
@@ -271,6 +281,11 @@ static int take_reply(real_node *n, const real_ctl *m, char *err, size_t errlen)
              m->size, n->rank, n->size);
     return -1;
   }
+  if (m->seq >= PS_SEAL_END || (m->seq == PS_SEAL_GMAC && !ps_seal_gmac_available())) {
+    snprintf(err, errlen, "node 0 chose the seal %u (%s), which node %u cannot make", m->seq,
+             m->seq < PS_SEAL_END ? ps_seal_name((ps_seal)m->seq) : "unknown", n->rank);
+    return -1;
+  }
   for (uint32_t p = 1; p < n->size; p++)
     if (p != n->rank &&
         real_transport_connect(n, p, real_ctl_book_entry(m, p), err, errlen) != 0)
@@ -278,6 +293,7 @@ static int take_reply(real_node *n, const real_ctl *m, char *err, size_t errlen)
   if (real_transport_connect(n, n->rank, NULL, err, errlen) != 0) return -1;
   n->peers_made = true;
   memcpy(n->secret, real_ctl_book_secret(m), PS_SECRET_LEN);
+  n->seal = (ps_seal)m->seq;
   return 1;
 }
 
@@ -337,7 +353,8 @@ static int node_rendezvous(real_node *n, const real_node_config *c, char *err,
       deadline = fmax(deadline, now + n->cluster.timeout_s + ANSWER_MARGIN_S);
     }
     if (now >= next_hello) {
-      real_send_ctl(n, 0, REAL_CTL_HELLO, 0, n->endpoint, strlen(n->endpoint), false);
+      real_send_ctl(n, 0, REAL_CTL_HELLO, run_seal_gmac_offered() ? REAL_HELLO_GMAC : 0,
+                    n->endpoint, strlen(n->endpoint), false);
       next_hello = now + HELLO_EVERY_S;
     }
     rc = read_replies(n, &bad, err, errlen);

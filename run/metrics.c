@@ -716,7 +716,8 @@ static const run_metric table[] = {
      "when some were dropped", SUM, false, 0, v_hop_drops, NULL, NULL},
     {"bad_seals", "", "messages with a wrong seal",
      "Messages a core refused, before they took a channel number, because their seal did not "
-     "match the run's secret: not sent by a node of this run.", "when some were refused",
+     "match the run's secret and seal algorithm: not sent by a node of this run.",
+     "when some were refused",
      SUM, false, 0, v_bad_seals, NULL, NULL},
     {"wait_s", "s", "clock wait",
      "Time a worker spent blocked at the clock bound (its clock more than `staleness` "

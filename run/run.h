@@ -81,6 +81,9 @@ typedef struct {
    * or, on a node that learns it at start-up (real/'s ranks but 0), sets it
    * in the node's config itself. */
   uint8_t secret[PS_SECRET_LEN];
+  /* The algorithm of the seals (ps_node_config.seal), which run_node_config
+   * hands to every node: the backend's choice (run_seal_choose). */
+  ps_seal seal;
   const char *base_dir;         /* where the spec is: relative data files are
                                    read from there (NULL: the current one) */
   /* Recording a trace (NULL: none): each worker of rank r writes its part,
@@ -253,6 +256,20 @@ typedef struct {
 /* Fills out with a new random secret (libsodium's randombytes_buf, from the
  * operating system): a run's, for run_args.secret. */
 void run_secret_new(uint8_t out[PS_SECRET_LEN]);
+
+/* The name of the environment variable that forces a run's seal. */
+#define RUN_SEAL_ENV "PSLAB_SEAL"
+/* The algorithm of a run's seals (run_args.seal), chosen once per run by
+ * whoever draws its secret: GMAC when every node's CPU makes it
+ * (every_node_gmac: ps_seal_gmac_available on each), else SipHash. The
+ * environment variable PSLAB_SEAL forces one: "siphash" or "gmac" ("auto",
+ * empty or unset: the choice above); for tests and measurements. The
+ * choice changes no simulated figure. 0, or -1 with err set for another
+ * value, or "gmac" where a node cannot make it. */
+int run_seal_choose(bool every_node_gmac, ps_seal *out, char *err, size_t errlen);
+/* Whether this node offers GMAC at a rendezvous (every_node_gmac above is
+ * the offers of all): its CPU makes it, and PSLAB_SEAL is not "siphash". */
+bool run_seal_gmac_offered(void);
 
 /* The seed of worker `rank`'s sampler: the reproducibility contract, here
  * once. (Its step stream is seeded by wl_stream_new from the same pair.) */

@@ -153,6 +153,35 @@ void run_secret_new(uint8_t out[PS_SECRET_LEN]) {
   randombytes_buf(out, PS_SECRET_LEN);
 }
 
+int run_seal_choose(bool every_node_gmac, ps_seal *out, char *err, size_t errlen) {
+  const char *want = getenv(RUN_SEAL_ENV);
+  if (!want || !*want || strcmp(want, "auto") == 0) {
+    *out = every_node_gmac ? PS_SEAL_GMAC : PS_SEAL_SIPHASH;
+    return 0;
+  }
+  if (strcmp(want, ps_seal_name(PS_SEAL_SIPHASH)) == 0) {
+    *out = PS_SEAL_SIPHASH;
+    return 0;
+  }
+  if (strcmp(want, ps_seal_name(PS_SEAL_GMAC)) != 0) {
+    snprintf(err, errlen, "%s=\"%.40s\": expected \"siphash\", \"gmac\" or \"auto\"",
+             RUN_SEAL_ENV, want);
+    return -1;
+  }
+  if (!every_node_gmac) {
+    snprintf(err, errlen, "%s=gmac: a node's CPU cannot make GMAC seals (AES-NI and PCLMUL); "
+             "use \"siphash\" or \"auto\"", RUN_SEAL_ENV);
+    return -1;
+  }
+  *out = PS_SEAL_GMAC;
+  return 0;
+}
+
+bool run_seal_gmac_offered(void) {
+  const char *want = getenv(RUN_SEAL_ENV);
+  return ps_seal_gmac_available() && !(want && strcmp(want, ps_seal_name(PS_SEAL_SIPHASH)) == 0);
+}
+
 void run_node_config(const run_setup *s, uint32_t id, ps_node_config *cfg) {
   ps_node_config_default(cfg);
   cfg->id = id;
@@ -169,6 +198,7 @@ void run_node_config(const run_setup *s, uint32_t id, ps_node_config *cfg) {
   cfg->scale = s->args.scale;
   cfg->num_scale = s->args.n_scale;
   memcpy(cfg->secret, s->args.secret, PS_SECRET_LEN);
+  cfg->seal = s->args.seal;
 }
 
 ps_consistency run_setup_consistency(const run_setup *s) { return s->consistency; }

@@ -54,15 +54,20 @@ void harness_config_default(harness_config *c) {
 uint64_t harness_rand(harness *h) { return ps_splitmix64(&h->rng); }
 
 const uint8_t *harness_secret(void) {
-  static const uint8_t secret[PS_SECRET_LEN] = "harness secret!";
+  static const uint8_t secret[PS_SECRET_LEN] = "the harness's secret, 32 bytes!";
   return secret;
 }
+
+static ps_seal seal_in_use = PS_SEAL_SIPHASH;
+
+void harness_use_seal(ps_seal s) { seal_in_use = s; }
+ps_seal harness_seal(void) { return seal_in_use; }
 
 long harness_encode(const ps_msg *m, uint32_t dst, uint8_t *buf, size_t len) {
   ps_msg to = *m;
   to.dst = dst;
   long n = ps_msg_encode(&to, buf, len);
-  if (n > 0) ps_msg_put_seal(buf, (size_t)n, harness_secret());
+  if (n > 0) ps_msg_put_seal(buf, (size_t)n, harness_secret(), seal_in_use);
   return n;
 }
 
@@ -140,6 +145,9 @@ harness *harness_new(const harness_config *c) {
     nc.num_scale = c->num_scale;
     memcpy(nc.secret, harness_secret(), PS_SECRET_LEN);
     if (c->wrong_secret >> i & 1) nc.secret[0] ^= 1; /* not the run's */
+    nc.seal = c->other_seal >> i & 1 ? (seal_in_use == PS_SEAL_GMAC ? PS_SEAL_SIPHASH
+                                                                    : PS_SEAL_GMAC)
+                                     : seal_in_use;
     h->nodes[i] = ps_node_new(&nc);
     if (!h->nodes[i]) abort();
   }

@@ -27,6 +27,8 @@ typedef struct {
   size_t num_scale;
   bool shared_sends;           /* env.send_shared (default: every copy through send) */
   uint32_t wrong_secret;       /* bit i: node i's secret is not the others' */
+  uint32_t other_seal;         /* bit i: node i seals with the other algorithm
+                                  than harness_seal() (same secret) */
 } harness_config;
 
 /* Defaults: 2 nodes, 1 worker, one table of 64 keys of length 4, hash. */
@@ -67,8 +69,12 @@ uint64_t harness_rand(harness *h);
 
 /* The run's secret every harness node holds (ps_node_config.secret). */
 const uint8_t *harness_secret(void);
+/* The seal (ps_node_config.seal) of the nodes harness_new makes from now
+ * on, and of harness_encode: SipHash until a test says otherwise. */
+void harness_use_seal(ps_seal s);
+ps_seal harness_seal(void);
 /* Encodes m as a message to dst (its dst field is set to dst) and seals it
- * with harness_secret, as a node of the harness would: ps_msg_encode's
+ * with harness_secret and harness_seal(), as a node of the harness would: ps_msg_encode's
  * result. A forger's message is ps_msg_encode's alone (no seal). */
 long harness_encode(const ps_msg *m, uint32_t dst, uint8_t *buf, size_t len);
 

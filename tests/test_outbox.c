@@ -57,7 +57,7 @@ static void record_shared(void *ctx, const uint32_t *dst, const uint32_t *seq, s
     CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
     memcpy(copy, buf, len);
     ps_msg_put_dst_seq(copy, dst[i], seq[i]);
-    ps_msg_put_seal(copy, len, harness_secret());
+    ps_msg_put_seal(copy, len, harness_secret(), harness_seal());
     record_send(ctx, dst[i], copy, len);
   }
   free(buf);

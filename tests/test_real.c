@@ -1183,7 +1183,7 @@ static int garbage_child(uint32_t rank, const char *coordinator, void *arg) {
   size_t len = ps_msg_encoded_len(1, 0);
   uint8_t *buf = malloc(len);
   ps_msg_encode(&m, buf, len);
-  ps_msg_put_seal(buf, len, n->secret);
+  ps_msg_put_seal(buf, len, n->secret, n->seal);
   real_node_send(n, 0, buf, len);
   int rc = real_node_barrier(n, "garbage sent", c.timeout_s);
   if (rc == PS_OK) rc = real_node_quiesce(n);
@@ -1343,6 +1343,101 @@ static void test_waiting_workers_read_the_router(void) {
   real_node_free(n);
   kids_wait(&ks, c.timeout_s + 5);
   CU_ASSERT_TRUE(kid_ok(&ks.k[1]));
+  alarm(0);
+}
+
+/* ------------------------------------------------------------- seals */
+
+/* Node 1 under PSLAB_SEAL = arg (NULL: unset): it must end with the seal
+ * node 0 chose (its exit status 3 if not), pull a key homed at node 0 and
+ * end with it. */
+typedef struct {
+  const char *env;
+  ps_seal expect;
+} seal_case;
+
+static ps_key key_homed(real_node *n, uint32_t home) {
+  const ps_layout *l = ps_node_layout(real_node_core(n));
+  for (ps_key k = 0;; k++)
+    if (ps_layout_home(l, k) == home) return k;
+}
+
+static int pull_from(real_node *n, uint32_t home) {
+  ps_worker *w = ps_node_worker(real_node_core(n), 0);
+  ps_key k = key_homed(n, home);
+  float v[2];
+  ps_ticket t;
+  int rc = ps_pull(w, &k, 1, v, 2, &t, real_node_now(n));
+  return rc == PS_PENDING ? real_node_wait(n, w, t) : rc;
+}
+
+static int seal_child(uint32_t rank, const char *coordinator, void *arg) {
+  const seal_case *sc = arg;
+  if (sc->env) setenv(RUN_SEAL_ENV, sc->env, 1);
+  else unsetenv(RUN_SEAL_ENV);
+  real_cluster c = test_cluster(10);
+  char err[REAL_ERROR_MAX];
+  real_node *n = pair_node(rank, coordinator, NULL, &c, err, sizeof err);
+  if (n && n->seal != sc->expect) {
+    fprintf(stderr, "node 1 seals with %s, not %s\n", ps_seal_name(n->seal),
+            ps_seal_name(sc->expect));
+    return 3;
+  }
+  if (n && pull_from(n, 0) != PS_OK) return 4;
+  return passive_end(n, "pulled", c.timeout_s, NULL, err, sizeof err);
+}
+
+/* Node 0 under PSLAB_SEAL = env0 and node 1 under child->env: both end
+ * with the seal `expect` and pull from each other. */
+static void check_seal_pair(const char *env0, seal_case *child) {
+  kids ks;
+  kids_spawn(&ks, 2, seal_child, child);
+  if (env0) setenv(RUN_SEAL_ENV, env0, 1);
+  real_cluster c = test_cluster(10);
+  char err[REAL_ERROR_MAX];
+  real_node *n = pair_node(0, NULL, &ks, &c, err, sizeof err);
+  unsetenv(RUN_SEAL_ENV);
+  if (!n) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+  CU_ASSERT_EQUAL(n->seal, child->expect);
+  CU_ASSERT_EQUAL(pull_from(n, 1), PS_OK);
+  CU_ASSERT_EQUAL(real_node_barrier(n, "pulled", c.timeout_s), PS_OK);
+  CU_ASSERT_EQUAL(real_node_quiesce(n), PS_OK);
+  ps_node_stats core;
+  ps_node_get_stats(real_node_core(n), &core);
+  CU_ASSERT_EQUAL(core.bad_seals, 0);
+  CU_ASSERT_EQUAL(real_node_finish(n), PS_OK);
+  real_node_free(n);
+  kids_wait(&ks, c.timeout_s + 5);
+  CU_ASSERT_TRUE(kid_ok(&ks.k[1]));
+}
+
+/* Rank 0 chooses the seal and hands it over with the secret: GMAC when
+ * every node offers it, SipHash when one does not (here node 1, told so by
+ * PSLAB_SEAL); a forced GMAC that node 1 does not offer fails the start-up
+ * on both, naming the variable. */
+static void test_rank0_chooses_the_seal(void) {
+  alarm(bound_s());
+  bool gmac = ps_seal_gmac_available();
+  seal_case both = {NULL, gmac ? PS_SEAL_GMAC : PS_SEAL_SIPHASH};
+  check_seal_pair(NULL, &both);
+  seal_case refuses = {"siphash", PS_SEAL_SIPHASH};
+  check_seal_pair(NULL, &refuses);
+  if (gmac) {
+    kids ks;
+    kids_spawn(&ks, 2, seal_child, &refuses);
+    setenv(RUN_SEAL_ENV, "gmac", 1);
+    real_cluster c = test_cluster(10);
+    char err[REAL_ERROR_MAX] = "";
+    real_node *n = pair_node(0, NULL, &ks, &c, err, sizeof err);
+    unsetenv(RUN_SEAL_ENV);
+    CU_ASSERT_PTR_NULL(n);
+    CU_ASSERT_TRUE(unit_contains(err, "PSLAB_SEAL=gmac"));
+    real_node_free(n);
+    kids_wait(&ks, c.timeout_s + 5);
+    CU_ASSERT_NOT_EQUAL(ks.k[1].status, 0);
+    CU_ASSERT_TRUE(unit_contains(ks.k[1].text, "PSLAB_SEAL=gmac"));
+  }
   alarm(0);
 }
 
@@ -1857,7 +1952,7 @@ static uint8_t *forge_like(const ps_msg *m, uint32_t seq, size_t *len) {
   *len = ps_msg_encoded_len(f.key_count, f.value_floats);
   uint8_t *buf = vals ? malloc(*len) : NULL;
   if (buf && ps_msg_encode(&f, buf, *len) > 0) {
-    ps_msg_put_seal(buf, *len, stranger);
+    ps_msg_put_seal(buf, *len, stranger, PS_SEAL_SIPHASH);
   } else {
     free(buf);
     buf = NULL;
@@ -2759,6 +2854,8 @@ PSLAB_SUITE("real",
              test_local_run_servers_and_worker_nodes},
             {"psld scaling in, with processes", test_local_run_psld_scaling_in},
             {"bad frames are dropped and counted", test_bad_frames_are_dropped},
+            {"rank 0 chooses the seal: GMAC only if every node offers it",
+             test_rank0_chooses_the_seal},
             {"waiting workers read the ROUTER: every ack once, every push once",
              test_waiting_workers_read_the_router},
             {"which clusters authenticate with CURVE", test_auth_decision},

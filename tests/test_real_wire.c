@@ -63,8 +63,8 @@ static void test_data_messages_are_not_control(void) {
 /* A book: the run's secret (PS_SECRET_LEN bytes, NULs among them), then
  * the endpoints. */
 static void test_book_entries(void) {
-  const char book[] = "sec\0ret of 16 b\0tcp://a:1\0tcp://bb:22\0tcp://ccc:333";
-  _Static_assert(PS_SECRET_LEN == 16, "the book above starts with 16 bytes of secret");
+  const char book[] = "sec\0ret of 16 b\0and 16 bytes mo\0tcp://a:1\0tcp://bb:22\0tcp://ccc:333";
+  _Static_assert(PS_SECRET_LEN == 32, "the book above starts with 32 bytes of secret");
   size_t len;
   uint8_t *buf = encode(REAL_CTL_BOOK, 0, 3, book, sizeof book, &len);
   real_ctl m;

@@ -856,6 +856,34 @@ static void test_replica_check(void) {
   CU_ASSERT_EQUAL(owned, 3 * 2 * 8); /* value_sum misses it */
 }
 
+/* The seal a run uses: GMAC only where every node makes it, unless
+ * PSLAB_SEAL forces one; a forced GMAC where a node cannot, or another
+ * word, is a clear error naming the variable. */
+static void test_seal_choice(void) {
+  char err[256];
+  ps_seal s = PS_SEAL_END;
+  unsetenv(RUN_SEAL_ENV);
+  CU_ASSERT_EQUAL(run_seal_choose(true, &s, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(s, PS_SEAL_GMAC);
+  CU_ASSERT_EQUAL(run_seal_choose(false, &s, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(s, PS_SEAL_SIPHASH);
+  setenv(RUN_SEAL_ENV, "siphash", 1);
+  CU_ASSERT_EQUAL(run_seal_choose(true, &s, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(s, PS_SEAL_SIPHASH);
+  setenv(RUN_SEAL_ENV, "gmac", 1);
+  CU_ASSERT_EQUAL(run_seal_choose(true, &s, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(s, PS_SEAL_GMAC);
+  CU_ASSERT_EQUAL(run_seal_choose(false, &s, err, sizeof err), -1);
+  CU_ASSERT_TRUE(unit_contains(err, "PSLAB_SEAL=gmac"));
+  setenv(RUN_SEAL_ENV, "aes", 1);
+  CU_ASSERT_EQUAL(run_seal_choose(true, &s, err, sizeof err), -1);
+  CU_ASSERT_TRUE(unit_contains(err, "PSLAB_SEAL=\"aes\": expected"));
+  setenv(RUN_SEAL_ENV, "auto", 1);
+  CU_ASSERT_EQUAL(run_seal_choose(false, &s, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(s, PS_SEAL_SIPHASH);
+  unsetenv(RUN_SEAL_ENV);
+}
+
 PSLAB_SUITE("run",
             {"replica check: replicas against owners, a double count caught",
              test_replica_check},
@@ -874,4 +902,6 @@ PSLAB_SUITE("run",
              test_setup_refuses_what_memory_cannot_hold},
             {"worker seed contract", test_worker_seed_contract},
             {"a run on the in-memory harness", test_run_on_the_harness},
-            {"a straggler's phases stretch work", test_phase_stretch})
+            {"a straggler's phases stretch work", test_phase_stretch},
+            {"the seal: GMAC where every node makes it, PSLAB_SEAL forces one",
+             test_seal_choice})

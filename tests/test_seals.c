@@ -4,7 +4,8 @@
  * messages are forged, raced and replayed the way anyone who can reach a
  * node could: numbered correctly on their channel, ahead of the real ones,
  * with and without the secret. None may lose, double or forge a value, and
- * every real operation still completes.
+ * every real operation still completes. Every case runs under both seals
+ * (GMAC where this CPU makes it, and SipHash).
  */
 #include "model/testing.h"
 #include "tests/harness.h"
@@ -323,6 +324,7 @@ static void test_node_needs_a_secret(void) {
   c.layout.tables[0] = (ps_table){0, 8, 1};
   c.layout.num_nodes = 2;
   c.env.send = drop;
+  c.seal = harness_seal();
   CU_ASSERT_PTR_NULL(ps_node_new(&c));
   memcpy(c.secret, harness_secret(), PS_SECRET_LEN);
   ps_node *n = ps_node_new(&c);
@@ -335,14 +337,140 @@ static void test_node_needs_a_secret(void) {
   ps_node_free(n);
 }
 
-PSLAB_SUITE("seals", {"the number race: a forged PUSH ahead of the real one", test_number_race_push},
-            {"the number race: a forged TRANSFER ahead of the real one",
-             test_number_race_transfer},
-            {"forged replies are refused, the real ones complete", test_forged_replies_refused},
-            {"forged additions at the owner add nothing", test_forged_additions_refused},
-            {"a replayed PUSH is applied once", test_replayed_push_applied_once},
-            {"a replayed shared DELTA is applied once", test_replayed_shared_delta_applied_once},
-            {"a node without the run's secret is refused", test_wrong_secret_node_refused},
-            {"the seal covers every byte after the magic", test_seal_covers_every_byte},
-            {"every message type, forged, is refused", test_every_type_forged_is_refused},
-            {"a node needs a secret", test_node_needs_a_secret})
+/* A node that seals with the other algorithm (node 2; same secret): like a
+ * stranger, every message it sends is refused and counted, none takes a
+ * number or reaches a value, and the others run as usual. */
+static void test_other_seal_node_refused(void) {
+  harness_config c;
+  harness_config_default(&c);
+  c.nodes = 3;
+  c.layout.tables[0] = (ps_table){100, 32, 4};
+  c.seed = 11;
+  c.other_seal = 1u << 2;
+  harness *h = harness_new(&c);
+  ps_key k = key_homed_at(h, 0);
+  float ones[4] = {1, 1, 1, 1}, out[4];
+  ps_ticket t, pull;
+  ps_worker *other = harness_worker(h, 2, 0), *w1 = harness_worker(h, 1, 0);
+  CU_ASSERT_EQUAL(ps_push(other, &k, 1, ones, 4, &t, 0), PS_PENDING);
+  CU_ASSERT_EQUAL(ps_pull(other, &k, 1, out, 4, &pull, 0), PS_PENDING);
+  harness_drain(h);
+  CU_ASSERT_FALSE(ps_worker_done(other, t));
+  CU_ASSERT_FALSE(ps_worker_done(other, pull));
+  CU_ASSERT_EQUAL(bad_seals(h, 0), 2);
+  CU_ASSERT_EQUAL(ps_node_next_seq(harness_node(h, 0), 2), 1);
+  CU_ASSERT_EQUAL(owned_value(h, 0, k), 0.0f);
+  CU_ASSERT_EQUAL(ps_push(w1, &k, 1, ones, 4, &t, 0), PS_PENDING);
+  CU_ASSERT_TRUE(harness_wait(h, w1, t));
+  CU_ASSERT_EQUAL(owned_value(h, 0, k), 1.0f);
+  harness_free(h);
+}
+
+/* The two seals of one message under one secret differ (so a run under
+ * GMAC really seals with it), and a GMAC seal depends on the key's second
+ * half, which SipHash never reads. */
+static void test_seals_differ(void) {
+  if (!ps_seal_gmac_available()) return;
+  ps_key k = 100;
+  uint32_t pos = 0;
+  ps_msg m = {.type = PS_MSG_PULL, .src = 1, .dst = 0, .seq = 1, .origin = 1, .key_count = 1,
+              .keys = (const uint8_t *)&k, .pos = (const uint8_t *)&pos};
+  uint8_t a[128], b[128], c[128];
+  long len = ps_msg_encode(&m, a, sizeof a);
+  CU_ASSERT_FATAL(len > 0);
+  memcpy(b, a, (size_t)len);
+  memcpy(c, a, (size_t)len);
+  uint8_t other[PS_SECRET_LEN];
+  memcpy(other, harness_secret(), PS_SECRET_LEN);
+  other[PS_SECRET_LEN - 1] ^= 1;
+  ps_msg_put_seal(a, (size_t)len, harness_secret(), PS_SEAL_SIPHASH);
+  ps_msg_put_seal(b, (size_t)len, harness_secret(), PS_SEAL_GMAC);
+  ps_msg_put_seal(c, (size_t)len, other, PS_SEAL_GMAC);
+  CU_ASSERT_NOT_EQUAL(memcmp(a + 4, b + 4, 8), 0);
+  CU_ASSERT_NOT_EQUAL(memcmp(b + 4, c + 4, 8), 0);
+}
+
+/* A channel never gives a number twice (GMAC's nonce is src, dst and the
+ * number): a node whose channel to node 1 has used its last number refuses
+ * to send there (PS_ERR_LIMIT) and sends nothing; its other channels go on. */
+static void test_channel_numbers_never_wrap(void) {
+  harness *h = make(3, 12, false, 0);
+  ps_key k1 = key_homed_at(h, 1), k2 = key_homed_at(h, 2);
+  float ones[4] = {1, 1, 1, 1};
+  ps_worker *w = harness_worker(h, 0, 0);
+  ps_ticket t;
+  ps_node_set_sent(harness_node(h, 0), 1, UINT32_MAX);
+  CU_ASSERT_EQUAL(ps_push(w, &k1, 1, ones, 4, &t, 0), PS_ERR_LIMIT);
+  CU_ASSERT_EQUAL(harness_in_flight(h), 0);
+  CU_ASSERT_EQUAL(ps_push(w, &k2, 1, ones, 4, &t, 0), PS_PENDING);
+  CU_ASSERT_TRUE(harness_wait(h, w, t));
+  CU_ASSERT_EQUAL(owned_value(h, 2, k2), 1.0f);
+  harness_free(h);
+}
+
+/* A node is made only with a seal this CPU makes. */
+static void test_node_needs_a_seal_it_makes(void) {
+  ps_node_config c;
+  ps_node_config_default(&c);
+  c.layout.num_tables = 1;
+  c.layout.tables[0] = (ps_table){0, 8, 1};
+  c.layout.num_nodes = 2;
+  c.env.send = drop;
+  memcpy(c.secret, harness_secret(), PS_SECRET_LEN);
+  c.seal = PS_SEAL_END;
+  CU_ASSERT_PTR_NULL(ps_node_new(&c));
+  c.seal = PS_SEAL_GMAC;
+  ps_node *n = ps_node_new(&c);
+  CU_ASSERT_EQUAL(n != NULL, ps_seal_gmac_available());
+  ps_node_free(n);
+}
+
+/* Runs fn under seal s (GMAC skipped, and said so, where this CPU has
+ * none), then goes back to SipHash. */
+static void under(ps_seal s, void (*fn)(void)) {
+  if (s == PS_SEAL_GMAC && !ps_seal_gmac_available()) {
+    fprintf(stderr, "(this CPU makes no GMAC seals: skipped) ");
+    return;
+  }
+  harness_use_seal(s);
+  fn();
+  harness_use_seal(PS_SEAL_SIPHASH);
+}
+
+#define UNDER_BOTH(fn)                                         \
+  static void fn##_siphash(void) { under(PS_SEAL_SIPHASH, fn); } \
+  static void fn##_gmac(void) { under(PS_SEAL_GMAC, fn); }
+#define BOTH(name, fn) {name " (siphash)", fn##_siphash}, {name " (gmac)", fn##_gmac}
+
+UNDER_BOTH(test_number_race_push)
+UNDER_BOTH(test_number_race_transfer)
+UNDER_BOTH(test_forged_replies_refused)
+UNDER_BOTH(test_forged_additions_refused)
+UNDER_BOTH(test_replayed_push_applied_once)
+UNDER_BOTH(test_replayed_shared_delta_applied_once)
+UNDER_BOTH(test_wrong_secret_node_refused)
+UNDER_BOTH(test_seal_covers_every_byte)
+UNDER_BOTH(test_every_type_forged_is_refused)
+UNDER_BOTH(test_node_needs_a_secret)
+UNDER_BOTH(test_other_seal_node_refused)
+UNDER_BOTH(test_channel_numbers_never_wrap)
+
+PSLAB_SUITE("seals", BOTH("the number race: a forged PUSH ahead of the real one",
+                          test_number_race_push),
+            BOTH("the number race: a forged TRANSFER ahead of the real one",
+                 test_number_race_transfer),
+            BOTH("forged replies are refused, the real ones complete",
+                 test_forged_replies_refused),
+            BOTH("forged additions at the owner add nothing", test_forged_additions_refused),
+            BOTH("a replayed PUSH is applied once", test_replayed_push_applied_once),
+            BOTH("a replayed shared DELTA is applied once",
+                 test_replayed_shared_delta_applied_once),
+            BOTH("a node without the run's secret is refused", test_wrong_secret_node_refused),
+            BOTH("the seal covers every byte after the magic", test_seal_covers_every_byte),
+            BOTH("every message type, forged, is refused", test_every_type_forged_is_refused),
+            BOTH("a node needs a secret", test_node_needs_a_secret),
+            BOTH("a node sealing with the other algorithm is refused",
+                 test_other_seal_node_refused),
+            BOTH("a channel's numbers never wrap", test_channel_numbers_never_wrap),
+            {"the two seals differ, GMAC's uses the whole secret", test_seals_differ},
+            {"a node needs a seal its CPU makes", test_node_needs_a_seal_it_makes})

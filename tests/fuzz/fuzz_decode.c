@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     else ps_msg_put_dst_seq(buf, 1, seq);
     /* Sealed as the run's nodes would, but for one input in eight: what a
      * member sends gets past the seal to the handlers and is fuzzed too. */
-    if (data[size - 2] % 8 != 1) ps_msg_put_seal(buf, size, secret);
+    if (data[size - 2] % 8 != 1) ps_msg_put_seal(buf, size, secret, PS_SEAL_SIPHASH);
     if (shared) (void)ps_node_recv_numbered(node, src, seq, buf, size, 0.0);
     else (void)ps_node_recv(node, src, buf, size, 0.0);
   } else {
