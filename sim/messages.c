@@ -256,6 +256,11 @@ static void env_wake(void *ctx, uint32_t worker, ps_ticket ticket) {
   sim_node *n = ctx;
   if (worker >= n->num_workers) return;
   sim_worker *w = &n->workers[worker];
+  /* A worker reading the node's messages as it waits reads on until the
+   * ticket it waits for is done, as real/leader.c's leading worker does: the
+   * completion of another of its tickets does not end its reading. */
+  if (w->waiting && sim_worker_reading(w) && !ps_worker_done(w->rw.handle, w->wait_ticket))
+    return;
   if (w->waiting) {
     w->waiting = false; /* one notify is enough until it waits again */
     sg_cond_notify_one(w->done_cond);

@@ -83,8 +83,9 @@ static void charge_wakeup(sim_node *n) {
 }
 
 /* Run-queue model: who reads the message just taken. A worker that waits
- * for a reply reads the node's messages itself (the one that has waited
- * longest), as real/leader.c's leading worker does; with none waiting, the
+ * for a reply reads the node's messages itself, as real/leader.c's leading
+ * worker does: the one reading already, until the ticket it waits for is
+ * done (env.wake), else the one that has waited longest; with none waiting, the
  * server's own thread. The server actor works as that thread (its outbox's
  * `as`), so the reading is on that thread's account and core. A thread that
  * holds no core when it must read slept: it wakes (*slept). The reader it
@@ -93,7 +94,12 @@ static void choose_reader(sim_node *n, bool *slept) {
   sim_worker *lead = NULL;
   for (uint32_t k = 0; k < n->num_workers; k++) {
     sim_worker *w = &n->workers[k];
-    if (w->waiting && (!lead || w->wait_since < lead->wait_since)) lead = w;
+    if (!w->waiting) continue;
+    if (n->server_out.as == &w->out.thread) { /* it reads on until its ticket is done */
+      lead = w;
+      break;
+    }
+    if (!lead || w->wait_since < lead->wait_since) lead = w;
   }
   sim_thread *reader = lead ? &lead->out.thread : &n->server_out.thread;
   sim_thread *was = sim_self_thread();

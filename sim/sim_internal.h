@@ -400,6 +400,9 @@ void sim_check_quiet(sim_state *run);
 
 /* worker.c: the worker actor and its driver env. */
 void sim_worker_main(sim_worker *w);
+/* worker.c: whether the node's server is handling a message as w's thread
+ * (w waits and reads the node's messages itself: server.c). */
+bool sim_worker_reading(const sim_worker *w);
 /* worker.c: starts the daemon that fails a run whose waits passed their
  * deadline (timeout_s without a step done). */
 void sim_watchdog_spawn(sim_state *run, sg_host_t host);

@@ -13,7 +13,9 @@
  *            meanwhile, as a real waiting worker reads the ROUTER itself
  *            (server.c). One whose reply it read so goes on on the core it
  *            read it on; one woken by another thread pays a wake-up
- *            (cost.wakeup_s) on a core it waits for.
+ *            (cost.wakeup_s) on a core it waits for, also when another of
+ *            its tickets completed and it waits again (env.wake wakes a
+ *            real waiter for each); one that reads reads on instead.
  *   compute  sg_actor_execute(flops) on the node's host (one core each);
  *            flops / host_speed count as the node's CPU (sim_note_cpu).
  *   initial  real math's initial values (cost.initial_per_float_s per float
@@ -81,11 +83,17 @@ static void worker_settle(sim_worker *w) {
 /* ----------------------------------------------------------- driver env */
 
 /* Whether the node's server is handling a message as w's thread. */
-static bool read_as(const sim_worker *w) {
+bool sim_worker_reading(const sim_worker *w) {
   return w->node->server_busy && w->node->server_out.as == &w->out.thread;
 }
 
-/* Run-queue model: w's ticket is done after it waited. */
+static bool read_as(const sim_worker *w) { return sim_worker_reading(w); }
+
+/* Run-queue model: w was woken from a wait, for its ticket or for another
+ * of its tickets that completed (env.wake names a ticket, and a real
+ * waiter is woken for each one, looks, and waits again if its own is not
+ * done: real/transport.c). Either way its thread runs again before it
+ * looks: on the core it read a reply on, or after a wake-up. */
 static void woken(sim_worker *w) {
   const sim_state *run = w->node->run;
   if (!sim_run_queue(run)) return;
@@ -113,9 +121,10 @@ static int drv_wait(void *ctx, ps_worker *handle, ps_ticket t) {
     w->wait_ticket = t;
     sim_cpu_block_wait(run, read_as(w) ? NULL : &w->out.thread, &w->waiting, w->done_cond,
                        w->mutex, INFINITY);
+    w->waiting = false;
+    woken(w);
   }
   w->waiting = false;
-  if (waited) woken(w);
   return PS_OK;
 }
 
