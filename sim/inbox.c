@@ -14,8 +14,9 @@
  * and waits for any of them (sg_comm_wait_any): each transfer starts when it
  * is sent (a posted get matches it at once), and the receiver sees each one
  * end at the simulated instant it ends. It queues the envelope on the node's
- * arrived queue, posts the next get on that mailbox, and wakes the server if
- * it sleeps. The server takes the queue's head (sim_inbox_next): arrival
+ * arrived queue (with the I/O read on the path, it hands it to the node's
+ * I/O actor, which queues it once read: io_thread.c), posts the next get on
+ * that mailbox, and wakes the server if it sleeps. The server takes the queue's head (sim_inbox_next): arrival
  * order, exactly; messages that end at the same instant come in the order
  * of their gets in the wait (the hello mailbox, then pairs in the order they
  * opened), which SimGrid's wait_any guarantees, so a run repeats for a seed.
@@ -118,20 +119,25 @@ static void pair_hello(sim_node *n, uint32_t src) {
   if (p->hello == 0 && !p->listening) pair_listen(n, src);
 }
 
-/* e has arrived: queue it for the server, wake the server if it sleeps. */
-static void arrived(sim_node *n, sim_envelope *e) {
+void sim_inbox_deliver(sim_node *n, sim_envelope *e) {
   sim_inbox *in = &n->inbox;
   e->next_delivered = NULL;
   if (in->arrived_tail) in->arrived_tail->next_delivered = e;
   else in->arrived = e;
   in->arrived_tail = e;
   in->arrived_count++;
-  if (e->src != n->id) /* the receiving end's I/O thread (not for inproc: messages.c) */
-    sim_io_owe(n, e->src);
   if (in->server_waiting) {
     in->server_waiting = false;
     sg_cond_notify_one(in->cond);
   }
+}
+
+/* e has arrived: the receiving end's I/O thread reads it first (not for
+ * inproc: messages.c), then it is queued for the server. */
+static void arrived(sim_node *n, sim_envelope *e) {
+  if (n->run->io_read_on_path && e->src != n->id && sim_io_read(n, e)) return;
+  if (e->src != n->id) sim_io_owe(n, e->src);
+  sim_inbox_deliver(n, e);
 }
 
 /* The receiver: waits for any of its gets to end, queues what arrived,

@@ -30,6 +30,16 @@
  * Messages of one batch to and from one peer share its event. Which peers a
  * batch touched is kept as a stamp per peer (the batch's number).
  *
+ * Where the read is on the message's path (cluster.machines.io_read
+ * "on_path": sim_io_read), a message from another node reaches the server
+ * only once the I/O actor has read it: a batch reads its messages one by
+ * one in arrival order, each an execution of its own work and, with the
+ * first of its peer's, that connection's event, and hands each on
+ * (sim_inbox_deliver) as its read ends; then it works off the rest of what
+ * it owes (its sends), as one execution. A busy I/O actor, or one waiting
+ * for a core, so delays the messages it has to read, as ZeroMQ's I/O thread
+ * delays the frames a ROUTER gets.
+ *
  * Without placement each thread has a core of its own: the I/O thread's
  * work competes with nothing a node does, so it changes nothing simulated
  * and no actor is started (docs/fidelity.md says so).
@@ -61,6 +71,17 @@ void sim_io_owe(sim_node *n, uint32_t peer) {
   }
 }
 
+bool sim_io_read(sim_node *n, sim_envelope *e) {
+  sim_io *io = &n->io;
+  if (!io->started) return false;
+  e->next_delivered = NULL;
+  if (io->reads_tail) io->reads_tail->next_delivered = e;
+  else io->reads = e;
+  io->reads_tail = e;
+  sim_io_owe(n, e->src);
+  return true;
+}
+
 static void io_main(sim_node *n) {
   sim_io *io = &n->io;
   sg_actor_daemonize(sg_actor_self());
@@ -74,15 +95,34 @@ static void io_main(sim_node *n) {
     io->waiting = false;
     if (slept) io->wakeups++;
     double batch = io->owed + (double)io->touches * n->run->cost.io_wakeup_s;
+    sim_envelope *read = io->reads; /* this batch reads them */
+    io->reads = io->reads_tail = NULL;
+    uint32_t b = io->batch;
     io->owed = 0;
     io->pending = 0;
     io->touches = 0;
     if (++io->batch == 0) { /* the stamps wrapped: forget them all */
       memset(io->touched, 0, (size_t)n->run->num_nodes * sizeof *io->touched);
+      memset(io->read_at, 0, (size_t)n->run->num_nodes * sizeof *io->read_at);
       io->batch = 1;
+      b = 0;
     }
     io->cpu_s += batch;
-    sim_spend(n->run, n, batch);
+    /* Each message read, in arrival order, then handed on: its connection's
+     * event with the first of its peer's, and its own work. */
+    while (read) {
+      sim_envelope *next = read->next_delivered;
+      double s = n->run->cost.io_per_message_s;
+      if (b && io->read_at[read->src] != b) {
+        io->read_at[read->src] = b;
+        s += n->run->cost.io_wakeup_s;
+      }
+      sim_spend(n->run, n, s);
+      batch -= s;
+      sim_inbox_deliver(n, read);
+      read = next;
+    }
+    if (batch > 1e-15) sim_spend(n->run, n, batch); /* the sends' part */
   }
 }
 
@@ -99,7 +139,8 @@ int sim_io_spawn(sim_node *n) {
     return 0;
   sim_io *io = &n->io;
   io->touched = calloc(run->num_nodes, sizeof *io->touched);
-  if (!io->touched) return -1;
+  io->read_at = calloc(run->num_nodes, sizeof *io->read_at);
+  if (!io->touched || !io->read_at) return -1;
   io->batch = 1;
   io->cond = sg_cond_init();
   io->mutex = sg_mutex_init();
@@ -115,5 +156,6 @@ void sim_io_free(sim_node *n) {
   if (io->cond) sg_cond_destroy(io->cond);
   if (io->mutex) sg_mutex_destroy(io->mutex);
   free(io->touched);
+  free(io->read_at);
   *io = (sim_io){0};
 }

@@ -159,9 +159,40 @@ static int check_stragglers(const sim_cluster *c, char *err, size_t errlen) {
   return 0;
 }
 
+/* The loopback link's latency: with the I/O read on the message's path,
+ * the calibrated latency less the read it holds (sim.h, io_read_on_path). */
+static double loopback_latency(const sim_cluster *c) {
+  const sim_machines *m = &c->machines;
+  if (!m->io_read_on_path) return m->loopback_latency;
+  return m->loopback_latency - (c->cost.io_wakeup_s + c->cost.io_per_message_s);
+}
+
+/* The I/O read on the path: under a model with a receiver actor, and with
+ * a loopback latency that holds the read. */
+static int check_io_read(const sim_cluster *c, char *err, size_t errlen) {
+  if (!c->machines.io_read_on_path) return 0;
+  if (!strcmp(c->network_model, SIM_MODEL_LATENCY_BANDWIDTH)) {
+    snprintf(err, errlen,
+             "cluster.machines.io_read: expected \"beside\" under the network model \"%s\" "
+             "(it sees a message's arrival only when its server looks), or the model CM02 or "
+             "LV08, found \"on_path\"", SIM_MODEL_LATENCY_BANDWIDTH);
+    return -1;
+  }
+  if (loopback_latency(c) < 0) {
+    snprintf(err, errlen,
+             "cluster.machines.io_read: \"on_path\" takes one I/O read (cost.io_wakeup_s + "
+             "cost.io_per_message_s = %g s) off the loopback latency, which is shorter (%g s): "
+             "expected a latency measured with the read in it (pslab calibrate's)",
+             c->cost.io_wakeup_s + c->cost.io_per_message_s, c->machines.loopback_latency);
+    return -1;
+  }
+  return 0;
+}
+
 static int check_machines(const sim_cluster *c, char *err, size_t errlen) {
   const sim_machines *m = &c->machines;
   if (!m->count) return 0;
+  if (check_io_read(c, err, errlen) != 0) return -1;
   if (c->platform_file) {
     snprintf(err, errlen, "cluster.machines: expected none with platform_file (the platform "
                           "file says what the machines are)");
@@ -269,7 +300,7 @@ static void write_loopbacks(const sim_cluster *c, uint32_t machines, FILE *out) 
     fprintf(out,
             "    <link id=\"loopback-%u\" bandwidth=\"%.17gBps\" latency=\"%.17gs\""
             " sharing_policy=\"SHARED\"/>\n",
-            (unsigned)m, pm->loopback_bandwidth, pm->loopback_latency);
+            (unsigned)m, pm->loopback_bandwidth, loopback_latency(c));
 }
 
 int sim_platform_write(const sim_cluster *c, FILE *out) {

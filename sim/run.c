@@ -196,14 +196,14 @@ static int configure(sim_setup *s) {
    * under CM02 or LV08 (its mailbox, the receiver's posted get, its entry)
    * about 0.9 KiB: 47 MB more at 256 nodes that all talk to each other
    * (latency_bandwidth makes no mailbox); with placement, each node's I/O
-   * actor keeps a stamp per peer (io_thread.c). */
+   * actor keeps two stamps per peer (io_thread.c). */
   const sim_cluster *c = s->args->cluster;
   a.memory = (run_memory){.limit = s->args->run.memory.limit,
                           .per_node = 80 << 10,
                           .per_worker = 32 << 10,
                           .per_pair = (strcmp(c->network_model, SIM_MODEL_LATENCY_BANDWIDTH)
                                            ? 1 << 10 : 0) +
-                                      (c->machines.count ? sizeof(uint32_t) : 0),
+                                      (c->machines.count ? 2 * sizeof(uint32_t) : 0),
                           .shared_sends = true}; /* messages.c: env_send_shared */
   /* Random per run, and never read by the simulation: a seal's bytes change
    * nothing simulated (only a message's length does, and that is fixed). */
@@ -263,6 +263,7 @@ static int run_init(sim_setup *s) {
   run->direct = strcmp(c->network_model, SIM_MODEL_LATENCY_BANDWIDTH) == 0;
   run->route_epoch = 1; /* a sim_pair's 0: never looked up */
   run->shared_cores = c->machines.count > 0;
+  run->io_read_on_path = run->shared_cores && c->machines.io_read_on_path;
   run->core_speed = c->host_speed;
   run->workers_per_node = c->workers_per_node;
   run->num_nodes = c->nodes;

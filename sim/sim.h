@@ -107,6 +107,15 @@ typedef struct {
   /* Run queue: how long a thread runs on while another waits for its core
    * (seconds; `pslab calibrate` measures it; 0: SIM_SLICE_DEFAULT). */
   double slice;
+  /* Where a node's I/O thread reads a message from another node (sim/
+   * io_thread.c): beside its way (false, the default: the work is charged
+   * on the machine's cores and the server may handle the message before
+   * it is done) or on it (true: the server gets the message once the I/O
+   * actor has read it, so a busy I/O thread delays it). On the path, the
+   * loopback link's latency is loopback_latency less one read
+   * (cost.io_wakeup_s + cost.io_per_message_s): the calibrated latency is
+   * a lone message's, its read included. CM02 and LV08 only. */
+  bool io_read_on_path;
 } sim_machines;
 
 /* The network model of sim/latency_bandwidth.c (the others are SimGrid's). */

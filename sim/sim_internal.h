@@ -189,8 +189,10 @@ typedef struct {
   uint64_t wakeups;      /* batches it slept before (the node's report) */
   double cpu_s;          /* seconds of core it worked off (the node's report) */
   uint32_t *touched;     /* per peer, the batch that last served its connection */
+  uint32_t *read_at;     /* per peer, the batch whose reading paid its event */
   uint32_t batch;        /* the batch now gathering (from 1; 0: never) */
   uint64_t touches;      /* peers the batch gathering serves */
+  sim_envelope *reads, *reads_tail; /* arrived, to be read by the batch gathering */
   sg_cond_t cond;
   sg_mutex_t mutex;
 } sim_io;
@@ -241,6 +243,7 @@ struct sim_state {
   /* Placement (cluster.machines): costs are work on the machine's cores, at
    * core_speed flop/s a second; without it, a sleep of their own core. */
   bool shared_cores;
+  bool io_read_on_path; /* cluster.machines.io_read_on_path, with placement */
   double core_speed;
   uint32_t workers_per_node;
   sim_node *nodes;
@@ -386,6 +389,12 @@ void sim_inbox_free(sim_node *n);
 /* io_thread.c: n's I/O thread owes a message's work, sent to or read from
  * `peer` over its connection (nothing without placement). */
 void sim_io_owe(sim_node *n, uint32_t peer);
+/* io_thread.c: e has arrived at n from another node: n's I/O thread reads it
+ * and then hands it to the server (sim_inbox_deliver) once the batch that
+ * reads it is done. False (nothing done) where n has no I/O actor. */
+bool sim_io_read(sim_node *n, sim_envelope *e);
+/* inbox.c: e is read: queued for n's server, which is woken if it sleeps. */
+void sim_inbox_deliver(sim_node *n, sim_envelope *e);
 /* Starts n's I/O actor where it will have work: with placement and a cost.
  * 0, or -1 out of memory. */
 int sim_io_spawn(sim_node *n);

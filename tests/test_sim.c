@@ -1177,6 +1177,59 @@ static void test_io_thread_cost(void) {
   cJSON_Delete(w);
 }
 
+/* The I/O read on the message's path (cluster.machines.io_read "on_path").
+ * The io case on a machine with a core for every thread: a message's read
+ * starts as it arrives and ends one read later, and the loopback's latency
+ * is one read shorter, so every message reaches its server when it did
+ * with the read beside: the same run, to the arithmetic's rounding. With
+ * 4 nodes of 2 workers on 2 cores, a message waits for its node's I/O
+ * actor, busy with other peers' reads and sends or waiting for a core: the
+ * response times and the workers' waits are longer. Under latency_bandwidth,
+ * and with a latency shorter than a read, it is refused. */
+static void test_io_read_on_path(void) {
+  cJSON *m[4];
+  for (int k = 0; k < 4; k++) {
+    run_spec r;
+    io_case(&r, true, 7e-6);
+    r.cluster.cost.io_wakeup_s = 5e-6;
+    r.cluster.machines.loopback_latency = 3e-5;
+    r.cluster.machines.cores = 8;
+    if (k >= 2) { /* 4 nodes of 2 workers, every access remote, 2 cores */
+      r.cluster.servers = 0;
+      r.cluster.worker_nodes = 0;
+      r.cluster.nodes = 4;
+      r.cluster.workers_per_node = 2;
+      r.cluster.machines.cores = 2;
+      r.workload = "{\"type\":\"zipf\",\"keys\":2000,\"skew\":1.1,\"value_length\":8,"
+                   "\"reads_per_step\":10,\"writes_per_step\":10,\"steps_per_worker\":50,"
+                   "\"locality\":0,\"flops_per_step\":1e5}";
+    }
+    r.cluster.machines.io_read_on_path = k % 2;
+    m[k] = run(&r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m[k]);
+  }
+  CU_ASSERT_DOUBLE_EQUAL(num(m[1], "time_s"), num(m[0], "time_s"), num(m[0], "time_s") * 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(num(m[1], "io_cpu_s"), num(m[0], "io_cpu_s"), 1e-12);
+  CU_ASSERT(num(m[3], "rt_p50_s") > 1.1 * num(m[2], "rt_p50_s"));
+  CU_ASSERT(num(m[3], "op_wait_s") > 1.1 * num(m[2], "op_wait_s"));
+  CU_ASSERT(num(m[3], "time_s") > num(m[2], "time_s"));
+  for (int k = 0; k < 4; k++) cJSON_Delete(m[k]);
+  run_spec r;
+  io_case(&r, true, 7e-6);
+  r.cluster.cost.io_wakeup_s = 5e-6;
+  r.cluster.machines.io_read_on_path = true;
+  char err[512];
+  r.cluster.machines.loopback_latency = 1e-5;
+  CU_ASSERT_EQUAL(sim_cluster_check(&r.cluster, err, sizeof err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "cluster.machines.io_read"));
+  r.cluster.machines.loopback_latency = 3e-5;
+  CU_ASSERT_EQUAL(sim_cluster_check(&r.cluster, err, sizeof err), 0);
+  snprintf(r.cluster.network_model, sizeof r.cluster.network_model, "%s",
+           SIM_MODEL_LATENCY_BANDWIDTH);
+  CU_ASSERT_EQUAL(sim_cluster_check(&r.cluster, err, sizeof err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "\"beside\""));
+}
+
 /* The run queue's reader. Node 1's worker pulls from node 0 and waits; with
  * both nodes on one machine of two cores, its reply is read by the worker
  * itself (it leads, as a real waiting worker does): one wake-up, its own,
@@ -2072,7 +2125,8 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"wakeup_lone_message", test_wakeup_lone_message},
             {"wakeup_once_per_burst", test_wakeup_once_per_burst},
             {"io_thread_cost", test_io_thread_cost},
-            {"run_queue_worker_reads_its_reply", test_run_queue_worker_reads_its_reply},
+            {"io_read_on_path", test_io_read_on_path},
+      {"run_queue_worker_reads_its_reply", test_run_queue_worker_reads_its_reply},
       {"run_queue_reader_reads_on", test_run_queue_reader_reads_on},
             {"run_queue_slice", test_run_queue_slice},
             {"run_queue_wait_after_a_yield", test_run_queue_wait_after_a_yield},

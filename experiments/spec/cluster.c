@@ -43,7 +43,7 @@ static const char *const cost_keys[] = {"per_message_s", "per_key_s", "per_byte_
                                         "io_per_message_s", "wakeup_wait_s", "io_wakeup_s",
                                         "initial_per_float_s", NULL};
 static const char *const machine_keys[] = {"count", "cores", "place", "loopback_latency",
-                                           "loopback_bandwidth", "scheduler", "slice", NULL};
+                                           "loopback_bandwidth", "scheduler", "slice", "io_read", NULL};
 
 static void parse_network(exp_errors *e, const cJSON *net, sim_cluster *c) {
   static const char *const models[] = {"CM02", "LV08", SIM_MODEL_LATENCY_BANDWIDTH, NULL};
@@ -352,6 +352,10 @@ static void parse_machines(exp_errors *e, const cJSON *m, uint32_t nodes, exp_cl
   if (exp_get_choice(e, m, p, "scheduler", schedulers, &sched) && sched)
     pm->scheduler = strcmp(sched, "shared") == 0 ? SIM_SCHED_SHARED : SIM_SCHED_RUN_QUEUE;
   exp_get_quantity(e, m, p, "slice", EXP_QTY_DURATION, &pm->slice);
+  static const char *const io_reads[] = {"beside", "on_path", NULL};
+  const char *io_read = NULL;
+  if (exp_get_choice(e, m, p, "io_read", io_reads, &io_read) && io_read)
+    pm->io_read_on_path = strcmp(io_read, "on_path") == 0;
   const cJSON *place = cJSON_GetObjectItemCaseSensitive(m, "place");
   if (place) parse_place(e, place, nodes, pm->count, out);
 }
