@@ -315,15 +315,20 @@ static void drop(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
   free(buf);
 }
 
+/* A config of node 0 of two, one table of 8 keys, that sends nowhere. */
+static void two_node_config(ps_node_config *c) {
+  ps_node_config_default(c);
+  c->layout.num_tables = 1;
+  c->layout.tables[0] = (ps_table){0, 8, 1};
+  c->layout.num_nodes = 2;
+  c->env.send = drop;
+}
+
 /* A node of several needs a secret: the core has no default one. A node
  * alone receives nothing and needs none. */
 static void test_node_needs_a_secret(void) {
   ps_node_config c;
-  ps_node_config_default(&c);
-  c.layout.num_tables = 1;
-  c.layout.tables[0] = (ps_table){0, 8, 1};
-  c.layout.num_nodes = 2;
-  c.env.send = drop;
+  two_node_config(&c);
   c.seal = harness_seal();
   CU_ASSERT_PTR_NULL(ps_node_new(&c));
   memcpy(c.secret, harness_secret(), PS_SECRET_LEN);
@@ -411,11 +416,7 @@ static void test_channel_numbers_never_wrap(void) {
 /* A node is made only with a seal this CPU makes. */
 static void test_node_needs_a_seal_it_makes(void) {
   ps_node_config c;
-  ps_node_config_default(&c);
-  c.layout.num_tables = 1;
-  c.layout.tables[0] = (ps_table){0, 8, 1};
-  c.layout.num_nodes = 2;
-  c.env.send = drop;
+  two_node_config(&c);
   memcpy(c.secret, harness_secret(), PS_SECRET_LEN);
   c.seal = PS_SEAL_END;
   CU_ASSERT_PTR_NULL(ps_node_new(&c));

@@ -1257,6 +1257,31 @@ static void test_run_queue_worker_reads_its_reply(void) {
   cJSON_Delete(m);
 }
 
+/* In a child: SimGrid started, with the platform of `nodes` nodes (no
+ * placement) loaded. False if the platform could not be written. */
+static bool simgrid_with_nodes(uint32_t nodes) {
+  sim_cluster c;
+  sim_cluster_default(&c);
+  c.nodes = nodes;
+  char path[512], err[256];
+  int argc = 2;
+  char *argv[] = {"test_sim", "--log=root.thresh:critical", NULL};
+  simgrid_init(&argc, argv);
+  if (sim_platform_write_temp(&c, path, sizeof path, err, sizeof err) != 0) return false;
+  simgrid_load_platform(path);
+  unlink(path);
+  return true;
+}
+
+/* Runs fn in a child (in_child) and asserts that it reported. */
+static cJSON *child_report(char *(*fn)(void *ctx)) {
+  char err[1024] = "";
+  cJSON *r = in_child(fn, NULL, err, sizeof err);
+  if (!r) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_PTR_NOT_NULL(r);
+  return r;
+}
+
 /* The reader reads on (env.wake, sim/messages.c). A worker that waits and
  * reads its node's messages (the server works as its thread) is not woken
  * when another of its tickets completes (its last push's ack): it reads on
@@ -1307,16 +1332,8 @@ static void reads_on_actor(int argc, char **argv) {
 
 static char *reads_on_child(void *ctx) {
   (void)ctx;
-  sim_cluster c;
-  sim_cluster_default(&c);
-  c.nodes = 1;
-  char path[512], err[256], arg[32];
-  int argc = 2;
-  char *argv[] = {"test_sim", "--log=root.thresh:critical", NULL};
-  simgrid_init(&argc, argv);
-  if (sim_platform_write_temp(&c, path, sizeof path, err, sizeof err) != 0) return NULL;
-  simgrid_load_platform(path);
-  unlink(path);
+  char arg[32];
+  if (!simgrid_with_nodes(1)) return NULL;
   static reads_on_result r = {-1, -1, -1};
   snprintf(arg, sizeof arg, "%llx", (unsigned long long)(uintptr_t)&r);
   const char *args[] = {arg};
@@ -1329,10 +1346,8 @@ static char *reads_on_child(void *ctx) {
 }
 
 static void test_run_queue_reader_reads_on(void) {
-  char err[1024] = "";
-  cJSON *r = in_child(reads_on_child, NULL, err, sizeof err);
-  if (!r) fprintf(stderr, "%s\n", err);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  cJSON *r = child_report(reads_on_child);
+  if (!r) return;
   CU_ASSERT_EQUAL(num(r, "reading_other"), 0); /* reads on */
   CU_ASSERT_EQUAL(num(r, "reading_own"), 1);
   CU_ASSERT_EQUAL(num(r, "idle_other"), 1);
@@ -1463,16 +1478,7 @@ static void handover_watchdog(int argc, char **argv) {
 
 static char *handover_child(void *ctx) {
   (void)ctx;
-  sim_cluster c;
-  sim_cluster_default(&c);
-  c.nodes = 2;
-  char path[512], err[256];
-  int argc = 2;
-  char *argv[] = {"test_sim", "--log=root.thresh:critical", NULL};
-  simgrid_init(&argc, argv);
-  if (sim_platform_write_temp(&c, path, sizeof path, err, sizeof err) != 0) return NULL;
-  simgrid_load_platform(path);
-  unlink(path);
+  if (!simgrid_with_nodes(2)) return NULL;
   static handover_case h;
   static uint32_t executing;
   h.run.slice = 1;
@@ -1495,10 +1501,8 @@ static char *handover_child(void *ctx) {
 }
 
 static void test_run_queue_wait_after_a_yield(void) {
-  char err[1024] = "";
-  cJSON *r = in_child(handover_child, NULL, err, sizeof err);
-  if (!r) fprintf(stderr, "%s\n", err);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  cJSON *r = child_report(handover_child);
+  if (!r) return;
   CU_ASSERT_EQUAL(num(r, "notified"), 1); /* before the sleeper waited */
   CU_ASSERT_EQUAL(num(r, "stuck"), 0);
   cJSON_Delete(r);
