@@ -16,10 +16,11 @@
  * end at the simulated instant it ends. It queues the envelope on the node's
  * arrived queue (with the I/O read on the path, it hands it to the node's
  * I/O actor, which queues it once read: io_thread.c), posts the next get on
- * that mailbox, and wakes the server if it sleeps. The server takes the queue's head (sim_inbox_next): arrival
- * order, exactly; messages that end at the same instant come in the order
- * of their gets in the wait (the hello mailbox, then pairs in the order they
- * opened), which SimGrid's wait_any guarantees, so a run repeats for a seed.
+ * that mailbox, and wakes the server if it sleeps. The server takes the
+ * queue's head (sim_inbox_next): arrival order, exactly; messages that end
+ * at the same instant come in the order of their gets in the wait (the hello
+ * mailbox, then pairs in the order they opened), which SimGrid's wait_any
+ * guarantees, so a run repeats for a seed.
  *
  * Pairs are opened lazily, so a run of 1,024 nodes makes mailboxes only for
  * the pairs that talk, not a million. A receiver waiting on its gets cannot
