@@ -87,8 +87,6 @@ bool sim_worker_reading(const sim_worker *w) {
   return w->node->server_busy && w->node->server_out.as == &w->out.thread;
 }
 
-static bool read_as(const sim_worker *w) { return sim_worker_reading(w); }
-
 /* Run-queue model: w was woken from a wait, for its ticket or for another
  * of its tickets that completed (env.wake names a ticket, and a real
  * waiter is woken for each one, looks, and waits again if its own is not
@@ -97,7 +95,7 @@ static bool read_as(const sim_worker *w) { return sim_worker_reading(w); }
 static void woken(sim_worker *w) {
   const sim_state *run = w->node->run;
   if (!sim_run_queue(run)) return;
-  while (read_as(w)) { /* done by another actor while the server reads as w */
+  while (sim_worker_reading(w)) { /* done by another actor while it reads as w */
     w->lead_wait = true;
     sg_cond_wait(w->done_cond, w->mutex);
   }
@@ -119,8 +117,8 @@ static int drv_wait(void *ctx, ps_worker *handle, ps_ticket t) {
     waited = true;
     w->waiting = true;
     w->wait_ticket = t;
-    sim_cpu_block_wait(run, read_as(w) ? NULL : &w->out.thread, &w->waiting, w->done_cond,
-                       w->mutex, INFINITY);
+    sim_thread *gives_up = sim_worker_reading(w) ? NULL : &w->out.thread;
+    sim_cpu_block_wait(run, gives_up, &w->waiting, w->done_cond, w->mutex, INFINITY);
     w->waiting = false;
     woken(w);
   }

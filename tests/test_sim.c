@@ -1287,10 +1287,9 @@ static cJSON *child_report(char *(*fn)(void *ctx)) {
  * when another of its tickets completes (its last push's ack): it reads on
  * until the ticket it waits for is done, as real/leader.c's leading worker
  * does. A worker that does not read is woken to look, as a real waiter is.
- * Before, the reader was woken by the ack, and whether it waited again
- * before the server chose the next message's reader depended on the order
- * in which SimGrid runs actors ready at one instant: a timed wait instead
- * of an untimed one moved heldout_mf by 14-21%. */
+ * Were the reader woken by the ack, whether it waited again before the
+ * server chose the next message's reader would depend on the order in
+ * which SimGrid runs actors ready at one instant. */
 typedef struct {
   int reading_other, reading_own, idle_other;
 } reads_on_result;
