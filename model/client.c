@@ -268,7 +268,7 @@ static int serve_local_pass(ps_worker *w, uint8_t type, const ps_key *keys, size
   for (size_t i = first; i < n && err == PS_OK; i++) {
     uint32_t len = ps_layout_value_len(&node->layout, keys[i]);
     store_stripe *st;
-    key_entry *e = ps__node_lock_entry(node, keys[i], &st);
+    key_entry *e = ps__worker_lock_entry(w, keys[i], &st);
     if (!e) {
       err = PS_ERR_NOMEM;
       break;
@@ -333,7 +333,7 @@ static int send_deferred(ps_worker *w, uint8_t type, const ps_key *keys, size_t 
                      .subscribe = type == PS_MSG_PULL &&
                                   w->cons.model == PS_CONSISTENCY_ESSP};
     store_stripe *st;
-    key_entry *e = ps__node_lock_entry(node, k, &st);
+    key_entry *e = ps__worker_lock_entry(w, k, &st);
     if (!e) {
       c.error = PS_ERR_NOMEM;
       break;
@@ -430,7 +430,7 @@ static int issue_access(ps_worker *w, uint8_t type, const ps_key *keys, size_t n
     for (; i < n; i++) {
       uint32_t len = i < 16 ? lens[i] : ps_layout_value_len(&node->layout, keys[i]);
       store_stripe *st;
-      key_entry *e = ps__node_lock_entry(node, keys[i], &st);
+      key_entry *e = ps__worker_lock_entry(w, keys[i], &st);
       if (!e) {
         err = PS_ERR_NOMEM;
         break;

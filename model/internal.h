@@ -106,6 +106,9 @@ typedef struct {
   uint32_t sync_seq;    /* ... the latest one's number (see replica.c) */
   uint8_t mirror;       /* OWNED, all-reduce: pushes also gather in delta */
   uint8_t drop_on_arrival; /* REPLICA_ARRIVING: dropped before its value came */
+  uint16_t last_by;     /* shared accesses counted: the thread that touched it last (0:
+                           none yet; 1 + a worker's index; 1 + the workers
+                           for the node's own reading thread) */
   struct intent_set *intents; /* on the home: who intends it (intent.c), or NULL */
   float *value;         /* OWNED, REPLICA: value_len floats; NULL means all zero */
   float *delta;         /* REPLICA: pushes since the last sync; NULL means zero */
@@ -405,6 +408,7 @@ struct ps_worker {
    * (ps_node_get_stats sums them). */
   _Alignas(PS_CACHE_LINE) _Atomic uint64_t local_accesses;
   _Atomic uint64_t remote_accesses;
+  _Atomic uint64_t shared_accesses, shared_floats; /* ps_node_count_shared */
   staleness_counters staleness; /* its reads of replicas served inline */
   /* Its clock advances in time, once its node has held a replica (NULL
    * before): allocated by its own thread, read by any. */
@@ -456,6 +460,7 @@ typedef struct {
       messages_received, forwards, relocations, queued, bad_messages, replica_syncs,
       sync_rounds,
       duplicates, out_of_sequence, hop_drops, bad_seals;
+  _Atomic uint64_t shared_handled, shared_handled_floats; /* ps_node_count_shared */
 } node_counters;
 
 /* Bounded consistency's counters. */
@@ -524,6 +529,8 @@ struct ps_node {
   key_store store;
   ps_worker *workers;
   uint32_t num_workers;
+  _Atomic bool count_shared;  /* ps_node_count_shared */
+  _Atomic uint16_t reader_by; /* last_by of the thread handling messages */
   /* What every access reads is above, and (but the timer's due time)
    * written only while the node is made; what threads write as they go
    * starts here, on a line of its own (node.c allocates the node aligned). */
@@ -624,6 +631,8 @@ static inline uint32_t route_of(const ps_node *n, const key_entry *e, ps_key k) 
 /* Looks up (creating lazily) k's entry with its stripe locked; a new entry on
  * the home is OWNED by it. NULL on no memory (then nothing stays locked). */
 key_entry *ps__node_lock_entry(ps_node *n, ps_key k, store_stripe **st);
+/* The same for an access by worker w's call (counted shared as w's). */
+key_entry *ps__worker_lock_entry(ps_worker *w, ps_key k, store_stripe **st);
 
 /* Serves one read or write of key k at this node, with the entry locked:
  * applies it if owned, queues it if in transfer, forwards it otherwise.

@@ -116,6 +116,8 @@ ps_node *ps_node_new(const ps_node_config *c) {
       workers_init(n, c->workers) != PS_OK)
     goto fail;
   n->has_clock = c->clock_service;
+  atomic_init(&n->count_shared, false);
+  ps_node_set_reader(n, c->workers); /* its own thread, until told */
   if (ps_sealer_init(&n->sealer, c->seal, c->secret) != PS_OK) goto fail;
   if (n->has_clock && ps__clock_init(n, c->clock_marks, c->num_clock_marks) != PS_OK) goto fail;
   if (ps__load_init(n) != PS_OK) goto fail;
@@ -189,11 +191,15 @@ ps_worker *ps_node_worker(ps_node *n, uint32_t i) {
 
 void ps_node_get_stats(const ps_node *n, ps_node_stats *o) {
   const node_counters *s = &n->stats;
-  o->local_accesses = o->remote_accesses = 0;
+  o->local_accesses = o->remote_accesses = o->shared_accesses = o->shared_floats = 0;
   for (uint32_t i = 0; i < n->num_workers; i++) {
     o->local_accesses += atomic_load(&n->workers[i].local_accesses);
     o->remote_accesses += atomic_load(&n->workers[i].remote_accesses);
+    o->shared_accesses += atomic_load(&n->workers[i].shared_accesses);
+    o->shared_floats += atomic_load(&n->workers[i].shared_floats);
   }
+  o->shared_handled = atomic_load(&s->shared_handled);
+  o->shared_handled_floats = atomic_load(&s->shared_handled_floats);
   o->messages_sent = atomic_load(&s->messages_sent);
   o->bytes_sent = atomic_load(&s->bytes_sent);
   o->messages_received = atomic_load(&s->messages_received);
@@ -243,6 +249,10 @@ void ps_node_get_stats(const ps_node *n, ps_node_stats *o) {
 void ps_node_stats_add(ps_node_stats *sum, const ps_node_stats *s) {
   sum->local_accesses += s->local_accesses;
   sum->remote_accesses += s->remote_accesses;
+  sum->shared_accesses += s->shared_accesses;
+  sum->shared_floats += s->shared_floats;
+  sum->shared_handled += s->shared_handled;
+  sum->shared_handled_floats += s->shared_handled_floats;
   sum->messages_sent += s->messages_sent;
   sum->bytes_sent += s->bytes_sent;
   sum->messages_received += s->messages_received;
@@ -294,7 +304,20 @@ uint32_t ps_node_serving(const ps_node *n) { return atomic_load(&n->serving); }
 
 /* ---------------------------------------------------------- key entries */
 
-key_entry *ps__node_lock_entry(ps_node *n, ps_key k, store_stripe **st) {
+/* Counting shared accesses: e (key k) touched by thread `by`; one that another thread
+ * touched last counts in *count and its floats in *floats. The counters are
+ * a worker's own, or the node's (atomic adds: one reader at a time, but
+ * the stats may be read meanwhile). */
+static void note_touch(ps_node *n, key_entry *e, ps_key k, uint16_t by, _Atomic uint64_t *count,
+                       _Atomic uint64_t *floats) {
+  if (e->last_by && e->last_by != by) {
+    stat_add(count, 1);
+    stat_add(floats, ps_layout_value_len(&n->layout, k));
+  }
+  e->last_by = by;
+}
+
+static key_entry *lock_entry(ps_node *n, ps_key k, store_stripe **st) {
   *st = store_stripe_of(&n->store, k);
   pthread_mutex_lock(&(*st)->lock);
   key_entry *found = stripe_find(*st, k); /* most keys were seen before */
@@ -310,6 +333,32 @@ key_entry *ps__node_lock_entry(ps_node *n, ps_key k, store_stripe **st) {
     e->owner = n->id;
   }
   return e;
+}
+
+key_entry *ps__node_lock_entry(ps_node *n, ps_key k, store_stripe **st) {
+  key_entry *e = lock_entry(n, k, st);
+  if (e && atomic_load_explicit(&n->count_shared, memory_order_relaxed))
+    note_touch(n, e, k, atomic_load_explicit(&n->reader_by, memory_order_relaxed),
+               &n->stats.shared_handled, &n->stats.shared_handled_floats);
+  return e;
+}
+
+key_entry *ps__worker_lock_entry(ps_worker *w, ps_key k, store_stripe **st) {
+  ps_node *n = w->node;
+  key_entry *e = lock_entry(n, k, st);
+  if (e && atomic_load_explicit(&n->count_shared, memory_order_relaxed))
+    note_touch(n, e, k, (uint16_t)(1 + w->index), &w->shared_accesses, &w->shared_floats);
+  return e;
+}
+
+void ps_node_count_shared(ps_node *n, bool on) {
+  /* last_by names a thread in 16 bits: 1 + a worker, 1 + the workers. */
+  atomic_store(&n->count_shared, on && n->num_workers < UINT16_MAX - 1);
+}
+
+void ps_node_set_reader(ps_node *n, uint32_t thread) {
+  uint32_t by = thread < n->num_workers ? thread + 1 : n->num_workers + 1;
+  atomic_store_explicit(&n->reader_by, (uint16_t)by, memory_order_relaxed);
 }
 
 /* Copies k's value into out if this node holds it in `state` (a home key

@@ -520,6 +520,20 @@ int ps_node_recv(ps_node *node, uint32_t src, const uint8_t *buf, size_t len,
  * PS_ERR_SEQUENCE, the channel untouched). The codes of ps_node_recv. */
 int ps_node_recv_numbered(ps_node *node, uint32_t src, uint32_t seq, const uint8_t *buf,
                           size_t len, double now);
+/* From now on (on) or no longer, count the key accesses that find their key
+ * last touched by another thread of this node (ps_node_stats.shared_*: the
+ * node's workers, and the thread that handles messages,
+ * ps_node_set_reader). Counting writes each accessed key's entry, so a
+ * real run leaves it off (the default): it is for the simulator, which
+ * charges such an access the cost of the key's cache lines coming from
+ * another core, and for pslab calibrate, which measures that cost. */
+void ps_node_count_shared(ps_node *node, bool on);
+/* Who handles the messages and timers that follow, for counting shared
+ * accesses (ps_node_count_shared): worker `thread` of this node (a worker that
+ * waits for a reply and reads the node's messages meanwhile), or, for any
+ * number >= its workers, a thread of the node's own (the default). One
+ * reader at a time: the simulator sets it as it chooses who reads. */
+void ps_node_set_reader(ps_node *node, uint32_t thread);
 
 /* Earliest time periodic work is due (INFINITY: none). It moves only in
  * ps_node_on_timer (see "timers" above); the timer owner's thread. */
@@ -902,6 +916,11 @@ int ps_node_key_locality(ps_node *node, ps_key k);
 typedef struct {
   uint64_t local_accesses;   /* key accesses served from this node's memory */
   uint64_t remote_accesses;  /* key accesses that needed a message */
+  /* While counted (ps_node_count_shared): key accesses that found their key last touched by
+   * another thread of the node, and the value floats of those keys, made
+   * by the node's workers' calls and by the thread handling messages. */
+  uint64_t shared_accesses, shared_floats;
+  uint64_t shared_handled, shared_handled_floats;
   uint64_t messages_sent;
   uint64_t bytes_sent;
   uint64_t messages_received;

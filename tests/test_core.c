@@ -57,6 +57,63 @@ static ps_key key_homed_at(harness *h, uint32_t home, int skip) {
 
 /* ------------------------------------------------------------- access */
 
+/* count_shared: a key access counts when another thread of the node
+ * touched the key last: another worker, or the thread handling messages
+ * (the node's own, or the worker ps_node_set_reader names). */
+static void test_shared_accesses_counted(void) {
+  harness_config hc;
+  harness_config_default(&hc);
+  hc.workers = 2;
+  hc.layout.tables[0] = (ps_table){0, 256, 4};
+  hc.settings.fast_local_access = true;
+  harness *h = harness_new(&hc);
+  ps_node_count_shared(harness_node(h, 0), true);
+  ps_key k = key_homed_at(h, 0, 0);
+  ps_worker *a = harness_worker(h, 0, 0), *b = harness_worker(h, 0, 1);
+  ps_worker *far = harness_worker(h, 1, 0);
+  float v[4] = {1, 1, 1, 1}, out[4];
+  ps_ticket t = 0;
+  ps_node_stats s;
+  CU_ASSERT_EQUAL(ps_push(a, &k, 1, v, 4, &t, 0), PS_OK); /* first touch */
+  CU_ASSERT_EQUAL(ps_pull(a, &k, 1, out, 4, &t, 0), PS_OK);  /* a again */
+  ps_node_get_stats(harness_node(h, 0), &s);
+  CU_ASSERT_EQUAL(s.shared_accesses, 0);
+  CU_ASSERT_EQUAL(ps_pull(b, &k, 1, out, 4, &t, 0), PS_OK);  /* a's: shared */
+  CU_ASSERT_EQUAL(ps_push(b, &k, 1, v, 4, &t, 0), PS_OK);    /* b's own */
+  CU_ASSERT_EQUAL(ps_pull(a, &k, 1, out, 4, &t, 0), PS_OK);  /* b's: shared */
+  ps_node_get_stats(harness_node(h, 0), &s);
+  CU_ASSERT_EQUAL(s.shared_accesses, 2);
+  CU_ASSERT_EQUAL(s.shared_floats, 8);
+  CU_ASSERT_EQUAL(s.shared_handled, 0);
+  /* Node 1 pulls k: node 0's own thread handles it (a touched k last). */
+  CU_ASSERT_EQUAL(ps_pull(far, &k, 1, out, 4, &t, 0), PS_PENDING);
+  CU_ASSERT(harness_wait(h, far, t));
+  ps_node_get_stats(harness_node(h, 0), &s);
+  CU_ASSERT_EQUAL(s.shared_handled, 1);
+  CU_ASSERT_EQUAL(s.shared_handled_floats, 4);
+  /* Read by worker a, which touches k next: a's access is its own. */
+  ps_node_set_reader(harness_node(h, 0), 0);
+  CU_ASSERT_EQUAL(ps_pull(far, &k, 1, out, 4, &t, 0), PS_PENDING);
+  CU_ASSERT(harness_wait(h, far, t));
+  CU_ASSERT_EQUAL(ps_pull(a, &k, 1, out, 4, &t, 0), PS_OK);
+  ps_node_get_stats(harness_node(h, 0), &s);
+  CU_ASSERT_EQUAL(s.shared_handled, 2); /* the node's thread's k, read by a */
+  CU_ASSERT_EQUAL(s.shared_accesses, 2);
+  /* Off again: b's access after a's is not counted. */
+  ps_node_count_shared(harness_node(h, 0), false);
+  CU_ASSERT_EQUAL(ps_pull(b, &k, 1, out, 4, &t, 0), PS_OK);
+  ps_node_get_stats(harness_node(h, 0), &s);
+  CU_ASSERT_EQUAL(s.shared_accesses, 2);
+  harness_free(h);
+  /* Off (the default): nothing is counted. */
+  h = harness_new(&hc);
+  CU_ASSERT_EQUAL(ps_push(harness_worker(h, 0, 0), &k, 1, v, 4, &t, 0), PS_OK);
+  CU_ASSERT_EQUAL(ps_pull(harness_worker(h, 0, 1), &k, 1, out, 4, &t, 0), PS_OK);
+  ps_node_get_stats(harness_node(h, 0), &s);
+  CU_ASSERT_EQUAL(s.shared_accesses, 0);
+  harness_free(h);
+}
+
 static void test_local_access_sends_nothing(void) {
   harness *h = make(2, 1, 64, 4, NULL, true, 1);
   ps_key k = key_homed_at(h, 0, 0);
@@ -969,6 +1026,7 @@ static void test_delta_without_copy_refused(void) {
 }
 
 PSLAB_SUITE("core", {"local access sends nothing", test_local_access_sends_nothing},
+            {"shared accesses counted", test_shared_accesses_counted},
             {"a shared message takes the number its backend gives",
              test_numbered_message_takes_the_given_number},
             {"without fast local access, local keys use messages",
