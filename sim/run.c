@@ -242,6 +242,7 @@ static int node_init(sim_setup *s, sim_node *n, uint32_t id) {
   run_node_config(s->setup, id, &cfg);
   sim_node_env(n, &cfg.env);
   n->core = ps_node_new(&cfg);
+  if (n->core) ps_node_count_shared(n->core, sim_counts_shared(&run->cost));
   return n->core ? 0 : fail(s, "node %u: the core refused its configuration", (unsigned)id);
 }
 

@@ -70,6 +70,29 @@ static void charge_handling(const sim_node *n, const uint8_t *buf, size_t len) {
   sim_spend(n->run, n, s);
 }
 
+/* Which thread reads for the core's count of shared accesses: the worker
+ * the server works as, else (index num_workers) its own. */
+static uint32_t reader_index(const sim_node *n) {
+  for (uint32_t k = 0; k < n->num_workers; k++)
+    if (n->server_out.as == &n->workers[k].out.thread) return k;
+  return n->num_workers;
+}
+
+/* The keys the message just handled found last touched by another thread
+ * of the node (cost.shared_*): on the handling thread, after the message,
+ * since the core counts them as it handles it and its answers have left. */
+static void charge_shared_handled(sim_node *n) {
+  const sim_cost *c = &n->run->cost;
+  if (!sim_counts_shared(c)) return;
+  ps_node_stats st;
+  ps_node_get_stats(n->core, &st);
+  double s = sim_shared_cost(c, st.shared_handled - n->handled_charged,
+                             st.shared_handled_floats - n->handled_floats_charged);
+  n->handled_charged = st.shared_handled;
+  n->handled_floats_charged = st.shared_handled_floats;
+  if (s > 0) sim_spend(n->run, n, s);
+}
+
 /* The server slept (nothing had arrived) and woke for a message: with
  * every core of its machine busy, first the wait for one
  * (cost.wakeup_wait_s: the running threads go on meanwhile); then the
@@ -142,8 +165,10 @@ void sim_server_main(sim_node *n) {
     if (slept) charge_wakeup(n);
     double start = simgrid_get_clock();
     charge_handling(n, buf, len);
+    if (sim_counts_shared(&run->cost)) ps_node_set_reader(n->core, reader_index(n));
     if (shared) ps_node_recv_numbered(n->core, src, seq, buf, len, simgrid_get_clock());
     else ps_node_recv(n->core, src, buf, len, simgrid_get_clock());
+    charge_shared_handled(n);
     if (sim_run_queue(run)) reader_done(n);
     /* Load: the simulated time handling took, and the messages that had
      * arrived meanwhile and wait behind it (as the real backend counts the

@@ -74,6 +74,14 @@ typedef struct {
    * its key and index, computed, not stored) before its math; this per
    * float, as work of the worker's core beside the step's flops. */
   double initial_per_float_s;
+  /* A key access that finds the key last touched by another thread of its
+   * node (another worker, or the thread handling messages; the core counts
+   * them: ps_node_config.count_shared) pays this more, plus
+   * shared_per_byte_s per byte of the key's value: its cache lines come
+   * from the other thread's core. Charged as local_per_key_s is, to the
+   * worker whose calls made them, or to the handling thread after the
+   * message (work on its core once the answers left). */
+  double shared_per_key_s, shared_per_byte_s;
 } sim_cost;
 
 typedef enum { SIM_SCHED_RUN_QUEUE, SIM_SCHED_SHARED } sim_scheduler;

@@ -217,6 +217,10 @@ typedef struct sim_node {
   sg_cond_t timer_cond;
   sg_mutex_t timer_mutex;
   uint64_t local_charged; /* local accesses already charged to a worker */
+  /* Shared accesses (cost.shared_*) already charged: the workers', and the
+   * handling thread's, each as keys and floats. */
+  uint64_t shared_charged, shared_floats_charged;
+  uint64_t handled_charged, handled_floats_charged;
   uint32_t workers_running; /* of this node: at 0 its replicas hand on deltas */
   bool server_busy;       /* its server has taken a message and not asked for the next */
 } sim_node;
@@ -302,6 +306,14 @@ void sim_actor_spawn(const char *name, sg_host_t host, void (*entry)(int, char *
  * of the cost model: work on its machine's shared cores with placement, else
  * a sleep, stretched through the phases of n's straggler if it has some. */
 void sim_spend(const sim_state *run, const sim_node *n, double seconds);
+/* Whether cost.shared_* charge anything (the cores then count them). */
+static inline bool sim_counts_shared(const sim_cost *c) {
+  return c->shared_per_key_s > 0 || c->shared_per_byte_s > 0;
+}
+/* What `keys` shared accesses of `floats` value floats in all cost. */
+static inline double sim_shared_cost(const sim_cost *c, uint64_t keys, uint64_t floats) {
+  return c->shared_per_key_s * (double)keys + c->shared_per_byte_s * 4.0 * (double)floats;
+}
 /* The calling actor, on node n, executes `flops` on its host; with
  * placement counted among the actors executing on n's machine meanwhile. */
 void sim_execute(const sim_state *run, const sim_node *n, double flops);

@@ -62,13 +62,18 @@ static void count_steps(sim_worker *w) {
 
 static void charge_local(sim_worker *w) {
   sim_node *n = w->node;
-  double per_key = n->run->cost.local_per_key_s;
-  if (per_key <= 0) return;
+  const sim_cost *c = &n->run->cost;
+  if (c->local_per_key_s <= 0 && !sim_counts_shared(c)) return;
   ps_node_stats st;
   ps_node_get_stats(n->core, &st);
   uint64_t fresh = st.local_accesses - n->local_charged;
   n->local_charged = st.local_accesses;
-  if (fresh) sim_spend(n->run, n, per_key * (double)fresh);
+  double s = c->local_per_key_s * (double)fresh +
+             sim_shared_cost(c, st.shared_accesses - n->shared_charged,
+                             st.shared_floats - n->shared_floats_charged);
+  n->shared_charged = st.shared_accesses;
+  n->shared_floats_charged = st.shared_floats;
+  if (s > 0) sim_spend(n->run, n, s);
 }
 
 /* What every callback does first: pay for local accesses, count steps, and

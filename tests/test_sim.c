@@ -903,6 +903,55 @@ static void test_placement_shares_cores(void) {
   cJSON_Delete(two_cores);
 }
 
+/* One node of `workers` workers, each step a read of the node's one key and
+ * C = 1e6 flops at 1 Gflop/s; a read costs L = local_per_key_s, and one
+ * that finds the key last read by the other worker X more. */
+static void shared_case(run_spec *r, uint32_t workers, double x) {
+  static const char *workload =
+      "{\"type\":\"zipf\",\"keys\":1,\"value_length\":16,\"reads_per_step\":1,"
+      "\"writes_per_step\":0,\"steps_per_worker\":20,\"flops_per_step\":1e6}";
+  r->consistency = NULL;
+  sim_cluster_default(&r->cluster);
+  r->cluster.nodes = 1;
+  r->cluster.workers_per_node = workers;
+  r->cluster.host_speed = 1e9;
+  r->cluster.cost.local_per_key_s = 1e-5;
+  r->cluster.cost.shared_per_key_s = x;
+  r->cluster.cost.shared_per_byte_s = x / 1000;
+  r->workload = workload;
+  r->policy = "{\"type\":\"static\"}";
+  r->seed = 1;
+}
+
+/* The shared access's cost, exactly: with one worker no read is shared and
+ * the cost changes nothing; with two, each reads at its step's start, the
+ * second after the first (it lags by X from its first read on), so every
+ * read but the very first finds the other's: 2S - 1 shared reads, each X
+ * plus 64 bytes at X / 1000. The lagging worker ends the run: S (C + L + X'). */
+static void test_shared_access_cost(void) {
+  const double c = 1e-3, l = 1e-5, x = 2e-4, shared = x + 64 * x / 1000;
+  const int steps = 20;
+  run_spec r;
+  shared_case(&r, 1, x);
+  cJSON *one = run(&r);
+  shared_case(&r, 2, x);
+  cJSON *two = run(&r);
+  shared_case(&r, 2, 0);
+  cJSON *free_two = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(one);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(two);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(free_two);
+  double alone = steps * (c + l);
+  CU_ASSERT_DOUBLE_EQUAL(num(one, "time_s"), alone, alone * 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(num(free_two, "time_s"), alone, alone * 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(num(two, "time_s"), steps * (c + l + shared), alone * 1e-9);
+  double cpu = 2 * alone + (2 * steps - 1) * shared;
+  CU_ASSERT_DOUBLE_EQUAL(num(two, "cpu_s"), cpu, cpu * 1e-9);
+  cJSON_Delete(one);
+  cJSON_Delete(two);
+  cJSON_Delete(free_two);
+}
+
 /* The hand case with both nodes on one machine: messages take its loopback
  * (latency Lb, bandwidth Bb, once per message), the server's costs are work
  * on the machine's core, which nothing else uses meanwhile. */
@@ -2120,6 +2169,7 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"platform_file_and_lv08", test_platform_file_and_lv08},
             {"placement_xml_and_checks", test_placement_xml_and_checks},
             {"placement_shares_cores", test_placement_shares_cores},
+            {"shared_access_cost", test_shared_access_cost},
             {"initial_values_cost", test_initial_values_cost},
             {"placement_loopback_arithmetic", test_placement_loopback_arithmetic},
             {"send_cost", test_send_cost},

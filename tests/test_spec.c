@@ -340,7 +340,7 @@ static const struct {
     {"{'name': 't', 'cluster': {'nodes': 2, 'platform_file': 'no-such-platform.xml', 'hosts': ['a', 'b']}, " GOOD_REST "}", "spec.json: cluster.platform_file: expected a readable SimGrid platform file (looked for no-such-platform.xml), found \"no-such-platform.xml\""},
     {"{'name': 't', 'cluster': {'nodes': 2, 'hosts': ['a', 'b']}, " GOOD_REST "}", "cluster.hosts: expected nothing without cluster.platform_file, found a list of 2"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'per_key_s': -1}}, " GOOD_REST "}", "cluster.cost.per_key_s: expected a duration with its unit, such as \"50us\", \"2ms\", \"1.5s\", \"100ns\", or a number of seconds >= 0, found -1"},
-    {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'per_msg_s': 1}}, " GOOD_REST "}", "cluster.cost.per_msg_s: expected one of the keys of cluster.cost (per_message_s, per_key_s, per_byte_s, local_per_key_s, send_per_message_s, wakeup_s, io_per_message_s, wakeup_wait_s, io_wakeup_s, initial_per_float_s), found an unknown key"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'per_msg_s': 1}}, " GOOD_REST "}", "cluster.cost.per_msg_s: expected one of the keys of cluster.cost (per_message_s, per_key_s, per_byte_s, local_per_key_s, send_per_message_s, wakeup_s, io_per_message_s, wakeup_wait_s, io_wakeup_s, initial_per_float_s, shared_per_key_s, shared_per_byte_s), found an unknown key"},
     /* cluster, roles and scaling */
     {"{'name': 't', 'cluster': {'nodes': 4, 'servers': 5}, " GOOD_REST "}", "spec.json: cluster.servers: expected an integer <= 4, found 5"},
     {"{'name': 't', 'cluster': {'nodes': 4, 'worker_nodes': 0}, " GOOD_REST "}", "spec.json: cluster.worker_nodes: expected an integer >= 1, found 0"},

@@ -41,7 +41,8 @@ static const char *const phase_keys[] = {"from_s", "until_s", "speed_factor",
 static const char *const cost_keys[] = {"per_message_s", "per_key_s", "per_byte_s",
                                         "local_per_key_s", "send_per_message_s", "wakeup_s",
                                         "io_per_message_s", "wakeup_wait_s", "io_wakeup_s",
-                                        "initial_per_float_s", NULL};
+                                        "initial_per_float_s", "shared_per_key_s",
+                                        "shared_per_byte_s", NULL};
 static const char *const machine_keys[] = {"count", "cores", "place", "loopback_latency",
                                            "loopback_bandwidth", "scheduler", "slice", "io_read", NULL};
 
@@ -304,6 +305,8 @@ static void parse_cost(exp_errors *e, const cJSON *cost, sim_cost *c) {
   exp_get_quantity(e, cost, p, "io_wakeup_s", EXP_QTY_DURATION, &c->io_wakeup_s);
   exp_get_quantity(e, cost, p, "initial_per_float_s", EXP_QTY_DURATION,
                    &c->initial_per_float_s);
+  exp_get_quantity(e, cost, p, "shared_per_key_s", EXP_QTY_DURATION, &c->shared_per_key_s);
+  exp_get_quantity(e, cost, p, "shared_per_byte_s", EXP_QTY_DURATION, &c->shared_per_byte_s);
 }
 
 /* Node i's machine from "place"; count is 0 when it is itself invalid. */
