@@ -649,6 +649,9 @@ typedef struct {
   uint32_t keys, floats, count, window, clients;
   bool local, both_ways;
   uint32_t spinners; /* threads spinning through the batch: the cores busy */
+  bool push;         /* local: each pull followed by a push of its keys (writes) */
+  bool count_shared; /* count the shared accesses (which writes every key's
+                        entry: such a batch is for the count, not the time) */
 } exp_calib_batch;
 
 /* What one node's threads spent over a batch. */
@@ -659,6 +662,8 @@ typedef struct {
   double send_cpu_s;     /* ... of which in the calls that issued the pulls */
   double wakeups;        /* times the threads reading its messages slept and woke */
   double io_wakeups;     /* times ZeroMQ's I/O thread slept and woke */
+  double shared_accesses; /* count_shared: key accesses that found the key
+                             last touched by another of its threads */
 } exp_calib_node;
 
 /* Totals over a batch; node[0] pulls, node[1] serves (and pulls, both ways).

@@ -55,6 +55,11 @@
 #include <unistd.h>
 
 #define PROBE_KEYS 256u
+/* A pushing batch's keys: this many windows of its keys a pull, a ring each
+ * thread goes round from its own place (the threads' places spread over it,
+ * so that two threads touch each key in turn, rarely at once). */
+#define PROBE_RING_WINDOWS 6u
+#define PROBE_MAX_BATCH_KEYS (64u * PROBE_RING_WINDOWS)
 #define PROBE_TABLES (sizeof probe_lengths / sizeof probe_lengths[0])
 #define PROBE_RECEIVER_NAME "probe-receiver"
 
@@ -67,6 +72,7 @@ typedef struct {
   double switches;   /* voluntary context switches of the receiver and pullers */
   double core_wakes; /* the core's wake-up count */
   double io_switches; /* voluntary context switches of ZeroMQ's I/O thread */
+  double shared;      /* the core's count of shared accesses (by its workers) */
 } node_clocks;
 
 /* One node as the probe drives it. */
@@ -158,6 +164,9 @@ static void read_clocks(const probe_node *pn, node_clocks *out) {
   ps_server_load l;
   ps_node_server_load(real_node_core(pn->node), &l);
   out->core_wakes = (double)l.wakeups;
+  ps_node_stats st;
+  ps_node_get_stats(real_node_core(pn->node), &st);
+  out->shared = (double)st.shared_accesses;
 }
 
 /* What a node spent between two readings. */
@@ -168,7 +177,8 @@ static real_probe_node spent(const node_clocks *a, const node_clocks *b) {
                            .issue_cpu_s = b->issue_cpu_s - a->issue_cpu_s,
                            .send_cpu_s = b->send_cpu_s - a->send_cpu_s,
                            .wakeups = core > 0 ? core : b->switches - a->switches,
-                           .io_wakeups = b->io_switches - a->io_switches};
+                           .io_wakeups = b->io_switches - a->io_switches,
+                           .shared_accesses = b->shared - a->shared};
 }
 
 /* ------------------------------------------------------------- pulling */
@@ -182,6 +192,10 @@ typedef struct {
   uint32_t nkeys, count, window;
   size_t len;
   float *bufs;
+  float *zeros;       /* push: what each push adds (len floats, all 0: the
+                         values stay as they are, and every key is written) */
+  uint32_t ring, at;  /* push: windows of nkeys keys in `keys`, and the
+                         thread's first (0: keys is one window) */
   struct gate *start; /* threads the probe started wait for it to open */
   double clock_s;     /* the reading's own cost, taken out of what it spent */
   int rc;
@@ -199,7 +213,13 @@ static void pull_all(puller *c) {
     pending[slot] = false;
     if (rc != PS_OK) break;
     double s0 = cpu_clock(CLOCK_THREAD_CPUTIME_ID);
-    rc = ps_pull(c->w, c->keys, c->nkeys, c->bufs + slot * c->len, c->len, &t[slot], 0);
+    const ps_key *keys = c->ring ? c->keys + (size_t)((c->at + i) % c->ring) * c->nkeys : c->keys;
+    rc = ps_pull(c->w, keys, c->nkeys, c->bufs + slot * c->len, c->len, &t[slot], 0);
+    if (rc == PS_OK && c->zeros) { /* local: the pull is done, its keys written next */
+      ps_ticket pt;
+      rc = ps_push(c->w, keys, c->nkeys, c->zeros, c->len, &pt, 0);
+      if (rc == PS_PENDING) rc = real_node_wait(c->node, c->w, pt);
+    }
     send += cpu_clock(CLOCK_THREAD_CPUTIME_ID) - s0;
     pending[slot] = rc == PS_PENDING;
     if (rc == PS_PENDING) rc = PS_OK;
@@ -267,7 +287,8 @@ static int puller_end(puller *c, probe_node *pn) {
   pn->pulled.send_cpu_s += c->send_s;
   pn->pulled.switches += c->switches;
   free(c->bufs);
-  c->bufs = NULL;
+  free(c->zeros);
+  c->bufs = c->zeros = NULL;
   return c->rc;
 }
 
@@ -431,6 +452,21 @@ static int probe_failed(real_probe *p, int rc, char *err, size_t errlen) {
   return -1;
 }
 
+/* Puller `index` of `clients` of a pushing batch b: what it pushes, and
+ * the ring of keys it goes round from its place. False with a message. */
+static bool push_ring(puller *c, const real_probe_batch *b, uint32_t index, uint32_t clients,
+                      ps_key *keys, char *err, size_t errlen) {
+  if (!keys_at((uint32_t)table_of(b->floats), 0, b->keys * PROBE_RING_WINDOWS, keys)) {
+    snprintf(err, errlen, "probe: no %u keys of %u floats homed at node 0",
+             b->keys * PROBE_RING_WINDOWS, b->floats);
+    return false;
+  }
+  c->ring = PROBE_RING_WINDOWS;
+  c->at = index * PROBE_RING_WINDOWS / clients;
+  if (!(c->zeros = calloc(c->len, sizeof *c->zeros))) snprintf(err, errlen, "probe: out of memory");
+  return c->zeros != NULL;
+}
+
 /* Node 0's pullers of batch b, set up, threads past the first started and
  * waiting for g to open. Returns how many were set up; fewer than asked with
  * a message. */
@@ -443,9 +479,14 @@ static uint32_t pullers_start(real_probe *p, const real_probe_batch *b, puller *
   for (; made < clients; made++) {
     if (!puller_init(&c[made], &p->n0, made, b->local ? 0 : 1, &o, keys, err, errlen)) break;
     c[made].start = g;
+    if (b->push && !push_ring(&c[made], b, made, clients, keys, err, errlen)) {
+      free(c[made].bufs);
+      break;
+    }
     if (made > 0 && pthread_create(&threads[made], NULL, puller_main, &c[made]) != 0) {
       snprintf(err, errlen, "probe: cannot start a pulling thread");
       free(c[made].bufs);
+      free(c[made].zeros);
       break;
     }
   }
@@ -505,6 +546,7 @@ static int run_batch(real_probe *p, const real_probe_batch *b, puller *c, uint32
   spinner spin[REAL_PROBE_MAX_SPINNERS];
   atomic_int phase = SPIN_WARM;
   uint32_t spinning = spinners_start(spin, b->spinners, &phase);
+  ps_node_count_shared(real_node_core(p->n0.node), b->count_shared);
   read_clocks(&p->n0, &n0a);
   atomic_store(&phase, SPIN_MEASURE);
   double wall = real_clock();
@@ -531,6 +573,7 @@ static int run_batch(real_probe *p, const real_probe_batch *b, puller *c, uint32
     spun = spinners_stop(spin, spinning, &phase);
   }
   if (rc == PS_OK) rc = round_trip_clocks(p, 1, NULL, &n1b);
+  ps_node_count_shared(real_node_core(p->n0.node), false);
   out->wall_s = end - wall;
   out->node[0] = spent(&n0a, &n0b);
   out->node[0].process_cpu_s -= spun; /* about: each read its clock as it saw the phases */
@@ -547,6 +590,10 @@ int real_probe_run(real_probe *p, const real_probe_batch *b, real_probe_sample *
              REAL_PROBE_MAX_SPINNERS);
     return -1;
   }
+  if (b->push && !b->local) {
+    snprintf(err, errlen, "probe: pushes only in a local batch");
+    return -1;
+  }
   if (clients > REAL_PROBE_MAX_CLIENTS || (b->local && b->both_ways)) {
     snprintf(err, errlen, "probe: %u pulling threads%s (at most %u, one way when local)",
              clients, b->both_ways ? " both ways" : "", REAL_PROBE_MAX_CLIENTS);
@@ -554,7 +601,7 @@ int real_probe_run(real_probe *p, const real_probe_batch *b, real_probe_sample *
   }
   puller c[REAL_PROBE_MAX_CLIENTS];
   pthread_t threads[REAL_PROBE_MAX_CLIENTS];
-  ps_key keys[64];
+  ps_key keys[PROBE_MAX_BATCH_KEYS];
   gate g = {.open = false};
   pthread_mutex_init(&g.lock, NULL);
   pthread_cond_init(&g.opened, NULL);
@@ -567,7 +614,7 @@ int real_probe_run(real_probe *p, const real_probe_batch *b, real_probe_sample *
     for (uint32_t i = 1; i < made; i++) c[i].count = 0;
     gate_open(&g);
     for (uint32_t i = 1; i < made; i++) pthread_join(threads[i], NULL);
-    for (uint32_t i = 0; i < made; i++) free(c[i].bufs);
+    for (uint32_t i = 0; i < made; i++) free(c[i].bufs), free(c[i].zeros);
   }
   pthread_mutex_destroy(&g.lock);
   pthread_cond_destroy(&g.opened);

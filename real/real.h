@@ -326,6 +326,17 @@ typedef struct {
    * in a run whose workers compute. Their CPU is not counted in the
    * sample. */
   uint32_t spinners;
+  /* Local only: each pull is followed by a push of zeros to the same keys
+   * (every key written, its value unchanged), as a training step reads and
+   * writes its keys; each pull takes the next `keys` keys of a ring of a
+   * few times as many, every thread from its own place, so that several
+   * threads touch each key in turn and rarely at once. */
+  bool push;
+  /* Node 0's core counts its shared accesses through the batch
+   * (ps_node_count_shared: keys its threads found last touched by another
+   * of them), into the sample's shared_accesses. Counting writes each key's
+   * entry: a batch that counts is not one that times. */
+  bool count_shared;
 } real_probe_batch;
 
 /* What one node's threads spent over a batch. */
@@ -341,6 +352,9 @@ typedef struct {
   /* Times ZeroMQ's I/O thread slept and woke (its voluntary context
    * switches; 0 where the thread is not found by its name). */
   double io_wakeups;
+  /* Key accesses of its threads that found the key last touched by
+   * another of them (count_shared batches; else 0). */
+  double shared_accesses;
 } real_probe_node;
 
 /* Totals over a batch. */

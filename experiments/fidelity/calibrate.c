@@ -73,6 +73,22 @@
  * machines.slice the scheduler's slice, measured with two spinning threads a
  * core (the median of CALIB_SLICE_ROUNDS rounds): what the run-queue model
  * of the simulator lets a thread run while another waits for its core.
+ *
+ * shared_per_key_s and shared_per_byte_s: what a key access costs more when
+ * another thread of the node touched the key last (its cache lines come
+ * from the other core). Two local batches a size (16 keys of 16 and of 256
+ * floats, each pull followed by a push of the same keys, as a training
+ * step reads and writes them): one thread, then two threads on the same
+ * keys at once; a third batch of two threads counts, with the core's count
+ * (ps_node_count_shared, which writes every entry and so is not timed),
+ * the share of accesses that found the key last touched by the other
+ * thread. Per size and round (the three batches measured one after the
+ * other, under the same load), what an access cost more with two threads
+ * over that share is a shared access's cost; its median over the rounds,
+ * at the two sizes, gives it per key and per byte. Threads that do not run
+ * at once (one core, or a round the machine gave them one) share nothing:
+ * such rounds are left out, and with none left the cost is 0, said in the
+ * notes.
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "experiments/results/results.h"
@@ -96,10 +112,12 @@
 #define CALIB_SLICE_ROUNDS 5
 #define CALIB_SLICE_S 0.1 /* seconds a slice round spins (x scale) */
 #define CALIB_SLICE_MIN_S 0.05 /* ... at least */
+#define CALIB_MIN_SHARE 0.02 /* of accesses found shared, to fit shared_* */
 
 /* What a probe is for. */
 typedef enum {
-  USE_GRID, USE_WINDOW, USE_BUSY, USE_CHECK, USE_LOCAL, USE_COMPUTE, USE_INITIAL
+  USE_GRID, USE_WINDOW, USE_BUSY, USE_CHECK, USE_LOCAL, USE_COMPUTE, USE_INITIAL,
+  USE_RW_ALONE, USE_RW_SHARED, USE_RW_COUNT /* the shared accesses' batches */
 } probe_use;
 
 /* The batches measured, in order: the size grid (its first, the smallest
@@ -125,7 +143,19 @@ static const struct {
     {"local_pull", USE_LOCAL, {.keys = CALIB_LOCAL_KEYS, .floats = 64, .local = true}},
     {"compute_per_flop", USE_COMPUTE, {0}},
     {"initial_per_float", USE_INITIAL, {0}},
+#define RW(f)                                                                            \
+  {"local_rw", USE_RW_ALONE, {.keys = CALIB_LOCAL_KEYS, .floats = f, .local = true, .push = true}}, \
+  {"shared_rw", USE_RW_SHARED,                                                             \
+   {.keys = CALIB_LOCAL_KEYS, .floats = f, .local = true, .push = true, .clients = 2}},      \
+  {"shared_rw_count", USE_RW_COUNT,                                                        \
+   {.keys = CALIB_LOCAL_KEYS, .floats = f, .local = true, .push = true, .clients = 2,         \
+    .count_shared = true}}
+    RW(16), RW(256),
+#undef RW
 };
+/* The shared batches' sizes (floats a key), in the order above. */
+static const double shared_floats[] = {16, 256};
+#define SHARED_SIZES 2
 #define PROBES (sizeof probes / sizeof probes[0])
 #define GRID 7    /* probes[0 .. GRID) */
 #define WINDOWS 3 /* probes[0] and the two USE_WINDOW after the grid */
@@ -344,6 +374,9 @@ typedef struct {
   double rtt_busy; /* the smallest pull's round trip with every core busy */
   double cores;
   double local_per_key, speed, initial_per_float;
+  /* Per shared size: what an access found shared costs more (NAN: the
+   * threads hardly ever shared a key). */
+  double shared_cost[SHARED_SIZES];
 } measured;
 
 /* The model's parameters (see the top). */
@@ -351,6 +384,7 @@ typedef struct {
   double per_msg, send, wake_threads, io_wake_end, io, per_key, per_byte;
   double wake_wait;
   double latency, bandwidth, local_per_key, speed, initial_per_float;
+  double shared_per_key, shared_per_byte;
 } fitted;
 
 /* The parameters as the profile and the log name them, with their units. */
@@ -371,6 +405,8 @@ static const struct {
     {"local_per_key_s", "s", offsetof(fitted, local_per_key)},
     {"host_speed", "flop/s", offsetof(fitted, speed)},
     {"initial_per_float_s", "s", offsetof(fitted, initial_per_float)},
+    {"shared_per_key_s", "s", offsetof(fitted, shared_per_key)},
+    {"shared_per_byte_s", "s", offsetof(fitted, shared_per_byte)},
 };
 #define PARAMS (sizeof params / sizeof params[0])
 
@@ -406,6 +442,55 @@ static const exp_calib_sample *sample_of(const figure *figs, size_t i, int round
   return round < 0 ? &f->med : &f->round[f->rounds - f->kept + (unsigned)round];
 }
 
+/* A shared access's cost at size z from round r of its three batches
+ * (measured one after the other, so under the same load): the extra thread
+ * CPU an access took with two threads, over the share of accesses the
+ * counting batch found shared (per pull and push of its keys: two accesses
+ * a key). NAN below CALIB_MIN_SHARE: the threads did not run at once. */
+static double shared_cost_at(const figure *figs, size_t z, unsigned r) {
+  double alone = NAN, two = NAN, share = NAN;
+  for (size_t i = 0; i < PROBES; i++) {
+    const exp_calib_batch *b = &probes[i].b;
+    if (!b->push || b->floats != shared_floats[z]) continue;
+    const exp_calib_sample *s = &figs[i].round[r];
+    double accesses = 2.0 * b->keys;
+    if (probes[i].use == USE_RW_ALONE) alone = s->thread_cpu_s / accesses;
+    if (probes[i].use == USE_RW_SHARED) two = s->thread_cpu_s / accesses;
+    if (probes[i].use == USE_RW_COUNT) share = s->node[0].shared_accesses / accesses;
+  }
+  return share >= CALIB_MIN_SHARE ? (two - alone) / share : NAN;
+}
+
+/* Rounds every shared batch of size z ran. */
+static unsigned shared_rounds(const figure *figs, size_t z) {
+  unsigned n = CALIB_MAX_ROUNDS;
+  for (size_t i = 0; i < PROBES; i++)
+    if (probes[i].b.push && probes[i].b.floats == shared_floats[z] && figs[i].rounds < n)
+      n = figs[i].rounds;
+  return n;
+}
+
+/* m's shared costs: round < 0, the median over every round the batches of a
+ * size all ran (rounds that shared nothing left out); else the round-th of
+ * the last `kept` of those rounds. */
+static void view_shared(const figure *figs, int round, unsigned kept, measured *m) {
+  for (size_t z = 0; z < SHARED_SIZES; z++) {
+    unsigned n = shared_rounds(figs, z);
+    if (round >= 0) {
+      m->shared_cost[z] = (unsigned)round < n && n >= kept
+                              ? shared_cost_at(figs, z, n - kept + (unsigned)round)
+                              : NAN;
+      continue;
+    }
+    double v[CALIB_MAX_ROUNDS];
+    unsigned ok = 0;
+    for (unsigned r = 0; r < n; r++) {
+      if (!isnan(v[ok] = shared_cost_at(figs, z, r))) ok++;
+    }
+    m->shared_cost[z] = ok ? median_of(v, ok) : NAN;
+  }
+}
+
 static void view(const figure *figs, int round, uint32_t cores, measured *m) {
   size_t w = 0;
   m->cores = cores;
@@ -430,12 +515,33 @@ static void view(const figure *figs, int round, uint32_t cores, measured *m) {
     if (probes[i].use == USE_COMPUTE) m->speed = s->wall_s > 0 ? 1 / s->wall_s : 0;
     if (probes[i].use == USE_INITIAL) m->initial_per_float = s->wall_s;
   }
+  view_shared(figs, round, figs[0].kept, m);
   double r1 = m->r[0];
   for (size_t i = 0; i < WINDOWS; i++) m->r[i] = r1 > 0 ? m->r[i] / r1 : 0;
   m->io_counted = m->q[0] > 0;
   if (!m->io_counted)
     for (size_t i = 0; i < WINDOWS; i++) m->q[i] = 2 * m->r[i];
 }
+/* shared_per_key_s and shared_per_byte_s from m's shared batches (see the
+ * top): per size, the extra CPU an access took with two threads over the
+ * share of accesses found shared; a line through the two sizes' bytes. */
+static void fit_shared(const measured *m, cJSON *notes, fitted *f) {
+  const double *cost = m->shared_cost;
+  for (size_t z = 0; z < SHARED_SIZES; z++) {
+    if (isnan(cost[z])) {
+      note(notes, "two threads on the same keys hardly ever found a key last touched by the "
+                  "other (one core?): shared_per_key_s and shared_per_byte_s are 0");
+      f->shared_per_key = f->shared_per_byte = 0;
+      return;
+    }
+  }
+  double bytes0 = 4 * shared_floats[0], bytes1 = 4 * shared_floats[1];
+  f->shared_per_byte = at_least_zero((cost[1] - cost[0]) / (bytes1 - bytes0),
+                                     "shared_per_byte_s", notes);
+  f->shared_per_key =
+      at_least_zero(cost[0] - f->shared_per_byte * bytes0, "shared_per_key_s", notes);
+}
+
 /* Fits the model to m (see the top); coefficients set to 0, wake-ups
  * that did not change, a bandwidth that limits nothing are said in notes
  * (NULL: not said). False with a message. */
@@ -487,6 +593,7 @@ static bool fit_model(const measured *m, cJSON *notes, fitted *f, char *err, siz
   f->local_per_key = m->local_per_key;
   f->speed = m->speed;
   f->initial_per_float = m->initial_per_float;
+  fit_shared(m, notes, f);
   return true;
 }
 
@@ -551,7 +658,10 @@ static void describe(size_t i, char *buf, size_t n) {
   int len = snprintf(buf, n, "%s%u key%s of %u float%s", what, b->keys,
                      b->keys > 1 ? "s" : "", b->floats, b->floats > 1 ? "s" : "");
   if (len < 0 || (size_t)len >= n) return;
-  if (b->both_ways) snprintf(buf + len, n - (size_t)len, ", both ways");
+  if (b->push)
+    snprintf(buf + len, n - (size_t)len, ", pull+push%s%s", b->clients > 1 ? ", 2 threads" : "",
+             b->count_shared ? ", counted" : "");
+  else if (b->both_ways) snprintf(buf + len, n - (size_t)len, ", both ways");
   else if (b->clients > 1) snprintf(buf + len, n - (size_t)len, ", %u pullers", b->clients);
   else if (b->window > 1) snprintf(buf + len, n - (size_t)len, ", %u outstanding", b->window);
   else if (probes[i].use == USE_BUSY) snprintf(buf + len, n - (size_t)len, ", every core busy");
@@ -572,6 +682,7 @@ static cJSON *node_json(const exp_calib_node *n) {
   cJSON_AddNumberToObject(o, "send_cpu_s", n->send_cpu_s);
   cJSON_AddNumberToObject(o, "wakeups", n->wakeups);
   cJSON_AddNumberToObject(o, "io_wakeups", n->io_wakeups);
+  if (n->shared_accesses > 0) cJSON_AddNumberToObject(o, "shared_accesses", n->shared_accesses);
   return o;
 }
 
@@ -583,6 +694,12 @@ static void add_batch(cJSON *o, size_t i) {
   cJSON_AddNumberToObject(o, "keys", b->keys);
   cJSON_AddNumberToObject(o, "floats", b->floats);
   if (probes[i].use == USE_LOCAL) return;
+  if (b->push) {
+    cJSON_AddNumberToObject(o, "clients", b->clients ? b->clients : 1);
+    cJSON_AddBoolToObject(o, "push", true);
+    if (b->count_shared) cJSON_AddBoolToObject(o, "count_shared", true);
+    return;
+  }
   cJSON_AddNumberToObject(o, "window", b->window ? b->window : 1);
   cJSON_AddNumberToObject(o, "clients", b->clients ? b->clients : 1);
   cJSON_AddBoolToObject(o, "both_ways", b->both_ways);
@@ -621,6 +738,12 @@ static void log_figure(FILE *log, size_t i, const figure *figs, const exp_calib_
   } else if (probes[i].use == USE_LOCAL) {
     exp_format_quantity(f->med.wall_s / probes[i].b.keys, "s", v, sizeof v);
     snprintf(r, sizeof r, "a key");
+  } else if (probes[i].b.push) { /* thread CPU per access; the share found shared */
+    double accesses = 2.0 * probes[i].b.keys;
+    exp_format_quantity(f->med.thread_cpu_s / accesses, "s", v, sizeof v);
+    snprintf(r, sizeof r, "an access");
+    if (probes[i].b.count_shared)
+      snprintf(c, sizeof c, "shared %.2f", f->med.node[0].shared_accesses / accesses);
   } else {
     exp_format_quantity(f->med.wall_s, "s", v, sizeof v);
     char cpu[24];
@@ -717,6 +840,8 @@ static void profile_fill(cJSON *profile, const fitted *f, uint32_t cores, double
   cJSON_AddNumberToObject(cost, "io_wakeup_s", f->io_wake_end);
   cJSON_AddNumberToObject(cost, "wakeup_wait_s", f->wake_wait);
   cJSON_AddNumberToObject(cost, "initial_per_float_s", f->initial_per_float);
+  cJSON_AddNumberToObject(cost, "shared_per_key_s", f->shared_per_key);
+  cJSON_AddNumberToObject(cost, "shared_per_byte_s", f->shared_per_byte);
   cJSON *machines = cJSON_AddObjectToObject(profile, "machines");
   cJSON_AddNumberToObject(machines, "count", 1);
   cJSON_AddNumberToObject(machines, "cores", cores);
@@ -809,7 +934,8 @@ static int real_pulls(void *ctx, const exp_calib_batch *b, exp_calib_sample *out
                       size_t errlen) {
   real_probe_batch rb = {.keys = b->keys, .floats = b->floats, .count = b->count,
                          .window = b->window, .clients = b->clients, .local = b->local,
-                         .both_ways = b->both_ways, .spinners = b->spinners};
+                         .both_ways = b->both_ways, .spinners = b->spinners,
+                         .push = b->push, .count_shared = b->count_shared};
   real_probe_sample s;
   if (real_probe_run(ctx, &rb, &s, err, errlen) != 0) return -1;
   *out = (exp_calib_sample){.wall_s = s.wall_s, .cpu_s = s.cpu_s,
@@ -817,7 +943,8 @@ static int real_pulls(void *ctx, const exp_calib_batch *b, exp_calib_sample *out
   for (int n = 0; n < 2; n++)
     out->node[n] = (exp_calib_node){s.node[n].process_cpu_s, s.node[n].receiver_cpu_s,
                                     s.node[n].issue_cpu_s, s.node[n].send_cpu_s,
-                                    s.node[n].wakeups, s.node[n].io_wakeups};
+                                    s.node[n].wakeups, s.node[n].io_wakeups,
+                                    s.node[n].shared_accesses};
   return 0;
 }
 
