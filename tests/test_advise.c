@@ -107,7 +107,7 @@ static void test_halving_respects_the_budget(void) {
   char labels[N_FAKE][8];
   for (size_t i = 0; i < N_FAKE; i++) {
     snprintf(labels[i], sizeof labels[i], "c%zu", i);
-    items[i] = (adv_candidate){labels[i], NULL, "test"};
+    items[i] = (adv_candidate){labels[i], NULL, "test", false};
   }
   cands.items = items;
   cands.count = N_FAKE;
@@ -579,8 +579,8 @@ static void test_prefix(void) {
   CU_ASSERT_EQUAL(got, EXP_ADVISE_MIN_STEPS / 1000.0);
   cJSON_Delete(cut);
   /* The shortest prefix of a set: its candidate with the most steps'. */
-  adv_candidate two[2] = {{"a", spec, "test"},
-                          {"b", unit_json("{'workload': {'steps_per_worker': 500}}"), "test"}};
+  adv_candidate two[2] = {{"a", spec, "test", false},
+                          {"b", unit_json("{'workload': {'steps_per_worker': 500}}"), "test", false}};
   adv_candidates set = {.items = two, .count = 2};
   CU_ASSERT_EQUAL(adv_min_fraction(&set), EXP_ADVISE_MIN_STEPS / 1000.0);
   cJSON_Delete(two[1].spec);
