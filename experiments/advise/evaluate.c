@@ -160,7 +160,7 @@ static double metric_of(const cJSON *m, const char *name) {
 
 /* The metrics kept with an evaluation's record. */
 static cJSON *detail_of(const cJSON *m, const char *metric) {
-  static const char *const keep[] = {"time_s", "steps_per_s", "local_ratio", "bytes",
+  static const char *const keep[] = {"time_s", "steps", "steps_per_s", "local_ratio", "bytes",
                                      "messages", "quality", "time_to_quality_s"};
   cJSON *d = cJSON_CreateObject();
   for (size_t i = 0; d && i < sizeof keep / sizeof keep[0]; i++) {
