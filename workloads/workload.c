@@ -87,46 +87,56 @@ static char *kept_key(const cJSON *json, const wl_context *ctx) {
   return key;
 }
 
-/* A workload of type t made of json: its type's data from the kept one
- * made of an equal object, else created (and kept, while keeping and there
- * is room). wl->shared says whether its impl is a kept one's. NULL with a
- * message in err. */
-static wl_workload *create_or_share(const wl_type *t, const cJSON *json, const wl_context *ctx,
-                                    char *err, size_t errlen) {
+/* A workload of type t made of json, created. */
+static wl_workload *create(const wl_type *t, const cJSON *json, const wl_context *ctx,
+                           char *err, size_t errlen) {
   wl_workload *wl = calloc(1, sizeof *wl);
   if (!wl) {
     snprintf(err, errlen, "out of memory");
     return NULL;
   }
-  pthread_mutex_lock(&kept_lock);
-  char *key = keeping ? kept_key(json, ctx) : NULL;
-  bool shared = false;
-  for (size_t i = 0; key && !shared && i < n_kept; i++)
-    if (strcmp(kept[i].key, key) == 0) {
-      *wl = *kept[i].wl;
-      shared = true;
-    }
-  if (!shared) {
-    wl->type = t;
-    wl->num_nodes = ctx->nodes;
-    wl->ctx = *ctx;
-    wl->ctx.base_dir = NULL; /* only create reads files */
-    wl->impl = t->create(json, ctx, &wl->info, err, errlen);
-    wl_workload *copy = wl->impl && key && n_kept < KEPT_MAX ? malloc(sizeof *copy) : NULL;
-    if (copy) {
-      *copy = *wl;
-      kept[n_kept++] = (kept_workload){key, copy};
-      key = NULL;
-      shared = true;
-    }
-  }
-  wl->shared = shared;
-  pthread_mutex_unlock(&kept_lock);
-  free(key);
+  wl->type = t;
+  wl->num_nodes = ctx->nodes;
+  wl->ctx = *ctx;
+  wl->ctx.base_dir = NULL; /* only create reads files */
+  wl->impl = t->create(json, ctx, &wl->info, err, errlen);
   if (!wl->impl) {
     free(wl);
     return NULL;
   }
+  return wl;
+}
+
+/* A workload of type t made of json: while keeping, its type's data from
+ * the kept one made of an equal object on the same cluster, else created
+ * and kept (while there is room); wl->shared says whether its impl is a
+ * kept one's. Not keeping, created (without the lock: workloads are
+ * created at once by threads of a run). NULL with a message in err. */
+static wl_workload *create_or_share(const wl_type *t, const cJSON *json, const wl_context *ctx,
+                                    char *err, size_t errlen) {
+  pthread_mutex_lock(&kept_lock);
+  if (!keeping) {
+    pthread_mutex_unlock(&kept_lock);
+    return create(t, json, ctx, err, errlen);
+  }
+  char *key = kept_key(json, ctx);
+  wl_workload *wl = NULL;
+  for (size_t i = 0; key && !wl && i < n_kept; i++)
+    if (strcmp(kept[i].key, key) == 0 && (wl = malloc(sizeof *wl))) {
+      *wl = *kept[i].wl;
+      wl->shared = true;
+    }
+  if (!wl && (wl = create(t, json, ctx, err, errlen)) && key && n_kept < KEPT_MAX) {
+    wl_workload *copy = malloc(sizeof *copy);
+    if (copy) {
+      *copy = *wl;
+      kept[n_kept++] = (kept_workload){key, copy};
+      key = NULL;
+      wl->shared = true;
+    }
+  }
+  pthread_mutex_unlock(&kept_lock);
+  free(key);
   return wl;
 }
 
