@@ -107,7 +107,7 @@ static void test_halving_respects_the_budget(void) {
   char labels[N_FAKE][8];
   for (size_t i = 0; i < N_FAKE; i++) {
     snprintf(labels[i], sizeof labels[i], "c%zu", i);
-    items[i] = (adv_candidate){labels[i], NULL, "test", false};
+    items[i] = (adv_candidate){labels[i], NULL, "test", false, false};
   }
   cands.items = items;
   cands.count = N_FAKE;
@@ -579,8 +579,9 @@ static void test_prefix(void) {
   CU_ASSERT_EQUAL(got, EXP_ADVISE_MIN_STEPS / 1000.0);
   cJSON_Delete(cut);
   /* The shortest prefix of a set: its candidate with the most steps'. */
-  adv_candidate two[2] = {{"a", spec, "test", false},
-                          {"b", unit_json("{'workload': {'steps_per_worker': 500}}"), "test", false}};
+  adv_candidate two[2] = {{"a", spec, "test", false, false},
+                          {"b", unit_json("{'workload': {'steps_per_worker': 500}}"), "test", false,
+                           false}};
   adv_candidates set = {.items = two, .count = 2};
   CU_ASSERT_EQUAL(adv_min_fraction(&set), EXP_ADVISE_MIN_STEPS / 1000.0);
   cJSON_Delete(two[1].spec);
@@ -981,7 +982,12 @@ static void test_quality_ranks_by_time_to_quality(void) {
   CU_ASSERT(unit_contains(jsonl, "\"metric\":\"time_to_quality_s\""));
   CU_ASSERT(unit_contains(jsonl, "\"target_from\":\"the best final quality of the static"));
   CU_ASSERT(unit_contains(jsonl, "\"label\":\"static, ssp staleness=4\""));
+  CU_ASSERT(unit_contains(jsonl, "\"stop_after\":\"")); /* the candidates' */
   free(jsonl);
+  char *winner = unit_slurp(out, "winner.json"); /* the spec's run, as given */
+  CU_ASSERT_PTR_NOT_NULL(winner);
+  CU_ASSERT(winner && !unit_contains(winner, "stop_after"));
+  free(winner);
   free(log);
   free(spec);
   unit_remove_tree(dir);

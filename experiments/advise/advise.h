@@ -28,6 +28,7 @@ typedef struct {
   cJSON *spec;   /* owned */
   const char *origin; /* "pslab", "spec" (the spec's own policy and sweep), "file" */
   bool trades_quality; /* adv_trades_quality: its training may differ from the spec's */
+  bool stop_added;     /* workload.stop_after is advise's (its whole run's steps) */
 } adv_candidate;
 
 typedef struct {

@@ -89,7 +89,7 @@ void adv_candidate_add(adv_candidates *c, const adv_build *b, cJSON *spec, const
     c->cap = cap;
   }
   c->items[c->count++] = (adv_candidate){strdup(label), spec, origin,
-                                         adv_trades_quality(spec, b->spec)};
+                                         adv_trades_quality(spec, b->spec), false};
 }
 
 /* Whether the numbers at path in a and b are equal (def where absent). */
@@ -294,7 +294,8 @@ static uint64_t steps_of(const cJSON *spec, const char *base_dir) {
  * steps_per_worker, one epoch; recorded worker i is replayed by worker i
  * mod W) gets workload.steps_per_worker; an mf, kge or w2v (whose length is
  * their data's epochs, or their own stop_after) gets workload.stop_after
- * "<n> steps", so that it can be cut below one epoch. */
+ * "<n> steps", so that it can be cut below one epoch (stop_added where the
+ * spec had none: winner.json leaves it out again). */
 static void run_steps(adv_candidates *c, const char *base_dir) {
   for (size_t i = 0; i < c->count; i++) {
     cJSON *spec = c->items[i].spec;
@@ -305,6 +306,8 @@ static void run_steps(adv_candidates *c, const char *base_dir) {
                  number_at(spec, "workload.epochs", 1) == 1;
     if (!trace && !adv_stops_after(wl)) continue;
     uint64_t steps = steps_of(spec, base_dir);
+    c->items[i].stop_added =
+        steps > 0 && !trace && !cJSON_GetObjectItemCaseSensitive(wl, "stop_after");
     char err[512], text[64];
     snprintf(text, sizeof text, "%llu steps", (unsigned long long)steps);
     if (steps > 0 && trace)
