@@ -107,7 +107,7 @@ static void test_halving_respects_the_budget(void) {
   char labels[N_FAKE][8];
   for (size_t i = 0; i < N_FAKE; i++) {
     snprintf(labels[i], sizeof labels[i], "c%zu", i);
-    items[i] = (adv_candidate){labels[i], NULL, "test"};
+    items[i] = (adv_candidate){labels[i], NULL, "test", false, false};
   }
   cands.items = items;
   cands.count = N_FAKE;
@@ -579,8 +579,9 @@ static void test_prefix(void) {
   CU_ASSERT_EQUAL(got, EXP_ADVISE_MIN_STEPS / 1000.0);
   cJSON_Delete(cut);
   /* The shortest prefix of a set: its candidate with the most steps'. */
-  adv_candidate two[2] = {{"a", spec, "test"},
-                          {"b", unit_json("{'workload': {'steps_per_worker': 500}}"), "test"}};
+  adv_candidate two[2] = {{"a", spec, "test", false, false},
+                          {"b", unit_json("{'workload': {'steps_per_worker': 500}}"), "test", false,
+                           false}};
   adv_candidates set = {.items = two, .count = 2};
   CU_ASSERT_EQUAL(adv_min_fraction(&set), EXP_ADVISE_MIN_STEPS / 1000.0);
   cJSON_Delete(two[1].spec);
@@ -593,6 +594,31 @@ static void test_prefix(void) {
   cut = adv_prefix(spec, 0.01, &got); /* an mf's shortest: one epoch */
   CU_ASSERT_EQUAL(cJSON_GetNumberValue(exp_path_get(cut, "workload.epochs")), 1);
   CU_ASSERT_EQUAL(got, 0.125);
+  cJSON_Delete(cut);
+  cJSON_Delete(spec);
+  /* mf, kge, w2v: the steps per worker of stop_after (candidates.c gives
+   * each the whole run's) cut, below one epoch too; short of the first
+   * epoch's end, without math or target. 800 steps in 8 epochs. */
+  spec = unit_json("{'workload': {'type': 'mf', 'epochs': 8, 'stop_after': '800 steps', "
+                   "'target_quality': 0.8}}");
+  cut = adv_prefix(spec, 1.0 / 16, &got);
+  CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(exp_path_get(cut, "workload.stop_after")),
+                         "50 steps");
+  CU_ASSERT_EQUAL(got, 50.0 / 800);
+  CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(exp_path_get(cut, "workload.math")), "none");
+  CU_ASSERT_PTR_NULL(exp_path_get(cut, "workload.target_quality"));
+  cJSON_Delete(cut);
+  cut = adv_prefix(spec, 0.25, &got); /* two epochs: evaluated, with math */
+  CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(exp_path_get(cut, "workload.stop_after")),
+                         "200 steps");
+  CU_ASSERT_EQUAL(got, 0.25);
+  CU_ASSERT_PTR_NULL(exp_path_get(cut, "workload.math"));
+  CU_ASSERT_EQUAL(cJSON_GetNumberValue(exp_path_get(cut, "workload.target_quality")), 0.8);
+  cJSON_Delete(cut);
+  cut = adv_prefix(spec, 0.001, &got); /* never below EXP_ADVISE_MIN_STEPS */
+  CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(exp_path_get(cut, "workload.stop_after")),
+                         "10 steps");
+  CU_ASSERT_EQUAL(got, EXP_ADVISE_MIN_STEPS / 800.0);
   cJSON_Delete(cut);
   cJSON_Delete(spec);
   /* A dnn without math: below one epoch, one epoch of fewer examples. 16
@@ -853,6 +879,88 @@ static void test_trace_steps(void) {
   free(dir);
 }
 
+/* Which candidates trade quality: all but static or relocate with the
+ * spec's consistency, nodes and workers per node. */
+static void test_trades_quality(void) {
+  cJSON *spec = unit_json("{'cluster': {'nodes': 2, 'workers_per_node': 2}, "
+                          "'policy': {'type': 'static'}}");
+  static const struct {
+    const char *cand;
+    bool trades;
+  } cases[] = {
+      {"{'cluster': {'nodes': 2, 'workers_per_node': 2}, 'policy': {'type': 'static', "
+       "'partition': 'range'}}", false},
+      {"{'cluster': {'nodes': 2, 'workers_per_node': 2}, 'policy': {'type': 'relocate', "
+       "'lookahead': 10}}", false},
+      {"{'cluster': {'nodes': 2, 'workers_per_node': 4}, 'policy': {'type': 'static'}}", true},
+      {"{'cluster': {'nodes': 2, 'workers_per_node': 2}, 'policy': {'type': 'static'}, "
+       "'consistency': {'model': 'ssp', 'staleness': 4}}", true},
+      {"{'cluster': {'nodes': 2, 'workers_per_node': 2}, 'policy': {'type': 'replicate', "
+       "'hot_keys': 10}}", true},
+      {"{'cluster': {'nodes': 2, 'workers_per_node': 2}, 'policy': {'type': 'nups', "
+       "'hot_keys': 10, 'sampling': {'scheme': 'local'}}}", true},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    cJSON *c = unit_json(cases[i].cand);
+    CU_ASSERT_EQUAL(adv_trades_quality(c, spec), cases[i].trades);
+    cJSON_Delete(c);
+  }
+  cJSON_Delete(spec);
+}
+
+/* An mf spec is searched below one epoch: every candidate gets its steps
+ * per worker as stop_after, and a prefix runs the share asked of them
+ * (10 steps of a worker's 90: 40 steps of its 4 workers). Ranked by time
+ * to quality on that prefix, which reaches no target: the candidate that
+ * trades no quality is assumed to reach it by the run's end (its estimate
+ * the whole run's time), and the one that trades it (staleness) is a
+ * bound, ranked after it, never by its time alone. */
+static void test_sub_epoch_prefix(void) {
+  char *dir = unit_temp_dir();
+  cJSON *spec = unit_json(
+      "{'name': 'mfs', 'seed': 3, 'cluster': {'nodes': 2, 'workers_per_node': 2}, "
+      "'workload': {'type': 'mf', 'rows': 300, 'cols': 200, 'nnz': 12000, 'rank': 5, "
+      "'lr': 0.05, 'batch': 30, 'epochs': 3, 'target_quality': 0.01}, "
+      "'policy': {'type': 'static'}}");
+  unit_write(dir, "c.json", "[{\"type\": \"static\"}, {\"policy\": {\"type\": "
+             "\"static\"}, \"consistency\": {\"model\": \"ssp\", \"staleness\": 4}}]");
+  char cands[600];
+  snprintf(cands, sizeof cands, "%s/c.json", dir);
+  adv_candidates c;
+  exp_errors e;
+  exp_errors_init(&e);
+  CU_ASSERT_EQUAL_FATAL(adv_candidates_build(spec, "mfs.json", dir, cands, &c, &e), 0);
+  CU_ASSERT_EQUAL_FATAL(c.count, 2);
+  for (size_t i = 0; i < 2; i++) /* 10800 training ratings over 4 workers, batch 30 */
+    CU_ASSERT_STRING_EQUAL(
+        cJSON_GetStringValue(exp_path_get(c.items[i].spec, "workload.stop_after")), "270 steps");
+  CU_ASSERT_FALSE(c.items[0].trades_quality);
+  CU_ASSERT_TRUE(c.items[1].trades_quality);
+  adv_sim_ctx x = {&c, "mfs.json", dir,
+                   {.name = "time_to_quality_s", .to_quality = true, .target = 0.01}, NULL};
+  adv_score keeps = {0}, trades = {0};
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(adv_sim_eval(&x, 0, 10.0 / 270, 60, &keeps, err, sizeof err), 0);
+  CU_ASSERT_EQUAL_FATAL(adv_sim_eval(&x, 1, 10.0 / 270, 60, &trades, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(keeps.detail, "steps")), 40);
+  CU_ASSERT_EQUAL(keeps.fraction, 10.0 / 270);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(keeps.detail, "quality")); /* without math */
+  CU_ASSERT(keeps.assumed && !keeps.bound);
+  double t = cJSON_GetNumberValue(cJSON_GetObjectItem(keeps.detail, "time_s"));
+  CU_ASSERT_DOUBLE_EQUAL(keeps.value, t * 27, 1e-12 * t);
+  CU_ASSERT(trades.bound && !trades.assumed);
+  CU_ASSERT(adv_score_better(&keeps, &trades));
+  trades.value = keeps.value / 10; /* however fast */
+  CU_ASSERT(adv_score_better(&keeps, &trades));
+  cJSON_Delete(keeps.detail);
+  cJSON_Delete(trades.detail);
+  adv_candidates_free(&c);
+  exp_errors_free(&e);
+  cJSON_Delete(spec);
+  unit_remove_tree(dir);
+  free(dir);
+}
+
 static void test_quality_ranks_by_time_to_quality(void) {
   /* Matrix factorization measures a quality, and staleness trades it for
    * speed: ranked by time to quality, the target the static run's final
@@ -874,7 +982,12 @@ static void test_quality_ranks_by_time_to_quality(void) {
   CU_ASSERT(unit_contains(jsonl, "\"metric\":\"time_to_quality_s\""));
   CU_ASSERT(unit_contains(jsonl, "\"target_from\":\"the best final quality of the static"));
   CU_ASSERT(unit_contains(jsonl, "\"label\":\"static, ssp staleness=4\""));
+  CU_ASSERT(unit_contains(jsonl, "\"stop_after\":\"")); /* the candidates' */
   free(jsonl);
+  char *winner = unit_slurp(out, "winner.json"); /* the spec's run, as given */
+  CU_ASSERT_PTR_NOT_NULL(winner);
+  CU_ASSERT(winner && !unit_contains(winner, "stop_after"));
+  free(winner);
   free(log);
   free(spec);
   unit_remove_tree(dir);
@@ -1021,6 +1134,8 @@ PSLAB_SUITE("advise",
             {"known winner", test_known_winner},
             {"--screen own", test_screen_own},
             {"a trace's steps", test_trace_steps},
+            {"which candidates trade quality", test_trades_quality},
+            {"an mf spec cut below one epoch", test_sub_epoch_prefix},
             {"quality ranks by time to quality", test_quality_ranks_by_time_to_quality},
             {"--fidelity's error", test_fidelity_error},
             {"confirm on the real backend", test_confirm_on_the_real_backend},

@@ -302,6 +302,12 @@ static void test_spec_errors(void) {
       {"{'type':'mf','rows':10,'cols':10,'nnz':20,'math':'none','eval_every':'5 steps'}",
        "eval_every: expected nothing: with \"math\": \"none\" nothing is evaluated, found "
        "\"5 steps\""},
+      {"{'type':'mf','rows':10,'cols':10,'nnz':20,'stop_after':100}",
+       "stop_after: expected a count of steps per worker or a fraction of an epoch, with its "
+       "unit (\"250 steps\", \"0.25 epochs\"), found 100"},
+      {"{'type':'mf','rows':10,'cols':10,'nnz':20,'stop_after':'0 steps'}",
+       "stop_after: expected a count of steps per worker or a fraction of an epoch, with its "
+       "unit (\"250 steps\", \"0.25 epochs\"), found \"0 steps\""},
       {"{'type':'mf','rows':10,'cols':10,'nnz':20,'optimizer':'adagard'}",
        "optimizer: expected one of \"sgd\", \"adagrad\", found \"adagard\" (did you mean "
        "\"adagrad\"?)"},
@@ -588,6 +594,68 @@ static void test_streams_deterministic(void) {
   wl_free(wl);
 }
 
+/* stop_after: the whole run's first steps, the same ones (the same data
+ * split, shuffles and keys), and no more; in steps or a share of an epoch
+ * (rounded up); past the run's end, the whole run. */
+static void test_stop_after(void) {
+  wl_workload *whole = gen(",'batch':100,'epochs':2");
+  uint64_t spe = wl_steps_per_epoch(whole);
+  CU_ASSERT_FATAL(spe > 4);
+  static const char *const cuts[] = {"'7 steps'", "'0.5 epochs'", "'1000000 steps'"};
+  uint64_t want[] = {7, (spe + 1) / 2, 2 * spe};
+  for (size_t c = 0; c < 3; c++) {
+    char extra[128];
+    snprintf(extra, sizeof extra, ",'batch':100,'epochs':2,'stop_after':%s", cuts[c]);
+    wl_workload *cut = gen(extra);
+    CU_ASSERT_EQUAL(wl_steps_per_worker(cut), want[c]);
+    CU_ASSERT_EQUAL(wl_steps_per_epoch(cut), spe);
+    wl_stream *a = wl_stream_new(whole, 0, 0, 9), *b = wl_stream_new(cut, 0, 0, 9);
+    wl_step x, y;
+    uint64_t n = 0;
+    while (wl_next_step(b, &y)) {
+      CU_ASSERT_FATAL(wl_next_step(a, &x));
+      CU_ASSERT_EQUAL_FATAL(x.n_items, y.n_items);
+      CU_ASSERT_EQUAL(memcmp(x.items, y.items, x.n_items * sizeof *x.items), 0);
+      n++;
+    }
+    CU_ASSERT_EQUAL(n, want[c]);
+    wl_stream_free(a);
+    wl_stream_free(b);
+    wl_free(cut);
+  }
+  wl_free(whole);
+}
+
+/* Kept (wl_keep_tables), a workload made of an equal object on the same
+ * cluster shares the first's data: its ratings file is not read again, and
+ * eval_every and stop_after still apply to each; a different cluster or
+ * object reads its own. Not kept, every workload reads its file. */
+static void test_kept_workloads(void) {
+  char *dir = unit_temp_dir();
+  unit_write(dir, "r.data", "1\t10\t3\t0\n1\t20\t1\t0\n2\t10\t5\t0\n2\t20\t2\t0\n");
+  char err[512] = "", path[600];
+  snprintf(path, sizeof path, "%s/r.data", dir);
+  const char *spec = "{'type':'mf','ratings':'r.data','test_fraction':0,'batch':1,'epochs':3}";
+  wl_keep_tables(true);
+  wl_workload *a = make_in(spec, 1, 1, dir, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+  CU_ASSERT_EQUAL_FATAL(remove(path), 0);
+  wl_workload *b = make_in("{'type':'mf','ratings':'r.data','test_fraction':0,'batch':1,"
+                           "'epochs':3,'stop_after':'2 steps'}", 1, 1, dir, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  CU_ASSERT_PTR_EQUAL(mf_of(a), mf_of(b));
+  CU_ASSERT_EQUAL(wl_steps_per_worker(a), 12);
+  CU_ASSERT_EQUAL(wl_steps_per_worker(b), 2);
+  CU_ASSERT_PTR_NULL(make_in(spec, 1, 2, dir, err, sizeof err)); /* another cluster */
+  wl_free(b); /* a's data stays */
+  CU_ASSERT_EQUAL(mf_of(a)->d.n_train, 4);
+  wl_free(a);
+  wl_keep_tables(false);
+  CU_ASSERT_PTR_NULL(make_in(spec, 1, 1, dir, err, sizeof err));
+  unit_remove_tree(dir);
+  free(dir);
+}
+
 /* Hot keys: the most rated rows and columns, by brute force. */
 static void test_hot_keys(void) {
   wl_workload *wl = gen("");
@@ -824,5 +892,6 @@ PSLAB_SUITE("mf", {"gradient_matches_finite_differences", test_gradient_matches_
             {"generator_deterministic", test_generator_deterministic},
             {"blocking", test_blocking}, {"split_and_clustering", test_split_and_clustering},
             {"streams_deterministic", test_streams_deterministic},
+            {"stop_after", test_stop_after}, {"kept_workloads", test_kept_workloads},
             {"hot_keys", test_hot_keys}, {"eval_split", test_eval_split}, {"math_none", test_math_none},
             {"learning_through_the_driver", test_learning_through_the_driver})

@@ -20,6 +20,12 @@
 #include <math.h>
 #include <stdio.h>
 
+/* wl_keep_tables' other half: from now on (keep) or no longer, wl_create
+ * keeps the workloads it creates (at most 8) and shares a kept one's data
+ * with every workload made of an equal object (less eval_every and
+ * stop_after) on the same cluster; turning it off frees them. */
+void wl_keep_workloads(bool keep);
+
 /* ------------------------------------------------------- workload types */
 
 /* What a type tells the dispatcher about a workload it created. */
@@ -32,6 +38,8 @@ typedef struct {
   bool math;             /* steps compute (math "real"): the type has math */
   bool has_quality;      /* the type evaluates held-out data (quality) */
   uint64_t eval_steps;   /* "eval_every" in steps per worker (0: epoch ends only) */
+  uint64_t stop_steps;   /* "stop_after" in steps per worker (0: none); steps_per_worker
+                            is then at most it */
   wl_quality quality;    /* when has_quality */
 } wl_info;
 
@@ -163,6 +171,7 @@ struct wl_workload {
   wl_info info;
   uint32_t num_nodes;
   wl_context ctx;
+  bool shared; /* impl is a kept workload's (wl_keep_workloads): not freed */
 };
 
 struct wl_stream {
@@ -230,6 +239,13 @@ bool wlj_math_fields(const struct cJSON *json, wl_info *info, char *err, size_t 
  * field is missing). false with a message in err: a bare number, another
  * unit, or a workload with nothing to evaluate. */
 bool wlj_eval_every(const struct cJSON *json, wl_info *info, char *err, size_t errlen);
+/* "stop_after" (mf, kge, w2v): the run's first steps only, in the forms of
+ * eval_every ("250 steps", "0.25 epochs"): each worker's stream ends there
+ * (wl_stream_new), everything else (data split, shuffles, learning-rate
+ * schedule) as in the whole run, so the run is the whole run's beginning.
+ * Sets info->stop_steps and lowers info->steps_per_worker to it. false with
+ * a message in err. */
+bool wlj_stop_after(const struct cJSON *json, wl_info *info, char *err, size_t errlen);
 
 /* The "optimizer" field of the training workloads whose step math is plain
  * SGD (mf, w2v): "sgd" (the default) or "adagrad". false with a message in

@@ -247,6 +247,23 @@ bool wlj_eval_every(const cJSON *json, wl_info *info, char *err, size_t errlen) 
   return true;
 }
 
+bool wlj_stop_after(const cJSON *json, wl_info *info, char *err, size_t errlen) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(json, "stop_after");
+  info->stop_steps = 0;
+  if (!v) return true;
+  double n = 0;
+  bool epochs = false;
+  if (!cJSON_IsString(v) || !read_eval_every(v->valuestring, &n, &epochs) || !(n > 0) ||
+      (!epochs && (n != floor(n) || n > WLJ_INT_MAX))) {
+    wlj_error(err, errlen, "stop_after", EVAL_EVERY_FORMS, v);
+    return false;
+  }
+  double steps = epochs ? ceil(n * (double)info->steps_per_epoch) : n;
+  info->stop_steps = steps >= 1 ? (uint64_t)steps : 1;
+  if (info->stop_steps < info->steps_per_worker) info->steps_per_worker = info->stop_steps;
+  return true;
+}
+
 bool wlj_optimizer(const cJSON *json, wl_optimizer *out, char *err, size_t errlen) {
   static const char *const optimizers[] = {"sgd", "adagrad", NULL};
   size_t i;

@@ -163,7 +163,7 @@ static const char *const kge_fields[] = {
     "type", "model", "dim", "lr", "reg", "init_scale", "batch", "neg", "epochs",
     "sample_power", "data", "train", "valid", "test", "wordnet_dir", "test_fraction",
     "data_seed", "quality", "eval", "eval_triples", "eval_candidates", "math",
-    "target_quality", "eval_every", NULL};
+    "target_quality", "eval_every", "stop_after", NULL};
 
 typedef struct {
   size_t data; /* 0: tsv, 1: wordnet */

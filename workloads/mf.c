@@ -212,7 +212,7 @@ static bool split_data(mf_workload *m) {
 static const char *const mf_fields[] = {
     "type",       "rank",     "lr",     "reg",  "batch", "epochs", "flops_per_step",
     "init_scale", "clustering", "blocking", "math", "target_quality", "eval_every",
-    "optimizer", NULL};
+    "optimizer", "stop_after", NULL};
 
 /* The known fields: the type's own and the data's. */
 static bool check_fields(const cJSON *json, char *err, size_t errlen) {

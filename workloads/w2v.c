@@ -162,7 +162,7 @@ static bool parse(const cJSON *json, w2v_workload *w, const char **corpus, const
       "type", "corpus", "min_count", "dim", "window", "neg", "batch", "subsample",
       "sample_power", "lr", "lr_schedule", "epochs", "similarity", "similarity_pairs",
       "analogy", "analogy_vocab", "wordnet_dir", "math", "target_quality", "eval_every",
-      "optimizer", NULL};
+      "optimizer", "stop_after", NULL};
   static const char *const schedules[] = {"linear", "constant", NULL};
   const uint64_t one = 1, five = 5, ten = 10, fifty = 50, thousand = 1000, tenk = 10000;
   if (!wlj_check_fields(json, known, err, errlen) ||

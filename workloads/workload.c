@@ -14,6 +14,7 @@
 #include "workloads/internal.h"
 
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,102 @@ static void type_error(const cJSON *type, char *err, size_t errlen) {
 
 /* ------------------------------------------------------------- workloads */
 
+/* The workloads wl_keep_tables keeps: created once per object (less the
+ * fields wl_create reads itself, "eval_every" and "stop_after") and
+ * cluster, then their type's data (read files, indexes, generated ratings)
+ * shared read-only, as a workload is, by every workload created from an
+ * equal object, in this process and in the children it forks. */
+#define KEPT_MAX 8
+typedef struct {
+  char *key;
+  wl_workload *wl; /* its info without eval_every and stop_after */
+} kept_workload;
+static kept_workload kept[KEPT_MAX];
+static size_t n_kept;
+static bool keeping;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void wl_keep_workloads(bool keep) {
+  pthread_mutex_lock(&kept_lock);
+  keeping = keep;
+  for (size_t i = 0; !keep && i < n_kept; i++) {
+    kept[i].wl->type->free(kept[i].wl->impl);
+    free(kept[i].wl);
+    free(kept[i].key);
+  }
+  if (!keep) n_kept = 0;
+  pthread_mutex_unlock(&kept_lock);
+}
+
+/* What makes two workloads the same: the object less eval_every and
+ * stop_after, and the context. NULL on no memory. */
+static char *kept_key(const cJSON *json, const wl_context *ctx) {
+  cJSON *j = cJSON_Duplicate(json, true);
+  cJSON_DeleteItemFromObjectCaseSensitive(j, "eval_every");
+  cJSON_DeleteItemFromObjectCaseSensitive(j, "stop_after");
+  char *text = j ? cJSON_PrintUnformatted(j) : NULL;
+  cJSON_Delete(j);
+  const char *dir = ctx->base_dir ? ctx->base_dir : "";
+  size_t len = text ? strlen(text) + strlen(dir) + 32 : 0;
+  char *key = len ? malloc(len) : NULL;
+  if (key) snprintf(key, len, "%u.%u|%s|%s", ctx->nodes, ctx->workers_per_node, dir, text);
+  free(text);
+  return key;
+}
+
+/* A workload of type t made of json, created. */
+static wl_workload *create(const wl_type *t, const cJSON *json, const wl_context *ctx,
+                           char *err, size_t errlen) {
+  wl_workload *wl = calloc(1, sizeof *wl);
+  if (!wl) {
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  wl->type = t;
+  wl->num_nodes = ctx->nodes;
+  wl->ctx = *ctx;
+  wl->ctx.base_dir = NULL; /* only create reads files */
+  wl->impl = t->create(json, ctx, &wl->info, err, errlen);
+  if (!wl->impl) {
+    free(wl);
+    return NULL;
+  }
+  return wl;
+}
+
+/* A workload of type t made of json: while keeping, its type's data from
+ * the kept one made of an equal object on the same cluster, else created
+ * and kept (while there is room); wl->shared says whether its impl is a
+ * kept one's. Not keeping, created (without the lock: workloads are
+ * created at once by threads of a run). NULL with a message in err. */
+static wl_workload *create_or_share(const wl_type *t, const cJSON *json, const wl_context *ctx,
+                                    char *err, size_t errlen) {
+  pthread_mutex_lock(&kept_lock);
+  if (!keeping) {
+    pthread_mutex_unlock(&kept_lock);
+    return create(t, json, ctx, err, errlen);
+  }
+  char *key = kept_key(json, ctx);
+  wl_workload *wl = NULL;
+  for (size_t i = 0; key && !wl && i < n_kept; i++)
+    if (strcmp(kept[i].key, key) == 0 && (wl = malloc(sizeof *wl))) {
+      *wl = *kept[i].wl;
+      wl->shared = true;
+    }
+  if (!wl && (wl = create(t, json, ctx, err, errlen)) && key && n_kept < KEPT_MAX) {
+    wl_workload *copy = malloc(sizeof *copy);
+    if (copy) {
+      *copy = *wl;
+      kept[n_kept++] = (kept_workload){key, copy};
+      key = NULL;
+      wl->shared = true;
+    }
+  }
+  pthread_mutex_unlock(&kept_lock);
+  free(key);
+  return wl;
+}
+
 wl_workload *wl_create(const cJSON *json, const wl_context *ctx, char *err,
                        size_t errlen) {
   char scratch[1];
@@ -66,22 +163,10 @@ wl_workload *wl_create(const cJSON *json, const wl_context *ctx, char *err,
     type_error(type, err, errlen);
     return NULL;
   }
-  wl_workload *wl = calloc(1, sizeof *wl);
-  if (!wl) {
-    snprintf(err, errlen, "out of memory");
-    return NULL;
-  }
-  wl->type = t;
-  wl->num_nodes = ctx->nodes;
-  wl->ctx = *ctx;
-  wl->ctx.base_dir = NULL; /* only create reads files */
-  wl->impl = t->create(json, ctx, &wl->info, err, errlen);
-  if (wl->impl && !wlj_eval_every(json, &wl->info, err, errlen)) {
-    t->free(wl->impl);
-    wl->impl = NULL;
-  }
-  if (!wl->impl) {
-    free(wl);
+  wl_workload *wl = create_or_share(t, json, ctx, err, errlen);
+  if (wl && (!wlj_eval_every(json, &wl->info, err, errlen) ||
+             !wlj_stop_after(json, &wl->info, err, errlen))) {
+    wl_free(wl);
     return NULL;
   }
   return wl;
@@ -89,7 +174,7 @@ wl_workload *wl_create(const cJSON *json, const wl_context *ctx, char *err,
 
 void wl_free(wl_workload *wl) {
   if (!wl) return;
-  wl->type->free(wl->impl);
+  if (!wl->shared) wl->type->free(wl->impl);
   free(wl);
 }
 
@@ -192,7 +277,7 @@ wl_stream *wl_stream_new(const wl_workload *wl, uint32_t node,
   s->type = wl->type;
   s->wl = wl;
   s->keep = WL_STEP_KEEP;
-  s->limit = UINT64_MAX;
+  s->limit = wl->info.stop_steps ? wl->info.stop_steps : UINT64_MAX;
   s->slot_keys = wl->info.max_step_keys ? wl->info.max_step_keys : 1;
   s->slot_items = wl->info.max_step_items;
   s->impl = wl->type->stream_new(wl->impl, node, worker_rank, seed);

@@ -62,8 +62,13 @@ void wl_free(wl_workload *wl);
  * read-only by every workload it creates and inherited by the children it
  * forks: for a parent that creates the same workload many times, itself
  * and in forked runs (`pslab advise`). Draws are unchanged: a table is a
- * function of its key count and skew. At most 8 tables are kept; turning
- * it off frees them, so no workload created meanwhile may be left. */
+ * function of its key count and skew. At most 8 tables are kept. Likewise
+ * workloads: the first made of an object (less "eval_every" and
+ * "stop_after") on a cluster is kept, and every later one made of an equal
+ * object on the same cluster shares its data (read files, indexes,
+ * generated ratings) instead of reading and building them again; at most 8
+ * are kept. Turning it off frees them all, so no workload created meanwhile
+ * may be left. */
 void wl_keep_tables(bool keep);
 /* The key space the workload uses: tables and their value lengths (fills
  * num_tables and tables; the caller sets nodes and partition). */

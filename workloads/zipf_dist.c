@@ -86,6 +86,7 @@ void wl_keep_tables(bool keep) {
   for (size_t i = 0; !keep && i < n_kept; i++) gsl_ran_discrete_free(kept[i].alias);
   if (!keep) n_kept = 0;
   pthread_mutex_unlock(&kept_lock);
+  wl_keep_workloads(keep);
 }
 
 static gsl_ran_discrete_t *build_alias(uint64_t size, double skew) {

@@ -27,6 +27,8 @@ typedef struct {
   char *label;   /* "relocate lookahead=100", "static partition=range, ssp staleness=4" */
   cJSON *spec;   /* owned */
   const char *origin; /* "pslab", "spec" (the spec's own policy and sweep), "file" */
+  bool trades_quality; /* adv_trades_quality: its training may differ from the spec's */
+  bool stop_added;     /* workload.stop_after is advise's (its whole run's steps) */
 } adv_candidate;
 
 typedef struct {
@@ -52,6 +54,12 @@ bool adv_spec_ok(const cJSON *spec, const char *file, const char *base_dir, char
  * refuse it (then it goes to c->skipped) or an equal one is there. */
 void adv_candidate_add(adv_candidates *c, const adv_build *b, cJSON *spec, const char *label,
                        const char *origin);
+/* Whether candidate spec cand may train otherwise than spec does, and so
+ * reach a quality after other steps: all but a static or relocate policy
+ * (one copy of every value, read fresh) with spec's consistency, nodes and
+ * workers per node. Replicas, sampling, staleness and a different number
+ * of workers trade quality for speed; where keys live does not. */
+bool adv_trades_quality(const cJSON *cand, const cJSON *spec);
 /* "relocate lookahead=100" for a policy object, into b. */
 void adv_policy_label(const cJSON *policy, exp_buf *b);
 /* A candidate's label: its policy, then what differs from the spec's
@@ -93,6 +101,10 @@ typedef struct {
   double value;    /* the metric's estimate for the whole run (lower is better) */
   bool bound;      /* the target quality was not reached in the prefix: value is
                       only a lower bound, and `behind` ranks it */
+  bool assumed;    /* time to quality of a candidate that trades no quality
+                      (adv_trades_quality), not reached in the prefix: value is
+                      the whole run's time, assuming it reaches the target by
+                      the run's end as the spec's own training does */
   double behind;   /* with bound: how far from the target (lower is better) */
   double fraction; /* the share of the run the prefix really was (0, 1] */
   double raw;      /* the prefix's own value, not extrapolated (0: not given) */
@@ -202,11 +214,17 @@ const char *adv_network_model(const cJSON *spec);
 /* The network model the first round screens with, unless the spec's own is it. */
 #define ADV_SCREEN_MODEL "latency_bandwidth"
 /* The spec cut to about `fraction` of its run: workload.steps_per_worker (at
- * least EXP_ADVISE_MIN_STEPS) or workload.epochs (at least 1) scaled; the
- * share it really is in *got (1 when neither field can be cut). Caller
- * deletes. */
+ * least EXP_ADVISE_MIN_STEPS) scaled; for mf, kge and w2v, whose length is
+ * their epochs, the "<n> steps" of workload.stop_after (candidates.c gives
+ * every candidate its own steps per worker there: the same run) likewise,
+ * below one epoch too, and without math short of the first epoch's end;
+ * for a dnn without math, one epoch of fewer examples; else
+ * workload.epochs (at least 1) scaled. The share it really is in *got (1
+ * when nothing can be cut). Caller deletes. */
 cJSON *adv_prefix(const cJSON *spec, double fraction, double *got);
 #define EXP_ADVISE_MIN_STEPS 10
+/* Whether workload wl's type takes workload.stop_after (mf, kge, w2v). */
+bool adv_stops_after(const cJSON *wl);
 /* The shortest prefix adv_prefix makes of any candidate: the least of
  * their shortest shares (a candidate whose shortest is longer runs that). */
 double adv_min_fraction(const adv_candidates *c);

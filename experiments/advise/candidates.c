@@ -88,7 +88,29 @@ void adv_candidate_add(adv_candidates *c, const adv_build *b, cJSON *spec, const
     c->items = items;
     c->cap = cap;
   }
-  c->items[c->count++] = (adv_candidate){strdup(label), spec, origin};
+  c->items[c->count++] = (adv_candidate){strdup(label), spec, origin,
+                                         adv_trades_quality(spec, b->spec), false};
+}
+
+/* Whether the numbers at path in a and b are equal (def where absent). */
+static bool same_number(const cJSON *a, const cJSON *b, const char *path, double def) {
+  const cJSON *x = exp_path_get(a, path), *y = exp_path_get(b, path);
+  return (cJSON_IsNumber(x) ? x->valuedouble : def) == (cJSON_IsNumber(y) ? y->valuedouble : def);
+}
+
+bool adv_trades_quality(const cJSON *cand, const cJSON *spec) {
+  const cJSON *type = exp_path_get(cand, "policy.type");
+  bool one_copy = cJSON_IsString(type) && (strcmp(type->valuestring, "static") == 0 ||
+                                           strcmp(type->valuestring, "relocate") == 0);
+  const cJSON *mine = cJSON_GetObjectItemCaseSensitive(cand, "consistency");
+  const cJSON *theirs = cJSON_GetObjectItemCaseSensitive(spec, "consistency");
+  bool same = (!mine && !theirs) || (mine && theirs && cJSON_Compare(mine, theirs, true));
+  double nodes = cJSON_IsNumber(exp_path_get(spec, "cluster.nodes"))
+                     ? exp_path_get(spec, "cluster.nodes")->valuedouble : 1;
+  return !(one_copy && !exp_path_get(cand, "policy.sampling") && same &&
+           same_number(cand, spec, "cluster.workers_per_node", 1) &&
+           same_number(cand, spec, "cluster.nodes", 1) &&
+           same_number(cand, spec, "cluster.worker_nodes", nodes));
 }
 
 void adv_policy_label(const cJSON *policy, exp_buf *b) {
@@ -252,29 +274,47 @@ static void explain_none(const adv_candidates *c, exp_errors *errs, const char *
   }
 }
 
-/* A trace that runs its longest replayed sequence (no steps_per_worker, one
- * epoch) gets that count as workload.steps_per_worker, the same run, so
- * that adv_prefix can cut it: the count depends on the candidate's workers
- * (recorded worker i is replayed by worker i mod W). */
-static void trace_steps(adv_candidates *c, const char *base_dir) {
+/* The steps per worker of spec's workload on its cluster (0: it cannot be
+ * made); cheap in advise, which keeps workloads (wl_keep_tables). */
+static uint64_t steps_of(const cJSON *spec, const char *base_dir) {
+  double nodes = number_at(spec, "cluster.nodes", 1);
+  wl_context ctx = {.nodes = (uint32_t)number_at(spec, "cluster.worker_nodes", nodes),
+                    .workers_per_node = (uint32_t)number_at(spec, "cluster.workers_per_node", 1),
+                    .base_dir = base_dir};
+  char err[512];
+  wl_workload *wl = wl_create(exp_path_get(spec, "workload"), &ctx, err, sizeof err);
+  uint64_t steps = wl ? wl_steps_per_worker(wl) : 0;
+  wl_free(wl);
+  return steps;
+}
+
+/* Each candidate's length, where adv_prefix needs it to cut the run and
+ * the spec does not say it, set in the spec as the same run, counted for
+ * its own workers: a trace that runs its longest replayed sequence (no
+ * steps_per_worker, one epoch; recorded worker i is replayed by worker i
+ * mod W) gets workload.steps_per_worker; an mf, kge or w2v (whose length is
+ * their data's epochs, or their own stop_after) gets workload.stop_after
+ * "<n> steps", so that it can be cut below one epoch (stop_added where the
+ * spec had none: winner.json leaves it out again). */
+static void run_steps(adv_candidates *c, const char *base_dir) {
   for (size_t i = 0; i < c->count; i++) {
     cJSON *spec = c->items[i].spec;
-    const cJSON *type = exp_path_get(spec, "workload.type");
-    if (!cJSON_IsString(type) || strcmp(type->valuestring, "trace") != 0 ||
-        exp_path_get(spec, "workload.steps_per_worker") ||
-        number_at(spec, "workload.epochs", 1) != 1)
-      continue;
-    double nodes = number_at(spec, "cluster.nodes", 1);
-    wl_context ctx = {.nodes = (uint32_t)number_at(spec, "cluster.worker_nodes", nodes),
-                      .workers_per_node = (uint32_t)number_at(spec, "cluster.workers_per_node", 1),
-                      .base_dir = base_dir};
-    char err[512];
-    wl_workload *wl = wl_create(exp_path_get(spec, "workload"), &ctx, err, sizeof err);
-    uint64_t steps = wl ? wl_steps_per_worker(wl) : 0;
-    wl_free(wl);
-    if (steps > 0)
+    const cJSON *wl = exp_path_get(spec, "workload");
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(wl, "type");
+    bool trace = cJSON_IsString(type) && strcmp(type->valuestring, "trace") == 0 &&
+                 !cJSON_GetObjectItemCaseSensitive(wl, "steps_per_worker") &&
+                 number_at(spec, "workload.epochs", 1) == 1;
+    if (!trace && !adv_stops_after(wl)) continue;
+    uint64_t steps = steps_of(spec, base_dir);
+    c->items[i].stop_added =
+        steps > 0 && !trace && !cJSON_GetObjectItemCaseSensitive(wl, "stop_after");
+    char err[512], text[64];
+    snprintf(text, sizeof text, "%llu steps", (unsigned long long)steps);
+    if (steps > 0 && trace)
       exp_path_set(spec, "workload.steps_per_worker", cJSON_CreateNumber((double)steps), err,
                    sizeof err);
+    else if (steps > 0)
+      exp_path_set(spec, "workload.stop_after", cJSON_CreateString(text), err, sizeof err);
   }
 }
 
@@ -304,6 +344,6 @@ int adv_candidates_build(const cJSON *spec, const char *file, const char *base_d
     explain_none(out, errs, file);
     return -1;
   }
-  trace_steps(out, base_dir);
+  run_steps(out, base_dir);
   return 0;
 }

@@ -71,6 +71,53 @@ static bool dnn_prefix(cJSON *spec, double fraction, double *got) {
   return true;
 }
 
+bool adv_stops_after(const cJSON *wl) {
+  static const char *const types[] = {"mf", "kge", "w2v"};
+  const cJSON *type = cJSON_GetObjectItemCaseSensitive(wl, "type");
+  for (size_t i = 0; cJSON_IsString(type) && i < sizeof types / sizeof types[0]; i++)
+    if (strcmp(type->valuestring, types[i]) == 0) return true;
+  return false;
+}
+
+/* The steps of "<n> steps" in workload.stop_after; 0 when it is not that. */
+static double stop_steps(const cJSON *wl) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(wl, "stop_after");
+  char *end = NULL;
+  double n = cJSON_IsString(v) ? strtod(v->valuestring, &end) : 0;
+  return end && strcmp(end, " steps") == 0 && n >= 1 ? n : 0;
+}
+
+/* A workload whose length is its epochs (adv_stops_after), its steps per
+ * worker given as workload.stop_after "<n> steps" (candidates.c sets it),
+ * cut to ceil(fraction x n) of them (at least EXP_ADVISE_MIN_STEPS): the
+ * run's beginning, below one epoch too (the data split, the shuffles and
+ * the learning-rate schedule are the whole run's); the share in *got. A
+ * cut short of the first epoch's end (n / epochs steps, or fewer where n
+ * stops early), without eval_every, evaluates nothing: it runs without math
+ * ("math": "none", no target), whose steps draw the same keys and are
+ * charged the same flops and bytes, so its simulated time is the same, for
+ * a fraction of the wall time (no arithmetic, no final evaluation). false
+ * when wl is no such workload. */
+static bool steps_prefix(cJSON *wl, double fraction, double *got) {
+  double full = stop_steps(wl);
+  if (!adv_stops_after(wl) || !full) return false;
+  double cut = fmax(EXP_ADVISE_MIN_STEPS, ceil(full * fraction));
+  if (!(cut < full)) return true;
+  char text[64];
+  snprintf(text, sizeof text, "%.0f steps", cut);
+  cJSON *v = cJSON_CreateString(text);
+  if (v && !cJSON_ReplaceItemInObjectCaseSensitive(wl, "stop_after", v)) cJSON_Delete(v);
+  const cJSON *e = cJSON_GetObjectItemCaseSensitive(wl, "epochs");
+  double epochs = cJSON_IsNumber(e) && e->valuedouble >= 1 ? e->valuedouble : 1;
+  if (cut < full / epochs && !cJSON_GetObjectItemCaseSensitive(wl, "eval_every")) {
+    cJSON_DeleteItemFromObjectCaseSensitive(wl, "target_quality");
+    cJSON_DeleteItemFromObjectCaseSensitive(wl, "math");
+    cJSON_AddStringToObject(wl, "math", "none");
+  }
+  *got = cut / full;
+  return true;
+}
+
 cJSON *adv_prefix(const cJSON *spec, double fraction, double *got) {
   cJSON *out = cJSON_Duplicate(spec, true);
   cJSON *wl = cJSON_GetObjectItemCaseSensitive(out, "workload");
@@ -78,7 +125,7 @@ cJSON *adv_prefix(const cJSON *spec, double fraction, double *got) {
   const cJSON *epochs = cJSON_GetObjectItemCaseSensitive(wl, "epochs");
   *got = 1;
   if (!out || fraction >= 1) return out;
-  if (dnn_prefix(out, fraction, got)) return out;
+  if (dnn_prefix(out, fraction, got) || steps_prefix(wl, fraction, got)) return out;
   if (cJSON_IsNumber(steps) && steps->valuedouble > EXP_ADVISE_MIN_STEPS) {
     double full = steps->valuedouble;
     double cut = fmax(EXP_ADVISE_MIN_STEPS, ceil(full * fraction));
@@ -113,7 +160,7 @@ static double metric_of(const cJSON *m, const char *name) {
 
 /* The metrics kept with an evaluation's record. */
 static cJSON *detail_of(const cJSON *m, const char *metric) {
-  static const char *const keep[] = {"time_s", "steps_per_s", "local_ratio", "bytes",
+  static const char *const keep[] = {"time_s", "steps", "steps_per_s", "local_ratio", "bytes",
                                      "messages", "quality", "time_to_quality_s"};
   cJSON *d = cJSON_CreateObject();
   for (size_t i = 0; d && i < sizeof keep / sizeof keep[0]; i++) {
@@ -126,16 +173,31 @@ static cJSON *detail_of(const cJSON *m, const char *metric) {
   return d;
 }
 
-/* The score of a prefix's metrics m. 0, or -1 when the metric is missing. */
-static int score_of(const adv_metric *mt, const cJSON *m, double got, adv_score *out,
-                    char *err, size_t errlen) {
+/* The score of a prefix's metrics m (`trades`: the candidate's training
+ * may differ from the spec's, adv_trades_quality). To quality: the exact
+ * time where the prefix reached the target; else, for a candidate that
+ * trades no quality on a prefix short of the whole run, the whole run's
+ * time estimated as below, assumed to be its time to quality (it trains as
+ * the spec's own run does, which the target is taken from or set for); else
+ * a bound, ranked by how far its quality is from the target, after every
+ * candidate that reached it or is assumed to. Other metrics: the prefix's
+ * value over the share of the run it is. 0, or -1 when the metric is
+ * missing. */
+static int score_of(const adv_metric *mt, bool trades, const cJSON *m, double got,
+                    adv_score *out, char *err, size_t errlen) {
   out->fraction = got;
   if (mt->to_quality) {
     double ttq = metric_of(m, "time_to_quality_s"), q = metric_of(m, "quality");
+    double t = metric_of(m, "time_s");
     double target = mt->target;
     out->bound = !isfinite(ttq);
-    out->value = out->bound ? metric_of(m, "time_s") : ttq;
-    if (out->bound) {
+    out->value = out->bound ? t : ttq;
+    if (out->bound && !trades && got < 1 && isfinite(t)) {
+      out->bound = false;
+      out->assumed = true;
+      out->value = t / got;
+      out->raw = t;
+    } else if (out->bound) {
       double gap = mt->higher_better ? target - q : q - target;
       out->behind = isfinite(gap) ? gap : INFINITY;
     }
@@ -156,7 +218,8 @@ static int score_of(const adv_metric *mt, const cJSON *m, double got, adv_score 
 static int sim_eval(const adv_sim_ctx *x, size_t cand, double fraction, const char *model,
                     double timeout_s, adv_score *out, char *err, size_t errlen) {
   double started = now_s(), got = 1;
-  cJSON *cut = adv_prefix(x->cands->items[cand].spec, fraction, &got);
+  const adv_candidate *c = &x->cands->items[cand];
+  cJSON *cut = adv_prefix(c->spec, fraction, &got);
   if (cut && model)
     exp_path_set(cut, "cluster.network.model", cJSON_CreateString(model), err, errlen);
   char *text = cut ? cJSON_PrintUnformatted(cut) : NULL;
@@ -172,7 +235,7 @@ static int sim_eval(const adv_sim_ctx *x, size_t cand, double fraction, const ch
   } else {
     cJSON *m = exp_run_simulated(spec, &exp_spec_runs(spec)->runs[0], timeout_s, err,
                                  errlen);
-    if (m && score_of(&x->metric, m, got, out, err, errlen) == 0) {
+    if (m && score_of(&x->metric, c->trades_quality, m, got, out, err, errlen) == 0) {
       out->detail = detail_of(m, x->metric.name);
       rc = 0;
     }

@@ -95,6 +95,7 @@ static void record(adv_result *r, size_t round, size_t cand, double fraction,
     cJSON_AddNumberToObject(o, "prefix", sc->fraction);
     cJSON_AddNumberToObject(o, "value", sc->value);
     cJSON_AddBoolToObject(o, "bound", sc->bound);
+    if (sc->assumed) cJSON_AddBoolToObject(o, "assumed", true);
     if (sc->bound) cJSON_AddNumberToObject(o, "behind", sc->behind);
     if (sc->detail) cJSON_AddItemToObject(o, "metrics", cJSON_Duplicate(sc->detail, true));
   }
@@ -200,7 +201,7 @@ static void eval_here(const adv_search *s, adv_eval_fn fn, size_t c, double f,
 }
 
 /* Starts evaluating candidate c in a forked process, which writes its
- * outcome to *fd: a line "ok value bound behind fraction raw cost_s"
+ * outcome to *fd: a line "ok value bound assumed behind fraction raw cost_s"
  * (numbers as "%a", exact), then the metrics as JSON or the error. Its
  * pid, or -1. */
 static pid_t eval_forked(const adv_search *s, adv_eval_fn fn, size_t c, double f,
@@ -214,8 +215,9 @@ static pid_t eval_forked(const adv_search *s, adv_eval_fn fn, size_t c, double f
     outcome o;
     eval_here(s, fn, c, f, timeout_s, &o);
     char *detail = o.ok && o.sc.detail ? cJSON_PrintUnformatted(o.sc.detail) : NULL;
-    dprintf(p[1], "%d %a %d %a %a %a %a\n%s", o.ok, o.sc.value, o.sc.bound, o.sc.behind,
-            o.sc.fraction, o.sc.raw, o.sc.cost_s, o.ok ? (detail ? detail : "") : o.why);
+    dprintf(p[1], "%d %a %d %d %a %a %a %a\n%s", o.ok, o.sc.value, o.sc.bound, o.sc.assumed,
+            o.sc.behind, o.sc.fraction, o.sc.raw, o.sc.cost_s,
+            o.ok ? (detail ? detail : "") : o.why);
     _exit(0);
   }
   close(p[1]);
@@ -236,15 +238,16 @@ static void eval_collect(pid_t pid, int fd, outcome *o) {
   close(fd);
   while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) continue;
   *o = (outcome){.ok = false};
-  int ok = 0, bound = 0, used = 0;
+  int ok = 0, bound = 0, assumed = 0, used = 0;
   const char *text = b.failed ? NULL : b.data;
-  if (!text || sscanf(text, "%d %la %d %la %la %la %la\n%n", &ok, &o->sc.value, &bound,
-                      &o->sc.behind, &o->sc.fraction, &o->sc.raw, &o->sc.cost_s,
-                      &used) < 7 || used == 0) {
+  if (!text || sscanf(text, "%d %la %d %d %la %la %la %la\n%n", &ok, &o->sc.value, &bound,
+                      &assumed, &o->sc.behind, &o->sc.fraction, &o->sc.raw, &o->sc.cost_s,
+                      &used) < 8 || used == 0) {
     snprintf(o->why, sizeof o->why, "the evaluation's process ended without a result");
   } else if (ok) {
     o->ok = true;
     o->sc.bound = bound != 0;
+    o->sc.assumed = assumed != 0;
     o->sc.detail = text[used] ? cJSON_Parse(text + used) : NULL;
   } else {
     snprintf(o->why, sizeof o->why, "%s", text + used);
@@ -512,7 +515,8 @@ static void commit(search *st, size_t k) {
 }
 
 /* Whether cur[0] is ahead of every other survivor by more than both
- * estimates' errors. */
+ * estimates' errors, and no survivor short of the target may reach it
+ * on a longer prefix. */
 static bool leads(const search *st) {
   const adv_result *r = st->r;
   if (st->m < 2) return false;
@@ -522,6 +526,7 @@ static bool leads(const search *st) {
   for (size_t i = 1; i < st->m; i++) {
     size_t b = st->cur[i];
     double eb = r->spread[b];
+    if (r->last[b].bound && r->last[b].fraction < 1) return false; /* may reach it yet */
     if (r->last[b].bound) continue;
     if (!isfinite(eb) || !(r->last[a].value * (1 + ea) < r->last[b].value * (1 - eb)))
       return false;

@@ -52,6 +52,7 @@ static cJSON *rank_record(const adv_report *rp, size_t rank, size_t c) {
   double w = half_width(rp, c);
   cJSON_AddNumberToObject(o, "value", sc->value);
   cJSON_AddBoolToObject(o, "bound", sc->bound);
+  if (sc->assumed) cJSON_AddBoolToObject(o, "assumed", true);
   if (!sc->bound) {
     cJSON_AddNumberToObject(o, "low", sc->value * fmax(0, 1 - w));
     cJSON_AddNumberToObject(o, "high", sc->value * (1 + w));
@@ -94,6 +95,7 @@ static void print_row(FILE *f, const adv_report *rp, const cJSON *rec) {
   double hi = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "high"));
   double fr = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "fraction"));
   bool bound = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "bound"));
+  bool assumed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "assumed"));
   bool screen = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "screen"));
   const char *model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "model"));
   const char *error = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "error"));
@@ -109,7 +111,7 @@ static void print_row(FILE *f, const adv_report *rp, const cJSON *rec) {
   fprintf(f, "%4d  %-52.52s %s%-15s %-24s %s\n",
           (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "rank")),
           cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "label")),
-          bound ? ">" : " ", isfinite(v) ? value : "-", interval, from);
+          bound ? ">" : assumed ? "~" : " ", isfinite(v) ? value : "-", interval, from);
 }
 
 /* The margin's line and, when it is within the error, the warning. */
@@ -169,6 +171,12 @@ void adv_print(FILE *f, const adv_report *rp, const cJSON *ranking, double margi
     fprintf(f, "note: the first's estimate comes from one prefix (%.3g%% of the run): how far "
             "it is from the whole run's is not measured, and the interval leaves it out\n",
             100 * rp->res->last[first].fraction);
+  if (rp->res->last[first].assumed)
+    fprintf(f, "note: ~: time to quality assumed, not measured: the target is not reached in "
+            "the prefix, and the candidate trades no quality (static or relocate with the "
+            "spec's consistency and workers), so it is taken to reach it by the run's end, as "
+            "the spec's own training does: its estimate is the whole run's time. Candidates "
+            "that trade quality rank by value only where a prefix reached the target\n");
   print_margin(f, rp, margin);
   print_screen(f, rp);
   char models[200] = "";

@@ -27,7 +27,8 @@ static void absolute_field(cJSON *o, const char *field, const char *base_dir, bo
 
 /* The winner's spec: the candidate's, with its relative file names made
  * absolute (cluster profile, platform and key files; any workload string
- * that names a file beside the spec). Caller deletes. */
+ * that names a file beside the spec), less the stop_after advise gave it.
+ * Caller deletes. */
 static cJSON *winner_spec(const adv_report *rp, const char *base_dir, const char *name) {
   const adv_candidate *w = &rp->cands->items[rp->res->order[0]];
   cJSON *spec = cJSON_Duplicate(w->spec, true);
@@ -36,6 +37,7 @@ static cJSON *winner_spec(const adv_report *rp, const char *base_dir, const char
   absolute_field(cluster, "platform_file", base_dir, true);
   absolute_field(cluster, "key_file", base_dir, true);
   cJSON *wl = cJSON_GetObjectItemCaseSensitive(spec, "workload");
+  if (w->stop_added) cJSON_DeleteItemFromObjectCaseSensitive(wl, "stop_after");
   for (cJSON *f = wl ? wl->child : NULL; f; f = f->next)
     absolute_field(wl, f->string, base_dir, false);
   char text[512];
