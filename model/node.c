@@ -191,15 +191,17 @@ ps_worker *ps_node_worker(ps_node *n, uint32_t i) {
 
 void ps_node_get_stats(const ps_node *n, ps_node_stats *o) {
   const node_counters *s = &n->stats;
-  o->local_accesses = o->remote_accesses = o->shared_accesses = o->shared_floats = 0;
+  o->local_accesses = o->remote_accesses = 0;
   for (uint32_t i = 0; i < n->num_workers; i++) {
     o->local_accesses += atomic_load(&n->workers[i].local_accesses);
     o->remote_accesses += atomic_load(&n->workers[i].remote_accesses);
-    o->shared_accesses += atomic_load(&n->workers[i].shared_accesses);
-    o->shared_floats += atomic_load(&n->workers[i].shared_floats);
   }
-  o->shared_handled = atomic_load(&s->shared_handled);
-  o->shared_handled_floats = atomic_load(&s->shared_handled_floats);
+  ps_shared_counts sh;
+  ps_node_shared_counts(n, &sh);
+  o->shared_accesses = sh.accesses;
+  o->shared_floats = sh.floats;
+  o->shared_handled = sh.handled;
+  o->shared_handled_floats = sh.handled_floats;
   o->messages_sent = atomic_load(&s->messages_sent);
   o->bytes_sent = atomic_load(&s->bytes_sent);
   o->messages_received = atomic_load(&s->messages_received);
@@ -354,6 +356,15 @@ key_entry *ps__worker_lock_entry(ps_worker *w, ps_key k, store_stripe **st) {
 void ps_node_count_shared(ps_node *n, bool on) {
   /* last_by names a thread in 16 bits: 1 + a worker, 1 + the workers. */
   atomic_store(&n->count_shared, on && n->num_workers < UINT16_MAX - 1);
+}
+
+void ps_node_shared_counts(const ps_node *n, ps_shared_counts *o) {
+  *o = (ps_shared_counts){.handled = atomic_load(&n->stats.shared_handled),
+                          .handled_floats = atomic_load(&n->stats.shared_handled_floats)};
+  for (uint32_t i = 0; i < n->num_workers; i++) {
+    o->accesses += atomic_load(&n->workers[i].shared_accesses);
+    o->floats += atomic_load(&n->workers[i].shared_floats);
+  }
 }
 
 void ps_node_set_reader(ps_node *n, uint32_t thread) {

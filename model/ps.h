@@ -534,6 +534,14 @@ void ps_node_count_shared(ps_node *node, bool on);
  * number >= its workers, a thread of the node's own (the default). One
  * reader at a time: the simulator sets it as it chooses who reads. */
 void ps_node_set_reader(ps_node *node, uint32_t thread);
+/* The shared accesses counted so far: ps_node_stats' shared_* fields,
+ * without the rest of the stats (for a caller that asks after every
+ * message). */
+typedef struct {
+  uint64_t accesses, floats;         /* by the node's workers */
+  uint64_t handled, handled_floats;  /* by the thread handling messages */
+} ps_shared_counts;
+void ps_node_shared_counts(const ps_node *node, ps_shared_counts *out);
 
 /* Earliest time periodic work is due (INFINITY: none). It moves only in
  * ps_node_on_timer (see "timers" above); the timer owner's thread. */

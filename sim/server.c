@@ -84,12 +84,12 @@ static uint32_t reader_index(const sim_node *n) {
 static void charge_shared_handled(sim_node *n) {
   const sim_cost *c = &n->run->cost;
   if (!sim_counts_shared(c)) return;
-  ps_node_stats st;
-  ps_node_get_stats(n->core, &st);
-  double s = sim_shared_cost(c, st.shared_handled - n->handled_charged,
-                             st.shared_handled_floats - n->handled_floats_charged);
-  n->handled_charged = st.shared_handled;
-  n->handled_floats_charged = st.shared_handled_floats;
+  ps_shared_counts sh;
+  ps_node_shared_counts(n->core, &sh);
+  double s = sim_shared_cost(c, sh.handled - n->handled_charged,
+                             sh.handled_floats - n->handled_floats_charged);
+  n->handled_charged = sh.handled;
+  n->handled_floats_charged = sh.handled_floats;
   if (s > 0) sim_spend(n->run, n, s);
 }
 
