@@ -380,6 +380,8 @@ SCALAR_IF(v_per_wakeup, t->wakeups, (double)t->handled / (double)t->wakeups)
 SCALAR_IF(v_per_io_wakeup, t->io_wakeups > 0, (double)t->handled / t->io_wakeups)
 SCALAR(v_cpu, t->cpu_s)
 SCALAR_IF(v_io_cpu, t->io_cpu_s > 0, t->io_cpu_s)
+SCALAR_IF(v_shared, t->nodes.shared_accesses + t->nodes.shared_handled > 0,
+          (double)(t->nodes.shared_accesses + t->nodes.shared_handled))
 SCALAR_IF(v_cpu_per_message, t->nodes.messages_sent, t->cpu_s / (double)t->nodes.messages_sent)
 static size_t v_gap_hist(const run_totals *t, const double **out) {
   *out = t->gap_hist;
@@ -828,6 +830,14 @@ static const run_metric table[] = {
      "charges (`io_per_message_s` a message at each end, `io_wakeup_s` per peer a batch "
      "serves).", "when the backend has I/O threads (the simulator: with placement)", MEAN,
      false, 0, v_io_cpu, NULL, NULL},
+    {"shared_accesses", "", "shared key accesses",
+     "Key accesses that found their key last touched by another thread of the same node "
+     "(another worker, or the thread that handled a message), summed over the nodes: "
+     "their cache lines came from another core, which the simulator charges "
+     "`cost.shared_per_key_s` and `cost.shared_per_byte_s` a byte. Counted by the "
+     "simulator's cores when the cluster's costs charge them; the real backend does not "
+     "count them (counting writes every key's entry).",
+     "when counted (the simulator, with shared costs)", MEAN, false, 0, v_shared, NULL, NULL},
     {"cpu_per_message_s", "s", "CPU per message",
      "`cpu_s / messages` (compute included: a run without compute shows what its "
      "messages cost).", "when some message was sent", MEAN, false, 0, v_cpu_per_message,

@@ -29,7 +29,8 @@
   X(replica_syncs) X(sync_rounds) X(replica_reads) X(staleness_sum_steps)                  \
   X(staleness_max_steps) X(cache_reads) X(cache_misses) X(bounded_reads)    \
   X(bounded_staleness_sum) X(bounded_staleness_max) X(clock_messages)        \
-  X(refreshes)
+  X(refreshes) X(shared_accesses) X(shared_floats) X(shared_handled)                 \
+  X(shared_handled_floats)
 #define STATS_REALS(X) X(staleness_sum_s) X(staleness_max_s)
 
 /* ------------------------------------------------------------ in memory */

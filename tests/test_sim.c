@@ -947,9 +947,38 @@ static void test_shared_access_cost(void) {
   CU_ASSERT_DOUBLE_EQUAL(num(two, "time_s"), steps * (c + l + shared), alone * 1e-9);
   double cpu = 2 * alone + (2 * steps - 1) * shared;
   CU_ASSERT_DOUBLE_EQUAL(num(two, "cpu_s"), cpu, cpu * 1e-9);
+  CU_ASSERT_EQUAL(num(two, "shared_accesses"), 2 * steps - 1);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(one, "shared_accesses")); /* none */
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(free_two, "shared_accesses"));
   cJSON_Delete(one);
   cJSON_Delete(two);
   cJSON_Delete(free_two);
+}
+
+/* The thread that handles messages shares keys too: two nodes of one
+ * worker, both reading node 0's one key (node 1's by message), so that no
+ * two workers share a key and every shared access involves node 0's
+ * handling thread. Each costs X: the CPU of a run at 2X less that at X is
+ * X times the count, whichever side paid it. */
+static void test_shared_access_handled(void) {
+  const double x = 1e-7;
+  run_spec r;
+  cJSON *m[2];
+  for (int i = 0; i < 2; i++) {
+    shared_case(&r, 1, x * (i + 1));
+    r.cluster.nodes = 2;
+    r.cluster.cost.shared_per_byte_s = 0;
+    r.cluster.cost.per_message_s = 2e-6;
+    r.policy = "{\"type\":\"static\",\"partition\":\"range\"}";
+    m[i] = run(&r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m[i]);
+  }
+  double count = num(m[0], "shared_accesses");
+  CU_ASSERT(count > 0);
+  CU_ASSERT_EQUAL(num(m[1], "shared_accesses"), count);
+  CU_ASSERT_DOUBLE_EQUAL(num(m[1], "cpu_s") - num(m[0], "cpu_s"), x * count, x * 1e-6);
+  cJSON_Delete(m[0]);
+  cJSON_Delete(m[1]);
 }
 
 /* The hand case with both nodes on one machine: messages take its loopback
@@ -2170,6 +2199,7 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"placement_xml_and_checks", test_placement_xml_and_checks},
             {"placement_shares_cores", test_placement_shares_cores},
             {"shared_access_cost", test_shared_access_cost},
+            {"shared_access_handled", test_shared_access_handled},
             {"initial_values_cost", test_initial_values_cost},
             {"placement_loopback_arithmetic", test_placement_loopback_arithmetic},
             {"send_cost", test_send_cost},
