@@ -693,7 +693,12 @@ typedef struct {
   int (*slice)(void *ctx, uint32_t threads, double seconds, double *slice_s, char *err,
                size_t errlen);
   uint32_t cores; /* cores the nodes may run on */
+  /* The machine's load just before: the 1-minute load average (threads
+   * runnable or running, other processes'); NAN when unknown. Above
+   * EXP_CALIB_BUSY the profile's notes say the machine was not idle. */
+  double load_before;
 } exp_calib_source;
+#define EXP_CALIB_BUSY 0.5
 
 typedef struct {
   unsigned min_rounds;  /* a figure is the median of its last min_rounds */

@@ -334,6 +334,28 @@ static void test_shared_costs_need_threads_at_once(void) {
   cJSON_Delete(p);
 }
 
+/* A machine busy just before calibrating: the notes say so, with the load,
+ * and the profile keeps it; an idle one (or an unknown load) says nothing. */
+static void test_busy_machine_is_noted(void) {
+  model m = machine();
+  exp_calib_source src = source(&m);
+  exp_calib_options o;
+  exp_calib_options_default(&o);
+  char err[256];
+  for (int busy = 0; busy < 3; busy++) {
+    src.load_before = busy == 0 ? 0.2 : busy == 1 ? NAN : 1.75;
+    cJSON *p = exp_calibrate(&src, &o, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    bool said = false;
+    const cJSON *n;
+    cJSON_ArrayForEach(n, about_item(p, "notes")) said = said || strstr(n->valuestring, "1.75");
+    CU_ASSERT_EQUAL(said, busy == 2);
+    const cJSON *load = about_item(p, "load_before");
+    CU_ASSERT_EQUAL(load != NULL, busy != 1);
+    cJSON_Delete(p);
+  }
+}
+
 /* A source that counts no wake-ups gives wakeup_s 0 and says why. */
 static void test_uncounted_wakeups_are_noted(void) {
   model m = machine();
@@ -504,6 +526,7 @@ PSLAB_SUITE("calibrate", {"fit_recovers_the_model", test_fit_recovers_the_model}
             {"check_predicts_the_held_out_batches", test_check_predicts_the_held_out_batches},
             {"uncounted_wakeups_are_noted", test_uncounted_wakeups_are_noted},
             {"shared_costs_need_threads_at_once", test_shared_costs_need_threads_at_once},
+            {"busy_machine_is_noted", test_busy_machine_is_noted},
             {"noisy_rounds_report_their_spread", test_noisy_rounds_report_their_spread},
             {"degenerate_figures_are_noted", test_degenerate_figures_are_noted},
             {"profile_validates_as_a_cluster", test_profile_validates_as_a_cluster},

@@ -220,7 +220,9 @@ static const char calibrate_about[] =
     "figure, every fitted parameter with its spread, and a check: the model's\n"
     "predictions of the batches the fit did not use (both ways, two pullers)\n"
     "against what they measured (experiments/fidelity/calibrate.c). It takes\n"
-    "5-30 s; run it on an idle machine, since load changes the figures.\n";
+    "5-30 s; run it on an idle machine, since load changes the figures (the\n"
+    "profile keeps the load average of the minute before, and its notes and\n"
+    "the log warn when it was above 0.5).\n";
 
 static const char calibrate_after[] =
     "Exit status: 0 written; 1 a measurement failed or FILE cannot be written;\n"

@@ -819,6 +819,7 @@ static void about(cJSON *profile, const exp_calib_source *src, const exp_calib_o
   cJSON_AddStringToObject(a, "host", host);
   cJSON_AddStringToObject(a, "date", when);
   cJSON_AddNumberToObject(a, "cores", src->cores);
+  if (!isnan(src->load_before)) cJSON_AddNumberToObject(a, "load_before", src->load_before);
   cJSON_AddNumberToObject(a, "target_spread", o->target_spread);
   cJSON_AddItemToObject(a, "figures", figures);
   cJSON_AddItemToObject(a, "parameters", parameters);
@@ -882,6 +883,19 @@ static int measure_slice(const exp_calib_source *src, const exp_calib_options *o
   return 0;
 }
 
+/* A machine that was not idle just before (src->load_before): every figure
+ * may be off; said in the notes and the log. */
+static void note_load(const exp_calib_source *src, cJSON *notes, FILE *log) {
+  if (isnan(src->load_before) || src->load_before <= EXP_CALIB_BUSY) return;
+  char line[200];
+  snprintf(line, sizeof line,
+           "the machine was not idle: a load average of %.2f over the minute before; other "
+           "work moves every figure (calibrate an idle machine)",
+           src->load_before);
+  note(notes, line);
+  if (log) fprintf(log, "warning: %s\n", line);
+}
+
 /* ---------------------------------------------------------------- door */
 
 static int measure_all(const exp_calib_source *src, const exp_calib_options *o, figure *figs,
@@ -909,6 +923,7 @@ cJSON *exp_calibrate(const exp_calib_source *src, const exp_calib_options *o, ch
     goto done;
   view(figs, -1, src->cores, &m);
   if (!fit_model(&m, notes, &fit, err, errlen)) goto done;
+  note_load(src, notes, o->log);
   if (!(fit.speed > 0)) {
     snprintf(err, errlen, "calibrate: the compute kernel took no time");
     goto done;
@@ -995,11 +1010,13 @@ static uint32_t cores_here(void) {
 }
 
 int exp_calib_real_source(exp_calib_source *src, char *err, size_t errlen) {
+  double load = NAN;
+  if (getloadavg(&load, 1) != 1) load = NAN; /* before the probe's nodes start */
   real_probe *p = real_probe_start(NULL, err, errlen);
   if (!p) return -1;
   *src = (exp_calib_source){
       .ctx = p, .pulls = real_pulls, .compute = dot_compute, .initial = probe_initial,
-      .slice = probe_slice, .cores = cores_here()};
+      .slice = probe_slice, .cores = cores_here(), .load_before = load};
   return 0;
 }
 
