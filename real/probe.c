@@ -55,11 +55,12 @@
 #include <unistd.h>
 
 #define PROBE_KEYS 256u
-/* A pushing batch's keys: this many windows of its keys a pull, a ring each
- * thread goes round from its own place (the threads' places spread over it,
- * so that two threads touch each key in turn, rarely at once). */
-#define PROBE_RING_WINDOWS 6u
-#define PROBE_MAX_BATCH_KEYS (64u * PROBE_RING_WINDOWS)
+/* A pushing batch's keys: a pool of this many times a pull's keys, from
+ * which each pull draws its keys at random, as a training step draws its
+ * examples' keys from a table (the threads' draws differ: they touch some
+ * keys one after the other, now and then one at once). */
+#define PROBE_POOL_PULLS 6u
+#define PROBE_MAX_BATCH_KEYS (64u * PROBE_POOL_PULLS)
 #define PROBE_TABLES (sizeof probe_lengths / sizeof probe_lengths[0])
 #define PROBE_RECEIVER_NAME "probe-receiver"
 
@@ -194,13 +195,28 @@ typedef struct {
   float *bufs;
   float *zeros;       /* push: what each push adds (len floats, all 0: the
                          values stay as they are, and every key is written) */
-  uint32_t ring, at;  /* push: windows of nkeys keys in `keys`, and the
-                         thread's first (0: keys is one window) */
+  uint32_t pool;      /* push: keys in `keys` to draw each pull's from (0: keys
+                         is the pull's) */
+  uint32_t rng;       /* ... the thread's draws (xorshift32, never 0) */
+  ps_key drawn[64];   /* ... the pull's keys */
   struct gate *start; /* threads the probe started wait for it to open */
   double clock_s;     /* the reading's own cost, taken out of what it spent */
   int rc;
   double cpu_s, send_s, switches; /* what the thread spent */
 } puller;
+
+/* A pushing batch's next keys: nkeys distinct ones drawn from the pool. */
+static const ps_key *draw_keys(puller *c) {
+  uint32_t have = 0;
+  while (have < c->nkeys) {
+    c->rng ^= c->rng << 13, c->rng ^= c->rng >> 17, c->rng ^= c->rng << 5;
+    ps_key k = c->keys[c->rng % c->pool];
+    bool dup = false;
+    for (uint32_t j = 0; j < have && !dup; j++) dup = c->drawn[j] == k;
+    if (!dup) c->drawn[have++] = k;
+  }
+  return c->drawn;
+}
 
 static void pull_all(puller *c) {
   ps_ticket t[REAL_PROBE_MAX_WINDOW];
@@ -213,7 +229,7 @@ static void pull_all(puller *c) {
     pending[slot] = false;
     if (rc != PS_OK) break;
     double s0 = cpu_clock(CLOCK_THREAD_CPUTIME_ID);
-    const ps_key *keys = c->ring ? c->keys + (size_t)((c->at + i) % c->ring) * c->nkeys : c->keys;
+    const ps_key *keys = c->pool ? draw_keys(c) : c->keys;
     rc = ps_pull(c->w, keys, c->nkeys, c->bufs + slot * c->len, c->len, &t[slot], 0);
     if (rc == PS_OK && c->zeros) { /* local: the pull is done, its keys written next */
       ps_ticket pt;
@@ -452,17 +468,17 @@ static int probe_failed(real_probe *p, int rc, char *err, size_t errlen) {
   return -1;
 }
 
-/* Puller `index` of `clients` of a pushing batch b: what it pushes, and
- * the ring of keys it goes round from its place. False with a message. */
-static bool push_ring(puller *c, const real_probe_batch *b, uint32_t index, uint32_t clients,
-                      ps_key *keys, char *err, size_t errlen) {
-  if (!keys_at((uint32_t)table_of(b->floats), 0, b->keys * PROBE_RING_WINDOWS, keys)) {
+/* Puller `index` of a pushing batch b: what it pushes, and the pool it
+ * draws its keys from, with draws of its own. False with a message. */
+static bool push_pool(puller *c, const real_probe_batch *b, uint32_t index, ps_key *keys,
+                      char *err, size_t errlen) {
+  if (!keys_at((uint32_t)table_of(b->floats), 0, b->keys * PROBE_POOL_PULLS, keys)) {
     snprintf(err, errlen, "probe: no %u keys of %u floats homed at node 0",
-             b->keys * PROBE_RING_WINDOWS, b->floats);
+             b->keys * PROBE_POOL_PULLS, b->floats);
     return false;
   }
-  c->ring = PROBE_RING_WINDOWS;
-  c->at = index * PROBE_RING_WINDOWS / clients;
+  c->pool = b->keys * PROBE_POOL_PULLS;
+  c->rng = 2463534242u + 7919u * index;
   if (!(c->zeros = calloc(c->len, sizeof *c->zeros))) snprintf(err, errlen, "probe: out of memory");
   return c->zeros != NULL;
 }
@@ -479,7 +495,7 @@ static uint32_t pullers_start(real_probe *p, const real_probe_batch *b, puller *
   for (; made < clients; made++) {
     if (!puller_init(&c[made], &p->n0, made, b->local ? 0 : 1, &o, keys, err, errlen)) break;
     c[made].start = g;
-    if (b->push && !push_ring(&c[made], b, made, clients, keys, err, errlen)) {
+    if (b->push && !push_pool(&c[made], b, made, keys, err, errlen)) {
       free(c[made].bufs);
       break;
     }

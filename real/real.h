@@ -328,9 +328,9 @@ typedef struct {
   uint32_t spinners;
   /* Local only: each pull is followed by a push of zeros to the same keys
    * (every key written, its value unchanged), as a training step reads and
-   * writes its keys; each pull takes the next `keys` keys of a ring of a
-   * few times as many, every thread from its own place, so that several
-   * threads touch each key in turn and rarely at once. */
+   * writes its keys; each pull draws its `keys` keys at random from a pool
+   * of a few times as many, every thread its own draws, so that threads
+   * touch keys one after the other and now and then at once. */
   bool push;
   /* Node 0's core counts its shared accesses through the batch
    * (ps_node_count_shared: keys its threads found last touched by another

@@ -78,8 +78,9 @@
  * another thread of the node touched the key last (its cache lines come
  * from the other core). Two local batches a size (16 keys of 16 and of 256
  * floats, each pull followed by a push of the same keys, as a training
- * step reads and writes them): one thread, then two threads on the same
- * keys at once; a third batch of two threads counts, with the core's count
+ * step reads and writes them, each pull's keys drawn at random from a pool
+ * of six pulls' worth): one thread, then two threads on the same pool at
+ * once; a third batch of two threads counts, with the core's count
  * (ps_node_count_shared, which writes every entry and so is not timed),
  * the share of accesses that found the key last touched by the other
  * thread. Per size and round (the three batches measured one after the
