@@ -29,7 +29,9 @@
  * as a sleep, the node's local accesses not yet charged to anyone: exact with
  * one worker per node; with several, a worker may pay for a neighbour's keys
  * issued while it yielded, which moves cost between workers of a node, not in
- * total.
+ * total. Those that found their key last touched by another thread of the
+ * node (the core counts them: ps_node_count_shared) cost cost.shared_* more,
+ * charged the same way.
  */
 #include "sim/sim_internal.h"
 
