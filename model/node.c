@@ -353,9 +353,11 @@ key_entry *ps__worker_lock_entry(ps_worker *w, ps_key k, store_stripe **st) {
   return e;
 }
 
-void ps_node_count_shared(ps_node *n, bool on) {
+int ps_node_count_shared(ps_node *n, bool on) {
   /* last_by names a thread in 16 bits: 1 + a worker, 1 + the workers. */
-  atomic_store(&n->count_shared, on && n->num_workers < UINT16_MAX - 1);
+  bool fits = n->num_workers < UINT16_MAX - 1;
+  atomic_store(&n->count_shared, on && fits);
+  return on && !fits ? PS_ERR_INVAL : PS_OK;
 }
 
 void ps_node_shared_counts(const ps_node *n, ps_shared_counts *o) {

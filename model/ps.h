@@ -527,7 +527,9 @@ int ps_node_recv_numbered(ps_node *node, uint32_t src, uint32_t seq, const uint8
  * real run leaves it off (the default): it is for the simulator, which
  * charges such an access the cost of the key's cache lines coming from
  * another core, and for pslab calibrate, which measures that cost. */
-void ps_node_count_shared(ps_node *node, bool on);
+/* PS_OK, or PS_ERR_INVAL (nothing counted) on a node of 65,534 workers or
+ * more, whose threads the count cannot name. */
+int ps_node_count_shared(ps_node *node, bool on);
 /* Who handles the messages and timers that follow, for counting shared
  * accesses (ps_node_count_shared): worker `thread` of this node (a worker that
  * waits for a reply and reads the node's messages meanwhile), or, for any

@@ -242,8 +242,11 @@ static int node_init(sim_setup *s, sim_node *n, uint32_t id) {
   run_node_config(s->setup, id, &cfg);
   sim_node_env(n, &cfg.env);
   n->core = ps_node_new(&cfg);
-  if (n->core) ps_node_count_shared(n->core, sim_counts_shared(&run->cost));
-  return n->core ? 0 : fail(s, "node %u: the core refused its configuration", (unsigned)id);
+  if (!n->core) return fail(s, "node %u: the core refused its configuration", (unsigned)id);
+  if (ps_node_count_shared(n->core, sim_counts_shared(&run->cost)) != PS_OK)
+    return fail(s, "node %u: cost.shared_per_key_s and shared_per_byte_s need fewer than "
+                   "65,534 workers a node", (unsigned)id);
+  return 0;
 }
 
 static int worker_init(sim_setup *s, sim_worker *w, sim_node *n, uint32_t index) {

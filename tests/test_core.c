@@ -57,6 +57,12 @@ static ps_key key_homed_at(harness *h, uint32_t home, int skip) {
 
 /* ------------------------------------------------------------- access */
 
+/* A one-node core's env.send: it never sends. */
+static void never_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {
+  (void)ctx, (void)dst, (void)len;
+  free(buf);
+}
+
 /* count_shared: a key access counts when another thread of the node
  * touched the key last: another worker, or the thread handling messages
  * (the node's own, or the worker ps_node_set_reader names). */
@@ -111,6 +117,20 @@ static void test_shared_accesses_counted(void) {
   CU_ASSERT_EQUAL(ps_pull(harness_worker(h, 0, 1), &k, 1, out, 4, &t, 0), PS_OK);
   ps_node_get_stats(harness_node(h, 0), &s);
   CU_ASSERT_EQUAL(s.shared_accesses, 0);
+  harness_free(h);
+  /* A node of more workers than the count can name refuses to count. */
+  ps_node_config c;
+  ps_node_config_default(&c);
+  c.workers = UINT16_MAX - 1;
+  c.layout = (ps_layout){.num_tables = 1, .num_nodes = 1, .partition = PS_PARTITION_HASH};
+  c.layout.tables[0] = (ps_table){0, 64, 4};
+  c.env.send = never_send;
+  ps_node *big = ps_node_new(&c);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+  CU_ASSERT_EQUAL(ps_node_count_shared(big, true), PS_ERR_INVAL);
+  CU_ASSERT_EQUAL(ps_node_count_shared(big, false), PS_OK);
+  ps_node_free(big);
+  CU_ASSERT_EQUAL(ps_node_count_shared(harness_node(h = harness_new(&hc), 0), true), PS_OK);
   harness_free(h);
 }
 
