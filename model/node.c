@@ -319,7 +319,7 @@ static void note_touch(ps_node *n, key_entry *e, ps_key k, uint16_t by, _Atomic 
   e->last_by = by;
 }
 
-static key_entry *lock_entry(ps_node *n, ps_key k, store_stripe **st) {
+static inline key_entry *lock_entry(ps_node *n, ps_key k, store_stripe **st) {
   *st = store_stripe_of(&n->store, k);
   pthread_mutex_lock(&(*st)->lock);
   key_entry *found = stripe_find(*st, k); /* most keys were seen before */

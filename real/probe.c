@@ -165,9 +165,9 @@ static void read_clocks(const probe_node *pn, node_clocks *out) {
   ps_server_load l;
   ps_node_server_load(real_node_core(pn->node), &l);
   out->core_wakes = (double)l.wakeups;
-  ps_node_stats st;
-  ps_node_get_stats(real_node_core(pn->node), &st);
-  out->shared = (double)st.shared_accesses;
+  ps_shared_counts sh;
+  ps_node_shared_counts(real_node_core(pn->node), &sh);
+  out->shared = (double)sh.accesses;
 }
 
 /* What a node spent between two readings. */
