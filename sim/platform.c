@@ -259,7 +259,7 @@ int sim_cluster_check(const sim_cluster *c, char *err, size_t errlen) {
   else if (c->cost.send_per_message_s < 0 || c->cost.wakeup_s < 0 ||
            c->cost.io_per_message_s < 0 || c->cost.wakeup_wait_s < 0 ||
            c->cost.io_wakeup_s < 0 || c->cost.shared_per_key_s < 0 ||
-           c->cost.shared_per_byte_s < 0)
+           c->cost.shared_per_byte_s < 0 || c->cost.step_s < 0)
     what = "cost figures >= 0";
   if (what) {
     snprintf(err, errlen, "cluster: expected %s", what);

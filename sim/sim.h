@@ -82,6 +82,13 @@ typedef struct {
    * worker whose calls made them, or to the handling thread after the
    * message (work on its core once the answers left). */
   double shared_per_key_s, shared_per_byte_s;
+  /* A worker's own work per step beyond what the figures above and the
+   * step's flops charge: the workload's bookkeeping (drawing keys, lists of
+   * them, finding a key's slot) and real math slower than its flop count at
+   * host_speed. It belongs to a workload: measured as the CPU a real run of
+   * it on one node of one worker spends per step beyond what the simulator
+   * charges the same run. Charged to the worker as local accesses are. */
+  double step_s;
 } sim_cost;
 
 typedef enum { SIM_SCHED_RUN_QUEUE, SIM_SCHED_SHARED } sim_scheduler;

@@ -31,7 +31,9 @@
  * issued while it yielded, which moves cost between workers of a node, not in
  * total. Those that found their key last touched by another thread of the
  * node (the core counts them: ps_node_count_shared) cost cost.shared_* more,
- * charged the same way.
+ * charged the same way. Each step the driver completes costs cost.step_s,
+ * the worker's own work per step (its workload's), charged the same way
+ * when the worker's clock is seen to advance.
  */
 #include "sim/sim_internal.h"
 
@@ -52,14 +54,18 @@ static void report_progress(sim_state *run) {
   run->next_report = (slice * total + SIM_PROGRESS_STEPS - 1) / SIM_PROGRESS_STEPS;
 }
 
-/* Steps count as done when the driver advances the worker's clock. */
+/* Steps count as done when the driver advances the worker's clock; each
+ * costs the worker cost.step_s, its own work beyond what is charged else. */
 static void count_steps(sim_worker *w) {
-  int64_t clock = (int64_t)run_worker_progress(w->node->run->setup, &w->rw);
+  sim_state *run = w->node->run;
+  int64_t clock = (int64_t)run_worker_progress(run->setup, &w->rw);
   if (clock <= w->clock_seen) return;
-  w->node->run->steps_done += (uint64_t)(clock - w->clock_seen);
-  w->node->run->progress_at = simgrid_get_clock();
+  uint64_t steps = (uint64_t)(clock - w->clock_seen);
+  run->steps_done += steps;
+  run->progress_at = simgrid_get_clock();
   w->clock_seen = clock;
-  report_progress(w->node->run);
+  report_progress(run);
+  sim_spend(run, w->node, run->cost.step_s * (double)steps);
 }
 
 static void charge_local(sim_worker *w) {

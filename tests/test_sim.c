@@ -955,6 +955,29 @@ static void test_shared_access_cost(void) {
   cJSON_Delete(free_two);
 }
 
+/* A worker's own work per step, exactly: one worker of S steps, each of C
+ * compute and L for its one local read, pays S (C + L + T) with cost.step_s
+ * T; two workers each pay their own steps, in time and in CPU. */
+static void test_step_cost(void) {
+  const double c = 1e-3, l = 1e-5, t = 3e-4;
+  const int steps = 20;
+  run_spec r;
+  cJSON *m[2];
+  for (uint32_t w = 1; w <= 2; w++) {
+    shared_case(&r, w, 0);
+    r.cluster.cost.step_s = t;
+    m[w - 1] = run(&r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m[w - 1]);
+  }
+  double one = steps * (c + l + t);
+  CU_ASSERT_DOUBLE_EQUAL(num(m[0], "time_s"), one, one * 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(num(m[0], "cpu_s"), one, one * 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(num(m[1], "time_s"), one, one * 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(num(m[1], "cpu_s"), 2 * one, one * 1e-9);
+  cJSON_Delete(m[0]);
+  cJSON_Delete(m[1]);
+}
+
 /* The thread that handles messages shares keys too: two nodes of one
  * worker, both reading node 0's one key (node 1's by message), so that no
  * two workers share a key and every shared access involves node 0's
@@ -2199,6 +2222,7 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"placement_xml_and_checks", test_placement_xml_and_checks},
             {"placement_shares_cores", test_placement_shares_cores},
             {"shared_access_cost", test_shared_access_cost},
+            {"step_cost", test_step_cost},
             {"shared_access_handled", test_shared_access_handled},
             {"initial_values_cost", test_initial_values_cost},
             {"placement_loopback_arithmetic", test_placement_loopback_arithmetic},

@@ -42,7 +42,7 @@ static const char *const cost_keys[] = {"per_message_s", "per_key_s", "per_byte_
                                         "local_per_key_s", "send_per_message_s", "wakeup_s",
                                         "io_per_message_s", "wakeup_wait_s", "io_wakeup_s",
                                         "initial_per_float_s", "shared_per_key_s",
-                                        "shared_per_byte_s", NULL};
+                                        "shared_per_byte_s", "step_s", NULL};
 static const char *const machine_keys[] = {"count", "cores", "place", "loopback_latency",
                                            "loopback_bandwidth", "scheduler", "slice", "io_read", NULL};
 
@@ -307,6 +307,7 @@ static void parse_cost(exp_errors *e, const cJSON *cost, sim_cost *c) {
                    &c->initial_per_float_s);
   exp_get_quantity(e, cost, p, "shared_per_key_s", EXP_QTY_DURATION, &c->shared_per_key_s);
   exp_get_quantity(e, cost, p, "shared_per_byte_s", EXP_QTY_DURATION, &c->shared_per_byte_s);
+  exp_get_quantity(e, cost, p, "step_s", EXP_QTY_DURATION, &c->step_s);
 }
 
 /* Node i's machine from "place"; count is 0 when it is itself invalid. */
