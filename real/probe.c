@@ -54,13 +54,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PROBE_KEYS 256u
+#define PROBE_KEYS 1024u /* a table's: enough homed at either node for the largest pull */
 /* A pushing batch's keys: a pool of this many times a pull's keys, from
  * which each pull draws its keys at random, as a training step draws its
  * examples' keys from a table (the threads' draws differ: they touch some
  * keys one after the other, now and then one at once). */
 #define PROBE_POOL_PULLS 6u
-#define PROBE_MAX_BATCH_KEYS (64u * PROBE_POOL_PULLS)
+#define PROBE_MAX_BATCH_KEYS (REAL_PROBE_MAX_KEYS * PROBE_POOL_PULLS)
 #define PROBE_TABLES (sizeof probe_lengths / sizeof probe_lengths[0])
 #define PROBE_RECEIVER_NAME "probe-receiver"
 
@@ -198,7 +198,7 @@ typedef struct {
   uint32_t pool;      /* push: keys in `keys` to draw each pull's from (0: keys
                          is the pull's) */
   uint32_t rng;       /* ... the thread's draws (xorshift32, never 0) */
-  ps_key drawn[64];   /* ... the pull's keys */
+  ps_key drawn[REAL_PROBE_MAX_KEYS]; /* ... the pull's keys */
   struct gate *start; /* threads the probe started wait for it to open */
   double clock_s;     /* the reading's own cost, taken out of what it spent */
   int rc;
@@ -279,7 +279,7 @@ static bool puller_init(puller *c, probe_node *pn, uint32_t worker, uint32_t hom
                         const pull_order *o, ps_key *keys, char *err, size_t errlen) {
   int t = table_of(o->floats);
   uint32_t window = o->window ? o->window : 1;
-  if (t < 0 || o->keys == 0 || o->keys > 64 || !keys_at((uint32_t)t, home, o->keys, keys)) {
+  if (t < 0 || o->keys == 0 || o->keys > REAL_PROBE_MAX_KEYS || !keys_at((uint32_t)t, home, o->keys, keys)) {
     snprintf(err, errlen, "probe: no %u keys of %u floats homed at node %u", o->keys,
              o->floats, home);
     return false;
@@ -349,7 +349,7 @@ static real_node *start_node(const real_cluster *c, uint32_t rank, const char *c
 /* Node 1's pulls of a batch (both ways), by its main thread. */
 static int child_pulls(probe_node *pn, const pull_order *o) {
   if (o->count == 0) return PS_OK;
-  ps_key keys[64];
+  ps_key keys[REAL_PROBE_MAX_KEYS];
   puller c;
   char err[REAL_ERROR_MAX];
   if (!puller_init(&c, pn, 0, 0, o, keys, err, sizeof err)) {

@@ -303,10 +303,11 @@ struct cJSON *real_run_local(const real_run_args *a, char *err, size_t errlen);
  * (pslab calibrate): this process is node 0, whose workers the calling
  * thread (and threads the probe starts, for several clients) drive; node 1
  * is a forked child, whose main thread drives its one worker when traffic
- * goes both ways. Values are REAL_PROBE_LENGTHS floats long; up to 64 keys
- * per pull, REAL_PROBE_MAX_WINDOW pulls outstanding per thread,
+ * goes both ways. Values are REAL_PROBE_LENGTHS floats long; up to
+ * REAL_PROBE_MAX_KEYS keys per pull, REAL_PROBE_MAX_WINDOW pulls outstanding per thread,
  * REAL_PROBE_MAX_CLIENTS threads pulling on node 0. */
 #define REAL_PROBE_LENGTHS 1, 16, 64, 256, 1024, 4096
+#define REAL_PROBE_MAX_KEYS 256
 #define REAL_PROBE_MAX_WINDOW 64
 #define REAL_PROBE_MAX_CLIENTS 4
 #define REAL_PROBE_MAX_SPINNERS 64

@@ -269,7 +269,7 @@ static void test_fit_recovers_the_model(void) {
   exp_calib_options o;
   exp_calib_options_default(&o);
   const cJSON *figs = about_item(p, "figures");
-  CU_ASSERT_EQUAL(cJSON_GetArraySize(figs), 22); /* 21 probes and the slice */
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(figs), 24); /* 23 probes and the slice */
   const cJSON *f;
   cJSON_ArrayForEach(f, figs) {
     CU_ASSERT_EQUAL(at(f, "rounds"), o.min_rounds);
@@ -516,6 +516,14 @@ static void test_real_probe(void) {
   b.local = false;
   CU_ASSERT_EQUAL(real_probe_run(p, &b, &s, err, sizeof err), -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(err, "local"));
+  /* The largest pull the grid makes (per-key costs need many keys), and
+   * one key more refused. */
+  b = (real_probe_batch){.keys = REAL_PROBE_MAX_KEYS, .floats = 1, .count = 20};
+  CU_ASSERT_EQUAL(real_probe_run(p, &b, &s, err, sizeof err), 0);
+  CU_ASSERT(s.wall_s > 0 && s.node[1].receiver_cpu_s > 0);
+  b.keys++;
+  CU_ASSERT_EQUAL(real_probe_run(p, &b, &s, err, sizeof err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "keys"));
   b = (real_probe_batch){.keys = 2, .floats = 64, .count = 20, .both_ways = true};
   b.window = REAL_PROBE_MAX_WINDOW + 1;
   CU_ASSERT_EQUAL(real_probe_run(p, &b, &s, err, sizeof err), -1);

@@ -136,6 +136,8 @@ static const struct {
     {"remote_pull", USE_GRID, {.keys = 16, .floats = 1}},
     {"remote_pull", USE_GRID, {.keys = 64, .floats = 1}},
     {"remote_pull", USE_GRID, {.keys = 16, .floats = 256}},
+    {"remote_pull", USE_GRID, {.keys = 64, .floats = 16}},
+    {"remote_pull", USE_GRID, {.keys = 256, .floats = 1}},
     {"window", USE_WINDOW, {.keys = 1, .floats = 1, .window = 4}},
     {"window", USE_WINDOW, {.keys = 1, .floats = 1, .window = 16}},
     {"busy_cores", USE_BUSY, {.keys = 1, .floats = 1}}, /* spinners: one per core */
@@ -158,7 +160,7 @@ static const struct {
 static const double shared_floats[] = {16, 256};
 #define SHARED_SIZES 2
 #define PROBES (sizeof probes / sizeof probes[0])
-#define GRID 7    /* probes[0 .. GRID) */
+#define GRID 9    /* probes[0 .. GRID) */
 #define WINDOWS 3 /* probes[0] and the two USE_WINDOW after the grid */
 #define SAMPLE_DOUBLES (sizeof(exp_calib_sample) / sizeof(double))
 _Static_assert(sizeof(exp_calib_sample) % sizeof(double) == 0, "a sample is only doubles");
