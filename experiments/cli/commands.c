@@ -201,7 +201,7 @@ static const char calibrate_about[] =
     "that specs include with \"cluster\": {\"profile\": \"FILE\", ...} (fields given\n"
     "beside it override it). Figures, each measured in rounds until the last 5\n"
     "agree within 5% (or 25 rounds), printed per pull with their spread:\n"
-    "  remote pulls of 1 to 64 keys and 1 to 4096 floats, one at a time; 4 and\n"
+    "  remote pulls of 1 to 256 keys and 1 to 4096 floats, one at a time; 4 and\n"
     "  16 outstanding; one outstanding while a thread per core spins; both\n"
     "  nodes pulling at once; two pulling threads: wall time, and per node\n"
     "  the CPU time of the process, of its receiver and pulling threads and\n"
