@@ -727,6 +727,27 @@ int exp_calib_real_source_end(exp_calib_source *src);
  * the profile to path (whole or not at all); the figures go to o->log,
  * problems to log. EXP_EXIT_OK or EXP_EXIT_FAILED. */
 int exp_calibrate_file(const char *path, const exp_calib_options *o, FILE *log);
+/* `pslab calibrate --workload SPEC --profile PROFILE --out OUT`
+ * (experiments/fidelity/step_cost.c): cost.step_s, a worker's own work per
+ * step, for SPEC's workload on this machine: SPEC validated on one node of
+ * one worker (static, its sweep left out, step_s 0, 5 runs a backend) into
+ * OUT's name less ".json" plus ".runs/"; the median over the runs of (real
+ * CPU - simulated CPU) / steps, at least 0. Writes PROFILE with it and its
+ * record (EXP_PROFILE_ABOUT.step) to OUT, whole or not at all. The
+ * validation's table and progress go to progress (NULL: none), problems to
+ * log. EXP_EXIT_OK or EXP_EXIT_FAILED. */
+int exp_calibrate_workload(const char *spec, const char *profile, const char *out, FILE *log,
+                           FILE *progress);
+#define EXP_STEP_RUNS 5
+/* The per-step figures of such a validation in dir: each run's (real -
+ * simulated) cpu_s over the simulated run's steps (its first record's), in
+ * v[0 .. *n) (at most EXP_STEP_RUNS), sorted; the workload as validated into
+ * *workload (caller frees; NULL if the record has none). 0, or -1 with a
+ * message naming the file. */
+int exp_step_cost_read(const char *dir, double *v, size_t *n, uint64_t *steps,
+                       struct cJSON **workload, char *err, size_t errlen);
+/* The median of n sorted values (NAN for none). */
+double exp_step_cost_median(const double *sorted, size_t n);
 
 void exp_runner_options_default(exp_runner_options *o);
 /* Runs every run of spec (of o->shard), each in a forked child through its

@@ -340,6 +340,21 @@ cat >"$TMP/with-profile.json" <<EOF
 EOF
 run "check a spec with the profile" 0 "$PSLAB" check "$TMP/with-profile.json"
 has "check a spec with the profile" out "valid, 1 run"
+# A workload's step cost: its spec on one node of one worker, 5 runs a
+# backend; the profile written with it, its record and its note; the runs kept.
+run "calibrate --workload" 0 "$PSLAB" calibrate --workload "$TMP/with-profile.json" \
+  --profile "$TMP/cal.json" --out "$TMP/wl.json"
+has "calibrate --workload" out "5 real runs of 5 steps"
+has "calibrate --workload" out "wrote $TMP/wl.json"
+grep -q '"step_s":' "$TMP/wl.json" && grep -q '"per_step_s":' "$TMP/wl.json" &&
+  grep -q 'cost.step_s belongs to the workload of' "$TMP/wl.json" &&
+  [ -s "$TMP/wl.runs/validate.jsonl" ] || { echo "FAIL calibrate --workload: profile"; failures=$((failures + 1)); }
+run "calibrate --workload without --profile" 2 "$PSLAB" calibrate --workload "$TMP/with-profile.json"
+has "calibrate --workload without --profile" err "--workload and --profile go together"
+run "calibrate --workload, a missing spec" 1 "$PSLAB" calibrate --workload "$TMP/none.json" \
+  --profile "$TMP/cal.json" --out "$TMP/wl2.json" -q
+has "calibrate --workload, a missing spec" err "none.json: cannot read"
+[ -e "$TMP/wl2.json" ] && { echo "FAIL calibrate --workload, a missing spec: wrote a profile"; failures=$((failures + 1)); }
 
 # keygen and authentication: a 0600 key file, never overwritten; the spec's
 # cluster.auth checked against cluster.bind; a node refuses a key file others

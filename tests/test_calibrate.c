@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------- a fake machine */
 
@@ -336,6 +338,58 @@ static void test_shared_costs_need_threads_at_once(void) {
 
 /* A machine busy just before calibrating: the notes say so, with the load,
  * and the profile keeps it; an idle one (or an unknown load) says nothing. */
+/* A workload's step cost from a validation's records: per run, (real -
+ * simulated) cpu_s over the steps of the simulated run, sorted, the
+ * workload as validated; a validation without cpu_s records is refused,
+ * naming its file. */
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static void test_step_cost_from_records(void) {
+  char dir[] = "/tmp/pslab-step-XXXXXX", path[256], err[256];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/sim", dir);
+  CU_ASSERT_EQUAL_FATAL(mkdir(path, 0700), 0);
+  snprintf(path, sizeof path, "%s/sim/runs.jsonl", dir);
+  write_text(path, "{\"config\":{\"workload\":{\"type\":\"zipf\"}},\"metrics\":{\"steps\":100}}\n"
+                   "{\"metrics\":{\"steps\":7}}\n");
+  snprintf(path, sizeof path, "%s/validate.jsonl", dir);
+  write_text(path, "{\"kind\":\"run\",\"metric\":\"time_s\",\"sim\":1,\"real\":9}\n"
+                   "{\"kind\":\"run\",\"metric\":\"cpu_s\",\"sim\":0.01,\"real\":0.015}\n"
+                   "{\"kind\":\"point\",\"metric\":\"cpu_s\",\"sim\":0.01,\"real\":0.5}\n"
+                   "{\"kind\":\"run\",\"metric\":\"cpu_s\",\"sim\":0.01,\"real\":0.011}\n"
+                   "{\"kind\":\"run\",\"metric\":\"cpu_s\",\"sim\":0.01,\"real\":0.012}\n");
+  double v[EXP_STEP_RUNS];
+  size_t n = 0;
+  uint64_t steps = 0;
+  cJSON *wl = NULL;
+  CU_ASSERT_EQUAL_FATAL(exp_step_cost_read(dir, v, &n, &steps, &wl, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(steps, 100);
+  CU_ASSERT_EQUAL_FATAL(n, 3);
+  CU_ASSERT_DOUBLE_EQUAL(v[0], 1e-5, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(v[1], 2e-5, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(v[2], 5e-5, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(exp_step_cost_median(v, n), 2e-5, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(exp_step_cost_median(v, 2), 1.5e-5, 1e-15);
+  CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(wl, "type")), "zipf");
+  cJSON_Delete(wl);
+  write_text(path, "{\"kind\":\"run\",\"metric\":\"time_s\",\"sim\":1,\"real\":9}\n");
+  wl = NULL;
+  CU_ASSERT_EQUAL(exp_step_cost_read(dir, v, &n, &steps, &wl, err, sizeof err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "validate.jsonl"));
+  cJSON_Delete(wl);
+  remove(path);
+  snprintf(path, sizeof path, "%s/sim/runs.jsonl", dir);
+  remove(path);
+  snprintf(path, sizeof path, "%s/sim", dir);
+  rmdir(path);
+  rmdir(dir);
+}
+
 static void test_busy_machine_is_noted(void) {
   model m = machine();
   exp_calib_source src = source(&m);
@@ -535,6 +589,7 @@ PSLAB_SUITE("calibrate", {"fit_recovers_the_model", test_fit_recovers_the_model}
             {"uncounted_wakeups_are_noted", test_uncounted_wakeups_are_noted},
             {"shared_costs_need_threads_at_once", test_shared_costs_need_threads_at_once},
             {"busy_machine_is_noted", test_busy_machine_is_noted},
+            {"step_cost_from_records", test_step_cost_from_records},
             {"noisy_rounds_report_their_spread", test_noisy_rounds_report_their_spread},
             {"degenerate_figures_are_noted", test_degenerate_figures_are_noted},
             {"profile_validates_as_a_cluster", test_profile_validates_as_a_cluster},

@@ -119,7 +119,8 @@ struct cli {
   const char *save_params; /* --save-params DIR */
   const char *svg;      /* trace stats --svg */
   uint32_t nodes;       /* trace stats --nodes (0: the trace's) */
-  const char *profile;  /* validate --profile FILE */
+  const char *profile;  /* validate and calibrate --profile FILE */
+  const char *workload; /* calibrate --workload SPEC */
   uint32_t repeats;     /* --repeats (0: the spec's, or validate's default) */
   const char *rate;     /* validate --rate */
   double timeout_s;     /* --timeout SECONDS (0: none) */

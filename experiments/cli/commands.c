@@ -222,7 +222,16 @@ static const char calibrate_about[] =
     "against what they measured (experiments/fidelity/calibrate.c). It takes\n"
     "5-30 s; run it on an idle machine, since load changes the figures (the\n"
     "profile keeps the load average of the minute before, and its notes and\n"
-    "the log warn when it was above 0.5).\n";
+    "the log warn when it was above 0.5).\n"
+    "With --workload SPEC --profile PROFILE it measures a workload instead:\n"
+    "cost.step_s, a worker's own work per step that no figure above charges\n"
+    "(drawing keys, making lists, real math slower than its flop count), as\n"
+    "the median over 5 runs of (real CPU - simulated CPU) / steps of SPEC on\n"
+    "one node of one worker (static, its sweep left out); writes PROFILE with\n"
+    "it, its runs' figures and the workload under \"calibration\".\"step\" to\n"
+    "--out, and keeps the validation in OUT less .json plus .runs/. The figure\n"
+    "belongs to that workload (docs/fidelity.md, \"A worker's own work per\n"
+    "step\").\n";
 
 static const char calibrate_after[] =
     "Exit status: 0 written; 1 a measurement failed or FILE cannot be written;\n"

@@ -179,6 +179,15 @@ static int cmd_trace(const cli *c) {
 }
 
 static int cmd_calibrate(const cli *c) {
+  if (c->workload || c->profile) {
+    if (!c->workload || !c->profile)
+      return cli_usage_error(c->cmd, "--workload and --profile go together: ",
+                             "the workload's step cost is added to a machine's profile");
+    if (c->quick) return cli_usage_error(c->cmd, "--quick measures the machine, not ", "--workload");
+    return exp_calibrate_workload(c->workload, c->profile,
+                                  c->out ? c->out : "calibration.json", stderr,
+                                  c->quiet ? NULL : stdout);
+  }
   exp_calib_options o;
   exp_calib_options_default(&o);
   if (c->quick) {

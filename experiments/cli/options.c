@@ -99,7 +99,7 @@ const cli_option cli_options[] = {
     {"key-file", 'K', "FILE", ON(NODE), CALL(set_key_file), false,
      "the cluster's key (`pslab keygen`; mode 0600): the same as --set "
      "cluster.key_file=\"FILE\" (made absolute); give every rank the same key"},
-    {"profile", 0, "FILE", ON(VALIDATE), CALL(set_profile), false,
+    {"profile", 0, "FILE", ON(VALIDATE) | ON(CALIBRATE), CALL(set_profile), false,
      "the cluster profile `pslab calibrate` wrote for the real machine: the same as --set "
      "cluster.profile=\"<FILE made absolute>\""},
     {"netns", 0, NULL, ON(VALIDATE), FLAG(netns), false,
@@ -153,6 +153,12 @@ const cli_option cli_options[] = {
     {"markdown", 0, NULL, ON(METRICS) | ON(POLICIES), FLAG(markdown), false,
      "the same as Markdown tables (experiments/SPEC.md holds the metrics', docs/policies.md the "
      "policies')"},
+    {"workload", 0, "SPEC", ON(CALIBRATE), STRING(workload), false,
+     "instead of the machine, measure SPEC's workload: cost.step_s, a worker's own work per "
+     "step beyond what the profile's figures and its flops charge (drawing keys, making "
+     "lists, real math slower than its flop count), from SPEC validated on one node of one "
+     "worker (5 runs a backend, kept in OUT less .json plus .runs/); writes --profile's "
+     "profile with it to --out. Needs --profile"},
     {"quick", 0, NULL, ON(CALIBRATE), FLAG(quick), false,
      "fewer and shorter rounds (about 2 s; for tests)"},
     {"quiet", 'q', NULL,
@@ -180,6 +186,8 @@ const cli_option_text cli_option_texts[] = {
     {"shard", ON(CHECK), NULL, "also say how many runs shard K of N holds"},
     {"quiet", ON(MERGE), NULL, "no closing line (problems are still reported)"},
     {"quiet", ON(CALIBRATE) | ON(KEYGEN), NULL, "print nothing but errors"},
+    {"profile", ON(CALIBRATE), NULL,
+     "with --workload: the machine's profile (`pslab calibrate`) that step_s is added to"},
 };
 const size_t cli_n_option_texts = sizeof cli_option_texts / sizeof cli_option_texts[0];
 
