@@ -1118,6 +1118,182 @@ static void test_bad_input(void) {
       NULL, 60, NULL, "stages: advise does not search multi-stage runs");
 }
 
+/* ------------------------------------- a prefix's time, from its second half */
+
+/* The metrics of a prefix of `steps` steps per worker (2 workers) of a run
+ * that pays `start` once, then `pace` a step, then PACED_END to go quiet,
+ * with half_time_s and last_step_s when `half`. */
+#define PACED_END 1e-3
+static cJSON *paced_metrics(double start, double pace, double steps, bool half) {
+  cJSON *m = cJSON_CreateObject();
+  cJSON_AddNumberToObject(m, "time_s", start + pace * steps + PACED_END);
+  if (half) cJSON_AddNumberToObject(m, "half_time_s", start + pace * steps / 2);
+  if (half) cJSON_AddNumberToObject(m, "last_step_s", start + pace * steps);
+  cJSON_AddNumberToObject(m, "steps", 2 * steps);
+  cJSON_AddNumberToObject(m, "bytes", 1000 + 10 * steps);
+  return m;
+}
+
+/* A made-up simulator: candidate c pays start[c] once and pace[c] a step
+ * over 500 steps per worker; a prefix is at least 10 steps. */
+typedef struct {
+  const double *start, *pace;
+  bool half; /* the runs report half_time_s */
+} paced;
+
+static int paced_eval(void *ctx, size_t cand, double fraction, double timeout_s, adv_score *out,
+                      char *err, size_t errlen) {
+  (void)timeout_s;
+  const paced *p = ctx;
+  double steps = fmin(500, fmax(10, ceil(500 * fraction)));
+  cJSON *m = paced_metrics(p->start[cand], p->pace[cand], steps, p->half);
+  adv_metric mt = {.name = "time_s"};
+  *out = (adv_score){0};
+  int rc = adv_score_of(&mt, false, m, steps / 500, 2, out, err, errlen);
+  out->cost_s = fraction;
+  cJSON_Delete(m);
+  return rc;
+}
+
+/* Six candidates: the first pays 100 ms once and 0.1 ms a step (151 ms
+ * whole, with the millisecond to go quiet), the others nothing once and
+ * 0.32 to 0.55 ms a step (161 to 276 ms); a budget that pays for one
+ * round (on 0.25 of the run: 125 steps). */
+static const double paced_start[6] = {0.1, 0, 0, 0, 0, 0};
+static const double paced_pace[6] = {1e-4, 3.2e-4, 3.5e-4, 4e-4, 5e-4, 5.5e-4};
+
+static void test_second_half_extrapolation(void) {
+  /* 16 steps of 500: plain scaling counts the first candidate's start-up
+   * (and both ends) 31 times more and ranks it after one of 0.5 ms a step;
+   * its second half ranks it right, with both whole runs' times exactly. */
+  adv_metric mt = {.name = "time_s"};
+  double got = 16.0 / 500;
+  adv_score a = {0}, b = {0};
+  cJSON *ma = paced_metrics(0.1, 1e-4, 16, true), *mb = paced_metrics(0, 5e-4, 16, true);
+  char err[256];
+  CU_ASSERT_EQUAL(adv_score_of(&mt, false, ma, got, 2, &a, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(adv_score_of(&mt, false, mb, got, 2, &b, err, sizeof err), 0);
+  CU_ASSERT(a.raw / got > b.raw / got); /* scaled: 3.2 s against 281 ms */
+  CU_ASSERT_DOUBLE_EQUAL(a.value, 0.151, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(b.value, 0.251, 1e-12);
+  CU_ASSERT_EQUAL(a.est, ADV_EST_HALF);
+  CU_ASSERT(adv_score_better(&a, &b));
+  /* The whole run is its own value; bytes are scaled, and say so. */
+  CU_ASSERT_EQUAL(adv_score_of(&mt, false, ma, 1, 2, &a, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(a.value, 0.1 + 1e-4 * 16 + PACED_END);
+  CU_ASSERT_EQUAL(a.est, ADV_EST_EXACT);
+  adv_metric bytes = {.name = "bytes"};
+  CU_ASSERT_EQUAL(adv_score_of(&bytes, false, ma, 0.5, 2, &a, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(a.value, (1000 + 160) / 0.5);
+  CU_ASSERT_EQUAL(a.est, ADV_EST_SCALED);
+  CU_ASSERT_EQUAL(a.why, ADV_SCALED_METRIC);
+  /* Time to quality, not reached, of a candidate that trades none: the
+   * whole run's time, from the second half too. */
+  adv_metric ttq = {.name = "time_to_quality_s", .to_quality = true, .target = 0.5};
+  CU_ASSERT_EQUAL(adv_score_of(&ttq, false, ma, got, 2, &a, err, sizeof err), 0);
+  CU_ASSERT(a.assumed);
+  CU_ASSERT_DOUBLE_EQUAL(a.value, 0.151, 1e-12);
+  CU_ASSERT_EQUAL(a.est, ADV_EST_HALF);
+  cJSON_Delete(ma);
+  cJSON_Delete(mb);
+  /* The search, stopped by the budget after its first round, picks the
+   * first candidate, and its records say how each estimate was made. */
+  paced p = {paced_start, paced_pace, true};
+  adv_search s = {.n = 6, .budget_s = 2, .eval = paced_eval, .ctx = &p};
+  adv_result r;
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(r.rounds, 1);
+  CU_ASSERT_EQUAL(r.order[0], 0);
+  CU_ASSERT_EQUAL(r.order[1], 1);
+  CU_ASSERT_DOUBLE_EQUAL(r.last[0].value, 0.151, 1e-12);
+  char *text = cJSON_PrintUnformatted(r.evaluations);
+  CU_ASSERT(unit_contains(text, "\"estimate\":\"second half\""));
+  CU_ASSERT(!unit_contains(text, "scaled"));
+  free(text);
+  adv_result_free(&r);
+}
+
+/* The table and its notes, for a search's result over made-up labels. */
+static char *printed(const adv_result *r, size_t n) {
+  adv_candidate items[6] = {{0}};
+  char labels[6][16];
+  for (size_t i = 0; i < n; i++) {
+    snprintf(labels[i], sizeof labels[i], "c%zu", i);
+    items[i].label = labels[i];
+  }
+  adv_candidates cands = {.items = items, .count = n, .cap = n};
+  adv_report rp = {.cands = &cands, .res = r, .metric = {.name = "time_s"}, .target = NAN,
+                   .error = 0.28, .budget_s = 2};
+  snprintf(rp.error_from, sizeof rp.error_from, "made up");
+  double margin;
+  cJSON *ranking = adv_ranking(&rp, &margin);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  adv_print(f, &rp, ranking, margin);
+  fclose(f);
+  char *rt = cJSON_PrintUnformatted(ranking);
+  cJSON_Delete(ranking);
+  size_t total = len + strlen(rt) + 2;
+  char *out = malloc(total);
+  snprintf(out, total, "%s\n%s", buf, rt);
+  free(buf);
+  free(rt);
+  return out;
+}
+
+static void test_scaled_fallback(void) {
+  /* Without half_time_s and last_step_s, with fewer than 4 steps per
+   * worker, or with a second half that took no time, the estimate is the
+   * prefix's time over its share, and says why. */
+  adv_metric mt = {.name = "time_s"};
+  char err[256];
+  adv_score a = {0};
+  cJSON *m = paced_metrics(0.1, 1e-4, 16, false);
+  CU_ASSERT_EQUAL(adv_score_of(&mt, false, m, 0.032, 2, &a, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(a.est, ADV_EST_SCALED);
+  CU_ASSERT_EQUAL(a.why, ADV_SCALED_NO_HALF);
+  CU_ASSERT_EQUAL(a.value, (0.1 + 1e-4 * 16 + PACED_END) / 0.032);
+  cJSON_Delete(m);
+  m = paced_metrics(0.1, 1e-4, 3, true);
+  CU_ASSERT_EQUAL(adv_score_of(&mt, false, m, 0.006, 2, &a, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(a.why, ADV_SCALED_SHORT);
+  CU_ASSERT(unit_contains(adv_scaled_why(a.why), "fewer than 4 steps"));
+  cJSON_Delete(m);
+  adv_extrapolate(0.2, 0.15, 0.15, 0.1, 16, &a);
+  CU_ASSERT_EQUAL(a.why, ADV_SCALED_FLAT);
+  CU_ASSERT_EQUAL(a.value, 0.2 / 0.1);
+  adv_extrapolate(0.2, 0.1, NAN, 0.1, 16, &a); /* half_time_s alone */
+  CU_ASSERT_EQUAL(a.why, ADV_SCALED_NO_HALF);
+  /* The search ranks on plain scaling then (the first candidate last: 454
+   * ms), and its records and table say so. */
+  paced p = {paced_start, paced_pace, false};
+  adv_search s = {.n = 6, .budget_s = 2, .eval = paced_eval, .ctx = &p};
+  adv_result r;
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(r.order[0], 1);
+  char *text = cJSON_PrintUnformatted(r.evaluations);
+  CU_ASSERT(unit_contains(text, "\"estimate\":\"scaled\",\"scaled_because\":\"the run "
+                                "reported no half_time_s or last_step_s\""));
+  free(text);
+  char *out = printed(&r, 6);
+  CU_ASSERT(unit_contains(out, "note: 6 of the 6 estimates are their prefix's time_s scaled "
+                               "by the run's steps"));
+  CU_ASSERT(unit_contains(out, "6: the run reported no half_time_s or last_step_s; the "
+                               "first's among them"));
+  CU_ASSERT(unit_contains(out, "\"scaled_because\":\"the run reported no half_time_s"));
+  free(out);
+  adv_result_free(&r);
+  /* With the second half, no such note. */
+  p.half = true;
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  out = printed(&r, 6);
+  CU_ASSERT(!unit_contains(out, "scaled"));
+  CU_ASSERT(unit_contains(out, "\"estimate\":\"second half\""));
+  free(out);
+  adv_result_free(&r);
+}
+
 PSLAB_SUITE("advise",
             {"halving keeps the best", test_halving_keeps_the_best},
             {"halving respects the budget", test_halving_respects_the_budget},
@@ -1128,6 +1304,8 @@ PSLAB_SUITE("advise",
             {"halving screens with a cheaper evaluator", test_halving_screens},
             {"halving keeps a first round the budget ended", test_halving_partial_first_round},
             {"halving keeps a second round the budget ended", test_halving_partial_second_round},
+            {"a prefix's time from its second half", test_second_half_extrapolation},
+            {"scaled by steps where the second half is not measured", test_scaled_fallback},
             {"prefix", test_prefix},
             {"candidate set", test_candidate_set},
             {"hot-key counts", test_hot_key_counts},

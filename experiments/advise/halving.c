@@ -97,6 +97,9 @@ static void record(adv_result *r, size_t round, size_t cand, double fraction,
     cJSON_AddBoolToObject(o, "bound", sc->bound);
     if (sc->assumed) cJSON_AddBoolToObject(o, "assumed", true);
     if (sc->bound) cJSON_AddNumberToObject(o, "behind", sc->behind);
+    if (adv_est_name(sc->est)) cJSON_AddStringToObject(o, "estimate", adv_est_name(sc->est));
+    if (sc->est == ADV_EST_SCALED)
+      cJSON_AddStringToObject(o, "scaled_because", adv_scaled_why(sc->why));
     if (sc->detail) cJSON_AddItemToObject(o, "metrics", cJSON_Duplicate(sc->detail, true));
   }
   cJSON_AddNumberToObject(o, "cost_s", sc ? sc->cost_s : 0);
@@ -201,7 +204,8 @@ static void eval_here(const adv_search *s, adv_eval_fn fn, size_t c, double f,
 }
 
 /* Starts evaluating candidate c in a forked process, which writes its
- * outcome to *fd: a line "ok value bound assumed behind fraction raw cost_s"
+ * outcome to *fd: a line "ok value bound assumed behind fraction raw cost_s
+ * est why"
  * (numbers as "%a", exact), then the metrics as JSON or the error. Its
  * pid, or -1. */
 static pid_t eval_forked(const adv_search *s, adv_eval_fn fn, size_t c, double f,
@@ -215,8 +219,8 @@ static pid_t eval_forked(const adv_search *s, adv_eval_fn fn, size_t c, double f
     outcome o;
     eval_here(s, fn, c, f, timeout_s, &o);
     char *detail = o.ok && o.sc.detail ? cJSON_PrintUnformatted(o.sc.detail) : NULL;
-    dprintf(p[1], "%d %a %d %d %a %a %a %a\n%s", o.ok, o.sc.value, o.sc.bound, o.sc.assumed,
-            o.sc.behind, o.sc.fraction, o.sc.raw, o.sc.cost_s,
+    dprintf(p[1], "%d %a %d %d %a %a %a %a %d %d\n%s", o.ok, o.sc.value, o.sc.bound,
+            o.sc.assumed, o.sc.behind, o.sc.fraction, o.sc.raw, o.sc.cost_s, o.sc.est, o.sc.why,
             o.ok ? (detail ? detail : "") : o.why);
     _exit(0);
   }
@@ -240,9 +244,9 @@ static void eval_collect(pid_t pid, int fd, outcome *o) {
   *o = (outcome){.ok = false};
   int ok = 0, bound = 0, assumed = 0, used = 0;
   const char *text = b.failed ? NULL : b.data;
-  if (!text || sscanf(text, "%d %la %d %d %la %la %la %la\n%n", &ok, &o->sc.value, &bound,
-                      &assumed, &o->sc.behind, &o->sc.fraction, &o->sc.raw, &o->sc.cost_s,
-                      &used) < 8 || used == 0) {
+  if (!text || sscanf(text, "%d %la %d %d %la %la %la %la %d %d\n%n", &ok, &o->sc.value,
+                      &bound, &assumed, &o->sc.behind, &o->sc.fraction, &o->sc.raw,
+                      &o->sc.cost_s, &o->sc.est, &o->sc.why, &used) < 10 || used == 0) {
     snprintf(o->why, sizeof o->why, "the evaluation's process ended without a result");
   } else if (ok) {
     o->ok = true;
@@ -444,7 +448,11 @@ static void two_point(const adv_score *old, adv_score *sc) {
     return;
   double rate = (sc->raw - old->raw) / (sc->fraction - old->fraction);
   double est = sc->raw + rate * (1 - sc->fraction);
-  if (rate > 0 && est > 0) sc->value = est;
+  if (rate > 0 && est > 0) {
+    sc->value = est;
+    sc->est = ADV_EST_TWO;
+    sc->why = 0;
+  }
 }
 
 static int cmp_double(const void *a, const void *b) {

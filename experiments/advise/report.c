@@ -58,6 +58,9 @@ static cJSON *rank_record(const adv_report *rp, size_t rank, size_t c) {
     cJSON_AddNumberToObject(o, "high", sc->value * (1 + w));
   }
   cJSON_AddNumberToObject(o, "fraction", sc->fraction);
+  if (adv_est_name(sc->est)) cJSON_AddStringToObject(o, "estimate", adv_est_name(sc->est));
+  if (sc->est == ADV_EST_SCALED)
+    cJSON_AddStringToObject(o, "scaled_because", adv_scaled_why(sc->why));
   cJSON_AddNumberToObject(o, "round", r->round[c] + 1);
   const char *model = adv_round_model(rp, r->round[c]);
   if (model) cJSON_AddStringToObject(o, "model", model);
@@ -154,6 +157,35 @@ static void print_screen(FILE *f, const adv_report *rp) {
   fprintf(f, "\n");
 }
 
+/* Which ranked estimates are their prefix's value scaled by the run's
+ * steps, not extrapolated from its second half or from two prefixes, and
+ * why: the start-up is then counted again for the rest of the run. */
+static void print_scaled(FILE *f, const adv_report *rp) {
+  const adv_result *r = rp->res;
+  size_t count[ADV_SCALED_FLAT + 1] = {0}, all = 0, ranked = 0;
+  for (size_t c = 0; c < r->n; c++) {
+    if (r->round[c] < 0) continue;
+    ranked++;
+    int why = r->last[c].why;
+    if (r->last[c].est != ADV_EST_SCALED || why < 1 || why > ADV_SCALED_FLAT) continue;
+    count[why]++;
+    all++;
+  }
+  if (!all) return;
+  fprintf(f, "note: %zu of the %zu estimates are their prefix's %s scaled by the run's steps, "
+          "not extrapolated from its second half (what a run pays once at its start is "
+          "counted again for the rest):", all, ranked,
+          rp->metric.to_quality ? "time" : rp->metric.name);
+  const char *sep = " ";
+  for (int why = 1; why <= ADV_SCALED_FLAT; why++) {
+    if (!count[why]) continue;
+    fprintf(f, "%s%zu: %s", sep, count[why], adv_scaled_why(why));
+    sep = "; ";
+  }
+  fprintf(f, "%s\n", r->last[r->order[0]].est == ADV_EST_SCALED ? "; the first's among them"
+                                                                 : "");
+}
+
 void adv_print(FILE *f, const adv_report *rp, const cJSON *ranking, double margin) {
   const char *what = rp->metric.to_quality ? "time to quality" : rp->metric.name;
   if (rp->metric.to_quality)
@@ -177,6 +209,7 @@ void adv_print(FILE *f, const adv_report *rp, const cJSON *ranking, double margi
             "spec's consistency and workers), so it is taken to reach it by the run's end, as "
             "the spec's own training does: its estimate is the whole run's time. Candidates "
             "that trade quality rank by value only where a prefix reached the target\n");
+  print_scaled(f, rp);
   print_margin(f, rp, margin);
   print_screen(f, rp);
   char models[200] = "";
