@@ -259,11 +259,11 @@ static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
     for (uint32_t i = 0; i < node->n_workers; i++) {
       const run_worker_report *w = &node->workers[i];
       t->steps += w->steps;
-      /* a worker's half comes after its start: a report without one has
-       * NaN (or, made by hand, 0) */
-      if (!(w->half_s > w->start_s)) t->half_missing = true;
+      /* a worker's half comes no sooner than its start: a report without
+       * one has NaN (or, made by hand, 0) */
+      if (!(w->half_s >= w->start_s)) t->half_missing = true;
       else if (w->half_s > t->half_s) t->half_s = w->half_s;
-      if (!(w->last_s > w->start_s)) t->last_missing = true;
+      if (!(w->last_s >= w->start_s)) t->last_missing = true;
       else if (w->last_s > t->last_s) t->last_s = w->last_s;
       t->accesses += w->accesses;
       t->pushed_floats += w->pushed_floats;

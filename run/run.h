@@ -337,7 +337,7 @@ typedef struct {
   /* When it had run half the run's steps per worker: the end of its middle
    * step (for an odd count, midway between the ends of the two middle
    * ones); NaN when it did not get there (fewer steps; a run with stages;
-   * 0 in a report made by hand, which metrics take as none). */
+   * a time before start_s, as 0 in a report made by hand: none). */
   double half_s;
   double last_s; /* the same for its last step (the run's steps per worker) */
 } run_worker_report;

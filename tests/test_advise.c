@@ -946,8 +946,13 @@ static void test_sub_epoch_prefix(void) {
   CU_ASSERT_EQUAL(keeps.fraction, 10.0 / 270);
   CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(keeps.detail, "quality")); /* without math */
   CU_ASSERT(keeps.assumed && !keeps.bound);
+  /* the whole run's time, from the prefix's second half */
   double t = cJSON_GetNumberValue(cJSON_GetObjectItem(keeps.detail, "time_s"));
-  CU_ASSERT_DOUBLE_EQUAL(keeps.value, t * 27, 1e-12 * t);
+  double half = cJSON_GetNumberValue(cJSON_GetObjectItem(keeps.detail, "half_time_s"));
+  double last = cJSON_GetNumberValue(cJSON_GetObjectItem(keeps.detail, "last_step_s"));
+  CU_ASSERT(half > 0 && last > half && t >= last);
+  CU_ASSERT_EQUAL(keeps.est, ADV_EST_HALF);
+  CU_ASSERT_DOUBLE_EQUAL(keeps.value, t + (last - half) * 26 * 2, 1e-12 * t);
   CU_ASSERT(trades.bound && !trades.assumed);
   CU_ASSERT(adv_score_better(&keeps, &trades));
   trades.value = keeps.value / 10; /* however fast */
