@@ -1218,6 +1218,42 @@ static void test_second_half_extrapolation(void) {
   adv_result_free(&r);
 }
 
+/* Every prefix's estimate 1 + c / 10, of kind *est, its own value 0.5 (a
+ * start-up) plus 2 a run. */
+static int kind_eval(void *ctx, size_t cand, double fraction, double timeout_s, adv_score *out,
+                     char *err, size_t errlen) {
+  (void)timeout_s;
+  (void)err;
+  (void)errlen;
+  *out = (adv_score){.value = 1 + (double)cand / 10, .raw = 0.5 + 2 * fraction,
+                     .fraction = fraction, .cost_s = fraction, .est = *(const int *)ctx};
+  return 0;
+}
+
+static void test_second_half_not_two_prefixes(void) {
+  /* Two rounds (on 0.25 and 0.5 of the run; the budget ends the search
+   * there): a time from its prefix's second half stands as it is, the
+   * pace between two prefixes does not replace it; a value scaled by
+   * steps is replaced by the two prefixes' (0.5 + 2 x 1 = 2.5). */
+  int est = ADV_EST_HALF;
+  adv_search s = {.n = 6, .budget_s = 3.5, .eval = kind_eval, .ctx = &est};
+  adv_result r;
+  char err[256];
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(r.rounds, 2);
+  CU_ASSERT_EQUAL(r.order[0], 0);
+  CU_ASSERT_EQUAL(r.last[0].value, 1);
+  CU_ASSERT_EQUAL(r.last[0].est, ADV_EST_HALF);
+  CU_ASSERT_EQUAL(r.spread[0], 0); /* the same estimate in both rounds */
+  adv_result_free(&r);
+  est = ADV_EST_SCALED;
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(r.rounds, 2);
+  CU_ASSERT_DOUBLE_EQUAL(r.last[0].value, 2.5, 1e-12);
+  CU_ASSERT_EQUAL(r.last[0].est, ADV_EST_TWO);
+  adv_result_free(&r);
+}
+
 /* The table and its notes, for a search's result over made-up labels. */
 static char *printed(const adv_result *r, size_t n) {
   adv_candidate items[6] = {{0}};
@@ -1311,6 +1347,7 @@ PSLAB_SUITE("advise",
             {"halving keeps a second round the budget ended", test_halving_partial_second_round},
             {"a prefix's time from its second half", test_second_half_extrapolation},
             {"scaled by steps where the second half is not measured", test_scaled_fallback},
+            {"a second half is not replaced by two prefixes", test_second_half_not_two_prefixes},
             {"prefix", test_prefix},
             {"candidate set", test_candidate_set},
             {"hot-key counts", test_hot_key_counts},

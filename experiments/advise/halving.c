@@ -441,7 +441,12 @@ static int run_round(search *st, size_t k, double f, size_t from, size_t waves, 
 /* The estimate of the whole run from two prefixes: the second's value
  * plus the rest of the run at the rate between the two, which leaves out
  * what every run pays once (start-up, first placement) and the value over
- * the share would count again for the rest. */
+ * the share would count again for the rest. Only for an estimate that is
+ * not its prefix's second half's (bytes, messages, a time scaled by
+ * steps): the shorter prefix's end may still carry what its start-up left
+ * in flight (a pool's first fill going quiet), which the difference of the
+ * two then leaves out of the pace, where the second half, measured
+ * between two steps of one run, does not. */
 static void two_point(const adv_score *old, adv_score *sc) {
   if (old->bound || sc->bound || !(old->raw > 0) || !(sc->raw > 0) || sc->fraction >= 1 ||
       !(sc->fraction > old->fraction))
@@ -508,7 +513,7 @@ static void commit(search *st, size_t k) {
     }
     const adv_score *old = &r->last[c];
     adv_score *sc = &st->now[c];
-    if (k > 0) two_point(old, sc);
+    if (k > 0 && sc->est != ADV_EST_HALF) two_point(old, sc);
     if (sc->fraction >= 1) r->spread[c] = 0;
     else if (promoted) r->spread[c] = NAN;
     else if (k > 0 && !old->bound && !sc->bound && sc->value > 0)
