@@ -564,6 +564,13 @@ static const run_metric table[] = {
      "Simulated time until every worker was done and no message was in flight; on the "
      "real backend, wall-clock seconds from the start barrier to the end barrier, "
      "measured on rank 0.", NULL, MEAN, false, BOTH, v_time, NULL, NULL},
+    {"epoch_time_s", "s", "epoch time",
+     "One value per epoch: the epoch's duration, from the end of the one before to the "
+     "end of its slowest worker.", NULL, MEAN, true, 0, NULL, v_epoch_times, NULL},
+    {"steps", "", "steps", "Steps run by all workers.", NULL, MEAN, false, SUMMARY,
+     v_steps, NULL, NULL},
+    {"steps_per_s", "steps/s", "throughput", "`steps / time_s`.", NULL, MEAN, false, BOTH,
+     v_steps_per_s, NULL, NULL},
     {"half_time_s", "s", "time at half the steps",
      "When every worker had run half the run's steps per worker: the latest over the "
      "workers of the end of its middle step (its push sent; for an odd count, midway "
@@ -579,13 +586,6 @@ static const run_metric table[] = {
      "the messages in flight).",
      "without stages, when every worker ran the run's steps per worker (not a trace whose "
      "recorded workers ran fewer)", MEAN, false, 0, v_last_step, NULL, NULL},
-    {"epoch_time_s", "s", "epoch time",
-     "One value per epoch: the epoch's duration, from the end of the one before to the "
-     "end of its slowest worker.", NULL, MEAN, true, 0, NULL, v_epoch_times, NULL},
-    {"steps", "", "steps", "Steps run by all workers.", NULL, MEAN, false, SUMMARY,
-     v_steps, NULL, NULL},
-    {"steps_per_s", "steps/s", "throughput", "`steps / time_s`.", NULL, MEAN, false, BOTH,
-     v_steps_per_s, NULL, NULL},
     {"accesses", "", "key accesses",
      "Keys read plus keys written (a sampled key counts as both).", NULL, MEAN, false,
      SUMMARY, v_accesses, NULL, NULL},
