@@ -576,7 +576,7 @@ static const run_metric table[] = {
      "workers of the end of its middle step (its push sent; for an odd count, midway "
      "between the ends of the two middle steps), on `time_s`'s clock. With `last_step_s`, "
      "the second half's pace, without what a run pays once at its start or end (`pslab "
-     "advise` extrapolates a prefix of the run from them).",
+     "advise` measures a prefix's extrapolation error by them).",
      "without stages, when every worker ran at least half the steps per worker (not a "
      "trace whose recorded workers ran fewer)", MEAN, false, 0, v_half_time, NULL, NULL},
     {"last_step_s", "s", "time at the last step",

@@ -3,19 +3,20 @@
  * of its run (fewer steps per worker, or fewer epochs), checked as any spec
  * and run in a forked child on the simulator (the runner's
  * exp_run_simulated), its metric read back and extrapolated to the whole
- * run. A prefix's time is extrapolated from its second half (the run's
- * half_time_s): the prefix's time plus the rest at the second half's pace,
- * so that what a run pays once at its start (the first fill of sampling
- * pools, the first placement) is counted once, not again for every
- * prefix's length of the run as the prefix's time over its share would;
- * where the second half is not measured (a prefix of fewer than 4 steps,
- * no half_time_s) it is that share, and the record says so. Bytes and
- * messages, counted at the run's end only, are scaled by the share. Time
+ * run. Times, bytes and messages grow with the steps, so a prefix's value
+ * over the share of the run it is estimates the whole (exactly, for the
+ * whole run); that ranks. Beside a time, the estimate from the prefix's
+ * second half (the run's half_time_s): the prefix's time plus the rest at
+ * the second half's pace, which counts once what a run pays once at its
+ * start, but misjudges a warm-up that lasts past the prefix's middle; it is
+ * recorded, and its gap from the scaled estimate is the extrapolation error
+ * of a candidate evaluated on one prefix only (halving.c). Bytes and
+ * messages, counted at the run's end only, have no second half. Time
  * to quality is not extrapolated: a prefix that reaches the target gives
  * the exact time (the prefix is the run's beginning, deterministic for the
  * seed); one that does not gives a lower bound, and ranks by how far its
  * quality is from the target, or, for a candidate that trades no quality,
- * is assumed to be the whole run's time, extrapolated as above.
+ * is assumed to be the whole run's time, estimated as above.
  */
 #include "experiments/advise/advise.h"
 
@@ -200,7 +201,6 @@ const char *adv_scaled_why(int why) {
 
 const char *adv_est_name(int est) {
   switch (est) {
-    case ADV_EST_HALF: return "second half";
     case ADV_EST_SCALED: return "scaled";
     case ADV_EST_TWO: return "two prefixes";
     default: return NULL;
@@ -213,13 +213,14 @@ void adv_extrapolate(double t, double t_half, double t_last, double got, double 
             : !isfinite(t_half) || !isfinite(t_last)     ? ADV_SCALED_NO_HALF
             : !(t_last > t_half && t_half > 0)           ? ADV_SCALED_FLAT
                                                          : 0;
-  sc->est = why ? ADV_EST_SCALED : ADV_EST_HALF;
+  sc->est = ADV_EST_SCALED;
   sc->why = why;
-  sc->value = why ? t / got : t + (t_last - t_half) * (1 - got) / (got / 2);
+  sc->value = t / got;
+  sc->half = why ? 0 : t + (t_last - t_half) * (1 - got) / (got / 2);
 }
 
 /* The whole run's value from the prefix's v of metric `name` (got < 1):
- * time_s from its second half, the others scaled. */
+ * scaled, and for time_s its second half's estimate beside it. */
 static void whole_of(const char *name, const cJSON *m, double v, double got, double workers,
                      adv_score *out) {
   if (strcmp(name, "time_s") == 0) {
@@ -230,6 +231,7 @@ static void whole_of(const char *name, const cJSON *m, double v, double got, dou
   }
   out->value = v / got;
   out->est = ADV_EST_SCALED;
+  out->half = 0;
   out->why = ADV_SCALED_METRIC;
 }
 
@@ -237,6 +239,7 @@ int adv_score_of(const adv_metric *mt, bool trades, const cJSON *m, double got, 
                  adv_score *out, char *err, size_t errlen) {
   out->fraction = got;
   out->est = ADV_EST_EXACT;
+  out->half = 0;
   out->why = 0;
   if (mt->to_quality) {
     double ttq = metric_of(m, "time_to_quality_s"), q = metric_of(m, "quality");
