@@ -25,6 +25,8 @@
 
 struct run_totals {
   double time_s;
+  double half_s, last_s; /* the latest worker's half_s, last_s */
+  bool half_missing, last_missing; /* a worker has none */
   uint64_t steps, accesses, pushed_floats, samples;
   double pushed_sum;
   uint32_t samplers; /* workers that drew samples */
@@ -248,13 +250,21 @@ static void telemetry_totals(run_totals *t, const run_node_report *node) {
 
 static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
                        double time_s, const wl_quality *q) {
-  *t = (run_totals){.time_s = time_s, .has_q = q != NULL, .reports = nodes, .n_reports = n};
+  *t = (run_totals){.time_s = time_s, .half_s = -INFINITY, .last_s = -INFINITY,
+                    .has_q = q != NULL,
+                    .reports = nodes, .n_reports = n};
   if (q) t->q = *q;
   for (uint32_t r = 0; r < n; r++) {
     const run_node_report *node = &nodes[r];
     for (uint32_t i = 0; i < node->n_workers; i++) {
       const run_worker_report *w = &node->workers[i];
       t->steps += w->steps;
+      /* a worker's half comes no sooner than its start: a report without
+       * one has NaN (or, made by hand, 0) */
+      if (!(w->half_s >= w->start_s)) t->half_missing = true;
+      else if (w->half_s > t->half_s) t->half_s = w->half_s;
+      if (!(w->last_s >= w->start_s)) t->last_missing = true;
+      else if (w->last_s > t->last_s) t->last_s = w->last_s;
       t->accesses += w->accesses;
       t->pushed_floats += w->pushed_floats;
       t->pushed_sum += w->pushed_sum;
@@ -321,6 +331,8 @@ static double touched(const run_totals *t) {
 }
 
 SCALAR(v_time, t->time_s)
+SCALAR_IF(v_half_time, !t->half_missing && t->workers > 0, t->half_s)
+SCALAR_IF(v_last_step, !t->last_missing && t->workers > 0, t->last_s)
 SCALAR(v_steps, (double)t->steps)
 SCALAR(v_steps_per_s, t->time_s > 0 ? (double)t->steps / t->time_s : 0)
 SCALAR(v_accesses, (double)t->accesses)
@@ -559,6 +571,21 @@ static const run_metric table[] = {
      v_steps, NULL, NULL},
     {"steps_per_s", "steps/s", "throughput", "`steps / time_s`.", NULL, MEAN, false, BOTH,
      v_steps_per_s, NULL, NULL},
+    {"half_time_s", "s", "time at half the steps",
+     "When every worker had run half the run's steps per worker: the latest over the "
+     "workers of the end of its middle step (its push sent; for an odd count, midway "
+     "between the ends of the two middle steps), on `time_s`'s clock. With `last_step_s`, "
+     "the second half's pace, without what a run pays once at its start or end (`pslab "
+     "advise` measures a prefix's extrapolation error by them).",
+     "without stages, when every worker ran at least half the steps per worker (not a "
+     "trace whose recorded workers ran fewer)", MEAN, false, 0, v_half_time, NULL, NULL},
+    {"last_step_s", "s", "time at the last step",
+     "When every worker had run all the run's steps per worker: the latest over the "
+     "workers of the end of its last step (its push sent, as for `half_time_s`); "
+     "`time_s` less the time the run then takes to go quiet (the last pushes applied, "
+     "the messages in flight).",
+     "without stages, when every worker ran the run's steps per worker (not a trace whose "
+     "recorded workers ran fewer)", MEAN, false, 0, v_last_step, NULL, NULL},
     {"accesses", "", "key accesses",
      "Keys read plus keys written (a sampled key counts as both).", NULL, MEAN, false,
      SUMMARY, v_accesses, NULL, NULL},

@@ -83,6 +83,8 @@ int run_report_worker(run_node_report *r, const run_worker *rw) {
                            .sample_tv_distance = st->sample_tv_distance,
                            .sample_reuse_factor = st->sample_reuse_factor,
                            .start_s = st->start_s, .eval_s = st->eval_s,
+                           .half_s = (st->mark_s[0] + st->mark_s[1]) / 2,
+                           .last_s = st->mark_s[2],
                            .eval_keys = st->eval_keys,
                            .eval_replica_keys = st->eval_replica_keys,
                            .op_wait_s = st->op_wait_s,
@@ -177,6 +179,8 @@ static cJSON *worker_to_json(const run_worker_report *w) {
             put(o, "sample_tv_distance", w->sample_tv_distance) &&
             put(o, "sample_reuse_factor", w->sample_reuse_factor) &&
             put(o, "start_s", w->start_s) && put(o, "wait_s", w->wait_s) &&
+            (!isfinite(w->half_s) || put(o, "half_s", w->half_s)) &&
+            (!isfinite(w->last_s) || put(o, "last_s", w->last_s)) &&
             put(o, "op_wait_s", w->op_wait_s) &&
             put(o, "clock_waits", (double)w->clock_waits) &&
             put_counts(o, "gap_hist", w->gap_hist, PS_CLOCK_BUCKETS);
@@ -454,6 +458,8 @@ static void worker_from_json(reader *rd, const cJSON *o, run_worker_report *w) {
   w->sample_tv_distance = num(rd, o, at, "sample_tv_distance");
   w->sample_reuse_factor = num(rd, o, at, "sample_reuse_factor");
   w->start_s = num(rd, o, at, "start_s");
+  w->half_s = cJSON_GetObjectItemCaseSensitive(o, "half_s") ? num(rd, o, at, "half_s") : NAN;
+  w->last_s = cJSON_GetObjectItemCaseSensitive(o, "last_s") ? num(rd, o, at, "last_s") : NAN;
   w->wait_s = num(rd, o, at, "wait_s");
   w->op_wait_s = num(rd, o, at, "op_wait_s");
   w->clock_waits = count(rd, o, at, "clock_waits");

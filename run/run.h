@@ -334,6 +334,12 @@ typedef struct {
   size_t n_stages;
   wl_eval_point *evals; /* with held-out data, every evaluation (owned); else NULL */
   size_t n_evals;
+  /* When it had run half the run's steps per worker: the end of its middle
+   * step (for an odd count, midway between the ends of the two middle
+   * ones); NaN when it did not get there (fewer steps; a run with stages;
+   * a time before start_s, as 0 in a report made by hand: none). */
+  double half_s;
+  double last_s; /* the same for its last step (the run's steps per worker) */
 } run_worker_report;
 
 /* What one node says about itself once the run is quiet. */

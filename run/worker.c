@@ -6,6 +6,7 @@
  */
 #include "run/internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,7 +179,7 @@ static int drive_stage(run_worker *w, const run_setup *s, wl_driver_env *env, si
 }
 
 static int drive_stages(run_worker *w, const run_setup *s, wl_driver_env *env) {
-  w->stats = (wl_driver_stats){.start_s = env->now(env->ctx)};
+  w->stats = (wl_driver_stats){.start_s = env->now(env->ctx), .mark_s = {NAN, NAN, NAN}};
   int rc = PS_OK;
   for (size_t k = 0; k < s->n_stages && rc == PS_OK; k++) rc = drive_stage(w, s, env, k);
   w->stats.end_s = env->now(env->ctx);
@@ -194,9 +195,14 @@ int run_worker_drive(run_worker *w, const run_setup *s, wl_driver_env env) {
   env.workers = s->args.nodes * s->args.workers_per_node;
   env.trace_ctx = w->trace;
   env.trace_step = w->trace ? wl_trace_writer_step : NULL;
-  if (s->n_stages) {
+  if (s->n_stages) { /* no middle steps timed: each stage has its own */
+    env.mark_steps[0] = env.mark_steps[1] = env.mark_steps[2] = 0;
     w->status = drive_stages(w, s, &env);
   } else {
+    uint64_t n = wl_steps_per_worker(s->wl); /* the middle and last steps */
+    env.mark_steps[0] = n >= 2 ? n / 2 : 0;
+    env.mark_steps[1] = n >= 2 ? (n + 1) / 2 : 0;
+    env.mark_steps[2] = n >= 2 ? n : 0;
     env.consistency = s->consistency;
     w->status = wl_drive(w->handle, w->stream, &env, driver_lookahead(s, env.consistency),
                          &w->stats);

@@ -946,8 +946,14 @@ static void test_sub_epoch_prefix(void) {
   CU_ASSERT_EQUAL(keeps.fraction, 10.0 / 270);
   CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(keeps.detail, "quality")); /* without math */
   CU_ASSERT(keeps.assumed && !keeps.bound);
+  /* the whole run's time, scaled, and from the prefix's second half beside it */
   double t = cJSON_GetNumberValue(cJSON_GetObjectItem(keeps.detail, "time_s"));
+  double half = cJSON_GetNumberValue(cJSON_GetObjectItem(keeps.detail, "half_time_s"));
+  double last = cJSON_GetNumberValue(cJSON_GetObjectItem(keeps.detail, "last_step_s"));
+  CU_ASSERT(half > 0 && last > half && t >= last);
+  CU_ASSERT_EQUAL(keeps.est, ADV_EST_SCALED);
   CU_ASSERT_DOUBLE_EQUAL(keeps.value, t * 27, 1e-12 * t);
+  CU_ASSERT_DOUBLE_EQUAL(keeps.half, t + (last - half) * 26 * 2, 1e-12 * t);
   CU_ASSERT(trades.bound && !trades.assumed);
   CU_ASSERT(adv_score_better(&keeps, &trades));
   trades.value = keeps.value / 10; /* however fast */
@@ -1118,6 +1124,275 @@ static void test_bad_input(void) {
       NULL, 60, NULL, "stages: advise does not search multi-stage runs");
 }
 
+/* ------------------------------------- a prefix's time, from its second half */
+
+/* The metrics of a prefix of `steps` steps per worker (2 workers) of a run
+ * that pays `start` once, then `pace` a step, then PACED_END to go quiet,
+ * with half_time_s and last_step_s when `half`. */
+#define PACED_END 1e-3
+static cJSON *paced_metrics(double start, double pace, double steps, bool half) {
+  cJSON *m = cJSON_CreateObject();
+  cJSON_AddNumberToObject(m, "time_s", start + pace * steps + PACED_END);
+  if (half) cJSON_AddNumberToObject(m, "half_time_s", start + pace * steps / 2);
+  if (half) cJSON_AddNumberToObject(m, "last_step_s", start + pace * steps);
+  cJSON_AddNumberToObject(m, "steps", 2 * steps);
+  cJSON_AddNumberToObject(m, "bytes", 1000 + 10 * steps);
+  return m;
+}
+
+/* A made-up simulator: candidate c pays start[c] once and pace[c] a step
+ * over 500 steps per worker; a prefix is at least 10 steps. */
+typedef struct {
+  const double *start, *pace;
+  bool half; /* the runs report half_time_s */
+} paced;
+
+static int paced_eval(void *ctx, size_t cand, double fraction, double timeout_s, adv_score *out,
+                      char *err, size_t errlen) {
+  (void)timeout_s;
+  const paced *p = ctx;
+  double steps = fmin(500, fmax(10, ceil(500 * fraction)));
+  cJSON *m = paced_metrics(p->start[cand], p->pace[cand], steps, p->half);
+  adv_metric mt = {.name = "time_s"};
+  *out = (adv_score){0};
+  int rc = adv_score_of(&mt, false, m, steps / 500, 2, out, err, errlen);
+  out->cost_s = fraction;
+  cJSON_Delete(m);
+  return rc;
+}
+
+/* Six candidates: the first pays 100 ms once and 0.1 ms a step (151 ms
+ * whole, with the millisecond to go quiet), the others nothing once and
+ * 0.32 to 0.55 ms a step (161 to 276 ms); a budget that pays for one
+ * round (on 0.25 of the run: 125 steps). */
+static const double paced_start[6] = {0.1, 0, 0, 0, 0, 0};
+static const double paced_pace[6] = {1e-4, 3.2e-4, 3.5e-4, 4e-4, 5e-4, 5.5e-4};
+
+/* The evaluation record of candidate c in r (the last). */
+static const cJSON *record_of(const adv_result *r, size_t c) {
+  const cJSON *found = NULL;
+  for (const cJSON *e = r->evaluations->child; e; e = e->next)
+    if (cJSON_GetNumberValue(cJSON_GetObjectItem(e, "candidate")) == (double)c) found = e;
+  return found;
+}
+
+static char *printed(const adv_result *r, size_t n);
+
+static void test_second_half_beside_scaling(void) {
+  /* 16 steps of 500: the prefix's time over its share ranks, though it
+   * counts the first candidate's start-up (and both ends) 31 times more
+   * and ranks it after one of 0.5 ms a step; its second half's estimate,
+   * the whole runs' times exactly here, is kept beside it. */
+  adv_metric mt = {.name = "time_s"};
+  double got = 16.0 / 500;
+  adv_score a = {0}, b = {0};
+  cJSON *ma = paced_metrics(0.1, 1e-4, 16, true), *mb = paced_metrics(0, 5e-4, 16, true);
+  char err[256];
+  CU_ASSERT_EQUAL(adv_score_of(&mt, false, ma, got, 2, &a, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(adv_score_of(&mt, false, mb, got, 2, &b, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(a.value, a.raw / got); /* scaled: 3.2 s against 281 ms */
+  CU_ASSERT_EQUAL(b.value, b.raw / got);
+  CU_ASSERT_EQUAL(a.est, ADV_EST_SCALED);
+  CU_ASSERT_DOUBLE_EQUAL(a.half, 0.151, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(b.half, 0.251, 1e-12);
+  CU_ASSERT(adv_score_better(&b, &a));
+  /* The whole run is its own value; bytes are scaled, with no second half. */
+  CU_ASSERT_EQUAL(adv_score_of(&mt, false, ma, 1, 2, &a, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(a.value, 0.1 + 1e-4 * 16 + PACED_END);
+  CU_ASSERT_EQUAL(a.est, ADV_EST_EXACT);
+  adv_metric bytes = {.name = "bytes"};
+  CU_ASSERT_EQUAL(adv_score_of(&bytes, false, ma, 0.5, 2, &a, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(a.value, (1000 + 160) / 0.5);
+  CU_ASSERT_EQUAL(a.est, ADV_EST_SCALED);
+  CU_ASSERT_EQUAL(a.half, 0);
+  CU_ASSERT_EQUAL(a.why, ADV_SCALED_METRIC);
+  /* Time to quality, not reached, of a candidate that trades none: the
+   * whole run's time, scaled too, the second half beside it. */
+  adv_metric ttq = {.name = "time_to_quality_s", .to_quality = true, .target = 0.5};
+  CU_ASSERT_EQUAL(adv_score_of(&ttq, false, ma, got, 2, &a, err, sizeof err), 0);
+  CU_ASSERT(a.assumed);
+  CU_ASSERT_EQUAL(a.value, a.raw / got);
+  CU_ASSERT_DOUBLE_EQUAL(a.half, 0.151, 1e-12);
+  cJSON_Delete(ma);
+  cJSON_Delete(mb);
+  /* The search, stopped by the budget after its first round (125 steps),
+   * ranks by scaling: the first candidate (454 ms scaled) after the second
+   * (164 ms); its record keeps the second half's 151 ms beside. */
+  paced p = {paced_start, paced_pace, true};
+  adv_search s = {.n = 6, .budget_s = 2, .eval = paced_eval, .ctx = &p};
+  adv_result r;
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(r.rounds, 1);
+  CU_ASSERT_EQUAL(r.order[0], 1);
+  CU_ASSERT_EQUAL(r.order[5], 0);
+  CU_ASSERT_DOUBLE_EQUAL(r.last[0].value, 0.1135 / 0.25, 1e-12);
+  const cJSON *rec = record_of(&r, 0);
+  CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(rec, "estimate")), "scaled");
+  CU_ASSERT_DOUBLE_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(rec, "second_half")), 0.151,
+                         1e-12);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(rec, "no_second_half"));
+  adv_result_free(&r);
+}
+
+static void test_one_prefix_error_from_second_half(void) {
+  /* One round: no estimate moved between rounds, so each candidate's
+   * extrapolation error is the gap between its scaled and second-half
+   * estimates over the scaled one, and its interval carries it. */
+  paced p = {paced_start, paced_pace, true};
+  adv_search s = {.n = 6, .budget_s = 2, .eval = paced_eval, .ctx = &p};
+  adv_result r;
+  char err[256];
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT_EQUAL_FATAL(r.rounds, 1);
+  for (size_t c = 0; c < 6; c++) {
+    const adv_score *sc = &r.last[c];
+    CU_ASSERT(sc->half > 0 && r.from_gap[c]);
+    CU_ASSERT_EQUAL(r.spread[c], fabs(sc->value - sc->half) / sc->value);
+  }
+  /* the first: 454 ms scaled, 151 ms from its second half */
+  CU_ASSERT_DOUBLE_EQUAL(r.spread[0], (0.1135 / 0.25 - 0.151) / (0.1135 / 0.25), 1e-12);
+  char *out = printed(&r, 6);
+  CU_ASSERT(unit_contains(out, "\"error_from\":\"second half\""));
+  CU_ASSERT(unit_contains(out, "its extrapolation error, "));
+  CU_ASSERT(!unit_contains(out, "not measured"));
+  free(out);
+  adv_result_free(&r);
+}
+
+/* Every prefix's estimate 1 + c / 10, scaled, with the second half's *ctx
+ * beside it (0: none), its own value 0.5 (a start-up) plus 2 a run. */
+static int kind_eval(void *ctx, size_t cand, double fraction, double timeout_s, adv_score *out,
+                     char *err, size_t errlen) {
+  (void)timeout_s;
+  (void)err;
+  (void)errlen;
+  *out = (adv_score){.value = 1 + (double)cand / 10, .raw = 0.5 + 2 * fraction,
+                     .fraction = fraction, .cost_s = fraction, .est = ADV_EST_SCALED,
+                     .half = *(const double *)ctx, .why = *(const double *)ctx > 0 ? 0 : 2};
+  return 0;
+}
+
+static void test_two_prefixes_over_second_half(void) {
+  /* Two rounds (on 0.25 and 0.5 of the run; the budget ends the search
+   * there): a scaled time is replaced by the two prefixes' (0.5 + 2 x 1 =
+   * 2.5), a second half beside it or not, and the error is the estimates'
+   * change between the rounds, not the gap to the second half. */
+  adv_search s = {.n = 6, .budget_s = 3.5, .eval = kind_eval, .ctx = (double[]){0}};
+  adv_result r;
+  char err[256];
+  for (int half = 0; half < 2; half++) {
+    *(double *)s.ctx = half ? 1.5 : 0;
+    CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(r.rounds, 2);
+    CU_ASSERT_DOUBLE_EQUAL(r.last[0].value, 2.5, 1e-12);
+    CU_ASSERT_EQUAL(r.last[0].est, ADV_EST_TWO);
+    CU_ASSERT_EQUAL(r.last[0].half, half ? 1.5 : 0);
+    CU_ASSERT_FALSE(r.from_gap[0]);
+    CU_ASSERT_DOUBLE_EQUAL(r.spread[0], 1.5 / 2.5, 1e-12);
+    adv_result_free(&r);
+  }
+}
+
+/* The table and its notes, for a search's result over made-up labels. */
+static char *printed(const adv_result *r, size_t n) {
+  adv_candidate items[6] = {{0}};
+  char labels[6][16];
+  for (size_t i = 0; i < n; i++) {
+    snprintf(labels[i], sizeof labels[i], "c%zu", i);
+    items[i].label = labels[i];
+  }
+  adv_candidates cands = {.items = items, .count = n, .cap = n};
+  adv_report rp = {.cands = &cands, .res = r, .metric = {.name = "time_s"}, .target = NAN,
+                   .error = 0.28, .budget_s = 2};
+  snprintf(rp.error_from, sizeof rp.error_from, "made up");
+  double margin;
+  cJSON *ranking = adv_ranking(&rp, &margin);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  adv_print(f, &rp, ranking, margin);
+  fclose(f);
+  char *rt = cJSON_PrintUnformatted(ranking);
+  cJSON_Delete(ranking);
+  size_t total = len + strlen(rt) + 2;
+  char *out = malloc(total);
+  snprintf(out, total, "%s\n%s", buf, rt);
+  free(buf);
+  free(rt);
+  return out;
+}
+
+static void test_no_stop_on_the_screening(void) {
+  /* A first candidate ten times faster than the rest leads them by more
+   * than the gaps to their second halves after the screening already; the
+   * search goes on to simulate the screening's best under its own
+   * evaluator, and may stop there. */
+  static const double start[6] = {0}, pace[6] = {1e-4, 1e-3, 1.1e-3, 1.2e-3, 1.3e-3, 1.4e-3};
+  paced p = {start, pace, true};
+  adv_search s = {.n = 6, .budget_s = 1000, .eval = paced_eval, .ctx = &p,
+                  .screen = paced_eval, .screen_name = "cheap", .own_name = "own"};
+  adv_result r;
+  char err[256];
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT_FATAL(r.screened);
+  CU_ASSERT(isfinite(r.spread[0]) && r.from_gap[0]);
+  CU_ASSERT_EQUAL(r.order[0], 0);
+  CU_ASSERT_EQUAL(r.rounds, 2);
+  CU_ASSERT_STRING_EQUAL(r.stop, "after round 2, the first leads the others by more than the "
+                                 "estimates' errors");
+  adv_result_free(&r);
+}
+
+static void test_no_second_half(void) {
+  /* Without half_time_s and last_step_s, with fewer than 4 steps per
+   * worker, or with a second half that took no time, there is no
+   * second-half estimate beside the scaled one, and the score says why. */
+  adv_metric mt = {.name = "time_s"};
+  char err[256];
+  adv_score a = {0};
+  cJSON *m = paced_metrics(0.1, 1e-4, 16, false);
+  CU_ASSERT_EQUAL(adv_score_of(&mt, false, m, 0.032, 2, &a, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(a.est, ADV_EST_SCALED);
+  CU_ASSERT_EQUAL(a.why, ADV_SCALED_NO_HALF);
+  CU_ASSERT_EQUAL(a.half, 0);
+  CU_ASSERT_EQUAL(a.value, (0.1 + 1e-4 * 16 + PACED_END) / 0.032);
+  cJSON_Delete(m);
+  m = paced_metrics(0.1, 1e-4, 3, true);
+  CU_ASSERT_EQUAL(adv_score_of(&mt, false, m, 0.006, 2, &a, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(a.why, ADV_SCALED_SHORT);
+  CU_ASSERT_EQUAL(a.half, 0);
+  CU_ASSERT(unit_contains(adv_scaled_why(a.why), "fewer than 4 steps"));
+  cJSON_Delete(m);
+  adv_extrapolate(0.2, 0.15, 0.15, 0.1, 16, &a);
+  CU_ASSERT_EQUAL(a.why, ADV_SCALED_FLAT);
+  CU_ASSERT_EQUAL(a.half, 0);
+  CU_ASSERT_EQUAL(a.value, 0.2 / 0.1);
+  adv_extrapolate(0.2, 0.1, NAN, 0.1, 16, &a); /* half_time_s alone */
+  CU_ASSERT_EQUAL(a.why, ADV_SCALED_NO_HALF);
+  /* A search of one round then leaves the extrapolation error not
+   * measured, as with one prefix before, and its records and table say
+   * why. */
+  paced p = {paced_start, paced_pace, false};
+  adv_search s = {.n = 6, .budget_s = 2, .eval = paced_eval, .ctx = &p};
+  adv_result r;
+  CU_ASSERT_EQUAL_FATAL(adv_halving(&s, &r, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(r.order[0], 1);
+  for (size_t c = 0; c < 6; c++) CU_ASSERT(isnan(r.spread[c]) && !r.from_gap[c]);
+  CU_ASSERT_STRING_EQUAL(
+      cJSON_GetStringValue(cJSON_GetObjectItem(record_of(&r, 0), "no_second_half")),
+      "the run reported no half_time_s or last_step_s");
+  char *out = printed(&r, 6);
+  CU_ASSERT(unit_contains(out, "note: the first's estimate comes from one prefix (25% of the "
+                               "run): how far it is from the whole run's is not measured"));
+  CU_ASSERT(unit_contains(out, "note: 6 of the 6 estimates come from one prefix without a "
+                               "second-half estimate"));
+  CU_ASSERT(unit_contains(out, "6: the run reported no half_time_s or last_step_s\n"));
+  CU_ASSERT(unit_contains(out, "\"error_from\":\"not measured\""));
+  CU_ASSERT(!unit_contains(out, "extrapolation_error"));
+  free(out);
+  adv_result_free(&r);
+}
+
 PSLAB_SUITE("advise",
             {"halving keeps the best", test_halving_keeps_the_best},
             {"halving respects the budget", test_halving_respects_the_budget},
@@ -1128,6 +1403,11 @@ PSLAB_SUITE("advise",
             {"halving screens with a cheaper evaluator", test_halving_screens},
             {"halving keeps a first round the budget ended", test_halving_partial_first_round},
             {"halving keeps a second round the budget ended", test_halving_partial_second_round},
+            {"scaling ranks, the second half beside it", test_second_half_beside_scaling},
+            {"one prefix's error from its second half", test_one_prefix_error_from_second_half},
+            {"no second half: the error not measured", test_no_second_half},
+            {"no stop on the screening's estimates", test_no_stop_on_the_screening},
+            {"two prefixes replace a scaled time", test_two_prefixes_over_second_half},
             {"prefix", test_prefix},
             {"candidate set", test_candidate_set},
             {"hot-key counts", test_hot_key_counts},

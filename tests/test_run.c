@@ -58,10 +58,10 @@ static double ends0[] = {1.0, 3.0}, ends1[] = {2.0, 2.5}, ends2[] = {1.5, 4.0}, 
 static void make_reports(run_node_report r[2]) {
   memset(r, 0, 2 * sizeof *r);
   static run_worker_report w0[2], w1[2];
-  w0[0] = (run_worker_report){10, 40, 400, 0, 400, 0, 0, 0.25, ends0, 2, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0, NULL, 0};
-  w0[1] = (run_worker_report){10, 40, 400, 0, 400, 0, 0, 0.5, ends1, 2, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0, NULL, 0};
-  w1[0] = (run_worker_report){10, 60, 600, 20, 600, 0.5, 2.0, 0.125, ends2, 2, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0, NULL, 0};
-  w1[1] = (run_worker_report){5, 30, 300, 10, 300, 0.25, 4.0, 0.75, ends3, 1, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0, NULL, 0};
+  w0[0] = (run_worker_report){10, 40, 400, 0, 400, 0, 0, 0.25, ends0, 2, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0, NULL, 0, 0, 0};
+  w0[1] = (run_worker_report){10, 40, 400, 0, 400, 0, 0, 0.5, ends1, 2, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0, NULL, 0, 0, 0};
+  w1[0] = (run_worker_report){10, 60, 600, 20, 600, 0.5, 2.0, 0.125, ends2, 2, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0, NULL, 0, 0, 0};
+  w1[1] = (run_worker_report){5, 30, 300, 10, 300, 0.25, 4.0, 0.75, ends3, 1, NULL, 0, 0, 0, 0, 0, 0, {0}, NULL, 0, NULL, 0, 0, 0};
   r[0] = (run_node_report){.owned_sum = 900, .workers = w0, .n_workers = 2};
   r[0].stats.local_accesses = 30;
   r[0].stats.remote_accesses = 50;
@@ -884,6 +884,54 @@ static void test_seal_choice(void) {
   unsetenv(RUN_SEAL_ENV);
 }
 
+/* half_time_s and last_step_s: the latest worker's half_s and last_s, on
+ * time_s's clock; absent when a worker has none (NaN: it did not run those
+ * steps; 0: a report made by hand); carried through the report's text
+ * exactly. */
+static void test_half_time_metric(void) {
+  run_node_report r[2];
+  make_reports(r);
+  char err[128];
+  cJSON *m = run_metrics(r, 2, 5.0, NULL, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, "half_time_s")); /* made by hand: none */
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, "last_step_s"));
+  cJSON_Delete(m);
+  const double half[4] = {2.5, 2.75, 3.125, 1.5}, last[4] = {4.5, 4.75, 4.25, 4};
+  for (int k = 0; k < 4; k++) {
+    r[k / 2].workers[k % 2].half_s = half[k];
+    r[k / 2].workers[k % 2].last_s = last[k];
+  }
+  run_node_report back[2];
+  for (int k = 0; k < 2; k++) {
+    char *text = run_report_encode(&r[k]);
+    CU_ASSERT_EQUAL_FATAL(run_report_decode(text, strlen(text), &back[k], err, sizeof err), 0);
+    free(text);
+  }
+  for (int k = 0; k < 4; k++) {
+    CU_ASSERT_EQUAL(back[k / 2].workers[k % 2].half_s, half[k]);
+    CU_ASSERT_EQUAL(back[k / 2].workers[k % 2].last_s, last[k]);
+  }
+  m = run_metrics(back, 2, 5.0, NULL, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(metric(m, "half_time_s"), 3.125);
+  CU_ASSERT_EQUAL(metric(m, "last_step_s"), 4.75);
+  cJSON_Delete(m);
+  r[1].workers[1].half_s = r[1].workers[1].last_s = NAN; /* one did not get there */
+  char *text = run_report_encode(&r[1]);
+  run_report_free(&back[1]);
+  CU_ASSERT_EQUAL_FATAL(run_report_decode(text, strlen(text), &back[1], err, sizeof err), 0);
+  free(text);
+  CU_ASSERT(isnan(back[1].workers[1].half_s));
+  m = run_metrics(back, 2, 5.0, NULL, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, "half_time_s"));
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, "last_step_s"));
+  cJSON_Delete(m);
+  for (int k = 0; k < 2; k++) run_report_free(&back[k]);
+  for (int k = 0; k < 4; k++) r[k / 2].workers[k % 2].half_s = r[k / 2].workers[k % 2].last_s = 0;
+}
+
 PSLAB_SUITE("run",
             {"replica check: replicas against owners, a double count caught",
              test_replica_check},
@@ -893,6 +941,7 @@ PSLAB_SUITE("run",
             {"loss and quality per epoch, time to quality", test_quality_metrics},
             {"evaluation points and the final evaluation", test_eval_points_and_final},
             {"report text round trip is exact", test_report_text_round_trip},
+            {"half_time_s, last_step_s: the latest worker's", test_half_time_metric},
             {"servers: load in reports, and the servers metric",
              test_report_load_and_servers_metric},
             {"telemetry: response times, handling, wake-ups, CPU", test_telemetry_metrics},

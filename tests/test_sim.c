@@ -783,6 +783,12 @@ static void check_hand_case(const hand_spec *h) {
   double pull = 2 * route + (req + rep) / width + 2 * (c->per_message_s + c->per_key_s) +
                 c->per_byte_s * (req + rep);
   CU_ASSERT_DOUBLE_EQUAL(num(m, "time_s"), h->steps * pull, h->steps * pull * 1e-9);
+  /* Node 1's worker ends its step k at k pulls (node 0's, local, sooner):
+   * half the steps at S / 2 pulls, for an odd S midway between the middle
+   * two steps' ends. */
+  CU_ASSERT_DOUBLE_EQUAL(num(m, "half_time_s"), h->steps / 2.0 * pull,
+                         h->steps * pull * 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(num(m, "last_step_s"), h->steps * pull, h->steps * pull * 1e-9);
   CU_ASSERT_EQUAL(num(m, "messages"), 2 * h->steps);
   CU_ASSERT_EQUAL(num(m, "bytes"), h->steps * (req + rep));
   CU_ASSERT_DOUBLE_EQUAL(num(m, "local_ratio"), 0.5, 0);

@@ -30,6 +30,7 @@
  */
 #include "workloads/internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -502,6 +503,8 @@ static int run_step(drive_state *d, const wl_step *st, const wl_step *next,
    * it is applied (the core holds the CLOCK back until then). */
   ps_advance_clock(d->w, now(d));
   stats->steps++;
+  for (int i = 0; i < 3; i++)
+    if (d->env->mark_steps[i] == stats->steps) stats->mark_s[i] = now(d);
   stats->accesses += st->n_reads + st->n_writes + 2 * st->n_samples;
   stats->samples += st->n_samples;
   stats->pushes += st->n_writes + st->n_samples;
@@ -594,6 +597,7 @@ static int drive_loop(drive_state *d, wl_driver_stats *stats) {
 int wl_drive(ps_worker *w, wl_stream *s, const wl_driver_env *env,
              uint32_t lookahead, wl_driver_stats *stats) {
   memset(stats, 0, sizeof *stats);
+  stats->mark_s[0] = stats->mark_s[1] = stats->mark_s[2] = NAN;
   drive_state d;
   int rc = drive_init(&d, w, s, env, lookahead);
   stats->start_s = env->now(env->ctx);

@@ -220,6 +220,10 @@ typedef struct {
    * also waits, before it pushes, until every worker has done the clock's
    * reads (ps_end_reads), so every read sees exactly the earlier clocks. */
   ps_consistency consistency;
+  /* Steps whose ends the driver times into stats->mark_s (0: none): the
+   * run's middle steps and its last, for run_worker_report.half_s and
+   * last_s. Reading the clock changes nothing in the run. */
+  uint64_t mark_steps[3];
 } wl_driver_env;
 
 /* One epoch's training loss and held-out quality, as one worker saw them:
@@ -272,6 +276,9 @@ typedef struct {
   double wait_s;
   uint64_t clock_waits;
   uint64_t gap_hist[PS_CLOCK_BUCKETS];
+  /* When step env.mark_steps[i] ended (its push sent, as a step's clock
+   * ends); NaN when the worker did not reach it. */
+  double mark_s[3];
 } wl_driver_stats;
 
 /* Runs all of the stream's steps on w. A step's samples are prepared while

@@ -96,6 +96,29 @@ size_t adv_hot_key_counts(const cJSON *workload, uint32_t nodes, uint32_t worker
 
 /* --------------------------------------------------- halving.c */
 
+/* How an estimate of the whole run was made from a prefix. */
+typedef enum {
+  ADV_EST_EXACT = 0, /* not extrapolated: the whole run, a reached target, a bound */
+  ADV_EST_SCALED,    /* the prefix's value over its share */
+  ADV_EST_TWO,       /* from two prefixes: the rate between them (halving.c) */
+} adv_est;
+
+/* Why a prefix's time has no second-half estimate beside its scaled one
+ * (adv_score.why; adv_score.half is then 0). */
+typedef enum {
+  ADV_SCALED_METRIC = 1, /* bytes, messages: the run counts them at its end only */
+  ADV_SCALED_SHORT,      /* fewer than ADV_HALF_MIN_STEPS steps per worker */
+  ADV_SCALED_NO_HALF,    /* the run reported no half_time_s or last_step_s */
+  ADV_SCALED_FLAT,       /* the second half took no time (half_time_s >= last_step_s) */
+} adv_scaled;
+/* The fewest steps per worker a prefix's second half is extrapolated from. */
+#define ADV_HALF_MIN_STEPS 4
+/* Why, in words ("the prefix has fewer than 4 steps per worker"). */
+const char *adv_scaled_why(int why);
+/* An estimate's kind as advise.jsonl names it ("scaled", "two prefixes");
+ * NULL for ADV_EST_EXACT. */
+const char *adv_est_name(int est);
+
 /* What an evaluation of a candidate on a prefix of the run says. */
 typedef struct {
   double value;    /* the metric's estimate for the whole run (lower is better) */
@@ -108,9 +131,17 @@ typedef struct {
   double behind;   /* with bound: how far from the target (lower is better) */
   double fraction; /* the share of the run the prefix really was (0, 1] */
   double raw;      /* the prefix's own value, not extrapolated (0: not given) */
+  int est;         /* adv_est: how value was made from raw */
+  double half;     /* with ADV_EST_SCALED: the whole run's time from the prefix's
+                      second half (adv_extrapolate), recorded beside value, which
+                      ranks; 0: not measured, why says why */
+  int why;         /* adv_scaled: why half is 0 */
   double cost_s;   /* the wall time the evaluation took */
   cJSON *detail;   /* metrics to record (taken by the search), or NULL */
 } adv_score;
+/* Adds to record o what sc says of its second half: "second_half" (its
+ * estimate) or "no_second_half" (why not), for an extrapolated sc. */
+void adv_half_record(cJSON *o, const adv_score *sc);
 
 /* Evaluates candidate `cand` on a prefix of about `fraction` of the run,
  * within timeout_s seconds of wall time. 0, or -1 with a message (the
@@ -153,7 +184,10 @@ typedef struct {
   adv_score *last;    /* each candidate's last score (fraction 0: never or failed) */
   double *spread;     /* each candidate's extrapolation error: the relative change
                          of its estimate between its last two rounds (0 from the
-                         whole run; NaN with one round only) */
+                         whole run); where no change is measured (one prefix), the
+                         gap between its scaled and second-half estimates over
+                         the scaled one (from_gap); NaN without a second half */
+  bool *from_gap;     /* whether spread is that gap */
   int *round;         /* the last round each candidate took part in (-1: none) */
   size_t rounds;      /* rounds done */
   double spent_s;     /* wall time the evaluations took (with jobs, each
@@ -193,6 +227,33 @@ typedef struct {
 
 /* Whether name is a metric advise can rank by (those above). */
 bool adv_metric_known(const char *name);
+
+/* The whole run's time from a prefix that is `got` of it (0 < got < 1),
+ * took t, had run half its steps at t_half and all of them at t_last (its
+ * half_time_s and last_step_s; NaN: not reported), with `steps` steps per
+ * worker. sc->value, which ranks, is the prefix's time over its share,
+ * t / got. Beside it, sc->half is the prefix's time plus the rest of the
+ * run at its second half's pace,
+ *   t + (t_last - t_half) x (1 - got) / (got / 2),
+ * which counts once what a run pays once at its start and end where t / got
+ * counts it again for every prefix's length of the run; but a warm-up that
+ * lasts past the prefix's middle makes it misjudge the pace, so it does not
+ * rank: the gap between the two is the extrapolation error of a candidate
+ * with one prefix (halving.c). sc->half is 0, and sc->why says why, with
+ * fewer than ADV_HALF_MIN_STEPS steps per worker, without t_half or t_last,
+ * or when the second half took no time. Sets sc->value, est, half, why. */
+void adv_extrapolate(double t, double t_half, double t_last, double got, double steps,
+                     adv_score *sc);
+/* The score of a prefix's metrics m (a run's metrics object) for a
+ * candidate that trades quality or not (adv_trades_quality), the prefix
+ * being `got` of the run, run by `workers` workers: time to quality exact
+ * where the prefix reached the target, assumed (the whole run's time,
+ * adv_extrapolate) for a candidate that trades none, else a bound; time_s
+ * scaled by the share with its second half's estimate beside it
+ * (adv_extrapolate), bytes and messages scaled by the share.
+ * 0, or -1 with a message when the metric is missing. */
+int adv_score_of(const adv_metric *mt, bool trades, const cJSON *m, double got, double workers,
+                 adv_score *out, char *err, size_t errlen);
 
 typedef struct {
   const adv_candidates *cands;

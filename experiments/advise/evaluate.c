@@ -5,10 +5,18 @@
  * exp_run_simulated), its metric read back and extrapolated to the whole
  * run. Times, bytes and messages grow with the steps, so a prefix's value
  * over the share of the run it is estimates the whole (exactly, for the
- * whole run). Time to quality is not extrapolated: a prefix that reaches
- * the target gives the exact time (the prefix is the run's beginning,
- * deterministic for the seed); one that does not gives a lower bound, and
- * ranks by how far its quality is from the target.
+ * whole run); that ranks. Beside a time, the estimate from the prefix's
+ * second half (the run's half_time_s): the prefix's time plus the rest at
+ * the second half's pace, which counts once what a run pays once at its
+ * start, but misjudges a warm-up that lasts past the prefix's middle; it is
+ * recorded, and its gap from the scaled estimate is the extrapolation error
+ * of a candidate evaluated on one prefix only (halving.c). Bytes and
+ * messages, counted at the run's end only, have no second half. Time
+ * to quality is not extrapolated: a prefix that reaches the target gives
+ * the exact time (the prefix is the run's beginning, deterministic for the
+ * seed); one that does not gives a lower bound, and ranks by how far its
+ * quality is from the target, or, for a candidate that trades no quality,
+ * is assumed to be the whole run's time, estimated as above.
  */
 #include "experiments/advise/advise.h"
 
@@ -40,6 +48,16 @@ static void set_number(cJSON *workload, const char *field, double v) {
     cJSON_Delete(n);
 }
 
+/* The workers of spec's cluster: its worker nodes (else nodes) times
+ * workers_per_node. */
+static double spec_workers(const cJSON *spec) {
+  const cJSON *n = exp_path_get(spec, "cluster.nodes");
+  const cJSON *wn = exp_path_get(spec, "cluster.worker_nodes");
+  const cJSON *wpn = exp_path_get(spec, "cluster.workers_per_node");
+  return (cJSON_IsNumber(wn) ? wn->valuedouble : cJSON_IsNumber(n) ? n->valuedouble : 1) *
+         (cJSON_IsNumber(wpn) ? wpn->valuedouble : 1);
+}
+
 /* A dnn without math (its examples only make steps) cut below one epoch:
  * one epoch of fewer examples, ceil(fraction x its steps) steps per worker
  * (at least EXP_ADVISE_MIN_STEPS, or the epoch's own); the share in *got.
@@ -57,11 +75,7 @@ static bool dnn_prefix(cJSON *spec, double fraction, double *got) {
   double epochs = cJSON_IsNumber(e) ? e->valuedouble : 1;
   double examples = cJSON_IsNumber(x) ? x->valuedouble : 4096;
   double batch = cJSON_IsNumber(bt) ? bt->valuedouble : 32;
-  const cJSON *n = exp_path_get(spec, "cluster.nodes");
-  const cJSON *wn = exp_path_get(spec, "cluster.worker_nodes");
-  const cJSON *wpn = exp_path_get(spec, "cluster.workers_per_node");
-  double workers = (cJSON_IsNumber(wn) ? wn->valuedouble : cJSON_IsNumber(n) ? n->valuedouble : 1) *
-                   (cJSON_IsNumber(wpn) ? wpn->valuedouble : 1);
+  double workers = spec_workers(spec);
   double per_epoch = ceil(ceil(examples / workers) / batch), total = per_epoch * epochs;
   double steps = fmin(per_epoch, fmax(EXP_ADVISE_MIN_STEPS, ceil(total * fraction)));
   if (!(steps < per_epoch) || fraction * epochs >= 1) return false;
@@ -160,7 +174,9 @@ static double metric_of(const cJSON *m, const char *name) {
 
 /* The metrics kept with an evaluation's record. */
 static cJSON *detail_of(const cJSON *m, const char *metric) {
-  static const char *const keep[] = {"time_s", "steps", "steps_per_s", "local_ratio", "bytes",
+  static const char *const keep[] = {"time_s", "half_time_s", "last_step_s", "steps",
+                                     "steps_per_s",
+                                     "local_ratio", "bytes",
                                      "messages", "quality", "time_to_quality_s"};
   cJSON *d = cJSON_CreateObject();
   for (size_t i = 0; d && i < sizeof keep / sizeof keep[0]; i++) {
@@ -173,19 +189,58 @@ static cJSON *detail_of(const cJSON *m, const char *metric) {
   return d;
 }
 
-/* The score of a prefix's metrics m (`trades`: the candidate's training
- * may differ from the spec's, adv_trades_quality). To quality: the exact
- * time where the prefix reached the target; else, for a candidate that
- * trades no quality on a prefix short of the whole run, the whole run's
- * time estimated as below, assumed to be its time to quality (it trains as
- * the spec's own run does, which the target is taken from or set for); else
- * a bound, ranked by how far its quality is from the target, after every
- * candidate that reached it or is assumed to. Other metrics: the prefix's
- * value over the share of the run it is. 0, or -1 when the metric is
- * missing. */
-static int score_of(const adv_metric *mt, bool trades, const cJSON *m, double got,
-                    adv_score *out, char *err, size_t errlen) {
+const char *adv_scaled_why(int why) {
+  switch (why) {
+    case ADV_SCALED_METRIC: return "the run counts it at its end only";
+    case ADV_SCALED_SHORT: return "the prefix has fewer than 4 steps per worker";
+    case ADV_SCALED_NO_HALF: return "the run reported no half_time_s or last_step_s";
+    case ADV_SCALED_FLAT: return "the prefix's second half took no time";
+    default: return "not extrapolated";
+  }
+}
+
+const char *adv_est_name(int est) {
+  switch (est) {
+    case ADV_EST_SCALED: return "scaled";
+    case ADV_EST_TWO: return "two prefixes";
+    default: return NULL;
+  }
+}
+
+void adv_extrapolate(double t, double t_half, double t_last, double got, double steps,
+                     adv_score *sc) {
+  int why = !(steps >= ADV_HALF_MIN_STEPS)               ? ADV_SCALED_SHORT
+            : !isfinite(t_half) || !isfinite(t_last)     ? ADV_SCALED_NO_HALF
+            : !(t_last > t_half && t_half > 0)           ? ADV_SCALED_FLAT
+                                                         : 0;
+  sc->est = ADV_EST_SCALED;
+  sc->why = why;
+  sc->value = t / got;
+  sc->half = why ? 0 : t + (t_last - t_half) * (1 - got) / (got / 2);
+}
+
+/* The whole run's value from the prefix's v of metric `name` (got < 1):
+ * scaled, and for time_s its second half's estimate beside it. */
+static void whole_of(const char *name, const cJSON *m, double v, double got, double workers,
+                     adv_score *out) {
+  if (strcmp(name, "time_s") == 0) {
+    double steps = workers > 0 ? metric_of(m, "steps") / workers : NAN;
+    adv_extrapolate(v, metric_of(m, "half_time_s"), metric_of(m, "last_step_s"), got, steps,
+                    out);
+    return;
+  }
+  out->value = v / got;
+  out->est = ADV_EST_SCALED;
+  out->half = 0;
+  out->why = ADV_SCALED_METRIC;
+}
+
+int adv_score_of(const adv_metric *mt, bool trades, const cJSON *m, double got, double workers,
+                 adv_score *out, char *err, size_t errlen) {
   out->fraction = got;
+  out->est = ADV_EST_EXACT;
+  out->half = 0;
+  out->why = 0;
   if (mt->to_quality) {
     double ttq = metric_of(m, "time_to_quality_s"), q = metric_of(m, "quality");
     double t = metric_of(m, "time_s");
@@ -195,7 +250,7 @@ static int score_of(const adv_metric *mt, bool trades, const cJSON *m, double go
     if (out->bound && !trades && got < 1 && isfinite(t)) {
       out->bound = false;
       out->assumed = true;
-      out->value = t / got;
+      whole_of("time_s", m, t, got, workers, out);
       out->raw = t;
     } else if (out->bound) {
       double gap = mt->higher_better ? target - q : q - target;
@@ -208,7 +263,8 @@ static int score_of(const adv_metric *mt, bool trades, const cJSON *m, double go
     snprintf(err, errlen, "the run has no %s", mt->name);
     return -1;
   }
-  out->value = v / got;
+  out->value = v;
+  if (got < 1) whole_of(mt->name, m, v, got, workers, out);
   out->raw = v;
   return 0;
 }
@@ -223,6 +279,7 @@ static int sim_eval(const adv_sim_ctx *x, size_t cand, double fraction, const ch
   if (cut && model)
     exp_path_set(cut, "cluster.network.model", cJSON_CreateString(model), err, errlen);
   char *text = cut ? cJSON_PrintUnformatted(cut) : NULL;
+  double workers = cut ? spec_workers(cut) : 0;
   cJSON_Delete(cut);
   exp_errors e;
   exp_errors_init(&e);
@@ -235,7 +292,8 @@ static int sim_eval(const adv_sim_ctx *x, size_t cand, double fraction, const ch
   } else {
     cJSON *m = exp_run_simulated(spec, &exp_spec_runs(spec)->runs[0], timeout_s, err,
                                  errlen);
-    if (m && score_of(&x->metric, c->trades_quality, m, got, out, err, errlen) == 0) {
+    if (m && adv_score_of(&x->metric, c->trades_quality, m, got, workers, out, err, errlen) ==
+                 0) {
       out->detail = detail_of(m, x->metric.name);
       rc = 0;
     }

@@ -57,6 +57,7 @@ void adv_result_free(adv_result *r) {
   free(r->order);
   free(r->last);
   free(r->spread);
+  free(r->from_gap);
   free(r->round);
   *r = (adv_result){0};
 }
@@ -97,6 +98,8 @@ static void record(adv_result *r, size_t round, size_t cand, double fraction,
     cJSON_AddBoolToObject(o, "bound", sc->bound);
     if (sc->assumed) cJSON_AddBoolToObject(o, "assumed", true);
     if (sc->bound) cJSON_AddNumberToObject(o, "behind", sc->behind);
+    if (adv_est_name(sc->est)) cJSON_AddStringToObject(o, "estimate", adv_est_name(sc->est));
+    adv_half_record(o, sc);
     if (sc->detail) cJSON_AddItemToObject(o, "metrics", cJSON_Duplicate(sc->detail, true));
   }
   cJSON_AddNumberToObject(o, "cost_s", sc ? sc->cost_s : 0);
@@ -201,7 +204,8 @@ static void eval_here(const adv_search *s, adv_eval_fn fn, size_t c, double f,
 }
 
 /* Starts evaluating candidate c in a forked process, which writes its
- * outcome to *fd: a line "ok value bound assumed behind fraction raw cost_s"
+ * outcome to *fd: a line "ok value bound assumed behind fraction raw cost_s
+ * est half why"
  * (numbers as "%a", exact), then the metrics as JSON or the error. Its
  * pid, or -1. */
 static pid_t eval_forked(const adv_search *s, adv_eval_fn fn, size_t c, double f,
@@ -215,9 +219,9 @@ static pid_t eval_forked(const adv_search *s, adv_eval_fn fn, size_t c, double f
     outcome o;
     eval_here(s, fn, c, f, timeout_s, &o);
     char *detail = o.ok && o.sc.detail ? cJSON_PrintUnformatted(o.sc.detail) : NULL;
-    dprintf(p[1], "%d %a %d %d %a %a %a %a\n%s", o.ok, o.sc.value, o.sc.bound, o.sc.assumed,
-            o.sc.behind, o.sc.fraction, o.sc.raw, o.sc.cost_s,
-            o.ok ? (detail ? detail : "") : o.why);
+    dprintf(p[1], "%d %a %d %d %a %a %a %a %d %a %d\n%s", o.ok, o.sc.value, o.sc.bound,
+            o.sc.assumed, o.sc.behind, o.sc.fraction, o.sc.raw, o.sc.cost_s, o.sc.est,
+            o.sc.half, o.sc.why, o.ok ? (detail ? detail : "") : o.why);
     _exit(0);
   }
   close(p[1]);
@@ -240,9 +244,10 @@ static void eval_collect(pid_t pid, int fd, outcome *o) {
   *o = (outcome){.ok = false};
   int ok = 0, bound = 0, assumed = 0, used = 0;
   const char *text = b.failed ? NULL : b.data;
-  if (!text || sscanf(text, "%d %la %d %d %la %la %la %la\n%n", &ok, &o->sc.value, &bound,
-                      &assumed, &o->sc.behind, &o->sc.fraction, &o->sc.raw, &o->sc.cost_s,
-                      &used) < 8 || used == 0) {
+  if (!text || sscanf(text, "%d %la %d %d %la %la %la %la %d %la %d\n%n", &ok, &o->sc.value,
+                      &bound, &assumed, &o->sc.behind, &o->sc.fraction, &o->sc.raw,
+                      &o->sc.cost_s, &o->sc.est, &o->sc.half, &o->sc.why, &used) < 11 ||
+      used == 0) {
     snprintf(o->why, sizeof o->why, "the evaluation's process ended without a result");
   } else if (ok) {
     o->ok = true;
@@ -444,7 +449,11 @@ static void two_point(const adv_score *old, adv_score *sc) {
     return;
   double rate = (sc->raw - old->raw) / (sc->fraction - old->fraction);
   double est = sc->raw + rate * (1 - sc->fraction);
-  if (rate > 0 && est > 0) sc->value = est;
+  if (rate > 0 && est > 0) {
+    sc->value = est;
+    sc->est = ADV_EST_TWO;
+    sc->why = 0;
+  }
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -486,7 +495,9 @@ static void screen_agreement(search *st) {
 /* Keeps this round's successful scores: the round, the spread between
  * the last two estimates (none from the round that re-evaluates the
  * screening's: its estimate and the screening's differ by the model, not
- * the prefix); drops the failed; sorts cur best first. */
+ * the prefix), else, with one prefix, the gap between its scaled and
+ * second-half estimates, else none; drops the failed; sorts cur best
+ * first. */
 static void commit(search *st, size_t k) {
   adv_result *r = st->r;
   bool promoted = st->screened && k == 1;
@@ -501,11 +512,14 @@ static void commit(search *st, size_t k) {
     const adv_score *old = &r->last[c];
     adv_score *sc = &st->now[c];
     if (k > 0) two_point(old, sc);
+    r->from_gap[c] = false;
     if (sc->fraction >= 1) r->spread[c] = 0;
-    else if (promoted) r->spread[c] = NAN;
-    else if (k > 0 && !old->bound && !sc->bound && sc->value > 0)
+    else if (!promoted && k > 0 && !old->bound && !sc->bound && sc->value > 0)
       r->spread[c] = fabs(sc->value - old->value) / sc->value;
-    else r->spread[c] = NAN;
+    else if (!sc->bound && sc->half > 0 && sc->value > 0) {
+      r->spread[c] = fabs(sc->value - sc->half) / sc->value;
+      r->from_gap[c] = true;
+    } else r->spread[c] = NAN;
     r->last[c] = *sc;
     r->round[c] = (int)k;
     st->cur[kept++] = c;
@@ -553,8 +567,11 @@ static bool result_alloc(adv_result *r, size_t n) {
   r->order = calloc(n, sizeof *r->order);
   r->last = calloc(n, sizeof *r->last);
   r->spread = calloc(n, sizeof *r->spread);
+  r->from_gap = calloc(n, sizeof *r->from_gap);
   r->round = calloc(n, sizeof *r->round);
-  if (!r->evaluations || !r->order || !r->last || !r->spread || !r->round) return false;
+  if (!r->evaluations || !r->order || !r->last || !r->spread || !r->from_gap ||
+      !r->round)
+    return false;
   for (size_t c = 0; c < n; c++) {
     r->round[c] = -1;
     r->spread[c] = NAN;
@@ -707,7 +724,9 @@ static int rounds_loop(search *st, char *err, size_t errlen) {
       snprintf(r->stop, sizeof r->stop, "the whole run was simulated (round %zu)", k + 1);
       return 0;
     }
-    if (leads(st)) {
+    /* not on the screening's model: the spec's own re-evaluates it */
+    /* not on the screening's model: the spec's own re-evaluates it */
+    if (!(st->screened && k == 0) && leads(st)) {
       snprintf(r->stop, sizeof r->stop, "after round %zu, the first leads the others by more "
                "than the estimates' errors", k + 1);
       return 0;

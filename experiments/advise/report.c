@@ -21,7 +21,8 @@ const char *adv_round_model(const adv_report *rp, int round) {
 }
 
 /* The relative half-width of a candidate's interval: the simulator's error
- * and the extrapolation's (its estimate's last change), as independent. */
+ * and the extrapolation's (its estimate's last change, or with one prefix
+ * the gap to its second half's), as independent. */
 static double half_width(const adv_report *rp, size_t c) {
   double sp = rp->res->spread[c];
   return hypot(rp->error, isfinite(sp) ? sp : 0);
@@ -58,6 +59,15 @@ static cJSON *rank_record(const adv_report *rp, size_t rank, size_t c) {
     cJSON_AddNumberToObject(o, "high", sc->value * (1 + w));
   }
   cJSON_AddNumberToObject(o, "fraction", sc->fraction);
+  if (adv_est_name(sc->est)) cJSON_AddStringToObject(o, "estimate", adv_est_name(sc->est));
+  adv_half_record(o, sc);
+  double sp = r->spread[c];
+  if (sc->fraction < 1 && !sc->bound) {
+    if (isfinite(sp)) cJSON_AddNumberToObject(o, "extrapolation_error", sp);
+    cJSON_AddStringToObject(o, "error_from", !isfinite(sp)    ? "not measured"
+                                             : r->from_gap[c] ? "second half"
+                                                              : "two prefixes");
+  }
   cJSON_AddNumberToObject(o, "round", r->round[c] + 1);
   const char *model = adv_round_model(rp, r->round[c]);
   if (model) cJSON_AddStringToObject(o, "model", model);
@@ -154,6 +164,39 @@ static void print_screen(FILE *f, const adv_report *rp) {
   fprintf(f, "\n");
 }
 
+void adv_half_record(cJSON *o, const adv_score *sc) {
+  if (sc->est == ADV_EST_EXACT) return;
+  if (sc->half > 0) cJSON_AddNumberToObject(o, "second_half", sc->half);
+  else if (sc->why) cJSON_AddStringToObject(o, "no_second_half", adv_scaled_why(sc->why));
+}
+
+/* Which ranked estimates from one prefix have no second half to measure
+ * their extrapolation error by, and why: their intervals leave it out. */
+static void print_unmeasured(FILE *f, const adv_report *rp) {
+  const adv_result *r = rp->res;
+  size_t count[ADV_SCALED_FLAT + 1] = {0}, all = 0, ranked = 0;
+  for (size_t c = 0; c < r->n; c++) {
+    if (r->round[c] < 0) continue;
+    ranked++;
+    int why = r->last[c].why;
+    if (isfinite(r->spread[c]) || r->last[c].bound || why < 1 || why > ADV_SCALED_FLAT)
+      continue;
+    count[why]++;
+    all++;
+  }
+  if (!all) return;
+  fprintf(f, "note: %zu of the %zu estimates come from one prefix without a second-half "
+          "estimate beside them, so their extrapolation error is not measured and their "
+          "intervals leave it out:", all, ranked);
+  const char *sep = " ";
+  for (int why = 1; why <= ADV_SCALED_FLAT; why++) {
+    if (!count[why]) continue;
+    fprintf(f, "%s%zu: %s", sep, count[why], adv_scaled_why(why));
+    sep = "; ";
+  }
+  fprintf(f, "\n");
+}
+
 void adv_print(FILE *f, const adv_report *rp, const cJSON *ranking, double margin) {
   const char *what = rp->metric.to_quality ? "time to quality" : rp->metric.name;
   if (rp->metric.to_quality)
@@ -171,12 +214,18 @@ void adv_print(FILE *f, const adv_report *rp, const cJSON *ranking, double margi
     fprintf(f, "note: the first's estimate comes from one prefix (%.3g%% of the run): how far "
             "it is from the whole run's is not measured, and the interval leaves it out\n",
             100 * rp->res->last[first].fraction);
+  else if (rp->res->from_gap[first])
+    fprintf(f, "note: the first's estimate comes from one prefix (%.3g%% of the run): its "
+            "extrapolation error, %.3g%%, is the gap between that estimate (the prefix's over "
+            "its share) and the one from the prefix's second half\n",
+            100 * rp->res->last[first].fraction, 100 * rp->res->spread[first]);
   if (rp->res->last[first].assumed)
     fprintf(f, "note: ~: time to quality assumed, not measured: the target is not reached in "
             "the prefix, and the candidate trades no quality (static or relocate with the "
             "spec's consistency and workers), so it is taken to reach it by the run's end, as "
             "the spec's own training does: its estimate is the whole run's time. Candidates "
             "that trade quality rank by value only where a prefix reached the target\n");
+  print_unmeasured(f, rp);
   print_margin(f, rp, margin);
   print_screen(f, rp);
   char models[200] = "";
