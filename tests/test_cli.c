@@ -229,7 +229,7 @@ static const char *const samples[][3] = {
     {"nodes", "4", NULL},         {"timeout", "2.5", NULL},
     {"budget", "30", NULL},       {"candidates", "c.json", NULL}, {"confirm", "2", NULL},
     {"metric", "bytes", NULL},    {"fidelity", "v", NULL},     {"jobs", "2", NULL},
-    {"screen", "own", NULL},
+    {"screen", "own", NULL},      {"workload", "w.json", NULL},
 };
 
 /* The parsed command line as "field=value" lines (caller frees). */
@@ -244,6 +244,7 @@ static char *digest(const cli *c) {
   fprintf(f, "timeout=%g\njobs=%u\n", c->timeout_s, (unsigned)c->jobs);
   fprintf(f, "save_params=%s\n", c->save_params ? c->save_params : "");
   fprintf(f, "screen=%s\n", c->screen ? c->screen : "");
+  fprintf(f, "workload=%s\n", c->workload ? c->workload : "");
   fprintf(f, "budget=%g\ncandidates=%s\nconfirm=%u\nmetric=%s\nfidelity=%s\n", c->budget_s,
           c->candidates ? c->candidates : "", (unsigned)c->confirm, c->metric ? c->metric : "",
           c->fidelity ? c->fidelity : "");

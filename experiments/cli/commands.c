@@ -230,8 +230,8 @@ static const char calibrate_about[] =
     "one node of one worker (static, its sweep left out); writes PROFILE with\n"
     "it, its runs' figures and the workload under \"calibration\".\"step\" to\n"
     "--out, and keeps the validation in OUT less .json plus .runs/. The figure\n"
-    "belongs to that workload (docs/fidelity.md, \"A worker's own work per\n"
-    "step\").\n";
+    "belongs to that workload; see\n"
+    "docs/fidelity.md, \"A worker's own work per step\".\n";
 
 static const char calibrate_after[] =
     "Exit status: 0 written; 1 a measurement failed or FILE cannot be written;\n"

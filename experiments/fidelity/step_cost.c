@@ -17,8 +17,8 @@
  * EXP_PROFILE_ABOUT, "step": the workload measured (as validated), the spec,
  * steps, the runs' figures and their spread; a note says that step_s
  * belongs to that workload. The validation stays in <OUT>.runs/ (its
- * table, records and plots). See docs/fidelity.md, "A worker's own work
- * per step".
+ * table, records and plots). See
+ * docs/fidelity.md, "A worker's own work per step".
  */
 #include "experiments/results/results.h"
 
