@@ -92,6 +92,9 @@ int exp_mkdir_p(const char *dir, char *err, size_t errlen);
 /* Writes through "<path>.tmp" renamed over path. 0, or -1 with a message. */
 int exp_write_file_atomic(const char *path, const char *data, size_t len,
                           char *err, size_t errlen);
+/* json, printed with a closing newline, through exp_write_file_atomic. 0,
+ * or -1 with a message. */
+int exp_write_json_atomic(const char *path, const cJSON *json, char *err, size_t errlen);
 /* dir + "/" + name; caller frees. */
 char *exp_join_path(const char *dir, const char *name);
 

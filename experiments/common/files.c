@@ -123,3 +123,18 @@ char *exp_join_path(const char *dir, const char *name) {
   snprintf(p, n, "%s%s%s", dir, slash || dl == 0 ? "" : "/", name);
   return p;
 }
+
+int exp_write_json_atomic(const char *path, const cJSON *json, char *err, size_t errlen) {
+  char *text = cJSON_Print(json);
+  size_t len = text ? strlen(text) : 0;
+  char *file = text ? realloc(text, len + 2) : NULL;
+  if (!file) {
+    free(text);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  memcpy(file + len, "\n", 2);
+  int rc = exp_write_file_atomic(path, file, len + 1, err, errlen);
+  free(file);
+  return rc;
+}

@@ -1051,19 +1051,8 @@ int exp_calibrate_file(const char *path, const exp_calib_options *o, FILE *log) 
   }
   cJSON *profile = exp_calibrate(&src, o, err, sizeof err);
   bool ended = exp_calib_real_source_end(&src) == 0;
-  char *text = profile ? cJSON_Print(profile) : NULL;
+  int rc = profile ? exp_write_json_atomic(path, profile, err, sizeof err) : -1;
   cJSON_Delete(profile);
-  size_t len = text ? strlen(text) : 0;
-  char *file = text ? realloc(text, len + 2) : NULL;
-  int rc = -1;
-  if (file) {
-    memcpy(file + len, "\n", 2);
-    rc = exp_write_file_atomic(path, file, len + 1, err, sizeof err);
-  } else if (profile) {
-    free(text);
-    snprintf(err, sizeof err, "out of memory");
-  }
-  free(file);
   if (rc != 0) {
     fprintf(log, "pslab calibrate: %s\n", err);
     return EXP_EXIT_FAILED;

@@ -179,22 +179,6 @@ static int validate_alone(const char *spec, const char *profile, const char *dir
   return rc;
 }
 
-/* p as text to path, whole or not at all. 0, or -1 with a message. */
-static int write_json(const char *path, const cJSON *p, char *err, size_t errlen) {
-  char *text = cJSON_Print(p);
-  size_t len = text ? strlen(text) : 0;
-  char *file = text ? realloc(text, len + 2) : NULL;
-  if (!file) {
-    free(text);
-    snprintf(err, errlen, "out of memory");
-    return -1;
-  }
-  memcpy(file + len, "\n", 2);
-  int rc = exp_write_file_atomic(path, file, len + 1, err, errlen);
-  free(file);
-  return rc;
-}
-
 int exp_calibrate_workload(const char *spec, const char *profile, const char *out, FILE *log,
                            FILE *progress) {
   char err[1024];
@@ -220,7 +204,7 @@ int exp_calibrate_workload(const char *spec, const char *profile, const char *ou
               m < 0 ? "; the simulator charged more than the real runs spent: 0" : "");
   }
   free(dir);
-  rc = p ? write_json(out, p, err, sizeof err) : -1;
+  rc = p ? exp_write_json_atomic(out, p, err, sizeof err) : -1;
   cJSON_Delete(p);
   if (rc != 0) {
     fprintf(log, "pslab calibrate: %s\n", err);
