@@ -39,6 +39,13 @@ has() {
     failures=$((failures + 1))
   fi
 }
+lacks() {
+  if grep -qF -- "$3" "$TMP/$2"; then
+    echo "FAIL $1: $2 has: $3"
+    sed "s/^/  $2| /" "$TMP/$2"
+    failures=$((failures + 1))
+  fi
+}
 
 empty() {
   if [ -s "$TMP/$2" ]; then
@@ -349,6 +356,14 @@ has "calibrate --workload" out "wrote $TMP/wl.json"
 grep -q '"step_s":' "$TMP/wl.json" && grep -q '"per_step_s":' "$TMP/wl.json" &&
   grep -q 'cost.step_s belongs to the workload of' "$TMP/wl.json" &&
   [ -s "$TMP/wl.runs/validate.jsonl" ] || { echo "FAIL calibrate --workload: profile"; failures=$((failures + 1)); }
+# A spec of another workload warned of that profile's step_s; the measured one not.
+sed 's/"step_s":[^,}]*/"step_s": 1e-06/' "$TMP/wl.json" >"$TMP/wl1.json"
+sed 's/"cal.json"/"wl1.json"/' "$TMP/with-profile.json" >"$TMP/same-wl.json"
+sed 's/"cal.json"/"wl1.json"/; s/"keys": 100/"keys": 101/' "$TMP/with-profile.json" >"$TMP/other-wl.json"
+run "a profile's step_s, the same workload" 0 "$PSLAB" check "$TMP/same-wl.json"
+lacks "a profile's step_s, the same workload" err "measured for another workload"
+run "a profile's step_s, another workload" 0 "$PSLAB" check "$TMP/other-wl.json"
+has "a profile's step_s, another workload" err "cost.step_s (1e-06 s a step) was measured for another workload"
 run "calibrate --workload without --profile" 2 "$PSLAB" calibrate --workload "$TMP/with-profile.json"
 has "calibrate --workload without --profile" err "--workload and --profile go together"
 run "calibrate --workload, a missing spec" 1 "$PSLAB" calibrate --workload "$TMP/none.json" \

@@ -501,9 +501,10 @@ static bool merge_into(cJSON *dst, const cJSON *src) {
  * NULL with a message. *file gets the profile's path (caller frees); *raw,
  * when raw is not NULL, the profile's own fields (caller frees). */
 static cJSON *with_profile(exp_errors *e, const cJSON *json, const char *base_dir,
-                           char **file, cJSON **raw) {
+                           char **file, cJSON **raw, cJSON **step_workload) {
   const char *name = NULL;
   *file = NULL;
+  if (step_workload) *step_workload = NULL;
   if (!exp_get_string(e, json, "cluster", "profile", true, &name) || !name) return NULL;
   *file = resolve_file(base_dir, name);
   if (!*file) return NULL;
@@ -519,6 +520,10 @@ static cJSON *with_profile(exp_errors *e, const cJSON *json, const char *base_di
     exp_errors_addf(e, "cluster.profile: %s: expected an object of cluster fields without "
                        "\"profile\" (as `pslab calibrate` writes)", *file);
   } else {
+    const cJSON *step = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(profile, EXP_PROFILE_ABOUT), "step");
+    const cJSON *measured = cJSON_GetObjectItemCaseSensitive(step, "workload");
+    if (step_workload && measured) *step_workload = cJSON_Duplicate(measured, true);
     cJSON_DeleteItemFromObjectCaseSensitive(profile, EXP_PROFILE_ABOUT);
     if (raw) *raw = cJSON_Duplicate(profile, true);
     /* "profile" itself is kept as given: it says which. */
@@ -533,12 +538,34 @@ static cJSON *with_profile(exp_errors *e, const cJSON *json, const char *base_di
   return merged;
 }
 
+/* The warning of a step_s measured for another workload than the spec's,
+ * where the spec gives none of its own (see exp_cluster_include_profile). */
+static void warn_step_workload(const cJSON *spec, const cJSON *cluster, const cJSON *merged,
+                               const cJSON *measured, const char *file, exp_errors *warnings) {
+  const cJSON *own = cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetObjectItemCaseSensitive(cluster, "cost"), "step_s");
+  const cJSON *step = cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetObjectItemCaseSensitive(merged, "cost"), "step_s");
+  const cJSON *workload = cJSON_GetObjectItemCaseSensitive(spec, "workload");
+  if (!warnings || !measured || own || !cJSON_IsNumber(step) || step->valuedouble == 0 ||
+      cJSON_Compare(measured, workload, true))
+    return;
+  exp_errors_addf(warnings,
+                  "cluster.profile %s: its cost.step_s (%g s a step) was measured for another "
+                  "workload than this spec's (calibration.step.workload there): measure this "
+                  "one with `pslab calibrate --workload`, or set cluster.cost.step_s",
+                  file, step->valuedouble);
+}
+
 void exp_cluster_include_profile(cJSON *spec, const char *base_dir, exp_errors *errs,
-                                 exp_errors *profile_keys) {
+                                 exp_errors *profile_keys, exp_errors *warnings) {
   cJSON *cluster = cJSON_GetObjectItemCaseSensitive(spec, "cluster");
   if (!cJSON_IsObject(cluster) || !cJSON_GetObjectItemCaseSensitive(cluster, "profile")) return;
   char *file = NULL;
-  cJSON *merged = with_profile(errs, cluster, base_dir, &file, NULL);
+  cJSON *measured = NULL;
+  cJSON *merged = with_profile(errs, cluster, base_dir, &file, NULL, &measured);
+  warn_step_workload(spec, cluster, merged, measured, file, warnings);
+  cJSON_Delete(measured);
   free(file);
   for (const cJSON *k = merged ? merged->child : NULL; k && profile_keys; k = k->next)
     if (!cJSON_GetObjectItemCaseSensitive(cluster, k->string))
@@ -631,7 +658,7 @@ bool exp_cluster_parse(const cJSON *json, const char *base_dir,
   cJSON *merged = NULL, *figures = NULL;
   char *profile = NULL;
   if (cJSON_GetObjectItemCaseSensitive(json, "profile")) {
-    merged = with_profile(errs, json, base_dir, &profile, &figures);
+    merged = with_profile(errs, json, base_dir, &profile, &figures, NULL);
     if (!merged) {
       free(profile);
       cJSON_Delete(figures);

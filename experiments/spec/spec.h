@@ -80,9 +80,12 @@ const exp_unit_field *exp_unit_fields(size_t *count);
 /* Replaces spec's "cluster" by itself over the fields of its "profile" file
  * (a relative path taken from base_dir), keeping "profile" to say which;
  * nothing without a profile. A problem adds a message to errs; the names of
- * the fields only the profile gave are added to profile_keys (may be NULL). */
+ * the fields only the profile gave are added to profile_keys (may be NULL).
+ * A profile whose cost.step_s was measured for another workload than the
+ * spec's (`pslab calibrate --workload`: its calibration.step.workload), the
+ * spec giving no step_s of its own, is said in warnings (may be NULL). */
 void exp_cluster_include_profile(struct cJSON *spec, const char *base_dir, exp_errors *errs,
-                                 exp_errors *profile_keys);
+                                 exp_errors *profile_keys, exp_errors *warnings);
 /* A JSON file, parsed; NULL with "<path>: <reason>" or "<path>:L:C: invalid
  * JSON ..." added to errs (spec_load.c). */
 struct cJSON *exp_json_load(const char *path, exp_errors *errs);

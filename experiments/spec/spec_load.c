@@ -635,12 +635,13 @@ exp_spec *exp_spec_load(const char *path, const char *const *sets,
 
 /* Checks json whole; the messages go to e unprefixed. */
 static void check_spec(cJSON *json, const char *dir, exp_run_list *runs,
-                       exp_plot_list *plots, exp_errors *profile_keys, exp_errors *e) {
+                       exp_plot_list *plots, exp_errors *profile_keys, exp_errors *warns,
+                       exp_errors *e) {
   if (!cJSON_IsObject(json)) {
     exp_expect(e, "", "an object", json);
     return;
   }
-  exp_cluster_include_profile(json, dir, e, profile_keys); /* sweeps reach its fields */
+  exp_cluster_include_profile(json, dir, e, profile_keys, warns); /* sweeps reach its fields */
   exp_sweep_expand(json, runs, e);
   exp_plots_parse(cJSON_GetObjectItemCaseSensitive(json, "plots"), plots, e);
   validate_runs(json, runs, dir, e);
@@ -655,12 +656,13 @@ exp_spec *exp_spec_parse(const char *text, size_t len, const char *file,
   if (!json) return NULL;
   for (size_t i = 0; i < n_sets && cJSON_IsObject(json); i++)
     apply_set(json, sets[i], errs);
-  exp_errors mine, profile_keys;
+  exp_errors mine, profile_keys, profile_warns;
   exp_errors_init(&mine);
   exp_errors_init(&profile_keys);
+  exp_errors_init(&profile_warns);
   exp_run_list runs = {0};
   exp_plot_list plots = {0};
-  check_spec(json, base_dir, &runs, &plots, &profile_keys, &mine);
+  check_spec(json, base_dir, &runs, &plots, &profile_keys, &profile_warns, &mine);
   exp_set_hints(&mine, sets, n_sets);
   for (size_t i = 0; i < mine.count; i++)
     exp_errors_addf(errs, "%s: %s", file, mine.lines[i]);
@@ -675,6 +677,9 @@ exp_spec *exp_spec_parse(const char *text, size_t len, const char *file,
     warn_swept_sets(json, sets, n_sets, &s->warnings);
     warn_unread_cluster_fields(&s->runs, &profile_keys, &s->warnings);
     warn_insecure_auth(&s->runs, &s->warnings);
+    for (size_t i = 0; i < profile_warns.count; i++)
+      exp_errors_addf(&s->warnings, "%s", profile_warns.lines[i]);
+    exp_errors_free(&profile_warns);
     exp_errors_free(&profile_keys);
     if (s->file && s->dir && s->name) return s;
     exp_errors_addf(errs, "%s: out of memory", file);
@@ -682,6 +687,7 @@ exp_spec *exp_spec_parse(const char *text, size_t len, const char *file,
     return NULL;
   }
   exp_errors_free(&profile_keys);
+  exp_errors_free(&profile_warns);
   exp_run_list_free(&runs);
   exp_plot_list_free(&plots);
   cJSON_Delete(json);
