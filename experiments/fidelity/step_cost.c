@@ -33,6 +33,7 @@
 
 int exp_step_cost_read(const char *dir, double *v, size_t *n, uint64_t *steps,
                        cJSON **workload, char *err, size_t errlen) {
+  *workload = NULL;
   char *path = exp_join_path(dir, "sim/runs.jsonl");
   char *text = path ? exp_read_file(path, NULL, err, errlen) : NULL;
   free(path);
@@ -48,16 +49,19 @@ int exp_step_cost_read(const char *dir, double *v, size_t *n, uint64_t *steps,
   *steps = cJSON_IsNumber(s) && s->valuedouble >= 1 ? (uint64_t)s->valuedouble : 0;
   *workload = wl ? cJSON_Duplicate(wl, true) : NULL;
   cJSON_Delete(rec);
-  if (!*steps) {
-    snprintf(err, errlen, "%s/sim/runs.jsonl: no steps in its first record", dir);
-    return -1;
-  }
-  path = exp_join_path(dir, "validate.jsonl");
+  path = *steps ? exp_join_path(dir, "validate.jsonl") : NULL;
   text = path ? exp_read_file(path, NULL, err, errlen) : NULL;
   free(path);
-  if (!text) return -1;
+  if (!*steps) snprintf(err, errlen, "%s/sim/runs.jsonl: no steps in its first record", dir);
+  if (!text) {
+    cJSON_Delete(*workload);
+    *workload = NULL;
+    return -1;
+  }
   *n = 0;
-  for (char *line = strtok(text, "\n"); line && *n < EXP_STEP_RUNS; line = strtok(NULL, "\n")) {
+  char *save = NULL;
+  for (char *line = strtok_r(text, "\n", &save); line && *n < EXP_STEP_RUNS;
+       line = strtok_r(NULL, "\n", &save)) {
     cJSON *r = cJSON_Parse(line);
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(r, "kind");
     const cJSON *metric = cJSON_GetObjectItemCaseSensitive(r, "metric");
@@ -72,6 +76,8 @@ int exp_step_cost_read(const char *dir, double *v, size_t *n, uint64_t *steps,
   free(text);
   if (*n == 0) {
     snprintf(err, errlen, "%s/validate.jsonl: no run compared CPU (cpu_s)", dir);
+    cJSON_Delete(*workload);
+    *workload = NULL;
     return -1;
   }
   for (size_t i = 1; i < *n; i++) /* a handful: insertion sort */
