@@ -747,7 +747,7 @@ int exp_calibrate_workload(const char *spec, const char *profile, const char *ou
 int exp_step_cost_read(const char *dir, double *v, size_t *n, uint64_t *steps,
                        struct cJSON **workload, char *err, size_t errlen);
 /* The median of n sorted values (NAN for none). */
-double exp_step_cost_median(const double *sorted, size_t n);
+double exp_median_sorted(const double *sorted, size_t n);
 
 void exp_runner_options_default(exp_runner_options *o);
 /* Runs every run of spec (of o->shard), each in a forked child through its

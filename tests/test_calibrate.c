@@ -373,8 +373,8 @@ static void test_step_cost_from_records(void) {
   CU_ASSERT_DOUBLE_EQUAL(v[0], 1e-5, 1e-15);
   CU_ASSERT_DOUBLE_EQUAL(v[1], 2e-5, 1e-15);
   CU_ASSERT_DOUBLE_EQUAL(v[2], 5e-5, 1e-15);
-  CU_ASSERT_DOUBLE_EQUAL(exp_step_cost_median(v, n), 2e-5, 1e-15);
-  CU_ASSERT_DOUBLE_EQUAL(exp_step_cost_median(v, 2), 1.5e-5, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(exp_median_sorted(v, n), 2e-5, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(exp_median_sorted(v, 2), 1.5e-5, 1e-15);
   CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(wl, "type")), "zipf");
   cJSON_Delete(wl);
   write_text(path, "{\"kind\":\"run\",\"metric\":\"time_s\",\"sim\":1,\"real\":9}\n");

@@ -191,7 +191,7 @@ static double median_of(const double *v, unsigned n) {
   double s[CALIB_MAX_ROUNDS];
   memcpy(s, v, n * sizeof *v);
   qsort(s, n, sizeof *s, cmp_double);
-  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+  return exp_median_sorted(s, n);
 }
 
 static double *fields(exp_calib_sample *s) { return (double *)s; }

@@ -89,7 +89,7 @@ int exp_step_cost_read(const char *dir, double *v, size_t *n, uint64_t *steps,
   return 0;
 }
 
-double exp_step_cost_median(const double *sorted, size_t n) {
+double exp_median_sorted(const double *sorted, size_t n) {
   if (n == 0) return NAN;
   return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
@@ -122,7 +122,7 @@ static cJSON *profile_with(const char *path, double step_s, const double *v, siz
   if (workload) cJSON_AddItemToObject(rec, "workload", workload);
   cJSON_AddNumberToObject(rec, "steps", (double)steps);
   cJSON_AddItemToObject(rec, "per_step_s", cJSON_CreateDoubleArray(v, (int)n));
-  double m = exp_step_cost_median(v, n);
+  double m = exp_median_sorted(v, n);
   cJSON_AddNumberToObject(rec, "spread", m > 0 ? (v[n - 1] - v[0]) / 2 / m : 0);
   cJSON_DeleteItemFromObjectCaseSensitive(about, "step");
   cJSON_AddItemToObject(about, "step", rec);
@@ -202,7 +202,7 @@ int exp_calibrate_workload(const char *spec, const char *profile, const char *ou
   if (rc != EXP_EXIT_OK && rc != EXP_EXIT_PLOTS) {
     snprintf(err, sizeof err, "the validation of %s failed (see above)", spec);
   } else if (exp_step_cost_read(dir, v, &n, &steps, &workload, err, sizeof err) == 0) {
-    double m = exp_step_cost_median(v, n);
+    double m = exp_median_sorted(v, n);
     p = profile_with(profile, m > 0 ? m : 0, v, n, steps, workload, spec, err, sizeof err);
     if (p && progress)
       fprintf(progress, "step_s %.3g s a step (%zu real runs of %llu steps: %.3g to %.3g)%s\n",
