@@ -153,6 +153,10 @@ double real_thread_switches(pid_t tid);
  * schedstat (nanoseconds), else its utime and stime (clock ticks); 0 for
  * tid 0 or when neither can be read. */
 double real_thread_cpu_s(pid_t tid);
+/* The kernel's schedstat of thread `tid` of this process (0: the calling
+ * thread): seconds it ran, seconds it waited runnable for a core, and the
+ * times it was scheduled in, into out[3]; false if it cannot be read. */
+bool real_thread_schedstat(pid_t tid, double out[3]);
 /* The name libzmq gives its I/O thread. */
 #define REAL_ZMQ_IO_THREAD "ZMQbg/IO/0"
 

@@ -42,6 +42,7 @@ typedef struct {
   run_worker rw;         /* handle, stream, sampler, status, driver stats */
   pthread_t thread;
   bool started;
+  run_thread_sched sched; /* its thread's, over its steps (no turns: unread) */
 } node_worker;
 
 struct node_run {
@@ -57,6 +58,8 @@ struct node_run {
   pid_t io_tid;          /* ZeroMQ's I/O thread (0: not found) */
   double io_start;       /* its voluntary context switches then */
   double io_cpu_start;   /* and its CPU seconds */
+  double io_sched[3];    /* and its schedstat (real_thread_schedstat) */
+  bool io_sched_ok;
   char *err;
   size_t errlen;
 };
@@ -112,7 +115,11 @@ static void *worker_main(void *arg) {
   node_worker *w = arg;
   node_run *s = w->run;
   wl_driver_env env = {.ctx = w, .wait = drv_wait, .compute = drv_compute, .now = drv_now};
+  double a[3], b[3];
+  bool sched = real_thread_schedstat(0, a);
   run_worker_drive(&w->rw, s->setup, env);
+  if (sched && real_thread_schedstat(0, b))
+    w->sched = (run_thread_sched){.turns = b[2] - a[2], .ran_s = b[0] - a[0], .wait_s = b[1] - a[1]};
   pthread_mutex_lock(&s->lock);
   s->done++;
   pthread_cond_signal(&s->cond);
@@ -382,6 +389,17 @@ static char *node_report(node_run *s) {
   rep.cpu_s = process_cpu_s() - s->cpu_start;
   rep.io_wakeups = real_thread_switches(s->io_tid) - s->io_start;
   rep.io_cpu_s = real_thread_cpu_s(s->io_tid) - s->io_cpu_start;
+  double io[3];
+  if (s->io_sched_ok && real_thread_schedstat(s->io_tid, io))
+    rep.io_sched = (run_thread_sched){.turns = io[2] - s->io_sched[2],
+                                      .ran_s = io[0] - s->io_sched[0],
+                                      .wait_s = io[1] - s->io_sched[1]};
+  for (uint32_t i = 0; i < s->n_workers; i++) {
+    const run_thread_sched *w = &s->workers[i].sched;
+    rep.worker_sched.turns += w->turns;
+    rep.worker_sched.ran_s += w->ran_s;
+    rep.worker_sched.wait_s += w->wait_s;
+  }
   char *text = ok ? run_report_encode(&rep) : NULL;
   run_report_free(&rep);
   return text;
@@ -468,6 +486,7 @@ cJSON *real_run_go(node_run *s) {
     s->io_tid = real_named_thread(REAL_ZMQ_IO_THREAD);
     s->io_start = real_thread_switches(s->io_tid);
     s->io_cpu_start = real_thread_cpu_s(s->io_tid);
+    s->io_sched_ok = s->io_tid && real_thread_schedstat(s->io_tid, s->io_sched);
     if (a->started) a->started(a->hook_ctx);
     if (start_workers(s) != 0) real_fail_and_tell(s->node, "%s", err);
     join_workers(s);

@@ -1,9 +1,10 @@
 /*
  * This process's threads as the kernel sees them (/proc/self/task): a
- * thread found by its name, and how often it blocked (its voluntary context
- * switches) and how much CPU it used. The probe and a node's report use
- * them to count the wake-ups and the CPU of threads pslab does not run
- * itself, ZeroMQ's I/O thread above all.
+ * thread found by its name, how often it blocked (its voluntary context
+ * switches), how much CPU it used and how long it waited for a core. The
+ * probe and a node's report use them to count the wake-ups, the CPU and the
+ * waits of threads, ZeroMQ's I/O thread (which pslab does not run itself)
+ * and the workers.
  */
 #include "real/internal.h"
 
@@ -59,6 +60,22 @@ static double stat_cpu_s(pid_t tid) {
       sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
     return 0;
   return (double)(ut + st) / (double)hz;
+}
+
+bool real_thread_schedstat(pid_t tid, double out[3]) {
+  char path[64];
+  if (tid) snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", (int)tid);
+  else snprintf(path, sizeof path, "/proc/thread-self/schedstat");
+  FILE *f = fopen(path, "r");
+  double ran = 0, wait = 0, turns = 0;
+  bool ok = f && fscanf(f, "%lf %lf %lf", &ran, &wait, &turns) == 3;
+  if (f) fclose(f);
+  if (ok) {
+    out[0] = ran * 1e-9;
+    out[1] = wait * 1e-9;
+    out[2] = turns;
+  }
+  return ok;
 }
 
 double real_thread_cpu_s(pid_t tid) {

@@ -85,6 +85,7 @@ struct run_totals {
   double cpu_s;
   double io_wakeups; /* the nodes' I/O threads', summed */
   double io_cpu_s;   /* the same threads' CPU seconds, summed */
+  run_thread_sched io_sched, worker_sched; /* the nodes', summed */
 };
 
 /* Stage k runs from the earliest start of its active workers to the latest
@@ -232,6 +233,12 @@ static int eval_points(run_totals *t, const run_node_report *nodes, uint32_t n) 
 
 /* What locates a difference between backends: response times, handling,
  * CPU, summed over the nodes. */
+static void sched_add(run_thread_sched *sum, const run_thread_sched *x) {
+  sum->turns += x->turns;
+  sum->ran_s += x->ran_s;
+  sum->wait_s += x->wait_s;
+}
+
 static void telemetry_totals(run_totals *t, const run_node_report *node) {
   for (uint32_t s = 0; node->rt && s < node->n_rt; s++) ps_rt_stats_add(&t->rt, &node->rt[s]);
   const ps_server_load *l = &node->load;
@@ -246,6 +253,8 @@ static void telemetry_totals(run_totals *t, const run_node_report *node) {
   t->cpu_s += node->cpu_s;
   t->io_wakeups += node->io_wakeups;
   t->io_cpu_s += node->io_cpu_s;
+  sched_add(&t->io_sched, &node->io_sched);
+  sched_add(&t->worker_sched, &node->worker_sched);
 }
 
 static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,
@@ -390,6 +399,11 @@ SCALAR_IF(v_queue_p99, t->handled,
           fmin(ps_queue_quantile(t->queue_hist, 0.99), (double)t->queue_max))
 SCALAR_IF(v_per_wakeup, t->wakeups, (double)t->handled / (double)t->wakeups)
 SCALAR_IF(v_per_io_wakeup, t->io_wakeups > 0, (double)t->handled / t->io_wakeups)
+SCALAR_IF(v_io_turn, t->io_sched.turns > 0, t->io_sched.ran_s / t->io_sched.turns)
+SCALAR_IF(v_io_run_wait, t->io_sched.turns > 0, t->io_sched.wait_s / t->io_sched.turns)
+SCALAR_IF(v_worker_turn, t->worker_sched.turns > 0, t->worker_sched.ran_s / t->worker_sched.turns)
+SCALAR_IF(v_worker_run_wait, t->worker_sched.turns > 0,
+          t->worker_sched.wait_s / t->worker_sched.turns)
 SCALAR(v_cpu, t->cpu_s)
 SCALAR_IF(v_io_cpu, t->io_cpu_s > 0, t->io_cpu_s)
 SCALAR_IF(v_shared, t->nodes.shared_accesses + t->nodes.shared_handled > 0,
@@ -857,6 +871,34 @@ static const run_metric table[] = {
      "charges (`io_per_message_s` a message at each end, `io_wakeup_s` per peer a batch "
      "serves).", "when the backend has I/O threads (the simulator: with placement)", MEAN,
      false, 0, v_io_cpu, NULL, NULL},
+    {"io_turn_s", "s", "I/O threads' time a turn",
+     "Seconds the nodes' I/O threads ran each time they got a core (their CPU over their "
+     "turns on a core, summed over the nodes): short when they wake for every message or "
+     "two, long when they gather many. Real backend: the kernel's schedstat of ZeroMQ's I/O "
+     "thread (time run, times scheduled in). Simulator: the I/O actors under the run queue "
+     "(`cluster.machines.scheduler` `run_queue`).",
+     "when measured (real: schedstat readable; simulator: run queue and I/O actors)", MEAN,
+     false, 0, v_io_turn, NULL, NULL},
+    {"io_run_wait_s", "s", "I/O threads' wait for a core",
+     "Seconds the nodes' I/O threads waited runnable for a core each turn (their run-queue "
+     "wait over their turns): how long a woken I/O thread waits while other threads hold "
+     "the cores. Real backend: schedstat's run delay of ZeroMQ's I/O thread; on a virtual "
+     "machine it also holds the time an idle virtual core takes to start. Simulator: the "
+     "run queue's wait.",
+     "when measured (real: schedstat readable; simulator: run queue and I/O actors)", MEAN,
+     false, 0, v_io_run_wait, NULL, NULL},
+    {"worker_turn_s", "s", "workers' time a turn",
+     "Seconds the workers' threads ran each time they got a core (compute, operations, "
+     "and the messages a waiting worker reads itself), over every worker of the run.",
+     "when measured (real: schedstat readable; simulator: run queue)", MEAN, false, 0,
+     v_worker_turn, NULL, NULL},
+    {"worker_run_wait_s", "s", "workers' wait for a core",
+     "Seconds the workers' threads waited runnable for a core each turn: after a wake-up, "
+     "or put back in the queue while computing. With `worker_turn_s`, how much of a "
+     "worker's time outside `op_wait_s` is the other threads of its machine. Real backend: "
+     "schedstat's run delay. Simulator: the run queue's wait.",
+     "when measured (real: schedstat readable; simulator: run queue)", MEAN, false, 0,
+     v_worker_run_wait, NULL, NULL},
     {"shared_accesses", "", "shared key accesses",
      "Key accesses that found their key last touched by another thread of the same node "
      "(another worker, or the thread that handled a message), summed over the nodes: "

@@ -149,6 +149,12 @@ static bool append(cJSON *list, double v) {
 }
 
 /* counts[n] as a list named `name` of o. */
+/* A thread's scheduling as [turns, seconds run, seconds waited]. */
+static bool put_sched(cJSON *o, const char *name, const run_thread_sched *t) {
+  cJSON *a = cJSON_AddArrayToObject(o, name);
+  return a && append(a, t->turns) && append(a, t->ran_s) && append(a, t->wait_s);
+}
+
 static bool put_counts(cJSON *o, const char *name, const uint64_t *counts, int n) {
   cJSON *list = cJSON_AddArrayToObject(o, name);
   bool ok = list != NULL;
@@ -265,6 +271,7 @@ char *run_report_encode(const run_node_report *r) {
   ok = ok && put(o, "owned_sum", r->owned_sum) && put(o, "in_transfer", (double)r->in_transfer) &&
        put(o, "dropped", (double)r->dropped) && put(o, "cpu_s", r->cpu_s) &&
        put(o, "io_wakeups", r->io_wakeups) && put(o, "io_cpu_s", r->io_cpu_s) &&
+       put_sched(o, "io_sched", &r->io_sched) && put_sched(o, "worker_sched", &r->worker_sched) &&
        put(o, "replicas_checked", (double)r->replicas_checked) &&
        put(o, "replica_max_diff", r->replica_max_diff) &&
        /* a non-finite final evaluation (diverged) is left out, as not made */
@@ -515,6 +522,17 @@ static void load_from_json(reader *rd, const cJSON *o, run_node_report *r) {
   }
 }
 
+/* "NAME": [turns, seconds run, seconds waited], each >= 0. */
+static void sched_from_json(reader *rd, const cJSON *o, const char *name, run_thread_sched *t) {
+  double x[3];
+  if (numbers(cJSON_GetObjectItemCaseSensitive(o, name), x, 3) && x[0] >= 0 && x[1] >= 0 &&
+      x[2] >= 0) {
+    *t = (run_thread_sched){.turns = x[0], .ran_s = x[1], .wait_s = x[2]};
+    return;
+  }
+  fail(rd, "report.%s: expected 3 numbers >= 0 (turns, seconds run, seconds waited)", name);
+}
+
 /* "throttle": [messages, seconds], on a straggler's report only. */
 static void throttle_from_json(reader *rd, const cJSON *o, run_node_report *r) {
   const cJSON *list = cJSON_GetObjectItemCaseSensitive(o, "throttle");
@@ -549,6 +567,8 @@ int run_report_decode(const char *text, size_t len, run_node_report *r, char *er
   r->cpu_s = num(&rd, o, "report", "cpu_s");
   r->io_wakeups = num(&rd, o, "report", "io_wakeups");
   r->io_cpu_s = num(&rd, o, "report", "io_cpu_s");
+  sched_from_json(&rd, o, "io_sched", &r->io_sched);
+  sched_from_json(&rd, o, "worker_sched", &r->worker_sched);
   r->replicas_checked = count(&rd, o, "report", "replicas_checked");
   r->replica_max_diff = num(&rd, o, "report", "replica_max_diff");
   if ((r->final_done = cJSON_GetObjectItemCaseSensitive(o, "final_num") != NULL)) {

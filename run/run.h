@@ -342,6 +342,16 @@ typedef struct {
   double last_s; /* the same for its last step (the run's steps per worker) */
 } run_worker_report;
 
+/* Threads as the operating system ran them: the turns they got on a core
+ * (scheduled in, after a sleep or after waiting for a core), the seconds
+ * they ran, and the seconds they waited runnable for a core. The real
+ * backend reads the kernel's schedstat of each thread; the simulator counts
+ * its run queue (cluster.machines.scheduler "run_queue"). No turns: not
+ * measured (no such thread, no run queue, or no schedstat). */
+typedef struct {
+  double turns, ran_s, wait_s;
+} run_thread_sched;
+
 /* What one node says about itself once the run is quiet. */
 typedef struct {
   ps_node_stats stats;  /* its core's counters */
@@ -382,6 +392,9 @@ typedef struct {
    * thread's (the kernel's schedstat, else its utime and stime), the
    * simulator's I/O actor's charges (0 where it has none). */
   double io_cpu_s;
+  /* How the operating system ran the node's threads: its I/O thread and
+   * its workers' threads (together). */
+  run_thread_sched io_sched, worker_sched;
   /* The real backend's straggler emulation (real/throttle.c), left 0 like
    * dropped: whether the node is a straggler, the data messages its
    * throttle delayed and the seconds it added. */

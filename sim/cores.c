@@ -13,6 +13,10 @@
  * never stretched by sharing, it waits its turn instead (what the real
  * threads' schedstat shows: short bursts, and waits in the run queue).
  *
+ * Each thread counts its turns on a core, the seconds it ran and those it
+ * waited in the queue: the node's report (io_sched, worker_sched) compares
+ * them with the real threads' schedstat.
+ *
  * The queue serves the thread that has run least first, as a fair scheduler
  * does: each thread's virtual run time is the CPU seconds it ran, and a
  * thread that comes back from sleeping is placed no more than one slice
@@ -31,6 +35,7 @@
 
 #include <simgrid/actor.h>
 #include <simgrid/cond.h>
+#include <simgrid/engine.h>
 #include <simgrid/semaphore.h>
 
 /* A chunk shorter than this ends the slice (rounding of slice arithmetic). */
@@ -77,6 +82,7 @@ static sim_thread *queue_pop(sim_cores *m) {
 /* t gets a core of its machine: a free one, or its turn in the queue. */
 static void take_core(const sim_state *run, sim_thread *t) {
   sim_cores *m = &run->cores[t->machine];
+  double asked = simgrid_get_clock();
   double floor = m->min_vruntime - run->slice;
   if (t->vruntime < floor) t->vruntime = floor;
   if (m->free > 0 && m->count == 0) {
@@ -92,6 +98,8 @@ static void take_core(const sim_state *run, sim_thread *t) {
   if (least > m->min_vruntime) m->min_vruntime = least;
   t->holding = true;
   t->slice_used = 0;
+  t->turns++;
+  t->wait_s += simgrid_get_clock() - asked;
 }
 
 /* t gives its core up: to the first thread in the queue, else it is free. */
@@ -113,6 +121,7 @@ void sim_cpu_run(const sim_state *run, sim_thread *t, uint32_t machine, double s
     sg_actor_execute(chunk * run->core_speed);
     run->executing[machine]--;
     t->vruntime += chunk;
+    t->ran_s += chunk;
     t->slice_used += chunk;
     seconds -= chunk;
     if (t->slice_used < run->slice - SIM_SLICE_EPS) continue;

@@ -434,6 +434,11 @@ static int save_params(sim_setup *s) {
 }
 
 /* Every node's report, reduced by the run layer as the real backend's are. */
+/* What the run queue counted of a thread (no turns without one). */
+static run_thread_sched thread_sched(const sim_thread *t) {
+  return (run_thread_sched){.turns = t->turns, .ran_s = t->ran_s, .wait_s = t->wait_s};
+}
+
 static cJSON *collect_metrics(sim_setup *s) {
   sim_state *run = &s->run;
   run_node_report *reports = calloc(run->num_nodes, sizeof *reports);
@@ -450,8 +455,14 @@ static cJSON *collect_metrics(sim_setup *s) {
     if (ok) reports[i].cpu_s = run->cpu_s[i];
     if (ok) reports[i].io_wakeups = (double)n->io.wakeups;
     if (ok) reports[i].io_cpu_s = n->io.cpu_s;
-    for (uint32_t k = 0; ok && k < n->num_workers; k++)
+    if (ok) reports[i].io_sched = thread_sched(&n->io_out.thread);
+    for (uint32_t k = 0; ok && k < n->num_workers; k++) {
       ok = run_report_worker(&reports[i], &n->workers[k].rw) == PS_OK;
+      run_thread_sched w = thread_sched(&n->workers[k].out.thread);
+      reports[i].worker_sched.turns += w.turns;
+      reports[i].worker_sched.ran_s += w.ran_s;
+      reports[i].worker_sched.wait_s += w.wait_s;
+    }
   }
   ok = ok && check_replicas(s, reports) && final_eval(s, reports);
   cJSON *m = ok ? run_metrics(reports, run->num_nodes, run->quiet_time,

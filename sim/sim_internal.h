@@ -88,6 +88,9 @@ typedef struct sim_thread {
   uint32_t machine;
   uint64_t seq;      /* its place among equals in the run queue */
   sg_sem_t turn;     /* it waits here for its turn (made when first needed) */
+  /* What the node's report says of it (run_thread_sched): the turns it got
+   * on a core, the seconds it ran and those it waited in the run queue. */
+  double turns, ran_s, wait_s;
 } sim_thread;
 
 /* One machine's cores under the run-queue model. */

@@ -912,6 +912,14 @@ static void check_local_run_with(const char *policy, bool relocates, const char 
   CU_ASSERT(metric(m, "messages_per_wakeup") >= 1);
   CU_ASSERT(metric(m, "messages_per_io_wakeup") > 0); /* ZeroMQ's I/O thread found */
   CU_ASSERT(metric(m, "io_cpu_s") > 0 && metric(m, "io_cpu_s") < metric(m, "cpu_s"));
+  /* The kernel's schedstat of those threads and of the workers': each turn
+   * on a core ran a while, and none waited less than nothing. */
+  if (access("/proc/thread-self/schedstat", R_OK) == 0) {
+    CU_ASSERT(metric(m, "io_turn_s") > 0 && metric(m, "io_turn_s") <= metric(m, "io_cpu_s"));
+    CU_ASSERT(metric(m, "io_run_wait_s") >= 0);
+    CU_ASSERT(metric(m, "worker_turn_s") > 0 && metric(m, "worker_turn_s") < metric(m, "cpu_s"));
+    CU_ASSERT(metric(m, "worker_run_wait_s") >= 0);
+  }
   CU_ASSERT(metric(m, "cpu_s") > 0);
   CU_ASSERT(metric(m, "cpu_per_message_s") > 0);
   CU_ASSERT(metric(m, "rt_p50_s") > 0 && metric(m, "rt_p99_s") >= metric(m, "rt_p50_s"));

@@ -459,6 +459,11 @@ static void test_telemetry_metrics(void) {
   r[1].io_wakeups = 1;
   r[0].io_cpu_s = 0.125;
   r[1].io_cpu_s = 0.0625;
+  /* Turns on a core, seconds run, seconds waited: node 1's workers were
+   * not measured (no turns). */
+  r[0].io_sched = (run_thread_sched){.turns = 4, .ran_s = 0.125, .wait_s = 0.5};
+  r[1].io_sched = (run_thread_sched){.turns = 1, .ran_s = 0.0625, .wait_s = 0.125};
+  r[0].worker_sched = (run_thread_sched){.turns = 8, .ran_s = 0.25, .wait_s = 0.0625};
   run_node_report back[2];
   for (int k = 0; k < 2; k++) {
     char *text = run_report_encode(&r[k]);
@@ -468,6 +473,8 @@ static void test_telemetry_metrics(void) {
     CU_ASSERT_EQUAL(back[k].cpu_s, r[k].cpu_s);
     CU_ASSERT_EQUAL(back[k].io_wakeups, r[k].io_wakeups);
     CU_ASSERT_EQUAL(back[k].io_cpu_s, r[k].io_cpu_s);
+    CU_ASSERT_EQUAL(memcmp(&back[k].io_sched, &r[k].io_sched, sizeof r[k].io_sched), 0);
+    CU_ASSERT_EQUAL(memcmp(&back[k].worker_sched, &r[k].worker_sched, sizeof r[k].io_sched), 0);
     free(text);
   }
   char err[128];
@@ -483,6 +490,10 @@ static void test_telemetry_metrics(void) {
   CU_ASSERT_DOUBLE_EQUAL(metric(m, "cpu_s"), 0.4, 1e-15);
   CU_ASSERT_DOUBLE_EQUAL(metric(m, "cpu_per_message_s"), 0.04, 1e-15);
   CU_ASSERT_EQUAL(metric(m, "io_cpu_s"), 0.1875); /* summed over the nodes */
+  CU_ASSERT_EQUAL(metric(m, "io_turn_s"), 0.0375);    /* 0.1875 s over 5 turns */
+  CU_ASSERT_EQUAL(metric(m, "io_run_wait_s"), 0.125); /* 0.625 s over 5 turns */
+  CU_ASSERT_EQUAL(metric(m, "worker_turn_s"), 0.03125);
+  CU_ASSERT_EQUAL(metric(m, "worker_run_wait_s"), 0.0078125);
   cJSON_Delete(m);
   for (int k = 0; k < 2; k++) run_report_free(&back[k]);
   /* No reply, nothing handled, no wake-up, no message: those are absent;
@@ -494,7 +505,8 @@ static void test_telemetry_metrics(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   const char *absent[] = {"rt_p50_s", "rt_p99_s", "queue_p50", "queue_p99",
                           "messages_per_wakeup", "messages_per_io_wakeup",
-                          "cpu_per_message_s", "io_cpu_s"};
+                          "cpu_per_message_s", "io_cpu_s", "io_turn_s", "io_run_wait_s",
+                          "worker_turn_s", "worker_run_wait_s"};
   for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
     CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, absent[i]));
   CU_ASSERT_EQUAL(metric(m, "utilization"), 0);
@@ -541,6 +553,8 @@ static void test_report_decode_refuses_bad_text(void) {
       {"\"epoch_quality\":[[", "\"epoch_quality\":[[1],[", "workers[].epoch_quality: expected a list of 2"},
       {"\"epoch_quality\":[[", "\"epoch_quality\":[[\"x\",", "workers[].epoch_quality[0]: expected 4 numbers"},
       {"\"eval_s\":", "\"eval_x\":", "workers[].eval_s: expected a number"},
+      {"\"io_sched\":[", "\"io_sched\":[-1,", "report.io_sched: expected 3 numbers >= 0"},
+      {"\"worker_sched\":[", "\"worker_sched\":[1,", "report.worker_sched: expected 3 numbers"},
   };
   for (size_t i = 0; good && i < sizeof breaks / sizeof breaks[0]; i++) {
     const char *at = strstr(good, breaks[i].from);

@@ -1258,6 +1258,10 @@ static void test_io_thread_cost(void) {
   CU_ASSERT_DOUBLE_EQUAL(wakes, round(wakes), 1e-6);
   CU_ASSERT(wakes >= 20 * 2 && wakes <= 20 * 4);
   CU_ASSERT_DOUBLE_EQUAL(num(w, "time_s") - base, num(w, "io_cpu_s"), base * 1e-9);
+  /* Its turns on the core: each works off a batch or more; a woken I/O
+   * thread waits for the worker's compute to give the core up. */
+  CU_ASSERT(num(w, "io_turn_s") >= wake * (1 - 1e-9));
+  CU_ASSERT(num(w, "io_run_wait_s") > 0);
   cJSON_Delete(w);
   /* Several peers: 4 nodes of 2 workers on one 2-core machine, every
    * access remote. A batch pays an event per peer it serves, so the events
@@ -1484,6 +1488,45 @@ static void test_run_queue_slice(void) {
   }
   CU_ASSERT_DOUBLE_EQUAL(time[0], time[1], time[1] * 1e-6);
   CU_ASSERT(wait[0] < wait[1] / 10);
+}
+
+/* The run queue's count of each thread's turns, run and waits (the
+ * metrics worker_turn_s and worker_run_wait_s): one node of two workers on
+ * a one-core machine, every access local and free, 8 steps of 0.3 ms of
+ * compute each (2.4 ms a worker), a slice of 1 ms. A worker never blocks,
+ * so it runs a slice a turn and then hands the core to the other, which
+ * has waited that turn: w0 runs at once, then each waits 1 ms for each of
+ * its next turns, until w0 ends 0.4 ms into its third and w1 has waited
+ * that. 6 turns of 0.8 ms on average, 4.4 ms waited, the run 4.8 ms. With
+ * the shared scheduler no run queue counts: no such metric. */
+static void test_run_queue_counts_turns(void) {
+  for (int k = 0; k < 2; k++) {
+    const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 8, .len = 10};
+    run_spec r;
+    hand_case(&r, &h);
+    r.cluster.nodes = 1;
+    r.cluster.workers_per_node = 2;
+    r.cluster.host_speed = 1e9;
+    r.cluster.cost = (sim_cost){0};
+    r.workload = "{\"type\":\"zipf\",\"keys\":1,\"value_length\":10,\"reads_per_step\":1,"
+                 "\"writes_per_step\":0,\"steps_per_worker\":8,\"locality\":1,"
+                 "\"flops_per_step\":3e5}";
+    r.cluster.machines = (sim_machines){
+        .count = 1, .cores = 1, .loopback_bandwidth = 1e18, .slice = 1e-3};
+    if (k) r.cluster.machines.scheduler = SIM_SCHED_SHARED;
+    cJSON *m = run(&r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    if (k) {
+      CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m, "worker_turn_s"));
+      CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m, "worker_run_wait_s"));
+    } else {
+      CU_ASSERT_DOUBLE_EQUAL(num(m, "time_s"), 4.8e-3, 1e-12);
+      CU_ASSERT_DOUBLE_EQUAL(num(m, "worker_turn_s"), 4.8e-3 / 6, 1e-12);
+      CU_ASSERT_DOUBLE_EQUAL(num(m, "worker_run_wait_s"), 4.4e-3 / 6, 1e-12);
+      CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m, "io_turn_s")); /* no I/O actor */
+    }
+    cJSON_Delete(m);
+  }
 }
 
 /* The wait for a core (cost.wakeup_wait_s): the I/O case without I/O cost,
@@ -2242,6 +2285,7 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
       {"run_queue_worker_reads_its_reply", test_run_queue_worker_reads_its_reply},
       {"run_queue_reader_reads_on", test_run_queue_reader_reads_on},
             {"run_queue_slice", test_run_queue_slice},
+            {"run_queue_counts_turns", test_run_queue_counts_turns},
             {"run_queue_wait_after_a_yield", test_run_queue_wait_after_a_yield},
             {"wakeup_waits_for_a_busy_core", test_wakeup_waits_for_a_busy_core},
             {"straggler_phase_slows_its_window", test_straggler_phase_slows_its_window},

@@ -41,7 +41,8 @@
  * from the real backend mispredicts as surely as one that runs slower);
  * then, from N_DECIDED on, the telemetry that says where the two part
  * (response times, the servers' busy share, messages waiting, messages per
- * wake-up, CPU, workers' waits, the I/O threads' CPU): in the records, the
+ * wake-up, CPU, workers' waits, the I/O threads' CPU, and the I/O and
+ * worker threads' turns on a core and waits for one): in the records, the
  * CSV and the summary, and in the table as each point's largest gap
  * (validate_gap.c), not a line each. */
 static const char *const compared[] = {
@@ -49,7 +50,8 @@ static const char *const compared[] = {
     "quality", "loss", "time_to_quality_s",
     "rt_p50_s", "rt_p99_s", "utilization", "queue_p50", "queue_p99",
     "messages_per_wakeup", "messages_per_io_wakeup", "cpu_s", "cpu_per_message_s",
-    "op_wait_s", "io_cpu_s"};
+    "op_wait_s", "io_cpu_s", "io_turn_s", "io_run_wait_s", "worker_turn_s",
+    "worker_run_wait_s"};
 enum { N_METRICS = sizeof compared / sizeof compared[0], N_DECIDED = 8 };
 
 const char *const *exp_validate_metrics(size_t *count) {
