@@ -394,12 +394,8 @@ static char *node_report(node_run *s) {
     rep.io_sched = (run_thread_sched){.turns = io[2] - s->io_sched[2],
                                       .ran_s = io[0] - s->io_sched[0],
                                       .wait_s = io[1] - s->io_sched[1]};
-  for (uint32_t i = 0; i < s->n_workers; i++) {
-    const run_thread_sched *w = &s->workers[i].sched;
-    rep.worker_sched.turns += w->turns;
-    rep.worker_sched.ran_s += w->ran_s;
-    rep.worker_sched.wait_s += w->wait_s;
-  }
+  for (uint32_t i = 0; i < s->n_workers; i++)
+    run_thread_sched_add(&rep.worker_sched, &s->workers[i].sched);
   char *text = ok ? run_report_encode(&rep) : NULL;
   run_report_free(&rep);
   return text;

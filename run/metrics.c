@@ -233,12 +233,6 @@ static int eval_points(run_totals *t, const run_node_report *nodes, uint32_t n) 
 
 /* What locates a difference between backends: response times, handling,
  * CPU, summed over the nodes. */
-static void sched_add(run_thread_sched *sum, const run_thread_sched *x) {
-  sum->turns += x->turns;
-  sum->ran_s += x->ran_s;
-  sum->wait_s += x->wait_s;
-}
-
 static void telemetry_totals(run_totals *t, const run_node_report *node) {
   for (uint32_t s = 0; node->rt && s < node->n_rt; s++) ps_rt_stats_add(&t->rt, &node->rt[s]);
   const ps_server_load *l = &node->load;
@@ -253,8 +247,8 @@ static void telemetry_totals(run_totals *t, const run_node_report *node) {
   t->cpu_s += node->cpu_s;
   t->io_wakeups += node->io_wakeups;
   t->io_cpu_s += node->io_cpu_s;
-  sched_add(&t->io_sched, &node->io_sched);
-  sched_add(&t->worker_sched, &node->worker_sched);
+  run_thread_sched_add(&t->io_sched, &node->io_sched);
+  run_thread_sched_add(&t->worker_sched, &node->worker_sched);
 }
 
 static int totals_make(run_totals *t, const run_node_report *nodes, uint32_t n,

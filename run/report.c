@@ -149,6 +149,12 @@ static bool append(cJSON *list, double v) {
 }
 
 /* counts[n] as a list named `name` of o. */
+void run_thread_sched_add(run_thread_sched *sum, const run_thread_sched *x) {
+  sum->turns += x->turns;
+  sum->ran_s += x->ran_s;
+  sum->wait_s += x->wait_s;
+}
+
 /* A thread's scheduling as [turns, seconds run, seconds waited]. */
 static bool put_sched(cJSON *o, const char *name, const run_thread_sched *t) {
   cJSON *a = cJSON_AddArrayToObject(o, name);

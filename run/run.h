@@ -352,6 +352,9 @@ typedef struct {
   double turns, ran_s, wait_s;
 } run_thread_sched;
 
+/* sum += x, field by field (threads counted together). */
+void run_thread_sched_add(run_thread_sched *sum, const run_thread_sched *x);
+
 /* What one node says about itself once the run is quiet. */
 typedef struct {
   ps_node_stats stats;  /* its core's counters */

@@ -433,12 +433,12 @@ static int save_params(sim_setup *s) {
   return rc;
 }
 
-/* Every node's report, reduced by the run layer as the real backend's are. */
 /* What the run queue counted of a thread (no turns without one). */
 static run_thread_sched thread_sched(const sim_thread *t) {
   return (run_thread_sched){.turns = t->turns, .ran_s = t->ran_s, .wait_s = t->wait_s};
 }
 
+/* Every node's report, reduced by the run layer as the real backend's are. */
 static cJSON *collect_metrics(sim_setup *s) {
   sim_state *run = &s->run;
   run_node_report *reports = calloc(run->num_nodes, sizeof *reports);
@@ -459,9 +459,7 @@ static cJSON *collect_metrics(sim_setup *s) {
     for (uint32_t k = 0; ok && k < n->num_workers; k++) {
       ok = run_report_worker(&reports[i], &n->workers[k].rw) == PS_OK;
       run_thread_sched w = thread_sched(&n->workers[k].out.thread);
-      reports[i].worker_sched.turns += w.turns;
-      reports[i].worker_sched.ran_s += w.ran_s;
-      reports[i].worker_sched.wait_s += w.wait_s;
+      run_thread_sched_add(&reports[i].worker_sched, &w);
     }
   }
   ok = ok && check_replicas(s, reports) && final_eval(s, reports);
