@@ -3,10 +3,12 @@
 # (one `pslab validate` each) and pooled over all of them, as a Markdown table: for time_s and
 # messages, over the sweep points, the median and largest |error|, how many points are within 10%
 # and 25%, and within the real runs' spread; then the ranking (pairs the real runs tell apart, and
-# of them those the simulator orders the same). The figures docs/fidelity.md quotes come from it.
+# of them those the simulator orders the same). Then, pooled, each telemetry metric's median factor
+# simulated / real over the points (both above 0) and the points within a factor of 1.25 either
+# way: where the two backends part. The figures docs/fidelity.md quotes come from it.
 set -euo pipefail
 if [ $# -eq 0 ] || [ "$1" = -h ] || [ "$1" = --help ]; then
-  sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
   [ $# -eq 0 ] && exit 2 || exit 0
 fi
 for f in "$@"; do
@@ -48,6 +50,14 @@ FNR == 1 { files[++nf] = FILENAME; name[nf] = FILENAME }
     for (k = nf; k >= 0; k -= nf) { mcnt[k]++; merr[k, mcnt[k]] = abs(e + 0); if (nf == 0) break }
   }
 }
+/"kind":"point"/ {
+  metric = field($0, "metric")
+  if (metric ~ /^(time_s|steps_per_s|messages|bytes|local_ratio|quality|loss|time_to_quality_s)$/) next
+  s = field($0, "sim") + 0; r = field($0, "real") + 0
+  if (!(s > 0 && r > 0)) next
+  if (!(metric in tcnt)) torder[++nt] = metric
+  tcnt[metric]++; tf[metric, tcnt[metric]] = s / r
+}
 /"kind":"ranking"/ {
   for (k = nf; k >= 0; k -= nf) { counted[k] += field($0, "counted"); agree[k] += field($0, "agree")
     if (nf == 0) break }
@@ -57,4 +67,13 @@ END {
   print "|---|---|---|---|---|---|---|---|---|"
   for (i = 1; i <= nf; i++) row(name[i], i)
   if (nf > 1) row("all", 0)
+  if (nt == 0) exit
+  print ""
+  print "| telemetry, pooled | points | median simulated / real | within a factor 1.25 |"
+  print "|---|---|---|---|"
+  for (i = 1; i <= nt; i++) {
+    m = torder[i]; n = tcnt[m]; w = 0
+    for (j = 1; j <= n; j++) { f[j] = tf[m, j]; if (f[j] <= 1.25 && f[j] >= 0.8) w++ }
+    printf "| %s | %d | %.2f | %d |\n", m, n, median(f, n), w
+  }
 }' "$@"

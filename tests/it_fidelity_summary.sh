@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scripts/fidelity-summary.sh on hand-made validate.jsonl files: the median and largest |error| of
 # time_s over sweep points, the counts within 10%, 25% and the real spread, the worst messages error,
-# the ranking's sums, per file and pooled; points without an error (null) left out; a missing file
-# refused. CTest sets PSLAB_SOURCE_DIR.
+# the ranking's sums, per file and pooled; points without an error (null) left out; the telemetry's
+# median factor simulated / real and the points within a factor 1.25, pooled, points with a 0 left
+# out; a missing file refused. CTest sets PSLAB_SOURCE_DIR.
 set -u
 SRC=${PSLAB_SOURCE_DIR:?set PSLAB_SOURCE_DIR to the source tree}
 S="$SRC/scripts/fidelity-summary.sh"
@@ -13,11 +14,15 @@ fail() { echo "FAIL $1"; failures=$((failures + 1)); }
 point() { # METRIC ERROR WITHIN
   echo "{\"kind\":\"point\",\"experiment\":\"x\",\"point\":1,\"label\":\"static\",\"metric\":\"$1\",\"runs\":3,\"sim\":1,\"real\":1,\"error\":$2,\"within\":$3}"
 }
-{ point time_s 0.05 true; point time_s -0.20 false; point time_s 0.40 false; point messages -0.03 null
+tpoint() { # METRIC SIM REAL
+  echo "{\"kind\":\"point\",\"experiment\":\"x\",\"point\":1,\"label\":\"static\",\"metric\":\"$1\",\"runs\":3,\"sim\":$2,\"real\":$3,\"error\":0,\"within\":null}"
+}
+{ tpoint io_turn_s 3 1; tpoint io_turn_s 0.9 1; tpoint io_run_wait_s 0 1
+  point time_s 0.05 true; point time_s -0.20 false; point time_s 0.40 false; point messages -0.03 null
   point time_s null null
   echo '{"kind":"ranking","experiment":"x","metric":"time_s","pairs":3,"counted":2,"agree":1,"disagree":1}'
 } >"$TMP/a.jsonl"
-{ point time_s -0.08 true; point messages 0.01 null
+{ point time_s -0.08 true; point messages 0.01 null; tpoint io_turn_s 2 0.5
   echo '{"kind":"ranking","experiment":"y","metric":"time_s","pairs":1,"counted":1,"agree":1,"disagree":0}'
 } >"$TMP/b.jsonl"
 out=$(bash "$S" "$TMP/a.jsonl" "$TMP/b.jsonl") || fail "exit status $?"
@@ -25,6 +30,10 @@ echo "$out"
 grep -qF "| $TMP/a.jsonl | 3 | 20.0% | 40.0% | 1 | 2 | 1 | 3.0% | 1 of 2 |" <<<"$out" || fail "row of a"
 grep -qF "| $TMP/b.jsonl | 1 | 8.0% | 8.0% | 1 | 1 | 1 | 1.0% | 1 of 1 |" <<<"$out" || fail "row of b"
 grep -qF "| all | 4 | 14.0% | 40.0% | 2 | 3 | 2 | 3.0% | 2 of 3 |" <<<"$out" || fail "pooled row"
+# io_turn_s: factors 3, 0.9 and 4; io_run_wait_s only a 0: no row.
+grep -qF "| io_turn_s | 3 | 3.00 | 1 |" <<<"$out" || fail "telemetry row"
+grep -qF "| io_run_wait_s |" <<<"$out" && fail "a telemetry metric with only a 0 has a row"
+bash "$S" "$TMP/b.jsonl" | grep -qF "| io_turn_s | 1 | 4.00 | 0 |" || fail "telemetry of one file"
 bash "$S" "$TMP/none.jsonl" >/dev/null 2>"$TMP/err" && fail "a missing file accepted"
 grep -qF "none.jsonl: cannot be read" "$TMP/err" || fail "a missing file not named"
 bash "$S" >/dev/null 2>&1; [ $? -eq 2 ] || fail "no argument: not exit status 2"
