@@ -692,6 +692,12 @@ typedef struct {
    * profile has no machines.slice). */
   int (*slice)(void *ctx, uint32_t threads, double seconds, double *slice_s, char *err,
                size_t errlen);
+  /* How long a thread woken `wakes` times waits for its core while
+   * `spinners` threads spin there, and the spinners' involuntary switches
+   * per wake-up (NULL: not measured, and the profile has no
+   * calibration.preemption). */
+  int (*preempt)(void *ctx, uint32_t spinners, uint32_t wakes, double *wait_s,
+                 double *preempted, char *err, size_t errlen);
   uint32_t cores; /* cores the nodes may run on */
   /* The machine's load just before: the 1-minute load average (threads
    * runnable or running, other processes'); NAN when unknown. Above

@@ -394,5 +394,12 @@ int real_probe_initial(double floats, double *wall_s, char *err, size_t errlen);
  * per-thread schedstat). 0, or -1 with a message (no schedstat). */
 int real_probe_slice(uint32_t threads, double seconds, double *slice_s, char *err,
                      size_t errlen);
+/* How long a woken thread waits for a core that `spinners` spinning threads
+ * hold (real/preempt_probe.c): a thread woken `wakes` times from another
+ * core, on the spinners' core, into *wait_s (its mean run delay a turn),
+ * and the spinners' involuntary switches per wake-up into *preempted.
+ * Needs two cores of the process's affinity. 0, or -1 with a message. */
+int real_probe_preempt(uint32_t spinners, uint32_t wakes, double *wait_s, double *preempted,
+                       char *err, size_t errlen);
 
 #endif

@@ -5,6 +5,7 @@
  * real probe (real/probe.c) measuring something plausible and ending
  * cleanly.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "tests/unit.h"
 
 #include "experiments/experiment.h"
@@ -12,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,7 @@ typedef struct {
   double shared_key, shared_byte, share;
   double sleeps; /* sleeps the source counts per wake-up (context switches) */
   double slice;  /* the scheduler's */
+  double preempt_wait, preempt_per_thread; /* a woken thread's wait beside spinners */
   unsigned cores, calls[64];
   exp_calib_batch shape[62]; /* batch shapes seen (wobble's kinds) */
   unsigned shapes;
@@ -196,18 +199,32 @@ static int fake_slice(void *ctx, uint32_t threads, double seconds, double *slice
   return 0;
 }
 
+/* wait = preempt_wait + preempt_per_thread x (spinners - 1); the spinners
+ * switched out once a wake-up, whatever their number. */
+static int fake_preempt(void *ctx, uint32_t spinners, uint32_t wakes, double *wait_s,
+                        double *preempted, char *err, size_t errlen) {
+  (void)err;
+  (void)errlen;
+  model *m = ctx;
+  CU_ASSERT(spinners >= 1 && spinners <= 4 && wakes >= 50);
+  *wait_s = (m->preempt_wait + m->preempt_per_thread * (spinners - 1)) * wobble(m, 0);
+  *preempted = 1;
+  return 0;
+}
+
 static model machine(void) {
   return (model){.latency = 20e-6, .per_message = 3e-6, .send = 2e-6, .per_key = 0.2e-6,
                  .per_byte = 0.5e-9, .bandwidth = 1e9, .io = 1.5e-6, .send_wake = 1e-6,
                  .read_wake = 9e-6, .io_wake = 17e-6, .local_per_key = 80e-9, .speed = 2e9, .initial = 7e-9,
                  .wait = 45e-6, .sleeps = 1.5, .cores = 3, .slice = 2.5e-3,
+                 .preempt_wait = 5e-6, .preempt_per_thread = 15e-6,
                  .shared_key = 90e-9, .shared_byte = 0.1e-9, .share = 0.6};
 }
 
 static exp_calib_source source(model *m) {
   return (exp_calib_source){.ctx = m, .pulls = fake_pulls, .compute = fake_compute,
                             .initial = fake_initial, .slice = fake_slice,
-                            .cores = m->cores};
+                            .preempt = fake_preempt, .cores = m->cores};
 }
 
 static double at(const cJSON *o, const char *path) {
@@ -271,14 +288,31 @@ static void test_fit_recovers_the_model(void) {
   exp_calib_options o;
   exp_calib_options_default(&o);
   const cJSON *figs = about_item(p, "figures");
-  CU_ASSERT_EQUAL(cJSON_GetArraySize(figs), 24); /* 23 probes and the slice */
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(figs), 28); /* 23 probes, the slice, 4 preemptions */
   const cJSON *f;
   cJSON_ArrayForEach(f, figs) {
     CU_ASSERT_EQUAL(at(f, "rounds"), o.min_rounds);
     CU_ASSERT_EQUAL(at(f, "spread"), 0);
   }
   CU_ASSERT_EQUAL(cJSON_GetArraySize(about_item(p, "notes")), 0);
+  /* A woken thread's wait beside spinners: the line through the four. */
+  const cJSON *pre = about_item(p, "preemption");
+  CLOSE(at(pre, "wait_s"), m.preempt_wait);
+  CLOSE(at(pre, "per_thread_s"), m.preempt_per_thread);
+  CU_ASSERT_EQUAL(at(pre, "preempted_per_wakeup"), 1);
   cJSON_Delete(p);
+  /* Not measured on one core, nor by a source that cannot. */
+  for (int k = 0; k < 2; k++) {
+    m = machine();
+    exp_calib_source src = source(&m);
+    if (k) src.preempt = NULL;
+    else src.cores = m.cores = 1;
+    char err[256] = "";
+    p = exp_calibrate(&src, &o, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT_PTR_NULL(about_item(p, "preemption"));
+    cJSON_Delete(p);
+  }
 }
 
 /* The check predicts what the batches the fit left out measured, when they
@@ -443,8 +477,9 @@ static void test_noisy_rounds_report_their_spread(void) {
   const cJSON *f;
   cJSON_ArrayForEach(f, about_item(p, "figures")) {
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(f, "name");
-    bool slice = cJSON_IsString(name) && strcmp(name->valuestring, "slice") == 0;
-    CU_ASSERT_EQUAL(at(f, "rounds"), slice ? 5 : 8); /* the slice: its own 5 rounds */
+    bool own = cJSON_IsString(name) &&
+               (strcmp(name->valuestring, "slice") == 0 || strcmp(name->valuestring, "preempt") == 0);
+    CU_ASSERT_EQUAL(at(f, "rounds"), own ? 5 : 8); /* slice and preemption: their own 5 rounds */
     CU_ASSERT(at(f, "spread") > 0.05);
   }
   /* ... and so do the parameters fitted round by round. */
@@ -535,6 +570,21 @@ static void test_real_probe(void) {
   CU_ASSERT_EQUAL(real_probe_slice(4, 0.05, &slice, err, sizeof err), 0);
   CU_ASSERT(slice > 0 && slice <= 0.05);
   CU_ASSERT_EQUAL(real_probe_slice(0, 0.05, &slice, err, sizeof err), -1);
+  /* A woken thread beside a spinner on its core, 50 wake-ups: a wait of
+   * at least nothing, under the 10 ms they take; the spinner switched out
+   * at most once a wake-up and slice. Needs two cores, else says so. */
+  double wait = -1, preempted = -1;
+  cpu_set_t cpus;
+  bool two = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 2;
+  CU_ASSERT_EQUAL(real_probe_preempt(1, 50, &wait, &preempted, err, sizeof err), two ? 0 : -1);
+  if (two) {
+    CU_ASSERT(wait >= 0 && wait < 0.01);
+    CU_ASSERT(preempted >= 0 && preempted <= 2);
+  } else {
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "two cores"));
+  }
+  CU_ASSERT_EQUAL(real_probe_preempt(0, 50, &wait, &preempted, err, sizeof err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "spinners"));
   CU_ASSERT_EQUAL(real_probe_remote(p, 4, 3, 1, &remote, err, sizeof err), -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(err, "3 floats"));
   /* A window, two pullers, both ways: every pull answered, nodes intact. */

@@ -114,6 +114,9 @@
 #define CALIB_SLICE_S 0.1 /* seconds a slice round spins (x scale) */
 #define CALIB_SLICE_MIN_S 0.05 /* ... at least */
 #define CALIB_MIN_SHARE 0.02 /* of accesses found shared, to fit shared_* */
+#define CALIB_PREEMPT_SPINNERS 4 /* a woken thread beside 1 to this many spinners */
+#define CALIB_PREEMPT_ROUNDS 5
+#define CALIB_PREEMPT_WAKES 500 /* a round's wake-ups (x scale), 200 us apart */
 
 /* What a probe is for. */
 typedef enum {
@@ -886,6 +889,65 @@ static int measure_slice(const exp_calib_source *src, const exp_calib_options *o
   return 0;
 }
 
+/* How long a woken thread waits for a core that spinning threads hold,
+ * beside 1 to CALIB_PREEMPT_SPINNERS of them: a figure each (the median of
+ * its rounds), a line of the log each, and the least-squares line through
+ * them, wait = wait_s + per_thread_s x (spinners - 1), into *out (left NULL
+ * where the source does not measure it or has one core). What the model
+ * of a node's threads will need; the simulator does not use it yet. */
+static int measure_preempt(const exp_calib_source *src, const exp_calib_options *o,
+                           cJSON *list, cJSON **out, char *err, size_t errlen) {
+  *out = NULL;
+  if (!src->preempt || src->cores < 2) return 0;
+  enum { N = CALIB_PREEMPT_SPINNERS };
+  double wait[N], first_preempted = 0, worst = 0;
+  uint32_t wakes = (uint32_t)fmax(50, CALIB_PREEMPT_WAKES * o->scale);
+  for (uint32_t n = 1; n <= N; n++) {
+    double v[CALIB_PREEMPT_ROUNDS], p[CALIB_PREEMPT_ROUNDS];
+    for (int r = 0; r < CALIB_PREEMPT_ROUNDS; r++)
+      if (src->preempt(src->ctx, n, wakes, &v[r], &p[r], err, errlen) != 0) return -1;
+    wait[n - 1] = median_of(v, CALIB_PREEMPT_ROUNDS);
+    double preempted = median_of(p, CALIB_PREEMPT_ROUNDS), lo = v[0], hi = v[0];
+    for (int r = 1; r < CALIB_PREEMPT_ROUNDS; r++) {
+      lo = fmin(lo, v[r]);
+      hi = fmax(hi, v[r]);
+    }
+    double spread = wait[n - 1] > 0 ? (hi - lo) / 2 / wait[n - 1] : 0;
+    worst = fmax(worst, spread);
+    if (n == 1) first_preempted = preempted;
+    cJSON *fig = cJSON_CreateObject();
+    cJSON_AddStringToObject(fig, "name", "preempt");
+    cJSON_AddNumberToObject(fig, "spinners", n);
+    cJSON_AddNumberToObject(fig, "wall_s", wait[n - 1]);
+    cJSON_AddNumberToObject(fig, "preempted_per_wakeup", preempted);
+    cJSON_AddNumberToObject(fig, "spread", spread);
+    cJSON_AddNumberToObject(fig, "rounds", CALIB_PREEMPT_ROUNDS);
+    cJSON_AddItemToArray(list, fig);
+    if (o->log)
+      fprintf(o->log, "  a woken thread's wait beside %u spinning  %.3g us  spinners switched "
+              "out %.2f a wake-up  spread %5.1f%%\n", n, 1e6 * wait[n - 1], preempted,
+              100 * spread);
+  }
+  double mx = (N - 1) / 2.0, my = 0, sxy = 0, sxx = 0;
+  for (int i = 0; i < N; i++) my += wait[i] / N;
+  for (int i = 0; i < N; i++) {
+    sxy += (i - mx) * (wait[i] - my);
+    sxx += (i - mx) * (i - mx);
+  }
+  double per = sxy / sxx;
+  *out = cJSON_CreateObject();
+  cJSON_AddNumberToObject(*out, "wait_s", my - per * mx);
+  cJSON_AddNumberToObject(*out, "per_thread_s", per);
+  cJSON_AddNumberToObject(*out, "preempted_per_wakeup", first_preempted);
+  cJSON_AddNumberToObject(*out, "spread", worst);
+  cJSON_AddStringToObject(*out, "note", "how long a woken thread waits for a core that "
+                          "computing threads hold: wait_s, plus per_thread_s for each "
+                          "spinning thread past the first; measured for the model of the "
+                          "node's threads, which the simulator does not use yet: "
+                          "docs/fidelity.md, \"The node's threads on the cores\"");
+  return 0;
+}
+
 /* A machine that was not idle just before (src->load_before): every figure
  * may be off; said in the notes and the log. */
 static void note_load(const exp_calib_source *src, cJSON *notes, FILE *log) {
@@ -921,8 +983,10 @@ cJSON *exp_calibrate(const exp_calib_source *src, const exp_calib_options *o, ch
   fitted fit;
   if (!figs) snprintf(err, errlen, "out of memory");
   double slice;
+  cJSON *preemption = NULL;
   if (!figs || measure_all(src, o, figs, figures, err, errlen) != 0 ||
-      measure_slice(src, o, figures, &slice, err, errlen) != 0)
+      measure_slice(src, o, figures, &slice, err, errlen) != 0 ||
+      measure_preempt(src, o, figures, &preemption, err, errlen) != 0)
     goto done;
   view(figs, -1, src->cores, &m);
   if (!fit_model(&m, notes, &fit, err, errlen)) goto done;
@@ -937,9 +1001,13 @@ cJSON *exp_calibrate(const exp_calib_source *src, const exp_calib_options *o, ch
   cJSON *checked = check(figs, &fit, src->cores, o->log);
   profile = cJSON_CreateObject();
   about(profile, src, o, figures, parameters_json(&fit, spread), checked, notes);
+  if (preemption)
+    cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(profile, EXP_PROFILE_ABOUT),
+                          "preemption", preemption);
   profile_fill(profile, &fit, src->cores, slice);
-  figures = notes = NULL;
+  figures = notes = preemption = NULL;
 done:
+  cJSON_Delete(preemption);
   cJSON_Delete(figures);
   cJSON_Delete(notes);
   free(figs);
@@ -1005,6 +1073,12 @@ static int probe_slice(void *ctx, uint32_t threads, double seconds, double *slic
   return real_probe_slice(threads, seconds, slice_s, err, errlen);
 }
 
+static int probe_preempt(void *ctx, uint32_t spinners, uint32_t wakes, double *wait_s,
+                         double *preempted, char *err, size_t errlen) {
+  (void)ctx;
+  return real_probe_preempt(spinners, wakes, wait_s, preempted, err, errlen);
+}
+
 static uint32_t cores_here(void) {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0) return (uint32_t)CPU_COUNT(&set);
@@ -1019,7 +1093,8 @@ int exp_calib_real_source(exp_calib_source *src, char *err, size_t errlen) {
   if (!p) return -1;
   *src = (exp_calib_source){
       .ctx = p, .pulls = real_pulls, .compute = dot_compute, .initial = probe_initial,
-      .slice = probe_slice, .cores = cores_here(), .load_before = load};
+      .slice = probe_slice, .preempt = probe_preempt, .cores = cores_here(),
+      .load_before = load};
   return 0;
 }
 
