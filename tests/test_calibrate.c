@@ -295,11 +295,20 @@ static void test_fit_recovers_the_model(void) {
     CU_ASSERT_EQUAL(at(f, "spread"), 0);
   }
   CU_ASSERT_EQUAL(cJSON_GetArraySize(about_item(p, "notes")), 0);
-  /* A woken thread's wait beside spinners: the line through the four. */
+  /* A woken thread's wait beside spinners: beside one, and the slope. */
   const cJSON *pre = about_item(p, "preemption");
   CLOSE(at(pre, "wait_s"), m.preempt_wait);
   CLOSE(at(pre, "per_thread_s"), m.preempt_per_thread);
   CU_ASSERT_EQUAL(at(pre, "preempted_per_wakeup"), 1);
+  CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(pre, "note_per_thread"));
+  cJSON_Delete(p);
+  /* Waits that fall with more spinners: no negative slope, and a note. */
+  m.preempt_per_thread = -1e-6;
+  p = calibrate(&m, 0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  pre = about_item(p, "preemption");
+  CU_ASSERT_EQUAL(at(pre, "per_thread_s"), 0);
+  CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItemCaseSensitive(pre, "note_per_thread"));
   cJSON_Delete(p);
   /* Not measured on one core, nor by a source that cannot. */
   for (int k = 0; k < 2; k++) {

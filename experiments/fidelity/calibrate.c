@@ -891,8 +891,9 @@ static int measure_slice(const exp_calib_source *src, const exp_calib_options *o
 
 /* How long a woken thread waits for a core that spinning threads hold,
  * beside 1 to CALIB_PREEMPT_SPINNERS of them: a figure each (the median of
- * its rounds), a line of the log each, and the least-squares line through
- * them, wait = wait_s + per_thread_s x (spinners - 1), into *out (left NULL
+ * its rounds), a line of the log each, and wait = wait_s + per_thread_s x
+ * (spinners - 1), wait_s the wait beside one and per_thread_s the
+ * least-squares slope through it, into *out (left NULL
  * where the source does not measure it or has one core). What the model
  * of a node's threads will need; the simulator does not use it yet. */
 static int measure_preempt(const exp_calib_source *src, const exp_calib_options *o,
@@ -928,15 +929,16 @@ static int measure_preempt(const exp_calib_source *src, const exp_calib_options 
               "out %.2f a wake-up  spread %5.1f%%\n", n, 1e6 * wait[n - 1], preempted,
               100 * spread);
   }
-  double mx = (N - 1) / 2.0, my = 0, sxy = 0, sxx = 0;
-  for (int i = 0; i < N; i++) my += wait[i] / N;
-  for (int i = 0; i < N; i++) {
-    sxy += (i - mx) * (wait[i] - my);
-    sxx += (i - mx) * (i - mx);
+  /* Beside one spinner as measured; each spinner past the first, the
+   * least-squares slope through that point (0 if the waits fall). */
+  double sxy = 0, sxx = 0;
+  for (int i = 1; i < N; i++) {
+    sxy += i * (wait[i] - wait[0]);
+    sxx += i * i;
   }
-  double per = sxy / sxx;
+  double per = fmax(0, sxy / sxx);
   *out = cJSON_CreateObject();
-  cJSON_AddNumberToObject(*out, "wait_s", my - per * mx);
+  cJSON_AddNumberToObject(*out, "wait_s", wait[0]);
   cJSON_AddNumberToObject(*out, "per_thread_s", per);
   cJSON_AddNumberToObject(*out, "preempted_per_wakeup", first_preempted);
   cJSON_AddNumberToObject(*out, "spread", worst);
@@ -945,6 +947,9 @@ static int measure_preempt(const exp_calib_source *src, const exp_calib_options 
                           "spinning thread past the first; measured for the model of the "
                           "node's threads, which the simulator does not use yet: "
                           "docs/fidelity.md, \"The node's threads on the cores\"");
+  if (!(sxy > 0))
+    cJSON_AddStringToObject(*out, "note_per_thread", "the waits did not grow with the "
+                            "spinners: per_thread_s set to 0");
   return 0;
 }
 
