@@ -704,7 +704,7 @@ int real_probe_initial(double floats, double *wall_s, char *err, size_t errlen) 
  * reading its schedstat (time on a core, scheduled-in count) at both ends. */
 typedef struct {
   pthread_t thread;
-  atomic_int *go;
+  atomic_int *ready, *go;
   double until;        /* CLOCK_MONOTONIC seconds */
   double run_ns, ins;  /* what it ran between the two readings, and in how many turns */
   bool ok;
@@ -721,6 +721,7 @@ static bool read_schedstat(double *run_ns, double *ins) {
 
 static void *slicer_main(void *arg) {
   slicer *s = arg;
+  atomic_fetch_add(s->ready, 1);
   while (!atomic_load_explicit(s->go, memory_order_acquire)) continue;
   double run0, in0, run1, in1;
   bool ok = read_schedstat(&run0, &in0);
@@ -740,13 +741,17 @@ int real_probe_slice(uint32_t threads, double seconds, double *slice_s, char *er
     return -1;
   }
   slicer sl[REAL_PROBE_MAX_SPINNERS];
-  atomic_int go;
+  atomic_int ready, go;
+  atomic_init(&ready, 0);
   atomic_init(&go, 0);
   uint32_t made = 0;
   for (; made < threads; made++) {
-    sl[made] = (slicer){.go = &go};
+    sl[made] = (slicer){.ready = &ready, .go = &go};
     if (pthread_create(&sl[made].thread, NULL, slicer_main, &sl[made]) != 0) break;
   }
+  /* The clock starts once every thread runs: on a loaded machine a thread
+   * may start late, and one that started after the end would count no turn. */
+  while (atomic_load(&ready) < (int)made) continue;
   double until = cpu_clock(CLOCK_MONOTONIC) + seconds;
   for (uint32_t i = 0; i < made; i++) sl[i].until = until;
   atomic_store_explicit(&go, 1, memory_order_release);
