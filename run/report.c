@@ -148,7 +148,6 @@ static bool append(cJSON *list, double v) {
   return false;
 }
 
-/* counts[n] as a list named `name` of o. */
 void run_thread_sched_add(run_thread_sched *sum, const run_thread_sched *x) {
   sum->turns += x->turns;
   sum->ran_s += x->ran_s;
@@ -161,6 +160,7 @@ static bool put_sched(cJSON *o, const char *name, const run_thread_sched *t) {
   return a && append(a, t->turns) && append(a, t->ran_s) && append(a, t->wait_s);
 }
 
+/* counts[n] as a list named `name` of o. */
 static bool put_counts(cJSON *o, const char *name, const uint64_t *counts, int n) {
   cJSON *list = cJSON_AddArrayToObject(o, name);
   bool ok = list != NULL;
