@@ -888,8 +888,9 @@ static const run_metric table[] = {
      v_worker_turn, NULL, NULL},
     {"worker_run_wait_s", "s", "workers' wait for a core",
      "Seconds the workers' threads waited runnable for a core each turn: after a wake-up, "
-     "or put back in the queue while computing. With `worker_turn_s`, how much of a "
-     "worker's time outside `op_wait_s` is the other threads of its machine. Real backend: "
+     "or put back in the queue while computing (a wait after a wake-up for an operation "
+     "is also in `op_wait_s`): how much of a worker's time its machine's other threads "
+     "take. Real backend: "
      "schedstat's run delay. Simulator: the run queue's wait.",
      "when measured (real: schedstat readable; simulator: run queue)", MEAN, false, 0,
      v_worker_run_wait, NULL, NULL},
