@@ -92,6 +92,9 @@ int exp_mkdir_p(const char *dir, char *err, size_t errlen);
 /* Writes through "<path>.tmp" renamed over path. 0, or -1 with a message. */
 int exp_write_file_atomic(const char *path, const char *data, size_t len,
                           char *err, size_t errlen);
+/* json printed (formatted or on one line) with a closing newline, its
+ * length without the terminating NUL in *len; NULL out of memory. */
+char *exp_json_text_nl(const cJSON *json, bool formatted, size_t *len);
 /* json, printed with a closing newline, through exp_write_file_atomic. 0,
  * or -1 with a message. */
 int exp_write_json_atomic(const char *path, const cJSON *json, char *err, size_t errlen);

@@ -124,17 +124,27 @@ char *exp_join_path(const char *dir, const char *name) {
   return p;
 }
 
-int exp_write_json_atomic(const char *path, const cJSON *json, char *err, size_t errlen) {
-  char *text = cJSON_Print(json);
-  size_t len = text ? strlen(text) : 0;
-  char *file = text ? realloc(text, len + 2) : NULL;
-  if (!file) {
+char *exp_json_text_nl(const cJSON *json, bool formatted, size_t *len) {
+  char *text = formatted ? cJSON_Print(json) : cJSON_PrintUnformatted(json);
+  size_t n = text ? strlen(text) : 0;
+  char *out = text ? realloc(text, n + 2) : NULL;
+  if (!out) {
     free(text);
+    return NULL;
+  }
+  memcpy(out + n, "\n", 2);
+  *len = n + 1;
+  return out;
+}
+
+int exp_write_json_atomic(const char *path, const cJSON *json, char *err, size_t errlen) {
+  size_t len;
+  char *file = exp_json_text_nl(json, true, &len);
+  if (!file) {
     snprintf(err, errlen, "out of memory");
     return -1;
   }
-  memcpy(file + len, "\n", 2);
-  int rc = exp_write_file_atomic(path, file, len + 1, err, errlen);
+  int rc = exp_write_file_atomic(path, file, len, err, errlen);
   free(file);
   return rc;
 }

@@ -110,17 +110,13 @@ static size_t write_line(int fd, const char *text, size_t len, int *why) {
 }
 
 int exp_jsonl_append_fd(int fd, const cJSON *record, char *err, size_t errlen) {
-  char *text = cJSON_PrintUnformatted(record);
-  size_t len = text ? strlen(text) : 0;
-  char *line = text ? realloc(text, len + 2) : NULL;
+  size_t len;
+  char *line = exp_json_text_nl(record, false, &len);
   if (!line) {
-    free(text);
     snprintf(err, errlen, "out of memory");
     errno = ENOMEM;
     return -1;
   }
-  line[len++] = '\n';
-  line[len] = '\0';
   off_t end = lseek(fd, 0, SEEK_END); /* where the last whole line ends */
   if (end < 0) {
     int why = errno;
