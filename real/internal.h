@@ -271,8 +271,12 @@ struct real_node {
    * whoever reads the ROUTER, read by the receiver's liveness check. */
   _Atomic double *heard;
   /* By peer, under lead_lock: a monitor event that fails the node, kept
-   * until the ROUTER has been read (receiver.c); events_pending: any. */
+   * until a read of the ROUTER that began after it (receiver.c), and its
+   * number among those kept (events_kept counts them); events_pending:
+   * any kept. */
   int *lost_event;
+  uint64_t *lost_seq;
+  _Atomic uint64_t events_kept;
   atomic_bool events_pending;
   /* The last read of the ROUTER found it empty: its reader (whoever holds
    * it) goes on to wait in zmq_poll, so the next read that finds a data
@@ -392,8 +396,16 @@ void real_receiver_stop(real_node *n);
  * The first read with a data message after one that found the ROUTER empty
  * counts a wake-up of the node's handling thread. */
 bool real_drain_router(real_node *n);
-/* After a read of the ROUTER: handles the monitor events kept until then. */
-void real_handle_kept_events(real_node *n);
+/* Reads the ROUTER as real_drain_router does, and once it is empty handles
+ * the monitor events kept before the read began, after what their peers
+ * sent before they went; whether it is empty. The caller holds it. */
+bool real_read_router(real_node *n);
+/* The receiver keeps a monitor event that fails the node (peer p) for the
+ * next real_read_router; real_events_mark numbers the events kept so far,
+ * and real_handle_kept_events handles those up to that number. */
+void real_keep_event(real_node *n, uint32_t p, int event);
+uint64_t real_events_mark(real_node *n);
+void real_handle_kept_events(real_node *n, uint64_t mark);
 
 /* leader.c: who reads the ROUTER. */
 /* Makes the lead state (node_alloc, after real_throttle_init); 0 or -1. */

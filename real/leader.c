@@ -72,8 +72,10 @@ int real_lead_init(real_node *n) {
   n->heard = calloc(n->size, sizeof *n->heard);
   n->lead_wants = calloc(n->workers ? n->workers : 1, sizeof *n->lead_wants);
   n->lost_event = calloc(n->size, sizeof *n->lost_event);
+  n->lost_seq = calloc(n->size, sizeof *n->lost_seq);
+  atomic_init(&n->events_kept, 0);
   atomic_init(&n->events_pending, false);
-  if (!n->heard || !n->lead_wants || !n->lost_event) return -1;
+  if (!n->heard || !n->lead_wants || !n->lost_event || !n->lost_seq) return -1;
   for (uint32_t p = 0; p < n->size; p++) atomic_init(&n->heard[p], 0.0);
   n->nudge_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   n->lead_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -90,6 +92,7 @@ void real_lead_free(real_node *n) {
   free(n->heard);
   free(n->lead_wants);
   free(n->lost_event);
+  free(n->lost_seq);
   pthread_mutex_destroy(&n->lead_lock);
 }
 
@@ -252,12 +255,10 @@ static bool lead_until(real_node *n, ps_worker *w, ps_ticket t, wait_clock *c,
     }
     bool woken = items[1].revents & ZMQ_POLLIN;
     if (woken) real_fd_clear(n->lead_fd);
-    /* Woken: also to read what came before a monitor event (receiver.c). */
-    if (woken || (items[0].revents & ZMQ_POLLIN)) *empty = real_drain_router(n);
-    real_handle_kept_events(n);
+    /* Woken: also to read past a monitor event, and handle it (receiver.c). */
+    if (woken || (items[0].revents & ZMQ_POLLIN)) *empty = real_read_router(n);
   }
-  if (!*empty) *empty = real_drain_router(n); /* to park it, it must be empty */
-  real_handle_kept_events(n);
+  if (!*empty) *empty = real_read_router(n); /* to park it, it must be empty */
   real_leading = false;
   return done;
 }

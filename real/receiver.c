@@ -17,7 +17,7 @@
  * Monitor events: a handshake marks a link up (the start barrier waits for
  * all); a disconnect or a failed handshake fails the node, naming the peer,
  * unless the node is closing, when peers leaving is expected, but only after
- * the ROUTER has been read (keep_event, below).
+ * the ROUTER has been read past it (real_keep_event, below).
  *
  * Liveness: a peer that stops answering but keeps its connections open (a
  * stopped or hung process) closes nothing, and ZeroMQ's heartbeats (set by
@@ -216,27 +216,49 @@ static void handle_event(real_node *n, uint32_t p, int event) {
 }
 
 /* A disconnect or a failed handshake fails the node, but only once the
- * ROUTER has been read up to now: a peer that saw another fail sends rank 0
- * an ABORT naming it and exits, and rank 0 must report the first failure
- * (the ABORT), not the exit it caused. The receiver read the ROUTER before
- * the monitors when it alone read it; now the event is kept, and whoever
- * reads the ROUTER next handles it after the read. */
-static void keep_event(real_node *n, uint32_t p, int event) {
+ * ROUTER has been read past it: a peer that saw another fail sends rank 0
+ * an ABORT naming it and exits (rank 0 sends it on to the others before it
+ * exits), and a node must report the first failure (the ABORT), not the
+ * exit it caused. A peer's frames come before its disconnect, so a read
+ * that began after the event was kept and read the ROUTER until empty has
+ * handled them: only then is the event handled. Whoever reads the ROUTER
+ * next (the receiver, or a worker that leads, whom the receiver wakes)
+ * does it after its read; an event kept while a read was under way waits
+ * for the next. Events are numbered as they are kept (events_kept), and a
+ * read notes the number before it begins (real_events_mark). */
+void real_keep_event(real_node *n, uint32_t p, int event) {
   pthread_mutex_lock(&n->lead_lock);
   n->lost_event[p] = event;
+  n->lost_seq[p] = atomic_fetch_add(&n->events_kept, 1) + 1;
   atomic_store(&n->events_pending, true);
   pthread_mutex_unlock(&n->lead_lock);
 }
 
-void real_handle_kept_events(real_node *n) {
+uint64_t real_events_mark(real_node *n) { return atomic_load(&n->events_kept); }
+
+void real_handle_kept_events(real_node *n, uint64_t mark) {
   if (!atomic_exchange(&n->events_pending, false)) return;
-  for (uint32_t p = 0; p < n->size; p++) { /* one kept later sets it again */
+  bool left = false; /* kept after mark: for the next read */
+  for (uint32_t p = 0; p < n->size; p++) {
     pthread_mutex_lock(&n->lead_lock);
     int event = n->lost_event[p];
-    n->lost_event[p] = 0;
+    if (event && n->lost_seq[p] > mark) {
+      left = true;
+      event = 0;
+    } else {
+      n->lost_event[p] = 0;
+    }
     pthread_mutex_unlock(&n->lead_lock);
     if (event) handle_event(n, p, event);
   }
+  if (left) atomic_store(&n->events_pending, true); /* one kept meanwhile set it too */
+}
+
+bool real_read_router(real_node *n) {
+  uint64_t mark = real_events_mark(n);
+  bool empty = real_drain_router(n);
+  if (empty) real_handle_kept_events(n, mark);
+  return empty;
 }
 
 /* ---------------------------------------------------------------- timers */
@@ -339,9 +361,8 @@ static int poll_set_make(real_node *n, poll_set *ps) {
  * receiver must read on (it stopped at a batch's end). */
 static bool read_router(real_node *n) {
   if (!real_lead_receiver_take(n)) return false;
-  bool empty = real_drain_router(n);
+  bool empty = real_read_router(n);
   real_lead_receiver_done(n, empty);
-  real_handle_kept_events(n);
   return !empty;
 }
 
@@ -380,7 +401,7 @@ static void *receiver_main(void *arg) {
         if (ev == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
           handle_event(n, p, ev);
         } else {
-          keep_event(n, p, ev);
+          real_keep_event(n, p, ev);
           kept = true;
         }
       }

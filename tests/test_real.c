@@ -2842,9 +2842,63 @@ static void test_lead_release_hands_on_a_late_router(void) {
   lead_node_free(&n);
 }
 
+/* A peer's disconnect is handled only after a read of the ROUTER that
+ * began after the event was kept: what the peer sent before it went (rank
+ * 0's ABORT naming the node that failed first) comes before its
+ * disconnect, and must be what the node reports. An event kept while a
+ * read was under way waits for the next read. */
+static void test_lost_peer_waits_for_a_later_read(void) {
+  real_waiter waiters[1];
+  real_node n;
+  lead_node(&n, waiters, 1);
+  real_peer peers[3];
+  memset(peers, 0, sizeof peers);
+  for (int p = 0; p < 3; p++) snprintf(peers[p].endpoint, sizeof peers[p].endpoint,
+                                       "tcp://127.0.0.1:%d", 4000 + p);
+  n.size = 3;
+  n.rank = 1;
+  n.peers = peers;
+  free(n.lost_event); /* lead_node made them for 1 node */
+  free(n.lost_seq);
+  n.lost_event = calloc(3, sizeof *n.lost_event);
+  n.lost_seq = calloc(3, sizeof *n.lost_seq);
+  pthread_mutex_init(&n.lock, NULL);
+  pthread_cond_init(&n.cond, NULL);
+  pthread_mutex_init(&n.core_mutex, NULL);
+
+  uint64_t read_began = real_events_mark(&n); /* a read is under way ... */
+  real_keep_event(&n, 0, ZMQ_EVENT_DISCONNECTED); /* ... when rank 0 goes */
+  real_handle_kept_events(&n, read_began);        /* that read ends */
+  CU_ASSERT_FALSE(real_node_failed(&n, NULL, 0));
+  CU_ASSERT_TRUE(atomic_load(&n.events_pending));
+
+  uint64_t next = real_events_mark(&n); /* the next read finds the ABORT */
+  real_fail(&n, "node 0: lost node 2");
+  real_handle_kept_events(&n, next);
+  char err[REAL_ERROR_MAX];
+  CU_ASSERT_TRUE(real_node_failed(&n, err, sizeof err));
+  CU_ASSERT_STRING_EQUAL(err, "node 0: lost node 2");
+  CU_ASSERT_FALSE(atomic_load(&n.events_pending));
+  CU_ASSERT_EQUAL(n.lost_event[0], 0);
+
+  /* Without the ABORT, the event after the next read names the peer. */
+  atomic_store(&n.failed, false);
+  real_keep_event(&n, 2, ZMQ_EVENT_DISCONNECTED);
+  real_handle_kept_events(&n, real_events_mark(&n));
+  CU_ASSERT_TRUE(real_node_failed(&n, err, sizeof err));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "lost node 2 at tcp://127.0.0.1:4002"));
+
+  pthread_mutex_destroy(&n.lock);
+  pthread_cond_destroy(&n.cond);
+  pthread_mutex_destroy(&n.core_mutex);
+  lead_node_free(&n);
+}
+
 PSLAB_SUITE("real",
             {"the lead's release hands on a ROUTER that came late",
              test_lead_release_hands_on_a_late_router},
+            {"a lost peer waits for a read of the ROUTER that began after it",
+             test_lost_peer_waits_for_a_later_read},
             {"guarantees with processes: static", test_guarantees_static},
             {"guarantees with processes: relocate", test_guarantees_relocate},
             {"guarantees with processes: every other policy",
