@@ -47,6 +47,33 @@ static bool before(const sim_thread *a, const sim_thread *b) {
   return a->vruntime < b->vruntime || (a->vruntime == b->vruntime && a->seq < b->seq);
 }
 
+/* The heap keeps each thread's place in it (heap_at), so that a thread
+ * that stops waiting (it preempts a running one) can leave it. */
+static void heap_put(sim_cores *m, size_t i, sim_thread *t) {
+  m->heap[i] = t;
+  t->heap_at = i;
+}
+
+static void sift_up(sim_cores *m, size_t i, sim_thread *t) {
+  while (i > 0 && before(t, m->heap[(i - 1) / 2])) {
+    heap_put(m, i, m->heap[(i - 1) / 2]);
+    i = (i - 1) / 2;
+  }
+  heap_put(m, i, t);
+}
+
+static void sift_down(sim_cores *m, size_t i, sim_thread *t) {
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= m->count) break;
+    if (c + 1 < m->count && before(m->heap[c + 1], m->heap[c])) c++;
+    if (!before(m->heap[c], t)) break;
+    heap_put(m, i, m->heap[c]);
+    i = c;
+  }
+  heap_put(m, i, t);
+}
+
 static int queue_push(sim_cores *m, sim_thread *t) {
   if (m->count == m->cap) {
     size_t cap = m->cap ? 2 * m->cap : 16;
@@ -55,32 +82,105 @@ static int queue_push(sim_cores *m, sim_thread *t) {
     m->heap = heap;
     m->cap = cap;
   }
-  size_t i = m->count++;
-  while (i > 0 && before(t, m->heap[(i - 1) / 2])) {
-    m->heap[i] = m->heap[(i - 1) / 2];
-    i = (i - 1) / 2;
-  }
-  m->heap[i] = t;
+  sift_up(m, m->count++, t);
   return 0;
 }
 
+/* Takes t out of the queue, wherever it is in it. */
+static void queue_remove(sim_cores *m, sim_thread *t) {
+  size_t i = t->heap_at;
+  sim_thread *last = m->heap[--m->count];
+  t->heap_at = SIZE_MAX;
+  if (last == t) return;
+  if (i > 0 && before(last, m->heap[(i - 1) / 2])) sift_up(m, i, last);
+  else sift_down(m, i, last);
+}
+
 static sim_thread *queue_pop(sim_cores *m) {
-  sim_thread *top = m->heap[0], *last = m->heap[--m->count];
-  size_t i = 0;
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= m->count) break;
-    if (c + 1 < m->count && before(m->heap[c + 1], m->heap[c])) c++;
-    if (!before(m->heap[c], last)) break;
-    m->heap[i] = m->heap[c];
-    i = c;
-  }
-  if (m->count) m->heap[i] = last;
+  sim_thread *top = m->heap[0];
+  queue_remove(m, top);
   return top;
 }
 
-/* t gets a core of its machine: a free one, or its turn in the queue. */
-static void take_core(const sim_state *run, sim_thread *t) {
+static void running_add(sim_cores *m, sim_thread *t) { m->running[m->n_running++] = t; }
+
+static void running_remove(sim_cores *m, sim_thread *t) {
+  for (uint32_t i = 0; i < m->n_running; i++)
+    if (m->running[i] == t) {
+      m->running[i] = m->running[--m->n_running];
+      return;
+    }
+}
+
+/* t's turn on a core begins (its wait in the queue, if any, ends). */
+static void turn_begins(sim_cores *m, sim_thread *t, double asked) {
+  double least = t->vruntime;
+  if (m->count && m->heap[0]->vruntime < least) least = m->heap[0]->vruntime;
+  if (least > m->min_vruntime) m->min_vruntime = least;
+  t->holding = true;
+  t->slice_used = 0;
+  t->turns++;
+  t->wait_s += simgrid_get_clock() - asked;
+  running_add(m, t);
+}
+
+/* The running thread a woken thread t preempts: one that executes now and
+ * has run more than t (a fair scheduler preempts for a thread that is
+ * behind), the one that has run most (then the latest queued); or NULL. */
+static sim_thread *victim(const sim_cores *m, const sim_thread *t) {
+  sim_thread *v = NULL;
+  double now = simgrid_get_clock(), most = 0;
+  for (uint32_t i = 0; i < m->n_running; i++) {
+    sim_thread *r = m->running[i];
+    if (!r->executing) continue;
+    double ran = r->vruntime + (now - r->exec_since); /* its execution so far included */
+    if (!(ran > t->vruntime)) continue;
+    if (!v || ran > most || (ran == most && r->seq > v->seq)) {
+      v = r;
+      most = ran;
+    }
+  }
+  return v;
+}
+
+/* The time v ran of its execution so far counts now (its vruntime places
+ * it in the queue). */
+static void credit_run(sim_thread *v) {
+  double part = simgrid_get_clock() - v->exec_since;
+  v->vruntime += part;
+  v->ran_s += part;
+  v->slice_used += part;
+  v->credited += part;
+}
+
+/* A woken thread t, queued: it waits for a core to be given up, or, once
+ * it has waited as long as the kernel lets a woken thread wait beside the
+ * threads per core that run or wait there, it takes the core of a thread
+ * that computes, which is suspended (its execution with it) and queued
+ * until a core is given up to it. */
+static void wait_or_preempt(const sim_state *run, sim_cores *m, sim_thread *t) {
+  double per_core = (double)(m->n_running + m->count - 1) / run->machine_cores;
+  double wait = run->preempt_wait_s + run->preempt_per_thread_s * fmax(0, per_core - 1);
+  if (sg_sem_acquire_timeout(t->turn, wait) == 0) return; /* given a core meanwhile */
+  sim_thread *v = t->heap_at == SIZE_MAX ? NULL : victim(m, t);
+  if (!v) { /* popped as the wait ended, or nobody to preempt: wait on */
+    sg_sem_acquire(t->turn);
+    return;
+  }
+  queue_remove(m, t);
+  running_remove(m, v);
+  credit_run(v);
+  v->holding = false;
+  v->preempted = true;
+  v->queued_at = simgrid_get_clock();
+  v->seq = m->seq++;
+  if (queue_push(m, v) != 0) abort(); /* out of memory mid-simulation */
+  sg_actor_suspend(v->actor);
+}
+
+/* t gets a core of its machine: a free one, or its turn in the queue (a
+ * thread that wakes may preempt, above). */
+static void take_core(const sim_state *run, sim_thread *t, bool woken) {
   sim_cores *m = &run->cores[t->machine];
   double asked = simgrid_get_clock();
   double floor = m->min_vruntime - run->slice;
@@ -91,43 +191,58 @@ static void take_core(const sim_state *run, sim_thread *t) {
     if (!t->turn) t->turn = sg_sem_init(0);
     t->seq = m->seq++;
     if (queue_push(m, t) != 0) abort(); /* out of memory mid-simulation */
-    sg_sem_acquire(t->turn); /* the thread that gave its core up passed it on */
+    if (woken && run->preempt) wait_or_preempt(run, m, t);
+    else sg_sem_acquire(t->turn); /* the thread that gave its core up passed it on */
   }
-  double least = t->vruntime;
-  if (m->count && m->heap[0]->vruntime < least) least = m->heap[0]->vruntime;
-  if (least > m->min_vruntime) m->min_vruntime = least;
-  t->holding = true;
-  t->slice_used = 0;
-  t->turns++;
-  t->wait_s += simgrid_get_clock() - asked;
+  turn_begins(m, t, asked);
 }
 
-/* t gives its core up: to the first thread in the queue, else it is free. */
+/* t gives its core up: to the first thread in the queue (a preempted one
+ * is resumed), else it is free. */
 static void give_core(const sim_state *run, sim_thread *t) {
   sim_cores *m = &run->cores[t->machine];
   t->holding = false;
-  if (m->count) sg_sem_release(queue_pop(m)->turn);
-  else m->free++;
+  running_remove(m, t);
+  if (!m->count) {
+    m->free++;
+    return;
+  }
+  sim_thread *next = queue_pop(m);
+  if (!next->preempted) {
+    sg_sem_release(next->turn);
+    return;
+  }
+  next->preempted = false;
+  turn_begins(m, next, next->queued_at);
+  next->exec_since = simgrid_get_clock();
+  sg_actor_resume(next->actor);
 }
 
 void sim_cpu_run(const sim_state *run, sim_thread *t, uint32_t machine, double seconds) {
   t->machine = machine;
-  if (!t->holding) take_core(run, t);
+  if (!t->holding) take_core(run, t, true);
   sim_cores *m = &run->cores[machine];
   while (seconds > 0) {
     double chunk = fmin(seconds, run->slice - t->slice_used);
     if (chunk < SIM_SLICE_EPS) chunk = seconds;
-    run->executing[machine]++;
-    sg_actor_execute(chunk * run->core_speed);
-    run->executing[machine]--;
-    t->vruntime += chunk;
-    t->ran_s += chunk;
-    t->slice_used += chunk;
+    t->actor = sg_actor_self();
+    t->executing = true;
+    t->exec_since = simgrid_get_clock();
+    t->credited = 0;
+    sg_actor_execute(chunk * run->core_speed); /* preempted: suspended meanwhile */
+    t->executing = false;
+    /* Preempted as its execution ended (SimGrid lets an actor whose
+     * execution is over run on though suspended): it waits for its turn. */
+    while (t->preempted) sg_actor_suspend(sg_actor_self());
+    double rest = chunk - t->credited; /* what a preemption did not count yet */
+    t->vruntime += rest;
+    t->ran_s += rest;
+    t->slice_used += rest;
     seconds -= chunk;
     if (t->slice_used < run->slice - SIM_SLICE_EPS) continue;
     if (m->count) { /* its slice is over and another waits: its turn again */
       give_core(run, t);
-      take_core(run, t);
+      take_core(run, t, false);
     } else {
       t->slice_used = 0;
     }
@@ -158,13 +273,20 @@ void sim_cpu_block_self(const sim_state *run) {
 int sim_cores_init(sim_state *run, uint32_t machines) {
   run->cores = calloc(machines, sizeof *run->cores);
   if (!run->cores) return -1;
-  for (uint32_t i = 0; i < machines; i++) run->cores[i].free = run->machine_cores;
+  for (uint32_t i = 0; i < machines; i++) {
+    run->cores[i].free = run->machine_cores;
+    run->cores[i].running = calloc(run->machine_cores, sizeof *run->cores[i].running);
+    if (!run->cores[i].running) return -1;
+  }
   run->n_cores = machines;
   return 0;
 }
 
 void sim_cores_free(sim_state *run) {
-  for (uint32_t i = 0; run->cores && i < run->n_cores; i++) free(run->cores[i].heap);
+  for (uint32_t i = 0; run->cores && i < run->n_cores; i++) {
+    free(run->cores[i].heap);
+    free(run->cores[i].running);
+  }
   free(run->cores);
   run->cores = NULL;
 }

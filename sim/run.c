@@ -280,6 +280,9 @@ static int run_init(sim_setup *s) {
   if (!run->nodes || !run->workers || !run->cpu_s || (run->shared_cores && !run->executing))
     return fail(s, "sim_run: out of memory");
   run->slice = c->machines.slice > 0 ? c->machines.slice : SIM_SLICE_DEFAULT;
+  run->preempt = c->machines.preempt;
+  run->preempt_wait_s = c->machines.preempt_wait_s;
+  run->preempt_per_thread_s = c->machines.preempt_per_thread_s;
   run->timeout_s = c->timeout_s > 0 ? c->timeout_s : SIM_TIMEOUT_DEFAULT;
   if (run->shared_cores && c->machines.scheduler == SIM_SCHED_RUN_QUEUE &&
       sim_cores_init(run, c->machines.count) != 0)

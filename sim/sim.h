@@ -122,6 +122,13 @@ typedef struct {
   /* Run queue: how long a thread runs on while another waits for its core
    * (seconds; `pslab calibrate` measures it; 0: SIM_SLICE_DEFAULT). */
   double slice;
+  /* Run queue: whether a woken thread takes a core from a computing one
+   * (sim/cores.c), as the kernel's wake-up preemption does, after waiting
+   * preempt_wait_s plus preempt_per_thread_s for each thread per core past
+   * the first that runs or waits there (`pslab calibrate` measures both);
+   * false: it waits until a core is given up. */
+  bool preempt;
+  double preempt_wait_s, preempt_per_thread_s;
   /* Where a node's I/O thread reads a message from another node (sim/
    * io_thread.c): beside its way (false, the default: the work is charged
    * on the machine's cores and the server may handle the message before

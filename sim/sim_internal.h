@@ -88,6 +88,18 @@ typedef struct sim_thread {
   uint32_t machine;
   uint64_t seq;      /* its place among equals in the run queue */
   sg_sem_t turn;     /* it waits here for its turn (made when first needed) */
+  /* Wake-up preemption (cores.c): the actor that last executed as this
+   * thread and whether it executes now (only such a thread is preempted:
+   * its execution is suspended with its actor), whether it was preempted
+   * and waits in the queue to be resumed, since when it waits there, and
+   * its place in the queue's heap (SIZE_MAX: not queued). */
+  sg_actor_t actor;
+  bool executing, preempted;
+  double queued_at;
+  size_t heap_at;
+  /* Its execution under way: since when it runs (again), and what of it
+   * was already counted as run when it was preempted. */
+  double exec_since, credited;
   /* What the node's report says of it (run_thread_sched): the turns it got
    * on a core, the seconds it ran and those it waited in the run queue. */
   double turns, ran_s, wait_s;
@@ -98,6 +110,8 @@ typedef struct {
   uint32_t free;       /* cores no thread holds */
   sim_thread **heap;   /* the run queue: least vruntime, then seq, first */
   size_t count, cap;
+  sim_thread **running; /* the threads that hold a core (n_running of them) */
+  uint32_t n_running;
   double min_vruntime; /* of the threads running and waiting; never moves back */
   uint64_t seq;
 } sim_cores;
@@ -268,6 +282,9 @@ struct sim_state {
   sim_cores *cores;
   uint32_t n_cores;
   double slice;
+  /* cluster.machines.preempt, preempt_wait_s, preempt_per_thread_s. */
+  bool preempt;
+  double preempt_wait_s, preempt_per_thread_s;
   sim_worker *workers;
   uint32_t num_workers;
   /* Envelope pool. */

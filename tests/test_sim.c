@@ -1657,6 +1657,95 @@ static void test_run_queue_wait_after_a_yield(void) {
   cJSON_Delete(r);
 }
 
+/* Wake-up preemption (cluster.machines.preempt), on one core, slice 10 ms.
+ * A computes 5 ms from 0; B wakes at 1 ms for 0.1 ms; with `third`, C
+ * comes at 0.5 ms for 2 ms. Without preemption B waits for A's end (B ends
+ * at 5.1 ms). With it (wait 20 us, 30 us per thread per core past the
+ * first), B takes A's core at 1.02 ms and ends at 1.12, and A, resumed,
+ * ends at 5.1 ms, after two turns and 0.1 ms in the queue. With C: C takes
+ * A's core at 0.52 ms (beside A alone: 20 us); B, beside C and the
+ * preempted A (two threads for the core), waits 50 us and takes C's at
+ * 1.05 ms, ends at 1.15; then A (0.52 ms run, C 0.53) resumes, ends at
+ * 5.63 ms, and C at 7.1. */
+typedef struct {
+  sim_state run;
+  sim_thread a, b, c;
+  double a_end, b_end, c_end;
+} preempt_case;
+
+static preempt_case *preempting;
+/* 0: none; 1: preemption; 2: preemption and C; 3: preemption as A's
+ * execution ends (1.02 ms): A goes on only once B has run, and ends at
+ * 1.12 ms as B does. */
+static int preempt_variant;
+
+static void preempt_a(int argc, char **argv) {
+  (void)argc, (void)argv;
+  sim_cpu_run(&preempting->run, &preempting->a, 0, preempt_variant == 3 ? 1.02e-3 : 5e-3);
+  preempting->a_end = simgrid_get_clock();
+  sim_cpu_block(&preempting->run, &preempting->a);
+}
+
+static void preempt_b(int argc, char **argv) {
+  (void)argc, (void)argv;
+  sg_actor_sleep_for(1e-3);
+  sim_cpu_run(&preempting->run, &preempting->b, 0, 0.1e-3);
+  preempting->b_end = simgrid_get_clock();
+  sim_cpu_block(&preempting->run, &preempting->b);
+}
+
+static void preempt_c(int argc, char **argv) {
+  (void)argc, (void)argv;
+  sg_actor_sleep_for(0.5e-3);
+  sim_cpu_run(&preempting->run, &preempting->c, 0, 2e-3);
+  preempting->c_end = simgrid_get_clock();
+  sim_cpu_block(&preempting->run, &preempting->c);
+}
+
+static char *preempt_child(void *ctx) {
+  (void)ctx;
+  if (!simgrid_with_nodes(1)) return NULL;
+  static preempt_case h;
+  static uint32_t executing;
+  h.run.slice = 10e-3;
+  h.run.machine_cores = 1;
+  h.run.executing = &executing;
+  h.run.preempt = preempt_variant > 0;
+  h.run.preempt_wait_s = 20e-6;
+  h.run.preempt_per_thread_s = 30e-6;
+  if (sim_cores_init(&h.run, 1) != 0) return NULL;
+  preempting = &h;
+  sg_host_t host = sg_host_by_name("node-0");
+  h.run.core_speed = sg_host_get_speed(host);
+  sg_actor_create("a", host, preempt_a, 0, NULL);
+  sg_actor_create("b", host, preempt_b, 0, NULL);
+  if (preempt_variant == 2) sg_actor_create("c", host, preempt_c, 0, NULL);
+  simgrid_run();
+  char *out = malloc(256);
+  snprintf(out, 256, "{\"a\":%.17g,\"b\":%.17g,\"c\":%.17g,\"a_turns\":%g,\"a_wait\":%.17g,"
+           "\"b_wait\":%.17g}", h.a_end, h.b_end, h.c_end, h.a.turns, h.a.wait_s, h.b.wait_s);
+  return out;
+}
+
+static void test_run_queue_preempts_for_a_woken_thread(void) {
+  const double expect[4][3] = {
+      {5e-3, 5.1e-3, 0}, {5.1e-3, 1.12e-3, 0}, {5.63e-3, 1.15e-3, 7.1e-3}, {1.12e-3, 1.12e-3, 0}};
+  for (preempt_variant = 0; preempt_variant < 4; preempt_variant++) {
+    cJSON *r = child_report(preempt_child);
+    if (!r) return;
+    const double *e = expect[preempt_variant];
+    CU_ASSERT_DOUBLE_EQUAL(num(r, "a"), e[0], 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(num(r, "b"), e[1], 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(num(r, "c"), e[2], 1e-12);
+    if (preempt_variant == 1) {
+      CU_ASSERT_EQUAL(num(r, "a_turns"), 2);
+      CU_ASSERT_DOUBLE_EQUAL(num(r, "a_wait"), 0.1e-3, 1e-12);
+      CU_ASSERT_DOUBLE_EQUAL(num(r, "b_wait"), 20e-6, 1e-12);
+    }
+    cJSON_Delete(r);
+  }
+}
+
 /* ----------------------------------------------------------- stragglers */
 
 /* The compute case (2 nodes x 40 steps of 5 Mflop at 1 Gf: 0.2 s, epochs of
@@ -2286,6 +2375,7 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
       {"run_queue_reader_reads_on", test_run_queue_reader_reads_on},
             {"run_queue_slice", test_run_queue_slice},
             {"run_queue_counts_turns", test_run_queue_counts_turns},
+            {"run_queue_preempts_for_a_woken_thread", test_run_queue_preempts_for_a_woken_thread},
             {"run_queue_wait_after_a_yield", test_run_queue_wait_after_a_yield},
             {"wakeup_waits_for_a_busy_core", test_wakeup_waits_for_a_busy_core},
             {"straggler_phase_slows_its_window", test_straggler_phase_slows_its_window},

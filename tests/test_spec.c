@@ -784,7 +784,7 @@ static void test_units_required_where_the_name_has_none(void) {
                                       [EXP_QTY_DURATION] = "such as \"50us\", \"2ms\""};
   size_t n;
   const exp_unit_field *f = exp_unit_fields(&n);
-  CU_ASSERT_EQUAL(n, 8);
+  CU_ASSERT_EQUAL(n, 10);
   for (size_t i = 0; i < n; i++) {
     char want[256], spec[1024], set[256], sweep[256];
     snprintf(want, sizeof want, "cluster.%s: expected a %s with its unit, %s", f[i].path,

@@ -44,7 +44,8 @@ static const char *const cost_keys[] = {"per_message_s", "per_key_s", "per_byte_
                                         "initial_per_float_s", "shared_per_key_s",
                                         "shared_per_byte_s", "step_s", NULL};
 static const char *const machine_keys[] = {"count", "cores", "place", "loopback_latency",
-                                           "loopback_bandwidth", "scheduler", "slice", "io_read", NULL};
+                                           "loopback_bandwidth", "scheduler", "slice", "preempt",
+                                           "preempt_wait", "preempt_per_thread", "io_read", NULL};
 
 static void parse_network(exp_errors *e, const cJSON *net, sim_cluster *c) {
   static const char *const models[] = {"CM02", "LV08", SIM_MODEL_LATENCY_BANDWIDTH, NULL};
@@ -356,6 +357,13 @@ static void parse_machines(exp_errors *e, const cJSON *m, uint32_t nodes, exp_cl
   if (exp_get_choice(e, m, p, "scheduler", schedulers, &sched) && sched)
     pm->scheduler = strcmp(sched, "shared") == 0 ? SIM_SCHED_SHARED : SIM_SCHED_RUN_QUEUE;
   exp_get_quantity(e, m, p, "slice", EXP_QTY_DURATION, &pm->slice);
+  /* Wake-up preemption: on with its figures (a profile of `pslab calibrate`
+   * gives them), unless "preempt" is false. */
+  exp_get_quantity(e, m, p, "preempt_wait", EXP_QTY_DURATION, &pm->preempt_wait_s);
+  exp_get_quantity(e, m, p, "preempt_per_thread", EXP_QTY_DURATION, &pm->preempt_per_thread_s);
+  pm->preempt = cJSON_GetObjectItemCaseSensitive(m, "preempt_wait") ||
+                cJSON_GetObjectItemCaseSensitive(m, "preempt_per_thread");
+  exp_get_bool(e, m, p, "preempt", &pm->preempt);
   static const char *const io_reads[] = {"beside", "on_path", NULL};
   const char *io_read = NULL;
   if (exp_get_choice(e, m, p, "io_read", io_reads, &io_read) && io_read)
@@ -585,6 +593,8 @@ static const exp_unit_field unit_fields[] = {
     {"machines.loopback_latency", EXP_QTY_DURATION},
     {"machines.loopback_bandwidth", EXP_QTY_BANDWIDTH},
     {"machines.slice", EXP_QTY_DURATION},
+    {"machines.preempt_wait", EXP_QTY_DURATION},
+    {"machines.preempt_per_thread", EXP_QTY_DURATION},
 };
 
 const exp_unit_field *exp_unit_fields(size_t *count) {
