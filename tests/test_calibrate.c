@@ -301,6 +301,9 @@ static void test_fit_recovers_the_model(void) {
   CLOSE(at(pre, "per_thread_s"), m.preempt_per_thread);
   CU_ASSERT_EQUAL(at(pre, "preempted_per_wakeup"), 1);
   CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(pre, "note_per_thread"));
+  /* ... and the run queue's wake-up preemption takes them. */
+  CLOSE(at(p, "machines.preempt_wait"), m.preempt_wait);
+  CLOSE(at(p, "machines.preempt_per_thread"), m.preempt_per_thread);
   cJSON_Delete(p);
   /* Waits that fall with more spinners: no negative slope, and a note. */
   m.preempt_per_thread = -1e-6;
@@ -320,6 +323,8 @@ static void test_fit_recovers_the_model(void) {
     p = exp_calibrate(&src, &o, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
     CU_ASSERT_PTR_NULL(about_item(p, "preemption"));
+    const cJSON *mach = cJSON_GetObjectItemCaseSensitive(p, "machines");
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(mach, "preempt_wait"));
     cJSON_Delete(p);
   }
 }

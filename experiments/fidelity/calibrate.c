@@ -834,7 +834,8 @@ static void about(cJSON *profile, const exp_calib_source *src, const exp_calib_o
 }
 
 /* host_speed, cost and machines. */
-static void profile_fill(cJSON *profile, const fitted *f, uint32_t cores, double slice) {
+static void profile_fill(cJSON *profile, const fitted *f, uint32_t cores, double slice,
+                         const cJSON *preemption) {
   cJSON_AddNumberToObject(profile, "host_speed", f->speed);
   cJSON *cost = cJSON_AddObjectToObject(profile, "cost");
   cJSON_AddNumberToObject(cost, "per_message_s", f->per_msg);
@@ -855,6 +856,13 @@ static void profile_fill(cJSON *profile, const fitted *f, uint32_t cores, double
   cJSON_AddNumberToObject(machines, "loopback_latency", f->latency);
   cJSON_AddNumberToObject(machines, "loopback_bandwidth", f->bandwidth);
   if (slice > 0) cJSON_AddNumberToObject(machines, "slice", slice);
+  if (preemption) {
+    cJSON_AddNumberToObject(machines, "preempt_wait",
+                            cJSON_GetObjectItemCaseSensitive(preemption, "wait_s")->valuedouble);
+    cJSON_AddNumberToObject(
+        machines, "preempt_per_thread",
+        cJSON_GetObjectItemCaseSensitive(preemption, "per_thread_s")->valuedouble);
+  }
 }
 
 /* The scheduler's slice (0: the source does not measure it), as a figure of
@@ -894,8 +902,8 @@ static int measure_slice(const exp_calib_source *src, const exp_calib_options *o
  * its rounds), a line of the log each, and wait = wait_s + per_thread_s x
  * (spinners - 1), wait_s the wait beside one and per_thread_s the
  * least-squares slope through it, into *out (left NULL
- * where the source does not measure it or has one core). What the model
- * of a node's threads will need; the simulator does not use it yet. */
+ * where the source does not measure it or has one core): the run queue's
+ * wake-up preemption (machines.preempt_wait, machines.preempt_per_thread). */
 static int measure_preempt(const exp_calib_source *src, const exp_calib_options *o,
                            cJSON *list, cJSON **out, char *err, size_t errlen) {
   *out = NULL;
@@ -944,8 +952,8 @@ static int measure_preempt(const exp_calib_source *src, const exp_calib_options 
   cJSON_AddNumberToObject(*out, "spread", worst);
   cJSON_AddStringToObject(*out, "note", "how long a woken thread waits for a core that "
                           "computing threads hold: wait_s, plus per_thread_s for each "
-                          "spinning thread past the first; measured for the model of the "
-                          "node's threads, which the simulator does not use yet: "
+                          "spinning thread past the first; the run queue's wake-up "
+                          "preemption (machines.preempt_wait and preempt_per_thread): "
                           "docs/fidelity.md, \"The node's threads on the cores\"");
   if (!(sxy > 0))
     cJSON_AddStringToObject(*out, "note_per_thread", "the waits did not grow with the "
@@ -1006,10 +1014,10 @@ cJSON *exp_calibrate(const exp_calib_source *src, const exp_calib_options *o, ch
   cJSON *checked = check(figs, &fit, src->cores, o->log);
   profile = cJSON_CreateObject();
   about(profile, src, o, figures, parameters_json(&fit, spread), checked, notes);
+  profile_fill(profile, &fit, src->cores, slice, preemption);
   if (preemption)
     cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(profile, EXP_PROFILE_ABOUT),
                           "preemption", preemption);
-  profile_fill(profile, &fit, src->cores, slice);
   figures = notes = preemption = NULL;
 done:
   cJSON_Delete(preemption);
