@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# fidelity-sets.sh: the simulator against the real backend over several sets, each made as a user
+# would (one calibration of an idle machine and its own real runs), since on a small machine one set
+# carries an uncertainty of the order of the goal (docs/fidelity.md, "How close it gets").
+#
+#   fidelity-sets.sh make OUT [N]        N sets (default 3) into OUT/set-1 ...: `pslab calibrate`,
+#                                        `calibrate --workload` for each spec, `validate` each spec
+#   fidelity-sets.sh resim OUT TAG [--set PATH=VALUE]...
+#                                        the simulated side again against each set's real runs
+#                                        (`validate --reuse-real`, same profiles), into OUT/set-K/TAG
+#   fidelity-sets.sh summary OUT [TAG]   each set's pooled line of fidelity-summary.sh (time_s:
+#                                        median and worst error, ranking), then the sets' medians
+#
+# The specs: experiments/specs/fidelity.json (2 and 4 nodes below 16 cores) and the three held-out
+# ones. PSLAB: the pslab binary (default build/pslab).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+pslab=${PSLAB:-$here/build/pslab}
+specs=(fidelity heldout_skew heldout_values heldout_mf)
+
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+die() { echo "fidelity-sets: $*" >&2; exit 2; }
+
+extra=() # the fidelity spec's node counts this machine has the cores for
+node_set() {
+  extra=()
+  if [ "$1" = fidelity ] && [ "$(nproc)" -lt 16 ]; then extra=(--set 'sweep.cluster.nodes=[2,4]'); fi
+}
+
+make_sets() {
+  local out=$1 n=${2:-3}
+  [[ $n =~ ^[1-9][0-9]*$ ]] || die "make: N must be a positive integer, not '$n'"
+  [ -x "$pslab" ] || die "no pslab at $pslab (build first, or set PSLAB)"
+  mkdir -p "$out"
+  local k first=1
+  while [ -e "$out/set-$first" ]; do first=$((first + 1)); done
+  for ((k = first; k < first + n; k++)); do
+    local d=$out/set-$k
+    mkdir -p "$d.partial"
+    echo "fidelity-sets: set $k: calibrate" >&2
+    "$pslab" calibrate --out "$d.partial/p.json" --quiet
+    local s
+    for s in "${specs[@]}"; do
+      echo "fidelity-sets: set $k: $s" >&2
+      "$pslab" calibrate --workload "$here/experiments/specs/$s.json" --profile "$d.partial/p.json" \
+        --out "$d.partial/p-$s.json" --quiet
+      node_set "$s"
+      "$pslab" validate "$here/experiments/specs/$s.json" --profile "$d.partial/p-$s.json" \
+        --out "$d.partial/v-$s" --quiet "${extra[@]}" > /dev/null || true
+      [ -s "$d.partial/v-$s/validate.jsonl" ] || die "set $k: $s: validate wrote no validate.jsonl"
+    done
+    mv "$d.partial" "$d" # a set is whole or not there
+  done
+}
+
+resim() {
+  local out=$1 tag=$2
+  shift 2
+  [[ $tag =~ ^[A-Za-z0-9_.-]+$ ]] || die "resim: TAG must be a plain name, not '$tag'"
+  local d s found=0
+  for d in "$out"/set-*/; do
+    [ -d "$d" ] || continue
+    d=${d%/}
+    case $d in *.partial) continue ;; esac
+    found=1
+    for s in "${specs[@]}"; do
+      rm -rf "$d/$tag/v-$s"
+      mkdir -p "$d/$tag/v-$s"
+      cp -r "$d/v-$s/real" "$d/$tag/v-$s/"
+      node_set "$s"
+      "$pslab" validate "$here/experiments/specs/$s.json" --profile "$d/p-$s.json" \
+        --out "$d/$tag/v-$s" --reuse-real --quiet "${extra[@]}" "$@" > /dev/null || true
+      [ -s "$d/$tag/v-$s/validate.jsonl" ] || die "$d: $s: validate wrote no validate.jsonl"
+    done
+    echo "fidelity-sets: $d/$tag" >&2
+  done
+  [ $found = 1 ] || die "resim: no set in $out (make some first)"
+}
+
+summary() {
+  local out=$1 tag=${2:-} d line found=0
+  printf '| set | points | median |error| | worst | ranking |\n|---|---|---|---|---|\n'
+  local meds=() worsts=()
+  for d in "$out"/set-*/; do
+    d=${d%/}
+    case $d in *.partial) continue ;; esac
+    local from=$d${tag:+/$tag}
+    compgen -G "$from/v-*/validate.jsonl" > /dev/null || continue
+    found=1
+    line=$(bash "$here/scripts/fidelity-summary.sh" "$from"/v-*/validate.jsonl | grep '^| all')
+    # | all | points | median | worst | in10 | in25 | within | msgs | rank |
+    IFS='|' read -r _ _ pts med worst _ _ _ _ rank _ <<< "$line"
+    printf '| %s | %s | %s | %s | %s |\n' "$(basename "$d")" "${pts// /}" "${med// /}" \
+      "${worst// /}" "$(echo "$rank" | sed 's/^ *//; s/ *$//')"
+    meds+=("${med//[ %]/}")
+    worsts+=("${worst//[ %]/}")
+  done
+  [ $found = 1 ] || die "summary: no set in $out${tag:+ with $tag}"
+  printf '%s\n' "${meds[@]}" | sort -g | awk '{a[NR] = $1} END {
+    printf "\nthe sets'"'"' median of the medians: %.1f%%", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+  printf '%s\n' "${worsts[@]}" | sort -g | awk '{a[NR] = $1} END {
+    printf ", of the worsts: %.1f%% (%d sets)\n", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2, NR }'
+}
+
+case ${1:-} in
+  make) [ $# -ge 2 ] && [ $# -le 3 ] || { usage >&2; exit 2; }; make_sets "$2" "${3:-3}" ;;
+  resim) [ $# -ge 3 ] || { usage >&2; exit 2; }; shift; resim "$@" ;;
+  summary) [ $# -ge 2 ] && [ $# -le 3 ] || { usage >&2; exit 2; }; summary "$2" "${3:-}" ;;
+  -h | --help) usage ;;
+  *) usage >&2; exit 2 ;;
+esac
