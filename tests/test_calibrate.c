@@ -301,7 +301,10 @@ static void test_fit_recovers_the_model(void) {
   CLOSE(at(pre, "per_thread_s"), m.preempt_per_thread);
   CU_ASSERT_EQUAL(at(pre, "preempted_per_wakeup"), 1);
   CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(pre, "note_per_thread"));
-  /* ... and the run queue's wake-up preemption takes them. */
+  /* ... and the run queue's wake-up preemption takes them, switched off. */
+  const cJSON *on = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p, "machines"),
+                                                     "preempt");
+  CU_ASSERT_TRUE(cJSON_IsFalse(on));
   CLOSE(at(p, "machines.preempt_wait"), m.preempt_wait);
   CLOSE(at(p, "machines.preempt_per_thread"), m.preempt_per_thread);
   cJSON_Delete(p);

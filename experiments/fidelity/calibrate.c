@@ -856,7 +856,8 @@ static void profile_fill(cJSON *profile, const fitted *f, uint32_t cores, double
   cJSON_AddNumberToObject(machines, "loopback_latency", f->latency);
   cJSON_AddNumberToObject(machines, "loopback_bandwidth", f->bandwidth);
   if (slice > 0) cJSON_AddNumberToObject(machines, "slice", slice);
-  if (preemption) {
+  if (preemption) { /* measured, and off: see docs/fidelity.md for why */
+    cJSON_AddFalseToObject(machines, "preempt");
     cJSON_AddNumberToObject(machines, "preempt_wait",
                             cJSON_GetObjectItemCaseSensitive(preemption, "wait_s")->valuedouble);
     cJSON_AddNumberToObject(
@@ -902,8 +903,10 @@ static int measure_slice(const exp_calib_source *src, const exp_calib_options *o
  * its rounds), a line of the log each, and wait = wait_s + per_thread_s x
  * (spinners - 1), wait_s the wait beside one and per_thread_s the
  * least-squares slope through it, into *out (left NULL
- * where the source does not measure it or has one core): the run queue's
- * wake-up preemption (machines.preempt_wait, machines.preempt_per_thread). */
+ * where the source does not measure it or has one core): the figures of
+ * the run queue's wake-up preemption (machines.preempt_wait,
+ * machines.preempt_per_thread), which the profile gives switched off
+ * (machines.preempt false: on fresh sets it lost rankings it had right). */
 static int measure_preempt(const exp_calib_source *src, const exp_calib_options *o,
                            cJSON *list, cJSON **out, char *err, size_t errlen) {
   *out = NULL;
@@ -952,9 +955,10 @@ static int measure_preempt(const exp_calib_source *src, const exp_calib_options 
   cJSON_AddNumberToObject(*out, "spread", worst);
   cJSON_AddStringToObject(*out, "note", "how long a woken thread waits for a core that "
                           "computing threads hold: wait_s, plus per_thread_s for each "
-                          "spinning thread past the first; the run queue's wake-up "
-                          "preemption (machines.preempt_wait and preempt_per_thread): "
-                          "docs/fidelity.md, \"The node's threads on the cores\"");
+                          "spinning thread past the first; the figures of the run queue's "
+                          "wake-up preemption (machines.preempt_wait, preempt_per_thread), "
+                          "off by default (machines.preempt false): docs/fidelity.md, "
+                          "\"The node's threads on the cores\"");
   if (!(sxy > 0))
     cJSON_AddStringToObject(*out, "note_per_thread", "the waits did not grow with the "
                             "spinners: per_thread_s set to 0");
