@@ -5,10 +5,12 @@
 # and 25%, and within the real runs' spread; then the ranking (pairs the real runs tell apart, and
 # of them those the simulator orders the same). Then, pooled, each telemetry metric's median factor
 # simulated / real over the points (both above 0) and the points within a factor of 1.25 either
-# way: where the two backends part. The figures docs/fidelity.md quotes come from it.
+# way: where the two backends part; and the cores the nodes kept busy, cpu_s / time_s, at the
+# points that have both (median, simulated and real). The figures docs/fidelity.md quotes come
+# from it.
 set -euo pipefail
 if [ $# -eq 0 ] || [ "$1" = -h ] || [ "$1" = --help ]; then
-  sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
   [ $# -eq 0 ] && exit 2 || exit 0
 fi
 for f in "$@"; do
@@ -40,6 +42,14 @@ function row(name, k,   n, i, a, mx, in10, in25, w, m, b) {
     100 * mx, in10, in25, within[k] + 0, 100 * b, agree[k] + 0, counted[k] + 0
 }
 FNR == 1 { files[++nf] = FILENAME; name[nf] = FILENAME }
+/"kind":"point"/ {
+  metric = field($0, "metric")
+  if (metric == "time_s" || metric == "cpu_s") { # the cores kept busy, below
+    key = FILENAME SUBSEP field($0, "point")
+    if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
+    psim[key, metric] = field($0, "sim") + 0; preal[key, metric] = field($0, "real") + 0
+  }
+}
 /"kind":"point"/ {
   metric = field($0, "metric"); e = field($0, "error")
   if (e == "" || e == "null") next
@@ -76,4 +86,14 @@ END {
     for (j = 1; j <= n; j++) { f[j] = tf[m, j]; if (f[j] <= 1.25 && f[j] >= 0.8) w++ }
     printf "| %s | %d | %.2f | %d |\n", m, n, median(f, n), w
   }
+  nb = 0
+  for (i = 1; i <= nk; i++) {
+    key = keys[i]
+    if (!(psim[key, "time_s"] > 0 && preal[key, "time_s"] > 0 && psim[key, "cpu_s"] > 0 &&
+          preal[key, "cpu_s"] > 0)) continue
+    nb++; bs[nb] = psim[key, "cpu_s"] / psim[key, "time_s"]
+    br[nb] = preal[key, "cpu_s"] / preal[key, "time_s"]
+  }
+  if (nb) printf "\ncores kept busy (cpu_s / time_s), median over %d point%s: simulated %.2f, real %.2f\n",
+    nb, nb == 1 ? "" : "s", median(bs, nb), median(br, nb)
 }' "$@"

@@ -3,7 +3,8 @@
 # time_s over sweep points, the counts within 10%, 25% and the real spread, the worst messages error,
 # the ranking's sums, per file and pooled; points without an error (null) left out; the telemetry's
 # median factor simulated / real and the points within a factor 1.25, pooled, points with a 0 left
-# out; a missing file refused. CTest sets PSLAB_SOURCE_DIR.
+# out; the cores kept busy (cpu_s / time_s, median over the points with both); a missing file
+# refused. CTest sets PSLAB_SOURCE_DIR.
 set -u
 SRC=${PSLAB_SOURCE_DIR:?set PSLAB_SOURCE_DIR to the source tree}
 S="$SRC/scripts/fidelity-summary.sh"
@@ -36,5 +37,14 @@ grep -qF "| io_run_wait_s |" <<<"$out" && fail "a telemetry metric with only a 0
 bash "$S" "$TMP/b.jsonl" | grep -qF "| io_turn_s | 1 | 4.00 | 0 |" || fail "telemetry of one file"
 bash "$S" "$TMP/none.jsonl" >/dev/null 2>"$TMP/err" && fail "a missing file accepted"
 grep -qF "none.jsonl: cannot be read" "$TMP/err" || fail "a missing file not named"
+# The cores kept busy: cpu_s / time_s at each point with both, median, simulated and real.
+{ tpoint time_s 0.5 0.8; tpoint cpu_s 1 1.2
+  echo '{"kind":"point","experiment":"x","point":2,"label":"relocate","metric":"time_s","runs":3,"sim":1,"real":1,"error":0,"within":null}'
+  echo '{"kind":"point","experiment":"x","point":2,"label":"relocate","metric":"cpu_s","runs":3,"sim":1.8,"real":1.6,"error":0,"within":null}'
+  echo '{"kind":"point","experiment":"x","point":3,"label":"nups","metric":"cpu_s","runs":3,"sim":1,"real":1,"error":0,"within":null}'
+} >"$TMP/c.jsonl"
+bash "$S" "$TMP/c.jsonl" | grep -qF "cores kept busy (cpu_s / time_s), median over 2 points: simulated 1.90, real 1.55" ||
+  fail "cores kept busy"
+bash "$S" "$TMP/b.jsonl" | grep -qF "cores kept busy" && fail "cores kept busy without cpu_s"
 bash "$S" >/dev/null 2>&1; [ $? -eq 2 ] || fail "no argument: not exit status 2"
 [ "$failures" -eq 0 ] && echo "all passed" || { echo "$failures failure(s)"; exit 1; }
