@@ -957,8 +957,8 @@ static int measure_preempt(const exp_calib_source *src, const exp_calib_options 
                           "computing threads hold: wait_s, plus per_thread_s for each "
                           "spinning thread past the first; the figures of the run queue's "
                           "wake-up preemption (machines.preempt_wait, preempt_per_thread), "
-                          "off by default (machines.preempt false): docs/fidelity.md, "
-                          "\"The node's threads on the cores\"");
+                          "off by default (machines.preempt false): "
+                          "docs/fidelity.md, \"Exact preemption, on four fresh sets\"");
   if (!(sxy > 0))
     cJSON_AddStringToObject(*out, "note_per_thread", "the waits did not grow with the "
                             "spinners: per_thread_s set to 0");
