@@ -1679,27 +1679,20 @@ static preempt_case *preempting;
  * 1.12 ms as B does. */
 static int preempt_variant;
 
-static void preempt_a(int argc, char **argv) {
-  (void)argc, (void)argv;
-  sim_cpu_run(&preempting->run, &preempting->a, 0, preempt_variant == 3 ? 1.02e-3 : 5e-3);
-  preempting->a_end = simgrid_get_clock();
-  sim_cpu_block(&preempting->run, &preempting->a);
-}
-
-static void preempt_b(int argc, char **argv) {
-  (void)argc, (void)argv;
-  sg_actor_sleep_for(1e-3);
-  sim_cpu_run(&preempting->run, &preempting->b, 0, 0.1e-3);
-  preempting->b_end = simgrid_get_clock();
-  sim_cpu_block(&preempting->run, &preempting->b);
-}
-
-static void preempt_c(int argc, char **argv) {
-  (void)argc, (void)argv;
-  sg_actor_sleep_for(0.5e-3);
-  sim_cpu_run(&preempting->run, &preempting->c, 0, 2e-3);
-  preempting->c_end = simgrid_get_clock();
-  sim_cpu_block(&preempting->run, &preempting->c);
+/* One thread of the case: argv[0] names it (a, b or c). */
+static void preempt_thread(int argc, char **argv) {
+  (void)argc;
+  preempt_case *h = preempting;
+  char which = argv[0][0];
+  sim_thread *t = which == 'a' ? &h->a : which == 'b' ? &h->b : &h->c;
+  double *end = which == 'a' ? &h->a_end : which == 'b' ? &h->b_end : &h->c_end;
+  double start = which == 'a' ? 0 : which == 'b' ? 1e-3 : 0.5e-3;
+  double work = which == 'a' ? (preempt_variant == 3 ? 1.02e-3 : 5e-3)
+                : which == 'b' ? 0.1e-3 : 2e-3;
+  if (start > 0) sg_actor_sleep_for(start);
+  sim_cpu_run(&h->run, t, 0, work);
+  *end = simgrid_get_clock();
+  sim_cpu_block(&h->run, t);
 }
 
 static char *preempt_child(void *ctx) {
@@ -1717,9 +1710,11 @@ static char *preempt_child(void *ctx) {
   preempting = &h;
   sg_host_t host = sg_host_by_name("node-0");
   h.run.core_speed = sg_host_get_speed(host);
-  sg_actor_create("a", host, preempt_a, 0, NULL);
-  sg_actor_create("b", host, preempt_b, 0, NULL);
-  if (preempt_variant == 2) sg_actor_create("c", host, preempt_c, 0, NULL);
+  const char *names[] = {"a", "b", "c"};
+  for (int i = 0; i < (preempt_variant == 2 ? 3 : 2); i++) {
+    char *argv[] = {(char *)names[i], NULL};
+    sg_actor_create(names[i], host, preempt_thread, 1, argv);
+  }
   simgrid_run();
   char *out = malloc(256);
   snprintf(out, 256, "{\"a\":%.17g,\"b\":%.17g,\"c\":%.17g,\"a_turns\":%g,\"a_wait\":%.17g,"
