@@ -87,7 +87,9 @@ summary() {
     local from=$d${tag:+/$tag}
     compgen -G "$from/v-*/validate.jsonl" > /dev/null || continue
     found=1
-    line=$(bash "$here/scripts/fidelity-summary.sh" "$from"/v-*/validate.jsonl | grep '^| all')
+    # the pooled row ("all"), or with one spec its own (the table's first)
+    line=$(bash "$here/scripts/fidelity-summary.sh" "$from"/v-*/validate.jsonl |
+      awk '/^\| all \|/ {all = $0} NR == 3 {first = $0} END {print all != "" ? all : first}')
     # | all | points | median | worst | in10 | in25 | within | msgs | rank |
     IFS='|' read -r _ _ pts med worst _ _ _ _ rank _ <<< "$line"
     printf '| %s | %s | %s | %s | %s |\n' "$(basename "$d")" "${pts// /}" "${med// /}" \
@@ -99,7 +101,8 @@ summary() {
   printf '%s\n' "${meds[@]}" | sort -g | awk '{a[NR] = $1} END {
     printf "\nthe sets'"'"' median of the medians: %.1f%%", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
   printf '%s\n' "${worsts[@]}" | sort -g | awk '{a[NR] = $1} END {
-    printf ", of the worsts: %.1f%% (%d sets)\n", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2, NR }'
+    printf ", of the worsts: %.1f%% (%d set%s)\n", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2, NR,
+      NR == 1 ? "" : "s" }'
 }
 
 case ${1:-} in

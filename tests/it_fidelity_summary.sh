@@ -4,7 +4,8 @@
 # the ranking's sums, per file and pooled; points without an error (null) left out; the telemetry's
 # median factor simulated / real and the points within a factor 1.25, pooled, points with a 0 left
 # out; the cores kept busy (cpu_s / time_s, median over the points with both); a missing file
-# refused. CTest sets PSLAB_SOURCE_DIR.
+# refused. And scripts/fidelity-sets.sh's summary over sets of such files. CTest sets
+# PSLAB_SOURCE_DIR.
 set -u
 SRC=${PSLAB_SOURCE_DIR:?set PSLAB_SOURCE_DIR to the source tree}
 S="$SRC/scripts/fidelity-summary.sh"
@@ -46,5 +47,22 @@ grep -qF "none.jsonl: cannot be read" "$TMP/err" || fail "a missing file not nam
 bash "$S" "$TMP/c.jsonl" | grep -qF "cores kept busy (cpu_s / time_s), median over 2 points: simulated 1.90, real 1.55" ||
   fail "cores kept busy"
 bash "$S" "$TMP/b.jsonl" | grep -qF "cores kept busy" && fail "cores kept busy without cpu_s"
+# fidelity-sets.sh summary: each set's pooled line, then the sets' medians; a set still being
+# made (.partial) left out; a TAG's re-simulation read from set-K/TAG.
+F="$SRC/scripts/fidelity-sets.sh"
+mkdir -p "$TMP/sets/set-1/v-a" "$TMP/sets/set-2/v-a" "$TMP/sets/set-3.partial/v-a" "$TMP/sets/set-2/t/v-a"
+cp "$TMP/a.jsonl" "$TMP/sets/set-1/v-a/validate.jsonl"
+cp "$TMP/b.jsonl" "$TMP/sets/set-2/v-a/validate.jsonl"
+cp "$TMP/b.jsonl" "$TMP/sets/set-3.partial/v-a/validate.jsonl"
+cp "$TMP/a.jsonl" "$TMP/sets/set-2/t/v-a/validate.jsonl"
+sets=$(bash "$F" summary "$TMP/sets") || fail "fidelity-sets summary: exit status $?"
+grep -qF "| set-1 | 3 | 20.0% | 40.0% | 1 of 2 |" <<<"$sets" || fail "fidelity-sets: set-1's line"
+grep -qF "| set-2 | 1 | 8.0% | 8.0% | 1 of 1 |" <<<"$sets" || fail "fidelity-sets: set-2's line"
+grep -qF "set-3" <<<"$sets" && fail "fidelity-sets: a partial set summarized"
+grep -qF "median of the medians: 14.0%, of the worsts: 24.0% (2 sets)" <<<"$sets" ||
+  fail "fidelity-sets: the sets' medians"
+bash "$F" summary "$TMP/sets" t | grep -qF "(1 set)" || fail "fidelity-sets: a tag's sets"
+bash "$F" summary "$TMP/sets" none 2>/dev/null && fail "fidelity-sets: a tag with no set accepted"
+bash "$F" make "$TMP/sets" zero 2>/dev/null && fail "fidelity-sets: a bad N accepted"
 bash "$S" >/dev/null 2>&1; [ $? -eq 2 ] || fail "no argument: not exit status 2"
 [ "$failures" -eq 0 ] && echo "all passed" || { echo "$failures failure(s)"; exit 1; }
