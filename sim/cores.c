@@ -25,6 +25,14 @@
  * the workers that compute, and among equals the first come is served
  * first, so a run repeats for a seed.
  *
+ * Wake-up preemption (cluster.machines.preempt, off unless a spec sets it):
+ * a thread that wakes to find every core held waits what the kernel makes
+ * a woken thread wait (the machine's preempt_wait, plus preempt_per_thread
+ * for each thread per core past the first), then takes the core of a
+ * thread that executes and has run more than it. That thread's actor is
+ * suspended, its execution with it, and queued; the core it is next given
+ * resumes it. Exact: nothing polls for the due time.
+ *
  * With the "shared" scheduler none of this is used: executions share the
  * host's cores as SimGrid shares them (run.c's sim_execute).
  */
