@@ -733,13 +733,10 @@ static void *slicer_main(void *arg) {
   return NULL;
 }
 
-int real_probe_slice(uint32_t threads, double seconds, double *slice_s, char *err,
-                     size_t errlen) {
-  if (threads == 0 || threads > REAL_PROBE_MAX_SPINNERS) {
-    snprintf(err, errlen, "slice probe: %u threads (1 to %u)", threads,
-             REAL_PROBE_MAX_SPINNERS);
-    return -1;
-  }
+/* One window of `seconds`: the seconds run and the turns taken by the
+ * spinning threads; 0, or -1 with err. */
+static int slice_window(uint32_t threads, double seconds, double *run, double *ins, char *err,
+                        size_t errlen) {
   slicer sl[REAL_PROBE_MAX_SPINNERS];
   atomic_int ready, go;
   atomic_init(&ready, 0);
@@ -755,21 +752,42 @@ int real_probe_slice(uint32_t threads, double seconds, double *slice_s, char *er
   double until = cpu_clock(CLOCK_MONOTONIC) + seconds;
   for (uint32_t i = 0; i < made; i++) sl[i].until = until;
   atomic_store_explicit(&go, 1, memory_order_release);
-  double run = 0, ins = 0;
+  *run = *ins = 0;
   bool ok = made == threads;
   for (uint32_t i = 0; i < made; i++) {
     pthread_join(sl[i].thread, NULL);
     ok = ok && sl[i].ok;
-    run += sl[i].run_ns;
-    ins += sl[i].ins;
-  }
-  if (ok && !(ins > 0)) {
-    snprintf(err, errlen, "slice probe: no thread was scheduled in %g s", seconds);
-    return -1;
+    *run += sl[i].run_ns;
+    *ins += sl[i].ins;
   }
   if (!ok) {
     snprintf(err, errlen, "slice probe: %s", made < threads ? "could not start its threads"
                                                              : "cannot read /proc/thread-self/schedstat");
+    return -1;
+  }
+  return 0;
+}
+
+/* Windows that saw no thread scheduled in (on a loaded machine a thread
+ * may get one long turn that spans a short window) are tried again,
+ * twice as long, a few times. */
+#define SLICE_TRIES 5
+
+int real_probe_slice(uint32_t threads, double seconds, double *slice_s, char *err,
+                     size_t errlen) {
+  if (threads == 0 || threads > REAL_PROBE_MAX_SPINNERS) {
+    snprintf(err, errlen, "slice probe: %u threads (1 to %u)", threads,
+             REAL_PROBE_MAX_SPINNERS);
+    return -1;
+  }
+  double run = 0, ins = 0, window = seconds;
+  for (int t = 0; t < SLICE_TRIES; t++, window *= 2) {
+    if (slice_window(threads, window, &run, &ins, err, errlen) != 0) return -1;
+    if (ins > 0) break;
+  }
+  if (!(ins > 0)) {
+    snprintf(err, errlen, "slice probe: no thread was scheduled in %d windows of %g to %g s",
+             SLICE_TRIES, seconds, window / 2);
     return -1;
   }
   *slice_s = 1e-9 * run / ins;
