@@ -281,12 +281,12 @@ void sim_cpu_block_self(const sim_state *run) {
 int sim_cores_init(sim_state *run, uint32_t machines) {
   run->cores = calloc(machines, sizeof *run->cores);
   if (!run->cores) return -1;
+  run->n_cores = machines; /* sim_cores_free frees what was made */
   for (uint32_t i = 0; i < machines; i++) {
     run->cores[i].free = run->machine_cores;
     run->cores[i].running = calloc(run->machine_cores, sizeof *run->cores[i].running);
     if (!run->cores[i].running) return -1;
   }
-  run->n_cores = machines;
   return 0;
 }
 

@@ -722,7 +722,8 @@ static void test_profile_is_included_under_the_spec(void) {
              "{\"calibration\": {\"cores\": {\"value\": 2}}, \"host_speed\": \"2Gf\","
              " \"cost\": {\"per_message_s\": \"20us\", \"per_key_s\": \"1us\"},"
              " \"machines\": {\"count\": 1, \"cores\": 2, \"loopback_latency\": \"15us\","
-             " \"slice\": 0.0025}}");
+             " \"slice\": 0.0025, \"preempt\": false, \"preempt_wait\": 5e-06,"
+             " \"preempt_per_thread\": 2.4e-05}}");
   char *text = dq("{'name': 'p', 'cluster': {'nodes': 4, 'profile': 'prof.json', "
                   "'cost': {'per_key_s': '100ns'}}, " GOOD_REST ", "
                   "'sweep': {'cluster.machines.count': [1, 2]}}");
@@ -746,7 +747,18 @@ static void test_profile_is_included_under_the_spec(void) {
   CU_ASSERT_DOUBLE_EQUAL(c.sim.machines.loopback_latency, 15e-6, 1e-18);
   CU_ASSERT_DOUBLE_EQUAL(c.sim.machines.slice, 2.5e-3, 1e-18); /* calibrate's, in seconds */
   CU_ASSERT_EQUAL(c.sim.machines.scheduler, SIM_SCHED_RUN_QUEUE);
+  /* calibrate gives the preemption's figures switched off */
+  CU_ASSERT_FALSE(c.sim.machines.preempt);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.machines.preempt_wait_s, 5e-6, 1e-18);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.machines.preempt_per_thread_s, 24e-6, 1e-18);
   exp_cluster_free(&c);
+  /* figures given without "preempt" switch it on */
+  cJSON *own = unit_json("{'nodes': 2, 'machines': {'cores': 1, 'preempt_per_thread': '30us'}}");
+  CU_ASSERT_TRUE(exp_cluster_parse(own, exp_spec_dir(s), &c, &e));
+  CU_ASSERT_TRUE(c.sim.machines.preempt);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.machines.preempt_per_thread_s, 30e-6, 1e-18);
+  exp_cluster_free(&c);
+  cJSON_Delete(own);
   const cJSON *prof = cJSON_GetObjectItem(cl, "profile");
   CU_ASSERT_TRUE(cJSON_IsString(prof) && strcmp(prof->valuestring, "prof.json") == 0);
   CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(cl, EXP_PROFILE_ABOUT));
