@@ -143,6 +143,10 @@ int real_coordinator_file_wait(const char *path, uint32_t run, double timeout_s,
 
 /* Monotonic seconds. */
 double real_clock(void);
+/* Names a thread of this process (its comm, cut to 15 characters), so that
+ * top, perf and /proc tell a node's threads apart: "pslab-w<i>" a worker,
+ * "pslab-recv" the receiver. */
+void real_name_thread(pthread_t thread, const char *name);
 /* The thread of this process named `name` (its comm), by /proc/self/task;
  * 0 if none. */
 pid_t real_named_thread(const char *name);

@@ -424,6 +424,7 @@ static void *receiver_main(void *arg) {
 int real_receiver_start(real_node *n) {
   if (real_lead_open(n) != 0) return -1;
   if (pthread_create(&n->receiver, NULL, receiver_main, n) != 0) return -1;
+  real_name_thread(n->receiver, "pslab-recv");
   n->receiver_running = true;
   return 0;
 }

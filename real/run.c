@@ -173,6 +173,9 @@ static int start_workers(node_run *s) {
   for (uint32_t i = 0; i < wpn; i++) {
     if (pthread_create(&s->workers[i].thread, NULL, worker_main, &s->workers[i]) != 0)
       return fail(s, "node %u: cannot start worker thread %u", a->rank, i);
+    char name[32];
+    snprintf(name, sizeof name, "pslab-w%u", i);
+    real_name_thread(s->workers[i].thread, name);
     s->workers[i].started = true;
     s->started++;
   }

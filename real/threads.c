@@ -6,6 +6,7 @@
  * waits of threads, ZeroMQ's I/O thread (which pslab does not run itself)
  * and the workers.
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "real/internal.h"
 
 #include <dirent.h>
@@ -13,6 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+void real_name_thread(pthread_t thread, const char *name) {
+  char comm[16];
+  snprintf(comm, sizeof comm, "%s", name); /* the kernel keeps 15 characters */
+  pthread_setname_np(thread, comm);
+}
 
 pid_t real_named_thread(const char *name) {
   DIR *d = opendir("/proc/self/task");

@@ -38,6 +38,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <string.h>
 #include <dirent.h>
 #include <sys/eventfd.h>
@@ -1711,6 +1712,34 @@ static void test_node_refuses_readable_key_file(void) {
   alarm(0);
 }
 
+/* A node's threads carry names that top and perf show: the receiver is
+ * "pslab-recv" while the node runs; a name is cut to the kernel's 15
+ * characters. */
+static void test_node_names_its_threads(void) {
+  alarm(bound_s());
+  real_cluster c = test_cluster(5);
+  char err[REAL_ERROR_MAX] = "";
+  real_node_config cfg = node_config(0, 1, 1, NULL, &c);
+  CU_ASSERT_EQUAL(real_named_thread("pslab-recv"), 0);
+  real_node *n = real_node_start(&cfg, err, sizeof err);
+  if (!n) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+  CU_ASSERT_NOT_EQUAL(real_named_thread("pslab-recv"), 0);
+  CU_ASSERT_EQUAL(real_node_finish(n), PS_OK);
+  real_node_free(n);
+  CU_ASSERT_EQUAL(real_named_thread("pslab-recv"), 0);
+  char old[32] = "";
+  FILE *f = fopen("/proc/thread-self/comm", "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_PTR_NOT_NULL(fgets(old, sizeof old, f));
+  fclose(f);
+  old[strcspn(old, "\n")] = '\0';
+  real_name_thread(pthread_self(), "abcdefghijklmnopqrstuvwxyz");
+  CU_ASSERT_EQUAL(real_named_thread("abcdefghijklmno"), (pid_t)syscall(SYS_gettid));
+  real_name_thread(pthread_self(), old);
+  alarm(0);
+}
+
 /* A key file that is named but not there is an error even on loopback,
  * where no key is needed: the message names the file. */
 static void test_node_refuses_missing_key_file(void) {
@@ -2925,6 +2954,7 @@ PSLAB_SUITE("real",
              test_key_files},
             {"a node refuses a key file others may read",
              test_node_refuses_readable_key_file},
+            {"a node names its threads", test_node_names_its_threads},
             {"a node refuses a named key file that is not there, even on loopback",
              test_node_refuses_missing_key_file},
             {"intruders without the cluster's key are refused, counted and logged",
