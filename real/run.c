@@ -116,10 +116,17 @@ static void *worker_main(void *arg) {
   node_run *s = w->run;
   wl_driver_env env = {.ctx = w, .wait = drv_wait, .compute = drv_compute, .now = drv_now};
   double a[3], b[3];
+  double from = real_clock();
   bool sched = real_thread_schedstat(0, a);
   run_worker_drive(&w->rw, s->setup, env);
-  if (sched && real_thread_schedstat(0, b))
-    w->sched = (run_thread_sched){.turns = b[2] - a[2], .ran_s = b[0] - a[0], .wait_s = b[1] - a[1]};
+  if (sched && real_thread_schedstat(0, b)) {
+    double ran = b[0] - a[0], waited = b[1] - a[1];
+    /* the rest of its steps' wall time it slept (the clock is read just
+     * outside the two schedstat readings: never below nothing) */
+    double blocked = fmax(0, real_clock() - from - ran - waited);
+    w->sched = (run_thread_sched){
+        .turns = b[2] - a[2], .ran_s = ran, .wait_s = waited, .blocked_s = blocked};
+  }
   pthread_mutex_lock(&s->lock);
   s->done++;
   pthread_cond_signal(&s->cond);

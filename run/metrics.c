@@ -398,6 +398,8 @@ SCALAR_IF(v_io_run_wait, t->io_sched.turns > 0, t->io_sched.wait_s / t->io_sched
 SCALAR_IF(v_worker_turn, t->worker_sched.turns > 0, t->worker_sched.ran_s / t->worker_sched.turns)
 SCALAR_IF(v_worker_run_wait, t->worker_sched.turns > 0,
           t->worker_sched.wait_s / t->worker_sched.turns)
+SCALAR_IF(v_worker_blocked, t->worker_sched.turns > 0 && t->workers,
+          t->worker_sched.blocked_s / t->workers)
 SCALAR(v_cpu, t->cpu_s)
 SCALAR_IF(v_io_cpu, t->io_cpu_s > 0, t->io_cpu_s)
 SCALAR_IF(v_shared, t->nodes.shared_accesses + t->nodes.shared_handled > 0,
@@ -894,6 +896,14 @@ static const run_metric table[] = {
      "schedstat's run delay. Simulator: the run queue's wait.",
      "when measured (real: schedstat readable; simulator: run queue)", MEAN, false, 0,
      v_worker_run_wait, NULL, NULL},
+    {"worker_blocked_s", "s", "workers' time asleep",
+     "Seconds a worker's thread slept over its steps, mean over workers: its steps' wall "
+     "time less what it ran and what it waited for a core. What it waited for messages (its "
+     "operations' way through the other threads and nodes) and for the clock bound, apart "
+     "from its waits for a core (`worker_run_wait_s`). Real backend: the wall time less "
+     "schedstat's run time and run delay. Simulator: the same, counted by the run queue.",
+     "when measured (real: schedstat readable; simulator: run queue)", MEAN, false, 0,
+     v_worker_blocked, NULL, NULL},
     {"shared_accesses", "", "shared key accesses",
      "Key accesses that found their key last touched by another thread of the same node "
      "(another worker, or the thread that handled a message), summed over the nodes: "

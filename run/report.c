@@ -152,12 +152,15 @@ void run_thread_sched_add(run_thread_sched *sum, const run_thread_sched *x) {
   sum->turns += x->turns;
   sum->ran_s += x->ran_s;
   sum->wait_s += x->wait_s;
+  sum->blocked_s += x->blocked_s;
 }
 
-/* A thread's scheduling as [turns, seconds run, seconds waited]. */
+/* A thread's scheduling as [turns, seconds run, seconds waited, seconds
+ * blocked]. */
 static bool put_sched(cJSON *o, const char *name, const run_thread_sched *t) {
   cJSON *a = cJSON_AddArrayToObject(o, name);
-  return a && append(a, t->turns) && append(a, t->ran_s) && append(a, t->wait_s);
+  return a && append(a, t->turns) && append(a, t->ran_s) && append(a, t->wait_s) &&
+         append(a, t->blocked_s);
 }
 
 /* counts[n] as a list named `name` of o. */
@@ -528,15 +531,18 @@ static void load_from_json(reader *rd, const cJSON *o, run_node_report *r) {
   }
 }
 
-/* "NAME": [turns, seconds run, seconds waited], each >= 0. */
+/* "NAME": [turns, seconds run, seconds waited, seconds blocked], each >= 0. */
 static void sched_from_json(reader *rd, const cJSON *o, const char *name, run_thread_sched *t) {
-  double x[3];
-  if (numbers(cJSON_GetObjectItemCaseSensitive(o, name), x, 3) && x[0] >= 0 && x[1] >= 0 &&
-      x[2] >= 0) {
-    *t = (run_thread_sched){.turns = x[0], .ran_s = x[1], .wait_s = x[2]};
+  double x[4];
+  if (numbers(cJSON_GetObjectItemCaseSensitive(o, name), x, 4) && x[0] >= 0 && x[1] >= 0 &&
+      x[2] >= 0 && x[3] >= 0) {
+    *t = (run_thread_sched){.turns = x[0], .ran_s = x[1], .wait_s = x[2], .blocked_s = x[3]};
     return;
   }
-  fail(rd, "report.%s: expected 3 numbers >= 0 (turns, seconds run, seconds waited)", name);
+  fail(rd,
+       "report.%s: expected 4 numbers >= 0 (turns, seconds run, seconds waited, seconds "
+       "blocked)",
+       name);
 }
 
 /* "throttle": [messages, seconds], on a straggler's report only. */

@@ -347,9 +347,12 @@ typedef struct {
  * they ran, and the seconds they waited runnable for a core. The real
  * backend reads the kernel's schedstat of each thread; the simulator counts
  * its run queue (cluster.machines.scheduler "run_queue"). No turns: not
- * measured (no such thread, no run queue, or no schedstat). */
+ * measured (no such thread, no run queue, or no schedstat). blocked_s: the
+ * seconds it slept (neither ran nor waited for a core) over what was
+ * measured, for the workers over their steps (their waits for messages);
+ * 0 for the I/O threads. */
 typedef struct {
-  double turns, ran_s, wait_s;
+  double turns, ran_s, wait_s, blocked_s;
 } run_thread_sched;
 
 /* sum += x, field by field (threads counted together). */

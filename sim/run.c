@@ -438,7 +438,8 @@ static int save_params(sim_setup *s) {
 
 /* What the run queue counted of a thread (no turns without one). */
 static run_thread_sched thread_sched(const sim_thread *t) {
-  return (run_thread_sched){.turns = t->turns, .ran_s = t->ran_s, .wait_s = t->wait_s};
+  return (run_thread_sched){
+      .turns = t->turns, .ran_s = t->ran_s, .wait_s = t->wait_s, .blocked_s = t->blocked_s};
 }
 
 /* Every node's report, reduced by the run layer as the real backend's are. */

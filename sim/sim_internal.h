@@ -103,6 +103,8 @@ typedef struct sim_thread {
   /* What the node's report says of it (run_thread_sched): the turns it got
    * on a core, the seconds it ran and those it waited in the run queue. */
   double turns, ran_s, wait_s;
+  /* A worker's, taken as its steps end: the seconds it slept over them. */
+  double blocked_s;
 } sim_thread;
 
 /* One machine's cores under the run-queue model. */

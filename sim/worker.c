@@ -236,7 +236,12 @@ void sim_worker_main(sim_worker *w) {
   wl_driver_env env = {.ctx = w, .wait = drv_wait, .compute = drv_compute,
                        .initial = drv_initial, .now = drv_now};
   sg_mutex_lock(w->mutex);
+  double from = simgrid_get_clock();
   run_worker_drive(&w->rw, run->setup, env);
+  /* what of its steps' time it neither ran nor waited for a core (the run
+   * queue counts those from its start): its sleeps */
+  sim_thread *t = &w->out.thread;
+  t->blocked_s = fmax(0, simgrid_get_clock() - from - t->ran_s - t->wait_s);
   worker_settle(w);
   if (--w->node->workers_running == 0) ps_node_finish(w->node->core, simgrid_get_clock());
   sim_outbox_drain(&w->out);

@@ -920,6 +920,8 @@ static void check_local_run_with(const char *policy, bool relocates, const char 
     CU_ASSERT(metric(m, "io_run_wait_s") >= 0);
     CU_ASSERT(metric(m, "worker_turn_s") > 0 && metric(m, "worker_turn_s") < metric(m, "cpu_s"));
     CU_ASSERT(metric(m, "worker_run_wait_s") >= 0);
+    /* a worker sleeps while its remote operations are under way */
+    CU_ASSERT(metric(m, "worker_blocked_s") > 0 && metric(m, "worker_blocked_s") < metric(m, "time_s"));
   }
   CU_ASSERT(metric(m, "cpu_s") > 0);
   CU_ASSERT(metric(m, "cpu_per_message_s") > 0);

@@ -463,7 +463,8 @@ static void test_telemetry_metrics(void) {
    * not measured (no turns). */
   r[0].io_sched = (run_thread_sched){.turns = 4, .ran_s = 0.125, .wait_s = 0.5};
   r[1].io_sched = (run_thread_sched){.turns = 1, .ran_s = 0.0625, .wait_s = 0.125};
-  r[0].worker_sched = (run_thread_sched){.turns = 8, .ran_s = 0.25, .wait_s = 0.0625};
+  r[0].worker_sched =
+      (run_thread_sched){.turns = 8, .ran_s = 0.25, .wait_s = 0.0625, .blocked_s = 0.75};
   run_node_report back[2];
   for (int k = 0; k < 2; k++) {
     char *text = run_report_encode(&r[k]);
@@ -494,6 +495,7 @@ static void test_telemetry_metrics(void) {
   CU_ASSERT_EQUAL(metric(m, "io_run_wait_s"), 0.125); /* 0.625 s over 5 turns */
   CU_ASSERT_EQUAL(metric(m, "worker_turn_s"), 0.03125);
   CU_ASSERT_EQUAL(metric(m, "worker_run_wait_s"), 0.0078125);
+  CU_ASSERT_EQUAL(metric(m, "worker_blocked_s"), 0.1875); /* 0.75 s over the 4 workers */
   cJSON_Delete(m);
   for (int k = 0; k < 2; k++) run_report_free(&back[k]);
   /* No reply, nothing handled, no wake-up, no message: those are absent;
@@ -506,7 +508,7 @@ static void test_telemetry_metrics(void) {
   const char *absent[] = {"rt_p50_s", "rt_p99_s", "queue_p50", "queue_p99",
                           "messages_per_wakeup", "messages_per_io_wakeup",
                           "cpu_per_message_s", "io_cpu_s", "io_turn_s", "io_run_wait_s",
-                          "worker_turn_s", "worker_run_wait_s"};
+                          "worker_turn_s", "worker_run_wait_s", "worker_blocked_s"};
   for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
     CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(m, absent[i]));
   CU_ASSERT_EQUAL(metric(m, "utilization"), 0);
@@ -553,8 +555,8 @@ static void test_report_decode_refuses_bad_text(void) {
       {"\"epoch_quality\":[[", "\"epoch_quality\":[[1],[", "workers[].epoch_quality: expected a list of 2"},
       {"\"epoch_quality\":[[", "\"epoch_quality\":[[\"x\",", "workers[].epoch_quality[0]: expected 4 numbers"},
       {"\"eval_s\":", "\"eval_x\":", "workers[].eval_s: expected a number"},
-      {"\"io_sched\":[", "\"io_sched\":[-1,", "report.io_sched: expected 3 numbers >= 0"},
-      {"\"worker_sched\":[", "\"worker_sched\":[1,", "report.worker_sched: expected 3 numbers"},
+      {"\"io_sched\":[", "\"io_sched\":[-1,", "report.io_sched: expected 4 numbers >= 0"},
+      {"\"worker_sched\":[", "\"worker_sched\":[1,", "report.worker_sched: expected 4 numbers"},
   };
   for (size_t i = 0; good && i < sizeof breaks / sizeof breaks[0]; i++) {
     const char *at = strstr(good, breaks[i].from);

@@ -1523,10 +1523,35 @@ static void test_run_queue_counts_turns(void) {
       CU_ASSERT_DOUBLE_EQUAL(num(m, "time_s"), 4.8e-3, 1e-12);
       CU_ASSERT_DOUBLE_EQUAL(num(m, "worker_turn_s"), 4.8e-3 / 6, 1e-12);
       CU_ASSERT_DOUBLE_EQUAL(num(m, "worker_run_wait_s"), 4.4e-3 / 6, 1e-12);
+      CU_ASSERT_DOUBLE_EQUAL(num(m, "worker_blocked_s"), 0, 1e-15); /* never slept */
       CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(m, "io_turn_s")); /* no I/O actor */
     }
     cJSON_Delete(m);
   }
+}
+
+/* The workers' sleeps: two nodes on a machine of two cores, a worker each
+ * computing 0.1 ms a step, one key homed on node 0. Node 0's worker reads
+ * it in place and never sleeps; node 1's sleeps a round trip over the
+ * loopback link (twice 0.1 ms) for each of its 8 reads, nothing else
+ * costing CPU: 1.6 ms, 0.8 ms the mean. */
+static void test_run_queue_counts_sleeps(void) {
+  const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 8, .len = 10};
+  run_spec r;
+  hand_case(&r, &h);
+  r.cluster.nodes = 2;
+  r.cluster.workers_per_node = 1;
+  r.cluster.host_speed = 1e9;
+  r.cluster.cost = (sim_cost){0};
+  r.workload = "{\"type\":\"zipf\",\"keys\":1,\"value_length\":10,\"reads_per_step\":1,"
+               "\"writes_per_step\":0,\"steps_per_worker\":8,\"flops_per_step\":1e5}";
+  r.cluster.machines = (sim_machines){.count = 1, .cores = 2, .loopback_latency = 1e-4,
+                                      .loopback_bandwidth = 1e18, .slice = 1e-3};
+  cJSON *m = run(&r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_DOUBLE_EQUAL(num(m, "time_s"), 2.4e-3, 1e-12); /* 8 x (0.2 + 0.1) ms */
+  CU_ASSERT_DOUBLE_EQUAL(num(m, "worker_blocked_s"), 0.8e-3, 1e-12);
+  cJSON_Delete(m);
 }
 
 /* The wait for a core (cost.wakeup_wait_s): the I/O case without I/O cost,
@@ -2370,6 +2395,7 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
       {"run_queue_reader_reads_on", test_run_queue_reader_reads_on},
             {"run_queue_slice", test_run_queue_slice},
             {"run_queue_counts_turns", test_run_queue_counts_turns},
+            {"run_queue_counts_sleeps", test_run_queue_counts_sleeps},
             {"run_queue_preempts_for_a_woken_thread", test_run_queue_preempts_for_a_woken_thread},
             {"run_queue_wait_after_a_yield", test_run_queue_wait_after_a_yield},
             {"wakeup_waits_for_a_busy_core", test_wakeup_waits_for_a_busy_core},

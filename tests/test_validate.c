@@ -133,16 +133,17 @@ static void test_error_and_spread_rules(void) {
                         "rt_p50_s", "rt_p99_s", "utilization", "queue_p50", "queue_p99",
                         "messages_per_wakeup", "messages_per_io_wakeup", "cpu_s",
                         "cpu_per_message_s", "op_wait_s", "io_cpu_s", "io_turn_s",
-                        "io_run_wait_s", "worker_turn_s", "worker_run_wait_s"};
-  CU_ASSERT_EQUAL_FATAL(n, 23);
+                        "io_run_wait_s", "worker_turn_s", "worker_run_wait_s",
+                        "worker_blocked_s"};
+  CU_ASSERT_EQUAL_FATAL(n, 24);
   for (size_t i = 0; i < n; i++) {
     CU_ASSERT_STRING_EQUAL(m[i], want[i]);
     CU_ASSERT_TRUE(exp_is_metric(m[i])); /* compared, never defined here */
   }
   size_t nt;
   const char *const *t = exp_validate_telemetry(&nt);
-  CU_ASSERT_EQUAL(nt, 15);
-  CU_ASSERT_PTR_EQUAL(t, m + 8); /* the last fifteen */
+  CU_ASSERT_EQUAL(nt, 16);
+  CU_ASSERT_PTR_EQUAL(t, m + 8); /* the last sixteen */
   /* The gap: |log(sim / real)|, the same both ways; counts of messages
    * waiting (offset 1) compare 0 and 1 as 1 and 2. */
   CU_ASSERT_DOUBLE_EQUAL(exp_validate_gap(2, 1, 0), log(2), 1e-15);

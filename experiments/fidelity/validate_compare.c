@@ -42,16 +42,16 @@
  * then, from N_DECIDED on, the telemetry that says where the two part
  * (response times, the servers' busy share, messages waiting, messages per
  * wake-up, CPU, workers' waits, the I/O threads' CPU, and the I/O and
- * worker threads' turns on a core and waits for one): in the records, the
- * CSV and the summary, and in the table as each point's largest gap
- * (validate_gap.c), not a line each. */
+ * worker threads' turns on a core, waits for one, and the workers' sleeps):
+ * in the records, the CSV and the summary, and in the table as each point's
+ * largest gap (validate_gap.c), not a line each. */
 static const char *const compared[] = {
     "time_s", "steps_per_s", "messages", "bytes", "local_ratio",
     "quality", "loss", "time_to_quality_s",
     "rt_p50_s", "rt_p99_s", "utilization", "queue_p50", "queue_p99",
     "messages_per_wakeup", "messages_per_io_wakeup", "cpu_s", "cpu_per_message_s",
     "op_wait_s", "io_cpu_s", "io_turn_s", "io_run_wait_s", "worker_turn_s",
-    "worker_run_wait_s"};
+    "worker_run_wait_s", "worker_blocked_s"};
 enum { N_METRICS = sizeof compared / sizeof compared[0], N_DECIDED = 8 };
 
 const char *const *exp_validate_metrics(size_t *count) {
