@@ -17,9 +17,11 @@
 #   all blocked  every thread of the run was blocked
 # Then each wake-up's delay until the thread ran, by thread kind and by whether the core it was woken
 # onto was idle or busy (or it was preempted), and the wake-ups onto an idle core by how long that
-# core had idled; and how often a woken thread ran on another core than its last one.
+# core had idled; how often a woken thread ran on another core than its last one; and over the
+# workers' sleeps (a worker blocked until it is woken), what the run's threads did meanwhile: a
+# thread woken onto an idle core starting, one waiting runnable for a busy core, only running ones.
 set -euo pipefail
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
 [ $# -eq 1 ] || { usage >&2; exit 2; }
 case $1 in -h | --help) usage; exit 0 ;; esac
 tmp=$(mktemp /tmp/pslab-sched-idle.XXXXXX)
@@ -75,10 +77,17 @@ function parse(    i) { # sets ok, tid, pid, cpu, t, ev, rest from the current l
 function in_run(x) { return (x in tgid) && (tgid[x] in run) }
 function sortq(a, n,    i, j, v) { for (i = 2; i <= n; i++) { v = a[i]; for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]; a[j + 1] = v } }
 function q(a, n, p,    k) { if (!n) return 0; k = int(p * n) + 1; if (k > n) k = n; return a[k] }
-function account(now,    lo, hi, dt, c, r, x, here, elsewhere, other, o) {
+function account(now,    lo, hi, dt, c, r, x, here, elsewhere, other, o, k, w) {
   lo = last > t0 ? last : t0; hi = now < t1 ? now : t1
   if (hi <= lo) return
   dt = hi - lo
+  if (nasleep) { # what the rest of the run did while workers slept
+    here = elsewhere = other = 0
+    for (x in st) if (st[x] == "ready" && in_run(x)) { if ((at[x] in running) && running[at[x]] == 0) here = 1; else elsewhere = 1 }
+    for (o in running) if (running[o] != 0 && in_run(running[o])) other = 1
+    k = here ? "woken here" : elsewhere ? "runnable" : other ? "other core" : "all blocked"
+    for (w in asleep) pend[w, k] += dt
+  }
   for (c in cpus) {
     if (!(c in running)) continue
     r = running[c]
@@ -102,6 +111,7 @@ FNR == NR { # the first pass: the run processes, thread names, the window of the
   cpus[cpu] = 1
   next
 }
+FNR == 1 { split("woken here|runnable|other core|all blocked", I, "|") }
 FNR == 1 { if (!seen) { print "sched-idle: no thread named pslab-w* (a worker) switched in the trace" > "/dev/stderr"; bad = 1; exit 2 }; last = t0 }
 {
   parse(); if (!ok) next
@@ -110,7 +120,10 @@ FNR == 1 { if (!seen) { print "sched-idle: no thread named pslab-w* (a worker) s
     p = field(rest, "prev_pid") + 0; n = field(rest, "next_pid") + 0
     if (p != 0) {
       if (field(rest, "prev_state") ~ /^R/) { st[p] = "ready"; at[p] = cpu; since[p] = t; how[p] = "preempted"; idled[p] = -1 }
-      else st[p] = "blocked"
+      else {
+        st[p] = "blocked"
+        if (kind(p) == "worker" && in_run(p) && !(p in asleep)) { asleep[p] = 1; nasleep++; for (k = 1; k <= 4; k++) pend[p, I[k]] = 0 }
+      }
     }
     if (n != 0) {
       if (st[n] == "ready" && t >= t0 && t <= t1 && in_run(n)) {
@@ -133,6 +146,7 @@ FNR == 1 { if (!seen) { print "sched-idle: no thread named pslab-w* (a worker) s
     }
   } else {
     w = field(rest, "pid") + 0; tc = field(rest, "target_cpu") + 0
+    if (w in asleep) { delete asleep[w]; nasleep--; sleeps++; for (k = 1; k <= 4; k++) slept[I[k]] += pend[w, I[k]] }
     if (st[w] != "run" && st[w] != "ready") {
       st[w] = "ready"; at[w] = tc; since[w] = t
       if ((tc in running) && running[tc] == 0) { how[w] = "onto an idle core"; idled[w] = (tc in idle_since) ? t - idle_since[tc] : -1 }
@@ -170,4 +184,9 @@ END {
     printf "  idled %-16s %6d %8.1f %8.1f\n", B[b], n, 1e6 * q(a, n, 0.5), 1e6 * q(a, n, 0.9)
   }
   printf "woken threads that ran on another core than their last: %d of %d\n", moved, wakes
+  tot = 0; for (k = 1; k <= 4; k++) tot += slept[I[k]]
+  printf "the workers'"'"' sleeps (%d, %.1f ms in all), what the run did meanwhile:", sleeps, 1e3 * tot
+  split("a thread starting on an idle core|a thread waiting for a busy core|threads running, none waiting|nothing", J, "|")
+  for (k = 1; k <= 4; k++) printf " %s %.1f%s", J[k], 1e3 * slept[I[k]], k < 4 ? "," : ""
+  print " (ms)"
 }' "$tmp" "$tmp"

@@ -2,7 +2,8 @@
 # scripts/sched-idle.sh on a hand-made trace of two cores (the text `perf script` prints): the time
 # each kind of thread ran on each core, each idle moment sorted by what the run's threads did then
 # (woken onto it, runnable on the other core, running on the other core only), the wake-ups' delays
-# by kind and how, by how long the core had idled, the woken threads that changed core; a thread of
+# by kind and how, by how long the core had idled, the woken threads that changed core, what the run
+# did while the worker slept (only its sleep that ended in a wake-up counts); a thread of
 # another process counted as not the run's; a trace without a worker refused. CTest sets
 # PSLAB_SOURCE_DIR.
 set -u
@@ -39,6 +40,7 @@ want "  zmq io    onto a busy core        1   1000.0   1000.0      1.0"
 want "  idled 200 us to 1 ms        1    600.0    600.0"
 want "  idled 1 ms or more          0      0.0      0.0"
 want "woken threads that ran on another core than their last: 1 of 2"
+want "the workers' sleeps (1, 0.5 ms in all), what the run did meanwhile: a thread starting on an idle core 0.0, a thread waiting for a busy core 0.0, threads running, none waiting 0.5, nothing 0.0 (ms)"
 err=$(trace | grep -v pslab-w0 | bash "$S" - 2>&1) && fail "a trace without a worker accepted"
 grep -q "no thread named pslab-w" <<<"$err" || fail "no worker: message was: $err"
 bash "$S" /nonexistent/s.data 2>/dev/null && fail "a missing trace accepted"
