@@ -19,9 +19,11 @@
 # onto was idle or busy (or it was preempted), and the wake-ups onto an idle core by how long that
 # core had idled; how often a woken thread ran on another core than its last one; and over the
 # workers' sleeps (a worker blocked until it is woken), what the run's threads did meanwhile: a
-# thread woken onto an idle core starting, one waiting runnable for a busy core, only running ones.
+# thread woken onto an idle core starting, one waiting runnable for a busy core, only running ones;
+# and how far into its turn an I/O thread passes a message on (waking the other node's I/O thread, or
+# its own node's reader), which tells the part of its work that lies on the message's way.
 set -euo pipefail
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
 [ $# -eq 1 ] || { usage >&2; exit 2; }
 case $1 in -h | --help) usage; exit 0 ;; esac
 tmp=$(mktemp /tmp/pslab-sched-idle.XXXXXX)
@@ -118,6 +120,12 @@ FNR == 1 { if (!seen) { print "sched-idle: no thread named pslab-w* (a worker) s
   account(t); last = t
   if (ev == "sched_switch") {
     p = field(rest, "prev_pid") + 0; n = field(rest, "next_pid") + 0
+    if ((p in turn_from) && kind(p) == "zmq io" && in_run(p) && t >= t0 && t <= t1) { # a turn of an I/O thread ends
+      nturn++; pturn[nturn] = t - turn_from[p]
+      for (j = 1; j <= npass[p]; j++) { k = pk[p, j]; pn[k]++; pb[k, pn[k]] = passed_at[p, j] - turn_from[p]; pa[k, pn[k]] = t - passed_at[p, j] }
+    }
+    delete turn_from[p]; npass[p] = 0
+    if (n != 0) turn_from[n] = t
     if (p != 0) {
       if (field(rest, "prev_state") ~ /^R/) { st[p] = "ready"; at[p] = cpu; since[p] = t; how[p] = "preempted"; idled[p] = -1 }
       else {
@@ -146,6 +154,10 @@ FNR == 1 { if (!seen) { print "sched-idle: no thread named pslab-w* (a worker) s
     }
   } else {
     w = field(rest, "pid") + 0; tc = field(rest, "target_cpu") + 0
+    if (tid in turn_from && kind(tid) == "zmq io" && in_run(w) && in_run(tid)) { # what an I/O pass hands on, and when
+      k = (kind(w) == "zmq io" && tgid[w] != tgid[tid]) ? 1 : (kind(w) == "worker" || kind(w) == "receiver") && tgid[w] == tgid[tid] ? 2 : 0
+      if (k) { npass[tid]++; pk[tid, npass[tid]] = k; passed_at[tid, npass[tid]] = t }
+    }
     if (w in asleep) { delete asleep[w]; nasleep--; sleeps++; for (k = 1; k <= 4; k++) slept[I[k]] += pend[w, I[k]] }
     if (st[w] != "run" && st[w] != "ready") {
       st[w] = "ready"; at[w] = tc; since[w] = t
@@ -184,6 +196,15 @@ END {
     printf "  idled %-16s %6d %8.1f %8.1f\n", B[b], n, 1e6 * q(a, n, 0.5), 1e6 * q(a, n, 0.9)
   }
   printf "woken threads that ran on another core than their last: %d of %d\n", moved, wakes
+  delete a; for (i = 1; i <= nturn; i++) a[i] = pturn[i]; sortq(a, nturn)
+  printf "an I/O thread'"'"'s turn on a core: %d, median %.1f us\n", nturn, 1e6 * q(a, nturn, 0.5)
+  split("wakes another node'"'"'s I/O thread|wakes its node'"'"'s reader", P, "|")
+  for (k = 1; k <= 2; k++) {
+    n = pn[k] + 0; delete a; delete c2
+    for (i = 1; i <= n; i++) { a[i] = pb[k, i]; c2[i] = pa[k, i] }
+    sortq(a, n); sortq(c2, n)
+    printf "  it %s: %d times, a median %.1f us into its turn, %.1f us before its end\n", P[k], n, 1e6 * q(a, n, 0.5), 1e6 * q(c2, n, 0.5)
+  }
   tot = 0; for (k = 1; k <= 4; k++) tot += slept[I[k]]
   printf "the workers'"'"' sleeps (%d, %.1f ms in all), what the run did meanwhile:", sleeps, 1e3 * tot
   split("a thread starting on an idle core|a thread waiting for a busy core|threads running, none waiting|nothing", J, "|")

@@ -3,7 +3,8 @@
 # each kind of thread ran on each core, each idle moment sorted by what the run's threads did then
 # (woken onto it, runnable on the other core, running on the other core only), the wake-ups' delays
 # by kind and how, by how long the core had idled, the woken threads that changed core, what the run
-# did while the worker slept (only its sleep that ended in a wake-up counts); a thread of
+# did while the worker slept (only its sleep that ended in a wake-up counts), the I/O threads' turns
+# and how far into them they woke another node's I/O thread and their reader; a thread of
 # another process counted as not the run's; a trace without a worker refused. CTest sets
 # PSLAB_SOURCE_DIR.
 set -u
@@ -15,12 +16,15 @@ sw() { # CUR_COMM PID/TID CPU TIME PREV_COMM PREV_PID PREV_STATE NEXT_COMM NEXT_
   echo "$1 $2 [$3] $4: sched:sched_switch: prev_comm=$5 prev_pid=$6 prev_prio=120 prev_state=$7 ==> next_comm=$8 next_pid=$9 next_prio=120"
 }
 trace() {
+  sw pslab 200/200 001 0.999000 pslab 200 S swapper/1 0 # a second node's process
   sw swapper 0/0 000 1.000000 swapper/0 0 R pslab-w0 101
   sw swapper 0/0 001 1.000000 swapper/1 0 R ZMQbg/IO/0 102
   sw pslab-w0 100/101 000 1.001000 pslab-w0 101 S swapper/0 0
   echo "ZMQbg/IO/0 100/102 [001] 1.001500: sched:sched_waking: comm=pslab-w0 pid=101 prio=120 target_cpu=000"
+  echo "ZMQbg/IO/0 100/102 [001] 1.002000: sched:sched_waking: comm=ZMQbg/IO/0 pid=202 prio=120 target_cpu=001"
   sw swapper 0/0 000 1.002100 swapper/0 0 R pslab-w0 101
-  sw ZMQbg/IO/0 100/102 001 1.003000 ZMQbg/IO/0 102 S swapper/1 0
+  sw ZMQbg/IO/0 100/102 001 1.003000 ZMQbg/IO/0 102 S ZMQbg/IO/0 202
+  sw ZMQbg/IO/0 200/202 001 1.003500 ZMQbg/IO/0 202 S swapper/1 0
   echo "pslab-w0 100/101 [000] 1.004000: sched:sched_waking: comm=ZMQbg/IO/0 pid=102 prio=120 target_cpu=001"
   echo "pslab-w0 100/101 [000] 1.004000: sched:sched_migrate_task: comm=ZMQbg/IO/0 pid=102 prio=120 orig_cpu=1 dest_cpu=0"
   sw pslab-w0 100/101 000 1.005000 pslab-w0 101 R ZMQbg/IO/0 102
@@ -33,13 +37,16 @@ out=$(trace | bash "$S" -) || fail "exit status $?"
 want() { grep -qxF -- "$1" <<<"$out" || fail "missing line: $1"; }
 want "window: the run's first to last worker turn, 7.0 ms"
 want "   0 | 4.9 | 0.0 | 1.0 | 0.0 | 0.0 | 0.6 | 0.0 | 0.5 | 0.0"
-want "   1 | 0.0 | 0.0 | 3.0 | 0.0 | 0.3 | 0.0 | 2.0 | 1.7 | 0.0"
+want "   1 | 0.0 | 0.0 | 3.5 | 0.0 | 0.3 | 0.0 | 2.0 | 1.2 | 0.0"
 want "  worker    onto an idle core       1    600.0    600.0      0.6"
 want "  worker    preempted               1   1000.0   1000.0      1.0"
-want "  zmq io    onto a busy core        1   1000.0   1000.0      1.0"
+want "  zmq io    onto a busy core        2   1000.0   1000.0      2.0"
 want "  idled 200 us to 1 ms        1    600.0    600.0"
 want "  idled 1 ms or more          0      0.0      0.0"
 want "woken threads that ran on another core than their last: 1 of 2"
+want "an I/O thread's turn on a core: 3, median 1000.0 us"
+want "  it wakes another node's I/O thread: 1 times, a median 2000.0 us into its turn, 1000.0 us before its end"
+want "  it wakes its node's reader: 1 times, a median 1500.0 us into its turn, 1500.0 us before its end"
 want "the workers' sleeps (1, 0.5 ms in all), what the run did meanwhile: a thread starting on an idle core 0.0, a thread waiting for a busy core 0.0, threads running, none waiting 0.5, nothing 0.0 (ms)"
 err=$(trace | grep -v pslab-w0 | bash "$S" - 2>&1) && fail "a trace without a worker accepted"
 grep -q "no thread named pslab-w" <<<"$err" || fail "no worker: message was: $err"
