@@ -10,7 +10,9 @@
  * hands it to the server when it arrives (arrival order, FIFO per pair).
  * Each message also owes cost.io_per_message_s of I/O thread work to the
  * sending node's machine (io_thread.c; the receiving end's is owed where it
- * arrives).
+ * arrives). With the send on the message's path (io_send "on_path"), a
+ * message to another node is handed to its node's I/O actor instead, which
+ * puts it on its way (sim_put) once it has done its part of the send.
  *
  * Why the sender keeps its sends instead of detaching them. A detached comm
  * in SimGrid 3.32 sits in one engine-wide std::list until its transfer ends,
@@ -193,6 +195,15 @@ static void send_envelope(sim_node *n, uint32_t dst, uint8_t *buf, size_t len,
    * simcall): no actor may see the run quiet while this message leaves. */
   out->send_debt += run->cost.send_per_message_s; /* paid at the actor's next reap */
   run->in_flight++;
+  /* With the send on the message's path, its node's I/O actor puts it on its
+   * way once it has sent it (io_thread.c): the comm is then the I/O actor's,
+   * and so is the envelope when it comes back. */
+  if (run->io_send_on_path && dst != n->id && n->io.started) {
+    e->dst = dst;
+    e->outbox = &n->io_out;
+    sim_io_send(n, e);
+    return;
+  }
   if (!run->direct) outstanding_link(out, e); /* before the put, which yields */
   int rc = run->direct ? sim_deliver_direct(run, n, dst, e) : sim_inbox_send(run, n->id, dst, e);
   if (rc != 0) { /* nothing was put: no comm */
@@ -207,6 +218,17 @@ static void send_envelope(sim_node *n, uint32_t dst, uint8_t *buf, size_t len,
   /* The sending end's I/O thread; a node's message to itself goes through
    * an inproc pipe in the real backend, which no I/O thread handles. */
   if (dst != n->id) sim_io_owe(n, dst);
+}
+
+void sim_put(sim_node *n, sim_envelope *e) {
+  sim_state *run = n->run;
+  outstanding_link(&n->io_out, e); /* before the put, which yields */
+  if (sim_inbox_send(run, n->id, e->dst, e) == 0) return;
+  outstanding_unlink(&n->io_out, e);
+  run->in_flight--;
+  sim_buf_release(e->buf, e->shared);
+  envelope_give(run, e);
+  run->send_failed = true;
 }
 
 static void env_send(void *ctx, uint32_t dst, uint8_t *buf, size_t len) {

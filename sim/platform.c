@@ -159,17 +159,31 @@ static int check_stragglers(const sim_cluster *c, char *err, size_t errlen) {
   return 0;
 }
 
-/* The loopback link's latency: with the I/O read on the message's path,
- * the calibrated latency less the read it holds (sim.h, io_read_on_path). */
-static double loopback_latency(const sim_cluster *c) {
-  const sim_machines *m = &c->machines;
-  if (!m->io_read_on_path) return m->loopback_latency;
-  return m->loopback_latency - (c->cost.io_wakeup_s + c->cost.io_per_message_s);
+double sim_io_handoff(const sim_cluster *c) {
+  double pass = c->cost.io_wakeup_s + c->cost.io_per_message_s;
+  if (!(pass > 0)) return 1;
+  return fmin(1, c->machines.loopback_latency / (2 * pass));
 }
 
-/* The I/O read on the path: under a model with a receiver actor, and with
- * a loopback latency that holds the read. */
+/* The loopback link's latency: with the I/O read on the message's path,
+ * the calibrated latency less the read it holds; with the send on it too,
+ * less both passes up to their handoffs (sim.h, io_send_on_path). */
+static double loopback_latency(const sim_cluster *c) {
+  const sim_machines *m = &c->machines;
+  double pass = c->cost.io_wakeup_s + c->cost.io_per_message_s;
+  if (!m->io_read_on_path) return m->loopback_latency;
+  if (m->io_send_on_path) return fmax(0, m->loopback_latency - 2 * sim_io_handoff(c) * pass);
+  return m->loopback_latency - pass;
+}
+
+/* The I/O on the path: under a model with a receiver actor, the send only
+ * with the read, and with a loopback latency that holds the read. */
 static int check_io_read(const sim_cluster *c, char *err, size_t errlen) {
+  if (c->machines.io_send_on_path && !c->machines.io_read_on_path) {
+    snprintf(err, errlen, "cluster.machines.io_send: expected \"beside\" unless io_read is "
+                          "\"on_path\" too, found \"on_path\"");
+    return -1;
+  }
   if (!c->machines.io_read_on_path) return 0;
   if (!strcmp(c->network_model, SIM_MODEL_LATENCY_BANDWIDTH)) {
     snprintf(err, errlen,
@@ -182,8 +196,9 @@ static int check_io_read(const sim_cluster *c, char *err, size_t errlen) {
     snprintf(err, errlen,
              "cluster.machines.io_read: \"on_path\" takes one I/O read (cost.io_wakeup_s + "
              "cost.io_per_message_s = %g s) off the loopback latency, which is shorter (%g s): "
-             "expected a latency measured with the read in it (pslab calibrate's)",
-             c->cost.io_wakeup_s + c->cost.io_per_message_s, c->machines.loopback_latency);
+             "expected a latency measured with the read in it (pslab calibrate's), or io_send "
+             "\"on_path\" too", c->cost.io_wakeup_s + c->cost.io_per_message_s,
+             c->machines.loopback_latency);
     return -1;
   }
   return 0;

@@ -138,6 +138,17 @@ typedef struct {
    * (cost.io_wakeup_s + cost.io_per_message_s): the calibrated latency is
    * a lone message's, its read included. CM02 and LV08 only. */
   bool io_read_on_path;
+  /* Where it sends a message to another node (with io_read_on_path only):
+   * beside its way (false, the default: the sender's thread puts it on its
+   * way, the work is charged on the machine's cores) or on it (true: the
+   * message leaves once the sending node's I/O actor has done its part of
+   * the send). With both on the path, an I/O actor passes each message on
+   * after the fraction h = min(1, L / (2 P)) of its work, L the
+   * loopback_latency and P one pass (cost.io_wakeup_s +
+   * cost.io_per_message_s): a lone message's latency as calibrated is its
+   * two passes up to their handoffs. The loopback link's latency is then
+   * L - 2 h P (0 unless L > 2 P). */
+  bool io_send_on_path;
 } sim_machines;
 
 /* The network model of sim/latency_bandwidth.c (the others are SimGrid's). */
@@ -190,6 +201,12 @@ void sim_cluster_default(sim_cluster *c);
  * placement (not platform_file and hosts, which sim_run checks).
  * 0, or -1 with a message in err naming the field ("cluster.machines: ..."). */
 int sim_cluster_check(const sim_cluster *c, char *err, size_t errlen);
+/* With the I/O send and read on the message's path: the fraction of its
+ * work on a message after which a node's I/O actor passes it on,
+ * min(1, loopback_latency / (2 (cost.io_wakeup_s + cost.io_per_message_s)))
+ * (1 without I/O work). */
+double sim_io_handoff(const sim_cluster *c);
+
 
 /* The run's shape as a cluster gives it: sets a's nodes, workers_per_node,
  * servers, worker_nodes and scaling schedule (borrowed) from c, and

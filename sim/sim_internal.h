@@ -62,6 +62,7 @@ struct sim_envelope {
   uint8_t *buf;
   size_t len;
   uint32_t src;
+  uint32_t dst;              /* its destination, while its node's I/O actor holds it */
   uint8_t state;             /* ENVELOPE_* in messages.c */
   /* A buffer of env.send_shared, which several envelopes carry, and this
    * one's number on its channel (NULL, 0: buf is the envelope's own). */
@@ -208,10 +209,14 @@ typedef struct {
   uint64_t wakeups;      /* batches it slept before (the node's report) */
   double cpu_s;          /* seconds of core it worked off (the node's report) */
   uint32_t *touched;     /* per peer, the batch that last served its connection */
-  uint32_t *read_at;     /* per peer, the batch whose reading paid its event */
+  uint32_t *event_at;    /* per peer, the batch whose message on the path paid its event */
   uint32_t batch;        /* the batch now gathering (from 1; 0: never) */
   uint64_t touches;      /* peers the batch gathering serves */
-  sim_envelope *reads, *reads_tail; /* arrived, to be read by the batch gathering */
+  /* Messages on their way through it, for the batch gathering, in the order
+   * they came: arrived from another node, to be read and handed to the
+   * server (io_read on the path), and sent to another node, to be put on
+   * their way (io_send on the path). */
+  sim_envelope *queue, *queue_tail;
   sg_cond_t cond;
   sg_mutex_t mutex;
 } sim_io;
@@ -267,6 +272,11 @@ struct sim_state {
    * core_speed flop/s a second; without it, a sleep of their own core. */
   bool shared_cores;
   bool io_read_on_path; /* cluster.machines.io_read_on_path, with placement */
+  bool io_send_on_path; /* cluster.machines.io_send_on_path, with io_read_on_path */
+  /* The fraction of its work on a message after which an I/O actor hands
+   * it on (io_thread.c): 1, or with io_send_on_path what the calibrated
+   * loopback latency gives (sim.h). */
+  double io_handoff;
   double core_speed;
   uint32_t workers_per_node;
   sim_node *nodes;
@@ -427,6 +437,13 @@ void sim_io_owe(sim_node *n, uint32_t peer);
  * and then hands it to the server (sim_inbox_deliver) once the batch that
  * reads it is done. False (nothing done) where n has no I/O actor. */
 bool sim_io_read(sim_node *n, sim_envelope *e);
+/* io_thread.c: e, sent by an actor of n to another node (e->dst), goes on its
+ * way once n's I/O thread has sent it (sim_put), with io_send on the path.
+ * Called from inside the core: it only notifies. */
+void sim_io_send(sim_node *n, sim_envelope *e);
+/* messages.c: n's I/O actor puts e on its way to e->dst (its comm is the I/O
+ * actor's); if it cannot, e is dropped and the run marked invalid. */
+void sim_put(sim_node *n, sim_envelope *e);
 /* inbox.c: e is read: queued for n's server, which is woken if it sleeps. */
 void sim_inbox_deliver(sim_node *n, sim_envelope *e);
 /* Starts n's I/O actor where it will have work: with placement and a cost.

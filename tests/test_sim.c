@@ -1288,6 +1288,91 @@ static void test_io_thread_cost(void) {
   cJSON_Delete(w);
 }
 
+/* The I/O send on the message's path too (cluster.machines.io_send
+ * "on_path"). Each I/O pass hands its message on after the fraction h =
+ * min(1, L / (2 P)) of its work (L the loopback latency, P a pass), and
+ * the loopback link keeps L - 2 h P: with P 12 us, h is 1 for L 30 us (the
+ * link 6 us) and 0.5 for L 12 us (the link 0). A batch found awake pays no
+ * event then. On a machine with a core for every thread a lone message so
+ * arrives when it did with the I/O beside its way, but for the events of
+ * batches found awake (a whole number of 5 us, all the replies' with h 0.5,
+ * whose request's read is still under way) and, with h 0.5, a reply's wait
+ * for the rest of that read (as the real I/O thread ends its turn before it
+ * takes the next command), at most 6 us a step. With 4 nodes of 2 workers
+ * on 2 cores the I/O actors pass messages on in smaller batches than with
+ * the read alone on the path, and pay fewer events; relocations, whose
+ * messages now queue at the I/O actor, keep every push (FIFO per pair).
+ * Refused without the read on the path. */
+static void test_io_send_on_path(void) {
+  const double latency[2] = {3e-5, 12e-6}, handoff[2] = {1, 0.5}, link[2] = {6e-6, 0};
+  for (int l = 0; l < 2; l++) {
+    cJSON *m[3];
+    for (int k = 0; k < 3; k++) {
+      run_spec r;
+      io_case(&r, true, 7e-6);
+      r.cluster.cost.io_wakeup_s = 5e-6;
+      r.cluster.machines.loopback_latency = latency[l];
+      r.cluster.machines.cores = 8;
+      r.cluster.machines.io_read_on_path = k >= 1;
+      r.cluster.machines.io_send_on_path = k == 2;
+      if (k == 2) {
+        CU_ASSERT_DOUBLE_EQUAL(sim_io_handoff(&r.cluster), handoff[l], 1e-12);
+        char *x = platform_text(&r.cluster);
+        CU_ASSERT_DOUBLE_EQUAL(attribute(x, "<link id=\"loopback-0\"", "latency"), link[l], 1e-15);
+        free(x);
+      }
+      m[k] = run(&r);
+      CU_ASSERT_PTR_NOT_NULL_FATAL(m[k]);
+    }
+    double t0 = num(m[0], "time_s"), io0 = num(m[0], "io_cpu_s");
+    CU_ASSERT_DOUBLE_EQUAL(num(m[1], "time_s"), t0, t0 * 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(num(m[1], "io_cpu_s"), io0, 1e-12);
+    /* Both on the path: the batches found awake paid no event, a whole
+     * number of them (more where a reply finds the read's rest under way). */
+    double skipped = (io0 - num(m[2], "io_cpu_s")) / 5e-6;
+    CU_ASSERT_DOUBLE_EQUAL(skipped, round(skipped), 1e-6);
+    CU_ASSERT(skipped >= 0 && skipped <= 40);
+    if (handoff[l] < 1) CU_ASSERT(skipped >= 20);
+    /* A message arrives when it did beside, but for the events not paid
+     * and, with h 0.5, a reply's wait for the rest of its request's read. */
+    CU_ASSERT(num(m[2], "time_s") >= t0 - skipped * 5e-6 - t0 * 1e-9);
+    CU_ASSERT(num(m[2], "time_s") <= t0 + 20 * (1 - handoff[l]) * 12e-6 + t0 * 1e-9);
+    for (int k = 0; k < 3; k++) cJSON_Delete(m[k]);
+  }
+  cJSON *m[2];
+  for (int k = 0; k < 2; k++) {
+    run_spec r;
+    tiny(&r, "{\"type\":\"relocate\",\"lookahead\":2}");
+    r.cluster.cost.io_per_message_s = 7e-6;
+    r.cluster.cost.io_wakeup_s = 5e-6;
+    r.cluster.nodes = 4;
+    r.cluster.workers_per_node = 2;
+    r.workload = "{\"type\":\"zipf\",\"keys\":2000,\"skew\":1.1,\"value_length\":8,"
+                 "\"reads_per_step\":10,\"writes_per_step\":10,\"steps_per_worker\":50,"
+                 "\"locality\":0,\"flops_per_step\":1e5}";
+    r.cluster.machines = (sim_machines){.count = 1, .cores = 2, .loopback_latency = 3e-5,
+                                        .loopback_bandwidth = 1e18, .io_read_on_path = true,
+                                        .io_send_on_path = k == 1};
+    m[k] = run(&r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m[k]);
+  }
+  CU_ASSERT(num(m[1], "messages_per_io_wakeup") < 0.8 * num(m[0], "messages_per_io_wakeup"));
+  CU_ASSERT(num(m[1], "io_cpu_s") < num(m[0], "io_cpu_s"));
+  CU_ASSERT(num(m[1], "relocations") > 0);
+  CU_ASSERT_EQUAL(num(m[1], "steps"), 4 * 2 * 50);
+  CU_ASSERT_DOUBLE_EQUAL(num(m[1], "value_sum"), num(m[1], "pushed_floats"), 0);
+  for (int k = 0; k < 2; k++) cJSON_Delete(m[k]);
+  run_spec r;
+  io_case(&r, true, 7e-6);
+  r.cluster.machines.io_send_on_path = true;
+  char err[512];
+  CU_ASSERT_EQUAL(sim_cluster_check(&r.cluster, err, sizeof err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "cluster.machines.io_send"));
+  r.cluster.machines.io_read_on_path = true;
+  r.cluster.machines.loopback_latency = 1e-6; /* shorter than a read: both passes share it */
+  CU_ASSERT_EQUAL(sim_cluster_check(&r.cluster, err, sizeof err), 0);
+}
+
 /* The I/O read on the message's path (cluster.machines.io_read "on_path").
  * The io case on a machine with a core for every thread: a message's read
  * starts as it arrives and ends one read later, and the loopback's latency
@@ -2391,6 +2476,7 @@ PSLAB_SUITE("sim", {"platform_xml", test_platform_xml}, {"cluster_check", test_c
             {"wakeup_once_per_burst", test_wakeup_once_per_burst},
             {"io_thread_cost", test_io_thread_cost},
             {"io_read_on_path", test_io_read_on_path},
+            {"io_send_on_path", test_io_send_on_path},
       {"run_queue_worker_reads_its_reply", test_run_queue_worker_reads_its_reply},
       {"run_queue_reader_reads_on", test_run_queue_reader_reads_on},
             {"run_queue_slice", test_run_queue_slice},

@@ -45,7 +45,8 @@ static const char *const cost_keys[] = {"per_message_s", "per_key_s", "per_byte_
                                         "shared_per_byte_s", "step_s", NULL};
 static const char *const machine_keys[] = {"count", "cores", "place", "loopback_latency",
                                            "loopback_bandwidth", "scheduler", "slice", "preempt",
-                                           "preempt_wait", "preempt_per_thread", "io_read", NULL};
+                                           "preempt_wait", "preempt_per_thread", "io_read", "io_send",
+                                           NULL};
 
 static void parse_network(exp_errors *e, const cJSON *net, sim_cluster *c) {
   static const char *const models[] = {"CM02", "LV08", SIM_MODEL_LATENCY_BANDWIDTH, NULL};
@@ -368,6 +369,9 @@ static void parse_machines(exp_errors *e, const cJSON *m, uint32_t nodes, exp_cl
   const char *io_read = NULL;
   if (exp_get_choice(e, m, p, "io_read", io_reads, &io_read) && io_read)
     pm->io_read_on_path = strcmp(io_read, "on_path") == 0;
+  const char *io_send = NULL;
+  if (exp_get_choice(e, m, p, "io_send", io_reads, &io_send) && io_send)
+    pm->io_send_on_path = strcmp(io_send, "on_path") == 0;
   const cJSON *place = cJSON_GetObjectItemCaseSensitive(m, "place");
   if (place) parse_place(e, place, nodes, pm->count, out);
 }
