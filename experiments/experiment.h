@@ -699,6 +699,9 @@ typedef struct {
   int (*preempt)(void *ctx, uint32_t spinners, uint32_t wakes, double *wait_s,
                  double *preempted, char *err, size_t errlen);
   uint32_t cores; /* cores the nodes may run on */
+  /* A core per node (exp_calib_options.pin): the cores of the machine the
+   * nodes were pinned on, each node on one (0: not pinned). */
+  uint32_t pinned_of;
   /* The machine's load just before: the 1-minute load average (threads
    * runnable or running, other processes'); NAN when unknown. Above
    * EXP_CALIB_BUSY the profile's notes say the machine was not idle. */
@@ -712,6 +715,10 @@ typedef struct {
   double target_spread; /* agree: half their range / median at most this */
   double scale;         /* multiplies each round's length (1: ~40 ms) */
   FILE *log;            /* what was measured, as it is; NULL: nothing */
+  /* A core per node: the real source's nodes each pinned to a core of its
+   * own, and the profile's machines those cores, one each (pin: true), with
+   * the loopback between two of them as the network between machines. */
+  bool pin;
 } exp_calib_options;
 
 /* 5 to 25 rounds, 5%, scale 1, no log. */
@@ -726,7 +733,7 @@ struct cJSON *exp_calibrate(const exp_calib_source *src, const exp_calib_options
                             char *err, size_t errlen);
 /* The real source: two real nodes on loopback (real_probe). Forks: call
  * before any ZeroMQ context or thread exists. 0, or -1 with a message. */
-int exp_calib_real_source(exp_calib_source *src, char *err, size_t errlen);
+int exp_calib_real_source(exp_calib_source *src, bool pin, char *err, size_t errlen);
 /* Stops the probe; 0 when both nodes ended cleanly. */
 int exp_calib_real_source_end(exp_calib_source *src);
 /* `pslab calibrate`: measures this machine with the real source and writes

@@ -147,6 +147,13 @@ double real_clock(void);
  * top, perf and /proc tell a node's threads apart: "pslab-w<i>" a worker,
  * "pslab-recv" the receiver. */
 void real_name_thread(pthread_t thread, const char *name);
+/* The cores this process may use (its affinity), in order: up to cap of
+ * them in out; how many there are, or -1 with a message. */
+int real_cores_allowed(int *out, int cap, char *err, size_t errlen);
+/* Pins the calling thread, and so the threads it starts from now on, to
+ * `count` of the cores this process may use, from the first-th on (counted
+ * from 0, in order). 0, or -1 with a message (nothing changed). */
+int real_pin_cores(uint32_t first, uint32_t count, char *err, size_t errlen);
 /* The thread of this process named `name` (its comm), by /proc/self/task;
  * 0 if none. */
 pid_t real_named_thread(const char *name);

@@ -20,9 +20,14 @@
  * cluster's keypair is made here, before the fork, and lives only in the
  * memory of these processes.
  *
+ * With cluster.machines.pin (a->pin_cores), each node is pinned to its
+ * machine's cores of this one before it starts a thread: a child as it
+ * starts, rank 0 for its run (this process's affinity is given back after).
+ *
  * A child prints its failure ("pslab node R: why") on its stderr, which it
  * shares with this process (the runner sends it to the run's log).
  */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "real/internal.h"
 #include "run/run.h"
 
@@ -31,6 +36,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +88,29 @@ static bool read_address(int fd, double timeout_s, char *out, size_t n) {
   return false;
 }
 
+/* Pins the calling thread (a node's first) to node rank's machine's cores. */
+static int pin_node(const real_run_args *a, uint32_t rank, char *err, size_t errlen) {
+  uint32_t m = a->pin_machine[rank];
+  char why[256];
+  if (real_pin_cores(m * a->pin_cores, a->pin_cores, why, sizeof why) == 0) return 0;
+  snprintf(err, errlen, "cluster.machines.pin: node %u on machine %u: %s", rank, m, why);
+  return -1;
+}
+
+/* Whether the machines of the pin fit in this process's cores. */
+static int check_pin(const real_run_args *a, char *err, size_t errlen) {
+  if (!a->pin_cores) return 0;
+  int cores[1];
+  int n = real_cores_allowed(cores, 1, err, errlen);
+  if (n < 0) return -1;
+  uint64_t need = (uint64_t)a->pin_machines * a->pin_cores;
+  if (need <= (uint64_t)n) return 0;
+  snprintf(err, errlen, "cluster.machines.pin: expected count x cores (%u x %u = %llu) "
+           "within the %d cores this process may use", a->pin_machines, a->pin_cores,
+           (unsigned long long)need, n);
+  return -1;
+}
+
 static _Noreturn void child_main(const real_run_args *a, uint32_t rank, int addr_fd) {
   char coordinator[REAL_HOST_MAX], err[REAL_ERROR_MAX];
   if (!read_address(addr_fd, a->cluster->timeout_s, coordinator, sizeof coordinator) ||
@@ -91,6 +120,10 @@ static _Noreturn void child_main(const real_run_args *a, uint32_t rank, int addr
     _exit(1);
   }
   close(addr_fd);
+  if (a->pin_cores && pin_node(a, rank, err, sizeof err) != 0) {
+    fprintf(stderr, "pslab node %u: %s\n", rank, err);
+    _exit(1);
+  }
   real_run_args b = *a;
   b.rank = rank;
   b.memory_all_nodes = true; /* every node of the run is on this machine */
@@ -237,7 +270,7 @@ static cJSON *launch_all(launch *l, const real_run_args *a, char *err, size_t er
   b.listening = tell_address;
   b.hook_ctx = l;
   b.started = NULL;
-  node_run *root = real_run_prepare(&b, err, errlen);
+  node_run *root = check_pin(a, err, errlen) == 0 ? real_run_prepare(&b, err, errlen) : NULL;
   if (!root || check_tasks(a, err, errlen) != 0) {
     real_run_discard(root);
     return NULL;
@@ -250,6 +283,13 @@ static cJSON *launch_all(launch *l, const real_run_args *a, char *err, size_t er
   if (forked < a->run.nodes) {
     snprintf(err, errlen, "cannot fork node %u: %s", forked, strerror(errno));
     real_run_discard(root);
+  } else if (a->pin_cores) {
+    cpu_set_t was; /* this process's own, given back after rank 0's run */
+    bool saved = sched_getaffinity(0, sizeof was, &was) == 0;
+    if (!saved) snprintf(err, errlen, "cluster.machines.pin: %s", strerror(errno));
+    if (saved && pin_node(a, 0, err, errlen) == 0) metrics = real_run_go(root);
+    else real_run_discard(root);
+    if (saved) sched_setaffinity(0, sizeof was, &was);
   } else {
     metrics = real_run_go(root);
   }

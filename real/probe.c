@@ -34,8 +34,12 @@
  * closing collective, so that node 1's pulls are inside). Node 1 loops on
  * those collectives until node 0 says stop; the child dies with its parent (PR_SET_PDEATHSIG), so a
  * probe killed midway leaves no node behind.
+ *
+ * Pinned (a core per node, `pslab calibrate --pin`): node 1 runs on the
+ * second core this process may use, and node 0, this process, on the first
+ * from its start to real_probe_free, with every thread it starts meanwhile.
  */
-#define _GNU_SOURCE /* pthread_setname_np, RUSAGE_THREAD */
+#define _GNU_SOURCE /* pthread_setname_np, RUSAGE_THREAD, sched_setaffinity */
 #include "real/internal.h"
 #include "run/run.h"
 
@@ -44,6 +48,7 @@
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +95,9 @@ struct real_probe {
   real_cluster cluster;
   pid_t child;
   int sock; /* to the child, while it starts */
+  /* Pinned: this process's affinity before, given back when the probe ends. */
+  bool pinned;
+  cpu_set_t was;
 };
 
 /* What node 1 pulls in the next batch (count 0: nothing). */
@@ -362,10 +370,14 @@ static int child_pulls(probe_node *pn, const pull_order *o) {
 
 /* Node 1: serve pulls (its receiver thread does), pull when told, and
  * report its clocks until told to stop. */
-static _Noreturn void child_main(const real_cluster *c, int fd) {
+static _Noreturn void child_main(const real_cluster *c, bool pin, int fd) {
   char coordinator[REAL_HOST_MAX], err[REAL_ERROR_MAX];
   if (!read_line(fd, coordinator, sizeof coordinator, c->timeout_s)) _exit(2);
   close(fd);
+  if (pin && real_pin_cores(1, 1, err, sizeof err) != 0) {
+    fprintf(stderr, "probe node 1: %s\n", err);
+    _exit(1);
+  }
   probe_node pn = {.node = start_node(c, 1, coordinator, NULL, err, sizeof err)};
   if (!pn.node) {
     fprintf(stderr, "probe node 1: %s\n", err);
@@ -395,7 +407,8 @@ static _Noreturn void child_main(const real_cluster *c, int fd) {
   _exit(rc == PS_OK ? 0 : 1);
 }
 
-real_probe *real_probe_start(const real_cluster *cluster, char *err, size_t errlen) {
+real_probe *real_probe_start(const real_cluster *cluster, bool pin, char *err,
+                             size_t errlen) {
   real_probe *p = calloc(1, sizeof *p);
   if (!p) {
     snprintf(err, errlen, "probe: out of memory");
@@ -404,6 +417,13 @@ real_probe *real_probe_start(const real_cluster *cluster, char *err, size_t errl
   p->sock = -1;
   if (cluster) p->cluster = *cluster;
   else real_cluster_default(&p->cluster);
+  int cores[2], n = pin ? real_cores_allowed(cores, 2, err, errlen) : 2;
+  if (n >= 0 && n < 2)
+    snprintf(err, errlen, "probe: a core per node needs two cores, found %d", n);
+  if (n < 2) {
+    free(p);
+    return NULL;
+  }
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
     snprintf(err, errlen, "probe: socketpair: %s", strerror(errno));
@@ -416,7 +436,7 @@ real_probe *real_probe_start(const real_cluster *cluster, char *err, size_t errl
   if (p->child == 0) {
     run_die_with_parent(parent);
     close(sv[0]);
-    child_main(&p->cluster, sv[1]);
+    child_main(&p->cluster, pin, sv[1]);
   }
   close(sv[1]);
   p->sock = sv[0];
@@ -424,6 +444,15 @@ real_probe *real_probe_start(const real_cluster *cluster, char *err, size_t errl
     snprintf(err, errlen, "probe: fork: %s", strerror(errno));
     real_probe_free(p);
     return NULL;
+  }
+  if (pin) { /* node 0 is this process, pinned for the probe's life */
+    p->pinned = sched_getaffinity(0, sizeof p->was, &p->was) == 0;
+    if (!p->pinned || real_pin_cores(0, 1, err, errlen) != 0) {
+      if (!p->pinned) snprintf(err, errlen, "probe: cannot read this process's cores");
+      p->pinned = false;
+      real_probe_free(p);
+      return NULL;
+    }
   }
   p->n0.node = start_node(&p->cluster, 0, NULL, &p->sock, err, errlen);
   if (!p->n0.node) {
@@ -661,6 +690,7 @@ int real_probe_free(real_probe *p) {
     if (rc == PS_OK) rc = real_node_finish(p->n0.node);
     real_node_free(p->n0.node);
   }
+  if (p->pinned) sched_setaffinity(0, sizeof p->was, &p->was);
   if (p->sock >= 0) close(p->sock);
   int status = 0;
   if (p->child > 0) {

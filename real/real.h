@@ -275,6 +275,14 @@ typedef struct {
    * steps done, now and then. May be NULL. */
   void (*progress)(void *ctx, double wall_s, double fraction);
   void *progress_ctx;
+  /* real_run_local: with pin_cores > 0 (cluster.machines.pin), node i's
+   * threads run on the cores pin_machine[i] * pin_cores to
+   * (pin_machine[i] + 1) * pin_cores - 1 of those this process may use (in
+   * order): the simulator's machines, pin_machines of them, laid out on this
+   * one. Refused when they need more cores than there are. 0: where the
+   * kernel puts them. */
+  const uint32_t *pin_machine;
+  uint32_t pin_machines, pin_cores;
 } real_run_args;
 
 /* Runs this process's node of one run. On rank 0, returns the run's metrics
@@ -367,9 +375,13 @@ typedef struct {
 } real_probe_sample;
 
 /* Starts both nodes (cluster NULL: real_cluster_default). Call from a
- * process without ZeroMQ contexts or threads (it forks). NULL with a
- * message in err. */
-real_probe *real_probe_start(const real_cluster *cluster, char *err, size_t errlen);
+ * process without ZeroMQ contexts or threads (it forks). With pin, node 1
+ * runs on the second core this process may use and node 0, this process,
+ * on the first until real_probe_free gives its cores back (the threads the
+ * probe starts meanwhile with it): a core per node. NULL with a message in
+ * err (pin needs two cores). */
+real_probe *real_probe_start(const real_cluster *cluster, bool pin, char *err,
+                             size_t errlen);
 /* Runs batch b. 0, or -1 with a message (a length not in
  * REAL_PROBE_LENGTHS, a window or client count over the limits, a failed
  * node). */

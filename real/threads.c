@@ -4,12 +4,15 @@
  * switches), how much CPU it used and how long it waited for a core. The
  * probe and a node's report use them to count the wake-ups, the CPU and the
  * waits of threads, ZeroMQ's I/O thread (which pslab does not run itself)
- * and the workers.
+ * and the workers. And the cores a node's threads may run on
+ * (cluster.machines.pin).
  */
-#define _GNU_SOURCE /* pthread_setname_np */
+#define _GNU_SOURCE /* pthread_setname_np, sched_setaffinity */
 #include "real/internal.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,4 +97,43 @@ double real_thread_cpu_s(pid_t tid) {
   if (f && fscanf(f, "%lf", &ns) != 1) ns = -1;
   if (f) fclose(f);
   return ns >= 0 ? ns * 1e-9 : stat_cpu_s(tid);
+}
+
+int real_cores_allowed(int *out, int cap, char *err, size_t errlen) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) {
+    snprintf(err, errlen, "cannot read this process's cores: %s", strerror(errno));
+    return -1;
+  }
+  int n = 0;
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET(c, &set)) {
+      if (n < cap) out[n] = c;
+      n++;
+    }
+  return n;
+}
+
+int real_pin_cores(uint32_t first, uint32_t count, char *err, size_t errlen) {
+  int cores[CPU_SETSIZE];
+  int n = real_cores_allowed(cores, CPU_SETSIZE, err, errlen);
+  if (n < 0) return -1;
+  if (count == 0) {
+    snprintf(err, errlen, "expected at least one core, found 0");
+    return -1;
+  }
+  if ((uint64_t)first + count > (uint64_t)n) {
+    snprintf(err, errlen, "expected cores %u to %u of the %d this process may use", first,
+             first + count - 1, n);
+    return -1;
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (uint32_t i = first; i < first + count; i++) CPU_SET(cores[i], &set);
+  if (sched_setaffinity(0, sizeof set, &set) != 0) {
+    snprintf(err, errlen, "cannot pin to cores %u to %u: %s", first, first + count - 1,
+             strerror(errno));
+    return -1;
+  }
+  return 0;
 }

@@ -217,10 +217,10 @@ static int check_machines(const sim_cluster *c, char *err, size_t errlen) {
     snprintf(err, errlen, "cluster.machines.slice: expected a duration > 0, found %g s", m->slice);
     return -1;
   }
-  if (m->count > c->nodes || m->cores == 0 || !positive(m->loopback_bandwidth) ||
+  if ((m->count > c->nodes && !m->pin) || m->cores == 0 || !positive(m->loopback_bandwidth) ||
       !isfinite(m->loopback_latency) || m->loopback_latency < 0) {
     snprintf(err, errlen,
-             "cluster.machines: expected 1 <= count <= nodes (%u), cores >= 1, loopback "
+             "cluster.machines: expected 1 <= count <= nodes (%u, unless pin), cores >= 1, loopback "
              "latency >= 0 and bandwidth > 0, found count %u, cores %u, %g s, %g B/s",
              (unsigned)c->nodes, (unsigned)m->count, (unsigned)m->cores, m->loopback_latency,
              m->loopback_bandwidth);
@@ -242,7 +242,7 @@ static int check_machines(const sim_cluster *c, char *err, size_t errlen) {
       used[at] = true;
     }
   }
-  for (uint32_t k = 0; k < m->count && rc == 0; k++)
+  for (uint32_t k = 0; k < m->count && rc == 0 && !m->pin; k++)
     if (!used[k]) {
       snprintf(err, errlen, "cluster.machines: expected every machine to run a node, found "
                             "none on machine %u", (unsigned)k);

@@ -28,8 +28,6 @@
 /* Machines: without placement (c->machines.count 0) one per node, machine i
  * being node i's; with it, c->machines.count. */
 uint32_t sim_machine_count(const sim_cluster *c);
-/* The machine node runs on. */
-uint32_t sim_node_machine(const sim_cluster *c, uint32_t node);
 /* Machine m's host name into buf (size >= 24): "node-<m>" without
  * placement, "machine-<m>" with it. */
 void sim_machine_name(const sim_cluster *c, uint32_t m, char *buf, size_t size);

@@ -149,6 +149,12 @@ typedef struct {
    * two passes up to their handoffs. The loopback link's latency is then
    * L - 2 h P (0 unless L > 2 P). */
   bool io_send_on_path;
+  /* For the real backend (every node on one machine): each machine's nodes
+   * run on cores of their own of it (real_run_args.pin_*), so the real run
+   * has the layout simulated here. Machines may then outnumber the nodes
+   * (a profile of `pslab calibrate --pin` has one per core): those beyond
+   * run nothing. Changes nothing simulated. */
+  bool pin;
 } sim_machines;
 
 /* The network model of sim/latency_bandwidth.c (the others are SimGrid's). */
@@ -206,7 +212,10 @@ int sim_cluster_check(const sim_cluster *c, char *err, size_t errlen);
  * min(1, loopback_latency / (2 (cost.io_wakeup_s + cost.io_per_message_s)))
  * (1 without I/O work). */
 double sim_io_handoff(const sim_cluster *c);
-
+/* The machine node runs on: with placement (machines.count > 0) its
+ * machines.place entry, or in blocks (node i on i * count / nodes); without
+ * it, machine `node`. */
+uint32_t sim_node_machine(const sim_cluster *c, uint32_t node);
 
 /* The run's shape as a cluster gives it: sets a's nodes, workers_per_node,
  * servers, worker_nodes and scaling schedule (borrowed) from c, and

@@ -10,6 +10,7 @@
 
 #include "experiments/experiment.h"
 #include "real/real.h"
+#include "sim/sim.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -518,13 +519,11 @@ static void test_degenerate_figures_are_noted(void) {
   cJSON_Delete(p);
 }
 
-/* The profile a calibration writes is a cluster a spec includes. */
-static void test_profile_validates_as_a_cluster(void) {
-  model m = machine();
-  cJSON *p = calibrate(&m, 0);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+/* The cluster a 3-node spec including `profile` parses to, into c (its
+ * errors printed); false if it does not. */
+static bool cluster_of(const cJSON *profile, exp_cluster *c) {
   char *dir = unit_temp_dir();
-  char *text = cJSON_Print(p);
+  char *text = cJSON_Print(profile);
   unit_write(dir, "calibration.json", text);
   free(text);
   unit_write(dir, "spec.json",
@@ -536,22 +535,98 @@ static void test_profile_validates_as_a_cluster(void) {
   exp_errors e;
   exp_errors_init(&e);
   exp_spec *s = exp_spec_load(path, NULL, 0, &e);
+  bool ok = false;
+  if (s) {
+    const cJSON *cl = cJSON_GetObjectItem(exp_spec_runs(s)->runs[0].config, "cluster");
+    ok = exp_cluster_parse(cl, exp_spec_dir(s), c, &e);
+  }
   for (size_t i = 0; i < e.count; i++) fprintf(stderr, "    | %s\n", e.lines[i]);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  exp_spec_free(s);
+  exp_errors_free(&e);
+  unit_remove_tree(dir);
+  free(dir);
+  return ok;
+}
+
+/* The profile a calibration writes is a cluster a spec includes: the
+ * machine's cores, the fitted figures. */
+static void test_profile_validates_as_a_cluster(void) {
+  model m = machine();
+  cJSON *p = calibrate(&m, 0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
   exp_cluster c;
-  const cJSON *cl = cJSON_GetObjectItem(exp_spec_runs(s)->runs[0].config, "cluster");
-  CU_ASSERT_TRUE(exp_cluster_parse(cl, exp_spec_dir(s), &c, &e));
+  CU_ASSERT_TRUE_FATAL(cluster_of(p, &c));
   CU_ASSERT_EQUAL(c.sim.machines.count, 1);
   CU_ASSERT_EQUAL(c.sim.machines.cores, 3);
+  CU_ASSERT_FALSE(c.sim.machines.pin);
   CLOSE(c.sim.cost.per_message_s, m.per_message);
   CLOSE(c.sim.host_speed, m.speed);
   CLOSE(c.sim.cost.initial_per_float_s, m.initial);
   exp_cluster_free(&c);
-  exp_spec_free(s);
-  exp_errors_free(&e);
   cJSON_Delete(p);
-  unit_remove_tree(dir);
-  free(dir);
+}
+
+/* Measured with a core per node (the source's nodes pinned, on a machine
+ * of 4 cores): the profile's machines are those cores, one each, pinned,
+ * more than the spec's 3 nodes (the fourth runs nothing), both I/O passes
+ * on the message's path; the network between two of them is the loopback,
+ * half its latency at each end. */
+static void test_profile_of_a_core_per_node(void) {
+  model m = machine();
+  m.cores = 1;
+  exp_calib_source src = source(&m);
+  src.pinned_of = 4;
+  exp_calib_options o;
+  exp_calib_options_default(&o);
+  char err[256] = "";
+  cJSON *p = exp_calibrate(&src, &o, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL(at(p, "machines.count"), 4);
+  CU_ASSERT_EQUAL(at(p, "machines.cores"), 1);
+  CU_ASSERT_TRUE(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(p, "machines"), "pin")));
+  const cJSON *pm = cJSON_GetObjectItem(p, "machines");
+  CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(pm, "io_read")), "on_path");
+  CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(pm, "io_send")), "on_path");
+  CU_ASSERT_EQUAL(at(p, "network.latency"), at(p, "machines.loopback_latency") / 2);
+  CU_ASSERT_EQUAL(at(p, "network.bandwidth"), at(p, "machines.loopback_bandwidth"));
+  const cJSON *of = about_item(p, "pinned_of");
+  CU_ASSERT(cJSON_IsNumber(of) && of->valuedouble == 4);
+  exp_cluster c;
+  CU_ASSERT_TRUE_FATAL(cluster_of(p, &c));
+  CU_ASSERT_TRUE(c.sim.machines.pin);
+  CU_ASSERT_TRUE(c.sim.machines.io_read_on_path && c.sim.machines.io_send_on_path);
+  CU_ASSERT_EQUAL(c.sim.machines.count, 4);
+  CU_ASSERT_EQUAL(c.sim.latency, at(p, "network.latency"));
+  CU_ASSERT_EQUAL(sim_cluster_check(&c.sim, err, sizeof err), 0);
+  c.sim.machines.pin = false; /* unpinned, a machine without a node is refused */
+  CU_ASSERT_EQUAL(sim_cluster_check(&c.sim, err, sizeof err), -1);
+  exp_cluster_free(&c);
+  cJSON_Delete(p);
+}
+
+/* A core per node on the real machine: while the probe runs, this process
+ * (node 0) runs on one core, and gets its cores back when it ends; a pull
+ * works. On one core, refused. */
+static void test_real_probe_pinned(void) {
+  cpu_set_t before, during, after;
+  CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof before, &before), 0);
+  char err[512] = "";
+  real_probe *p = real_probe_start(NULL, true, err, sizeof err);
+  if (CPU_COUNT(&before) < 2) {
+    CU_ASSERT_PTR_NULL(p);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "needs two cores"));
+    return;
+  }
+  if (!p) fprintf(stderr, "probe: %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL(sched_getaffinity(0, sizeof during, &during), 0);
+  CU_ASSERT_EQUAL(CPU_COUNT(&during), 1);
+  real_probe_sample remote;
+  CU_ASSERT_EQUAL(real_probe_remote(p, 1, 1, 20, &remote, err, sizeof err), 0);
+  CU_ASSERT(remote.wall_s > 0 && remote.node[1].process_cpu_s > 0);
+  CU_ASSERT_EQUAL(real_probe_free(p), 0);
+  CU_ASSERT_EQUAL(sched_getaffinity(0, sizeof after, &after), 0);
+  CU_ASSERT_TRUE(CPU_EQUAL(&before, &after));
 }
 
 /* The real probe: a few pulls each way, figures that make sense, and both
@@ -561,7 +636,7 @@ static void test_profile_validates_as_a_cluster(void) {
  * for them inside the batch's readings.) */
 static void test_real_probe(void) {
   char err[512] = "";
-  real_probe *p = real_probe_start(NULL, err, sizeof err);
+  real_probe *p = real_probe_start(NULL, false, err, sizeof err);
   if (!p) fprintf(stderr, "probe: %s\n", err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(p);
   real_probe_sample remote, local;
@@ -669,4 +744,6 @@ PSLAB_SUITE("calibrate", {"fit_recovers_the_model", test_fit_recovers_the_model}
             {"noisy_rounds_report_their_spread", test_noisy_rounds_report_their_spread},
             {"degenerate_figures_are_noted", test_degenerate_figures_are_noted},
             {"profile_validates_as_a_cluster", test_profile_validates_as_a_cluster},
-            {"real_probe", test_real_probe})
+            {"profile_of_a_core_per_node", test_profile_of_a_core_per_node},
+            {"real_probe", test_real_probe},
+            {"real_probe_pinned", test_real_probe_pinned})

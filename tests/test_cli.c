@@ -254,9 +254,9 @@ static char *digest(const cli *c) {
   for (size_t i = 0; i < c->n_sets; i++) fprintf(f, "set=%s\n", c->sets[i]);
   for (size_t i = 0; c->metrics && c->metrics[i]; i++) fprintf(f, "metric=%s\n", c->metrics[i]);
   fprintf(f, "quiet=%d\nresume=%d\nhelp=%d\nmarkdown=%d\nnetns=%d\nquick=%d\nforce=%d\n"
-             "reuse_real=%d\n",
+             "reuse_real=%d\npin=%d\n",
           c->quiet, c->resume, c->help, c->markdown, c->netns, c->quick, c->force,
-          c->reuse_real);
+          c->reuse_real, c->pin);
   fclose(f);
   return buf;
 }

@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -971,6 +972,99 @@ static void test_local_run_servers_and_worker_nodes(void) {
   cJSON_Delete(wl);
   cJSON_Delete(pol);
   cJSON_Delete(cons);
+  alarm(0);
+}
+
+typedef struct {
+  int n;                            /* the cores of the process */
+  int pinned, allowed, core, beyond, none;
+  char why[REAL_ERROR_MAX];
+} pin_check;
+
+static void *pin_thread(void *arg) {
+  pin_check *pc = arg;
+  int cores[8];
+  pc->pinned = real_pin_cores((uint32_t)pc->n - 1, 1, pc->why, sizeof pc->why);
+  pc->allowed = real_cores_allowed(cores, 8, pc->why, sizeof pc->why);
+  pc->core = cores[0];
+  char none[128];
+  pc->none = real_pin_cores(0, 0, none, sizeof none);
+  pc->beyond = real_pin_cores(1, 1, pc->why, sizeof pc->why); /* of the one it has now */
+  return NULL;
+}
+
+/* The most cores rank 0's calling thread may use, over its progress calls. */
+static void pinned_progress(void *ctx, double wall_s, double fraction) {
+  (void)wall_s;
+  (void)fraction;
+  int cores[8], *most = ctx;
+  char err[128];
+  int n = real_cores_allowed(cores, 8, err, sizeof err);
+  if (n > *most) *most = n;
+}
+
+/* cluster.machines.pin: two nodes, each on a core of its own of this
+ * machine (machines 0 and 1 of one core: the first two cores this process
+ * may use), run their steps; rank 0, this process, runs on its core (its
+ * progress calls see one) and has its cores back after. Machines that need
+ * more cores than there are are refused before any node starts, naming
+ * the field. real_pin_cores pins the calling thread to the cores asked, or
+ * says it cannot. */
+static void test_local_run_pinned(void) {
+  alarm(bound_s());
+  enum { MAX_CPUS = 1024 };
+  static int before[MAX_CPUS], after[MAX_CPUS];
+  char err[REAL_ERROR_MAX] = "";
+  int n = real_cores_allowed(before, MAX_CPUS, err, sizeof err);
+  CU_ASSERT_FATAL(n >= 1 && n <= MAX_CPUS);
+  cJSON *wl = parse_json("{\"type\": \"zipf\", \"keys\": 300, \"value_length\": 4, "
+                         "\"reads_per_step\": 4, \"writes_per_step\": 3, "
+                         "\"steps_per_worker\": 300}");
+  cJSON *pol = parse_json("{\"type\": \"static\"}");
+  real_cluster c = test_cluster(10);
+  uint32_t machine[2] = {0, 1};
+  int most = 0;
+  real_run_args a = {.run = {.nodes = 2, .workers_per_node = 1, .workload = wl, .policy = pol,
+                             .seed = 5}, .host_speed = 1e9, .cluster = &c, .run_number = 1,
+                     .progress = pinned_progress, .progress_ctx = &most,
+                     .pin_machine = machine, .pin_machines = 2, .pin_cores = 1};
+  cJSON *m = real_run_local(&a, err, sizeof err);
+  if (n >= 2) {
+    if (!m) fprintf(stderr, "\n  %s\n", err);
+    CU_ASSERT_PTR_NOT_NULL(m);
+    CU_ASSERT_EQUAL(metric(m, "steps"), 2 * 300);
+    CU_ASSERT(most <= 1); /* 0: the run ended before a progress call */
+  } else {
+    CU_ASSERT_PTR_NULL(m);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cluster.machines.pin"));
+  }
+  cJSON_Delete(m);
+  CU_ASSERT_EQUAL(real_cores_allowed(after, MAX_CPUS, err, sizeof err), n);
+  CU_ASSERT_EQUAL(memcmp(before, after, (size_t)n * sizeof *before), 0);
+  /* More machines than cores. */
+  machine[1] = (uint32_t)n;
+  a.pin_machines = (uint32_t)n + 1;
+  m = real_run_local(&a, err, sizeof err);
+  CU_ASSERT_PTR_NULL(m);
+  char want[96];
+  snprintf(want, sizeof want, "within the %d cores this process may use", n);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "cluster.machines.pin"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+  cJSON_Delete(m);
+  /* Pinning the calling thread (one of its own, so that this one keeps its
+   * cores): to the last core, then beyond the cores, then to none. */
+  pin_check pc = {.n = n};
+  pthread_t t;
+  CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, pin_thread, &pc), 0);
+  pthread_join(t, NULL);
+  CU_ASSERT_EQUAL(pc.pinned, 0);
+  CU_ASSERT_EQUAL(pc.allowed, 1);
+  CU_ASSERT_EQUAL(pc.core, before[n - 1]);
+  CU_ASSERT_EQUAL(pc.beyond, -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(pc.why, "expected cores"));
+  CU_ASSERT_EQUAL(pc.none, -1);
+  cJSON_Delete(wl);
+  cJSON_Delete(pol);
   alarm(0);
 }
 
@@ -2941,6 +3035,7 @@ PSLAB_SUITE("real",
             {"whole runs on this machine", test_local_runs},
             {"whole runs with bounded consistency", test_local_runs_bounded},
             {"a whole run saves its parameters", test_local_run_saves_params},
+            {"a whole run with its nodes pinned to cores", test_local_run_pinned},
             {"a whole run saves every workload's files", test_local_run_saves_every_workload},
             {"the final quality reads the owners", test_local_run_final_quality},
             {"a whole run with separate servers and worker nodes",

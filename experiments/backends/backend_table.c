@@ -12,6 +12,7 @@
 #include "experiments/backends/backends.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* What the job's run is made of, its shape as its cluster gives it. */
@@ -53,14 +54,41 @@ static const char *const real_keys[] = {"nodes",       "workers_per_node", "host
                                         "base_port",   "timeout_s",        "compute",
                                         "auth",        "key_file",         "stragglers",
                                         "network.bandwidth", "servers",    "worker_nodes",
-                                        "scale",       NULL};
+                                        "scale",       "machines.pin",     "machines.count",
+                                        "machines.cores",    "machines.place",   NULL};
+
+/* cluster.machines.pin: the simulator's machines laid out on this one,
+ * every node on its machine's cores (real_run_args.pin_*). */
+static cJSON *run_real_pinned(real_run_args *a, const sim_cluster *c, char *err,
+                              size_t errlen) {
+  uint32_t *machine = malloc((size_t)c->nodes * sizeof *machine);
+  if (!machine) {
+    snprintf(err, errlen, "cluster.machines.pin: out of memory");
+    return NULL;
+  }
+  for (uint32_t i = 0; i < c->nodes; i++) machine[i] = sim_node_machine(c, i);
+  a->pin_machine = machine;
+  a->pin_machines = c->machines.count;
+  a->pin_cores = c->machines.cores;
+  cJSON *m = real_run_local(a, err, errlen);
+  free(machine);
+  return m;
+}
 
 static cJSON *run_real(const exp_backend_job *job, char *err, size_t errlen) {
   const exp_cluster *c = job->cluster;
   real_run_args a = {.run = job_run_args(job), .host_speed = c->sim.host_speed,
                      .cluster = &c->real, .run_number = job->run,
                      .progress = job->progress, .progress_ctx = job->progress_ctx};
-  if (!job->node) return real_run_local(&a, err, errlen);
+  bool pin = c->sim.machines.pin && c->sim.machines.count;
+  if (!job->node) return pin ? run_real_pinned(&a, &c->sim, err, errlen)
+                             : real_run_local(&a, err, errlen);
+  if (pin) {
+    snprintf(err, errlen, "cluster.machines.pin: expected every node on this machine "
+                          "(`pslab run --backend real`), not one of `pslab node`'s processes: "
+                          "pin a node's process with taskset instead");
+    return NULL;
+  }
   if (job->node->size != c->sim.nodes) {
     snprintf(err, errlen, "cluster.nodes is %u but %u processes were started", c->sim.nodes,
              job->node->size);

@@ -133,7 +133,7 @@ struct cli {
   const char *fidelity; /* advise --fidelity DIR */
   const char *screen;   /* advise --screen MODEL */
   uint64_t seen;        /* bit i: cli_options[i] was given */
-  bool quiet, resume, help, markdown, netns, quick, force, reuse_real;
+  bool quiet, resume, help, markdown, netns, quick, force, reuse_real, pin;
 };
 
 const cli_command *cli_command_find(const char *name);

@@ -184,6 +184,7 @@ static int cmd_calibrate(const cli *c) {
       return cli_usage_error(c->cmd, "--workload and --profile go together: ",
                              "the workload's step cost is added to a machine's profile");
     if (c->quick) return cli_usage_error(c->cmd, "--quick measures the machine, not ", "--workload");
+    if (c->pin) return cli_usage_error(c->cmd, "--pin measures the machine, not ", "--workload");
     return exp_calibrate_workload(c->workload, c->profile,
                                   c->out ? c->out : "calibration.json", stderr,
                                   c->quiet ? NULL : stdout);
@@ -196,6 +197,7 @@ static int cmd_calibrate(const cli *c) {
     o.scale = 0.25;
   }
   o.log = c->quiet ? NULL : stdout;
+  o.pin = c->pin;
   return exp_calibrate_file(c->out ? c->out : "calibration.json", &o, stderr);
 }
 

@@ -161,6 +161,12 @@ const cli_option cli_options[] = {
      "profile with it to --out. Needs --profile"},
     {"quick", 0, NULL, ON(CALIBRATE), FLAG(quick), false,
      "fewer and shorter rounds (about 2 s; for tests)"},
+    {"pin", 0, NULL, ON(CALIBRATE), FLAG(pin), false,
+     "measure a core per node: the probe's two nodes each pinned to a core of its own (the "
+     "first two this process may use), as specs with cluster.machines.pin lay their "
+     "machines out on this one; the profile has machines {count: the cores here, cores: 1, "
+     "pin: true} and network {latency: half the loopback's, bandwidth: the loopback's} for "
+     "nodes on two cores"},
     {"quiet", 'q', NULL,
      SPEC_RUNNERS | ON(MERGE) | ON(VALIDATE) | ON(ADVISE) | ON(KEYGEN) | ON(CALIBRATE),
      FLAG(quiet), false, "no progress lines (failed runs are still reported)"},

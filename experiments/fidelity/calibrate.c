@@ -825,6 +825,7 @@ static void about(cJSON *profile, const exp_calib_source *src, const exp_calib_o
   cJSON_AddStringToObject(a, "host", host);
   cJSON_AddStringToObject(a, "date", when);
   cJSON_AddNumberToObject(a, "cores", src->cores);
+  if (src->pinned_of) cJSON_AddNumberToObject(a, "pinned_of", src->pinned_of);
   if (!isnan(src->load_before)) cJSON_AddNumberToObject(a, "load_before", src->load_before);
   cJSON_AddNumberToObject(a, "target_spread", o->target_spread);
   cJSON_AddItemToObject(a, "figures", figures);
@@ -834,8 +835,9 @@ static void about(cJSON *profile, const exp_calib_source *src, const exp_calib_o
 }
 
 /* host_speed, cost and machines. */
-static void profile_fill(cJSON *profile, const fitted *f, uint32_t cores, double slice,
-                         const cJSON *preemption) {
+static void profile_fill(cJSON *profile, const fitted *f, const exp_calib_source *src,
+                         double slice, const cJSON *preemption) {
+  uint32_t cores = src->cores;
   cJSON_AddNumberToObject(profile, "host_speed", f->speed);
   cJSON *cost = cJSON_AddObjectToObject(profile, "cost");
   cJSON_AddNumberToObject(cost, "per_message_s", f->per_msg);
@@ -851,8 +853,19 @@ static void profile_fill(cJSON *profile, const fitted *f, uint32_t cores, double
   cJSON_AddNumberToObject(cost, "shared_per_key_s", f->shared_per_key);
   cJSON_AddNumberToObject(cost, "shared_per_byte_s", f->shared_per_byte);
   cJSON *machines = cJSON_AddObjectToObject(profile, "machines");
-  cJSON_AddNumberToObject(machines, "count", 1);
+  cJSON_AddNumberToObject(machines, "count", src->pinned_of ? src->pinned_of : 1);
   cJSON_AddNumberToObject(machines, "cores", cores);
+  if (src->pinned_of) { /* a core per node: the loopback between two is the network */
+    cJSON_AddTrueToObject(machines, "pin");
+    /* Both I/O passes on the message's path: with a core per node they
+     * validate best (docs/fidelity.md,
+     * "Both I/O passes on the message's path"). */
+    cJSON_AddStringToObject(machines, "io_read", "on_path");
+    cJSON_AddStringToObject(machines, "io_send", "on_path");
+    cJSON *network = cJSON_AddObjectToObject(profile, "network");
+    cJSON_AddNumberToObject(network, "latency", f->latency / 2); /* a link at each end */
+    cJSON_AddNumberToObject(network, "bandwidth", f->bandwidth);
+  }
   cJSON_AddNumberToObject(machines, "loopback_latency", f->latency);
   cJSON_AddNumberToObject(machines, "loopback_bandwidth", f->bandwidth);
   if (slice > 0) cJSON_AddNumberToObject(machines, "slice", slice);
@@ -1018,7 +1031,7 @@ cJSON *exp_calibrate(const exp_calib_source *src, const exp_calib_options *o, ch
   cJSON *checked = check(figs, &fit, src->cores, o->log);
   profile = cJSON_CreateObject();
   about(profile, src, o, figures, parameters_json(&fit, spread), checked, notes);
-  profile_fill(profile, &fit, src->cores, slice, preemption);
+  profile_fill(profile, &fit, src, slice, preemption);
   if (preemption)
     cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(profile, EXP_PROFILE_ABOUT),
                           "preemption", preemption);
@@ -1103,15 +1116,16 @@ static uint32_t cores_here(void) {
   return n > 0 ? (uint32_t)n : 1;
 }
 
-int exp_calib_real_source(exp_calib_source *src, char *err, size_t errlen) {
+int exp_calib_real_source(exp_calib_source *src, bool pin, char *err, size_t errlen) {
   double load = NAN;
   if (getloadavg(&load, 1) != 1) load = NAN; /* before the probe's nodes start */
-  real_probe *p = real_probe_start(NULL, err, errlen);
+  uint32_t all = cores_here();
+  real_probe *p = real_probe_start(NULL, pin, err, errlen);
   if (!p) return -1;
   *src = (exp_calib_source){
       .ctx = p, .pulls = real_pulls, .compute = dot_compute, .initial = probe_initial,
       .slice = probe_slice, .preempt = probe_preempt, .cores = cores_here(),
-      .load_before = load};
+      .pinned_of = pin ? all : 0, .load_before = load};
   return 0;
 }
 
@@ -1137,7 +1151,7 @@ int exp_calibrate_file(const char *path, const exp_calib_options *o, FILE *log) 
   char err[1024];
   if (!writable_dir(path, log)) return EXP_EXIT_FAILED;
   exp_calib_source src;
-  if (exp_calib_real_source(&src, err, sizeof err) != 0) {
+  if (exp_calib_real_source(&src, o->pin, err, sizeof err) != 0) {
     fprintf(log, "pslab calibrate: %s\n", err);
     return EXP_EXIT_FAILED;
   }

@@ -46,7 +46,7 @@ static const char *const cost_keys[] = {"per_message_s", "per_key_s", "per_byte_
 static const char *const machine_keys[] = {"count", "cores", "place", "loopback_latency",
                                            "loopback_bandwidth", "scheduler", "slice", "preempt",
                                            "preempt_wait", "preempt_per_thread", "io_read", "io_send",
-                                           NULL};
+                                           "pin", NULL};
 
 static void parse_network(exp_errors *e, const cJSON *net, sim_cluster *c) {
   static const char *const models[] = {"CM02", "LV08", SIM_MODEL_LATENCY_BANDWIDTH, NULL};
@@ -348,7 +348,8 @@ static void parse_machines(exp_errors *e, const cJSON *m, uint32_t nodes, exp_cl
   sim_machines *pm = &out->sim.machines;
   exp_check_keys(e, m, p, machine_keys);
   double count = 1, cores = 0;
-  if (exp_get_int(e, m, p, "count", 1, nodes ? nodes : MAX_NODES, false, &count))
+  exp_get_bool(e, m, p, "pin", &pm->pin); /* machines may then outnumber nodes */
+  if (exp_get_int(e, m, p, "count", 1, nodes && !pm->pin ? nodes : MAX_NODES, false, &count))
     pm->count = count > 0 ? (uint32_t)count : 1;
   if (exp_get_int(e, m, p, "cores", 1, MAX_CORES, true, &cores)) pm->cores = (uint32_t)cores;
   exp_get_quantity(e, m, p, "loopback_latency", EXP_QTY_DURATION, &pm->loopback_latency);
@@ -579,9 +580,17 @@ void exp_cluster_include_profile(cJSON *spec, const char *base_dir, exp_errors *
   warn_step_workload(spec, cluster, merged, measured, file, warnings);
   cJSON_Delete(measured);
   free(file);
-  for (const cJSON *k = merged ? merged->child : NULL; k && profile_keys; k = k->next)
-    if (!cJSON_GetObjectItemCaseSensitive(cluster, k->string))
-      exp_errors_addf(profile_keys, "%s", k->string);
+  /* What only the profile gave: whole fields, and the fields within an
+   * object the spec gave in part (machines.slice beside the spec's own
+   * machines.pin). */
+  for (const cJSON *k = merged ? merged->child : NULL; k && profile_keys; k = k->next) {
+    const cJSON *own = cJSON_GetObjectItemCaseSensitive(cluster, k->string);
+    if (!own) exp_errors_addf(profile_keys, "%s", k->string);
+    else if (cJSON_IsObject(own) && cJSON_IsObject(k))
+      for (const cJSON *f = k->child; f; f = f->next)
+        if (!cJSON_GetObjectItemCaseSensitive(own, f->string))
+          exp_errors_addf(profile_keys, "%s.%s", k->string, f->string);
+  }
   if (merged) cJSON_ReplaceItemInObjectCaseSensitive(spec, "cluster", merged);
   else cJSON_DeleteItemFromObjectCaseSensitive(cluster, "profile"); /* said once */
 }
