@@ -3,8 +3,11 @@
 # would (one calibration of an idle machine and its own real runs), since on a small machine one set
 # carries an uncertainty of the order of the goal (docs/fidelity.md, "How close it gets").
 #
-#   fidelity-sets.sh make OUT [N]        N sets (default 3) into OUT/set-1 ...: `pslab calibrate`,
-#                                        `calibrate --workload` for each spec, `validate` each spec
+#   fidelity-sets.sh make OUT [N] [--pin]
+#                                        N sets (default 3) into OUT/set-1 ...: `pslab calibrate`,
+#                                        `calibrate --workload` for each spec, `validate` each spec;
+#                                        --pin: `calibrate --pin`, a core per node (the real runs
+#                                        pinned as its profile's cluster.machines.pin says)
 #   fidelity-sets.sh resim OUT TAG [--set PATH=VALUE]...
 #                                        the simulated side again against each set's real runs
 #                                        (`validate --reuse-real`, same profiles), into OUT/set-K/TAG
@@ -18,7 +21,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 pslab=${PSLAB:-$here/build/pslab}
 specs=(fidelity heldout_skew heldout_values heldout_mf)
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "fidelity-sets: $*" >&2; exit 2; }
 
 extra=() # the fidelity spec's node counts this machine has the cores for
@@ -28,7 +31,9 @@ node_set() {
 }
 
 make_sets() {
-  local out=$1 n=${2:-3}
+  local out=$1 n=${2:-3} pin=()
+  if [ "$n" = --pin ]; then n=3; pin=(--pin); elif [ "${3:-}" = --pin ]; then pin=(--pin);
+  elif [ -n "${3:-}" ]; then die "make: expected --pin after N, not '$3'"; fi
   [[ $n =~ ^[1-9][0-9]*$ ]] || die "make: N must be a positive integer, not '$n'"
   [ -x "$pslab" ] || die "no pslab at $pslab (build first, or set PSLAB)"
   mkdir -p "$out"
@@ -38,7 +43,7 @@ make_sets() {
     local d=$out/set-$k
     mkdir -p "$d.partial"
     echo "fidelity-sets: set $k: calibrate" >&2
-    "$pslab" calibrate --out "$d.partial/p.json" --quiet
+    "$pslab" calibrate --out "$d.partial/p.json" --quiet "${pin[@]}"
     local s
     for s in "${specs[@]}"; do
       echo "fidelity-sets: set $k: $s" >&2
@@ -106,7 +111,7 @@ summary() {
 }
 
 case ${1:-} in
-  make) [ $# -ge 2 ] && [ $# -le 3 ] || { usage >&2; exit 2; }; make_sets "$2" "${3:-3}" ;;
+  make) [ $# -ge 2 ] && [ $# -le 4 ] || { usage >&2; exit 2; }; shift; make_sets "$@" ;;
   resim) [ $# -ge 3 ] || { usage >&2; exit 2; }; shift; resim "$@" ;;
   summary) [ $# -ge 2 ] && [ $# -le 3 ] || { usage >&2; exit 2; }; summary "$2" "${3:-}" ;;
   -h | --help) usage ;;
