@@ -64,5 +64,9 @@ grep -qF "median of the medians: 14.0%, of the worsts: 24.0% (2 sets)" <<<"$sets
 bash "$F" summary "$TMP/sets" t | grep -qF "(1 set)" || fail "fidelity-sets: a tag's sets"
 bash "$F" summary "$TMP/sets" none 2>/dev/null && fail "fidelity-sets: a tag with no set accepted"
 bash "$F" make "$TMP/sets" zero 2>/dev/null && fail "fidelity-sets: a bad N accepted"
+err=$(bash "$F" make "$TMP/sets" 1 --pinned 2>&1) && fail "fidelity-sets: a bad flag accepted"
+grep -qF "expected --pin after N" <<<"$err" || fail "fidelity-sets: a bad flag's message"
+err=$(PSLAB=/nonexistent bash "$F" make "$TMP/sets" 1 --pin 2>&1) && fail "fidelity-sets: no pslab"
+grep -qF "no pslab at /nonexistent" <<<"$err" || fail "fidelity-sets: --pin not taken (got: $err)"
 bash "$S" >/dev/null 2>&1; [ $? -eq 2 ] || fail "no argument: not exit status 2"
 [ "$failures" -eq 0 ] && echo "all passed" || { echo "$failures failure(s)"; exit 1; }
