@@ -1135,7 +1135,8 @@ static void test_set_under_a_sweep_key_warns(void) {
 /* A cluster field the run's backend does not read is a warning (once per
  * field and backend), never silence: the simulated network's latency on the
  * real backend (which reads its bandwidth, for stragglers), the real
- * backend's timeout in a simulation; stragglers, which both read, none. */
+ * backend's timeout in a simulation; stragglers, which both read, none;
+ * the machines' layout on the real backend without machines.pin. */
 static void test_cluster_fields_a_backend_ignores_warn(void) {
   exp_errors e;
   exp_errors_init(&e);
@@ -1158,6 +1159,27 @@ static void test_cluster_fields_a_backend_ignores_warn(void) {
   /* What each backend reads: no warning. */
   s = parse_sets("{'name': 't', 'cluster': {'nodes': 2, 'network': {'latency': '1ms'}}, "
                  GOOD_WORKLOAD ", 'policy': {'type': 'static'}}", NULL, 0, &e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_EQUAL(exp_spec_warnings(s)->count, 0);
+  exp_spec_free(s);
+  /* The machines' layout on the real backend: read with machines.pin, a
+   * warning without it; the simulator's scheduler never read there. */
+  s = parse_sets("{'name': 't', 'backend': 'real', 'cluster': {'nodes': 2, 'machines': "
+                 "{'count': 2, 'cores': 1, 'scheduler': 'shared'}}, " GOOD_WORKLOAD
+                 ", 'policy': {'type': 'static'}}", NULL, 0, &e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  w = exp_spec_warnings(s);
+  CU_ASSERT_EQUAL(w->count, 3);
+  CU_ASSERT_TRUE(exp_errors_contain(w, "cluster.machines.count has no effect on the real "
+                                       "backend without cluster.machines.pin"));
+  CU_ASSERT_TRUE(exp_errors_contain(w, "cluster.machines.cores has no effect on the real "
+                                       "backend without cluster.machines.pin"));
+  CU_ASSERT_TRUE(exp_errors_contain(w, "cluster.machines.scheduler has no effect on the real "
+                                       "backend"));
+  exp_spec_free(s);
+  s = parse_sets("{'name': 't', 'backend': 'real', 'cluster': {'nodes': 2, 'machines': "
+                 "{'count': 2, 'cores': 1, 'pin': true}}, " GOOD_WORKLOAD
+                 ", 'policy': {'type': 'static'}}", NULL, 0, &e);
   CU_ASSERT_PTR_NOT_NULL_FATAL(s);
   CU_ASSERT_EQUAL(exp_spec_warnings(s)->count, 0);
   exp_spec_free(s);
