@@ -570,7 +570,7 @@ static void test_profile_validates_as_a_cluster(void) {
  * of 4 cores): the profile's machines are those cores, one each, pinned,
  * more than the spec's 3 nodes (the fourth runs nothing), both I/O passes
  * on the message's path; the network between two of them is the loopback,
- * half its latency at each end. */
+ * its wire's part (beyond the two passes) at each end. */
 static void test_profile_of_a_core_per_node(void) {
   model m = machine();
   m.cores = 1;
@@ -587,7 +587,13 @@ static void test_profile_of_a_core_per_node(void) {
   const cJSON *pm = cJSON_GetObjectItem(p, "machines");
   CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(pm, "io_read")), "on_path");
   CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(pm, "io_send")), "on_path");
-  CU_ASSERT_EQUAL(at(p, "network.latency"), at(p, "machines.loopback_latency") / 2);
+  /* The network's latency is the wire's part of the loopback, beyond two
+   * I/O passes, at each end: a loopback of 37 us and passes of 10 us leave
+   * 8.5 us a link; one of 18 us (below) leaves none. */
+  double pass = at(p, "cost.io_wakeup_s") + at(p, "cost.io_per_message_s");
+  CLOSE(pass, m.io_wake / 2 + m.io);
+  CLOSE(at(p, "network.latency"), (at(p, "machines.loopback_latency") - 2 * pass) / 2);
+  CLOSE(at(p, "network.latency"), 8.5e-6);
   CU_ASSERT_EQUAL(at(p, "network.bandwidth"), at(p, "machines.loopback_bandwidth"));
   const cJSON *of = about_item(p, "pinned_of");
   CU_ASSERT(cJSON_IsNumber(of) && of->valuedouble == 4);
@@ -601,6 +607,12 @@ static void test_profile_of_a_core_per_node(void) {
   c.sim.machines.pin = false; /* unpinned, a machine without a node is refused */
   CU_ASSERT_EQUAL(sim_cluster_check(&c.sim, err, sizeof err), -1);
   exp_cluster_free(&c);
+  cJSON_Delete(p);
+  m.latency = 1e-6;
+  p = exp_calibrate(&src, &o, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CLOSE(at(p, "machines.loopback_latency"), 18e-6);
+  CU_ASSERT_EQUAL(at(p, "network.latency"), 0);
   cJSON_Delete(p);
 }
 
