@@ -186,6 +186,11 @@ int sim_io_spawn(sim_node *n) {
 
 void sim_io_free(sim_node *n) {
   sim_io *io = &n->io;
+  /* A run that ended with sends still queued here (stuck, or failed): they
+   * were never put, so no outbox holds them and their buffers are still
+   * ours. Queued reads belong to their senders' outboxes. */
+  for (sim_envelope *e = io->queue; e; e = e->next_delivered)
+    if (e->src == n->id) sim_buf_release(e->buf, e->shared);
   if (io->cond) sg_cond_destroy(io->cond);
   if (io->mutex) sg_mutex_destroy(io->mutex);
   free(io->touched);
