@@ -159,10 +159,12 @@ static int check_stragglers(const sim_cluster *c, char *err, size_t errlen) {
   return 0;
 }
 
-double sim_io_handoff(const sim_cluster *c) {
-  double pass = c->cost.io_wakeup_s + c->cost.io_per_message_s;
-  if (!(pass > 0)) return 1;
-  return fmin(1, c->machines.loopback_latency / (2 * pass));
+double sim_io_handoff(double latency, double pass) {
+  return pass > 0 ? fmin(1, latency / (2 * pass)) : 1;
+}
+
+double sim_io_wire_latency(double latency, double pass) {
+  return fmax(0, latency - 2 * sim_io_handoff(latency, pass) * pass);
 }
 
 /* The loopback link's latency: with the I/O read on the message's path,
@@ -172,7 +174,7 @@ static double loopback_latency(const sim_cluster *c) {
   const sim_machines *m = &c->machines;
   double pass = c->cost.io_wakeup_s + c->cost.io_per_message_s;
   if (!m->io_read_on_path) return m->loopback_latency;
-  if (m->io_send_on_path) return fmax(0, m->loopback_latency - 2 * sim_io_handoff(c) * pass);
+  if (m->io_send_on_path) return sim_io_wire_latency(m->loopback_latency, pass);
   return m->loopback_latency - pass;
 }
 

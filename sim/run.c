@@ -269,7 +269,10 @@ static int run_init(sim_setup *s) {
   run->shared_cores = c->machines.count > 0;
   run->io_read_on_path = run->shared_cores && c->machines.io_read_on_path;
   run->io_send_on_path = run->io_read_on_path && c->machines.io_send_on_path;
-  run->io_handoff = run->io_send_on_path ? sim_io_handoff(c) : 1;
+  run->io_handoff = run->io_send_on_path
+                        ? sim_io_handoff(c->machines.loopback_latency,
+                                         c->cost.io_wakeup_s + c->cost.io_per_message_s)
+                        : 1;
   run->core_speed = c->host_speed;
   run->workers_per_node = c->workers_per_node;
   run->num_nodes = c->nodes;

@@ -207,11 +207,14 @@ void sim_cluster_default(sim_cluster *c);
  * placement (not platform_file and hosts, which sim_run checks).
  * 0, or -1 with a message in err naming the field ("cluster.machines: ..."). */
 int sim_cluster_check(const sim_cluster *c, char *err, size_t errlen);
-/* With the I/O send and read on the message's path: the fraction of its
- * work on a message after which a node's I/O actor passes it on,
- * min(1, loopback_latency / (2 (cost.io_wakeup_s + cost.io_per_message_s)))
- * (1 without I/O work). */
-double sim_io_handoff(const sim_cluster *c);
+/* With the I/O send and read on the message's path, for a lone message's
+ * calibrated latency and one I/O pass (cost.io_wakeup_s +
+ * cost.io_per_message_s): the fraction of its work on a message after which
+ * a node's I/O actor passes it on, min(1, latency / (2 pass)) (1 without I/O
+ * work); and the wire's part of the latency beyond the two passes up to
+ * their handoffs, latency - 2 handoff pass (0 unless latency > 2 pass). */
+double sim_io_handoff(double latency, double pass);
+double sim_io_wire_latency(double latency, double pass);
 /* The machine node runs on: with placement (machines.count > 0) its
  * machines.place entry, or in blocks (node i on i * count / nodes); without
  * it, machine `node`. */

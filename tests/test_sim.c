@@ -1316,7 +1316,8 @@ static void test_io_send_on_path(void) {
       r.cluster.machines.io_read_on_path = k >= 1;
       r.cluster.machines.io_send_on_path = k == 2;
       if (k == 2) {
-        CU_ASSERT_DOUBLE_EQUAL(sim_io_handoff(&r.cluster), handoff[l], 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(sim_io_handoff(latency[l], 12e-6), handoff[l], 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(sim_io_wire_latency(latency[l], 12e-6), link[l], 1e-15);
         char *x = platform_text(&r.cluster);
         CU_ASSERT_DOUBLE_EQUAL(attribute(x, "<link id=\"loopback-0\"", "latency"), link[l], 1e-15);
         free(x);

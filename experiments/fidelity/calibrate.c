@@ -864,11 +864,11 @@ static void profile_fill(cJSON *profile, const fitted *f, const exp_calib_source
     cJSON_AddStringToObject(machines, "io_send", "on_path");
     /* The network's latency is the wire's part of the loopback's: with both
      * passes on the path, what a lone message takes beyond its two I/O
-     * passes up to their handoffs (sim.h, io_send_on_path), which a message
+     * passes up to their handoffs (sim_io_wire_latency), which a message
      * between two machines makes too. A link at each end. */
-    double pass = f->io_wake_end + f->io;
     cJSON *network = cJSON_AddObjectToObject(profile, "network");
-    cJSON_AddNumberToObject(network, "latency", fmax(0, f->latency - 2 * pass) / 2);
+    cJSON_AddNumberToObject(network, "latency",
+                            sim_io_wire_latency(f->latency, f->io_wake_end + f->io) / 2);
     cJSON_AddNumberToObject(network, "bandwidth", f->bandwidth);
   }
   cJSON_AddNumberToObject(machines, "loopback_latency", f->latency);
