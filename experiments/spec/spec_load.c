@@ -189,19 +189,18 @@ static void warn_unread_cluster_field(const exp_backend *be, const char *key,
 static void warn_layout_without_pin(const exp_backend *be, const char *key,
                                     const cJSON *machines, const exp_errors *profile_keys,
                                     exp_errors *said, exp_errors *warnings) {
-  static const char *const layout[] = {"machines.count", "machines.cores", "machines.place"};
-  if (strcmp(be->name, "real") != 0 || cJSON_IsTrue(cJSON_GetObjectItem(machines, "pin")) ||
-      said_already(profile_keys, key))
+  bool layout = !strcmp(key, "machines.count") || !strcmp(key, "machines.cores") ||
+                !strcmp(key, "machines.place");
+  if (!layout || strcmp(be->name, "real") != 0 ||
+      cJSON_IsTrue(cJSON_GetObjectItem(machines, "pin")) || said_already(profile_keys, key))
     return;
-  for (size_t i = 0; i < sizeof layout / sizeof layout[0]; i++) {
-    char pair[EXP_PATH_MAX + 8];
-    snprintf(pair, sizeof pair, "real %s", key);
-    if (strcmp(key, layout[i]) != 0 || said_already(said, pair)) continue;
-    exp_errors_addf(said, "%s", pair);
-    exp_errors_addf(warnings, "cluster.%s has no effect on the real backend without "
-                    "cluster.machines.pin (true: each machine's nodes on cores of their own "
-                    "of this machine)", key);
-  }
+  char pair[EXP_PATH_MAX + 8];
+  snprintf(pair, sizeof pair, "real %s", key);
+  if (said_already(said, pair)) return;
+  exp_errors_addf(said, "%s", pair);
+  exp_errors_addf(warnings, "cluster.%s has no effect on the real backend without "
+                  "cluster.machines.pin (true: each machine's nodes on cores of their own "
+                  "of this machine)", key);
 }
 
 static void warn_unread_cluster_fields(const exp_run_list *runs, const exp_errors *profile_keys,
