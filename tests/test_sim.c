@@ -1585,20 +1585,29 @@ static void test_run_queue_slice(void) {
  * its next turns, until w0 ends 0.4 ms into its third and w1 has waited
  * that. 6 turns of 0.8 ms on average, 4.4 ms waited, the run 4.8 ms. With
  * the shared scheduler no run queue counts: no such metric. */
+/* One key, 8 steps a worker of one read each, nothing costing CPU but
+ * the compute, on one machine: the run queue's counting cases. */
+static void one_key_case(run_spec *r, uint32_t nodes, uint32_t workers, const char *workload,
+                         sim_machines machines) {
+  const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 8, .len = 10};
+  hand_case(r, &h);
+  r->cluster.nodes = nodes;
+  r->cluster.workers_per_node = workers;
+  r->cluster.host_speed = 1e9;
+  r->cluster.cost = (sim_cost){0};
+  r->workload = workload;
+  r->cluster.machines = machines;
+}
+
 static void test_run_queue_counts_turns(void) {
   for (int k = 0; k < 2; k++) {
-    const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 8, .len = 10};
     run_spec r;
-    hand_case(&r, &h);
-    r.cluster.nodes = 1;
-    r.cluster.workers_per_node = 2;
-    r.cluster.host_speed = 1e9;
-    r.cluster.cost = (sim_cost){0};
-    r.workload = "{\"type\":\"zipf\",\"keys\":1,\"value_length\":10,\"reads_per_step\":1,"
+    one_key_case(&r, 1, 2,
+                 "{\"type\":\"zipf\",\"keys\":1,\"value_length\":10,\"reads_per_step\":1,"
                  "\"writes_per_step\":0,\"steps_per_worker\":8,\"locality\":1,"
-                 "\"flops_per_step\":3e5}";
-    r.cluster.machines = (sim_machines){
-        .count = 1, .cores = 1, .loopback_bandwidth = 1e18, .slice = 1e-3};
+                 "\"flops_per_step\":3e5}",
+                 (sim_machines){.count = 1, .cores = 1, .loopback_bandwidth = 1e18,
+                                .slice = 1e-3});
     if (k) r.cluster.machines.scheduler = SIM_SCHED_SHARED;
     cJSON *m = run(&r);
     CU_ASSERT_PTR_NOT_NULL_FATAL(m);
@@ -1622,17 +1631,12 @@ static void test_run_queue_counts_turns(void) {
  * loopback link (twice 0.1 ms) for each of its 8 reads, nothing else
  * costing CPU: 1.6 ms, 0.8 ms the mean. */
 static void test_run_queue_counts_sleeps(void) {
-  const hand_spec h = {.bandwidth = 1e8, .latency = 1e-4, .steps = 8, .len = 10};
   run_spec r;
-  hand_case(&r, &h);
-  r.cluster.nodes = 2;
-  r.cluster.workers_per_node = 1;
-  r.cluster.host_speed = 1e9;
-  r.cluster.cost = (sim_cost){0};
-  r.workload = "{\"type\":\"zipf\",\"keys\":1,\"value_length\":10,\"reads_per_step\":1,"
-               "\"writes_per_step\":0,\"steps_per_worker\":8,\"flops_per_step\":1e5}";
-  r.cluster.machines = (sim_machines){.count = 1, .cores = 2, .loopback_latency = 1e-4,
-                                      .loopback_bandwidth = 1e18, .slice = 1e-3};
+  one_key_case(&r, 2, 1,
+               "{\"type\":\"zipf\",\"keys\":1,\"value_length\":10,\"reads_per_step\":1,"
+               "\"writes_per_step\":0,\"steps_per_worker\":8,\"flops_per_step\":1e5}",
+               (sim_machines){.count = 1, .cores = 2, .loopback_latency = 1e-4,
+                              .loopback_bandwidth = 1e18, .slice = 1e-3});
   cJSON *m = run(&r);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   CU_ASSERT_DOUBLE_EQUAL(num(m, "time_s"), 2.4e-3, 1e-12); /* 8 x (0.2 + 0.1) ms */
