@@ -717,8 +717,9 @@ typedef struct {
   FILE *log;            /* what was measured, as it is; NULL: nothing */
   /* A core per node: the real source's nodes each pinned to a core of its
    * own, and the profile's machines those cores, one each (pin: true, both
-   * I/O passes on the message's path), with the loopback between two of
-   * them as the network between machines (its latency beyond the passes). */
+   * I/O passes on the message's path, the preemption figures measured on
+   * two cores), with the loopback between two of them as the network
+   * between machines (its latency beyond the passes). */
   bool pin;
 } exp_calib_options;
 

@@ -681,6 +681,23 @@ int real_probe_local(real_probe *p, uint32_t keys, uint32_t floats, uint32_t cou
 
 /* ------------------------------------------------------------- the end */
 
+int real_probe_preempt_beside(real_probe *p, uint32_t spinners, uint32_t wakes, double *wait_s,
+                              double *preempted, char *err, size_t errlen) {
+  if (!p->pinned) return real_probe_preempt(spinners, wakes, wait_s, preempted, err, errlen);
+  if (sched_setaffinity(0, sizeof p->was, &p->was) != 0) {
+    snprintf(err, errlen, "preemption probe: cannot take this process's cores back: %s",
+             strerror(errno));
+    return -1;
+  }
+  int rc = real_probe_preempt(spinners, wakes, wait_s, preempted, err, errlen);
+  char again[256];
+  if (real_pin_cores(0, 1, again, sizeof again) != 0) { /* node 0's core, as before */
+    if (rc == 0) snprintf(err, errlen, "preemption probe: %s", again);
+    rc = -1;
+  }
+  return rc;
+}
+
 int real_probe_free(real_probe *p) {
   if (!p) return 0;
   int rc = PS_OK;

@@ -393,6 +393,12 @@ int real_probe_remote(real_probe *p, uint32_t keys, uint32_t floats, uint32_t co
                       real_probe_sample *out, char *err, size_t errlen);
 int real_probe_local(real_probe *p, uint32_t keys, uint32_t floats, uint32_t count,
                      real_probe_sample *out, char *err, size_t errlen);
+/* real_probe_preempt (below) while p runs: on the cores this process had
+ * before a pinned probe (pin) took all but one, which the calling thread gets
+ * back for the measurement and gives up again after; the probe's nodes stay
+ * where they are, idle meanwhile. 0, or -1 with a message. */
+int real_probe_preempt_beside(real_probe *p, uint32_t spinners, uint32_t wakes, double *wait_s,
+                              double *preempted, char *err, size_t errlen);
 /* Stops both nodes and frees p (NULL: nothing). 0 when both ended cleanly. */
 int real_probe_free(real_probe *p);
 /* How long this thread takes, in wall-clock seconds into *wall_s, to add

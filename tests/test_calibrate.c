@@ -595,12 +595,19 @@ static void test_profile_of_a_core_per_node(void) {
   CLOSE(at(p, "network.latency"), (at(p, "machines.loopback_latency") - 2 * pass) / 2);
   CLOSE(at(p, "network.latency"), 8.5e-6);
   CU_ASSERT_EQUAL(at(p, "network.bandwidth"), at(p, "machines.loopback_bandwidth"));
+  /* Preemption is measured although each machine has one core (the probe
+   * uses two): the source's figures, switched off as without a pin. */
+  CU_ASSERT_TRUE(cJSON_IsFalse(cJSON_GetObjectItem(pm, "preempt")));
+  CLOSE(at(p, "machines.preempt_wait"), m.preempt_wait);
+  CLOSE(at(p, "machines.preempt_per_thread"), m.preempt_per_thread);
   const cJSON *of = about_item(p, "pinned_of");
   CU_ASSERT(cJSON_IsNumber(of) && of->valuedouble == 4);
   exp_cluster c;
   CU_ASSERT_TRUE_FATAL(cluster_of(p, &c));
   CU_ASSERT_TRUE(c.sim.machines.pin);
   CU_ASSERT_TRUE(c.sim.machines.io_read_on_path && c.sim.machines.io_send_on_path);
+  CU_ASSERT_FALSE(c.sim.machines.preempt);
+  CLOSE(c.sim.machines.preempt_wait_s, m.preempt_wait);
   CU_ASSERT_EQUAL(c.sim.machines.count, 4);
   CU_ASSERT_EQUAL(c.sim.latency, at(p, "network.latency"));
   CU_ASSERT_EQUAL(sim_cluster_check(&c.sim, err, sizeof err), 0);
@@ -636,6 +643,15 @@ static void test_real_probe_pinned(void) {
   real_probe_sample remote;
   CU_ASSERT_EQUAL(real_probe_remote(p, 1, 1, 20, &remote, err, sizeof err), 0);
   CU_ASSERT(remote.wall_s > 0 && remote.node[1].process_cpu_s > 0);
+  /* The preemption probe needs two cores: it gets them back meanwhile,
+   * and this thread is on its one core again after. */
+  double wait = -1, preempted = -1;
+  CU_ASSERT_EQUAL(real_probe_preempt_beside(p, 1, 50, &wait, &preempted, err, sizeof err), 0);
+  CU_ASSERT(wait >= 0 && preempted >= 0 && preempted <= 2);
+  cpu_set_t again;
+  CU_ASSERT_EQUAL(sched_getaffinity(0, sizeof again, &again), 0);
+  CU_ASSERT_TRUE(CPU_EQUAL(&during, &again));
+  CU_ASSERT_EQUAL(real_probe_remote(p, 1, 1, 20, &remote, err, sizeof err), 0);
   CU_ASSERT_EQUAL(real_probe_free(p), 0);
   CU_ASSERT_EQUAL(sched_getaffinity(0, sizeof after, &after), 0);
   CU_ASSERT_TRUE(CPU_EQUAL(&before, &after));

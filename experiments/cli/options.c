@@ -165,8 +165,9 @@ const cli_option cli_options[] = {
      "measure a core per node: the probe's two nodes each pinned to a core of its own (the "
      "first two this process may use), as specs with cluster.machines.pin lay their "
      "machines out on this one; the profile has machines {count: the cores here, cores: 1, "
-     "pin: true, both I/O passes on the message's path} and network {latency: the "
-     "loopback's beyond those passes, bandwidth: the loopback's} for nodes on two cores"},
+     "pin: true, both I/O passes on the message's path, the preemption figures measured with "
+     "both cores} and network {latency: the loopback's beyond those passes, bandwidth: the "
+     "loopback's} for nodes on two cores"},
     {"quiet", 'q', NULL,
      SPEC_RUNNERS | ON(MERGE) | ON(VALIDATE) | ON(ADVISE) | ON(KEYGEN) | ON(CALIBRATE),
      FLAG(quiet), false, "no progress lines (failed runs are still reported)"},

@@ -921,14 +921,17 @@ static int measure_slice(const exp_calib_source *src, const exp_calib_options *o
  * its rounds), a line of the log each, and wait = wait_s + per_thread_s x
  * (spinners - 1), wait_s the wait beside one and per_thread_s the
  * least-squares slope through it, into *out (left NULL
- * where the source does not measure it or has one core): the figures of
- * the run queue's wake-up preemption (machines.preempt_wait,
+ * where the source does not measure it or the machine has one core): the
+ * figures of the run queue's wake-up preemption (machines.preempt_wait,
  * machines.preempt_per_thread), which the profile gives switched off
- * (machines.preempt false: on fresh sets it lost rankings it had right). */
+ * (machines.preempt false: on fresh sets it lost rankings it had right,
+ * with shared cores and with a core per node). With a core per node the
+ * probe measures what a node's core does: the woken thread and the
+ * spinners on one core, the thread that wakes it on another. */
 static int measure_preempt(const exp_calib_source *src, const exp_calib_options *o,
                            cJSON *list, cJSON **out, char *err, size_t errlen) {
   *out = NULL;
-  if (!src->preempt || src->cores < 2) return 0;
+  if (!src->preempt || (src->pinned_of ? src->pinned_of : src->cores) < 2) return 0;
   enum { N = CALIB_PREEMPT_SPINNERS };
   double wait[N], first_preempted = 0, worst = 0;
   uint32_t wakes = (uint32_t)fmax(50, CALIB_PREEMPT_WAKES * o->scale);
@@ -1110,8 +1113,7 @@ static int probe_slice(void *ctx, uint32_t threads, double seconds, double *slic
 
 static int probe_preempt(void *ctx, uint32_t spinners, uint32_t wakes, double *wait_s,
                          double *preempted, char *err, size_t errlen) {
-  (void)ctx;
-  return real_probe_preempt(spinners, wakes, wait_s, preempted, err, errlen);
+  return real_probe_preempt_beside(ctx, spinners, wakes, wait_s, preempted, err, errlen);
 }
 
 static uint32_t cores_here(void) {
