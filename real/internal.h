@@ -143,6 +143,23 @@ int real_coordinator_file_wait(const char *path, uint32_t run, double timeout_s,
 
 /* Monotonic seconds. */
 double real_clock(void);
+
+/* What rank 0 answers the start barrier with (node.c): the instant it
+ * releases it, on its real_clock (CLOCK_MONOTONIC), and the boot that clock
+ * belongs to. A node of the same boot reads the same clock (one machine,
+ * network namespaces included) and takes that instant as its t0, so that
+ * every node's times are of one clock rather than each of its own release,
+ * which comes milliseconds later at a node whose core was busy. */
+#define REAL_BOOT_ID 40
+typedef struct {
+  char boot[REAL_BOOT_ID]; /* /proc/sys/kernel/random/boot_id ("": unknown) */
+  double t0;
+} real_start_clock_msg;
+/* Rank 0's answer, now (malloc'd, *len bytes; NULL: no memory). */
+void *real_start_clock(size_t *len);
+/* A node's t0 from the answer: rank 0's where both read one clock and it
+ * is neither in the future nor over a minute back, else now. */
+double real_start_t0(const void *reply, size_t len);
 /* Names a thread of this process (its comm, cut to 15 characters), so that
  * top, perf and /proc tell a node's threads apart: "pslab-w<i>" a worker,
  * "pslab-recv" the receiver. */
@@ -203,7 +220,8 @@ struct real_node {
   pthread_t receiver;
   bool receiver_running;
   /* The node's clock: real_clock() - t0 from the start release on, 0
-   * before it. t0 is written once, before `started` is set (release), and
+   * before it; t0 is rank 0's release where the node reads rank 0's clock
+   * (real_start_t0), else its own. t0 is written once, before `started` is set (release), and
    * read only after `started` was seen set (acquire): the receiver thread,
    * which runs before the release, never reads it half-made, and an early
    * message gets time 0, never a time the clock later goes back from. */

