@@ -221,10 +221,11 @@ struct real_node {
   bool receiver_running;
   /* The node's clock: real_clock() - t0 from the start release on, 0
    * before it; t0 is rank 0's release where the node reads rank 0's clock
-   * (real_start_t0), else its own. t0 is written once, before `started` is set (release), and
-   * read only after `started` was seen set (acquire): the receiver thread,
-   * which runs before the release, never reads it half-made, and an early
-   * message gets time 0, never a time the clock later goes back from. */
+   * (real_start_t0), else its own. t0 is written once, before `started` is
+   * set (release), and read only after `started` was seen set (acquire): the
+   * receiver thread, which runs before the release, never reads it
+   * half-made, and an early message gets time 0, never a time the clock
+   * later goes back from. */
   double t0;
   atomic_bool started;
   atomic_bool timers_on;

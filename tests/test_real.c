@@ -1651,8 +1651,6 @@ static void test_straggler_throttle(void) {
   alarm(0);
 }
 
-/* Through a whole run: the metrics say how much the emulation did, and a
- * run without stragglers has none of them. */
 /* The start release's clock: a node of rank 0's boot takes rank 0's t0 (in
  * the past, so its times and rank 0's are of one clock); another boot, a t0
  * in the future or absurdly far back, or a reply of the wrong size, gives
@@ -1683,6 +1681,8 @@ static void test_start_clock_shared_by_one_boot(void) {
   free(c);
 }
 
+/* Through a whole run: the metrics say how much the emulation did, and a
+ * run without stragglers has none of them. */
 static void test_straggler_metrics(void) {
   alarm(bound_s());
   cJSON *wl = parse_json("{\"type\": \"zipf\", \"keys\": 200, \"value_length\": 8, "
