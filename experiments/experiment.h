@@ -120,7 +120,16 @@ typedef struct {
   char *platform_file; /* resolved against the spec's directory */
   char **hosts;
   ps_scale_step *scale; /* cluster.scale */
+  /* cost.step_s_by_policy: a worker's own work per step under each policy
+   * type named, in place of cost.step_s (exp_cluster_for_policy). */
+  char **step_policy;
+  double *step_policy_s;
+  size_t n_step_policy;
 } exp_cluster;
+
+/* Sets c's cost.step_s to cost.step_s_by_policy's figure for policy's type
+ * when it names one (the run's policy: its top-level "policy"). */
+void exp_cluster_for_policy(exp_cluster *c, const struct cJSON *policy);
 
 /* In a cluster profile (`pslab calibrate`), the object that says how it was
  * measured; not a cluster field. */
@@ -744,23 +753,26 @@ int exp_calib_real_source_end(exp_calib_source *src);
 int exp_calibrate_file(const char *path, const exp_calib_options *o, FILE *log);
 /* `pslab calibrate --workload SPEC --profile PROFILE --out OUT`
  * (experiments/fidelity/step_cost.c): cost.step_s, a worker's own work per
- * step, for SPEC's workload on this machine: SPEC validated on one node of
- * one worker (static, its sweep left out, step_s 0, 5 runs a backend) into
- * OUT's name less ".json" plus ".runs/"; the median over the runs of (real
- * CPU - simulated CPU) / steps, at least 0. Writes PROFILE with it and its
- * record (EXP_PROFILE_ABOUT.step) to OUT, whole or not at all. The
- * validation's table and progress go to progress (NULL: none), problems to
- * log. EXP_EXIT_OK or EXP_EXIT_FAILED. */
+ * step, for SPEC's workload on this machine, and cost.step_s_by_policy, the
+ * same under each other policy type of SPEC (its policy and its sweep's
+ * "policy" list): SPEC validated on one node of one worker (its sweep
+ * replaced by those policies, no step figures, 5 runs a policy and a
+ * backend) into OUT's name less ".json" plus ".runs/"; per policy type, the
+ * median over its runs of (real CPU - simulated CPU) / steps, at least 0.
+ * Writes PROFILE with them and their record (EXP_PROFILE_ABOUT.step) to
+ * OUT, whole or not at all. The validation's table and progress go to
+ * progress (NULL: none), problems to log. EXP_EXIT_OK or EXP_EXIT_FAILED. */
 int exp_calibrate_workload(const char *spec, const char *profile, const char *out, FILE *log,
                            FILE *progress);
 #define EXP_STEP_RUNS 5
 /* The per-step figures of such a validation in dir: each run's (real -
  * simulated) cpu_s over the simulated run's steps (its first record's), in
- * v[0 .. *n) (at most EXP_STEP_RUNS), sorted; the workload as validated into
- * *workload (caller frees; NULL if the record has none). 0, or -1 with a
- * message naming the file. */
-int exp_step_cost_read(const char *dir, double *v, size_t *n, uint64_t *steps,
-                       struct cJSON **workload, char *err, size_t errlen);
+ * v[0 .. *n) (at most EXP_STEP_RUNS), sorted, of the runs of policy type
+ * `policy` (a run without a swept policy is static's; NULL: every run); the
+ * workload as validated into *workload (caller frees; NULL if the record
+ * has none). 0, or -1 with a message naming the file. */
+int exp_step_cost_read(const char *dir, const char *policy, double *v, size_t *n,
+                       uint64_t *steps, struct cJSON **workload, char *err, size_t errlen);
 /* The median of n sorted values (NAN for none). */
 double exp_median_sorted(const double *sorted, size_t n);
 

@@ -358,6 +358,31 @@ has "calibrate --workload" out "wrote $TMP/wl.json"
 grep -q '"step_s":' "$TMP/wl.json" && grep -q '"per_step_s":' "$TMP/wl.json" &&
   grep -q 'cost.step_s belongs to the workload of' "$TMP/wl.json" &&
   [ -s "$TMP/wl.runs/validate.jsonl" ] || { echo "FAIL calibrate --workload: profile"; failures=$((failures + 1)); }
+# Under each policy of the spec's sweep: static's figure is step_s, the
+# others' step_s_by_policy, each with its runs' record.
+cat >"$TMP/by-policy.json" <<EOF
+{"name": "p", "cluster": {"nodes": 2, "profile": "cal.json"},
+ "workload": {"type": "zipf", "keys": 100, "steps_per_worker": 5}, "policy": {"type": "static"},
+ "sweep": {"policy": [{"type": "static"}, {"type": "relocate", "lookahead": 2}, {"type": "relocate"}]}}
+EOF
+run "calibrate --workload, policies" 0 "$PSLAB" calibrate --workload "$TMP/by-policy.json" \
+  --profile "$TMP/cal.json" --out "$TMP/wlp.json"
+has "calibrate --workload, policies" out "under 2 policies"
+has "calibrate --workload, policies" out "step_s_by_policy relocate:"
+tr -d ' \t\n' <"$TMP/wlp.json" | grep -q '"step_s_by_policy":{"relocate":[0-9.e-]*}' &&
+  tr -d ' \t\n' <"$TMP/wlp.json" | grep -q '"by_policy":{"relocate":{"per_step_s":\[[^]]*\]' ||
+  { echo "FAIL calibrate --workload, policies: profile"; failures=$((failures + 1)); }
+# A run charges its policy type's step figure in place of step_s: relocate's
+# 10 steps at 1 ms more CPU than static's.
+cat >"$TMP/by-policy-sim.json" <<EOF
+{"name": "bp", "cluster": {"nodes": 2, "cost": {"step_s_by_policy": {"relocate": "1ms"}}},
+ "workload": {"type": "zipf", "keys": 100, "steps_per_worker": 5}, "policy": {"type": "static"},
+ "sweep": {"policy": [{"type": "static"}, {"type": "relocate"}]}}
+EOF
+run "step_s_by_policy charged" 0 "$PSLAB" run "$TMP/by-policy-sim.json" --out "$TMP/bp" --quiet
+grep -o '"cpu_s":[0-9.e-]*' "$TMP/bp/runs.jsonl" | cut -d: -f2 | paste -sd' ' |
+  awk '{ d = $2 - $1; exit !(d > 0.0099 && d < 0.0101) }' ||
+  { echo "FAIL step_s_by_policy charged: relocate's CPU is not static's plus 10 ms"; failures=$((failures + 1)); }
 # A spec of another workload warned of that profile's step_s; the measured one not.
 sed 's/"step_s":[^,}]*/"step_s": 1e-06/' "$TMP/wl.json" >"$TMP/wl1.json"
 sed 's/"cal.json"/"wl1.json"/' "$TMP/with-profile.json" >"$TMP/same-wl.json"
@@ -366,6 +391,9 @@ run "a profile's step_s, the same workload" 0 "$PSLAB" check "$TMP/same-wl.json"
 lacks "a profile's step_s, the same workload" err "measured for another workload"
 run "a profile's step_s, another workload" 0 "$PSLAB" check "$TMP/other-wl.json"
 has "a profile's step_s, another workload" err "cost.step_s (1e-06 s a step) was measured for another workload"
+sed 's/"cal.json"/"wlp.json"/; s/"keys": 100/"keys": 101/' "$TMP/by-policy.json" >"$TMP/other-wlp.json"
+run "a profile's step figures by policy, another workload" 0 "$PSLAB" check "$TMP/other-wlp.json"
+has "a profile's step figures by policy, another workload" err "cost.step_s_by_policy was measured for another workload"
 run "calibrate --workload without --profile" 2 "$PSLAB" calibrate --workload "$TMP/with-profile.json"
 has "calibrate --workload without --profile" err "--workload and --profile go together"
 run "calibrate --workload, a missing spec" 1 "$PSLAB" calibrate --workload "$TMP/none.json" \

@@ -419,7 +419,7 @@ static void test_step_cost_from_records(void) {
   size_t n = 0;
   uint64_t steps = 0;
   cJSON *wl = NULL;
-  CU_ASSERT_EQUAL_FATAL(exp_step_cost_read(dir, v, &n, &steps, &wl, err, sizeof err), 0);
+  CU_ASSERT_EQUAL_FATAL(exp_step_cost_read(dir, NULL, v, &n, &steps, &wl, err, sizeof err), 0);
   CU_ASSERT_EQUAL(steps, 100);
   CU_ASSERT_EQUAL_FATAL(n, 3);
   CU_ASSERT_DOUBLE_EQUAL(v[0], 1e-5, 1e-15);
@@ -429,9 +429,34 @@ static void test_step_cost_from_records(void) {
   CU_ASSERT_DOUBLE_EQUAL(exp_median_sorted(v, 2), 1.5e-5, 1e-15);
   CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(wl, "type")), "zipf");
   cJSON_Delete(wl);
+  /* By policy: a run's type is its sweep's policy, static without one. */
+  write_text(path, "{\"kind\":\"run\",\"metric\":\"cpu_s\",\"sim\":0.01,\"real\":0.015,"
+                   "\"sweep\":{\"policy\":{\"type\":\"static\"}}}\n"
+                   "{\"kind\":\"run\",\"metric\":\"cpu_s\",\"sim\":0.01,\"real\":0.04,"
+                   "\"sweep\":{\"policy\":{\"type\":\"adaptive\",\"syncs_per_sec\":9}}}\n"
+                   "{\"kind\":\"run\",\"metric\":\"cpu_s\",\"sim\":0.01,\"real\":0.011}\n"
+                   "{\"kind\":\"run\",\"metric\":\"cpu_s\",\"sim\":0.02,\"real\":0.03,"
+                   "\"sweep\":{\"policy\":{\"type\":\"adaptive\"}}}\n");
+  wl = NULL;
+  CU_ASSERT_EQUAL_FATAL(exp_step_cost_read(dir, "adaptive", v, &n, &steps, &wl, err, sizeof err),
+                        0);
+  CU_ASSERT_EQUAL_FATAL(n, 2);
+  CU_ASSERT_DOUBLE_EQUAL(v[0], 1e-4, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(v[1], 3e-4, 1e-15);
+  cJSON_Delete(wl);
+  wl = NULL;
+  CU_ASSERT_EQUAL_FATAL(exp_step_cost_read(dir, "static", v, &n, &steps, &wl, err, sizeof err), 0);
+  CU_ASSERT_EQUAL_FATAL(n, 2);
+  CU_ASSERT_DOUBLE_EQUAL(v[0], 1e-5, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(v[1], 5e-5, 1e-15);
+  cJSON_Delete(wl);
+  wl = NULL;
+  CU_ASSERT_EQUAL(exp_step_cost_read(dir, "nups", v, &n, &steps, &wl, err, sizeof err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "no run of policy nups"));
+  cJSON_Delete(wl);
   write_text(path, "{\"kind\":\"run\",\"metric\":\"time_s\",\"sim\":1,\"real\":9}\n");
   wl = NULL;
-  CU_ASSERT_EQUAL(exp_step_cost_read(dir, v, &n, &steps, &wl, err, sizeof err), -1);
+  CU_ASSERT_EQUAL(exp_step_cost_read(dir, NULL, v, &n, &steps, &wl, err, sizeof err), -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(err, "validate.jsonl"));
   cJSON_Delete(wl);
   remove(path);

@@ -340,7 +340,10 @@ static const struct {
     {"{'name': 't', 'cluster': {'nodes': 2, 'platform_file': 'no-such-platform.xml', 'hosts': ['a', 'b']}, " GOOD_REST "}", "spec.json: cluster.platform_file: expected a readable SimGrid platform file (looked for no-such-platform.xml), found \"no-such-platform.xml\""},
     {"{'name': 't', 'cluster': {'nodes': 2, 'hosts': ['a', 'b']}, " GOOD_REST "}", "cluster.hosts: expected nothing without cluster.platform_file, found a list of 2"},
     {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'per_key_s': -1}}, " GOOD_REST "}", "cluster.cost.per_key_s: expected a duration with its unit, such as \"50us\", \"2ms\", \"1.5s\", \"100ns\", or a number of seconds >= 0, found -1"},
-    {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'per_msg_s': 1}}, " GOOD_REST "}", "cluster.cost.per_msg_s: expected one of the keys of cluster.cost (per_message_s, per_key_s, per_byte_s, local_per_key_s, send_per_message_s, wakeup_s, io_per_message_s, wakeup_wait_s, io_wakeup_s, initial_per_float_s, shared_per_key_s, shared_per_byte_s, step_s), found an unknown key"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'per_msg_s': 1}}, " GOOD_REST "}", "cluster.cost.per_msg_s: expected one of the keys of cluster.cost (per_message_s, per_key_s, per_byte_s, local_per_key_s, send_per_message_s, wakeup_s, io_per_message_s, wakeup_wait_s, io_wakeup_s, initial_per_float_s, shared_per_key_s, shared_per_byte_s, step_s, step_s_by_policy), found an unknown key"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'step_s_by_policy': {'adaptiv': 1e-6}}}, " GOOD_REST "}", "cluster.cost.step_s_by_policy.adaptiv: expected a policy type (as policy.type), found an unknown one"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'step_s_by_policy': {'adaptive': -1}}}, " GOOD_REST "}", "cluster.cost.step_s_by_policy.adaptive: expected a number of seconds >= 0, or a duration such as \"20us\", found -1"},
+    {"{'name': 't', 'cluster': {'nodes': 2, 'cost': {'step_s_by_policy': 1e-6}}, " GOOD_REST "}", "cluster.cost.step_s_by_policy: expected an object of policy types and durations (seconds a step), found 1e-06"},
     /* cluster, roles and scaling */
     {"{'name': 't', 'cluster': {'nodes': 4, 'servers': 5}, " GOOD_REST "}", "spec.json: cluster.servers: expected an integer <= 4, found 5"},
     {"{'name': 't', 'cluster': {'nodes': 4, 'worker_nodes': 0}, " GOOD_REST "}", "spec.json: cluster.worker_nodes: expected an integer >= 1, found 0"},
@@ -563,6 +566,37 @@ static void test_cluster_parses_units_into_sim_cluster(void) {
   CU_ASSERT_DOUBLE_EQUAL(c.sim.cost.per_byte_s, 1e-9, 1e-21);
   CU_ASSERT_DOUBLE_EQUAL(c.sim.cost.local_per_key_s, 0, 0);
   CU_ASSERT_PTR_NULL(c.sim.platform_file);
+  exp_cluster_free(&c);
+  cJSON_Delete(json);
+  exp_errors_free(&e);
+}
+
+/* cost.step_s_by_policy: a run of a policy type it names charges that
+ * type's figure in place of step_s; another type keeps step_s. */
+static void test_cluster_step_by_policy(void) {
+  cJSON *json = unit_json("{'nodes': 2, 'cost': {'step_s': '3us', "
+                          "'step_s_by_policy': {'adaptive': 2e-05, 'relocate': '1us'}}}");
+  exp_errors e;
+  exp_errors_init(&e);
+  exp_cluster c;
+  CU_ASSERT_TRUE_FATAL(exp_cluster_parse(json, ".", &c, &e));
+  print_errors(&e);
+  CU_ASSERT_EQUAL_FATAL(c.n_step_policy, 2);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.cost.step_s, 3e-6, 1e-18);
+  cJSON *pol = unit_json("{'type': 'static'}");
+  exp_cluster_for_policy(&c, pol);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.cost.step_s, 3e-6, 1e-18); /* not named: step_s */
+  cJSON_Delete(pol);
+  pol = unit_json("{'type': 'adaptive', 'syncs_per_sec': 200}");
+  exp_cluster_for_policy(&c, pol);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.cost.step_s, 2e-5, 1e-18);
+  cJSON_Delete(pol);
+  pol = unit_json("{'type': 'relocate'}");
+  exp_cluster_for_policy(&c, pol);
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.cost.step_s, 1e-6, 1e-18);
+  cJSON_Delete(pol);
+  exp_cluster_for_policy(&c, NULL); /* no policy: as it was */
+  CU_ASSERT_DOUBLE_EQUAL(c.sim.cost.step_s, 1e-6, 1e-18);
   exp_cluster_free(&c);
   cJSON_Delete(json);
   exp_errors_free(&e);
@@ -1204,6 +1238,7 @@ PSLAB_SUITE("spec", {"profile_is_included_under_the_spec", test_profile_is_inclu
             {"cluster units into sim_cluster", test_cluster_parses_units_into_sim_cluster},
             {"cluster defaults come from sim", test_cluster_defaults_come_from_sim},
             {"cluster fields of the real backend", test_cluster_real_fields},
+            {"cluster: step figures by policy", test_cluster_step_by_policy},
             {"cluster stragglers' phases", test_cluster_parses_straggler_phases},
             {"stragglers' phases in every run's config", test_straggler_phases_in_run_configs},
             {"platform file next to the spec", test_platform_file_is_found_next_to_the_spec},

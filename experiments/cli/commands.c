@@ -232,10 +232,14 @@ static const char calibrate_about[] =
     "cost.step_s, a worker's own work per step that no figure above charges\n"
     "(drawing keys, making lists, real math slower than its flop count), as\n"
     "the median over 5 runs of (real CPU - simulated CPU) / steps of SPEC on\n"
-    "one node of one worker (static, its sweep left out); writes PROFILE with\n"
-    "it, its runs' figures and the workload under \"calibration\".\"step\" to\n"
-    "--out, and keeps the validation in OUT less .json plus .runs/. The figure\n"
-    "belongs to that workload; see\n"
+    "one node of one worker under static, and cost.step_s_by_policy, the\n"
+    "same under each other policy type of SPEC (its policy and its sweep's\n"
+    "\"policy\" list: what a policy does on the worker's thread, adaptive's\n"
+    "intents), charged in place of step_s to runs of that type; the sweep's\n"
+    "other fields left out. Writes PROFILE with them, their runs' figures and\n"
+    "the workload under \"calibration\".\"step\" to --out, and keeps the\n"
+    "validation in OUT less .json plus .runs/. The figures belong to that\n"
+    "workload; see\n"
     "docs/fidelity.md, \"A worker's own work per step\".\n";
 
 static const char calibrate_after[] =

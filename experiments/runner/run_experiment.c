@@ -323,6 +323,7 @@ static noreturn void child_main(const child_job *job, int fd, const char *log_pa
     send_line(fd, 'E', e.count ? e.lines[0] : "invalid cluster");
     _exit(1);
   }
+  exp_cluster_for_policy(&cluster, cJSON_GetObjectItemCaseSensitive(config, "policy"));
   child_progress cp = {fd, -1, job->every_report ? 0 : 0.005};
   const cJSON *b = cJSON_GetObjectItemCaseSensitive(config, "backend");
   const char *name = job->backend ? job->backend : cJSON_IsString(b) ? b->valuestring : "sim";

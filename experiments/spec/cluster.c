@@ -12,6 +12,7 @@
  * bad field does not hide the next.
  */
 #include "experiments/spec/spec.h"
+#include "policies/policy.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -42,7 +43,7 @@ static const char *const cost_keys[] = {"per_message_s", "per_key_s", "per_byte_
                                         "local_per_key_s", "send_per_message_s", "wakeup_s",
                                         "io_per_message_s", "wakeup_wait_s", "io_wakeup_s",
                                         "initial_per_float_s", "shared_per_key_s",
-                                        "shared_per_byte_s", "step_s", NULL};
+                                        "shared_per_byte_s", "step_s", "step_s_by_policy", NULL};
 static const char *const machine_keys[] = {"count", "cores", "place", "loopback_latency",
                                            "loopback_bandwidth", "scheduler", "slice", "preempt",
                                            "preempt_wait", "preempt_per_thread", "io_read", "io_send",
@@ -289,6 +290,52 @@ static void parse_platform(exp_errors *e, const cJSON *json,
                        "node) with platform_file, found nothing (the key is missing)");
   else
     parse_hosts(e, hosts, nodes, out);
+}
+
+/* cost.step_s_by_policy: {policy type: duration >= 0}. */
+static void parse_step_by_policy(exp_errors *e, const cJSON *by, exp_cluster *out) {
+  const char *p = "cluster.cost.step_s_by_policy";
+  if (!cJSON_IsObject(by)) {
+    exp_expect(e, p, "an object of policy types and durations (seconds a step)", by);
+    return;
+  }
+  size_t n = (size_t)cJSON_GetArraySize(by);
+  out->step_policy = calloc(n ? n : 1, sizeof *out->step_policy);
+  out->step_policy_s = calloc(n ? n : 1, sizeof *out->step_policy_s);
+  if (!out->step_policy || !out->step_policy_s) {
+    exp_errors_addf(e, "%s: out of memory", p);
+    return;
+  }
+  const cJSON *it;
+  cJSON_ArrayForEach(it, by) {
+    if (!ps_policy_find(it->string)) {
+      exp_errors_addf(e, "%s.%s: expected a policy type (as policy.type), found an unknown one",
+                      p, it->string);
+      continue;
+    }
+    double v = NAN;
+    if (cJSON_IsNumber(it)) v = it->valuedouble;
+    else if (!cJSON_IsString(it) || exp_parse_duration(it->valuestring, &v) != 0) v = NAN;
+    if (!isfinite(v) || v < 0) {
+      char at[EXP_PATH_MAX];
+      exp_child_path(at, sizeof at, p, it->string);
+      exp_expect(e, at, "a number of seconds >= 0, or a duration such as \"20us\"", it);
+      continue;
+    }
+    char *name = strdup(it->string);
+    if (!name) {
+      exp_errors_addf(e, "%s: out of memory", p);
+      return;
+    }
+    out->step_policy[out->n_step_policy] = name;
+    out->step_policy_s[out->n_step_policy++] = v;
+  }
+}
+
+void exp_cluster_for_policy(exp_cluster *c, const cJSON *policy) {
+  const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(policy, "type"));
+  for (size_t i = 0; type && i < c->n_step_policy; i++)
+    if (strcmp(c->step_policy[i], type) == 0) c->sim.cost.step_s = c->step_policy_s[i];
 }
 
 static void parse_cost(exp_errors *e, const cJSON *cost, sim_cost *c) {
@@ -555,19 +602,26 @@ static cJSON *with_profile(exp_errors *e, const cJSON *json, const char *base_di
  * where the spec gives none of its own (see exp_cluster_include_profile). */
 static void warn_step_workload(const cJSON *spec, const cJSON *cluster, const cJSON *merged,
                                const cJSON *measured, const char *file, exp_errors *warnings) {
-  const cJSON *own = cJSON_GetObjectItemCaseSensitive(
-      cJSON_GetObjectItemCaseSensitive(cluster, "cost"), "step_s");
-  const cJSON *step = cJSON_GetObjectItemCaseSensitive(
-      cJSON_GetObjectItemCaseSensitive(merged, "cost"), "step_s");
+  const cJSON *own_cost = cJSON_GetObjectItemCaseSensitive(cluster, "cost");
+  const cJSON *cost = cJSON_GetObjectItemCaseSensitive(merged, "cost");
+  const cJSON *step = cJSON_GetObjectItemCaseSensitive(cost, "step_s");
+  const cJSON *by = cJSON_GetObjectItemCaseSensitive(cost, "step_s_by_policy");
   const cJSON *workload = cJSON_GetObjectItemCaseSensitive(spec, "workload");
-  if (!warnings || !measured || own || !cJSON_IsNumber(step) || step->valuedouble == 0 ||
-      cJSON_Compare(measured, workload, true))
-    return;
-  exp_errors_addf(warnings,
-                  "cluster.profile %s: its cost.step_s (%g s a step) was measured for another "
-                  "workload than this spec's (calibration.step.workload there): measure this "
-                  "one with `pslab calibrate --workload`, or set cluster.cost.step_s",
-                  file, step->valuedouble);
+  if (!warnings || !measured || cJSON_Compare(measured, workload, true)) return;
+  if (!cJSON_GetObjectItemCaseSensitive(own_cost, "step_s") && cJSON_IsNumber(step) &&
+      step->valuedouble != 0)
+    exp_errors_addf(warnings,
+                    "cluster.profile %s: its cost.step_s (%g s a step) was measured for another "
+                    "workload than this spec's (calibration.step.workload there): measure this "
+                    "one with `pslab calibrate --workload`, or set cluster.cost.step_s",
+                    file, step->valuedouble);
+  if (!cJSON_GetObjectItemCaseSensitive(own_cost, "step_s_by_policy") && cJSON_IsObject(by) &&
+      by->child)
+    exp_errors_addf(warnings,
+                    "cluster.profile %s: its cost.step_s_by_policy was measured for another "
+                    "workload than this spec's (calibration.step.workload there): measure this "
+                    "one with `pslab calibrate --workload`, or set cluster.cost.step_s_by_policy",
+                    file);
 }
 
 void exp_cluster_include_profile(cJSON *spec, const char *base_dir, exp_errors *errs,
@@ -655,6 +709,8 @@ static void parse_fields(const cJSON *json, const char *base_dir, exp_cluster *o
   out->real.bandwidth = out->sim.bandwidth; /* what stragglers' bandwidth factors slow */
   if (exp_get_object(errs, json, p, "cost", false, &cost) && cost)
     parse_cost(errs, cost, &out->sim.cost);
+  const cJSON *by = cost ? cJSON_GetObjectItemCaseSensitive(cost, "step_s_by_policy") : NULL;
+  if (by) parse_step_by_policy(errs, by, out);
   if (exp_get_object(errs, json, p, "machines", false, &machines) && machines)
     parse_machines(errs, machines, (uint32_t)nodes, out);
   const cJSON *stragglers = cJSON_GetObjectItemCaseSensitive(json, "stragglers");
@@ -714,5 +770,8 @@ void exp_cluster_free(exp_cluster *c) {
   for (size_t i = 0; c->hosts && i < c->sim.n_hosts; i++) free(c->hosts[i]);
   free(c->hosts);
   free(c->scale);
+  for (size_t i = 0; i < c->n_step_policy; i++) free(c->step_policy[i]);
+  free(c->step_policy);
+  free(c->step_policy_s);
   *c = (exp_cluster){0};
 }
