@@ -1,33 +1,34 @@
 /*
- * `pslab calibrate --workload SPEC --profile P`: a worker's own work per
- * step (cost.step_s, and cost.step_s_by_policy) for SPEC's workload on this
+ * `pslab calibrate --workload SPEC --profile P`: a worker's own work per step
+ * (cost.step_s, and cost.step_s_by_policy) for SPEC's workload on this
  * machine, added to P.
  *
  * What no other figure charges: the workload's bookkeeping (drawing keys,
  * making the step's lists, finding a key's slot for real math), real math
- * slower than its flop count at host_speed, and a policy's own work on the
- * worker's thread (adaptive's intents: its queues of them, the keys it
- * announces, drops and takes). It is measured where nothing else is at
- * work: SPEC validated (experiments/fidelity/validate_command.c) on one
+ * slower than its flop count at host_speed, and what a policy costs that the
+ * model leaves uncharged (its own work; for adaptive without preemption,
+ * mostly the receiver's wake-ups for the keys it announces to its own node,
+ * which the simulated server batches). It is measured where nothing else is
+ * at work: SPEC validated (experiments/fidelity/validate_command.c) on one
  * node of one worker, the sweep replaced by the policies of SPEC (static,
- * then the first of each other type among its policy and its sweep's
- * "policy" list; other swept fields left out: its base workload), no step
- * figures, EXP_STEP_RUNS runs a policy on each backend; per run, (real CPU
- * - simulated CPU) / steps, and each policy's figure is the median of its
- * runs: static's is step_s, the others' step_s_by_policy (which the
- * simulator charges in place of step_s for a run of that policy type). The
- * simulator is deterministic, so the runs differ only on the real side:
- * their range is the figure's spread. A median below 0 (the simulator
- * charges more than the real runs spent) gives 0 and a note. A policy whose
- * runs fail on one node gets no figure (its runs charge step_s), said on
- * the log; static's must be measured.
+ * then the first of each other type among its policy and its sweep's "policy"
+ * list; other swept fields left out: its base workload), no step figures,
+ * EXP_STEP_RUNS runs a policy on each backend; per run, (real CPU - simulated
+ * CPU) / steps, and each policy's figure is the median of its runs: static's
+ * is step_s, the others' step_s_by_policy (which the simulator charges in
+ * place of step_s for a run of that policy type). The simulator is
+ * deterministic, so the runs differ only on the real side: their range is the
+ * figure's spread. A median below 0 (the simulator charges more than the real
+ * runs spent) gives 0 and a note. A policy whose runs fail on one node gets
+ * no figure (its runs charge step_s), said on the log; static's must be
+ * measured.
  *
  * The profile written is P with cost.step_s (and step_s_by_policy) set and,
- * under its EXP_PROFILE_ABOUT, "step": the workload measured (as
- * validated), the spec, steps, the runs' figures and their spread, and
- * "by_policy" the same for the others; a note says that the figures belong
- * to that workload. The validation stays in <OUT>.runs/ (its table, records
- * and plots). See docs/fidelity.md, "A worker's own work per step".
+ * under its EXP_PROFILE_ABOUT, "step": the workload measured (as validated),
+ * the spec, steps, the runs' figures and their spread, and "by_policy" the
+ * same for the others; a note says that the figures belong to that workload.
+ * The validation stays in <OUT>.runs/ (its table, records and plots). See
+ * docs/fidelity.md, "A worker's own work per step".
  */
 #include "experiments/results/results.h"
 
