@@ -23,7 +23,7 @@
  * /proc/self/task). What is left of the process's CPU is ZeroMQ's I/O
  * thread's (and idle threads'). The pullers read their CPU clock around
  * each call that issues a pull; what those readings cost (measured at the
- * start) is taken out of their figures.
+ * start) is taken out of their figures and of the process's.
  *
  * Node 1 reads its clocks as each collective returns and hands them over in
  * the next one: a batch is three collectives, the first opening it (its
@@ -71,10 +71,12 @@
 
 static const uint32_t probe_lengths[] = {REAL_PROBE_LENGTHS};
 
-/* A node's clocks at one moment; issue_cpu_s, send_cpu_s and the pulling
- * threads' share of wakeups are running totals of its pulls so far. */
+/* A node's clocks at one moment; issue_cpu_s, send_cpu_s, readings_s and
+ * the pulling threads' share of wakeups are running totals of its pulls so
+ * far. */
 typedef struct {
   double process_cpu_s, receiver_cpu_s, issue_cpu_s, send_cpu_s;
+  double readings_s; /* the pullers' readings of their CPU clocks: the probe's own work */
   double switches;   /* voluntary context switches of the receiver and pullers */
   double core_wakes; /* the core's wake-up count */
   double io_switches; /* voluntary context switches of ZeroMQ's I/O thread */
@@ -181,7 +183,10 @@ static void read_clocks(const probe_node *pn, node_clocks *out) {
 /* What a node spent between two readings. */
 static real_probe_node spent(const node_clocks *a, const node_clocks *b) {
   double core = b->core_wakes - a->core_wakes;
-  return (real_probe_node){.process_cpu_s = b->process_cpu_s - a->process_cpu_s,
+  /* The process's CPU less the pullers' clock readings, which are the
+   * probe's, not the backend's (a system call on some machines). */
+  return (real_probe_node){.process_cpu_s = b->process_cpu_s - a->process_cpu_s -
+                                            (b->readings_s - a->readings_s),
                            .receiver_cpu_s = b->receiver_cpu_s - a->receiver_cpu_s,
                            .issue_cpu_s = b->issue_cpu_s - a->issue_cpu_s,
                            .send_cpu_s = b->send_cpu_s - a->send_cpu_s,
@@ -209,6 +214,7 @@ typedef struct {
   ps_key drawn[REAL_PROBE_MAX_KEYS]; /* ... the pull's keys */
   struct gate *start; /* threads the probe started wait for it to open */
   double clock_s;     /* the reading's own cost, taken out of what it spent */
+  bool local;         /* keys of its own node: no reading a pull (nothing sent) */
   int rc;
   double cpu_s, send_s, switches; /* what the thread spent */
 } puller;
@@ -236,7 +242,7 @@ static void pull_all(puller *c) {
     if (pending[slot]) rc = real_node_wait(c->node, c->w, t[slot]);
     pending[slot] = false;
     if (rc != PS_OK) break;
-    double s0 = cpu_clock(CLOCK_THREAD_CPUTIME_ID);
+    double s0 = c->local ? 0 : cpu_clock(CLOCK_THREAD_CPUTIME_ID);
     const ps_key *keys = c->pool ? draw_keys(c) : c->keys;
     rc = ps_pull(c->w, keys, c->nkeys, c->bufs + slot * c->len, c->len, &t[slot], 0);
     if (rc == PS_OK && c->zeros) { /* local: the pull is done, its keys written next */
@@ -244,16 +250,18 @@ static void pull_all(puller *c) {
       rc = ps_push(c->w, keys, c->nkeys, c->zeros, c->len, &pt, 0);
       if (rc == PS_PENDING) rc = real_node_wait(c->node, c->w, pt);
     }
-    send += cpu_clock(CLOCK_THREAD_CPUTIME_ID) - s0;
+    if (!c->local) send += cpu_clock(CLOCK_THREAD_CPUTIME_ID) - s0;
     pending[slot] = rc == PS_PENDING;
     if (rc == PS_PENDING) rc = PS_OK;
   }
   for (uint32_t s = 0; s < c->window; s++)
     if (pending[s] && rc == PS_OK) rc = real_node_wait(c->node, c->w, t[s]);
-  /* Two readings per pull, whole inside the thread's time; about one
-   * inside each send's. */
-  c->cpu_s = cpu_clock(CLOCK_THREAD_CPUTIME_ID) - cpu - 2 * c->clock_s * c->count;
-  c->send_s = send - c->clock_s * c->count;
+  /* Remote: two readings per pull, whole inside the thread's time; about
+   * one inside each send's. Local: none, so that the wall time holds none
+   * either (a reading may cost more than a local pull). */
+  double readings = c->local ? 0 : c->count;
+  c->cpu_s = cpu_clock(CLOCK_THREAD_CPUTIME_ID) - cpu - 2 * c->clock_s * readings;
+  c->send_s = c->local ? 0 : send - c->clock_s * readings;
   c->switches = own_switches() - sw;
   c->rc = rc;
 }
@@ -309,6 +317,7 @@ static bool puller_init(puller *c, probe_node *pn, uint32_t worker, uint32_t hom
 static int puller_end(puller *c, probe_node *pn) {
   pn->pulled.issue_cpu_s += c->cpu_s;
   pn->pulled.send_cpu_s += c->send_s;
+  if (!c->local) pn->pulled.readings_s += 2 * c->clock_s * c->count; /* two a pull */
   pn->pulled.switches += c->switches;
   free(c->bufs);
   free(c->zeros);
@@ -524,6 +533,7 @@ static uint32_t pullers_start(real_probe *p, const real_probe_batch *b, puller *
   for (; made < clients; made++) {
     if (!puller_init(&c[made], &p->n0, made, b->local ? 0 : 1, &o, keys, err, errlen)) break;
     c[made].start = g;
+    c[made].local = b->local;
     if (b->push && !push_pool(&c[made], b, made, keys, err, errlen)) {
       free(c[made].bufs);
       break;

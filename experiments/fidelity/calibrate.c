@@ -517,10 +517,9 @@ static void view(const figure *figs, int round, uint32_t cores, measured *m) {
       m->send[w++] = s->node[0].send_cpu_s + s->node[1].send_cpu_s;
     }
     if (probes[i].use == USE_BUSY) m->rtt_busy = s->wall_s;
-    /* The pulling thread's CPU, not the wall time: the probe reads that
-     * thread's CPU clock twice a pull, which the wall time holds (a system
-     * call on some virtual machines: 1.4 us a reading, three times the
-     * local pull itself) and its CPU figure leaves out. */
+    /* The pulling thread's CPU: the work a local access is. (The probe
+     * reads no clock a local pull: a reading may be a system call, on a
+     * virtual machine 1.4 us, three times the pull itself.) */
     if (probes[i].use == USE_LOCAL) m->local_per_key = s->thread_cpu_s / b->keys;
     if (probes[i].use == USE_COMPUTE) m->speed = s->wall_s > 0 ? 1 / s->wall_s : 0;
     if (probes[i].use == USE_INITIAL) m->initial_per_float = s->wall_s;
@@ -600,7 +599,7 @@ static bool fit_model(const measured *m, cJSON *notes, fitted *f, char *err, siz
       2 * (f->wake_threads + f->per_msg) + m->k2[0] * f->per_key + m->bytes[0] * f->per_byte;
   f->wake_wait = at_least_zero((m->rtt_busy - m->rtt[0] - crit / fmax(m->cores, 1)) / 2,
                                "wakeup_wait_s", notes);
-  f->local_per_key = m->local_per_key;
+  f->local_per_key = at_least_zero(m->local_per_key, "local_per_key_s", notes);
   f->speed = m->speed;
   f->initial_per_float = m->initial_per_float;
   fit_shared(m, notes, f);
