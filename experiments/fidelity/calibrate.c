@@ -66,10 +66,11 @@
  * and predicted go to the log and the profile; nothing is tuned on them.
  *
  * local_per_key_s is a local pull's CPU time per key on the pulling thread
- * (16 keys of 64 floats, the core's fast local access); host_speed the flop rate of the source's
- * compute kernel; initial_per_float_s the time real math takes to add the
- * initial value of one pulled float (the source's kernel: a workload's
- * wl_add_initial); machines.cores the cores this process may run on;
+ * (16 keys of 64 floats, the core's fast local access); host_speed the flop
+ * rate of the source's compute kernel; initial_per_float_s the time real
+ * math takes to add the initial value of one pulled float (the source's
+ * kernel: a workload's wl_add_initial); machines.cores the cores this
+ * process may run on;
  * machines.slice the scheduler's slice, measured with two spinning threads a
  * core (the median of CALIB_SLICE_ROUNDS rounds): what the run-queue model
  * of the simulator lets a thread run while another waits for its core.
