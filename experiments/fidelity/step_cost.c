@@ -227,10 +227,11 @@ static char *policies_of(const char *spec, step_of_policy *types, size_t *n, siz
   *n = 1;
   const cJSON *swept = cJSON_GetObjectItemCaseSensitive(
       cJSON_GetObjectItemCaseSensitive(j, "sweep"), "policy");
-  const cJSON *cands[2] = {cJSON_GetObjectItemCaseSensitive(j, "policy"), swept};
+  /* The base policy (an object), then the swept ones (a list of them). */
+  const cJSON *cands[2] = {cJSON_GetObjectItemCaseSensitive(j, "policy"),
+                           cJSON_IsArray(swept) ? swept->child : NULL};
   for (int c = 0; c < 2; c++) {
-    const cJSON *it = cands[c];
-    for (it = cJSON_IsArray(it) ? it->child : it; it; it = c ? it->next : NULL) {
+    for (const cJSON *it = cands[c]; it; it = c ? it->next : NULL) {
       const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "type"));
       if (!type || strlen(type) >= sizeof types[0].type) continue;
       bool seen = false;
