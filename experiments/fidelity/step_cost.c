@@ -207,9 +207,9 @@ static bool profile_has_step(const char *path) {
 }
 
 /* The policies to measure: static first (step_s), then the first of each
- * other type among SPEC's policy and its sweep's "policy" list, as a JSON
- * list into *list (caller frees); their types into types[0 .. *n). NULL
- * with a message when SPEC cannot be read. */
+ * other type among SPEC's policy and its sweep's "policy" list. Returns the
+ * sweep {"policy": [...]} of them as JSON text (caller frees), their types
+ * in types[0 .. *n); NULL with a message when SPEC cannot be read. */
 static char *policies_of(const char *spec, step_of_policy *types, size_t *n, size_t cap,
                          char *err, size_t errlen) {
   char *text = exp_read_file(spec, NULL, err, errlen);
