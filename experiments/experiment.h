@@ -760,10 +760,23 @@ int exp_calibrate_file(const char *path, const exp_calib_options *o, FILE *log);
  * backend) into OUT's name less ".json" plus ".runs/"; per policy type, the
  * median over its runs of (real CPU - simulated CPU) / steps, at least 0.
  * Writes PROFILE with them and their record (EXP_PROFILE_ABOUT.step) to
- * OUT, whole or not at all. The validation's table and progress go to
- * progress (NULL: none), problems to log. EXP_EXIT_OK or EXP_EXIT_FAILED. */
-int exp_calibrate_workload(const char *spec, const char *profile, const char *out, FILE *log,
-                           FILE *progress);
+ * OUT, whole or not at all, the changes of o (NULL: none) recorded there
+ * too. The validation's table and progress go to progress (NULL: none),
+ * problems to log. EXP_EXIT_OK or EXP_EXIT_FAILED (also for a refused
+ * change, named on log). */
+typedef struct {
+  /* --set PATH=VALUE changes of SPEC, made before the one-node layout (so
+   * that the figures are measured under the model the runs will use, such as
+   * cluster.machines.preempt); the layout's own fields (cluster.nodes,
+   * cluster.workers_per_node, sweep, repeats) are refused. */
+  const char *const *sets;
+  size_t n_sets;
+  /* Simulate again against the real runs already in OUT's .runs/real/
+   * (exp_validate_options.reuse_real) instead of making new ones. */
+  bool reuse_real;
+} exp_workload_options;
+int exp_calibrate_workload(const char *spec, const char *profile, const char *out,
+                           const exp_workload_options *o, FILE *log, FILE *progress);
 #define EXP_STEP_RUNS 5
 /* The per-step figures of such a validation in dir: each run's (real -
  * simulated) cpu_s over the simulated run's steps (its first record's), in

@@ -10,7 +10,11 @@
 #                                        pinned as its profile's cluster.machines.pin says)
 #   fidelity-sets.sh resim OUT TAG [--set PATH=VALUE]...
 #                                        the simulated side again against each set's real runs
-#                                        (`validate --reuse-real`, same profiles), into OUT/set-K/TAG
+#                                        (`validate --reuse-real`), into OUT/set-K/TAG, with the
+#                                        step figures derived again from the set's one-node real
+#                                        runs under the same --set (`calibrate --workload
+#                                        --reuse-real`), since they hold what the model leaves
+#                                        uncharged
 #   fidelity-sets.sh summary OUT [TAG]   each set's pooled line of fidelity-summary.sh (time_s:
 #                                        median and worst error, ranking), then the sets' medians
 #
@@ -21,7 +25,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 pslab=${PSLAB:-$here/build/pslab}
 specs=(fidelity heldout_skew heldout_values heldout_mf)
 
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "fidelity-sets: $*" >&2; exit 2; }
 
 extra=() # the fidelity spec's node counts this machine has the cores for
@@ -69,11 +73,18 @@ resim() {
     case $d in *.partial) continue ;; esac
     found=1
     for s in "${specs[@]}"; do
-      rm -rf "$d/$tag/v-$s"
-      mkdir -p "$d/$tag/v-$s"
+      # The step figures are what the simulator leaves uncharged: derived again
+      # from the set's own one-node real runs under the changed model.
+      [ -d "$d/p-$s.runs/real" ] || die "$d: no p-$s.runs/real/ (made before calibrate --workload)"
+      rm -rf "$d/$tag/v-$s" "$d/$tag/p-$s.runs"
+      mkdir -p "$d/$tag/v-$s" "$d/$tag/p-$s.runs"
       cp -r "$d/v-$s/real" "$d/$tag/v-$s/"
+      cp -r "$d/p-$s.runs/real" "$d/$tag/p-$s.runs/"
+      "$pslab" calibrate --workload "$here/experiments/specs/$s.json" --profile "$d/p.json" \
+        --out "$d/$tag/p-$s.json" --reuse-real --quiet "$@" ||
+        die "$d: $s: the step figures could not be derived again"
       node_set "$s"
-      "$pslab" validate "$here/experiments/specs/$s.json" --profile "$d/p-$s.json" \
+      "$pslab" validate "$here/experiments/specs/$s.json" --profile "$d/$tag/p-$s.json" \
         --out "$d/$tag/v-$s" --reuse-real --quiet "${extra[@]}" "$@" > /dev/null || true
       [ -s "$d/$tag/v-$s/validate.jsonl" ] || die "$d: $s: validate wrote no validate.jsonl"
     done

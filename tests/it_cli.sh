@@ -358,6 +358,44 @@ has "calibrate --workload" out "wrote $TMP/wl.json"
 grep -q '"step_s":' "$TMP/wl.json" && grep -q '"per_step_s":' "$TMP/wl.json" &&
   grep -q 'cost.step_s belongs to the workload of' "$TMP/wl.json" &&
   [ -s "$TMP/wl.runs/validate.jsonl" ] || { echo "FAIL calibrate --workload: profile"; failures=$((failures + 1)); }
+# Derived again from the same real runs under a changed model: the real
+# records stay as they were, the change is recorded, and the figures move by
+# exactly what the change takes off the simulated CPU (on one node every
+# access is local: local_per_key_s x each run's accesses / steps; summed over
+# the runs, as the record keeps their figures sorted).
+cp "$TMP/wl.runs/real/runs.jsonl" "$TMP/wl-real-before.jsonl"
+cp "$TMP/wl.json" "$TMP/wl-before.json"
+run "calibrate --workload --reuse-real" 0 "$PSLAB" calibrate --workload "$TMP/with-profile.json" \
+  --profile "$TMP/cal.json" --out "$TMP/wl.json" --reuse-real --set cluster.cost.local_per_key_s=0
+has "calibrate --workload --reuse-real" out "simulated against the real runs already there"
+cmp -s "$TMP/wl.runs/real/runs.jsonl" "$TMP/wl-real-before.jsonl" ||
+  { echo "FAIL calibrate --workload --reuse-real: the real runs changed"; failures=$((failures + 1)); }
+numbers() { tr -d ' \t\n' <"$1" | grep -o "\"$2\":[0-9][0-9.e-]*" | cut -d: -f2; }
+per_step() { tr -d ' \t\n' <"$1" | grep -o '"per_step_s":\[[^]]*\]' | head -1 | sed 's/.*\[//; s/\]//' | tr , '\n'; }
+{ numbers "$TMP/cal.json" local_per_key_s | head -1; numbers "$TMP/wl.json" steps | head -1
+  numbers "$TMP/wl.runs/sim/runs.jsonl" accesses | paste -sd' '
+  per_step "$TMP/wl-before.json" | paste -sd' '; per_step "$TMP/wl.json" | paste -sd' '; } | awk '
+  NR == 1 { k = $1 } NR == 2 { steps = $1 } NR == 3 { for (i = 1; i <= NF; i++) acc += $i; runs = NF }
+  NR == 4 { for (i = 1; i <= NF; i++) before += $i; nb = NF }
+  NR == 5 { for (i = 1; i <= NF; i++) after += $i; na = NF }
+  END { want = k * acc / steps
+        exit !(runs == 5 && nb == 5 && na == 5 && want > 0 && (after - before - want) ^ 2 < (1e-6 * want) ^ 2) }' ||
+  { echo "FAIL calibrate --workload --reuse-real: the figures did not move by local_per_key_s x accesses / steps"; failures=$((failures + 1)); }
+tr -d ' \t\n' <"$TMP/wl.json" | grep -q '"sets":\["cluster.cost.local_per_key_s=0"\],"real_runs_reused":true' ||
+  { echo "FAIL calibrate --workload --reuse-real: the change is not recorded"; failures=$((failures + 1)); }
+# A spec that uses those figures without the change is warned; with it, not.
+sed 's/"cal.json"/"wl.json"/' "$TMP/with-profile.json" >"$TMP/changed-wl.json"
+run "step figures of a changed model" 0 "$PSLAB" check "$TMP/changed-wl.json"
+has "step figures of a changed model" err "its step figures were measured with --set cluster.cost.local_per_key_s=0"
+run "step figures of a changed model, the change made" 0 "$PSLAB" check "$TMP/changed-wl.json" \
+  --set cluster.cost.local_per_key_s=0
+lacks "step figures of a changed model, the change made" err "step figures were measured with"
+run "calibrate --workload --set of the layout" 1 "$PSLAB" calibrate --workload "$TMP/with-profile.json" \
+  --profile "$TMP/cal.json" --out "$TMP/wl3.json" --set cluster.nodes=2
+has "calibrate --workload --set of the layout" err "--set cluster.nodes=2: --workload measures on one node"
+[ -e "$TMP/wl3.json" ] && { echo "FAIL calibrate --workload --set of the layout: wrote a profile"; failures=$((failures + 1)); }
+run "calibrate --set without --workload" 2 "$PSLAB" calibrate --quick --set cluster.nodes=2
+has "calibrate --set without --workload" err "--set goes with --workload"
 # Under each policy of the spec's sweep: static's figure is step_s, the
 # others' step_s_by_policy, each with its runs' record.
 cat >"$TMP/by-policy.json" <<EOF

@@ -893,6 +893,55 @@ static void test_units_required_where_the_name_has_none(void) {
   exp_errors_free(&e);
 }
 
+/* Step figures measured under a change of the model (calibrate --workload
+ * --set, recorded in calibration.step.sets) warn a spec that does not make
+ * it, a value as --set reads it (JSON, else a plain string); one that makes
+ * it, and the sets that are not the model's (the profile, the step figures
+ * themselves), do not. */
+static void test_profile_step_sets_warn(void) {
+  char *dir = unit_temp_dir();
+  unit_write(dir, "prof.json",
+             "{\"cost\": {\"step_s\": 1e-06}, \"machines\": {\"count\": 1, \"cores\": 2}, "
+             "\"calibration\": {\"step\": {\"sets\": "
+             "[\"cluster.machines.preempt=true\", \"cluster.machines.scheduler=shared\", "
+             "\"cluster.profile=x.json\", \"cluster.cost.step_s=0\", \"workload.keys=7\"]}}}");
+  const struct {
+    const char *cluster;
+    size_t warnings;
+  } cases[] = {
+      {"'nodes': 2, 'profile': 'prof.json'", 2},
+      {"'nodes': 2, 'profile': 'prof.json', 'machines': {'preempt': true}", 1},
+      {"'nodes': 2, 'profile': 'prof.json', 'machines': {'preempt': true, 'scheduler': "
+       "'shared'}", 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char spec[512];
+    snprintf(spec, sizeof spec, "{'name': 'p', 'cluster': {%s}, " GOOD_REST "}",
+             cases[i].cluster);
+    char *text = dq(spec);
+    unit_write(dir, "spec.json", text);
+    free(text);
+    char *path = exp_join_path(dir, "spec.json");
+    exp_errors e;
+    exp_errors_init(&e);
+    exp_spec *s = exp_spec_load(path, NULL, 0, &e);
+    print_errors(&e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    const exp_errors *w = exp_spec_warnings(s);
+    size_t n = 0;
+    for (size_t k = 0; k < w->count; k++) n += strstr(w->lines[k], "step figures") != NULL;
+    CU_ASSERT_EQUAL(n, cases[i].warnings);
+    if (i == 0)
+      CU_ASSERT_TRUE(exp_errors_contain(w, "its step figures were measured with --set "
+                                           "cluster.machines.preempt=true"));
+    exp_spec_free(s);
+    exp_errors_free(&e);
+    free(path);
+  }
+  unit_remove_tree(dir);
+  free(dir);
+}
+
 /* A profile's figures are numbers in base units (pslab calibrate writes
  * them so) and are taken, also merged into the spec as spec.json and the
  * records hold them (from an older calibration, maybe); a bare number at a
@@ -1225,6 +1274,7 @@ PSLAB_SUITE("spec", {"profile_is_included_under_the_spec", test_profile_is_inclu
             {"--set hints at quoting", test_set_hints_quoting},
             {"did you mean, everywhere; sweep keys named", test_did_you_mean_everywhere},
             {"profile figures may be numbers", test_profile_figures_may_be_numbers},
+            {"profile step figures of a changed model warn", test_profile_step_sets_warn},
             {"minimal spec is valid, with defaults", test_minimal_spec_is_valid_with_defaults},
             {"shipped specs are valid", test_shipped_specs_are_valid},
             {"the work limit", test_work_limit},

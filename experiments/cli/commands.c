@@ -239,7 +239,11 @@ static const char calibrate_about[] =
     "other fields left out. Writes PROFILE with them, their runs' figures and\n"
     "the workload under \"calibration\".\"step\" to --out, and keeps the\n"
     "validation in OUT less .json plus .runs/. The figures belong to that\n"
-    "workload; see\n"
+    "workload, and to the simulator's model they were measured under, since\n"
+    "they are what it leaves uncharged: with --set (such as\n"
+    "cluster.machines.preempt=true) they are measured under a changed model,\n"
+    "and with --reuse-real derived again from the real runs already in\n"
+    "OUT's .runs/, against a new simulation; see\n"
     "docs/fidelity.md, \"A worker's own work per step\".\n";
 
 static const char calibrate_after[] =

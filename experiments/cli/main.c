@@ -179,14 +179,20 @@ static int cmd_trace(const cli *c) {
 }
 
 static int cmd_calibrate(const cli *c) {
+  if (!c->workload && (c->n_sets || c->reuse_real))
+    return cli_usage_error(c->cmd, c->reuse_real ? "--reuse-real" : "--set",
+                           " goes with --workload: the machine's own figures are measured "
+                           "afresh");
   if (c->workload || c->profile) {
     if (!c->workload || !c->profile)
       return cli_usage_error(c->cmd, "--workload and --profile go together: ",
                              "the workload's step cost is added to a machine's profile");
     if (c->quick) return cli_usage_error(c->cmd, "--quick measures the machine, not ", "--workload");
     if (c->pin) return cli_usage_error(c->cmd, "--pin measures the machine, not ", "--workload");
+    exp_workload_options wo = {.sets = c->sets, .n_sets = c->n_sets,
+                               .reuse_real = c->reuse_real};
     return exp_calibrate_workload(c->workload, c->profile,
-                                  c->out ? c->out : "calibration.json", stderr,
+                                  c->out ? c->out : "calibration.json", &wo, stderr,
                                   c->quiet ? NULL : stdout);
   }
   exp_calib_options o;

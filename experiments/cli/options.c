@@ -38,7 +38,8 @@ const cli_option cli_options[] = {
      STRING(out), false,
      "results directory, created with its parents (default: results/<name>/, <name> from "
      "the spec)"},
-    {"set", 's', "PATH=VALUE", SPEC_RUNNERS | ON(CHECK) | ON(VALIDATE) | ON(ADVISE),
+    {"set", 's', "PATH=VALUE",
+     SPEC_RUNNERS | ON(CHECK) | ON(VALIDATE) | ON(ADVISE) | ON(CALIBRATE),
      CALL(set_set), true,
      "change the spec before it is validated. PATH is dotted (cluster.nodes, policy.type; a "
      "number indexes a list); its parent must exist. sweep.<path> sets one sweep list "
@@ -108,7 +109,7 @@ const cli_option cli_options[] = {
      "$PSLAB_NETNS_SCRIPT; needs root). Every run must have the same cluster.nodes"},
     {"rate", 0, "RATE", ON(VALIDATE), STRING(rate), false,
      "with --netns: each node's link rate, as tc writes it (1gbit, 100mbit)"},
-    {"reuse-real", 0, NULL, ON(VALIDATE), FLAG(reuse_real), false,
+    {"reuse-real", 0, NULL, ON(VALIDATE) | ON(CALIBRATE), FLAG(reuse_real), false,
      "run only the simulated side and compare it with the real runs an earlier validation "
      "left in DIR/real/ (same spec, --set and repeats; the simulator's cost figures and the "
      "profile may differ, not what the real backend reads): to try another profile or "
@@ -195,6 +196,15 @@ const cli_option_text cli_option_texts[] = {
     {"quiet", ON(CALIBRATE) | ON(KEYGEN), NULL, "print nothing but errors"},
     {"profile", ON(CALIBRATE), NULL,
      "with --workload: the machine's profile (`pslab calibrate`) that step_s is added to"},
+    {"set", ON(CALIBRATE), NULL,
+     "with --workload: change SPEC before its validation on one node (not cluster.nodes, "
+     "cluster.workers_per_node, sweep or repeats, which that sets), so that the figures are "
+     "measured under the model the runs will use (cluster.machines.preempt=true: give "
+     "validate the same --set); recorded in the profile. May be repeated."},
+    {"reuse-real", ON(CALIBRATE), NULL,
+     "with --workload: simulate again against the real runs an earlier --workload left in "
+     "OUT less .json plus .runs/real/ (same SPEC), instead of making new ones: the figures "
+     "derived again under another profile or --set, as validate --reuse-real"},
 };
 const size_t cli_n_option_texts = sizeof cli_option_texts / sizeof cli_option_texts[0];
 

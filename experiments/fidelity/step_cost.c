@@ -23,10 +23,16 @@
  * no figure (its runs charge step_s), said on the log; static's must be
  * measured.
  *
+ * The figures are what the model leaves uncharged, so they belong to the
+ * model too: --set changes of SPEC (exp_workload_options; not the one-node
+ * layout's own fields) measure them under a changed model, and reuse_real
+ * derives them again from the real runs already in <OUT>.runs/real/.
+ *
  * The profile written is P with cost.step_s (and step_s_by_policy) set and,
  * under its EXP_PROFILE_ABOUT, "step": the workload measured (as validated),
- * the spec, steps, the runs' figures and their spread, and "by_policy" the
- * same for the others; a note says that the figures belong to that workload.
+ * the spec, the changes ("sets") and whether the real runs were reused,
+ * steps, the runs' figures and their spread, and "by_policy" the same for
+ * the others; a note says that the figures belong to that workload.
  * The validation stays in <OUT>.runs/ (its table, records and plots). See
  * docs/fidelity.md, "A worker's own work per step".
  */
@@ -132,11 +138,12 @@ static cJSON *policy_record(const step_of_policy *m) {
 }
 
 /* The profile at path with step_s (ms[0], static's), step_s_by_policy (the
- * others') and their record added (workload taken, freed on failure); NULL
- * with a message. */
+ * others') and their record added (workload taken, freed on failure; wo's
+ * changes and whether the real runs were reused with them); NULL with a
+ * message. */
 static cJSON *profile_with(const char *path, const step_of_policy *ms, size_t n_ms,
-                           uint64_t steps, cJSON *workload, const char *spec, char *err,
-                           size_t errlen) {
+                           uint64_t steps, cJSON *workload, const char *spec,
+                           const exp_workload_options *wo, char *err, size_t errlen) {
   char *text = exp_read_file(path, NULL, err, errlen);
   if (!text) {
     cJSON_Delete(workload);
@@ -160,6 +167,9 @@ static cJSON *profile_with(const char *path, const step_of_policy *ms, size_t n_
   cJSON *rec = cJSON_CreateObject();
   cJSON_AddStringToObject(rec, "spec", spec);
   if (workload) cJSON_AddItemToObject(rec, "workload", workload);
+  if (wo && wo->n_sets)
+    cJSON_AddItemToObject(rec, "sets", cJSON_CreateStringArray(wo->sets, (int)wo->n_sets));
+  if (wo && wo->reuse_real) cJSON_AddTrueToObject(rec, "real_runs_reused");
   cJSON_AddNumberToObject(rec, "steps", (double)steps);
   cJSON_AddItemToObject(rec, "per_step_s", cJSON_CreateDoubleArray(ms[0].v, (int)ms[0].n));
   cJSON_AddNumberToObject(rec, "spread",
@@ -250,17 +260,36 @@ static char *policies_of(const char *spec, step_of_policy *types, size_t *n, siz
   return out;
 }
 
+/* The change of o that the one-node layout owns (and would override), or
+ * NULL: what a --set of calibrate --workload may not change. */
+static const char *refused_set(const exp_workload_options *o) {
+  static const char *const owned[] = {"cluster.nodes", "cluster.workers_per_node", "sweep",
+                                      "repeats"};
+  for (size_t i = 0; o && i < o->n_sets; i++)
+    for (size_t k = 0; k < sizeof owned / sizeof owned[0]; k++) {
+      size_t len = strlen(owned[k]);
+      if (strncmp(o->sets[i], owned[k], len) == 0 &&
+          (o->sets[i][len] == '=' || o->sets[i][len] == '.'))
+        return o->sets[i];
+    }
+  return NULL;
+}
+
 /* SPEC validated on one node of one worker, under each of its policies
- * (sweep, a JSON object: {"policy": [...]}; their types ms[0 .. n)), into
- * dir: exp_validate's status. */
+ * (sweep, a JSON object: {"policy": [...]}; their types ms[0 .. n)), with
+ * o's changes made first, into dir: exp_validate's status. */
 static int validate_alone(const char *spec, const char *profile, const char *sweep,
-                          const step_of_policy *ms, size_t n, const char *dir, FILE *log,
-                          FILE *progress) {
+                          const step_of_policy *ms, size_t n, const exp_workload_options *wo,
+                          const char *dir, FILE *log, FILE *progress) {
   char sweep_set[4096], zero[STEP_POLICIES_MAX][128];
   snprintf(sweep_set, sizeof sweep_set, "sweep=%s", sweep);
-  const char *sets[4 + STEP_POLICIES_MAX] = {"cluster.nodes=1", "cluster.workers_per_node=1",
-                                             sweep_set};
-  size_t n_sets = 3;
+  size_t n_user = wo ? wo->n_sets : 0, n_sets = 0;
+  const char **sets = malloc((n_user + 3 + STEP_POLICIES_MAX) * sizeof *sets);
+  if (!sets) return EXP_EXIT_FAILED;
+  for (size_t i = 0; i < n_user; i++) sets[n_sets++] = wo->sets[i];
+  sets[n_sets++] = "cluster.nodes=1";
+  sets[n_sets++] = "cluster.workers_per_node=1";
+  sets[n_sets++] = sweep_set;
   /* A profile that has step figures (another workload's) would charge them:
    * 0 then; only then, as the real side warns of a cost it does not read. */
   if (profile_has_step(profile)) {
@@ -279,16 +308,21 @@ static int validate_alone(const char *spec, const char *profile, const char *swe
   o.force = true;
   o.out = progress ? progress : fopen("/dev/null", "w");
   o.log = log;
+  o.reuse_real = wo && wo->reuse_real;
   if (!o.out) {
     fprintf(log, "pslab calibrate: /dev/null: cannot open\n");
+    free(sets);
     return EXP_EXIT_FAILED;
   }
   if (progress)
     fprintf(progress, "pslab calibrate: %s's workload on one node of one worker under %zu "
-            "polic%s, %d runs each on each backend, into %s/\n", spec, n,
-            n == 1 ? "y" : "ies", EXP_STEP_RUNS, dir);
+            "polic%s, %d runs each %s, into %s/\n", spec, n, n == 1 ? "y" : "ies",
+            EXP_STEP_RUNS,
+            o.reuse_real ? "simulated against the real runs already there" : "on each backend",
+            dir);
   int rc = exp_validate(spec, sets, n_sets, &o);
   if (!progress) fclose(o.out);
+  free(sets);
   return rc;
 }
 
@@ -328,9 +362,16 @@ static int read_figures(const char *dir, step_of_policy *ms, size_t n, uint64_t 
   return (int)kept;
 }
 
-int exp_calibrate_workload(const char *spec, const char *profile, const char *out, FILE *log,
-                           FILE *progress) {
+int exp_calibrate_workload(const char *spec, const char *profile, const char *out,
+                           const exp_workload_options *wo, FILE *log, FILE *progress) {
   char err[1024] = "";
+  const char *refused = refused_set(wo);
+  if (refused) {
+    fprintf(log, "pslab calibrate: --set %s: --workload measures on one node of one worker "
+            "under SPEC's policies, %d runs each, and sets cluster.nodes, "
+            "cluster.workers_per_node, sweep and repeats itself\n", refused, EXP_STEP_RUNS);
+    return EXP_EXIT_FAILED;
+  }
   size_t len = strlen(out);
   char *dir = malloc(len + sizeof ".runs");
   if (!dir) return EXP_EXIT_FAILED;
@@ -340,7 +381,7 @@ int exp_calibrate_workload(const char *spec, const char *profile, const char *ou
   step_of_policy ms[STEP_POLICIES_MAX];
   size_t n_ms = 0;
   char *sweep = policies_of(spec, ms, &n_ms, STEP_POLICIES_MAX, err, sizeof err);
-  int rc = sweep ? validate_alone(spec, profile, sweep, ms, n_ms, dir, log, progress)
+  int rc = sweep ? validate_alone(spec, profile, sweep, ms, n_ms, wo, dir, log, progress)
                  : EXP_EXIT_FAILED;
   free(sweep);
   /* A policy that cannot run on one node fails its runs only: the others'
@@ -352,7 +393,8 @@ int exp_calibrate_workload(const char *spec, const char *profile, const char *ou
   cJSON *workload = NULL, *p = NULL;
   int kept = err[0] ? -1 : read_figures(dir, ms, n_ms, &steps, &workload, log, progress, err,
                                         sizeof err);
-  if (kept > 0) p = profile_with(profile, ms, (size_t)kept, steps, workload, spec, err, sizeof err);
+  if (kept > 0) p = profile_with(profile, ms, (size_t)kept, steps, workload, spec, wo, err,
+                                 sizeof err);
   free(dir);
   rc = p ? exp_write_json_atomic(out, p, err, sizeof err) : -1;
   cJSON_Delete(p);

@@ -559,12 +559,14 @@ static bool merge_into(cJSON *dst, const cJSON *src) {
 
 /* The cluster with its profile's fields under its own: a new object, or
  * NULL with a message. *file gets the profile's path (caller frees); *raw,
- * when raw is not NULL, the profile's own fields (caller frees). */
+ * when raw is not NULL, the profile's own fields (caller frees); *step,
+ * when step is not NULL, the record of its step figures (caller frees;
+ * NULL when it has none). */
 static cJSON *with_profile(exp_errors *e, const cJSON *json, const char *base_dir,
-                           char **file, cJSON **raw, cJSON **step_workload) {
+                           char **file, cJSON **raw, cJSON **step) {
   const char *name = NULL;
   *file = NULL;
-  if (step_workload) *step_workload = NULL;
+  if (step) *step = NULL;
   if (!exp_get_string(e, json, "cluster", "profile", true, &name) || !name) return NULL;
   *file = resolve_file(base_dir, name);
   if (!*file) return NULL;
@@ -580,10 +582,9 @@ static cJSON *with_profile(exp_errors *e, const cJSON *json, const char *base_di
     exp_errors_addf(e, "cluster.profile: %s: expected an object of cluster fields without "
                        "\"profile\" (as `pslab calibrate` writes)", *file);
   } else {
-    const cJSON *step = cJSON_GetObjectItemCaseSensitive(
+    const cJSON *record = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(profile, EXP_PROFILE_ABOUT), "step");
-    const cJSON *measured = cJSON_GetObjectItemCaseSensitive(step, "workload");
-    if (step_workload && measured) *step_workload = cJSON_Duplicate(measured, true);
+    if (step && record) *step = cJSON_Duplicate(record, true);
     cJSON_DeleteItemFromObjectCaseSensitive(profile, EXP_PROFILE_ABOUT);
     if (raw) *raw = cJSON_Duplicate(profile, true);
     /* "profile" itself is kept as given: it says which. */
@@ -624,15 +625,46 @@ static void warn_step_workload(const cJSON *spec, const cJSON *cluster, const cJ
                     file);
 }
 
+/* The warning of step figures measured under a change of the model
+ * (`calibrate --workload --set cluster.PATH=VALUE`, in the step record's
+ * "sets") that the spec's cluster does not make: they hold what that model
+ * leaves uncharged, not what this one does. */
+static void warn_step_sets(const cJSON *merged, const cJSON *sets, const char *file,
+                           exp_errors *warnings) {
+  for (const cJSON *it = cJSON_IsArray(sets) ? sets->child : NULL; warnings && it;
+       it = it->next) {
+    const char *set = cJSON_GetStringValue(it);
+    const char *eq = set ? strchr(set, '=') : NULL;
+    if (!eq || strncmp(set, "cluster.", 8) != 0 || eq - set - 8 >= EXP_PATH_MAX) continue;
+    char path[EXP_PATH_MAX];
+    snprintf(path, sizeof path, "%.*s", (int)(eq - set - 8), set + 8);
+    if (strcmp(path, "profile") == 0 || strncmp(path, "cost.step_s", 11) == 0) continue;
+    cJSON *value = cJSON_Parse(eq + 1);
+    if (!value) value = cJSON_CreateString(eq + 1); /* as --set reads a plain string */
+    const cJSON *here = exp_path_get(merged, path);
+    if (!here || !cJSON_Compare(here, value, true))
+      exp_errors_addf(warnings,
+                      "cluster.profile %s: its step figures were measured with --set %s "
+                      "(calibration.step.sets there), which this spec does not make: they "
+                      "hold what that model leaves uncharged; set it too, or measure again "
+                      "with `pslab calibrate --workload`",
+                      file, set);
+    cJSON_Delete(value);
+  }
+}
+
 void exp_cluster_include_profile(cJSON *spec, const char *base_dir, exp_errors *errs,
                                  exp_errors *profile_keys, exp_errors *warnings) {
   cJSON *cluster = cJSON_GetObjectItemCaseSensitive(spec, "cluster");
   if (!cJSON_IsObject(cluster) || !cJSON_GetObjectItemCaseSensitive(cluster, "profile")) return;
   char *file = NULL;
-  cJSON *measured = NULL;
-  cJSON *merged = with_profile(errs, cluster, base_dir, &file, NULL, &measured);
-  warn_step_workload(spec, cluster, merged, measured, file, warnings);
-  cJSON_Delete(measured);
+  cJSON *step = NULL;
+  cJSON *merged = with_profile(errs, cluster, base_dir, &file, NULL, &step);
+  warn_step_workload(spec, cluster, merged, cJSON_GetObjectItemCaseSensitive(step, "workload"),
+                     file, warnings);
+  if (merged) warn_step_sets(merged, cJSON_GetObjectItemCaseSensitive(step, "sets"), file,
+                             warnings);
+  cJSON_Delete(step);
   free(file);
   /* What only the profile gave: whole fields, and the fields within an
    * object the spec gave in part (machines.slice beside the spec's own
