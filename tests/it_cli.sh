@@ -383,6 +383,18 @@ per_step() { tr -d ' \t\n' <"$1" | grep -o '"per_step_s":\[[^]]*\]' | head -1 | 
   { echo "FAIL calibrate --workload --reuse-real: the figures did not move by local_per_key_s x accesses / steps"; failures=$((failures + 1)); }
 tr -d ' \t\n' <"$TMP/wl.json" | grep -q '"sets":\["cluster.cost.local_per_key_s=0"\],"real_runs_reused":true' ||
   { echo "FAIL calibrate --workload --reuse-real: the change is not recorded"; failures=$((failures + 1)); }
+# Real runs of another spec are refused, the profile left as it was.
+cp "$TMP/wl.json" "$TMP/wl-kept.json"
+cat >"$TMP/two-policies.json" <<EOF
+{"name": "p", "cluster": {"nodes": 2, "profile": "cal.json"},
+ "workload": {"type": "zipf", "keys": 100, "steps_per_worker": 5}, "policy": {"type": "static"},
+ "sweep": {"policy": [{"type": "static"}, {"type": "relocate"}]}}
+EOF
+run "calibrate --workload --reuse-real, other runs" 1 "$PSLAB" calibrate --workload "$TMP/two-policies.json" \
+  --profile "$TMP/cal.json" --out "$TMP/wl.json" --reuse-real -q
+has "calibrate --workload --reuse-real, other runs" err "holds none of a policy's (named above) real runs to compare"
+cmp -s "$TMP/wl.json" "$TMP/wl-kept.json" ||
+  { echo "FAIL calibrate --workload --reuse-real, other runs: the profile changed"; failures=$((failures + 1)); }
 # A spec that uses those figures without the change is warned; with it, not.
 sed 's/"cal.json"/"wl.json"/' "$TMP/with-profile.json" >"$TMP/changed-wl.json"
 run "step figures of a changed model" 0 "$PSLAB" check "$TMP/changed-wl.json"

@@ -362,6 +362,25 @@ static int read_figures(const char *dir, step_of_policy *ms, size_t n, uint64_t 
   return (int)kept;
 }
 
+/* With the real runs reused, every one of the n policies kept (read_figures
+ * kept ms[0 .. kept)) and with all its runs compared: missing real runs were
+ * made for another spec or --set, and figures from fewer runs than measured
+ * ones would pass unnoticed. kept, or -1 with a message. */
+static int reused_whole(const char *dir, const step_of_policy *ms, size_t n, size_t kept,
+                        char *err, size_t errlen) {
+  char which[128] = "";
+  if (kept < n) snprintf(which, sizeof which, "none of a policy's (named above)");
+  for (size_t k = 0; !which[0] && k < kept; k++)
+    if (ms[k].n != EXP_STEP_RUNS)
+      snprintf(which, sizeof which, "%zu of the %d of policy %.63s", ms[k].n, EXP_STEP_RUNS,
+               ms[k].type);
+  if (!which[0]) return (int)kept;
+  snprintf(err, errlen, "--reuse-real: %.300s/real/ holds %s real runs to compare (made for "
+           "another spec or --set, or failed): make them again without --reuse-real", dir,
+           which);
+  return -1;
+}
+
 int exp_calibrate_workload(const char *spec, const char *profile, const char *out,
                            const exp_workload_options *wo, FILE *log, FILE *progress) {
   char err[1024] = "";
@@ -393,6 +412,8 @@ int exp_calibrate_workload(const char *spec, const char *profile, const char *ou
   cJSON *workload = NULL, *p = NULL;
   int kept = err[0] ? -1 : read_figures(dir, ms, n_ms, &steps, &workload, log, progress, err,
                                         sizeof err);
+  if (kept > 0 && wo && wo->reuse_real) kept = reused_whole(dir, ms, n_ms, (size_t)kept, err,
+                                                            sizeof err);
   if (kept > 0) p = profile_with(profile, ms, (size_t)kept, steps, workload, spec, wo, err,
                                  sizeof err);
   free(dir);
