@@ -16,7 +16,8 @@
 #                                        --reuse-real`), since they hold what the model leaves
 #                                        uncharged
 #   fidelity-sets.sh summary OUT [TAG]   each set's pooled line of fidelity-summary.sh (time_s:
-#                                        median and worst error, ranking), then the sets' medians
+#                                        median and worst error, ranking), then the sets' medians,
+#                                        then every point of every set pooled
 #
 # The specs: experiments/specs/fidelity.json (2 and 4 nodes below 16 cores) and the three held-out
 # ones. PSLAB: the pslab binary (default build/pslab).
@@ -25,7 +26,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 pslab=${PSLAB:-$here/build/pslab}
 specs=(fidelity heldout_skew heldout_values heldout_mf)
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "fidelity-sets: $*" >&2; exit 2; }
 
 extra=() # the fidelity spec's node counts this machine has the cores for
@@ -96,13 +97,14 @@ resim() {
 summary() {
   local out=$1 tag=${2:-} d line found=0
   printf '| set | points | median |error| | worst | ranking |\n|---|---|---|---|---|\n'
-  local meds=() worsts=()
+  local meds=() worsts=() files=()
   for d in "$out"/set-*/; do
     d=${d%/}
     case $d in *.partial) continue ;; esac
     local from=$d${tag:+/$tag}
     compgen -G "$from/v-*/validate.jsonl" > /dev/null || continue
     found=1
+    files+=("$from"/v-*/validate.jsonl)
     # the pooled row ("all"), or with one spec its own (the table's first)
     line=$(bash "$here/scripts/fidelity-summary.sh" "$from"/v-*/validate.jsonl |
       awk '/^\| all \|/ {all = $0} NR == 3 {first = $0} END {print all != "" ? all : first}')
@@ -119,6 +121,14 @@ summary() {
   printf '%s\n' "${worsts[@]}" | sort -g | awk '{a[NR] = $1} END {
     printf ", of the worsts: %.1f%% (%d set%s)\n", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2, NR,
       NR == 1 ? "" : "s" }'
+  # Every point of every set at once: one model against another over all of them.
+  line=$(bash "$here/scripts/fidelity-summary.sh" "${files[@]}" |
+    awk '/^\| all \|/ {all = $0} NR == 3 {first = $0} END {print all != "" ? all : first}')
+  local pts med worst in10 in25 msgs rank
+  IFS='|' read -r _ _ pts med worst in10 in25 _ msgs rank _ <<< "$line"
+  printf 'pooled, %s points: median %s, worst %s, within 10%% %s, within 25%% %s, worst messages error %s, ranking %s\n' \
+    "${pts// /}" "${med// /}" "${worst// /}" "${in10// /}" "${in25// /}" "${msgs// /}" \
+    "$(echo "$rank" | sed 's/^ *//; s/ *$//')"
 }
 
 case ${1:-} in

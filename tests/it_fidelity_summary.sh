@@ -47,7 +47,7 @@ grep -qF "none.jsonl: cannot be read" "$TMP/err" || fail "a missing file not nam
 bash "$S" "$TMP/c.jsonl" | grep -qF "cores kept busy (cpu_s / time_s), median over 2 points: simulated 1.90, real 1.55" ||
   fail "cores kept busy"
 bash "$S" "$TMP/b.jsonl" | grep -qF "cores kept busy" && fail "cores kept busy without cpu_s"
-# fidelity-sets.sh summary: each set's pooled line, then the sets' medians; a set still being
+# fidelity-sets.sh summary: each set's pooled line, then the sets' medians, then every point; a set still being
 # made (.partial) left out; a TAG's re-simulation read from set-K/TAG.
 F="$SRC/scripts/fidelity-sets.sh"
 mkdir -p "$TMP/sets/set-1/v-a" "$TMP/sets/set-2/v-a" "$TMP/sets/set-3.partial/v-a" "$TMP/sets/set-2/t/v-a"
@@ -61,7 +61,13 @@ grep -qF "| set-2 | 1 | 8.0% | 8.0% | 1 of 1 |" <<<"$sets" || fail "fidelity-set
 grep -qF "set-3" <<<"$sets" && fail "fidelity-sets: a partial set summarized"
 grep -qF "median of the medians: 14.0%, of the worsts: 24.0% (2 sets)" <<<"$sets" ||
   fail "fidelity-sets: the sets' medians"
+grep -qF "pooled, 4 points: median 14.0%, worst 40.0%, within 10% 2, within 25% 3, worst messages error 3.0%, ranking 2 of 3" <<<"$sets" ||
+  fail "fidelity-sets: every point pooled"
 bash "$F" summary "$TMP/sets" t | grep -qF "(1 set)" || fail "fidelity-sets: a tag's sets"
+# resim derives the step figures again from a set's one-node real runs: a set without them is
+# refused, nothing simulated.
+err=$(PSLAB=/bin/true bash "$F" resim "$TMP/sets" again 2>&1) && fail "fidelity-sets: resim without one-node runs"
+grep -qF "no p-fidelity.runs/real/" <<<"$err" || fail "fidelity-sets: resim's message (got: $err)"
 bash "$F" summary "$TMP/sets" none 2>/dev/null && fail "fidelity-sets: a tag with no set accepted"
 bash "$F" make "$TMP/sets" zero 2>/dev/null && fail "fidelity-sets: a bad N accepted"
 err=$(bash "$F" make "$TMP/sets" 1 --pinned 2>&1) && fail "fidelity-sets: a bad flag accepted"
