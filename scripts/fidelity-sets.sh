@@ -7,7 +7,8 @@
 #                                        N sets (default 3) into OUT/set-1 ...: `pslab calibrate`,
 #                                        `calibrate --workload` for each spec, `validate` each spec;
 #                                        --pin: `calibrate --pin`, a core per node (the real runs
-#                                        pinned as its profile's cluster.machines.pin says)
+#                                        pinned as its profile's cluster.machines.pin says); then
+#                                        `calibrate` again (p-after.json): how far the machine moved
 #   fidelity-sets.sh resim OUT TAG [--set PATH=VALUE]...
 #                                        the simulated side again against each set's real runs
 #                                        (`validate --reuse-real`), into OUT/set-K/TAG, with the
@@ -17,7 +18,8 @@
 #                                        uncharged
 #   fidelity-sets.sh summary OUT [TAG]   each set's pooled line of fidelity-summary.sh (time_s:
 #                                        median and worst error, ranking), then the sets' medians,
-#                                        then every point of every set pooled
+#                                        then every point of every set pooled, then each set's
+#                                        machine figures after its runs over before
 #
 # The specs: experiments/specs/fidelity.json (2 and 4 nodes below 16 cores) and the three held-out
 # ones. PSLAB: the pslab binary (default build/pslab).
@@ -26,7 +28,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 pslab=${PSLAB:-$here/build/pslab}
 specs=(fidelity heldout_skew heldout_values heldout_mf)
 
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "fidelity-sets: $*" >&2; exit 2; }
 
 extra=() # the fidelity spec's node counts this machine has the cores for
@@ -59,6 +61,10 @@ make_sets() {
         --out "$d.partial/v-$s" --quiet "${extra[@]}" > /dev/null || true
       [ -s "$d.partial/v-$s/validate.jsonl" ] || die "set $k: $s: validate wrote no validate.jsonl"
     done
+    # The machine again, after its real runs: how far it moved from the calibration they are
+    # judged with (summary's last table).
+    echo "fidelity-sets: set $k: calibrate again" >&2
+    "$pslab" calibrate --out "$d.partial/p-after.json" --quiet "${pin[@]}"
     mv "$d.partial" "$d" # a set is whole or not there
   done
 }
@@ -129,6 +135,34 @@ summary() {
   printf 'pooled, %s points: median %s, worst %s, within 10%% %s, within 25%% %s, worst messages error %s, ranking %s\n' \
     "${pts// /}" "${med// /}" "${worst// /}" "${in10// /}" "${in25// /}" "${msgs// /}" \
     "$(echo "$rank" | sed 's/^ *//; s/ *$//')"
+  drift "$out"
+}
+
+# A profile's figure (its first number of that name: cost and machines hold numbers, the
+# calibration's record objects).
+figure() { grep -o "\"$2\":[[:space:]]*[0-9][0-9.e+-]*" "$1" | head -1 | sed 's/.*:[[:space:]]*//'; }
+
+# The sets calibrated again after their real runs (p-after.json): each figure after over before.
+drift() {
+  local out=$1 d f header=0
+  local names=(host_speed loopback_latency wakeup_s io_wakeup_s io_per_message_s per_key_s)
+  for d in "$out"/set-*/; do
+    d=${d%/}
+    case $d in *.partial) continue ;; esac
+    [ -s "$d/p-after.json" ] && [ -s "$d/p.json" ] || continue
+    if [ $header = 0 ]; then
+      printf '\nthe machine after each set'"'"'s real runs, over its calibration:\n\n| set |'
+      printf ' %s |' "${names[@]}"
+      printf '\n|---|'; printf -- '---|%.0s' "${names[@]}"; printf '\n'
+      header=1
+    fi
+    printf '| %s |' "$(basename "$d")"
+    for f in "${names[@]}"; do
+      awk -v a="$(figure "$d/p-after.json" "$f")" -v b="$(figure "$d/p.json" "$f")" \
+        'BEGIN { if (a == "" || b == "" || b + 0 == 0) printf " - |"; else printf " %.2f |", a / b }'
+    done
+    printf '\n'
+  done
 }
 
 case ${1:-} in

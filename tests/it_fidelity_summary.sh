@@ -63,6 +63,13 @@ grep -qF "median of the medians: 14.0%, of the worsts: 24.0% (2 sets)" <<<"$sets
   fail "fidelity-sets: the sets' medians"
 grep -qF "pooled, 4 points: median 14.0%, worst 40.0%, within 10% 2, within 25% 3, worst messages error 3.0%, ranking 2 of 3" <<<"$sets" ||
   fail "fidelity-sets: every point pooled"
+# A set calibrated again after its runs: each figure after over before (cost's numbers, not the
+# calibration's record of the same name); a set without p-after.json has no row.
+printf '{"calibration": {"wakeup_s": {"value": 9}}, "host_speed": 4e9, "cost": {"wakeup_s": 4e-05, "per_key_s": 1e-07}, "machines": {"loopback_latency": 2e-05}}\n' >"$TMP/sets/set-1/p.json"
+printf '{"calibration": {"wakeup_s": {"value": 1}}, "host_speed": 3e9, "cost": {"wakeup_s": 5e-05, "per_key_s": 1e-07}, "machines": {"loopback_latency": 3e-05}}\n' >"$TMP/sets/set-1/p-after.json"
+sets=$(bash "$F" summary "$TMP/sets") || fail "fidelity-sets summary with p-after.json: exit status $?"
+grep -qF "| set-1 | 0.75 | 1.50 | 1.25 | - | - | 1.00 |" <<<"$sets" || fail "fidelity-sets: the machine's drift (got: $sets)"
+grep -qF "| set-2 | 0." <<<"$sets" && fail "fidelity-sets: a drift row without p-after.json"
 bash "$F" summary "$TMP/sets" t | grep -qF "(1 set)" || fail "fidelity-sets: a tag's sets"
 # resim derives the step figures again from a set's one-node real runs: a set without them is
 # refused, nothing simulated.
