@@ -893,6 +893,18 @@ static void test_units_required_where_the_name_has_none(void) {
   exp_errors_free(&e);
 }
 
+/* The spec (single-quoted JSON, as dq takes it) written as dir/spec.json and
+ * loaded from there, as a profile beside it is found. */
+static exp_spec *load_written(const char *dir, const char *single_quoted, exp_errors *e) {
+  char *text = dq(single_quoted);
+  unit_write(dir, "spec.json", text);
+  free(text);
+  char *path = exp_join_path(dir, "spec.json");
+  exp_spec *s = exp_spec_load(path, NULL, 0, e);
+  free(path);
+  return s;
+}
+
 /* Step figures measured under a change of the model (calibrate --workload
  * --set, recorded in calibration.step.sets) warn a spec that does not make
  * it, a value as --set reads it (JSON, else a plain string); one that makes
@@ -918,13 +930,9 @@ static void test_profile_step_sets_warn(void) {
     char spec[512];
     snprintf(spec, sizeof spec, "{'name': 'p', 'cluster': {%s}, " GOOD_REST "}",
              cases[i].cluster);
-    char *text = dq(spec);
-    unit_write(dir, "spec.json", text);
-    free(text);
-    char *path = exp_join_path(dir, "spec.json");
     exp_errors e;
     exp_errors_init(&e);
-    exp_spec *s = exp_spec_load(path, NULL, 0, &e);
+    exp_spec *s = load_written(dir, spec, &e);
     print_errors(&e);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     const exp_errors *w = exp_spec_warnings(s);
@@ -936,7 +944,6 @@ static void test_profile_step_sets_warn(void) {
                                            "cluster.machines.preempt=true"));
     exp_spec_free(s);
     exp_errors_free(&e);
-    free(path);
   }
   unit_remove_tree(dir);
   free(dir);
@@ -961,13 +968,9 @@ static void test_profile_figures_may_be_numbers(void) {
       "{'latency': 0.001}}, " GOOD_REST "}",
   };
   for (size_t i = 0; i < 3; i++) {
-    char *text = dq(specs[i]);
-    unit_write(dir, "spec.json", text);
-    free(text);
-    char *path = exp_join_path(dir, "spec.json");
     exp_errors e;
     exp_errors_init(&e);
-    exp_spec *s = exp_spec_load(path, NULL, 0, &e);
+    exp_spec *s = load_written(dir, specs[i], &e);
     if (i < 2) {
       CU_ASSERT_PTR_NOT_NULL(s);
       print_errors(&e);
@@ -978,7 +981,6 @@ static void test_profile_figures_may_be_numbers(void) {
     }
     exp_spec_free(s);
     exp_errors_free(&e);
-    free(path);
   }
   unit_remove_tree(dir);
   free(dir);
