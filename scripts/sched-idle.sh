@@ -17,13 +17,14 @@
 #   all blocked  every thread of the run was blocked
 # Then each wake-up's delay until the thread ran, by thread kind and by whether the core it was woken
 # onto was idle or busy (or it was preempted), and the wake-ups onto an idle core by how long that
-# core had idled; how often a woken thread ran on another core than its last one; and over the
+# core had idled; how often a woken thread ran on another core than its last one; the "runnable"
+# idle time by who waited on the other core behind what ran there (shared among the waiters); and over the
 # workers' sleeps (a worker blocked until it is woken), what the run's threads did meanwhile: a
 # thread woken onto an idle core starting, one waiting runnable for a busy core, only running ones;
 # and how far into its turn an I/O thread passes a message on (waking the other node's I/O thread, or
 # its own node's reader), which tells the part of its work that lies on the message's way.
 set -euo pipefail
-usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
 [ $# -eq 1 ] || { usage >&2; exit 2; }
 case $1 in -h | --help) usage; exit 0 ;; esac
 tmp=$(mktemp /tmp/pslab-sched-idle.XXXXXX)
@@ -95,10 +96,16 @@ function account(now,    lo, hi, dt, c, r, x, here, elsewhere, other, o, k, w) {
     r = running[c]
     if (r != 0) { busy[c, in_run(r) ? kind(r) : "not the run"] += dt; continue }
     here = elsewhere = other = 0
-    for (x in st) if (st[x] == "ready" && in_run(x)) { if (at[x] == c) here = 1; else elsewhere = 1 }
+    for (x in st) if (st[x] == "ready" && in_run(x)) { if (at[x] == c) here = 1; else elsewhere++ }
     for (o in cpus) if (o != c && (o in running) && running[o] != 0 && in_run(running[o])) other = 1
     idle[c, here ? "woken here" : elsewhere ? "runnable" : other ? "other core" : "all blocked"] += dt
+    if (!here && elsewhere) # who waits there, behind what: the idle time shared among them
+      for (x in st) if (st[x] == "ready" && in_run(x)) behind[kind(x) " behind " ran_at(at[x])] += dt / elsewhere
   }
+}
+function ran_at(o,    r) {
+  if (!(o in running) || running[o] == 0) return "an idle core"
+  r = running[o]; return in_run(r) ? kind(r) : "not the run"
 }
 FNR == NR { # the first pass: the run processes, thread names, the window of the workers
   parse(); if (!ok) next
@@ -205,6 +212,12 @@ END {
     sortq(a, n); sortq(c2, n)
     printf "  it %s: %d times, a median %.1f us into its turn, %.1f us before its end\n", P[k], n, 1e6 * q(a, n, 0.5), 1e6 * q(c2, n, 0.5)
   }
+  nb = 0; for (key in behind) bk[++nb] = key
+  sortq(bk, nb)
+  printf "a core idle while the run'"'"'s threads wait on another (ms), who waits behind what:"
+  if (!nb) printf " none"
+  for (j = 1; j <= nb; j++) printf " %s %.1f%s", bk[j], 1e3 * behind[bk[j]], j < nb ? "," : ""
+  print ""
   tot = 0; for (k = 1; k <= 4; k++) tot += slept[I[k]]
   printf "the workers'"'"' sleeps (%d, %.1f ms in all), what the run did meanwhile:", sleeps, 1e3 * tot
   split("a thread starting on an idle core|a thread waiting for a busy core|threads running, none waiting|nothing", J, "|")

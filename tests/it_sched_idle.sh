@@ -3,7 +3,8 @@
 # each kind of thread ran on each core, each idle moment sorted by what the run's threads did then
 # (woken onto it, runnable on the other core, running on the other core only), the wake-ups' delays
 # by kind and how, by how long the core had idled, the woken threads that changed core, what the run
-# did while the worker slept (only its sleep that ended in a wake-up counts), the I/O threads' turns
+# did while the worker slept (only its sleep that ended in a wake-up counts), the idle time while
+# a thread waited on the other core by who waited behind what, the I/O threads' turns
 # and how far into them they woke another node's I/O thread and their reader; a thread of
 # another process counted as not the run's; a trace without a worker refused. CTest sets
 # PSLAB_SOURCE_DIR.
@@ -47,6 +48,7 @@ want "woken threads that ran on another core than their last: 1 of 2"
 want "an I/O thread's turn on a core: 3, median 1000.0 us"
 want "  it wakes another node's I/O thread: 1 times, a median 2000.0 us into its turn, 1000.0 us before its end"
 want "  it wakes its node's reader: 1 times, a median 1500.0 us into its turn, 1500.0 us before its end"
+want "a core idle while the run's threads wait on another (ms), who waits behind what: worker behind zmq io 1.0, zmq io behind worker 1.0"
 want "the workers' sleeps (1, 0.5 ms in all), what the run did meanwhile: a thread starting on an idle core 0.0, a thread waiting for a busy core 0.0, threads running, none waiting 0.5, nothing 0.0 (ms)"
 err=$(trace | grep -v pslab-w0 | bash "$S" - 2>&1) && fail "a trace without a worker accepted"
 grep -q "no thread named pslab-w" <<<"$err" || fail "no worker: message was: $err"
