@@ -639,10 +639,9 @@ static void warn_step_sets(const cJSON *merged, const cJSON *sets, const char *f
     char path[EXP_PATH_MAX];
     snprintf(path, sizeof path, "%.*s", (int)(eq - set - 8), set + 8);
     if (strcmp(path, "profile") == 0 || strncmp(path, "cost.step_s", 11) == 0) continue;
-    cJSON *value = cJSON_Parse(eq + 1);
-    if (!value) value = cJSON_CreateString(eq + 1); /* as --set reads a plain string */
+    cJSON *value = exp_set_value(eq + 1);
     const cJSON *here = exp_path_get(merged, path);
-    if (!here || !cJSON_Compare(here, value, true))
+    if (value && (!here || !cJSON_Compare(here, value, true)))
       exp_errors_addf(warnings,
                       "cluster.profile %s: its step figures were measured with --set %s "
                       "(calibration.step.sets there), which this spec does not make: they "

@@ -83,11 +83,17 @@ const exp_unit_field *exp_unit_fields(size_t *count);
  * the fields only the profile gave are added to profile_keys (may be NULL).
  * A profile whose cost.step_s was measured for another workload than the
  * spec's (`pslab calibrate --workload`: its calibration.step.workload), the
- * spec giving no step_s of its own, is said in warnings (may be NULL). */
+ * spec giving no step_s of its own, is said in warnings (may be NULL), as
+ * are step figures measured under a --set cluster... change the spec's
+ * cluster does not make (calibration.step.sets). */
 void exp_cluster_include_profile(struct cJSON *spec, const char *base_dir, exp_errors *errs,
                                  exp_errors *profile_keys, exp_errors *warnings);
 /* A JSON file, parsed; NULL with "<path>: <reason>" or "<path>:L:C: invalid
  * JSON ..." added to errs (spec_load.c). */
 struct cJSON *exp_json_load(const char *path, exp_errors *errs);
+/* The value of a --set PATH=VALUE, as --set reads it: JSON when the whole
+ * text parses (numbers, true, objects, "quoted"), else the text as a string
+ * (caller frees; NULL when out of memory) (spec_load.c). */
+struct cJSON *exp_set_value(const char *text);
 
 #endif

@@ -106,6 +106,11 @@ static int set_sweep(cJSON *json, const char *key, cJSON *value, char *err,
   return ok ? 0 : -1;
 }
 
+cJSON *exp_set_value(const char *text) {
+  cJSON *value = cJSON_ParseWithOpts(text, NULL, true);
+  return value ? value : cJSON_CreateString(text);
+}
+
 static void apply_set(cJSON *json, const char *arg, exp_errors *errs) {
   const char *eq = strchr(arg, '=');
   if (!eq || eq == arg) {
@@ -113,9 +118,7 @@ static void apply_set(cJSON *json, const char *arg, exp_errors *errs) {
     return;
   }
   char *path = strndup(arg, (size_t)(eq - arg));
-  /* JSON when it parses (numbers, true, objects, "quoted"), else the text. */
-  cJSON *value = cJSON_ParseWithOpts(eq + 1, NULL, true);
-  if (!value) value = cJSON_CreateString(eq + 1);
+  cJSON *value = exp_set_value(eq + 1);
   char err[EXP_PATH_MAX + 128] = "out of memory";
   int rc = -1;
   if (!path || !value)
